@@ -1,0 +1,5 @@
+"""Application resources (icon, stylesheet), shipped in the wheel as ``slicereview.resources``.
+
+Find them with :func:`slicereview.core.resources.resource_path` (``importlib.resources``), never
+with paths relative to the source tree.
+"""

@@ -1,0 +1,56 @@
+"""Helpers shared by the command modules: error reporting and a terminal progress bar."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import TextIO
+
+from slicereview.core.store import ProjectError
+
+#: Errors whose message is meant for the user as it is (no traceback).
+_USER_ERRORS: tuple[type[BaseException], ...] = (
+    ProjectError, FileNotFoundError, FileExistsError, ValueError, KeyError, PermissionError,
+)
+
+
+def user_error(exc: BaseException) -> int:
+    """Print ``exc`` as one line (a traceback too when ``SLICEREVIEW_DEBUG`` is set); return 2."""
+    if os.environ.get("SLICEREVIEW_DEBUG") or not isinstance(exc, _USER_ERRORS):
+        import traceback
+
+        traceback.print_exception(exc)
+    message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+    print(f"slicereview: error: {message}", file=sys.stderr)
+    return 2
+
+
+class ProgressBar:
+    """A one-line terminal progress bar on stderr: ``[#####.....] 12/40 file.dcm``.
+
+    Redraws at most 10 times a second; prints plain lines when stderr is not a terminal.
+    """
+
+    def __init__(self, label: str, stream: TextIO | None = None, width: int = 30) -> None:
+        self.label = label
+        self.stream = stream or sys.stderr
+        self.width = width
+        self._last = 0.0
+        self._tty = self.stream.isatty()
+
+    def __call__(self, done: int, total: int, what: str = "") -> None:
+        now = time.monotonic()
+        if done < total and now - self._last < 0.1:
+            return
+        self._last = now
+        filled = int(self.width * done / total) if total else self.width
+        bar = "#" * filled + "." * (self.width - filled)
+        line = f"{self.label} [{bar}] {done}/{total} {what}"[:120]
+        if self._tty:
+            self.stream.write("\r" + line.ljust(120))
+            if done >= total:
+                self.stream.write("\n")
+        elif done >= total or done % max(1, total // 10) == 0:
+            self.stream.write(line + "\n")
+        self.stream.flush()

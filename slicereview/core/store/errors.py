@@ -1,0 +1,23 @@
+"""Typed errors of the project store. Each message says what happened and what to do."""
+
+from __future__ import annotations
+
+
+class ProjectError(Exception):
+    """Base class: the project file cannot be used as asked."""
+
+
+class NotAProjectError(ProjectError):
+    """The file is not a slicereview project (another SQLite database, or not SQLite at all)."""
+
+
+class DamagedProjectError(ProjectError):
+    """SQLite's ``quick_check`` found damage, or the file cannot be read."""
+
+
+class NewerProjectError(ProjectError):
+    """The file was written by a newer slicereview whose schema this version does not know."""
+
+
+class ProjectLockedError(ProjectError):
+    """Another program holds a write lock on the project file."""
