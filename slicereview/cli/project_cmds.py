@@ -1,0 +1,130 @@
+"""Project commands: ``open``, ``new``, ``import``, ``relink``, ``info``, ``demo``.
+
+``open`` and ``demo`` start the GUI (imported lazily, so the headless commands never load Qt).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from slicereview.cli._common import ProgressBar
+from slicereview.core.store import SUFFIX, Project
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("open", help="open a project in the GUI (the default command)")
+    p.add_argument("project", nargs="?", type=Path,
+                   help=f"project file ({SUFFIX}); without it, the last project or a start page")
+    _screenshot_option(p)
+    p.set_defaults(func=cmd_open)
+
+    p = sub.add_parser("new", help="create an empty project file")
+    p.add_argument("project", type=Path, help=f"new project file (suffix {SUFFIX} suggested)")
+    p.add_argument("--name", help="project name (default: the file name)")
+    p.set_defaults(func=cmd_new)
+
+    p = sub.add_parser("import", help="add image files or folders (recursive) to a project")
+    p.add_argument("project", type=Path)
+    p.add_argument("paths", nargs="+", type=Path, help="files and folders to import")
+    p.add_argument("--slices", default="middle", metavar="WHICH",
+                   help="slices of 3-D volumes to import: middle (default), all, every:K, "
+                        "range:START:STOP")
+    p.add_argument("--axis", type=int, default=0, choices=(0, 1, 2),
+                   help="volume axis to slice along, as numpy axis of the (z, y, x) array: "
+                        "0 = axial for most NIfTI/DICOM volumes (default), 1 = coronal, "
+                        "2 = sagittal")
+    p.add_argument("--create", action="store_true", help="create the project if it does not exist")
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("relink", help="find moved image files below NEW_ROOT and update the paths")
+    p.add_argument("project", type=Path)
+    p.add_argument("new_root", type=Path)
+    p.add_argument("--no-verify", action="store_true",
+                   help="accept files whose SHA-256 differs from the imported file")
+    p.set_defaults(func=cmd_relink)
+
+    p = sub.add_parser("info", help="counts of images, raters, answers..., and missing files")
+    p.add_argument("project", type=Path)
+    p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("demo", help="build (or reuse) the demo project and open it")
+    p.add_argument("--dir", type=Path, default=None,
+                   help="folder for the demo project (default: your user data folder)")
+    p.add_argument("--no-gui", action="store_true", help="build the demo project and exit")
+    _screenshot_option(p)
+    p.set_defaults(func=cmd_demo)
+
+
+def _screenshot_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--screenshot", type=Path, metavar="FILE",
+                   help="render the main window offscreen to a PNG file and exit")
+    p.add_argument("--size", default="1400x900", metavar="WxH",
+                   help="window size for --screenshot (default 1400x900)")
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    from slicereview.gui.app import run  # lazy: only the GUI commands load Qt
+
+    return run(args.project, screenshot=args.screenshot, size=args.size)
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    with Project.create(args.project, name=args.name) as project:
+        print(f"Created {project.path}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from slicereview.core.imaging.importer import import_paths, parse_slices
+
+    slices = parse_slices(args.slices, axis=args.axis)
+    if args.create and not args.project.exists():
+        Project.create(args.project).close()
+    with Project.open(args.project) as project:
+        report = import_paths(project, args.paths, slices=slices,
+                              progress=ProgressBar("Importing"))
+    print(report.summary())
+    return 1 if report.failed and not report.added_images else 0
+
+
+def cmd_relink(args: argparse.Namespace) -> int:
+    with Project.open(args.project) as project:
+        report = project.relink(args.new_root, verify=not args.no_verify)
+    print(f"Relinked {report.relinked} file(s).")
+    for path in report.hash_mismatch:
+        print(f"  not relinked, content differs from the imported file: {path}")
+    for path in report.still_missing:
+        print(f"  still missing: {path}")
+    return 0 if not report.still_missing and not report.hash_mismatch else 1
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    with Project.open(args.project, read_only=True) as project:
+        print(f"Project: {project.name}  ({project.path})")
+        for table, n in project.counts().items():
+            print(f"  {table:12s} {n}")
+        missing = project.missing_sources()
+        if missing:
+            print(f"Missing files: {len(missing)} (fix with `slicereview relink "
+                  f"{args.project} NEW_FOLDER`)")
+            for source in missing[:20]:
+                print(f"  {source.path}")
+            if len(missing) > 20:
+                print(f"  ... and {len(missing) - 20} more")
+        else:
+            print("All image files found.")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from slicereview.core.demo import build_demo
+
+    project_path = build_demo(args.dir, progress=ProgressBar("Building demo"))
+    print(f"Demo project: {project_path}", file=sys.stderr)
+    if args.no_gui:
+        return 0
+    from slicereview.gui.app import run
+
+    return run(project_path, screenshot=args.screenshot, size=args.size)
