@@ -1,0 +1,200 @@
+"""What the viewer shows: a display copy of one image, its window presets, thumbnails.
+
+A :class:`DisplayImage` holds pixel values in a fast display dtype (integers kept as integers:
+``uint8``/``uint16`` when they fit, ``int32`` for signed data, ``float32`` only when the values are
+not integers) and the *linear* windows a viewer applies through its levels. Non-linear VOI LUTs
+are already applied to ``data`` by the loader. MONOCHROME1 images keep their stored polarity and
+set ``invert``: the viewer inverts *after* windowing (flip its LUT), as DICOM requires.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: Percentiles of the automatic window (lower, upper).
+AUTO_PERCENTILES = (1.0, 99.5)
+#: At most this many pixels are looked at for the automatic window (a regular subsample).
+AUTO_SAMPLE = 250_000
+
+
+@dataclass(frozen=True)
+class WindowPreset:
+    """A linear window: ``center`` and ``width`` in the units of ``DisplayImage.data``.
+
+    Example
+    -------
+    >>> WindowPreset("lung", -600.0, 1500.0).levels()
+    (-1350.0, 150.0)
+    """
+
+    name: str
+    center: float
+    width: float
+
+    def levels(self) -> tuple[float, float]:
+        """``(low, high)`` display levels: values <= low are black, >= high white.
+
+        Uses the simple ``center ± width / 2`` form (what pyqtgraph's ``setLevels`` expects);
+        it differs from DICOM's ``c - 0.5 ± (w - 1) / 2`` by at most one unit.
+        """
+        half = self.width / 2.0
+        return (float(self.center - half), float(self.center + half))
+
+    @classmethod
+    def from_levels(cls, name: str, low: float, high: float) -> WindowPreset:
+        """The preset whose :meth:`levels` are ``(low, high)``."""
+        return cls(name, (float(low) + float(high)) / 2.0, float(high) - float(low))
+
+
+@dataclass(frozen=True, eq=False)
+class DisplayImage:
+    """One image ready to show.
+
+    Attributes
+    ----------
+    data
+        ``(H, W)`` numeric array (``uint8``, ``uint16``, ``int32`` or ``float32``), or
+        ``(H, W, 3)`` ``uint8`` RGB. Row-major: ``data[r, c]`` is row ``r``, column ``c``.
+        Read-only.
+    presets
+        Windows from the file (several DICOM windows give several presets); may be empty.
+    invert
+        Show inverted after windowing (DICOM MONOCHROME1).
+    spacing
+        ``(row, col)`` pixel spacing in mm (1.0 when unknown; see ``spacing_source``).
+    spacing_source
+        ``"PixelSpacing"``, ``"ImagerPixelSpacing"``, ``"SimpleITK"`` or ``"fallback 1.0"``.
+    value_unit
+        Unit of the values for the pixel readout (``"HU"`` for CT, ``""`` when unknown).
+    description
+        One line for the status bar, e.g. ``"MG 4432×2864 uint16 MONOCHROME2"``.
+    """
+
+    data: np.ndarray
+    presets: list[WindowPreset] = field(default_factory=list)
+    invert: bool = False
+    spacing: tuple[float, float] = (1.0, 1.0)
+    spacing_source: str = "fallback 1.0"
+    value_unit: str = ""
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        data = np.asarray(self.data)
+        if data.ndim == 3 and (data.shape[2] != 3 or data.dtype != np.uint8):
+            raise ValueError(f"colour display data must be (H, W, 3) uint8, got {data.shape} "
+                             f"{data.dtype}")
+        if data.ndim not in (2, 3):
+            raise ValueError(f"display data must be (H, W) or (H, W, 3), got {data.shape}")
+        if data.flags.writeable:
+            data = data.view()
+            data.setflags(write=False)
+        object.__setattr__(self, "data", data)
+        object.__setattr__(self, "presets", list(self.presets))
+
+    @property
+    def is_rgb(self) -> bool:
+        return self.data.ndim == 3
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(rows, cols)``."""
+        return (int(self.data.shape[0]), int(self.data.shape[1]))
+
+    def auto_window(self) -> WindowPreset:
+        """The 1–99.5 % percentile window, computed on a subsample (see :func:`auto_window`)."""
+        return auto_window(self.data)
+
+    def default_window(self) -> WindowPreset:
+        """The first preset from the file, else the automatic window."""
+        return self.presets[0] if self.presets else self.auto_window()
+
+
+def _subsample(data: np.ndarray, limit: int = AUTO_SAMPLE) -> np.ndarray:
+    """A regular grid subsample of at most about ``limit`` pixels (no copy of the full image)."""
+    h, w = data.shape[:2]
+    step = max(1, int(np.ceil(np.sqrt(h * w / limit))))
+    return data[::step, ::step]
+
+
+def auto_window(data: np.ndarray, percentiles: tuple[float, float] = AUTO_PERCENTILES
+                ) -> WindowPreset:
+    """The window spanning the ``percentiles`` of ``data``'s values, named ``"auto"``.
+
+    Looks at a regular subsample of at most :data:`AUTO_SAMPLE` pixels, so it takes about a
+    millisecond even on a 4.5k × 2.9k mammogram. NaNs are ignored. Degenerate cases: a constant
+    image (or all-NaN) gives width 1 around its value (0 for all-NaN), never width 0. RGB data
+    gives the fixed window 0–255.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> auto_window(np.arange(1001, dtype=np.uint16).reshape(7, 143))
+    WindowPreset(name='auto', center=502.5, width=985.0)
+    """
+    data = np.asarray(data)
+    if data.ndim == 3:
+        return WindowPreset("auto", 127.5, 255.0)
+    sample = _subsample(data)
+    if sample.dtype.kind == "f":
+        sample = sample[np.isfinite(sample)]
+    if sample.size == 0:
+        return WindowPreset("auto", 0.0, 1.0)
+    low, high = np.percentile(sample, percentiles)
+    if not high > low:
+        return WindowPreset("auto", float(low), 1.0)
+    return WindowPreset.from_levels("auto", round(float(low), 6), round(float(high), 6))
+
+
+def apply_window(data: np.ndarray, window: WindowPreset, *, invert: bool = False) -> np.ndarray:
+    """Linear windowing to ``uint8``: ``(H, W)`` -> ``(H, W)`` uint8, inverted afterwards if asked.
+
+    RGB ``(H, W, 3)`` uint8 data is returned unchanged (inverted if asked).
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> apply_window(np.array([[0, 50, 100]]), WindowPreset("w", 50, 100)).tolist()
+    [[0, 127, 255]]
+    """
+    data = np.asarray(data)
+    if data.ndim == 3:
+        return (255 - data) if invert else data
+    low, high = window.levels()
+    scale = 255.0 / max(high - low, 1e-12)
+    out = np.clip((data.astype(np.float32) - np.float32(low)) * np.float32(scale), 0, 255)
+    out = out.astype(np.uint8)
+    return (255 - out) if invert else out
+
+
+def thumbnail(display: DisplayImage, size: int = 128) -> np.ndarray:
+    """A small ``uint8`` picture of ``display`` for the project browser.
+
+    The longer side becomes ``size`` pixels (images smaller than that are not enlarged); the
+    image is windowed with its first preset or the automatic window and inverted when
+    ``display.invert`` is set. Returns ``(h, w)`` uint8, or ``(h, w, 3)`` uint8 for RGB.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> d = DisplayImage(np.arange(512 * 256, dtype=np.uint16).reshape(512, 256))
+    >>> thumbnail(d, 64).shape
+    (64, 32)
+    """
+    from skimage.transform import resize
+
+    data = display.data
+    h, w = data.shape[:2]
+    factor = min(1.0, size / max(h, w))
+    out_shape = (max(1, round(h * factor)), max(1, round(w * factor)))
+    # Decimate first so that resizing a 27 MB mammogram stays cheap; the anti-aliased resize
+    # of the decimated image still looks smooth at thumbnail size.
+    step = max(1, int(min(h / out_shape[0], w / out_shape[1]) // 2))
+    small = data[::step, ::step]
+    windowed = apply_window(small, display.default_window(), invert=display.invert)
+    if windowed.shape[:2] != out_shape:
+        windowed = resize(windowed, out_shape + windowed.shape[2:], preserve_range=True,
+                          anti_aliasing=True)
+        windowed = np.clip(np.rint(windowed), 0, 255).astype(np.uint8)
+    return np.ascontiguousarray(windowed)
