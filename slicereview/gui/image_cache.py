@@ -1,0 +1,54 @@
+"""A small least-recently-used cache of decoded images, bounded in bytes.
+
+Mammograms are ~27 MB a frame; scrolling through 100 of them must stay well under 1.5 GB of
+resident memory, so the cache holds a few images (default budget 400 MB) and drops the least
+recently shown first.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+
+from slicereview.core.imaging.display import DisplayImage
+from slicereview.core.model import Image
+
+DEFAULT_BUDGET = 400 * 1024 * 1024
+
+
+class ImageCache:
+    def __init__(self, loader: Callable[[Path, Image], DisplayImage],
+                 budget_bytes: int = DEFAULT_BUDGET) -> None:
+        self._loader = loader
+        self._budget = budget_bytes
+        self._items: OrderedDict[int, DisplayImage] = OrderedDict()
+
+    @property
+    def nbytes(self) -> int:
+        return sum(d.data.nbytes for d in self._items.values())
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, image_id: int) -> bool:
+        return image_id in self._items
+
+    def get(self, path: Path, image: Image) -> DisplayImage:
+        """The decoded image (from the cache, or loaded now and cached)."""
+        hit = self._items.get(image.id)
+        if hit is not None:
+            self._items.move_to_end(image.id)
+            return hit
+        display = self._loader(path, image)
+        self.put(image.id, display)
+        return display
+
+    def put(self, image_id: int, display: DisplayImage) -> None:
+        self._items[image_id] = display
+        self._items.move_to_end(image_id)
+        while len(self._items) > 1 and self.nbytes > self._budget:
+            self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        self._items.clear()

@@ -1,0 +1,411 @@
+"""The main window: project browser (left), a page per job (centre), status bar.
+
+The centre is a tab widget. "View" (the image viewer) is always there; the rating, annotation
+and review jobs add their own tab through :meth:`MainWindow.add_job_page` when they exist —
+there are no placeholder pages. Without an open project the centre shows a start page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QProgressDialog,
+    QPushButton,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from slicereview import __version__
+from slicereview.core.store import SUFFIX
+from slicereview.gui import settings as user_settings
+from slicereview.gui.actions import create_actions
+from slicereview.gui.session import ProjectSession
+from slicereview.gui.views.browser import ProjectBrowser
+from slicereview.gui.views.image_view import ImageView
+from slicereview.gui.workers import ImportWorker
+
+ABOUT = f"""<h3>slicereview {__version__}</h3>
+<p>Rate, annotate and review medical images.</p>
+<p>Demo data: 8 mammograms from the Curated Breast Imaging Subset of DDSM (CBIS-DDSM;
+Sawyer-Lee et al., The Cancer Imaging Archive, 2016, doi:10.7937/K9/TCIA.2016.7O02S9CY),
+licensed CC BY 3.0, as packaged by the <i>mammograms</i> Python package; MRI from the
+packages named in the README.</p>
+<p>slicereview is BSD-3-Clause licensed. It uses Qt for Python (LGPL), pyqtgraph, NumPy,
+SciPy, scikit-image, pydicom and SimpleITK.</p>"""
+
+
+class StartPage(QWidget):
+    """Shown while no project is open: create, open, demo, and recent projects."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__()
+        self.window_ = window
+        title = QLabel("<h2>slicereview</h2><p>Open a project to start, or try the demo.</p>")
+        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout = QVBoxLayout(self)
+        layout.addStretch(1)
+        layout.addWidget(title)
+        for text, slot in (("New project…", window.on_new_project),
+                           ("Open project…", window.on_open_project),
+                           ("Open demo project", window.on_open_demo)):
+            button = QPushButton(text)
+            button.setMinimumWidth(240)
+            button.clicked.connect(slot)
+            layout.addWidget(button, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addWidget(QLabel("Recent projects:"), 0, Qt.AlignmentFlag.AlignHCenter)
+        self.recent = QListWidget()
+        self.recent.setMaximumWidth(520)
+        self.recent.itemActivated.connect(self._open_recent)
+        layout.addWidget(self.recent, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addStretch(2)
+
+    def refresh(self) -> None:
+        self.recent.clear()
+        for path in user_settings.recent_projects():
+            item = QListWidgetItem(str(path))
+            item.setData(Qt.ItemDataRole.UserRole, str(path))
+            self.recent.addItem(item)
+
+    def _open_recent(self, item: QListWidgetItem) -> None:
+        self.window_.open_project(Path(item.data(Qt.ItemDataRole.UserRole)))
+
+
+class MainWindow(QMainWindow):
+    def __init__(self) -> None:
+        super().__init__()
+        self.setWindowTitle("slicereview")
+        self.session = ProjectSession(self)
+        self.actions_ = create_actions(self)
+        for name, action in self.actions_.items():
+            action.triggered.connect(getattr(self, f"on_{name}"))
+        self._current_image = None
+        self._import_worker: ImportWorker | None = None
+
+        self.viewer = ImageView()
+        self.jobs = QTabWidget()
+        self.jobs.setObjectName("jobs")
+        self.jobs.addTab(self.viewer, "View")
+        self.start_page = StartPage(self)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.start_page)
+        self.stack.addWidget(self.jobs)
+        self.setCentralWidget(self.stack)
+
+        self.browser = ProjectBrowser()
+        self.browser.image_selected.connect(self.show_image)
+        self.browser_dock = QDockWidget("Images", self)
+        self.browser_dock.setObjectName("browser_dock")
+        self.browser_dock.setWidget(self.browser)
+        self.browser_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                                      | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.browser_dock)
+
+        self.cursor_label = QLabel()
+        self.image_label = QLabel()
+        self.statusBar().addWidget(self.image_label, 1)
+        self.statusBar().addPermanentWidget(self.cursor_label)
+        self.viewer.cursor_info.connect(self.cursor_label.setText)
+        self.viewer.slice_requested.connect(self._on_slice_requested)
+
+        self._build_menus()
+        self.session.project_opened.connect(self._on_project_opened)
+        self.session.project_closed.connect(self._on_project_closed)
+        self.session.images_changed.connect(self.refresh_images)
+        self._on_project_closed()
+        self.resize(1400, 900)
+
+    # -- menus -----------------------------------------------------------------------------
+    def _build_menus(self) -> None:
+        a = self.actions_
+        file_menu = self.menuBar().addMenu("&File")
+        for name in ("new_project", "open_project", "open_demo"):
+            file_menu.addAction(a[name])
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        file_menu.addSeparator()
+        for name in ("import_files", "import_folder", "relink"):
+            file_menu.addAction(a[name])
+        file_menu.addSeparator()
+        file_menu.addAction(a["close_project"])
+        file_menu.addAction(a["quit"])
+        view_menu = self.menuBar().addMenu("&View")
+        for name in ("fit", "actual_size", "zoom_in", "zoom_out", None, "auto_window", "invert",
+                     "brighter", "darker", "more_contrast", "less_contrast", None, "next_image",
+                     "previous_image", "next_slice", "previous_slice"):
+            if name is None:
+                view_menu.addSeparator()
+            else:
+                view_menu.addAction(a[name])
+        self.addActions(list(a.values()))  # shortcuts work wherever the focus is
+        help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(a["about"])
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        for path in user_settings.recent_projects():
+            action = self.recent_menu.addAction(str(path))
+            action.triggered.connect(lambda _=False, p=path: self.open_project(p))
+        if not self.recent_menu.actions():
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    def add_job_page(self, widget: QWidget, title: str) -> int:
+        """Add a job's page (rate, annotate, review) as a tab; returns its index."""
+        return self.jobs.addTab(widget, title)
+
+    # -- project ---------------------------------------------------------------------------
+    def open_project(self, path: Path) -> bool:
+        try:
+            self.session.open(path)
+        except Exception as exc:
+            QMessageBox.critical(self, "Cannot open project", str(exc))
+            return False
+        user_settings.add_recent_project(Path(path))
+        return True
+
+    def _on_project_opened(self, path: str) -> None:
+        project = self.session.project
+        assert project is not None
+        self.setWindowTitle(f"{project.name} — slicereview")
+        self.stack.setCurrentWidget(self.jobs)
+        self.browser_dock.show()
+        for name in ("import_files", "import_folder", "relink", "close_project"):
+            self.actions_[name].setEnabled(True)
+        self.refresh_images()
+        missing = self.session.missing_files()
+        if missing:
+            self.statusBar().showMessage(
+                f"{len(missing)} image file(s) not found — use File ▸ Relink moved files…")
+
+    def _on_project_closed(self) -> None:
+        self.setWindowTitle("slicereview")
+        self.viewer.clear()
+        self.browser.set_images([])
+        self.start_page.refresh()
+        self.stack.setCurrentWidget(self.start_page)
+        self.browser_dock.hide()
+        for name in ("import_files", "import_folder", "relink", "close_project"):
+            self.actions_[name].setEnabled(False)
+
+    def refresh_images(self) -> None:
+        images = self.session.images()
+        self.browser.set_images([(im, self.session.file_of(im)) for im in images])
+        if images and self._current_image is None:
+            self.browser.select(images[0].id)
+
+    def show_image(self, image_id: int, *, keep_view: bool = False) -> bool:
+        """Decode (or take from the cache) and show one image; errors go to a message box."""
+        image = self.session.image(image_id)
+        try:
+            display = self.session.display(image)
+        except Exception as exc:
+            self.image_label.setText(f"{image.case_id}: cannot show this image — {exc}")
+            self.viewer.clear()
+            return False
+        self._current_image = image
+        self.viewer.set_image(display, keep_view=keep_view)
+        slices = self.session.volume_images(image)
+        positions = [s.id for s in slices]
+        self.viewer.set_slices(len(slices), positions.index(image.id) if slices else 0)
+        self.image_label.setText(f"{image.case_id}   {display.description}")
+        return True
+
+    def _on_slice_requested(self, position: int) -> None:
+        if self._current_image is None:
+            return
+        slices = self.session.volume_images(self._current_image)
+        if 0 <= position < len(slices):
+            self.browser.select(slices[position].id)
+            if self.browser.current_id() != slices[position].id:  # hidden by a filter
+                self.show_image(slices[position].id, keep_view=True)
+
+    # -- file actions ----------------------------------------------------------------------
+    def on_new_project(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "New project", "",
+                                              f"slicereview project (*{SUFFIX})")
+        if not path:
+            return
+        path = Path(path).with_suffix(SUFFIX) if not path.endswith(SUFFIX) else Path(path)
+        from slicereview.core.store import Project
+
+        try:
+            Project.create(path).close()
+        except Exception as exc:
+            QMessageBox.critical(self, "Cannot create project", str(exc))
+            return
+        self.open_project(path)
+
+    def on_open_project(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", "",
+                                              f"slicereview project (*{SUFFIX});;All files (*)")
+        if path:
+            self.open_project(Path(path))
+
+    def on_open_demo(self) -> None:
+        from slicereview.core.demo import build_demo
+
+        dialog = QProgressDialog("Building the demo project…", "", 0, 0, self)
+        dialog.setCancelButton(None)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.show()
+        try:
+            path = build_demo(None, progress=lambda done, total, what: (
+                dialog.setMaximum(total), dialog.setValue(done)))
+        except Exception as exc:
+            dialog.close()
+            QMessageBox.critical(self, "Cannot build the demo", str(exc))
+            return
+        dialog.close()
+        self.open_project(path)
+
+    def on_import_files(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(
+            self, "Import images", "",
+            "Images (*.dcm *.DCM *.nii *.nii.gz *.nrrd *.nhdr *.mha *.mhd *.png *.tif *.tiff "
+            "*.jpg *.jpeg);;All files (*)")
+        if files:
+            self.start_import([Path(f) for f in files])
+
+    def on_import_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Import every image below a folder")
+        if folder:
+            self.start_import([Path(folder)])
+
+    def start_import(self, paths: list[Path]) -> ImportWorker | None:
+        """Import in a worker thread with a cancellable progress dialog."""
+        if self.session.project is None or self._import_worker is not None:
+            return None
+        worker = ImportWorker(self.session.project.path, paths)
+        dialog = QProgressDialog("Importing…", "Cancel", 0, 0, self)
+        dialog.setWindowTitle("Import images")
+        dialog.setMinimumDuration(300)
+        dialog.canceled.connect(worker.cancel)
+
+        def on_progress(done: int, total: int, what: str) -> None:
+            dialog.setMaximum(total)
+            dialog.setValue(done)
+            dialog.setLabelText(f"Importing {Path(what).name}…")
+
+        def on_done(report) -> None:
+            dialog.reset()
+            self._import_worker = None
+            self.session.images_changed.emit()
+            text = report.summary()
+            self.statusBar().showMessage(text.splitlines()[0], 10000)
+            if report.failed or report.duplicates or getattr(report, "warnings", None):
+                QMessageBox.information(self, "Import finished", text)
+
+        def on_failed(message: str) -> None:
+            dialog.reset()
+            self._import_worker = None
+            QMessageBox.critical(self, "Import failed", message)
+
+        worker.progress.connect(on_progress)
+        worker.finished.connect(on_done)
+        worker.failed.connect(on_failed)
+        self._import_worker = worker
+        self._import_thread = worker.start()
+        return worker
+
+    def on_relink(self) -> None:
+        if self.session.project is None:
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Folder that now holds the images")
+        if not folder:
+            return
+        report = self.session.project.relink(folder)
+        self.session.images_changed.emit()
+        QMessageBox.information(
+            self, "Relink", f"Relinked {report.relinked} file(s); "
+            f"{len(report.still_missing)} still missing; "
+            f"{len(report.hash_mismatch)} found with different content (not relinked).")
+
+    def on_close_project(self) -> None:
+        self._current_image = None
+        self.session.close()
+
+    def on_quit(self) -> None:
+        self.close()
+
+    # -- view actions ----------------------------------------------------------------------
+    def on_fit(self) -> None:
+        self.viewer.fit()
+
+    def on_actual_size(self) -> None:
+        self.viewer.actual_size()
+
+    def on_zoom_in(self) -> None:
+        self.viewer.zoom(0.8)
+
+    def on_zoom_out(self) -> None:
+        self.viewer.zoom(1.25)
+
+    def on_invert(self) -> None:
+        self.viewer.set_inverted(not self.viewer.invert_box.isChecked())
+
+    def on_auto_window(self) -> None:
+        self.viewer.auto_window()
+
+    def on_brighter(self) -> None:
+        self.viewer.adjust(brightness=+1)
+
+    def on_darker(self) -> None:
+        self.viewer.adjust(brightness=-1)
+
+    def on_more_contrast(self) -> None:
+        self.viewer.adjust(contrast=+1)
+
+    def on_less_contrast(self) -> None:
+        self.viewer.adjust(contrast=-1)
+
+    def on_next_image(self) -> None:
+        self.browser.step(+1)
+
+    def on_previous_image(self) -> None:
+        self.browser.step(-1)
+
+    def on_next_slice(self) -> None:
+        self.viewer.step_slice(+1)
+
+    def on_previous_slice(self) -> None:
+        self.viewer.step_slice(-1)
+
+    def on_about(self) -> None:
+        QMessageBox.about(self, "About slicereview", ABOUT)
+
+    # -- close -----------------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Crash-safe close: every edit is already committed; stop workers, close the file."""
+        if self._import_worker is not None:
+            self._import_worker.cancel()
+            self._import_thread.quit()
+            self._import_thread.wait(5000)
+        for page in (self.jobs.widget(i) for i in range(self.jobs.count())):
+            stack = getattr(page, "undo_stack", None)
+            if stack is not None:
+                stack.clear()  # QUndoStack emits signals while being destroyed (DESIGN §9)
+        s = user_settings.settings()
+        s.setValue("main_window/geometry", self.saveGeometry())
+        s.setValue("main_window/state", self.saveState())
+        self.session.close()
+        super().closeEvent(event)
+
+    def restore_layout(self) -> None:
+        s = user_settings.settings()
+        geometry = s.value("main_window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = s.value("main_window/state")
+        if state is not None:
+            self.restoreState(state)

@@ -1,0 +1,41 @@
+"""User settings (recent projects, window geometry) in an INI file under platformdirs' config dir.
+
+``SLICEREVIEW_CONFIG_DIR`` overrides the folder (tests use it so they never touch a real
+user's settings).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+from PySide6.QtCore import QSettings
+
+MAX_RECENT = 10
+
+
+def config_dir() -> Path:
+    override = os.environ.get("SLICEREVIEW_CONFIG_DIR")
+    return Path(override) if override else Path(platformdirs.user_config_dir("slicereview"))
+
+
+def settings() -> QSettings:
+    folder = config_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    return QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
+
+
+def recent_projects() -> list[Path]:
+    value = settings().value("recent_projects", [])
+    if isinstance(value, str):
+        value = [value]
+    return [Path(v) for v in (value or [])]
+
+
+def add_recent_project(path: Path) -> None:
+    path = Path(path).absolute()
+    items = [p for p in recent_projects() if p != path]
+    s = settings()
+    s.setValue("recent_projects", [str(p) for p in [path, *items][:MAX_RECENT]])
+    s.sync()

@@ -1,0 +1,180 @@
+"""The project browser: the project's images as a list with thumbnails, a text and a format filter.
+
+Thumbnails are decoded off the GUI thread (a ``QThreadPool`` of one worker, newest request
+first) and kept in memory; the list shows a grey tile until a thumbnail arrives.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import (
+    QModelIndex,
+    QObject,
+    QRunnable,
+    QSize,
+    Qt,
+    QThreadPool,
+    Signal,
+)
+from PySide6.QtGui import QColor, QIcon, QImage, QPixmap, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
+
+from slicereview.core.imaging.display import thumbnail
+from slicereview.core.imaging.loader import load_display
+from slicereview.core.model import Image
+
+THUMB = 96
+ID_ROLE = Qt.ItemDataRole.UserRole + 1
+FORMAT_ROLE = Qt.ItemDataRole.UserRole + 2
+
+
+def qimage_from_grey(array: np.ndarray) -> QImage:
+    """A deep-copied ``QImage`` of a ``(h, w)`` or ``(h, w, 3)`` ``uint8`` array."""
+    array = np.ascontiguousarray(array)
+    h, w = array.shape[:2]
+    if array.ndim == 2:
+        image = QImage(array.data, w, h, array.strides[0], QImage.Format.Format_Grayscale8)
+    else:
+        image = QImage(array.data, w, h, array.strides[0], QImage.Format.Format_RGB888)
+    return image.copy()
+
+
+class _ThumbSignals(QObject):
+    done = Signal(int, QImage)
+
+
+class _ThumbJob(QRunnable):
+    def __init__(self, image: Image, path: Path, signals: _ThumbSignals) -> None:
+        super().__init__()
+        self.image, self.path, self.signals = image, path, signals
+
+    def run(self) -> None:  # worker thread: no widgets here
+        try:
+            tile = thumbnail(load_display(self.path, self.image), THUMB)
+        except Exception:  # an unreadable file keeps its placeholder tile; the viewer says why
+            return
+        self.signals.done.emit(self.image.id, qimage_from_grey(tile))
+
+
+class ProjectBrowser(QWidget):
+    """Image list of the open project. Emits :attr:`image_selected` with the image id."""
+
+    image_selected = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = QStandardItemModel(self)
+
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("Filter by case id or file name")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(self._apply_filters)
+        self.format_box = QComboBox()
+        self.format_box.setToolTip("Show only images of one format")
+        self.format_box.currentIndexChanged.connect(self._apply_filters)
+
+        self.list = QListView()
+        self.list.setModel(self.model)
+        self.list.setIconSize(QSize(THUMB, THUMB))
+        self.list.setUniformItemSizes(True)
+        self.list.setSpacing(2)
+        self.list.selectionModel().currentChanged.connect(self._on_current)
+
+        top = QHBoxLayout()
+        top.addWidget(self.filter_edit, 1)
+        top.addWidget(self.format_box)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.list, 1)
+
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._signals = _ThumbSignals(self)
+        self._signals.done.connect(self._on_thumbnail)
+        self._thumbs: dict[int, QIcon] = {}
+        self._rows: dict[int, QStandardItem] = {}
+        placeholder = QPixmap(THUMB, THUMB)
+        placeholder.fill(QColor(60, 60, 60))
+        self._placeholder = QIcon(placeholder)
+
+    # -- content ---------------------------------------------------------------------------
+    def set_images(self, images: list[tuple[Image, Path]]) -> None:
+        """Show ``(image, file)`` pairs; thumbnails are requested in the background."""
+        self._pool.clear()
+        self.model.clear()
+        self._rows.clear()
+        formats = sorted({im.format for im, _ in images})
+        blocker = self.format_box.blockSignals(True)
+        current = self.format_box.currentText()
+        self.format_box.clear()
+        self.format_box.addItem("All formats")
+        self.format_box.addItems(formats)
+        if current in formats:
+            self.format_box.setCurrentText(current)
+        self.format_box.blockSignals(blocker)
+        for image, path in images:
+            where = f"slice {image.slice_index}" if image.is_slice else (
+                f"frame {image.frame + 1}" if image.frame else "")
+            text = f"{image.case_id}\n{path.name}" + (f"  {where}" if where else "")
+            if not path.is_file():
+                text += "\n(missing file)"
+            item = QStandardItem(self._thumbs.get(image.id, self._placeholder), text)
+            item.setEditable(False)
+            item.setData(image.id, ID_ROLE)
+            item.setData(image.format, FORMAT_ROLE)
+            item.setToolTip(f"{image.case_id}: {path}")
+            self.model.appendRow(item)
+            self._rows[image.id] = item
+            if image.id not in self._thumbs and path.is_file():
+                self._pool.start(_ThumbJob(image, path, self._signals))
+        self._apply_filters()
+
+    def select(self, image_id: int) -> None:
+        item = self._rows.get(image_id)
+        if item is not None:
+            self.list.setCurrentIndex(item.index())
+
+    def image_ids(self) -> list[int]:
+        """Ids in the order shown (after filters)."""
+        return [self.model.item(r).data(ID_ROLE) for r in range(self.model.rowCount())
+                if not self.list.isRowHidden(r)]
+
+    def current_id(self) -> int | None:
+        index = self.list.currentIndex()
+        return index.data(ID_ROLE) if index.isValid() else None
+
+    def step(self, delta: int) -> None:
+        """Select the next (``+1``) or previous (``-1``) shown image."""
+        ids = self.image_ids()
+        if not ids:
+            return
+        current = self.current_id()
+        k = ids.index(current) + delta if current in ids else 0
+        self.select(ids[max(0, min(len(ids) - 1, k))])
+
+    def wait_for_thumbnails(self, msecs: int = 30000) -> bool:
+        return self._pool.waitForDone(msecs)
+
+    # -- slots -----------------------------------------------------------------------------
+    def _apply_filters(self) -> None:
+        fmt = self.format_box.currentText()
+        text = self.filter_edit.text().strip()
+        for row in range(self.model.rowCount()):
+            item = self.model.item(row)
+            fmt_ok = self.format_box.currentIndex() <= 0 or item.data(FORMAT_ROLE) == fmt
+            text_ok = not text or text.lower() in item.text().lower()
+            self.list.setRowHidden(row, not (fmt_ok and text_ok))
+
+    def _on_thumbnail(self, image_id: int, image: QImage) -> None:
+        icon = QIcon(QPixmap.fromImage(image))
+        self._thumbs[image_id] = icon
+        item = self._rows.get(image_id)
+        if item is not None:
+            item.setIcon(icon)
+
+    def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid():
+            self.image_selected.emit(int(current.data(ID_ROLE)))
