@@ -5,7 +5,10 @@ committed transaction survives a crash or ``kill -9``, and the file works on net
 (where WAL does not). Every user intent is one transaction (:func:`transaction`).
 
 Opening never changes a file that is not ours, is damaged or is newer: all checks run on a
-read-only connection first.
+read-only connection first. The one write before the checks is SQLite's own crash recovery of a
+file that is ours: a program killed in the middle of a transaction leaves a *hot journal*
+(``<file>-journal``) that a read-only connection cannot roll back, so :func:`check_file` rolls
+it back on a read-write connection (restoring the last committed state) and checks again.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from slicereview.core.store.errors import (
     DamagedProjectError,
     NewerProjectError,
     NotAProjectError,
+    ProjectError,
     ProjectLockedError,
 )
 from slicereview.core.store.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
@@ -43,11 +47,15 @@ def check_file(path: str | Path) -> int:
     """Check that ``path`` is a healthy slicereview project this version can open.
 
     Returns the file's schema version. Raises :class:`NotAProjectError`,
-    :class:`DamagedProjectError` or :class:`NewerProjectError`; never writes to the file.
+    :class:`DamagedProjectError` or :class:`NewerProjectError` and then has not written to the
+    file. The only write is SQLite's roll-back of a hot journal in a file whose header says it
+    is ours (see the module docstring).
     """
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"No project file at {path}. Create one with `slicereview new {path}`.")
+        raise FileNotFoundError(
+            f"No project file at {path}. Create one with `slicereview new {path}`."
+        )
     with path.open("rb") as fh:
         header = fh.read(100)
     if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
@@ -55,6 +63,52 @@ def check_file(path: str | Path) -> int:
             f"{path} is not a slicereview project (it is not an SQLite database). "
             "Open a .srproj file, or create a project with `slicereview new`."
         )
+    # application_id is bytes 68-71 of the header (big-endian): refuse a foreign database
+    # before SQLite opens it, so that not even its crash recovery touches someone else's file.
+    app_id = int.from_bytes(header[68:72], "big")
+    if app_id != APPLICATION_ID:
+        raise NotAProjectError(
+            f"{path} is an SQLite database but not a slicereview project "
+            f"(application_id {app_id:#x}, expected {APPLICATION_ID:#x}). "
+            "It was left untouched."
+        )
+    try:
+        return _check_sqlite(path)
+    except _HotJournal:
+        _roll_back_hot_journal(path)
+        return _check_sqlite(path)
+
+
+class _HotJournal(Exception):
+    """The read-only check met a hot journal left by a crashed writer."""
+
+
+def _is_hot_journal(path: Path, exc: sqlite3.Error) -> bool:
+    name = getattr(exc, "sqlite_errorname", None)  # Python >= 3.11
+    if name is not None:
+        return name == "SQLITE_READONLY_ROLLBACK"
+    journal = path.with_name(path.name + "-journal")
+    return "readonly" in str(exc) and journal.is_file()
+
+
+def _roll_back_hot_journal(path: Path) -> None:
+    """Let SQLite roll back the interrupted transaction (needs write access to the folder)."""
+    try:
+        conn = sqlite3.connect(path, timeout=_BUSY_TIMEOUT_S)
+        try:
+            # Taking the first shared lock makes SQLite roll back the hot journal.
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise DamagedProjectError(
+            f"{path} was not closed cleanly and its journal ({path.name}-journal) must be "
+            f"rolled back, which failed ({exc}). Open it once where the folder is writable; "
+            "the file was left untouched."
+        ) from exc
+
+
+def _check_sqlite(path: Path) -> int:
     try:
         conn = _read_only(path)
     except sqlite3.Error as exc:  # pragma: no cover - sqlite opens lazily
@@ -77,6 +131,8 @@ def check_file(path: str | Path) -> int:
                 )
             problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
         except sqlite3.OperationalError as exc:
+            if _is_hot_journal(path, exc):
+                raise _HotJournal from exc
             if "locked" in str(exc):
                 raise ProjectLockedError(
                     f"{path} is locked by another program; close it there and try again."
@@ -166,6 +222,12 @@ def connect(path: str | Path, *, read_only: bool = False) -> sqlite3.Connection:
     path = Path(path)
     version = check_file(path)
     if read_only:
+        if version < SCHEMA_VERSION:
+            # A read-only connection cannot migrate, and the code expects the current tables.
+            raise ProjectError(
+                f"{path} uses project format {version}; open it once with write access to "
+                f"upgrade it to format {SCHEMA_VERSION}."
+            )
         conn = _read_only(path)
         conn.isolation_level = None
         return _configure(conn)

@@ -18,6 +18,7 @@ Example
 from __future__ import annotations
 
 import sqlite3
+from contextlib import AbstractContextManager
 from pathlib import Path
 from types import TracebackType
 
@@ -78,7 +79,7 @@ class Project(ImagesMixin, RatersMixin, RatingMixin, AnnotationsMixin, ReviewsMi
     ) -> None:
         self.close()
 
-    def transaction(self):  # noqa: ANN201 - a context manager
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """Group several store calls into one user intent (one transaction)."""
         return transaction(self.conn)
 
