@@ -1,0 +1,192 @@
+"""Krippendorff's α for reliability data with missing values, and the agreement bands.
+
+α = 1 − D_o / D_e, computed from the coincidence matrix of pairable values (Krippendorff 2011,
+"Computing Krippendorff's Alpha-Reliability"). A value is *pairable* when its unit holds at least
+two values; units with fewer are dropped, as in Krippendorff's definition.
+
+Conventions (the same everywhere in slicereview, see DESIGN.md §6):
+
+* no observed disagreement (D_o = 0) → α = 1.0, even when every value is the same (D_e = 0);
+* fewer than two pairable values → α = NaN.
+
+The nominal and interval levels use closed forms that never build the value-by-value coincidence
+matrix, so they work for any number of distinct values; ordinal and ratio build the
+``(V, V)`` coincidence matrix of the ``V`` distinct pairable values.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+Level = Literal["nominal", "ordinal", "interval", "ratio"]
+LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio")
+
+#: Upper bounds (inclusive) of the agreement bands of the review paper (§4): α ≤ 0.1 is
+#: "disagreement", ≤ 0.667 "low", ≤ 0.8 "moderate", anything above is "high".
+BAND_LIMITS: tuple[tuple[str, float], ...] = (
+    ("disagreement", 0.1),
+    ("low", 0.667),
+    ("moderate", 0.8),
+)
+BANDS: tuple[str, ...] = ("disagreement", "low", "moderate", "high")
+
+
+def band(alpha: float) -> str:
+    """Name the agreement band of ``alpha``.
+
+    Returns ``"disagreement"`` (α ≤ 0.1), ``"low"`` (≤ 0.667), ``"moderate"`` (≤ 0.8),
+    ``"high"`` (> 0.8), or ``"undefined"`` for NaN.
+
+    Examples
+    --------
+    >>> band(0.8), band(0.81), band(float("nan"))
+    ('moderate', 'high', 'undefined')
+    """
+    if math.isnan(alpha):
+        return "undefined"
+    for name, upper in BAND_LIMITS:
+        if alpha <= upper:
+            return name
+    return "high"
+
+
+def _pairable(reliability_data: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(values, unit_index)`` of the pairable values (units with ≥ 2 values)."""
+    data = np.asarray(reliability_data, dtype=float)
+    if data.ndim != 2:
+        raise ValueError(
+            f"reliability_data must be 2-D (raters, units), got shape {data.shape}"
+        )
+    present = ~np.isnan(data)
+    if np.isinf(data[present]).any():
+        raise ValueError("reliability_data holds an infinite value")
+    per_unit = present.sum(axis=0)
+    keep = present & (per_unit >= 2)[np.newaxis, :]
+    # Column-major walk so that values of one unit are contiguous.
+    values = data.T[keep.T]
+    units = np.nonzero(keep.T)[0]
+    return values, units
+
+
+def _finish(observed: float, expected: float, n: int) -> float:
+    """α = 1 − (n − 1) Σ o·δ² / Σ n_c n_k δ² (called only when some unit disagrees)."""
+    return float(1.0 - (n - 1) * observed / expected)
+
+
+def krippendorff_alpha(reliability_data: ArrayLike, level: Level = "nominal") -> float:
+    """Krippendorff's α of ``(raters, units)`` reliability data.
+
+    Parameters
+    ----------
+    reliability_data : array_like, shape (R, U)
+        One row per rater (coder), one column per unit; NaN (or ``None``) marks a missing value.
+        Values are numbers; for the nominal level they are only compared for equality.
+    level : {"nominal", "ordinal", "interval", "ratio"}
+        Level of measurement, which chooses the difference function δ².
+
+    Returns
+    -------
+    float
+        α. 1.0 when there is no observed disagreement; NaN with fewer than two pairable
+        values (a value is pairable when its unit holds at least two values).
+
+    Examples
+    --------
+    >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
+    ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
+    ...         [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
+    ...         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None]]
+    >>> round(krippendorff_alpha(data, "nominal"), 3)
+    0.743
+    >>> round(krippendorff_alpha(data, "interval"), 3)
+    0.849
+    """
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
+    values, units = _pairable(reliability_data)
+    n = values.size
+    if n < 2:
+        return float("nan")
+    if level == "ratio" and (values < 0).any():
+        raise ValueError("the ratio level needs non-negative values")
+    # D_o = 0 exactly when every unit's values are equal (δ² > 0 for any two different
+    # values at every level); test it on the values so rounding cannot blur the convention.
+    first = np.flatnonzero(np.r_[True, units[1:] != units[:-1]])
+    if np.array_equal(values, np.repeat(values[first], np.diff(np.r_[first, n]))):
+        return 1.0
+    m_u = np.bincount(units)  # values per unit (0 for dropped units)
+    weight = np.zeros(m_u.size)
+    np.divide(1.0, m_u - 1, out=weight, where=m_u >= 2)
+
+    if level == "interval":
+        # Σ_{i≠j in u} (v_i − v_j)² = 2 (m Σv² − (Σv)²): no coincidence matrix needed.
+        centred = values - values.mean()  # shift for numerical stability; δ² is shift-free
+        s1 = np.bincount(units, weights=centred, minlength=m_u.size)
+        s2 = np.bincount(units, weights=centred**2, minlength=m_u.size)
+        observed = float(np.sum(weight * 2.0 * (m_u * s2 - s1**2)))
+        expected = 2.0 * (n * float(np.sum(centred**2)) - float(np.sum(centred)) ** 2)
+        return _finish(max(observed, 0.0), expected, n)
+
+    distinct, codes = np.unique(values, return_inverse=True)
+    n_values = distinct.size
+    counts_per_value = np.bincount(codes, minlength=n_values).astype(float)
+    # n_uc: how often unit u holds value c (sparse: only (unit, value) pairs that occur).
+    key = units.astype(np.int64) * n_values + codes
+    pair_keys, n_uc = np.unique(key, return_counts=True)
+    pair_unit = pair_keys // n_values
+    pair_code = pair_keys % n_values
+
+    if level == "nominal":
+        # Σ_{c≠k} o_ck = Σ_u (m_u² − Σ_c n_uc²) / (m_u − 1); Σ_{c≠k} n_c n_k = n² − Σ n_c².
+        same = np.bincount(pair_unit, weights=n_uc.astype(float) ** 2, minlength=m_u.size)
+        observed = float(np.sum(weight * (m_u.astype(float) ** 2 - same)))
+        expected = float(n) ** 2 - float(np.sum(counts_per_value**2))
+        return _finish(observed, expected, n)
+
+    coincidence = _coincidence(pair_unit, pair_code, n_uc, weight, n_values)
+    delta2 = _delta2(level, distinct, counts_per_value)
+    observed = float(np.sum(coincidence * delta2))
+    expected = float(counts_per_value @ delta2 @ counts_per_value)
+    return _finish(observed, expected, n)
+
+
+def _coincidence(
+    pair_unit: np.ndarray,
+    pair_code: np.ndarray,
+    n_uc: np.ndarray,
+    weight: np.ndarray,
+    n_values: int,
+) -> np.ndarray:
+    """Coincidence matrix o_ck = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1), shape (V, V)."""
+    from scipy import sparse
+
+    n_units = weight.size
+    counts = sparse.csr_matrix(
+        (n_uc.astype(float), (pair_unit, pair_code)), shape=(n_units, n_values)
+    )
+    weighted = sparse.diags(weight) @ counts
+    coincidence = np.asarray((counts.T @ weighted).todense())
+    coincidence[np.diag_indices(n_values)] -= np.asarray(weighted.sum(axis=0)).ravel()
+    return coincidence
+
+
+def _delta2(level: str, distinct: np.ndarray, n_c: np.ndarray) -> np.ndarray:
+    """Difference function δ²_ck for the distinct values (sorted ascending)."""
+    if level == "ordinal":
+        # δ²_ck = (Σ_{g=c..k} n_g − (n_c + n_k)/2)²: cumulative counts between the two ranks.
+        cumulative = np.concatenate(([0.0], np.cumsum(n_c)))
+        c = np.arange(n_c.size)
+        lo = np.minimum.outer(c, c)
+        hi = np.maximum.outer(c, c)
+        between = cumulative[hi + 1] - cumulative[lo]
+        return (between - (n_c[:, None] + n_c[None, :]) / 2.0) ** 2
+    # ratio: ((c − k) / (c + k))², 0 when both are 0.
+    diff = np.subtract.outer(distinct, distinct)
+    total = np.add.outer(distinct, distinct)
+    out = np.zeros_like(diff)
+    np.divide(diff, total, out=out, where=total != 0)
+    return out**2
