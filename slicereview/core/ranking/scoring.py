@@ -1,0 +1,136 @@
+"""Scores from pairwise answers and grades, and tiers and ranks from scores.
+
+* :func:`win_loss_scores` — the paper's counting score for exhaustive sessions: +1 for a win,
+  -1 for a loss, 0 for "same". Only meaningful when every pair was asked once (exhaustive); the
+  pairs a sort chooses are biased, so never count wins of sort sessions.
+* :func:`bradley_terry` — Bradley–Terry log-strengths fitted with ``choix.opt_pairwise`` and a
+  light L2 penalty (``alpha``), which keeps the fit finite on the sparse, perfectly consistent
+  data a sort produces. A "same" counts as one win each way. Several answer mappings (passes,
+  raters) are simply pooled: this is how several sort passes or raters are combined.
+* :func:`tiers_from_scores` / :func:`competition_ranks` — equal scores share a tier and a rank.
+* :data:`DEFAULT_LABELS` — the default ordinal grades of classify sessions; a grade is stored as
+  its 0-based index (higher = more of the property).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+Item = Hashable
+
+#: Default labels of classify sessions, grade 0 .. 3 (keys 1 .. 4).
+DEFAULT_LABELS: tuple[str, ...] = ("none", "mild", "moderate", "severe")
+
+#: Default L2 penalty of the Bradley–Terry fit.
+BT_ALPHA = 0.01
+
+
+def _outcomes(answers: Mapping[tuple[Item, Item], str]) -> Iterable[tuple[Item, Item, str]]:
+    for (a, b), choice in answers.items():
+        yield a, b, str(choice)
+
+
+def win_loss_scores(
+    items: Sequence[Item], answers: Mapping[tuple[Item, Item], str]
+) -> dict[Item, int]:
+    """+1 per win, -1 per loss, 0 per "same" (answers about other items are ignored).
+
+    >>> win_loss_scores(["a", "b", "c"], {("a", "b"): "left", ("b", "c"): "same"})
+    {'a': 1, 'b': -1, 'c': 0}
+    """
+    scores = {item: 0 for item in items}
+    for a, b, choice in _outcomes(answers):
+        if a not in scores or b not in scores or choice == "same":
+            continue
+        winner, loser = (a, b) if choice == "left" else (b, a)
+        scores[winner] += 1
+        scores[loser] -= 1
+    return scores
+
+
+def bradley_terry(
+    items: Sequence[Item],
+    answer_maps: Iterable[Mapping[tuple[Item, Item], str]],
+    alpha: float = BT_ALPHA,
+) -> dict[Item, float]:
+    """Bradley–Terry log-strengths (mean 0; higher = more of the property).
+
+    Parameters
+    ----------
+    items : the items to score; answers about other items are ignored.
+    answer_maps : one or more ``(left, right) -> "left" | "right" | "same"`` mappings, pooled.
+    alpha : L2 penalty; items never compared get 0.
+
+    Returns
+    -------
+    ``{item: float}``; all 0.0 when there are fewer than two items or no usable answers.
+
+    >>> s = bradley_terry([1, 2, 3], [{(1, 2): "left", (2, 3): "left"}])
+    >>> s[1] > s[2] > s[3]
+    True
+    """
+    import choix
+
+    index = {item: i for i, item in enumerate(items)}
+    data: list[tuple[int, int]] = []
+    for answers in answer_maps:
+        for a, b, choice in _outcomes(answers):
+            if a not in index or b not in index or a == b:
+                continue
+            ia, ib = index[a], index[b]
+            if choice == "left":
+                data.append((ia, ib))
+            elif choice == "right":
+                data.append((ib, ia))
+            else:  # a tie counts as one win each way
+                data.extend(((ia, ib), (ib, ia)))
+    if len(items) < 2 or not data:
+        return {item: 0.0 for item in items}
+    params = np.asarray(choix.opt_pairwise(len(items), data, alpha=alpha), dtype=float)
+    params -= params.mean()
+    return {item: float(params[i]) for item, i in index.items()}
+
+
+def tiers_from_scores(
+    scores: Mapping[Item, float], order: Sequence[Item] | None = None
+) -> list[list[Item]]:
+    """Tiers from most to least: equal scores share a tier (kept in ``order``, default the
+    mapping's order).
+
+    >>> tiers_from_scores({"a": 1, "b": 3, "c": 1})
+    [['b'], ['a', 'c']]
+    """
+    order = list(scores) if order is None else list(order)
+    position = {item: i for i, item in enumerate(order)}
+    ranked = sorted(order, key=lambda item: (-scores[item], position[item]))
+    tiers: list[list[Item]] = []
+    for item in ranked:
+        if tiers and scores[tiers[-1][0]] == scores[item]:
+            tiers[-1].append(item)
+        else:
+            tiers.append([item])
+    return tiers
+
+
+def competition_ranks(tiers: Sequence[Sequence[Item]]) -> dict[Item, int]:
+    """Rank 1 for the first tier; a tier's rank is 1 + the number of items above it ("1224").
+
+    >>> competition_ranks([["b"], ["a", "c"], ["d"]])
+    {'b': 1, 'a': 2, 'c': 2, 'd': 4}
+    """
+    ranks: dict[Item, int] = {}
+    above = 0
+    for tier in tiers:
+        for item in tier:
+            ranks[item] = above + 1
+        above += len(tier)
+    return ranks
+
+
+def grade_tiers(
+    grades: Mapping[Item, int], order: Sequence[Item] | None = None
+) -> list[list[Item]]:
+    """Tiers of a classify session: highest grade first; equal grades share a tier."""
+    return tiers_from_scores({k: float(v) for k, v in grades.items()}, order)
