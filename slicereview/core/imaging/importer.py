@@ -28,7 +28,19 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from slicereview.core.imaging import dicom, raster, volume
+from slicereview.core.imaging.errors import ImagingError, UnreadableImageError
+from slicereview.core.imaging.formats import (
+    DICOM,
+    RASTER_FORMATS,
+    SITK_FORMATS,
+    detect_format,
+    is_companion,
+)
+from slicereview.core.imaging.hashing import sha256_file
+from slicereview.core.store.images import NewImage
 
 if TYPE_CHECKING:
     from slicereview.core.store import Project
@@ -154,7 +166,34 @@ def iter_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     Hidden files and folders (name starting with ``.``) inside folders are skipped. A path
     that does not exist raises :class:`FileNotFoundError`.
     """
-    raise NotImplementedError
+    files: list[Path] = []
+    for p in paths:
+        path = Path(p)
+        if path.is_file():
+            files.append(path)
+        elif path.is_dir():
+            for root, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                files.extend(Path(root) / n for n in sorted(names) if not n.startswith("."))
+        else:
+            raise FileNotFoundError(f"no such file or folder: {path}")
+    return files
+
+
+def read_entries(path: Path, fmt: str, slices: SliceSelection
+                 ) -> tuple[dict[str, Any], list[NewImage]]:
+    """``(source info, images)`` of one file of format ``fmt`` (headers only where possible).
+
+    Raises :class:`~slicereview.core.imaging.errors.ImagingError` subclasses for files that
+    cannot be imported.
+    """
+    if fmt == DICOM:
+        return dicom.import_entries(path, slices.indices)
+    if fmt in SITK_FORMATS:
+        return volume.import_entries(path, slices.axis, slices.indices)
+    if fmt in RASTER_FORMATS:
+        return raster.import_entries(path)
+    raise UnreadableImageError(f"unknown format {fmt!r}")
 
 
 def import_paths(
@@ -187,4 +226,77 @@ def import_paths(
     -------
     ImportReport
     """
-    raise NotImplementedError
+    slices = slices or SliceSelection()
+    files = iter_files(paths)
+    report = ImportReport()
+    seen: set[str] = set()
+    intents: dict[str, int] = {}
+    total = len(files)
+    for done, path in enumerate(files):
+        if cancel is not None and cancel():
+            report.cancelled = True
+            break
+        if progress is not None:
+            progress(done, total, str(path))
+        _import_one(project, path, slices, report, seen, intents)
+    if progress is not None and not report.cancelled:
+        progress(total, total, "")
+    warning = _intent_warning(intents)
+    if warning:
+        report.warnings.append(warning)
+    return report
+
+
+def _import_one(project: Project, path: Path, slices: SliceSelection, report: ImportReport,
+                seen: set[str], intents: dict[str, int]) -> None:
+    fmt = detect_format(path)
+    if fmt is None:
+        # Pixel-data files of a header (a.raw next to a.mhd) and project files (with their
+        # SQLite -wal/-shm/-journal files) are not images: skip them without a complaint.
+        if not (is_companion(path) or _is_project_file(path)):
+            report.failed.append((str(path), "not a recognised image format"))
+        return
+    try:
+        sha = sha256_file(path)
+    except OSError as exc:
+        report.failed.append((str(path), f"cannot read the file: {exc.strerror or exc}"))
+        return
+    if sha in seen or project.source_by_hash(sha) is not None:
+        report.duplicates.append(str(path))
+        return
+    try:
+        info, images = read_entries(path, fmt, slices)
+    except ImagingError as exc:
+        report.failed.append((str(path), str(exc)))
+        return
+    except Exception as exc:  # a reader bug or odd file must not stop a 10 000-file import
+        report.failed.append((str(path), f"{type(exc).__name__}: {exc}"))
+        return
+    ids = project.add_source(path, sha, fmt, images, info)
+    seen.add(sha)
+    report.added_files += 1
+    report.added_images += len(ids)
+    report.image_ids.extend(ids)
+    intent = str(info.get("presentation_intent") or "").upper()
+    if intent:
+        intents[intent] = intents.get(intent, 0) + 1
+
+
+def _is_project_file(path: Path) -> bool:
+    from slicereview.core.store.project import SUFFIX
+
+    name = path.name.lower()
+    return name.endswith(SUFFIX) or any(
+        name.endswith(SUFFIX + extra) for extra in ("-wal", "-shm", "-journal")
+    )
+
+
+def _intent_warning(intents: dict[str, int]) -> str | None:
+    """A warning when one import mixes "FOR PROCESSING" and "FOR PRESENTATION" images."""
+    if len(intents) < 2:
+        return None
+    counts = intents
+    parts = " and ".join(f"{n} {k!r}" for k, n in sorted(counts.items()))
+    return (f"this import mixes {parts} DICOM files (Presentation Intent Type): "
+            "'FOR PROCESSING' images are raw detector data and look different from "
+            "'FOR PRESENTATION' ones; do not put both in one rating set")

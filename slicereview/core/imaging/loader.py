@@ -23,7 +23,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from slicereview.core.imaging import dicom, raster, volume
 from slicereview.core.imaging.display import DisplayImage
+from slicereview.core.imaging.errors import UnreadableImageError
+from slicereview.core.imaging.formats import DICOM, RASTER_FORMATS, SITK_FORMATS
 from slicereview.core.model import Image
 
 
@@ -53,9 +56,18 @@ def load_display(path: str | Path, image: Image) -> DisplayImage:
     UnreadableImageError
         The file is damaged or not what the project says it is.
     """
-    raise NotImplementedError
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"image file not found: {path} (moved? use relink)")
+    if image.format == DICOM:
+        return dicom.load(path, image.frame)
+    if image.format in SITK_FORMATS:
+        return volume.load(path, image.axis, image.slice_index)
+    if image.format in RASTER_FORMATS:
+        return raster.load(path)
+    raise UnreadableImageError(f"unknown image format {image.format!r} for {path.name}")
 
 
 def clear_cache() -> None:
     """Forget the cached volumes (e.g. after closing a project)."""
-    raise NotImplementedError
+    volume.clear_cache()
