@@ -136,8 +136,8 @@ class ImportReport:
 
     ``duplicates`` are the paths skipped because a file with the same SHA-256 is already in the
     project (or earlier in the same import); ``failed`` pairs a path with the reason it could
-    not be imported; ``warnings`` are import-wide remarks (e.g. mixed "FOR PROCESSING" and "FOR
-    PRESENTATION" mammograms).
+    not be imported; ``warnings`` are import-wide remarks (e.g. this import made the project mix
+    "FOR PROCESSING" and "FOR PRESENTATION" mammograms).
     """
 
     added_files: int = 0
@@ -241,7 +241,7 @@ def import_paths(
         _import_one(project, path, slices, report, seen, intents)
     if progress is not None and not report.cancelled:
         progress(total, total, "")
-    warning = _intent_warning(intents)
+    warning = _intent_warning(project, intents)
     if warning:
         report.warnings.append(warning)
     return report
@@ -291,12 +291,19 @@ def _is_project_file(path: Path) -> bool:
     )
 
 
-def _intent_warning(intents: dict[str, int]) -> str | None:
-    """A warning when one import mixes "FOR PROCESSING" and "FOR PRESENTATION" images."""
-    if len(intents) < 2:
+def _intent_warning(project: Project, added: dict[str, int]) -> str | None:
+    """A warning when this import brings "FOR PROCESSING" and "FOR PRESENTATION" images
+    together in the project (within the import, or with images imported before)."""
+    if not added:
         return None
-    counts = intents
+    counts: dict[str, int] = {}
+    for image in project.images():
+        intent = str(image.info.get("presentation_intent") or "").upper()
+        if intent:
+            counts[intent] = counts.get(intent, 0) + 1
+    if len(counts) < 2:
+        return None
     parts = " and ".join(f"{n} {k!r}" for k, n in sorted(counts.items()))
-    return (f"this import mixes {parts} DICOM files (Presentation Intent Type): "
+    return (f"the project now mixes {parts} DICOM images (Presentation Intent Type): "
             "'FOR PROCESSING' images are raw detector data and look different from "
             "'FOR PRESENTATION' ones; do not put both in one rating set")
