@@ -1,0 +1,51 @@
+"""``slicereview export PROJECT --masks DIR --format png|nifti|coco``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from slicereview.cli._common import ProgressBar
+from slicereview.core.export import DEFAULT_STATUSES, FORMATS, export_masks
+from slicereview.core.model import AnnotationStatus, Phase
+from slicereview.core.store import Project
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "export", help="export annotation masks as PNG, NIfTI or COCO JSON",
+        description="Write every finished annotation (submitted or 'nothing to annotate') of "
+                    "one phase and round as label masks (0 background, 1 certain, "
+                    "2 uncertain) or as COCO polygons.",
+    )
+    p.add_argument("project", type=Path)
+    p.add_argument("--masks", type=Path, required=True, metavar="DIR",
+                   help="output folder (created if missing)")
+    p.add_argument("--format", choices=FORMATS, default="png",
+                   help="png: one 8-bit label image per annotation; nifti: label images with "
+                        "the image geometry (one volume per rater for volume slices); coco: "
+                        "annotations.json with polygons (default png)")
+    p.add_argument("--phase", choices=[str(x) for x in Phase], default=str(Phase.FORMAL))
+    p.add_argument("--round", type=int, default=1)
+    p.add_argument("--rater", action="append", metavar="NAME",
+                   help="only this rater (repeat for several)")
+    p.add_argument("--include-in-progress", action="store_true",
+                   help="also export annotations that were not submitted yet")
+    p.set_defaults(func=cmd_export)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    statuses = None if args.include_in_progress else DEFAULT_STATUSES
+    with Project.open(args.project, read_only=True) as project:
+        report = export_masks(
+            project, args.masks, args.format, progress=ProgressBar("Exporting"),
+            phase=args.phase, round=args.round, statuses=statuses, raters=args.rater,
+        )
+    if report.annotations == 0:
+        wanted = "any status" if statuses is None else " or ".join(
+            str(AnnotationStatus(s)) for s in statuses)
+        print(f"No annotations to export (phase {args.phase}, round {args.round}, {wanted}).")
+        return 1
+    print(f"Exported {report.annotations} annotations to {args.masks} "
+          f"({len(report.files)} files, format {args.format}).")
+    return 0
