@@ -159,6 +159,23 @@ class ImportReport:
             text += "; cancelled"
         return text
 
+    def details(self, limit: int = 20) -> list[str]:
+        """Lines for a terminal or dialog: warnings, then each unreadable file with its reason
+        and each duplicate (at most ``limit`` of each, then a count of the rest).
+
+        Example
+        -------
+        >>> ImportReport(failed=[("a.txt", "not a recognised image format")]).details()
+        ['unreadable: a.txt: not a recognised image format']
+        """
+        lines = [f"warning: {w}" for w in self.warnings]
+        for title, items in (("unreadable", [f"{p}: {r}" for p, r in self.failed]),
+                             ("duplicate, skipped", self.duplicates)):
+            lines += [f"{title}: {item}" for item in items[:limit]]
+            if len(items) > limit:
+                lines.append(f"{title}: ... and {len(items) - limit} more")
+        return lines
+
 
 def iter_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """Files named by ``paths``: files as given, folders walked recursively in sorted order.

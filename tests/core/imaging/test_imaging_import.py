@@ -214,3 +214,11 @@ def test_mammogram_imports_and_displays_as_uint16(project):
 def test_report_summary_singular_and_plural():
     r = ImportReport(added_files=1, added_images=3, duplicates=["a", "b"], failed=[("x", "y")])
     assert r.summary() == "1 file added (3 images); 2 duplicates skipped; 1 unreadable"
+
+
+def test_report_details_lists_warnings_failures_and_duplicates():
+    r = ImportReport(duplicates=[f"d{k}" for k in range(3)], failed=[("x", "why")],
+                     warnings=["mixed"])
+    assert r.details(limit=2) == ["warning: mixed", "unreadable: x: why",
+                                  "duplicate, skipped: d0", "duplicate, skipped: d1",
+                                  "duplicate, skipped: ... and 1 more"]
