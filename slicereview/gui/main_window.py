@@ -205,7 +205,9 @@ class MainWindow(QMainWindow):
             self.browser.select(images[0].id)
 
     def show_image(self, image_id: int, *, keep_view: bool = False) -> bool:
-        """Decode (or take from the cache) and show one image; errors go to a message box."""
+        """Decode (or take from the cache) and show one image; errors go to the status bar."""
+        if not self.session.is_open:
+            return False
         image = self.session.image(image_id)
         try:
             display = self.session.display(image)
