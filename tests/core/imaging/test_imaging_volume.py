@@ -100,3 +100,24 @@ def test_volume_is_read_once_for_slice_scrolling(tmp_path, monkeypatch):
     assert len(calls) == 2
     with pytest.raises(UnreadableImageError, match="slice 9"):
         volume.load(f, 0, 9)
+
+
+def test_cache_keeps_only_the_most_recent_volumes(tmp_path, monkeypatch):
+    files = []
+    for k in range(volume.CACHE_VOLUMES + 1):
+        f = tmp_path / f"v{k}.mha"
+        sitk.WriteImage(sitk.GetImageFromArray(np.full((2, 3, 3), k, np.uint8)), str(f))
+        files.append(f)
+    volume.clear_cache()
+    for f in files:
+        volume.load(f, 0, 0)
+    calls = []
+    real = volume._read_array
+    monkeypatch.setattr(volume, "_read_array", lambda p: calls.append(p.name) or real(p))
+    volume.load(files[-1], 0, 1)  # still cached
+    volume.load(files[0], 0, 1)  # the oldest was evicted
+    assert calls == [files[0].name]
+    monkeypatch.setattr(volume, "CACHE_BYTES", 1)  # over the byte limit: keep only the newest
+    volume.load(files[1], 0, 0)
+    assert len(volume._cache) == 1
+    volume.clear_cache()
