@@ -25,7 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--name", help="project name (default: the file name)")
     p.set_defaults(func=cmd_new)
 
-    p = sub.add_parser("import", help="add image files or folders (recursive) to a project")
+    p = sub.add_parser("import", help="add image files or folders (recursive) to a project",
+                       description="Add image files or folders (recursive) to a project. "
+                       "Duplicates (same SHA-256) are skipped; unreadable files are listed with "
+                       "the reason and do not stop the import (exit code 1 if there were any).")
     p.add_argument("project", type=Path)
     p.add_argument("paths", nargs="+", type=Path, help="files and folders to import")
     p.add_argument("--slices", default="middle", metavar="WHICH",
@@ -86,7 +89,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         report = import_paths(project, args.paths, slices=slices,
                               progress=ProgressBar("Importing"))
     print(report.summary())
-    return 1 if report.failed and not report.added_images else 0
+    for line in report.details():
+        print(f"  {line}")
+    return 1 if report.failed else 0  # scripts notice unreadable files; the rest is imported
 
 
 def cmd_relink(args: argparse.Namespace) -> int:

@@ -303,10 +303,11 @@ class MainWindow(QMainWindow):
             dialog.reset()
             self._import_worker = None
             self.session.images_changed.emit()
-            text = report.summary()
-            self.statusBar().showMessage(text.splitlines()[0], 10000)
-            if report.failed or report.duplicates or getattr(report, "warnings", None):
-                QMessageBox.information(self, "Import finished", text)
+            self.statusBar().showMessage(report.summary(), 10000)
+            details = report.details()
+            if details:
+                QMessageBox.information(self, "Import finished",
+                                        "\n".join([report.summary(), "", *details]))
 
         def on_failed(message: str) -> None:
             dialog.reset()
