@@ -33,9 +33,30 @@ def read_header(path: str | Path, *, defer: bool = True) -> Dataset:
     Raises :class:`UnreadableImageError` for a file pydicom cannot parse.
     """
     try:
-        return dcmread(path, defer_size="256 KB" if defer else None, force=True)
+        ds = dcmread(path, defer_size="256 KB" if defer else None, force=True)
     except (InvalidDicomError, EOFError, OSError, ValueError, KeyError, TypeError) as exc:
         raise UnreadableImageError(f"not a readable DICOM file: {exc}") from None
+    _ensure_transfer_syntax(ds)
+    return ds
+
+
+def _ensure_transfer_syntax(ds: Dataset) -> None:
+    """Give a data set without file meta (no preamble) the transfer syntax it was read with,
+    so that its pixel data can be decoded."""
+    from pydicom.dataset import FileMetaDataset
+    from pydicom.uid import ExplicitVRBigEndian, ExplicitVRLittleEndian, ImplicitVRLittleEndian
+
+    if getattr(ds, "file_meta", None) is not None and "TransferSyntaxUID" in ds.file_meta:
+        return
+    implicit, little = ds.original_encoding
+    if implicit is None or little is None:
+        return
+    if getattr(ds, "file_meta", None) is None:
+        ds.file_meta = FileMetaDataset()
+    ds.file_meta.TransferSyntaxUID = (
+        ImplicitVRLittleEndian if implicit else
+        ExplicitVRLittleEndian if little else ExplicitVRBigEndian
+    )
 
 
 def _pixel_element(ds: Dataset) -> Any:

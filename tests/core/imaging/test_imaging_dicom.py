@@ -159,3 +159,23 @@ def test_truncated_and_corrupt_files_are_unreadable(tmp_path):
         dicom.import_entries(bad)
     with pytest.raises(UnreadableImageError, match="without image pixel data"):
         dicom.import_entries(_file("emri_small_jpeg_2k_lossless_too_short.dcm"))
+
+
+def test_dicom_without_preamble_or_file_meta(tmp_path):
+    from pydicom.filewriter import dcmwrite
+
+    from slicereview.core.imaging.formats import detect_format
+
+    ds = dcmread(_file("CT_small.dcm"))
+    ds.preamble = None
+    del ds.file_meta
+    path = tmp_path / "IM0001"  # no suffix, no DICM marker
+    dcmwrite(path, ds, implicit_vr=True, little_endian=True, enforce_file_format=False)
+    assert path.read_bytes()[128:132] != b"DICM"
+    assert detect_format(path) == "dicom"
+    _, [image] = dicom.import_entries(path)
+    assert (image.rows, image.cols) == (128, 128)
+    np.testing.assert_array_equal(dicom.load(path).data, dicom.load(_file("CT_small.dcm")).data)
+    text = tmp_path / "notes"
+    text.write_bytes(b"\x08\x00hello, not DICOM at all")
+    assert detect_format(text) is None
