@@ -1,4 +1,4 @@
-"""Store methods for annotations, polygons and classification questions.
+"""Store methods for annotations and polygons (questions: :mod:`.questions`).
 
 An *annotation* is one rater's polygons on one image in one phase and round (unique together).
 Polygon vertices are stored as a BLOB of little-endian float64 ``(N, 2)`` ``(x, y)`` values, so
@@ -38,9 +38,9 @@ import numpy as np
 
 from slicereview.core.model import AnnotationStatus, Certainty, Phase, Polygon
 from slicereview.core.store._base import StoreBase, dumps, loads, now_iso
+from slicereview.core.store.questions import Question, QuestionsMixin
 
-QUESTION_SCOPES = ("image", "polygon")
-QUESTION_KINDS = ("radio", "checklist", "text", "dropdown")
+__all__ = ["Annotation", "AnnotationsMixin", "Question", "blob_to_vertices", "vertices_to_blob"]
 
 
 @dataclass(frozen=True)
@@ -56,25 +56,6 @@ class Annotation:
     active_ms: int
     classifications: dict = field(default_factory=dict, compare=False, hash=False)
     updated_at: str = ""
-
-
-@dataclass(frozen=True)
-class Question:
-    """A project-level classification question.
-
-    ``scope`` is ``"image"`` (answered once per image) or ``"polygon"`` (per polygon); ``kind``
-    is ``"radio"``, ``"checklist"``, ``"text"`` or ``"dropdown"``. ``options`` is a list of
-    choices, or for dropdowns a nested tree ``[{"value": ..., "children": [...]}, ...]``.
-    Answers are stored under ``name`` in the classification JSON.
-    """
-
-    id: int
-    position: int
-    scope: str
-    kind: str
-    name: str
-    title: str
-    options: list = field(default_factory=list, compare=False, hash=False)
 
 
 def vertices_to_blob(vertices: np.ndarray) -> bytes:
@@ -107,12 +88,7 @@ def _polygon(row: sqlite3.Row) -> Polygon:
     )
 
 
-def _question(row: sqlite3.Row) -> Question:
-    return Question(row["id"], row["position"], row["scope"], row["kind"], row["name"],
-                    row["title"], loads(row["options"]) or [])  # type: ignore[arg-type]
-
-
-class AnnotationsMixin(StoreBase):
+class AnnotationsMixin(QuestionsMixin, StoreBase):
     # -- annotations -----------------------------------------------------------------------
     def annotation_for(
         self, rater_id: int, image_id: int, phase: Phase | str = Phase.FORMAL, round: int = 1,
@@ -321,66 +297,6 @@ class AnnotationsMixin(StoreBase):
         found = self.annotations(image_id=image_id, phase=phase, round=round, status=status)
         return [(a, self.polygons(a.id)) for a in found]
 
-    # -- questions -------------------------------------------------------------------------
-    def add_question(self, name: str, title: str, kind: str, scope: str = "image",
-                     options: list | None = None) -> int:
-        """Add a classification question at the end of the list; returns its id."""
-        _check_question(kind, scope, options)
-        with self.transaction():
-            pos = self.conn.execute(
-                "SELECT coalesce(max(position) + 1, 0) FROM questions").fetchone()[0]
-            cur = self.conn.execute(
-                "INSERT INTO questions (position, scope, kind, name, title, options) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (pos, scope, kind, name, title, dumps(options or [])),
-            )
-        return int(cur.lastrowid)
-
-    def questions(self, scope: str | None = None) -> list[Question]:
-        """The questions in their order, optionally only one ``scope``."""
-        sql, args = "SELECT * FROM questions", ()
-        if scope is not None:
-            sql, args = sql + " WHERE scope = ?", (scope,)
-        return [_question(r) for r in self.conn.execute(sql + " ORDER BY position, id", args)]
-
-    def question(self, question_id: int) -> Question:
-        row = self.conn.execute("SELECT * FROM questions WHERE id = ?",
-                                (question_id,)).fetchone()
-        if row is None:
-            raise KeyError(f"no question {question_id} in this project")
-        return _question(row)
-
-    def update_question(self, question_id: int, *, title: str | None = None,
-                        kind: str | None = None, scope: str | None = None,
-                        options: list | None = None, position: int | None = None) -> None:
-        """Change the given fields of a question (``name`` stays: answers are keyed by it).
-
-        ``position`` moves the question to that index in the list.
-        """
-        q = self.question(question_id)
-        new_kind, new_scope = kind or q.kind, scope or q.scope
-        new_options = q.options if options is None else options
-        _check_question(new_kind, new_scope, new_options)
-        with self.transaction():
-            self.conn.execute(
-                "UPDATE questions SET title = ?, kind = ?, scope = ?, options = ? WHERE id = ?",
-                (q.title if title is None else title, new_kind, new_scope, dumps(new_options),
-                 question_id),
-            )
-            if position is not None:
-                order = [r[0] for r in self.conn.execute(
-                    "SELECT id FROM questions WHERE id <> ? ORDER BY position, id",
-                    (question_id,))]
-                order.insert(max(0, min(int(position), len(order))), question_id)
-                self.conn.executemany("UPDATE questions SET position = ? WHERE id = ?",
-                                      list(enumerate(order)))
-
-    def delete_question(self, question_id: int) -> None:
-        """Delete a question. Stored answers under its name are kept (they are history)."""
-        with self.transaction():
-            self.question(question_id)
-            self.conn.execute("DELETE FROM questions WHERE id = ?", (question_id,))
-
     # -- helpers ---------------------------------------------------------------------------
     def _insert_polygon(self, annotation_id: int, polygon: Polygon, position: int) -> int:
         blob = vertices_to_blob(polygon.vertices)
@@ -425,14 +341,3 @@ class AnnotationsMixin(StoreBase):
 def _require_dict(answers: object) -> None:
     if not isinstance(answers, dict):
         raise ValueError(f"classification answers must be a dict, got {type(answers).__name__}")
-
-
-def _check_question(kind: str, scope: str, options: list | None) -> None:
-    if kind not in QUESTION_KINDS:
-        raise ValueError(f"question kind must be one of {', '.join(QUESTION_KINDS)}, got {kind!r}")
-    if scope not in QUESTION_SCOPES:
-        raise ValueError(f"question scope must be 'image' or 'polygon', got {scope!r}")
-    if options is not None and not isinstance(options, list):
-        raise ValueError("question options must be a list (nested lists/dicts for dropdowns)")
-    if kind in ("radio", "checklist", "dropdown") and not options:
-        raise ValueError(f"a {kind} question needs at least one option")
