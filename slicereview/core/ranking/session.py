@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from slicereview.core.model import Answer, AnswerChoice, Grade, SessionKind
+from slicereview.core.ranking.reliability import SessionScores, scores_from_ranking, time_stats
 from slicereview.core.ranking.replay import ALGORITHMS, Ranking, Replayer
 from slicereview.core.ranking.schedule import (
     exhaustive_schedule,
@@ -263,6 +264,21 @@ class RatingSession:
         if self.kind == SessionKind.EXHAUSTIVE:
             return {i: float(v) for i, v in win_loss_scores(self.items, answer_map).items()}
         return bradley_terry(self.items, [answer_map])
+
+    def session_scores(self) -> SessionScores:
+        """This finished session as input to
+        :func:`slicereview.core.ranking.reliability.reliability`; ``ValueError`` if unfinished."""
+        now = self.current()
+        if not isinstance(now, Ranking):
+            raise ValueError(f"session {self.session.id} ({self.session.name!r}) is not "
+                             f"finished: {self.answer_count} answers so far")
+        scores = scores_from_ranking(now) if self.kind == SessionKind.SORT else self.scores()
+        records: Sequence = (list(self._grades.values()) if self.kind == SessionKind.CLASSIFY
+                             else self._answers)
+        return SessionScores(
+            self.session.id, self.session.name, self.project.rater(self.session.rater_id).name,
+            str(self.kind), scores, time_stats([r.active_ms for r in records]),
+        )
 
     def rows(self) -> list[RankingRow]:
         """The session's result, one row per image in rank order (unfinished: so far)."""

@@ -23,8 +23,12 @@ import hashlib
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
+from typing import TYPE_CHECKING
 
 from slicereview.core.ranking.replay import DEFAULT, Ranking, Replayer
+
+if TYPE_CHECKING:
+    from slicereview.core.ranking.session import RatingSession
 
 Item = Hashable
 _NORMAL = NormalDist()
@@ -69,6 +73,18 @@ class SimulatedRater:
         if abs(d) <= self.same_within:
             return "same"
         return "left" if d > 0 else "right"
+
+    def grade(self, item: Item, n_labels: int) -> int:
+        """An ordinal grade ``0 .. n_labels - 1``: the noisy value binned evenly between the
+        lowest and the highest true value."""
+        values = [float(v) for v in self.truth.values()]
+        lo, hi = min(values), max(values)
+        v = float(self.truth[item])
+        if self.noise > 0:
+            v += self.noise * _NORMAL.inv_cdf(_uniform("grade", self.seed, item))
+        if hi <= lo:
+            return 0
+        return max(0, min(n_labels - 1, int((v - lo) / (hi - lo) * n_labels)))
 
     def active_ms(self, left: Item, right: Item) -> int:
         """A log-normal answer time around ``median_s``; about ``slow_share`` take over 20 s."""
@@ -120,6 +136,29 @@ def run_sort(
         replayer.add_answer(a, b, choice)
         outcome = replayer.result()
     return SortRun(outcome, answers)
+
+
+def complete_session(rating_session: RatingSession, rater: SimulatedRater) -> int:
+    """Let ``rater`` finish a stored :class:`~slicereview.core.ranking.session.RatingSession`
+    (sort, exhaustive or classify) in one transaction; returns the number of answers given.
+
+    Used by the demo to store simulated raters' sessions (name their raters as simulated).
+    """
+    from slicereview.core.ranking.session import Comparison, GradeRequest
+
+    given = 0
+    with rating_session.project.transaction():
+        while True:
+            now = rating_session.current()
+            if isinstance(now, Comparison):
+                rating_session.answer(rater.answer(now.left, now.right),
+                                      rater.active_ms(now.left, now.right))
+            elif isinstance(now, GradeRequest):
+                rating_session.grade(rater.grade(now.image_id, len(now.labels)),
+                                     rater.active_ms(now.image_id, now.image_id))
+            else:
+                return given
+            given += 1
 
 
 def ranking_scores(ranking: Ranking, items: Sequence[Item]) -> dict[Item, float]:

@@ -1,0 +1,77 @@
+"""``slicereview ranking`` and ``slicereview reliability`` on a project with simulated raters."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from slicereview.cli import main
+from slicereview.core.ranking.session import RatingSession
+from slicereview.core.ranking.simulate import SimulatedRater, complete_session
+from slicereview.core.store import Project
+from slicereview.core.store.images import NewImage
+
+
+@pytest.fixture
+def project_path(tmp_path):
+    path = tmp_path / "p.srproj"
+    f = tmp_path / "img.png"
+    f.write_bytes(b"x")
+    with Project.create(path) as p:
+        ids = [p.add_source(f, f"{i:064x}", "png", [NewImage(4, 4)])[0] for i in range(16)]
+        set_id = p.create_image_set("set", ids)
+        truth = {i: float(k % 4) for k, i in enumerate(ids)}
+        for name, kind, noise in (("sim-a", "sort", 0.3), ("sim-b", "sort", 0.6),
+                                  ("sim-c", "classify", 0.3), ("sim-d", "exhaustive", 0.3)):
+            rater = p.add_rater(name, simulated=True)
+            sid = p.create_session(kind, rater, set_id, f"{name} {kind}", seed=rater)
+            complete_session(RatingSession(p, sid), SimulatedRater(truth, noise, 0.2, seed=rater))
+        p.create_session("sort", p.add_rater("late"), set_id, "unfinished")
+    return path
+
+
+def test_ranking_csv(project_path, tmp_path, capsys):
+    out = tmp_path / "r.csv"
+    assert main(["ranking", str(project_path), "sim-a sort", "--csv", str(out)]) == 0
+    assert "16 images written" in capsys.readouterr().out
+    with open(out, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == ["image_id", "case_id", "file", "rank", "tier", "score", "rater",
+                             "session", "answers", "active_time_s"]
+    assert len(rows) == 16 and rows[0]["rank"] == "1" and rows[0]["tier"] == "1"
+    assert {r["rater"] for r in rows} == {"sim-a"} and rows[0]["session"] == "sim-a sort"
+    with Project.open(project_path) as p:
+        sid = p.find_session("sim-a sort").id
+        answers = p.answers(sid)
+    assert int(rows[0]["answers"]) == len(answers)
+    assert float(rows[0]["active_time_s"]) == pytest.approx(sum(a.active_ms for a in answers)
+                                                            / 1000)
+    ranks = [int(r["rank"]) for r in rows]
+    assert ranks == sorted(ranks) and rows[0]["file"].endswith("img.png")
+    # By id, printed as a table.
+    assert main(["ranking", str(project_path), str(sid)]) == 0
+    assert "finished" in capsys.readouterr().out
+
+
+def test_ranking_of_unfinished_session_and_errors(project_path, capsys):
+    assert main(["ranking", str(project_path), "unfinished"]) == 0
+    assert "NOT finished" in capsys.readouterr().out
+    assert main(["ranking", str(project_path), "no such session"]) == 2
+    assert "no session with id or name" in capsys.readouterr().err
+
+
+def test_reliability(project_path, tmp_path, capsys):
+    js = tmp_path / "rel.json"
+    assert main(["reliability", str(project_path), "sim-a sort", "sim-b sort", "sim-c classify",
+                 "sim-d exhaustive", "--json", str(js), "--randomisations", "20"]) == 0
+    text = capsys.readouterr().out
+    assert "ICC(2,k)" in text and "top-N intersection" in text
+    report = json.loads(js.read_text())
+    assert report["n_images"] == 16 and report["randomisations"] == 20
+    assert len(report["pairs"]) == 6
+    for pair in report["pairs"]:
+        assert 0.3 < pair["spearman"] <= 1 and 0 < pair["kendall_tau_b"] <= 1
+    assert main(["reliability", str(project_path), "sim-a sort", "unfinished"]) == 2
+    assert "not finished" in capsys.readouterr().err
