@@ -26,15 +26,13 @@ from slicereview.core.agreement.consensus import (
     shape_consensus,
     shape_iou,
 )
-from slicereview.core.agreement.icc import (
+from slicereview.core.agreement.g_study import (
     Generalizability,
-    ICCForm,
-    ICCResult,
     generalizability,
     icc21_from_mean_squares,
-    intraclass_correlation,
     raters_needed,
 )
+from slicereview.core.agreement.icc import ICCForm, ICCResult, intraclass_correlation
 from slicereview.core.agreement.labelstudio import (
     PrecisionRecall,
     agreement_matrix,
@@ -52,6 +50,7 @@ from slicereview.core.agreement.segmentation import (
     LevelAgreement,
     SegmentationAgreement,
     box_alphas,
+    level_agreement,
     mask_alpha,
     segmentation_agreement,
 )
@@ -84,6 +83,7 @@ __all__ = [
     "iou_threshold_agreement",
     "krippendorff_alpha",
     "label_consensus",
+    "level_agreement",
     "mask_alpha",
     "match_regions",
     "pair_shapes",

@@ -291,6 +291,30 @@ def _level(n1: np.ndarray, roi_pixels: tuple[int, ...], connectivity: int) -> Le
     )
 
 
+def level_agreement(masks: ArrayLike, connectivity: int = 2) -> LevelAgreement:
+    """Image α, boxes, band counts and Wbbox of plain binary masks (one ROI definition).
+
+    Parameters
+    ----------
+    masks : array_like of bool, shape (R, H, W)
+        One mask per annotator (non-zero = ROI).
+    connectivity : {1, 2}
+        Component connectivity for the boxes (default 8-connected).
+
+    Examples
+    --------
+    >>> m = np.zeros((2, 8, 8), bool)
+    >>> m[:, 1:3, 1:3] = True
+    >>> m[0, 5:7, 5:7] = True
+    >>> r = level_agreement(m)
+    >>> r.n_boxes, r.band_counts["high"], r.wbbox, r.roi_pixels
+    (2, 1, 7.0, (8, 4))
+    """
+    arr = _stack(masks)
+    roi = tuple(int(np.count_nonzero(m)) for m in arr)
+    return _level(_counts(arr), roi, connectivity)
+
+
 def segmentation_agreement(labels: ArrayLike, connectivity: int = 2) -> SegmentationAgreement:
     """Strict and relaxed image- and box-level agreement of certain/uncertain label images.
 
