@@ -293,33 +293,34 @@ class MainWindow(QMainWindow):
         dialog.setWindowTitle("Import images")
         dialog.setMinimumDuration(300)
         dialog.canceled.connect(worker.cancel)
-
-        def on_progress(done: int, total: int, what: str) -> None:
-            dialog.setMaximum(total)
-            dialog.setValue(done)
-            dialog.setLabelText(f"Importing {Path(what).name}…")
-
-        def on_done(report) -> None:
-            dialog.reset()
-            self._import_worker = None
-            self.session.images_changed.emit()
-            self.statusBar().showMessage(report.summary(), 10000)
-            details = report.details()
-            if details:
-                QMessageBox.information(self, "Import finished",
-                                        "\n".join([report.summary(), "", *details]))
-
-        def on_failed(message: str) -> None:
-            dialog.reset()
-            self._import_worker = None
-            QMessageBox.critical(self, "Import failed", message)
-
-        worker.progress.connect(on_progress)
-        worker.finished.connect(on_done)
-        worker.failed.connect(on_failed)
+        self._import_dialog = dialog
+        # Bound methods of this window: Qt queues the calls into the GUI thread.
+        worker.progress.connect(self._on_import_progress)
+        worker.finished.connect(self._on_import_done)
+        worker.failed.connect(self._on_import_failed)
         self._import_worker = worker
         self._import_thread = worker.start()
         return worker
+
+    def _on_import_progress(self, done: int, total: int, what: str) -> None:
+        self._import_dialog.setMaximum(total)
+        self._import_dialog.setValue(done)
+        self._import_dialog.setLabelText(f"Importing {Path(what).name}…")
+
+    def _on_import_done(self, report: object) -> None:
+        self._import_dialog.reset()
+        self._import_worker = None
+        self.session.images_changed.emit()
+        self.statusBar().showMessage(report.summary(), 10000)
+        details = report.details()
+        if details:
+            QMessageBox.information(self, "Import finished",
+                                    "\n".join([report.summary(), "", *details]))
+
+    def _on_import_failed(self, message: str) -> None:
+        self._import_dialog.reset()
+        self._import_worker = None
+        QMessageBox.critical(self, "Import failed", message)
 
     def on_relink(self) -> None:
         if self.session.project is None:
