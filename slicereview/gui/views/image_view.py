@@ -5,10 +5,13 @@ Mouse: wheel zooms about the cursor, left-drag pans, right-drag sets window/leve
 A histogram/levels control beside the image shows the same window. Keys are in
 :mod:`slicereview.gui.actions`.
 
-Speed: the image is handed to pyqtgraph once per image in a fast dtype (``uint8``/``uint16``;
-signed data is shifted to ``uint16``, see :func:`fast_display_copy`), levels are set explicitly
-and never auto-computed, and a window/level change only changes the levels (pyqtgraph folds
-them into one lookup table), so a drag never converts the pixel array.
+Speed: the image is handed to pyqtgraph in a fast dtype (``uint8``/``uint16``; signed data is
+shifted to ``uint16``, see :func:`fast_display_copy`), levels are set explicitly and never
+auto-computed, and a window/level change only changes the levels (pyqtgraph folds them into one
+lookup table), so a drag never converts the pixel array. When zoomed out, the view shows a
+block-mean reduced copy (a small pyramid: 1/2, 1/4, 1/8, built once per image on demand) drawn
+over the full-resolution rectangle, so a redraw touches about as many pixels as the screen
+has instead of all 13 M of a mammogram; coordinates stay those of the full image.
 """
 
 from __future__ import annotations
@@ -45,6 +48,21 @@ class Window:
     @property
     def levels(self) -> tuple[float, float]:
         return self.center - self.width / 2.0, self.center + self.width / 2.0
+
+
+def block_mean(data: np.ndarray, factor: int) -> np.ndarray:
+    """``(H // f, W // f)`` block means of ``(H, W)`` (or ``(H, W, 3)``) data, same dtype.
+
+    The last rows/columns that do not fill a block are dropped; callers draw the result over
+    ``factor`` times its size, so the picture is at most ``factor - 1`` pixels short.
+    """
+    h, w = (data.shape[0] // factor) * factor, (data.shape[1] // factor) * factor
+    cropped = data[:h, :w]
+    shape = (h // factor, factor, w // factor, factor) + data.shape[2:]
+    reduced = cropped.reshape(shape).mean(axis=(1, 3), dtype=np.float32)
+    if np.issubdtype(data.dtype, np.integer):
+        reduced = np.rint(reduced)
+    return reduced.astype(data.dtype)
 
 
 def fast_display_copy(data: np.ndarray) -> tuple[np.ndarray, float]:
@@ -119,8 +137,10 @@ class ImageView(QWidget):
         self.viewbox = _ViewBox(self)
         self.graphics.addItem(self.viewbox)
         self.image_item = pg.ImageItem(axisOrder="row-major")
-        self.image_item.setAutoDownsample(True)
         self.viewbox.addItem(self.image_item)
+        self._pyramid: dict[int, np.ndarray] = {}
+        self._level = 1
+        self.viewbox.sigRangeChanged.connect(self._update_level)
         self.histogram = pg.HistogramLUTWidget(image=self.image_item)
         self.histogram.setMinimumWidth(110)
         self.histogram.setVisible(show_histogram)
@@ -176,8 +196,11 @@ class ImageView(QWidget):
         self._display = display
         data, self._offset = fast_display_copy(np.asarray(display.data))
         self._data = data
+        self._pyramid = {1: data}
+        self._level = 1
         keep_window = keep_view and self._window.width > 0
         self.image_item.setImage(data, autoLevels=False)
+        self.image_item.setRect(0, 0, data.shape[1], data.shape[0])
         self._fill_presets(display)
         if not keep_window:
             first = display.presets[0] if display.presets else display.auto_window()
@@ -188,10 +211,31 @@ class ImageView(QWidget):
         self._apply_lut()
         if not keep_view:
             self.fit()
+        self._update_level()
+
+    def _update_level(self, *_args: object) -> None:
+        """Show the pyramid level that has about one image pixel per screen pixel."""
+        if self._data is None:
+            return
+        px = self.viewbox.viewPixelSize()
+        image_per_screen = max(px[0], px[1]) if px else 1.0
+        level = 1
+        while level < 8 and image_per_screen >= 2 * level:
+            level *= 2
+        if level == self._level:
+            return
+        if level not in self._pyramid:
+            self._pyramid[level] = block_mean(self._data, level)
+        self._level = level
+        levels = self.image_item.getLevels()
+        self.image_item.setImage(self._pyramid[level], autoLevels=False, levels=levels)
+        h, w = self._pyramid[level].shape[:2]
+        self.image_item.setRect(0, 0, w * level, h * level)
 
     def clear(self) -> None:
         self._display = None
         self._data = None
+        self._pyramid = {}
         self.image_item.clear()
         self.preset_box.clear()
         self.window_label.clear()
