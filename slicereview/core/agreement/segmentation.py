@@ -225,26 +225,61 @@ def _structure(connectivity: int) -> np.ndarray:
     return ndimage.generate_binary_structure(2, connectivity)
 
 
-def _boxes_from_counts(n1: np.ndarray, raters: int, connectivity: int) -> tuple[BoxAlpha, ...]:
-    """Boxes of the union ``n1 > 0`` with α from the count image inside each box."""
+def _box(n1: np.ndarray, slices: tuple[slice, slice], raters: int, pixels: int) -> BoxAlpha:
+    rows, cols = slices
+    inside = n1[slices]
+    alpha = (
+        _alpha_from_histogram(_count_histogram(inside, raters)) if raters >= 2 else float("nan")
+    )
+    return BoxAlpha(box=(rows.start, cols.start, rows.stop, cols.stop), area=int(inside.size),
+                    alpha=alpha, pixels=pixels)
+
+
+def _components(n1: np.ndarray, connectivity: int) -> tuple[np.ndarray, list]:
+    """Component labels of the union ``n1 > 0`` and each component's bounding slices."""
     labels, n_components = ndimage.label(n1 > 0, structure=_structure(connectivity))
-    if n_components == 0:
-        return ()
-    out = []
-    for index, slices in enumerate(ndimage.find_objects(labels), start=1):
-        rows, cols = slices
-        inside = n1[slices]
-        alpha = (
-            _alpha_from_histogram(_count_histogram(inside, raters))
-            if raters >= 2 else float("nan")
-        )
-        out.append(BoxAlpha(
-            box=(rows.start, cols.start, rows.stop, cols.stop),
-            area=int(inside.size),
-            alpha=alpha,
-            pixels=int(np.count_nonzero(labels[slices] == index)),
-        ))
-    return tuple(out)
+    return labels, (ndimage.find_objects(labels) if n_components else [])
+
+
+def _boxes_from_counts(
+    n1: np.ndarray, raters: int, connectivity: int,
+    components: tuple[np.ndarray, list] | None = None,
+) -> tuple[BoxAlpha, ...]:
+    """Boxes of the union ``n1 > 0`` with α from the count image inside each box."""
+    labels, slices = components if components is not None else _components(n1, connectivity)
+    return tuple(
+        _box(n1, box, raters, int(np.count_nonzero(labels[box] == index)))
+        for index, box in enumerate(slices, start=1)
+    )
+
+
+def _nested_boxes(
+    n1: np.ndarray, raters: int, connectivity: int, outer: tuple[np.ndarray, list]
+) -> tuple[BoxAlpha, ...]:
+    """Boxes of ``n1 > 0`` when that union lies inside the union labelled in ``outer``.
+
+    Strict ROI ⊂ relaxed ROI, so every strict component lies in one relaxed component: label
+    only inside the relaxed boxes instead of the whole image again. Boxes are sorted by the
+    raster position of each component's first pixel, the order ``ndimage.label`` gives.
+    """
+    outer_labels, outer_slices = outer
+    structure = _structure(connectivity)
+    found = []
+    for index, (rows, cols) in enumerate(outer_slices, start=1):
+        inner = (n1[rows, cols] > 0) & (outer_labels[rows, cols] == index)
+        labels, count = ndimage.label(inner, structure=structure)
+        if not count:
+            continue
+        for j, (r, c) in enumerate(ndimage.find_objects(labels), start=1):
+            component = labels[r, c] == j
+            first = int(np.argmax(component))
+            width = component.shape[1]
+            top = (rows.start + r.start + first // width, cols.start + c.start + first % width)
+            box = (slice(rows.start + r.start, rows.start + r.stop),
+                   slice(cols.start + c.start, cols.start + c.stop))
+            found.append((top, _box(n1, box, raters, int(np.count_nonzero(component)))))
+    found.sort(key=lambda item: item[0])
+    return tuple(b for _, b in found)
 
 
 def box_alphas(masks: ArrayLike, connectivity: int = 2) -> list[BoxAlpha]:
@@ -275,9 +310,9 @@ def box_alphas(masks: ArrayLike, connectivity: int = 2) -> list[BoxAlpha]:
     return list(_boxes_from_counts(_counts(arr), arr.shape[0], connectivity))
 
 
-def _level(n1: np.ndarray, roi_pixels: tuple[int, ...], connectivity: int) -> LevelAgreement:
+def _level(n1: np.ndarray, roi_pixels: tuple[int, ...],
+           boxes: tuple[BoxAlpha, ...]) -> LevelAgreement:
     raters = len(roi_pixels)
-    boxes = _boxes_from_counts(n1, raters, connectivity)
     counts = dict.fromkeys(BANDS, 0)
     for b in boxes:
         if b.band in counts:
@@ -312,7 +347,8 @@ def level_agreement(masks: ArrayLike, connectivity: int = 2) -> LevelAgreement:
     """
     arr = _stack(masks)
     roi = tuple(int(np.count_nonzero(m)) for m in arr)
-    return _level(_counts(arr), roi, connectivity)
+    n1 = _counts(arr)
+    return _level(n1, roi, _boxes_from_counts(n1, arr.shape[0], connectivity))
 
 
 def segmentation_agreement(labels: ArrayLike, connectivity: int = 2) -> SegmentationAgreement:
@@ -354,8 +390,14 @@ def segmentation_agreement(labels: ArrayLike, connectivity: int = 2) -> Segmenta
     marked = arr != 0
     strict_px = tuple(int(np.count_nonzero(c)) for c in certain)
     relaxed_px = tuple(int(np.count_nonzero(m)) for m in marked)
-    strict = _level(_counts(certain), strict_px, connectivity)
-    relaxed = _level(_counts(marked), relaxed_px, connectivity)
+    raters = arr.shape[0]
+    n1_relaxed = _counts(marked)
+    n1_strict = _counts(certain)
+    components = _components(n1_relaxed, connectivity)
+    relaxed = _level(n1_relaxed, relaxed_px,
+                     _boxes_from_counts(n1_relaxed, raters, connectivity, components))
+    strict = _level(n1_strict, strict_px,
+                    _nested_boxes(n1_strict, raters, connectivity, components))
     uncertain = sum(relaxed_px) - sum(strict_px)
     areas = np.asarray(relaxed_px, dtype=float)
     return SegmentationAgreement(

@@ -221,3 +221,18 @@ def test_dice_iou_against_sklearn_and_conventions():
     assert dice(empty, full) == 0.0 and iou(empty, full) == 0.0
     with pytest.raises(ValueError, match="shape"):
         dice(empty, np.zeros((3, 4), bool))
+
+
+labels_strategy = st.integers(2, 4).flatmap(
+    lambda r: arrays(np.uint8, st.tuples(st.just(r), st.integers(1, 12), st.integers(1, 12)),
+                     elements=st.integers(0, 2))
+)
+
+
+@given(labels=labels_strategy, connectivity=st.sampled_from([1, 2]))
+def test_segmentation_levels_equal_plain_box_alphas(labels, connectivity):
+    """Strict boxes are found inside the relaxed components; they must equal a full labelling."""
+    result = segmentation_agreement(labels, connectivity=connectivity)
+    for level, masks in ((result.strict, labels == 1), (result.relaxed, labels > 0)):
+        assert list(level.boxes) == box_alphas(masks, connectivity=connectivity)
+        assert level.alpha == pytest.approx(mask_alpha(masks), nan_ok=True)
