@@ -96,15 +96,18 @@ class SimulatedRater:
 
 
 def distinct_truth(n: int, seed: int = 0) -> dict[int, float]:
-    """Items ``0..n-1`` with distinct true values in a seeded random order."""
+    """Items ``0..n-1`` (keys in that order) with distinct true values ``0..n-1`` assigned in
+    a seeded random order."""
     order = sorted(range(n), key=lambda i: _uniform("truth", seed, i))
-    return {item: float(rank) for rank, item in enumerate(order)}
+    rank = {item: r for r, item in enumerate(order)}
+    return {item: float(rank[item]) for item in range(n)}
 
 
 def level_truth(n: int, levels: int, seed: int = 0) -> dict[int, float]:
     """Items ``0..n-1`` spread evenly over ``levels`` tied values, in a seeded random order."""
     order = sorted(range(n), key=lambda i: _uniform("truth", seed, i))
-    return {item: float(rank * levels // n) for rank, item in enumerate(order)}
+    rank = {item: r for r, item in enumerate(order)}
+    return {item: float(rank[item] * levels // n) for item in range(n)}
 
 
 @dataclass(frozen=True)
@@ -166,3 +169,29 @@ def ranking_scores(ranking: Ranking, items: Sequence[Item]) -> dict[Item, float]
     scores = {item: -float(t) for t, tier in enumerate(ranking.tiers) for item in tier}
     bottom = -float(len(ranking.tiers))
     return {item: scores.get(item, bottom) for item in items}
+
+
+def kendall_to_truth(ranking: Ranking, truth: Mapping[Item, float]) -> float:
+    """Kendall τ-b between the true values and a ranking's tiers (unranked items last)."""
+    from scipy.stats import kendalltau
+
+    items = list(truth)
+    scores = ranking_scores(ranking, items)
+    return float(kendalltau([truth[i] for i in items], [scores[i] for i in items])[0])
+
+
+def question_counts(
+    algorithm: str, n: int, orders: int, levels: int | None = None, k: int | None = None,
+    noise: float = 0.0, same_within: float = 0.0, first_seed: int = 0,
+) -> tuple[list[int], list[float]]:
+    """Questions and Kendall τ-b to the truth over ``orders`` random orders (seeds
+    ``first_seed ...``): distinct values, or ``levels`` tied levels; a perfect rater unless
+    ``noise``/``same_within`` are given. Used by the benchmark and ``ranking_table.py``."""
+    questions, taus = [], []
+    for seed in range(first_seed, first_seed + orders):
+        truth = distinct_truth(n, seed) if levels is None else level_truth(n, levels, seed)
+        rater = SimulatedRater(truth, noise, same_within, seed=seed)
+        run = run_sort(list(truth), rater, algorithm, k)
+        questions.append(run.questions)
+        taus.append(kendall_to_truth(run.ranking, truth))
+    return questions, taus
