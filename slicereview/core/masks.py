@@ -84,8 +84,9 @@ def _fill_box(v: np.ndarray, h: int, w: int) -> tuple[int, int, np.ndarray] | No
     x1, y1 = np.roll(x0, -1), np.roll(y0, -1)
     # Rows whose centre y = r + 0.5 satisfies (y0 > y) != (y1 > y), i.e. ylo <= y < yhi.
     ylo, yhi = np.minimum(y0, y1), np.maximum(y0, y1)
-    r_first = np.maximum(np.ceil(ylo - 0.5), 0).astype(np.int64)
-    r_stop = np.minimum(np.ceil(yhi - 0.5), h).astype(np.int64)
+    # Clip as floats before the cast: far-away vertices (1e300) must not overflow int64.
+    r_first = np.clip(np.ceil(ylo - 0.5), 0, h).astype(np.int64)
+    r_stop = np.clip(np.ceil(yhi - 0.5), 0, h).astype(np.int64)
     n = np.maximum(r_stop - r_first, 0)
     total = int(n.sum())
     if total == 0:

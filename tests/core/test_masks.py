@@ -117,6 +117,12 @@ def test_polygon_outside_or_degenerate_covers_nothing():
     assert rasterize([Polygon(box(0, 0, 1, 1))], (0, 0)).shape == (0, 0)
 
 
+def test_far_away_vertices_do_not_overflow():
+    v = np.array([[1.5, 1.5], [1e300, 1.5], [1e300, 1e300], [1.5, -1e300]])
+    np.testing.assert_array_equal(polygon_mask(v, (6, 7)), reference(v, (6, 7)))
+    assert polygon_mask(v, (6, 7)).sum() > 0
+
+
 def test_polygon_mask_ors_into_out():
     out = polygon_mask(box(0, 0, 1, 1), (3, 3))
     same = polygon_mask(box(2, 2, 3, 3), (3, 3), out=out)
