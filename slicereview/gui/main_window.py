@@ -343,35 +343,55 @@ class MainWindow(QMainWindow):
         self.close()
 
     # -- view actions ----------------------------------------------------------------------
+    def active_views(self) -> list[ImageView]:
+        """The image views the View menu acts on: those of the current job page.
+
+        A job page may define ``image_views() -> list[ImageView]`` (the rating page returns both
+        sides of its comparison, the annotation page its drawing view); otherwise the viewer.
+        """
+        page = self.jobs.currentWidget()
+        views = getattr(page, "image_views", None)
+        return list(views()) if callable(views) else [self.viewer]
+
     def on_fit(self) -> None:
-        self.viewer.fit()
+        for view in self.active_views():
+            view.fit()
 
     def on_actual_size(self) -> None:
-        self.viewer.actual_size()
+        for view in self.active_views():
+            view.actual_size()
 
     def on_zoom_in(self) -> None:
-        self.viewer.zoom(0.8)
+        for view in self.active_views():
+            view.zoom(0.8)
 
     def on_zoom_out(self) -> None:
-        self.viewer.zoom(1.25)
+        for view in self.active_views():
+            view.zoom(1.25)
 
     def on_invert(self) -> None:
-        self.viewer.set_inverted(not self.viewer.invert_box.isChecked())
+        for view in self.active_views():
+            view.set_inverted(not view.invert_box.isChecked())
 
     def on_auto_window(self) -> None:
-        self.viewer.auto_window()
+        for view in self.active_views():
+            view.auto_window()
 
     def on_brighter(self) -> None:
-        self.viewer.adjust(brightness=+1)
+        for view in self.active_views():
+            view.adjust(brightness=+1)
 
     def on_darker(self) -> None:
-        self.viewer.adjust(brightness=-1)
+        for view in self.active_views():
+            view.adjust(brightness=-1)
 
     def on_more_contrast(self) -> None:
-        self.viewer.adjust(contrast=+1)
+        for view in self.active_views():
+            view.adjust(contrast=+1)
 
     def on_less_contrast(self) -> None:
-        self.viewer.adjust(contrast=-1)
+        for view in self.active_views():
+            view.adjust(contrast=-1)
 
     def on_next_image(self) -> None:
         self.browser.step(+1)
