@@ -21,22 +21,22 @@ Only images present in every session are compared. Degenerate cases: fewer than 
 ``ValueError``; fewer than 3 common images gives NaN correlations and ICC; a constant ranking
 gives NaN Pearson (no variance).
 
-Note: correlations come from scipy directly; the agreement work's ``review/rankstats.py`` did not
-exist when this was written.
+Correlations and the top-N intersection of a pair come from
+:mod:`slicereview.core.review.rankstats` (shared with the review reports).
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-from scipy import stats
 
 from slicereview.core.agreement.icc import intraclass_correlation
 from slicereview.core.ranking.replay import Ranking
+from slicereview.core.review.rankstats import rank_correlations, top_n_intersection
 
 #: Answers slower than this are outliers in the time statistics (the paper's threshold).
 OUTLIER_S = 20.0
@@ -132,10 +132,12 @@ def _positions(scores: np.ndarray, rng: np.random.Generator | None) -> np.ndarra
     return pos
 
 
-def _corr(f: Callable, x: np.ndarray, y: np.ndarray) -> float:
-    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return float("nan")
-    return float(f(x, y)[0])
+def _corr(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    """(Pearson, Spearman, Kendall τ-b); NaN below 3 items or for a constant vector."""
+    if len(x) < 3:
+        return (math.nan,) * 3
+    c = rank_correlations(x, y)
+    return c.pearson, c.spearman, c.kendall_tau_b
 
 
 def _icc2k(table: np.ndarray) -> float:
@@ -174,14 +176,11 @@ def reliability(
     icc_all, top_all = 0.0, np.zeros(len(ns))
     for _ in range(rounds):
         pos = np.array([_positions(row, rng) for row in scores])
+        rankings = [list(np.argsort(p)) for p in pos]  # item indices, first = most
         for i, j in pairs:
-            row = [
-                _corr(stats.spearmanr, pos[i], pos[j]),
-                _corr(stats.kendalltau, pos[i], pos[j]),
-                _icc2k(pos[[i, j]].T),
-            ]
-            row += [np.count_nonzero((pos[i] < m) & (pos[j] < m)) for m in ns]
-            acc[(i, j)] += row
+            _, rho, tau = _corr(-pos[i], -pos[j])
+            top = top_n_intersection(rankings[i], rankings[j], ns)
+            acc[(i, j)] += [rho, tau, _icc2k(pos[[i, j]].T)] + [top[m] for m in ns]
         icc_all += _icc2k(pos.T)
         top_all += [np.count_nonzero(np.all(pos < m, axis=0)) for m in ns]
     out_pairs = []
@@ -189,7 +188,7 @@ def reliability(
         mean = acc[(i, j)] / rounds
         out_pairs.append(PairStats(
             sessions[i].session_id, sessions[j].session_id,
-            pearson=_corr(stats.pearsonr, scores[i], scores[j]),
+            pearson=_corr(scores[i], scores[j])[0],
             spearman=float(mean[0]), kendall_tau_b=float(mean[1]), icc2k=float(mean[2]),
             top_n={m: float(v) for m, v in zip(ns, mean[3:], strict=True)},
         ))

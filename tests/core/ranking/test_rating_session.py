@@ -146,3 +146,20 @@ def test_adding_images_replays_and_keeps_the_first_order(tmp_path):
     assert rows[0].session_answers == rs.answer_count
     assert rows[0].score > rows[-1].score
     p.close()
+
+
+def test_top_k_session_rows_and_version_mismatch(tmp_path):
+    p, ids, set_id, rater_id = _project(tmp_path, n=9)
+    truth = {i: float(i) for i in ids}
+    sid = p.create_session("sort", rater_id, set_id, "top", algorithm="top-k",
+                           settings={"k": 3})
+    rs = RatingSession(p, sid)
+    assert not rs.version_mismatch
+    out = _finish(rs, SimulatedRater(truth))
+    assert out.order == [ids[8], ids[7], ids[6]] and len(out.unranked) == 6
+    rows = rs.rows()
+    assert [r.rank for r in rows] == [1, 2, 3] + [None] * 6
+    assert rs.session_scores().scores[ids[0]] == -3.0
+    p.conn.execute("UPDATE sessions SET algorithm_version = 99 WHERE id = ?", (sid,))
+    assert RatingSession(p, sid).version_mismatch
+    p.close()
