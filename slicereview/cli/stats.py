@@ -46,14 +46,15 @@ from slicereview.cli._tables import Table, is_missing, read_table
 def register(sub: argparse._SubParsersAction) -> None:
     stats = sub.add_parser(
         "stats", help="agreement statistics from CSV files and mask images",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        description=__doc__.split("\n\n", 1)[1].replace("``", "") if __doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     cmds = stats.add_subparsers(dest="stats_command", metavar="STAT", required=True)
 
     p = _table_command(cmds, "alpha", "Krippendorff's alpha (rows = raters, columns = units)")
     p.add_argument("--level", default="nominal",
-                   choices=("nominal", "ordinal", "interval", "ratio"))
+                   choices=("nominal", "ordinal", "interval", "ratio"),
+                   help="level of measurement (default: nominal)")
     p.add_argument("--units-in-rows", action="store_true",
                    help="rows are units and columns raters")
     p.set_defaults(func=cmd_alpha)
