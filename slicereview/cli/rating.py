@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from slicereview.core.ranking.reliability import format_report, reliability
-from slicereview.core.ranking.session import RatingSession
+from slicereview.core.ranking.session import RankingRow, RatingSession
 from slicereview.core.store import Project
 
 #: Header of ``slicereview ranking --csv`` (``answers`` and ``active_time_s`` are the session's
@@ -53,20 +53,33 @@ def _fmt(x: float | None) -> str:
     return f"{x:.6g}"
 
 
+def ranking_table(rows: list[RankingRow]) -> list[tuple]:
+    """The CSV cells (:data:`CSV_COLUMNS`) of a session's :meth:`RatingSession.rows`."""
+    return [(r.image_id, r.case_id, r.file, "" if r.rank is None else r.rank,
+             "" if r.tier is None else r.tier, _fmt(r.score), r.rater, r.session,
+             r.session_answers, f"{r.session_active_s:.3f}") for r in rows]
+
+
+def write_ranking_csv(path: Path, rows: list[RankingRow]) -> int:
+    """Write ``rows`` as the ``slicereview ranking --csv`` file (also used by the GUI's
+    export); returns the number of images written."""
+    table = ranking_table(rows)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(CSV_COLUMNS)
+        writer.writerows(table)
+    return len(table)
+
+
 def cmd_ranking(args: argparse.Namespace) -> int:
     with _open(args.project) as project:
         rs = RatingSession(project, project.find_session(args.session).id)
         rows = rs.rows()
         done = rs.done
-    table = [(r.image_id, r.case_id, r.file, "" if r.rank is None else r.rank,
-              "" if r.tier is None else r.tier, _fmt(r.score), r.rater, r.session,
-              r.session_answers, f"{r.session_active_s:.3f}") for r in rows]
+    table = ranking_table(rows)
     state = "finished" if done else "NOT finished (ranking so far)"
     if args.csv:
-        with open(args.csv, "w", newline="", encoding="utf-8") as f:
-            writer = csv.writer(f)
-            writer.writerow(CSV_COLUMNS)
-            writer.writerows(table)
+        write_ranking_csv(args.csv, rows)
         print(f"{len(table)} images written to {args.csv}; session {state}")
         return 0
     print(f"session {rs.session.id} {rs.session.name!r} ({rs.kind}), {rs.answer_count} "
