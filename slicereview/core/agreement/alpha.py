@@ -9,9 +9,11 @@ Conventions (the same everywhere in slicereview, see DESIGN.md §6):
 * no observed disagreement (D_o = 0) → α = 1.0, even when every value is the same (D_e = 0);
 * fewer than two pairable values → α = NaN.
 
-The nominal and interval levels use closed forms that never build the value-by-value coincidence
-matrix, so they work for any number of distinct values; ordinal and ratio build the
-``(V, V)`` coincidence matrix of the ``V`` distinct pairable values.
+No level builds the value-by-value coincidence matrix, so any number of distinct values works:
+nominal and interval use closed forms over per-unit sums, ordinal is interval on the mid-ranks
+of the values (its difference function is a difference of mid-ranks), and ratio sums its
+difference function over the value pairs within units and, in blocks, over the distinct values
+(O(V²) time for V distinct values: about a second at V = 10 000).
 """
 
 from __future__ import annotations
@@ -122,6 +124,13 @@ def krippendorff_alpha(reliability_data: ArrayLike, level: Level = "nominal") ->
     weight = np.zeros(m_u.size)
     np.divide(1.0, m_u - 1, out=weight, where=m_u >= 2)
 
+    if level == "ordinal":
+        # δ_ck = Σ_{g=c..k} n_g − (n_c + n_k)/2 = z_k − z_c with z_c = Σ_{g≤c} n_g − n_c/2, the
+        # mid-rank of value c among the pairable values: ordinal α is interval α on mid-ranks.
+        _, codes, counts = np.unique(values, return_inverse=True, return_counts=True)
+        values = (np.cumsum(counts) - counts / 2.0)[codes]
+        level = "interval"
+
     if level == "interval":
         # Σ_{i≠j in u} (v_i − v_j)² = 2 (m Σv² − (Σv)²): no coincidence matrix needed.
         centred = values - values.mean()  # shift for numerical stability; δ² is shift-free
@@ -131,62 +140,39 @@ def krippendorff_alpha(reliability_data: ArrayLike, level: Level = "nominal") ->
         expected = 2.0 * (n * float(np.sum(centred**2)) - float(np.sum(centred)) ** 2)
         return _finish(max(observed, 0.0), expected, n)
 
-    distinct, codes = np.unique(values, return_inverse=True)
-    n_values = distinct.size
-    counts_per_value = np.bincount(codes, minlength=n_values).astype(float)
-    # n_uc: how often unit u holds value c (sparse: only (unit, value) pairs that occur).
-    key = units.astype(np.int64) * n_values + codes
-    pair_keys, n_uc = np.unique(key, return_counts=True)
-    pair_unit = pair_keys // n_values
-    pair_code = pair_keys % n_values
-
     if level == "nominal":
         # Σ_{c≠k} o_ck = Σ_u (m_u² − Σ_c n_uc²) / (m_u − 1); Σ_{c≠k} n_c n_k = n² − Σ n_c².
+        _, codes, counts = np.unique(values, return_inverse=True, return_counts=True)
+        pair_keys, n_uc = np.unique(units.astype(np.int64) * counts.size + codes,
+                                    return_counts=True)
+        pair_unit = pair_keys // counts.size  # n_uc: how often unit u holds value c
         same = np.bincount(pair_unit, weights=n_uc.astype(float) ** 2, minlength=m_u.size)
         observed = float(np.sum(weight * (m_u.astype(float) ** 2 - same)))
-        expected = float(n) ** 2 - float(np.sum(counts_per_value**2))
+        expected = float(n) ** 2 - float(np.sum(counts.astype(float) ** 2))
         return _finish(observed, expected, n)
 
-    coincidence = _coincidence(pair_unit, pair_code, n_uc, weight, n_values)
-    delta2 = _delta2(level, distinct, counts_per_value)
-    observed = float(np.sum(coincidence * delta2))
-    expected = float(counts_per_value @ delta2 @ counts_per_value)
+    # ratio: δ² = ((c − k) / (c + k))² has no closed form; sum it over the pairs of values
+    # within each unit (Σ m_u² pairs) and over the distinct-value pairs in blocks.
+    sizes = np.diff(np.r_[first, n])
+    group = np.repeat(np.arange(first.size), sizes)  # group of each value
+    reps = sizes[group]  # each value pairs with every value of its unit
+    left = np.repeat(np.arange(n), reps)
+    offset = np.arange(left.size) - np.repeat(np.cumsum(reps) - reps, reps)
+    right = first[group][left] + offset
+    observed = float(np.sum(_ratio_delta2(values[left], values[right]) * weight[units[left]]))
+    distinct, counts = np.unique(values, return_counts=True)
+    counts = counts.astype(float)
+    expected = 0.0
+    for lo in range(0, distinct.size, 1024):
+        block = _ratio_delta2(distinct[lo:lo + 1024, None], distinct[None, :])
+        expected += float(counts[lo:lo + 1024] @ block @ counts)
     return _finish(observed, expected, n)
 
 
-def _coincidence(
-    pair_unit: np.ndarray,
-    pair_code: np.ndarray,
-    n_uc: np.ndarray,
-    weight: np.ndarray,
-    n_values: int,
-) -> np.ndarray:
-    """Coincidence matrix o_ck = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1), shape (V, V)."""
-    from scipy import sparse
-
-    n_units = weight.size
-    counts = sparse.csr_matrix(
-        (n_uc.astype(float), (pair_unit, pair_code)), shape=(n_units, n_values)
-    )
-    weighted = sparse.diags(weight) @ counts
-    coincidence = np.asarray((counts.T @ weighted).todense())
-    coincidence[np.diag_indices(n_values)] -= np.asarray(weighted.sum(axis=0)).ravel()
-    return coincidence
-
-
-def _delta2(level: str, distinct: np.ndarray, n_c: np.ndarray) -> np.ndarray:
-    """Difference function δ²_ck for the distinct values (sorted ascending)."""
-    if level == "ordinal":
-        # δ²_ck = (Σ_{g=c..k} n_g − (n_c + n_k)/2)²: cumulative counts between the two ranks.
-        cumulative = np.concatenate(([0.0], np.cumsum(n_c)))
-        c = np.arange(n_c.size)
-        lo = np.minimum.outer(c, c)
-        hi = np.maximum.outer(c, c)
-        between = cumulative[hi + 1] - cumulative[lo]
-        return (between - (n_c[:, None] + n_c[None, :]) / 2.0) ** 2
-    # ratio: ((c − k) / (c + k))², 0 when both are 0.
-    diff = np.subtract.outer(distinct, distinct)
-    total = np.add.outer(distinct, distinct)
-    out = np.zeros_like(diff)
+def _ratio_delta2(c: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Ratio difference ((c − k) / (c + k))², 0 when both are 0 (broadcasting)."""
+    diff = c - k
+    total = c + k
+    out = np.zeros(np.broadcast(diff, total).shape)
     np.divide(diff, total, out=out, where=total != 0)
     return out**2

@@ -84,8 +84,8 @@ def test_continuous_interval_data_against_package():
     truth = rng.normal(size=200)
     data = truth + rng.normal(scale=0.5, size=(4, 200))
     data[rng.random(data.shape) < 0.2] = np.nan
-    for level in ("interval", "ratio"):
-        values = data if level == "interval" else np.abs(data)
+    for level in ("ordinal", "interval", "ratio"):
+        values = np.abs(data) if level == "ratio" else data
         assert krippendorff_alpha(values, level) == pytest.approx(_oracle(values, level), rel=1e-9)
 
 
