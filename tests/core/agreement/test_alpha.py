@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from slicereview.core.agreement import band, krippendorff_alpha
 
-CASES = Path(__file__).resolve().parents[4] / "shared" / "reference" / "agreement_cases.json"
+CASES = Path(__file__).resolve().parents[2] / "data" / "agreement_cases.json"
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 

@@ -22,7 +22,7 @@ from slicereview.core.agreement import (
 )
 
 CASES = json.loads(
-    (Path(__file__).resolve().parents[4] / "shared" / "reference" / "agreement_cases.json")
+    (Path(__file__).resolve().parents[2] / "data" / "agreement_cases.json")
     .read_text()
 )["cases"]
 SF = next(c for c in CASES if c["statistic"] == "ICC")

@@ -21,7 +21,7 @@ from slicereview.core.agreement import (
 )
 
 CASES = json.loads(
-    (Path(__file__).resolve().parents[4] / "shared" / "reference" / "agreement_cases.json")
+    (Path(__file__).resolve().parents[2] / "data" / "agreement_cases.json")
     .read_text()
 )["cases"]
 GROUPING = next(c for c in CASES if c["name"] == "label_studio_task_agreement_threshold_grouping")

@@ -24,7 +24,7 @@ from slicereview.core.agreement import (
     segmentation_agreement,
 )
 
-CASES = Path(__file__).resolve().parents[4] / "shared" / "reference" / "agreement_cases.json"
+CASES = Path(__file__).resolve().parents[2] / "data" / "agreement_cases.json"
 
 
 def _case(statistic_start: str) -> dict:

@@ -16,7 +16,7 @@ from slicereview.core.agreement import intraclass_correlation
 from slicereview.core.review import rank_agreement, rank_correlations, top_n_intersection
 
 CASES = json.loads(
-    (Path(__file__).resolve().parents[4] / "shared" / "reference" / "agreement_cases.json")
+    (Path(__file__).resolve().parents[2] / "data" / "agreement_cases.json")
     .read_text()
 )["cases"]
 TIES = next(c for c in CASES if c["name"] == "correlations_with_ties")

@@ -13,7 +13,7 @@ from sklearn.metrics import ndcg_score
 from slicereview.core.review import dcg, ndcg_at_k, precision_at_k, recall_at_k
 
 CASES = json.loads(
-    (Path(__file__).resolve().parents[4] / "shared" / "reference" / "agreement_cases.json")
+    (Path(__file__).resolve().parents[2] / "data" / "agreement_cases.json")
     .read_text()
 )["cases"]
 NDCG = next(c for c in CASES if c["statistic"] == "DCG/NDCG")
