@@ -12,3 +12,14 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, deadline=None, max_examples=60)
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def demo_project(tmp_path_factory) -> Path:  # noqa: F821
+    """The demo project, built once per test run (real mammograms, MRI, simulated raters)."""
+    from slicereview.core.demo import build_demo
+
+    return build_demo(tmp_path_factory.mktemp("demo"))

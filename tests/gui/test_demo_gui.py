@@ -1,0 +1,43 @@
+"""Open the real demo project in the main window and use the viewer on a mammogram."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from slicereview.gui.main_window import MainWindow
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("SLICEREVIEW_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
+
+
+def test_demo_mammogram_window_level_zoom_and_switch(qtbot, demo_project: Path) -> None:
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1300, 850)
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.open_project(demo_project)
+    display = w.viewer.display
+    assert display is not None and display.data.shape[0] > 4000  # a real mammogram
+    assert w.viewer.image_item.image.shape[0] < display.data.shape[0]  # zoomed out: reduced
+    before = w.viewer.window
+    vp = w.viewer.graphics.viewport()
+    start = vp.rect().center()
+    qtbot.mousePress(vp, Qt.MouseButton.RightButton, pos=start)
+    qtbot.mouseMove(vp, start + QPoint(-60, 40))
+    qtbot.mouseRelease(vp, Qt.MouseButton.RightButton, pos=start + QPoint(-60, 40))
+    assert w.viewer.window.width < before.width and w.viewer.window.center > before.center
+    w.on_actual_size()  # 1:1 shows the full-resolution array
+    assert w.viewer.image_item.image.shape == display.data.shape
+    ids = w.browser.image_ids()
+    mri = [i for i in ids if w.session.image(i).is_slice]
+    assert mri, "the demo has MRI volume slices"
+    w.browser.select(mri[0])
+    assert w.viewer.slice_slider.isVisible()
+    w.on_next_slice()
+    assert w.browser.current_id() == mri[1]
