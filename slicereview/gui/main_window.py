@@ -32,6 +32,7 @@ from slicereview.core.store import SUFFIX
 from slicereview.gui import settings as user_settings
 from slicereview.gui.actions import create_actions
 from slicereview.gui.session import ProjectSession
+from slicereview.gui.views.annotate_page import AnnotatePage
 from slicereview.gui.views.browser import ProjectBrowser
 from slicereview.gui.views.image_view import ImageView
 from slicereview.gui.workers import ImportWorker
@@ -97,6 +98,8 @@ class MainWindow(QMainWindow):
         self.jobs = QTabWidget()
         self.jobs.setObjectName("jobs")
         self.jobs.addTab(self.viewer, "View")
+        self.annotate_page = AnnotatePage(self.session)
+        self.add_job_page(self.annotate_page, "Annotate")
         self.start_page = StartPage(self)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start_page)
@@ -105,6 +108,8 @@ class MainWindow(QMainWindow):
 
         self.browser = ProjectBrowser()
         self.browser.image_selected.connect(self.show_image)
+        self.browser.image_selected.connect(self.annotate_page.show_image)
+        self.annotate_page.step_requested.connect(self.browser.step)
         self.browser_dock = QDockWidget("Images", self)
         self.browser_dock.setObjectName("browser_dock")
         self.browser_dock.setWidget(self.browser)

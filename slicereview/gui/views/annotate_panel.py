@@ -1,0 +1,198 @@
+"""Widgets of the annotate page's side panel: who annotates what, status and time, questions,
+navigation and the guidelines dialog. They hold no project state; the page fills them."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoGroup
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QTextBrowser,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from slicereview.core.model import AnnotationStatus, Phase
+from slicereview.gui.views.questions_form import QuestionsForm
+
+STATUS_TEXT = {
+    None: "not started",
+    AnnotationStatus.IN_PROGRESS: "in progress",
+    AnnotationStatus.SUBMITTED: "submitted",
+    AnnotationStatus.NOTHING_TO_ANNOTATE: "nothing to annotate",
+}
+
+
+def format_ms(ms: int) -> str:
+    """``m:ss`` (or ``h:mm:ss``) for a duration in milliseconds.
+
+    >>> format_ms(83_400), format_ms(3_723_000)
+    ('1:23', '1:02:03')
+    """
+    s = int(ms) // 1000
+    h, m, s = s // 3600, s // 60 % 60, s % 60
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+# (name, text, shortcut(s), tooltip); the main window's keys (F 1 + - I A B C, PgUp/PgDown)
+# are not reused here.
+_TOOL_ACTIONS = [
+    ("polygon", "Polygon", "P", "Polygon tool: click vertices; close on the first vertex, "
+     "double-click or Enter; Backspace removes the last vertex; Esc cancels"),
+    ("freehand", "Freehand", "D", "Freehand tool: press and drag an outline"),
+    ("edit", "Edit", "E", "Edit: select, drag vertices or the polygon; Ctrl+click or "
+     "double-click an edge inserts a vertex; Shift+click deletes a vertex"),
+    ("toggle_certainty", "Certain/uncertain", "U", "Toggle the selected polygon certain (red) / "
+     "uncertain (green); with none selected, the colour new polygons get"),
+    ("delete", "Delete", "Delete", "Delete the selected polygon"),
+    ("finish", "Close polygon", ["Return", "Enter"], "Close the polygon being drawn"),
+    ("remove_last", "Remove last vertex", "Backspace", "Remove the last vertex placed"),
+    ("cancel", "Cancel", "Esc", "Cancel the polygon being drawn, or deselect"),
+    ("less_fill", "Fill −", "[", "Less fill opacity"),
+    ("more_fill", "Fill +", "]", "More fill opacity"),
+    ("overlay", "Overlay", "O", "Show or hide the polygons"),
+    ("outline", "Outline only", "Shift+O", "Draw outlines without fill"),
+    ("submit", "Submit", "Ctrl+Return", "Submit this annotation and go to the next image"),
+]
+
+
+
+
+def make_actions(parent: QWidget, undo_group: QUndoGroup) -> dict[str, QAction]:
+    """The page's actions with their shortcuts (active while the page is shown)."""
+    actions: dict[str, QAction] = {}
+    modes = QActionGroup(parent)
+    for name, text, keys, tip in _TOOL_ACTIONS:
+        action = QAction(text, parent)
+        shortcuts = [QKeySequence(k) for k in (keys if isinstance(keys, list) else [keys])]
+        action.setShortcuts(shortcuts)
+        action.setToolTip(f"{tip} ({shortcuts[0].toString()})")
+        action.setObjectName(f"annotate_{name}")
+        if name in ("polygon", "freehand", "edit", "overlay", "outline"):
+            action.setCheckable(True)
+        if name in ("polygon", "freehand", "edit"):
+            modes.addAction(action)
+        parent.addAction(action)
+        actions[name] = action
+    actions["polygon"].setChecked(True)
+    actions["overlay"].setChecked(True)
+    undo = undo_group.createUndoAction(parent, "Undo")
+    undo.setShortcuts([QKeySequence("Ctrl+Z")])
+    redo = undo_group.createRedoAction(parent, "Redo")
+    redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+    for action, tip in ((undo, "Undo (Ctrl+Z)"), (redo, "Redo (Ctrl+Shift+Z)")):
+        action.setToolTip(tip)
+        parent.addAction(action)
+    actions["undo"], actions["redo"] = undo, redo
+    return actions
+
+
+def make_toolbar(actions: dict[str, QAction]) -> QToolBar:
+    toolbar = QToolBar("Annotate")
+    for name in ("polygon", "freehand", "edit", None, "toggle_certainty", "delete", None,
+                 "undo", "redo", None, "less_fill", "more_fill", "overlay", "outline"):
+        if name is None:
+            toolbar.addSeparator()
+        else:
+            toolbar.addAction(actions[name])
+    return toolbar
+
+
+class AnnotatePanel(QWidget):
+    """The right-hand side of the annotate page."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.annotator_box = QComboBox()
+        self.annotator_box.setToolTip("Who is annotating (raters with the annotator role)")
+        self.new_annotator_button = QPushButton("New…")
+        self.new_annotator_button.setToolTip("Add an annotator by name")
+        self.phase_box = QComboBox()
+        self.phase_box.addItems([p.value for p in Phase])
+        self.phase_box.setCurrentText(Phase.FORMAL.value)
+        self.phase_box.setToolTip("Phase: onboarding (with a gold standard), pilot or formal")
+        self.round_box = QSpinBox()
+        self.round_box.setRange(1, 999)
+        self.round_box.setToolTip("Round within the phase")
+        who = QGroupBox("Annotator")
+        form = QFormLayout(who)
+        row = QHBoxLayout()
+        row.addWidget(self.annotator_box, 1)
+        row.addWidget(self.new_annotator_button)
+        form.addRow("Name", row)
+        form.addRow("Phase", self.phase_box)
+        form.addRow("Round", self.round_box)
+
+        self.status_label = QLabel()
+        self.status_label.setWordWrap(True)
+        self.status_label.setTextFormat(Qt.TextFormat.RichText)
+        self.time_label = QLabel()
+        self.time_label.setToolTip("Active annotation time on this image (pauses when the "
+                                   "window is inactive or after a minute without input)")
+        self.progress_label = QLabel()
+        self.message_label = QLabel()
+        self.message_label.setWordWrap(True)
+        self.message_label.setStyleSheet("color: #e0a030")
+        status = QGroupBox("This image")
+        col = QVBoxLayout(status)
+        for w in (self.status_label, self.time_label, self.progress_label, self.message_label):
+            col.addWidget(w)
+
+        self.image_form = QuestionsForm()
+        self.image_group = QGroupBox("Image classification")
+        QVBoxLayout(self.image_group).addWidget(self.image_form)
+        self.polygon_form = QuestionsForm()
+        self.polygon_group = QGroupBox("Selected polygon")
+        QVBoxLayout(self.polygon_group).addWidget(self.polygon_form)
+
+        self.previous_button = QPushButton("◀ Previous")
+        self.previous_button.setToolTip("Previous image (Page Up)")
+        self.next_button = QPushButton("Next ▶")
+        self.next_button.setToolTip("Next image (Page Down)")
+        self.nothing_button = QPushButton("Nothing to annotate")
+        self.nothing_button.setToolTip("This image has nothing to outline (an answer, not a "
+                                       "gap); goes to the next image")
+        self.submit_button = QPushButton("Submit")
+        self.submit_button.setToolTip("This annotation is finished (Ctrl+Return); goes to the "
+                                      "next image. Editing it later reopens it.")
+        self.guidelines_button = QPushButton("Guidelines")
+        self.guidelines_button.setToolTip("Show the current task guidelines")
+        buttons = QGridLayout()
+        buttons.addWidget(self.previous_button, 0, 0)
+        buttons.addWidget(self.next_button, 0, 1)
+        buttons.addWidget(self.nothing_button, 1, 0)
+        buttons.addWidget(self.submit_button, 1, 1)
+        buttons.addWidget(self.guidelines_button, 2, 0, 1, 2)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        for w in (who, status, self.image_group, self.polygon_group):
+            layout.addWidget(w)
+        layout.addLayout(buttons)
+        layout.addStretch(1)
+
+
+class GuidelinesDialog(QDialog):
+    """The newest guideline text (Markdown), non-modal so it can stay open beside the image."""
+
+    def __init__(self, version: int | None, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Guidelines (version {version})" if version else "Guidelines")
+        self.browser = QTextBrowser()
+        self.browser.setMarkdown(text or "This project has no guidelines yet.")
+        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        box.rejected.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.browser)
+        layout.addWidget(box)
+        self.resize(520, 400)
