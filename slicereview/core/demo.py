@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import platformdirs
 
+from slicereview.core.demo_annotations import add_demo_annotations
 from slicereview.core.motion import simulate_motion
 from slicereview.core.ranking.demo_ratings import add_demo_ratings
 from slicereview.core.store import Project, ProjectError, check_file
@@ -154,6 +155,7 @@ def build_demo(folder: str | Path | None = None, progress: Progress | None = Non
             "linear calcified segments). Mark a polygon *uncertain* (green, key U) when you "
             "are not sure it is a calcification. Use window/level (right-drag) to make faint "
             "calcifications visible. Mark an image 'nothing to annotate' if it has none.")
+        add_demo_annotations(project)
         add_demo_ratings(project, MRI_SET, SEVERITY_LABELS)
     report(4, steps, "finishing")
     os.replace(building, path)
