@@ -70,6 +70,9 @@ class DisplayImage:
         Unit of the values for the pixel readout (``"HU"`` for CT, ``""`` when unknown).
     description
         One line for the status bar, e.g. ``"MG 4432×2864 uint16 MONOCHROME2"``.
+    flips
+        ``(flip_rows, flip_cols)``: how a viewer flips its *display* for radiological
+        orientation (see :mod:`.orientation`); pixel coordinates are never changed.
     """
 
     data: np.ndarray
@@ -79,6 +82,7 @@ class DisplayImage:
     spacing_source: str = "fallback 1.0"
     value_unit: str = ""
     description: str = ""
+    flips: tuple[bool, bool] = (False, False)
 
     def __post_init__(self) -> None:
         data = np.asarray(self.data)

@@ -21,6 +21,7 @@ import numpy as np
 
 from slicereview.core.imaging.display import DisplayImage
 from slicereview.core.imaging.errors import UnreadableImageError
+from slicereview.core.imaging.orientation import display_flips
 from slicereview.core.store.images import NewImage
 
 #: How many volumes the slice cache keeps, and their total size limit.
@@ -245,6 +246,7 @@ def load(path: str | Path, axis: int, slice_index: int) -> DisplayImage:
         plane = arr[0] if arr.ndim == 3 and arr.shape[0] == 1 and geometry["components"] == 1 \
             else arr
         spacing = (spacing_xyz[1], spacing_xyz[0])
+        flips = (False, False)
     else:
         if arr.ndim != 3 or geometry["components"] != 1:
             raise UnreadableImageError(f"{path.name} is not a 3-D volume (shape {arr.shape})")
@@ -253,14 +255,14 @@ def load(path: str | Path, axis: int, slice_index: int) -> DisplayImage:
                 f"slice {slice_index} does not exist ({arr.shape[axis]} along axis {axis})"
             )
         plane = np.take(arr, slice_index, axis=axis)
-        row, col = slice_geometry({**geometry, "direction": [1, 0, 0, 0, 1, 0, 0, 0, 1]},
-                                  axis, slice_index)["spacing"]
-        spacing = (row, col)
+        here = slice_geometry(geometry, axis, slice_index)
+        spacing = tuple(here["spacing"])
+        flips = display_flips(here["row_direction"], here["col_direction"])
     data = _rgb8(plane) if plane.ndim == 3 else _display_dtype(np.ascontiguousarray(plane))
     where = f"slice {slice_index} (axis {axis})" if axis >= 0 else "2-D"
     description = f"{data.shape[0]}×{data.shape[1]} {data.dtype.name} {where}"
     return DisplayImage(
         data=data, presets=[], invert=False,
         spacing=(float(spacing[0]), float(spacing[1])), spacing_source="SimpleITK",
-        value_unit="", description=description,
+        value_unit="", description=description, flips=flips,
     )

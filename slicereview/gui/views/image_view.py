@@ -201,6 +201,9 @@ class ImageView(QWidget):
         keep_window = keep_view and self._window.width > 0
         self.image_item.setImage(data, autoLevels=False)
         self.image_item.setRect(0, 0, data.shape[1], data.shape[0])
+        flip_rows, flip_cols = getattr(display, "flips", (False, False))
+        self.viewbox.invertY(not flip_rows)  # row 0 at the top unless flipped
+        self.viewbox.invertX(bool(flip_cols))
         self._fill_presets(display)
         if not keep_window:
             first = display.presets[0] if display.presets else display.auto_window()
