@@ -344,7 +344,7 @@ def test_each_store_call_commits_before_returning(project_path: Path):
 # -- durability under kill -9 ------------------------------------------------------------------
 WRITER = textwrap.dedent(
     """
-    import hashlib, sys
+    import hashlib, os, sys
     from slicereview.core.store import Project
     from slicereview.core.store.images import NewImage
 
@@ -376,8 +376,8 @@ WRITER = textwrap.dedent(
         print("answer", answer, flush=True)
         if n % 7 == 0:
             # A volume: one source and 150 slices in one transaction (spills the cache).
-            payload = f"volume {n} {path}".encode() * 50
-            file = f"{folder}/vol{n}.nii"
+            payload = f"volume {n} of writer {os.getpid()}".encode() * 50  # unique per run
+            file = f"{folder}/vol{os.getpid()}-{n}.nii"
             open(file, "wb").write(payload)
             ids = project.add_source(
                 file, hashlib.sha256(payload).hexdigest(), "nifti",
@@ -395,11 +395,19 @@ def _run_and_kill(path: Path, folder: Path, script: Path, delay: float) -> dict[
         [sys.executable, str(script), str(path), str(folder)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
+    early = ""
     try:
         assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+        # Let the first volume commit (however busy the machine), then kill at a random time.
+        line = ""
+        while not line.startswith("volume"):
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            early += line
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
         out, err = proc.communicate(timeout=30)
+        out = early + out
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -423,7 +431,7 @@ def test_kill_9_never_loses_a_committed_write(project_path: Path, tmp_path: Path
     rng = random.Random(20240611)
     total = {"answer": 0, "volume": 0}
     for _ in range(5):
-        committed = _run_and_kill(project_path, folder, script, rng.uniform(0.2, 1.2))
+        committed = _run_and_kill(project_path, folder, script, rng.uniform(0.0, 1.0))
         # Opening recovers from the kill (rolls back a hot journal) and checks the file.
         with Project.open(project_path) as project:
             conn = project.conn
@@ -441,12 +449,13 @@ def test_kill_9_never_loses_a_committed_write(project_path: Path, tmp_path: Path
                 "WHERE sources.format = 'nifti' GROUP BY sources.id"
             ).fetchall()
             assert all(r[0] == 150 for r in per_source)
-        assert not project_path.with_name(project_path.name + "-journal").exists()
+        # No hot journal is left: a read-only check passes. (A kill before the journal was
+        # synced can leave an empty or zeroed journal; SQLite ignores such a file.)
+        assert check_file(project_path) == SCHEMA_VERSION
         total["answer"] += len(committed["answer"])
         total["volume"] += len(committed["volume"]) // 150
-    # The test only means something if the writer got going before the kills.
-    assert total["answer"] >= 20, total
-    assert total["volume"] >= 2, total
+    # Every run committed its first volume before the kill (see _run_and_kill).
+    assert total["answer"] >= 5 and total["volume"] >= 5, total
 
 
 def test_open_recovers_from_hot_journal(project_path: Path, tmp_path: Path):
