@@ -35,6 +35,7 @@ from slicereview.gui.session import ProjectSession
 from slicereview.gui.views.annotate_page import AnnotatePage
 from slicereview.gui.views.browser import ProjectBrowser
 from slicereview.gui.views.image_view import ImageView
+from slicereview.gui.views.rate_page import RatePage
 from slicereview.gui.workers import ImportWorker
 
 ABOUT = f"""<h3>slicereview {__version__}</h3>
@@ -100,6 +101,7 @@ class MainWindow(QMainWindow):
         self.jobs.addTab(self.viewer, "View")
         self.annotate_page = AnnotatePage(self.session)
         self.add_job_page(self.annotate_page, "Annotate")
+        self.add_job_page(RatePage(self.session), "Rate")
         self.start_page = StartPage(self)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start_page)

@@ -1,0 +1,185 @@
+"""A finished session's ranking as a thumbnail grid, with CSV export.
+
+Images appear in rank order (tiers from most to least of the property); each tile shows the
+competition rank ("1224": tied images share the best rank), the tier and the score (sort:
+Bradley–Terry log-strength; exhaustive: win−loss; classify: the grade), and alternating tiers
+have alternating backgrounds so ties are visible. Thumbnails of images already decoded for
+rating are made at once; the others are decoded off the GUI thread (one worker) and kept for
+the life of the project.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QRunnable, QSize, Qt, QThreadPool, Signal
+from PySide6.QtGui import QBrush, QColor, QIcon, QImage, QPixmap
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListView,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from slicereview.core.imaging.display import thumbnail
+from slicereview.core.imaging.loader import load_display
+from slicereview.core.model import Image
+from slicereview.gui.session import ProjectSession
+from slicereview.gui.views.browser import qimage_from_grey
+
+THUMB = 128
+ID_ROLE = Qt.ItemDataRole.UserRole + 1
+TIER_COLOURS = (QColor(235, 240, 250), QColor(250, 243, 230))
+
+
+class _Signals(QObject):
+    done = Signal(int, QImage)
+
+
+class _ThumbJob(QRunnable):
+    def __init__(self, image: Image, path: Path, signals: _Signals) -> None:
+        super().__init__()
+        self.image, self.path, self.signals = image, path, signals
+
+    def run(self) -> None:  # worker thread: no widgets, no project connection
+        try:
+            tile = thumbnail(load_display(self.path, self.image), THUMB)
+        except Exception:  # an unreadable file keeps its grey tile
+            return
+        self.signals.done.emit(self.image.id, qimage_from_grey(tile))
+
+
+def _fmt_score(score: float | None, kind: str) -> str:
+    if score is None:
+        return "—"
+    return f"{score:.0f}" if kind in ("exhaustive", "classify") else f"{score:+.2f}"
+
+
+class RankingGrid(QWidget):
+    """Shows one session's result; :meth:`show_session` fills it."""
+
+    #: The user asked to undo the last answer (the page reopens the comparison).
+    undo_requested = Signal(int)
+    #: The user asked for a second pass over this sort session.
+    second_pass_requested = Signal(int)
+
+    def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.session_id: int | None = None
+        self._thumbs: dict[int, QPixmap] = {}
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._signals = _Signals()
+        self._signals.done.connect(self._on_thumb)
+        session.project_closed.connect(self._thumbs.clear)
+
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.status = QLabel()
+        self.grid = QListWidget()
+        self.grid.setViewMode(QListView.ViewMode.IconMode)
+        self.grid.setIconSize(QSize(THUMB, THUMB))
+        self.grid.setGridSize(QSize(THUMB + 24, THUMB + 64))
+        self.grid.setResizeMode(QListView.ResizeMode.Adjust)
+        self.grid.setMovement(QListView.Movement.Static)
+        self.grid.setUniformItemSizes(True)
+        self.grid.setWordWrap(True)
+        self.export_button = QPushButton("Export CSV…")
+        self.export_button.setToolTip("Write the ranking as CSV (the columns of "
+                                      "`slicereview ranking --csv`)")
+        self.export_button.clicked.connect(self.on_export)
+        self.undo_button = QPushButton("Undo last answer")
+        self.undo_button.setToolTip("Reopen the session at its last question")
+        self.undo_button.clicked.connect(lambda: self.undo_requested.emit(self.session_id))
+        self.pass_button = QPushButton("Second pass")
+        self.pass_button.setToolTip("Rank the same images again in a new random order")
+        self.pass_button.clicked.connect(
+            lambda: self.second_pass_requested.emit(self.session_id))
+        buttons = QHBoxLayout()
+        for b in (self.export_button, self.pass_button, self.undo_button):
+            buttons.addWidget(b)
+        buttons.addWidget(self.status, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addLayout(buttons)
+        layout.addWidget(self.grid, 1)
+
+    def show_session(self, session_id: int) -> None:
+        rs = self.session.rating(session_id)
+        self.session_id = session_id
+        kind = str(rs.kind)
+        rows = rs.rows()
+        rater = rows[0].rater if rows else ""
+        minutes = rs.active_ms / 60000
+        score_name = {"sort": "Bradley–Terry score", "exhaustive": "wins − losses",
+                      "classify": "grade"}[kind]
+        tiers = len({r.tier for r in rows if r.tier is not None})
+        self.title.setText(
+            f"<b>{rs.session.name}</b> — {kind}, rater {rater}: {rs.answer_count} "
+            f"{'grades' if kind == 'classify' else 'answers'}, {minutes:.1f} min active. "
+            f"Ranking from most to least ({tiers} tiers); tile: rank · tier · {score_name}.")
+        self.pass_button.setVisible(kind == "sort")
+        self.status.clear()
+        self.grid.clear()
+        labels = rs.labels if kind == "classify" else ()
+        for row in rows:
+            score = _fmt_score(row.score, kind)
+            if labels and row.score is not None:
+                score = labels[int(row.score)]
+            rank = "—" if row.rank is None else f"#{row.rank}"
+            tier = "unranked" if row.tier is None else f"tier {row.tier}"
+            item = QListWidgetItem(f"{rank} · {tier}\n{row.case_id} · {score}")
+            item.setData(ID_ROLE, row.image_id)
+            item.setToolTip(f"{row.file}\nrank {row.rank}, tier {row.tier}, score {row.score}")
+            if row.tier is not None:
+                item.setBackground(QBrush(TIER_COLOURS[row.tier % 2]))
+            item.setIcon(self._icon(row.image_id))
+            self.grid.addItem(item)
+
+    def _icon(self, image_id: int) -> QIcon:
+        pixmap = self._thumbs.get(image_id)
+        if pixmap is not None:
+            return QIcon(pixmap)
+        image = self.session.image(image_id)
+        if image_id in self.session.cache:  # decoded for rating: a thumbnail is quick
+            tile = thumbnail(self.session.display(image), THUMB)
+            pixmap = QPixmap.fromImage(qimage_from_grey(tile))
+            self._thumbs[image_id] = pixmap
+            return QIcon(pixmap)
+        self._pool.start(_ThumbJob(image, self.session.file_of(image), self._signals))
+        grey = QPixmap(THUMB, THUMB)
+        grey.fill(QColor(90, 90, 90))
+        return QIcon(grey)
+
+    def _on_thumb(self, image_id: int, image: QImage) -> None:
+        pixmap = QPixmap.fromImage(image)
+        self._thumbs[image_id] = pixmap
+        for i in range(self.grid.count()):
+            item = self.grid.item(i)
+            if item.data(ID_ROLE) == image_id:
+                item.setIcon(QIcon(pixmap))
+
+    def wait_for_thumbnails(self, msecs: int = 10000) -> None:
+        """Block until queued thumbnails are decoded (tests and screenshots)."""
+        self._pool.waitForDone(msecs)
+
+    def on_export(self) -> None:
+        if self.session_id is None:
+            return
+        name = self.session.rating(self.session_id).session.name
+        safe = "".join(c if c.isalnum() or c in "-_ " else "_" for c in name).strip()
+        path, _ = QFileDialog.getSaveFileName(self, "Export ranking", f"{safe}.csv",
+                                              "CSV (*.csv)")
+        if path:
+            self.export_csv(Path(path))
+
+    def export_csv(self, path: Path) -> int:
+        n = self.session.export_ranking_csv(self.session_id, path)
+        self.status.setText(f"{n} images written to {path}")
+        return n

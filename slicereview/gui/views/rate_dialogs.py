@@ -1,0 +1,135 @@
+"""The "New rating session" dialog of the Rate page.
+
+It asks for the kind (sort / exhaustive / classify), the rater (an existing name or a new one,
+created on OK), the image set (or all images, made into a new set), the question, the sort
+algorithm (default :data:`slicereview.core.ranking.DEFAULT`, ``k`` for top-k) and the labels of
+a classify session. The seed is drawn at random by the store and kept with the session.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QSpinBox,
+    QWidget,
+)
+
+from slicereview.core.model import SessionKind
+from slicereview.core.ranking import ALGORITHMS, DEFAULT, DEFAULT_K, estimate_questions
+from slicereview.core.ranking.scoring import DEFAULT_LABELS
+from slicereview.gui.rating_support import DEFAULT_QUESTION, NewSessionSpec
+
+KINDS = (
+    (SessionKind.SORT, "Sort — pairwise, the sort chooses the pairs"),
+    (SessionKind.EXHAUSTIVE, "Exhaustive — every pair once"),
+    (SessionKind.CLASSIFY, "Classify — one grade per image"),
+)
+
+
+class NewSessionDialog(QDialog):
+    """Collects a :class:`NewSessionSpec`; read it with :meth:`spec` after ``exec()``."""
+
+    def __init__(self, raters: list[str], image_sets: list[tuple[int, str, int]],
+                 all_images: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("New rating session")
+        self.kind = QComboBox()
+        for kind, text in KINDS:
+            self.kind.addItem(text, kind)
+        self.rater = QComboBox()
+        self.rater.setEditable(True)
+        self.rater.addItems(raters)
+        self.rater.setCurrentText("")
+        self.rater.lineEdit().setPlaceholderText("your name (a new name creates a rater)")
+        self.image_set = QComboBox()
+        for set_id, name, count in image_sets:
+            self.image_set.addItem(f"{name} ({count} images)", (set_id, count))
+        self.image_set.addItem(f"All images of the project ({all_images}) — new set",
+                               (None, all_images))
+        self.question = QLineEdit(DEFAULT_QUESTION)
+        self.algorithm = QComboBox()
+        for name in ALGORITHMS:
+            self.algorithm.addItem(name + (" (default)" if name == DEFAULT else ""), name)
+        self.algorithm.setCurrentIndex(list(ALGORITHMS).index(DEFAULT))
+        self.k = QSpinBox()
+        self.k.setRange(1, 1000)
+        self.k.setValue(DEFAULT_K)
+        self.labels = QLineEdit(", ".join(DEFAULT_LABELS))
+        self.labels.setToolTip("2 to 9 grades from least to most, separated by commas "
+                               "(keys 1–9)")
+        self.name = QLineEdit()
+        self.name.setPlaceholderText("automatic: rater — kind n")
+        self.estimate = QLabel()
+        form = QFormLayout(self)
+        form.addRow("Kind", self.kind)
+        form.addRow("Rater", self.rater)
+        form.addRow("Image set", self.image_set)
+        form.addRow("Question", self.question)
+        form.addRow("Algorithm", self.algorithm)
+        form.addRow("k (top-k)", self.k)
+        form.addRow("Labels", self.labels)
+        form.addRow("Session name", self.name)
+        form.addRow("", self.estimate)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+        for box in (self.kind, self.algorithm, self.image_set):
+            box.currentIndexChanged.connect(self._update)
+        self.k.valueChanged.connect(self._update)
+        self._update()
+        self.resize(560, self.sizeHint().height())
+
+    def _update(self, *_args: object) -> None:
+        kind = self.kind.currentData()
+        self.algorithm.setEnabled(kind == SessionKind.SORT)
+        self.k.setEnabled(kind == SessionKind.SORT and self.algorithm.currentData() == "top-k")
+        self.labels.setEnabled(kind == SessionKind.CLASSIFY)
+        n = self.image_set.currentData()[1]
+        if kind == SessionKind.SORT:
+            k = self.k.value() if self.algorithm.currentData() == "top-k" else None
+            q = estimate_questions(n, self.algorithm.currentData(), k)
+            text = f"{n} images: about {q} comparisons (fewer when images tie)"
+        elif kind == SessionKind.EXHAUSTIVE:
+            text = f"{n} images: {n * (n - 1) // 2} comparisons"
+        else:
+            text = f"{n} images: {n} grades"
+        self.estimate.setText(text)
+
+    def label_list(self) -> tuple[str, ...]:
+        return tuple(x.strip() for x in self.labels.text().split(",") if x.strip())
+
+    def spec(self) -> NewSessionSpec:
+        kind = self.kind.currentData()
+        return NewSessionSpec(
+            kind=kind, rater=self.rater.currentText().strip(),
+            image_set_id=self.image_set.currentData()[0],
+            question=self.question.text().strip(), algorithm=self.algorithm.currentData(),
+            k=self.k.value() if self.algorithm.currentData() == "top-k" else None,
+            labels=self.label_list(), name=self.name.text().strip(),
+        )
+
+    def problem(self) -> str | None:
+        """Why OK cannot be accepted now, or ``None``."""
+        if not self.rater.currentText().strip():
+            return "Enter the rater's name."
+        if self.image_set.currentData()[1] < 2:
+            return "Rating needs at least two images."
+        if self.kind.currentData() == SessionKind.CLASSIFY and not 2 <= len(
+                self.label_list()) <= 9:
+            return "A classify session needs 2 to 9 labels (keys 1–9)."
+        return None
+
+    def accept(self) -> None:
+        problem = self.problem()
+        if problem:
+            QMessageBox.warning(self, "New rating session", problem)
+            return
+        super().accept()
