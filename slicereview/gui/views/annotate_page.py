@@ -87,6 +87,7 @@ class AnnotatePage(QWidget):
         scroll = QScrollArea()
         scroll.setWidget(self.panel)
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setMinimumWidth(300)
         scroll.setMaximumWidth(380)
         layout = QHBoxLayout(self)
@@ -211,7 +212,8 @@ class AnnotatePage(QWidget):
         box.blockSignals(True)
         box.clear()
         for rater in self.session.annotators():
-            box.addItem(rater.name + (" (simulated)" if rater.simulated else ""), rater.id)
+            simulated = rater.simulated and "simulated" not in rater.name.lower()
+            box.addItem(rater.name + (" (simulated)" if simulated else ""), rater.id)
         index = box.findData(current) if current is not None else -1
         box.setCurrentIndex(index if index >= 0 else (0 if box.count() else -1))
         box.blockSignals(False)

@@ -114,6 +114,9 @@ class AnnotatePanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.annotator_box = QComboBox()
+        self.annotator_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.annotator_box.setMinimumContentsLength(12)
         self.annotator_box.setToolTip("Who is annotating (raters with the annotator role)")
         self.new_annotator_button = QPushButton("New…")
         self.new_annotator_button.setToolTip("Add an annotator by name")
@@ -155,6 +158,7 @@ class AnnotatePanel(QWidget):
         self.polygon_group = QGroupBox("Selected polygon")
         QVBoxLayout(self.polygon_group).addWidget(self.polygon_form)
 
+        self.image_form.setMinimumWidth(0)
         self.previous_button = QPushButton("◀ Previous")
         self.previous_button.setToolTip("Previous image (Page Up)")
         self.next_button = QPushButton("Next ▶")

@@ -121,12 +121,13 @@ class DrawTool(QObject):
 
     # -- modes and display -----------------------------------------------------------------
     def set_mode(self, mode: Mode | str) -> None:
-        self.cancel()
+        """Switch tools; an unfinished polygon is dropped, the selection stays."""
+        self._drop_unfinished()
         self.mode = Mode(mode)
 
     def set_enabled(self, enabled: bool) -> None:
         if not enabled:
-            self.cancel()
+            self._drop_unfinished()
         self.enabled = enabled
 
     def select(self, polygon_id: int | None) -> None:
@@ -180,14 +181,18 @@ class DrawTool(QObject):
 
     def cancel(self) -> None:
         """Esc: drop the unfinished polygon or stroke; with nothing unfinished, deselect."""
-        if self._points or self._drag:
-            self._points = []
-            if self._drag and self._drag["id"] is not None:
-                self.layer.reset_item(self._drag["id"])  # put a half-dragged polygon back
-            self._drag = None
-            self._refresh_preview()
-        else:
+        if not self._drop_unfinished():
             self.select(None)
+
+    def _drop_unfinished(self) -> bool:
+        if not (self._points or self._drag):
+            return False
+        self._points = []
+        if self._drag and self._drag["id"] is not None:
+            self.layer.reset_item(self._drag["id"])  # put a half-dragged polygon back
+        self._drag = None
+        self._refresh_preview()
+        return True
 
     def toggle_certainty(self) -> None:
         """U: toggle the selected polygon, else the certainty new polygons are drawn with."""

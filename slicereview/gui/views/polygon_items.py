@@ -159,12 +159,17 @@ class HandlesItem(QGraphicsItem):
         painter.resetTransform()
         pen = QPen(QColor(0, 0, 0))
         pen.setCapStyle(Qt.PenCapStyle.SquareCap)
-        pen.setWidthF(HANDLE_PX)
-        painter.setPen(pen)
         points = qpolygonf(dev)
-        painter.drawPoints(points)
-        pen.setColor(self.colour)
-        pen.setWidthF(HANDLE_PX - 2)
+        # Vertices closer on screen than a handle (a freehand outline zoomed out) get small
+        # dots: full handles would hide the outline.
+        spacing = np.hypot(*np.diff(dev, axis=0).T) if len(dev) > 1 else np.array([np.inf])
+        dense = float(np.median(spacing)) < 1.5 * HANDLE_PX
+        if not dense:
+            pen.setWidthF(HANDLE_PX)
+            painter.setPen(pen)
+            painter.drawPoints(points)
+        pen.setColor(self.colour.lighter(150) if dense else self.colour)
+        pen.setWidthF(3 if dense else HANDLE_PX - 2)
         painter.setPen(pen)
         painter.drawPoints(points)
         if self.first_px:

@@ -104,6 +104,8 @@ class QuestionsForm(QWidget):
         self._widgets: dict[str, object] = {}
         self._form = QFormLayout(self)
         self._form.setContentsMargins(0, 0, 0, 0)
+        # Titles above their answers: the form sits in a narrow side panel.
+        self._form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
         self._typing = QTimer(self)
         self._typing.setSingleShot(True)
         self._typing.setInterval(500)
@@ -124,7 +126,8 @@ class QuestionsForm(QWidget):
     def _make(self, q: Question) -> QWidget:
         if q.kind == "radio":
             box, group = QWidget(), QButtonGroup(self)
-            layout = QHBoxLayout(box) if len(q.options) <= 4 else QVBoxLayout(box)
+            short = len(q.options) <= 3 and sum(len(str(o)) for o in q.options) <= 24
+            layout = QHBoxLayout(box) if short else QVBoxLayout(box)
             layout.setContentsMargins(0, 0, 0, 0)
             for k, option in enumerate(q.options):
                 button = QRadioButton(str(option))
