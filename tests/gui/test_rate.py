@@ -117,6 +117,9 @@ def test_sort_session_keyboard_undo_resume_finish_export(qtbot, project_file: Pa
     assert page.compare.question.text() == "Which image is noisier?"
     assert page.image_views() == [page.compare.left, page.compare.right]
     assert page.compare.progress.text().startswith("answered 0, about ")
+    assert page.compare.prefetcher.wait()
+    qtbot.waitUntil(lambda: all(i in page.session.cache
+                                for i in page.session.rating(sid).items))
     project = page.session.project
     qtbot.wait(30)  # some active time for the first answer
     for _ in range(3):
@@ -326,3 +329,32 @@ def test_render_rate_tab_on_the_demo(qtbot, tmp_path: Path) -> None:
     assert w.grab().save(str(SHOTS / "rate_reliability.png"))
     for name in shots:
         assert (SHOTS / name).stat().st_size > 10_000
+
+
+def test_new_session_dialog_spec_and_checks(qtbot, project_file: Path) -> None:
+    from slicereview.gui.views.rate_dialogs import NewSessionDialog
+
+    w, page = _window(qtbot, project_file)
+    dialog = NewSessionDialog(page.session.rater_names(), page.session.rating_image_sets(),
+                              len(page.session.images()), page)
+    qtbot.addWidget(dialog)
+    assert dialog.problem() == "Enter the rater's name."
+    dialog.rater.setCurrentText("  bob ")
+    assert dialog.problem() is None
+    assert dialog.estimate.text().startswith(f"{N} images: about ")
+    dialog.kind.setCurrentIndex(2)  # classify
+    assert not dialog.algorithm.isEnabled() and dialog.labels.isEnabled()
+    dialog.labels.setText("ok")
+    assert "2 to 9 labels" in dialog.problem()
+    dialog.labels.setText("ok, blurred, unusable")
+    spec = dialog.spec()
+    assert spec.kind == SessionKind.CLASSIFY and spec.rater == "bob"
+    assert spec.labels == ("ok", "blurred", "unusable")
+    dialog.image_set.setCurrentIndex(dialog.image_set.count() - 1)  # all images: a new set
+    sid = page.create_session(dialog.spec())
+    rs = page.session.rating(sid)
+    assert rs.labels == ("ok", "blurred", "unusable")
+    assert len(rs.items) == N
+    assert page.session.project.rater_by_name("bob") is not None
+    assert len(page.compare.grade_buttons) == 3
+    assert "bob — classify 1" in page.row_text(sid)

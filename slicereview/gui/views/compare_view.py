@@ -19,7 +19,9 @@ window shortcuts of the same key ("1" is 1:1 zoom elsewhere). Auto-repeated key 
 ignored, so holding an arrow key cannot answer several pairs.
 
 Each answer is passed to the engine with its active time (:class:`ActiveClock`), and the next
-pair is shown as soon as the answer is committed (one SQLite transaction and one replay step).
+pair is shown as soon as the answer is committed (one SQLite transaction and one replay step);
+the session's images are decoded in the background when it opens
+(:class:`~slicereview.gui.prefetch.Prefetcher`), so pairs are shown from memory.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.gui.prefetch import Prefetcher
 from slicereview.gui.rating_support import Comparison, Current, GradeRequest, Ranking
 from slicereview.gui.session import ProjectSession
 from slicereview.gui.views.active_clock import ActiveClock
@@ -62,6 +65,7 @@ class CompareView(QWidget):
         self.current: Current | None = None
         self._answerable = False
         self.clock = ActiveClock(self)
+        self.prefetcher = Prefetcher(session, self)
 
         self.question = QLabel()
         font = QFont(self.question.font())
@@ -179,6 +183,7 @@ class CompareView(QWidget):
         self._set_labels(rs.labels)
         self.message.clear()
         self.show_current(rs.current())
+        self.prefetcher.prefetch(list(rs.items))  # later pairs come from memory
         self.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _set_labels(self, labels: tuple[str, ...]) -> None:
