@@ -67,6 +67,8 @@ def engine(session: object, session_id: int) -> RatingSession:
     """The cached engine of ``session_id`` for ``session.project`` (made on first use)."""
     project = session.project  # type: ignore[attr-defined]
     cache: dict = session.__dict__.setdefault("_rating_engines", {})
+    if any(e.project is not project for e in cache.values()):
+        cache.clear()  # another project was opened: drop the old engines with their answers
     rs = cache.get(session_id)
     if rs is None or rs.project is not project:
         rs = RatingSession(project, session_id)

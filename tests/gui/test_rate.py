@@ -159,6 +159,15 @@ def test_sort_session_keyboard_undo_resume_finish_export(qtbot, project_file: Pa
     assert [_truth(page2, i) for i in grid_ids] == list(range(N - 1, -1, -1))
     assert page2.grid.grid.item(0).text().startswith("#1 · tier 1")
 
+    qtbot.mouseClick(page2.grid.undo_button, Qt.MouseButton.LeftButton)  # reopen the last question
+    assert page2.stack.currentWidget() is page2.compare
+    assert len(project2.answers(sid)) == n_answers - 1
+    assert project2.session_finished_at(sid) is None
+    assert page2.row_text(sid).endswith("in progress")
+    _answer_all(qtbot, page2)
+    assert page2.stack.currentWidget() is page2.grid
+    assert len(project2.answers(sid)) == n_answers
+
     out = tmp_path / "ranking.csv"
     monkeypatch.setattr("slicereview.gui.views.ranking_grid.QFileDialog.getSaveFileName",
                         lambda *a, **k: (str(out), "CSV (*.csv)"))
@@ -313,11 +322,20 @@ def test_render_rate_tab_on_the_demo(qtbot, tmp_path: Path) -> None:
         _press(qtbot, page, key)
     assert len(page.session.project.answers(sid)) == 4
     SHOTS.mkdir(parents=True, exist_ok=True)
-    shots = ("rate_compare.png", "rate_ranking.png", "rate_reliability.png")
+    shots = ("rate_compare.png", "rate_classify.png", "rate_ranking.png",
+             "rate_reliability.png")
     qtbot.wait(50)
     assert w.grab().save(str(SHOTS / "rate_compare.png"))
     finished = next(r.session.id for r in page.session.rating_overview()
                     if r.finished and str(r.session.kind) == "sort")
+    page.select(classify := next(r.session.id for r in page.session.rating_overview()
+                                 if str(r.session.kind) == "classify"))
+    page.grid.undo_requested.emit(classify)  # back into grading: the last grade is undone
+    assert page.compare.current.image_id is not None
+    qtbot.wait(50)
+    assert w.grab().save(str(SHOTS / "rate_classify.png"))
+    _press(qtbot, page, Qt.Key.Key_3)
+    assert page.stack.currentWidget() is page.grid
     page.select(finished)
     assert page.stack.currentWidget() is page.grid
     page.grid.wait_for_thumbnails()
