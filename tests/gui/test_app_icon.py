@@ -40,8 +40,12 @@ def test_committed_png_matches_svg(qapp, size):
     committed = _rgba(QImage(str(resource_path(f"slicereview-{size}.png"))))
     assert committed.shape == (size, size, 4)
     diff = np.abs(fresh.astype(int) - committed.astype(int))
-    # Anti-aliasing may differ by a step or two between Qt builds; a changed SVG differs a lot.
-    assert diff.max() <= 8, "PNG is stale: run `python packaging/render_icons.py`"
+    # Anti-aliasing of edge pixels may differ between Qt versions; a changed SVG changes many
+    # pixels by a lot (a recoloured outline moves the mean by > 5 and the 99th percentile by
+    # > 100).
+    stale = "PNG is stale: run `python packaging/render_icons.py`"
+    assert diff.mean() < 1.5, stale
+    assert np.percentile(diff, 99) <= 24, stale
 
 
 def test_icon_loads_every_size(qapp):
