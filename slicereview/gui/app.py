@@ -32,6 +32,7 @@ def application():
         app = QApplication(sys.argv[:1])
     app.setApplicationName("slicereview")
     app.setOrganizationName("slicereview")
+    app.setDesktopFileName("slicereview")  # matches packaging/slicereview.desktop
     icon = QIcon()
     for size in ICON_SIZES:
         icon.addFile(str(resource_path(f"slicereview-{size}.png")))
