@@ -46,8 +46,12 @@ def test_mammogram_decode_time(tmp_path):
         import_paths(project, [MAMMOGRAM])
         image = project.images()[0]
         path = project.resolve(image.path)
-    ours = _timed(lambda: load_display(path, image), 7)
-    base = _timed(lambda: dcmread(MAMMOGRAM).pixel_array, 7)
+    # Interleaved and best-of-N, so that load from other processes hits both sides alike.
+    ours_runs, base_runs = [], []
+    for _ in range(5):
+        ours_runs.append(_timed(lambda: load_display(path, image), 1))
+        base_runs.append(_timed(lambda: dcmread(MAMMOGRAM).pixel_array, 1))
+    ours, base = min(ours_runs), min(base_runs)
     shape = load_display(path, image).data.shape
     print(f"\nmammogram {shape} decode: load_display {ours * 1e3:.1f} ms, "
           f"pydicom dcmread().pixel_array {base * 1e3:.1f} ms, ratio {ours / base:.2f}")
