@@ -87,6 +87,7 @@ class RatePage(QWidget):
         left.addLayout(buttons)
         left_box = QWidget()
         left_box.setLayout(left)
+        left_box.setMaximumWidth(420)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left_box)
         self.splitter.addWidget(self.stack)
@@ -222,8 +223,7 @@ class RatePage(QWidget):
     def show_reliability(self) -> None:
         self.reliability.refresh()
         self.stack.setCurrentWidget(self.reliability)
-        if len(self.reliability.checked()) >= 2:
-            self.reliability.compute()
+        self.reliability.compute()
 
     # -- making sessions -------------------------------------------------------------------
     def on_new_session(self) -> None:

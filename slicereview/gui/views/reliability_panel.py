@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -33,10 +33,17 @@ from PySide6.QtWidgets import (
 )
 from scipy.stats import rankdata
 
-from slicereview.core.ranking.reliability import OUTLIER_S, ReliabilityReport
+from slicereview.core.ranking.reliability import (
+    OUTLIER_S,
+    ReliabilityReport,
+    SessionScores,
+    reliability,
+)
 from slicereview.gui.session import ProjectSession
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
+#: Random tie-breaks averaged over (as in the SliceLabeler paper and the CLI's default).
+RANDOMISATIONS = 100
 PAIR_COLUMNS = ("Sessions", "Pearson r", "Spearman ρ", "Kendall τ-b",
                 "ICC(2,k) (two-way random, absolute)")
 SESSION_COLUMNS = ("#", "Session", "Rater", "Answers", "Mean s", "Median s",
@@ -58,13 +65,36 @@ def _table(columns: tuple[str, ...]) -> QTableWidget:
     return table
 
 
+class _Signals(QObject):
+    done = Signal(int, object)  # generation, ReliabilityReport or an error message
+
+
+class _Job(QRunnable):
+    def __init__(self, generation: int, scores: list[SessionScores], signals: _Signals) -> None:
+        super().__init__()
+        self.generation, self.scores, self.signals = generation, scores, signals
+
+    def run(self) -> None:  # worker thread: plain values in, a report out
+        try:
+            result: object = reliability(self.scores, randomisations=RANDOMISATIONS)
+        except Exception as exc:
+            result = str(exc)
+        self.signals.done.emit(self.generation, result)
+
+
 class ReliabilityPanel(QWidget):
     def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.report: ReliabilityReport | None = None
+        self._generation = 0
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._signals = _Signals()
+        self._signals.done.connect(self._on_done)
         self.choices = QListWidget()
         self.choices.setWordWrap(True)
+        self.choices.setMinimumWidth(150)
         self.choices.setToolTip("Tick two or more finished sessions over the same images")
         self.compute_button = QPushButton("Compute")
         self.compute_button.clicked.connect(self.compute)
@@ -72,12 +102,15 @@ class ReliabilityPanel(QWidget):
         self.summary.setWordWrap(True)
         self.sessions_table = _table(SESSION_COLUMNS)
         self.pairs_table = _table(PAIR_COLUMNS)
-        self.top_plot = pg.PlotWidget(title="Top-N intersection (mean over tie-breaks)")
+        self.top_plot = pg.PlotWidget(title="Top-N intersection")
         self.top_plot.setLabel("bottom", "N")
         self.top_plot.setLabel("left", "images in both top N")
         self.top_plot.addLegend(offset=(10, 10))
         self.top_plot.showGrid(x=True, y=True, alpha=0.2)
         self.pair_box = QComboBox()
+        self.pair_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.pair_box.setMinimumContentsLength(16)
         self.pair_box.currentIndexChanged.connect(self._draw_scatter)
         self.scatter_plot = pg.PlotWidget(title="Rank vs rank")
         self.scatter_plot.showGrid(x=True, y=True, alpha=0.2)
@@ -141,13 +174,38 @@ class ReliabilityPanel(QWidget):
                                else Qt.CheckState.Unchecked)
 
     # -- computing -------------------------------------------------------------------------
-    def compute(self) -> ReliabilityReport | None:
+    def compute(self) -> bool:
+        """Start computing the ticked sessions' report in a worker thread (100 random
+        tie-breaks take about a second); :meth:`show_report` fills the panel when it is done.
+        Returns ``False`` when fewer than two sessions are ticked."""
         ids = self.checked()
+        self.report = None
+        self._generation += 1
         if len(ids) < 2:
             self.summary.setText("Tick at least two finished sessions.")
-            self.report = None
-            return None
-        report = self.session.reliability(ids)
+            return False
+        scores = [self.session.rating(s).session_scores() for s in ids]
+        self.summary.setText(f"Computing the agreement of {len(ids)} sessions "
+                             f"({RANDOMISATIONS} random tie-breaks)…")
+        self.compute_button.setEnabled(False)
+        self._pool.start(_Job(self._generation, scores, self._signals))
+        return True
+
+    def wait(self, msecs: int = 30000) -> ReliabilityReport | None:
+        """Block until a running computation is shown (tests, screenshots)."""
+        self._pool.waitForDone(msecs)
+        QCoreApplication.processEvents()
+        return self.report
+
+    def _on_done(self, generation: int, report: object) -> None:
+        if generation == self._generation:
+            self.compute_button.setEnabled(True)
+            if isinstance(report, ReliabilityReport):
+                self.show_report(report)
+            else:
+                self.summary.setText(f"Cannot compute the agreement: {report}")
+
+    def show_report(self, report: ReliabilityReport) -> None:
         self.report = report
         self._scores = {s.session_id: s.scores for s in report.sessions}
         self.summary.setText(
@@ -174,7 +232,6 @@ class ReliabilityPanel(QWidget):
                                   (p.a, p.b))
         self.pair_box.blockSignals(blocker)
         self._draw_scatter()
-        return report
 
     @staticmethod
     def _fill(table: QTableWidget, rows: list[tuple[str, ...]]) -> None:
