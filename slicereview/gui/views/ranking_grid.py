@@ -125,6 +125,7 @@ class RankingGrid(QWidget):
             f"{'grades' if kind == 'classify' else 'answers'}, {minutes:.1f} min active. "
             f"Ranking from most to least ({tiers} tiers); tile: rank · tier · {score_name}.")
         self.pass_button.setVisible(kind == "sort")
+        self.undo_button.setText("Undo last grade" if kind == "classify" else "Undo last answer")
         self.status.clear()
         self.grid.clear()
         labels = rs.labels if kind == "classify" else ()
