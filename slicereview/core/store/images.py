@@ -145,14 +145,19 @@ class ImagesMixin(StoreBase):
 
         A missing file is looked up by the longest tail of its stored path that exists below
         ``new_root`` (so both ``/old/study/a/b.dcm`` → ``/new/study/a/b.dcm`` and a flattened copy
-        are found). With ``verify`` the SHA-256 must match; mismatches are reported, not
-        relinked. All updates are one transaction.
+        are found). Failing that, files of the same name anywhere below ``new_root`` are tried
+        (a renamed folder, or ``new_root`` a parent of the moved folder): with ``verify`` the
+        one whose SHA-256 matches is taken, without it only a name that occurs once. With
+        ``verify`` the SHA-256 must match; mismatches are reported, not relinked. All updates
+        are one transaction.
         """
         from slicereview.core.imaging.hashing import sha256_file
 
         new_root = Path(new_root)
         relinked, missing, mismatch = 0, [], []
         updates: list[tuple[str, int]] = []
+        by_name: dict[str, list[Path]] | None = None  # built once, only when a tail fails
+        hashes: dict[Path, str] = {}
         for source in self.missing_sources():
             parts = PurePosixPath(source.path).parts
             found = None
@@ -165,7 +170,22 @@ class ImagesMixin(StoreBase):
                     found = candidate
                     break
             if found is None:
-                missing.append(source.path)
+                if by_name is None:
+                    by_name = _files_by_name(new_root)
+                candidates = by_name.get(parts[-1], []) if parts else []
+                if verify:
+                    for candidate in candidates:
+                        if candidate not in hashes:
+                            hashes[candidate] = sha256_file(candidate)
+                        if hashes[candidate] == source.sha256:
+                            updates.append((self.stored_path(candidate), source.id))
+                            break
+                    else:
+                        missing.append(source.path)
+                elif len(candidates) == 1:
+                    updates.append((self.stored_path(candidates[0]), source.id))
+                else:
+                    missing.append(source.path)
                 continue
             if verify and sha256_file(found) != source.sha256:
                 mismatch.append(os.fspath(found))
@@ -217,3 +237,12 @@ class ImagesMixin(StoreBase):
     def image_set_id(self, name: str) -> int | None:
         row = self.conn.execute("SELECT id FROM image_sets WHERE name = ?", (name,)).fetchone()
         return None if row is None else int(row[0])
+
+
+def _files_by_name(root: Path) -> dict[str, list[Path]]:
+    """Every file below ``root`` by file name (sorted paths, so the choice is reproducible)."""
+    found: dict[str, list[Path]] = {}
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
+            found.setdefault(name, []).append(Path(folder) / name)
+    return {name: sorted(paths) for name, paths in found.items()}

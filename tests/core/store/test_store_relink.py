@@ -149,3 +149,39 @@ def test_relink_relative_path_moved_out_of_project_folder(tmp_path: Path):
         assert project.relink(tmp_path / "archive").relinked == 1
         assert project.sources()[0].path == (tmp_path / "archive" / "a" / "x.dcm").as_posix()
         assert project.missing_sources() == []
+
+
+def test_relink_searches_below_new_root_for_a_renamed_folder(tmp_path: Path):
+    # The user renamed the data folder and points relink at its parent: the tail of the old
+    # path no longer matches, so files are found by name below NEW_ROOT and chosen by hash.
+    old = tmp_path / "old"
+    files = _study(old)
+    with Project.create(tmp_path / "proj" / "p.srproj") as project:
+        for rel, payload in files.items():
+            project.add_source(old / rel, hashlib.sha256(payload).hexdigest(), "dicom",
+                               [NewImage(4, 4)])
+        (tmp_path / "disk").mkdir()
+        old.rename(tmp_path / "disk" / "renamed")
+        (tmp_path / "disk" / "renamed" / "study").rename(tmp_path / "disk" / "renamed" / "s")
+        report = project.relink(tmp_path / "disk")
+        assert (report.relinked, report.still_missing, report.hash_mismatch) == (3, [], [])
+        by_hash = {s.sha256: s.path for s in project.sources()}
+        for rel, payload in files.items():
+            expected = (tmp_path / "disk" / "renamed" / "s" / Path(rel).relative_to("study"))
+            assert by_hash[hashlib.sha256(payload).hexdigest()] == expected.as_posix()
+
+
+def test_relink_by_name_without_verify_needs_a_unique_name(tmp_path: Path):
+    old = tmp_path / "old"
+    files = _study(old)  # two files named img.dcm
+    with Project.create(tmp_path / "proj" / "p.srproj") as project:
+        for rel, payload in files.items():
+            project.add_source(old / rel, hashlib.sha256(payload).hexdigest(), "dicom",
+                               [NewImage(4, 4)])
+        old.rename(tmp_path / "x")
+        (tmp_path / "x" / "study").rename(tmp_path / "x" / "y")
+        report = project.relink(tmp_path, verify=False)
+        # other.dcm is unique below tmp_path; the two img.dcm are ambiguous without hashes.
+        assert report.relinked == 1
+        assert sorted(report.still_missing) == sorted(
+            (old / rel).as_posix() for rel in files if rel.endswith("img.dcm"))
