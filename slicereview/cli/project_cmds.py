@@ -68,6 +68,10 @@ def _screenshot_option(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
+    if args.screenshot is not None and args.project is not None:
+        # Unattended: report a bad project here as one line instead of in a GUI dialog that
+        # nobody can close. Read-only, so the file is left untouched.
+        Project.open(args.project, read_only=True).close()
     from slicereview.gui.app import run  # lazy: only the GUI commands load Qt
 
     return run(args.project, screenshot=args.screenshot, size=args.size)

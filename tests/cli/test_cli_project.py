@@ -114,3 +114,19 @@ def test_demo_builds_reuses_and_screenshots(tmp_path: Path) -> None:
         assert max(im.rows for im in mammograms) > 4000
         assert any(im.is_slice for im in p.images())
         assert p.meta("demo_truth")
+
+
+def test_screenshot_of_a_bad_project_is_a_one_line_error(tmp_path: Path) -> None:
+    # --screenshot is unattended: the GUI's error dialog would wait forever for a click.
+    not_project = tmp_path / "notes.srproj"
+    not_project.write_text("hello")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
+           "SLICEREVIEW_CONFIG_DIR": str(tmp_path / "config")}
+    for target in (not_project, tmp_path / "nope.srproj"):
+        result = subprocess.run(
+            [sys.executable, "-m", "slicereview", "open", str(target), "--screenshot",
+             str(tmp_path / "shot.png")], capture_output=True, text=True, timeout=60, env=env)
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.startswith("slicereview: error:")
+        assert not (tmp_path / "shot.png").exists()
+    assert not_project.read_text() == "hello"
