@@ -27,7 +27,7 @@ def read_array(path: str | Path) -> np.ndarray:
     try:
         arr = np.asarray(skimage.io.imread(path))
     except Exception as exc:  # the image plugins raise many kinds of errors
-        raise UnreadableImageError(f"cannot read {path.name}: {exc}") from None
+        raise UnreadableImageError(f"cannot read {path.name}: {_last_line(exc)}") from None
     if arr.ndim == 3 and arr.shape[2] == 2:  # grey + alpha
         arr = arr[..., 0]
     if arr.ndim == 3 and arr.shape[2] in (3, 4):
@@ -43,6 +43,14 @@ def read_array(path: str | Path) -> np.ndarray:
     if arr.dtype.kind in "iu" and arr.itemsize <= 2:
         return arr.astype(np.int32)
     return arr.astype(np.float32)
+
+
+def _last_line(exc: BaseException) -> str:
+    """The line of a plugin's error that says what went wrong (SimpleITK, which scikit-image
+    may fall back to, puts its C++ source location first)."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    text = lines[-1] if lines else type(exc).__name__
+    return text.removeprefix("sitk::ERROR: ")
 
 
 def _rgb8(rgb: np.ndarray) -> np.ndarray:
