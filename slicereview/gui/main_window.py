@@ -102,6 +102,7 @@ class MainWindow(QMainWindow):
         self.annotate_page = AnnotatePage(self.session)
         self.add_job_page(self.annotate_page, "Annotate")
         self.add_job_page(RatePage(self.session), "Rate")
+        self.jobs.currentChanged.connect(self._on_job_changed)
         self.start_page = StartPage(self)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start_page)
@@ -167,6 +168,13 @@ class MainWindow(QMainWindow):
         if not self.recent_menu.actions():
             self.recent_menu.addAction("(none)").setEnabled(False)
 
+    def _on_job_changed(self, index: int) -> None:
+        """Hide the image list on pages that set ``hides_browser`` (rating: file names and
+        thumbnails of other images would bias the rater); show it elsewhere."""
+        page = self.jobs.widget(index)
+        if self.session.is_open:
+            self.browser_dock.setVisible(not getattr(page, "hides_browser", False))
+
     def add_job_page(self, widget: QWidget, title: str) -> int:
         """Add a job's page (rate, annotate, review) as a tab; returns its index."""
         return self.jobs.addTab(widget, title)
@@ -186,7 +194,7 @@ class MainWindow(QMainWindow):
         assert project is not None
         self.setWindowTitle(f"{project.name} — slicereview")
         self.stack.setCurrentWidget(self.jobs)
-        self.browser_dock.show()
+        self._on_job_changed(self.jobs.currentIndex())
         for name in ("import_files", "import_folder", "relink", "close_project"):
             self.actions_[name].setEnabled(True)
         self.refresh_images()

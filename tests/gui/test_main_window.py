@@ -177,3 +177,11 @@ def test_close_and_start_page(window: MainWindow, qtbot) -> None:
     assert window.stack.currentWidget() is window.start_page
     assert window.start_page.recent.count() >= 1
     assert not window.actions_["import_files"].isEnabled()
+
+
+def test_image_list_hidden_while_rating(window: MainWindow) -> None:
+    rate = next(i for i in range(window.jobs.count()) if window.jobs.tabText(i) == "Rate")
+    window.jobs.setCurrentIndex(rate)
+    assert not window.browser_dock.isVisible()  # file names would bias the rater
+    window.jobs.setCurrentIndex(0)
+    assert window.browser_dock.isVisible()

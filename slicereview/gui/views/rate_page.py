@@ -45,6 +45,9 @@ HINT = ("<h3>Rating</h3><p>Choose a session on the left to continue it (it resum
 
 
 class RatePage(QWidget):
+    #: The main window hides its image list (file names, thumbnails) while rating.
+    hides_browser = True
+
     def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
