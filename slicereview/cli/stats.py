@@ -169,14 +169,21 @@ def cmd_icc(args: argparse.Namespace) -> int:
 
     table = _table(args)
     data = np.array(table.numbers(), dtype=float)
+    incomplete = int(np.isnan(data).any(axis=1).sum()) if data.ndim == 2 else 0
+    if incomplete and not args.omit_missing:
+        raise ValueError(f"{table.path.name}: {incomplete} target(s) have missing ratings; "
+                         "add --omit-missing to drop them, or use `slicereview stats gcoef` "
+                         "(long format) when targets have different raters")
     result = intraclass_correlation(data, nan_policy="omit" if args.omit_missing else "raise")
     forms = [{"form": f.name, "description": f.description, "icc": f.value, "F": f.f,
               "df1": f.df1, "df2": f.df2, "p": f.p, "ci95": list(f.ci95)} for f in result]
     payload = {"statistic": "ICC", "targets": result.n_targets, "raters": result.n_raters,
                "forms": forms, "BMS": result.bms, "WMS": result.wms, "JMS": result.jms,
-               "EMS": result.ems}
+               "EMS": result.ems, "dropped_incomplete": incomplete}
+    dropped = (f" ({incomplete} target{'s' if incomplete != 1 else ''} with missing ratings "
+               "dropped)" if incomplete else "")
     lines = [f"Intraclass correlations (Shrout & Fleiss), {result.n_targets} targets x "
-             f"{result.n_raters} raters",
+             f"{result.n_raters} raters{dropped}",
              f"{'form':9} {'ICC':>7} {'F':>9} {'df1':>5} {'df2':>7} {'p':>9}  95% CI"]
     for f in result:
         lines.append(f"{f.name:9} {_fmt(f.value):>7} {_fmt(f.f, 3):>9} {f.df1:5.0f} "

@@ -1,0 +1,20 @@
+"""`slicereview stats icc` tells a command-line user what to type, and what it dropped."""
+
+from __future__ import annotations
+
+import json
+
+from slicereview.cli import main
+
+
+def test_icc_missing_cells_message_names_the_cli_option(tmp_path, capsys):
+    path = tmp_path / "ratings.csv"
+    path.write_text("1,2,3\n2,,3\n3,3,4\n4,5,5\n")
+    assert main(["stats", "icc", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "--omit-missing" in err and "gcoef" in err
+    assert "nan_policy" not in err  # a Python keyword means nothing on the command line
+    assert main(["stats", "icc", str(path), "--omit-missing"]) == 0
+    assert "1 target with missing ratings dropped" in capsys.readouterr().out
+    assert main(["stats", "icc", str(path), "--omit-missing", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dropped_incomplete"] == 1
