@@ -31,10 +31,9 @@ from slicereview.gui.active_time import IdleClock
 from slicereview.gui.session import ProjectSession
 from slicereview.gui.undo import AddPolygonCommand, DeletePolygonCommand, EditPolygonCommand
 from slicereview.gui.views.annotate_panel import (
-    STATUS_TEXT,
     AnnotatePanel,
     GuidelinesDialog,
-    format_ms,
+    connect_tool_actions,
     make_actions,
     make_toolbar,
 )
@@ -45,6 +44,7 @@ from slicereview.gui.views.image_view import ImageView
 MIN_NEW_TIME_MS = 2000
 #: Gathered active time is written at least this often (crash safety).
 TIME_COMMIT_MS = 30_000
+
 
 class AnnotatePage(QWidget):
     #: Ask for the next (+1) or previous (-1) image of the browser.
@@ -100,15 +100,7 @@ class AnnotatePage(QWidget):
         a["polygon"].triggered.connect(lambda: self.set_mode(Mode.POLYGON))
         a["freehand"].triggered.connect(lambda: self.set_mode(Mode.FREEHAND))
         a["edit"].triggered.connect(lambda: self.set_mode(Mode.EDIT))
-        a["toggle_certainty"].triggered.connect(t.toggle_certainty)
-        a["delete"].triggered.connect(t.delete_selected)
-        a["finish"].triggered.connect(t.finish)
-        a["remove_last"].triggered.connect(t.remove_last_vertex)
-        a["cancel"].triggered.connect(t.cancel)
-        a["less_fill"].triggered.connect(lambda: t.set_fill_alpha(t.fill_alpha - 0.1))
-        a["more_fill"].triggered.connect(lambda: t.set_fill_alpha(t.fill_alpha + 0.1))
-        a["overlay"].toggled.connect(t.set_overlay_visible)
-        a["outline"].toggled.connect(t.set_outline_only)
+        connect_tool_actions(a, t)
         a["submit"].triggered.connect(self.submit)
         for action in self.actions_.values():
             action.triggered.connect(self.clock.touch)
@@ -351,9 +343,7 @@ class AnnotatePage(QWidget):
         form = self.panel.polygon_form
         form.set_answers(polygon.classifications if polygon else {})
         form.setEnabled(polygon is not None)
-        self.panel.polygon_group.setTitle(
-            f"Selected polygon ({polygon.certainty.value}, {len(polygon.vertices)} vertices)"
-            if polygon else "Selected polygon (none)")
+        self.panel.show_selected(polygon)
 
     def _on_polygon_answers(self, answers: dict) -> None:
         self.clock.touch()
@@ -428,28 +418,17 @@ class AnnotatePage(QWidget):
         self._show_time()
 
     def _show_status(self) -> None:
-        ann = self.annotation
-        status = STATUS_TEXT[ann.status if ann else None]
-        n = len(self.tool.polygons)
-        counts = {c: sum(p.certainty is c for p in self.tool.polygons) for c in Certainty}
-        self.panel.status_label.setText(
-            f"<b>Status:</b> {status}<br>{n} polygon(s): "
-            f"<span style='color:#ff5050'>{counts[Certainty.CERTAIN]} certain</span>, "
-            f"<span style='color:#40e060'>{counts[Certainty.UNCERTAIN]} uncertain</span>")
+        done = None
         if self.rater_id is not None and self.session.is_open:
             statuses = self.session.annotation_statuses(self.rater_id, self.phase, self.round)
             done = sum(s is not AnnotationStatus.IN_PROGRESS for s in statuses.values())
-            self.panel.progress_label.setText(
-                f"Done: {done} of {self._image_count} images")
-        else:
-            self.panel.progress_label.clear()
+        self.panel.show_status(self.annotation.status if self.annotation else None,
+                               self.tool.polygons, done, self._image_count)
         self._show_time()
 
     def _show_time(self) -> None:
         stored = self.annotation.active_ms if self.annotation else 0
-        paused = "" if self.clock.running else " (paused)"
-        self.panel.time_label.setText(
-            f"Active time: {format_ms(stored + self.clock.peek())}{paused}")
+        self.panel.show_time(stored + self.clock.peek(), paused=not self.clock.running)
 
     def show_guidelines(self) -> GuidelinesDialog:
         found = self.session.guideline()

@@ -22,7 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.core.model import AnnotationStatus, Phase
+from slicereview.core.model import AnnotationStatus, Certainty, Phase, Polygon
+from slicereview.gui.views.draw_tool import DrawTool
 from slicereview.gui.views.questions_form import QuestionsForm
 
 STATUS_TEXT = {
@@ -95,6 +96,19 @@ def make_actions(parent: QWidget, undo_group: QUndoGroup) -> dict[str, QAction]:
         parent.addAction(action)
     actions["undo"], actions["redo"] = undo, redo
     return actions
+
+
+def connect_tool_actions(a: dict[str, QAction], tool: DrawTool) -> None:
+    """Connect the drawing keys to the tool (the mode actions are the page's)."""
+    a["toggle_certainty"].triggered.connect(tool.toggle_certainty)
+    a["delete"].triggered.connect(tool.delete_selected)
+    a["finish"].triggered.connect(tool.finish)
+    a["remove_last"].triggered.connect(tool.remove_last_vertex)
+    a["cancel"].triggered.connect(tool.cancel)
+    a["less_fill"].triggered.connect(lambda: tool.set_fill_alpha(tool.fill_alpha - 0.1))
+    a["more_fill"].triggered.connect(lambda: tool.set_fill_alpha(tool.fill_alpha + 0.1))
+    a["overlay"].toggled.connect(tool.set_overlay_visible)
+    a["outline"].toggled.connect(tool.set_outline_only)
 
 
 def make_toolbar(actions: dict[str, QAction]) -> QToolBar:
@@ -184,6 +198,24 @@ class AnnotatePanel(QWidget):
             layout.addWidget(w)
         layout.addLayout(buttons)
         layout.addStretch(1)
+
+
+    def show_status(self, status: AnnotationStatus | None, polygons: list[Polygon],
+                    done: int | None, total: int) -> None:
+        counts = {c: sum(p.certainty is c for p in polygons) for c in Certainty}
+        self.status_label.setText(
+            f"<b>Status:</b> {STATUS_TEXT[status]}<br>{len(polygons)} polygon(s): "
+            f"<span style='color:#ff5050'>{counts[Certainty.CERTAIN]} certain</span>, "
+            f"<span style='color:#40e060'>{counts[Certainty.UNCERTAIN]} uncertain</span>")
+        self.progress_label.setText("" if done is None else f"Done: {done} of {total} images")
+
+    def show_time(self, ms: int, *, paused: bool) -> None:
+        self.time_label.setText(f"Active time: {format_ms(ms)}{' (paused)' if paused else ''}")
+
+    def show_selected(self, polygon: Polygon | None) -> None:
+        self.polygon_group.setTitle(
+            f"Selected polygon ({polygon.certainty.value}, {len(polygon.vertices)} vertices)"
+            if polygon else "Selected polygon (none)")
 
 
 class GuidelinesDialog(QDialog):
