@@ -113,7 +113,7 @@ def _table(args: argparse.Namespace, names: bool | None = None) -> Table:
 
 def _emit(args: argparse.Namespace, payload: dict[str, Any], lines: list[str]) -> int:
     if args.json:
-        json.dump(_jsonable(payload), sys.stdout, indent=2)
+        json.dump(_jsonable(payload), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     else:
         sys.stdout.write("\n".join(lines) + "\n")
@@ -126,6 +126,8 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
     if isinstance(value, float | np.floating):
+        if math.isinf(value):  # strict JSON has no Infinity (e.g. F with a zero error MS)
+            return "inf" if value > 0 else "-inf"
         return None if math.isnan(value) else float(value)
     if isinstance(value, np.integer):
         return int(value)

@@ -18,3 +18,12 @@ def test_icc_missing_cells_message_names_the_cli_option(tmp_path, capsys):
     assert "1 target with missing ratings dropped" in capsys.readouterr().out
     assert main(["stats", "icc", str(path), "--omit-missing", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["dropped_incomplete"] == 1
+
+
+def test_json_is_strict_when_f_is_infinite(tmp_path, capsys):
+    path = tmp_path / "perfect.csv"
+    path.write_text("1,1,1\n2,2,2\n3,3,3\n")
+    assert main(["stats", "icc", str(path), "--json"]) == 0
+    text = capsys.readouterr().out
+    payload = json.loads(text, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+    assert payload["forms"][0]["F"] == "inf" and payload["forms"][0]["p"] == 0.0

@@ -96,6 +96,13 @@ def _ratio(num: float, den: float) -> float:
     return num / den if den != 0 else float("nan")
 
 
+def _f_ratio(num: float, den: float) -> float:
+    """An F statistic: +inf when only the denominator mean square is 0 (perfect agreement)."""
+    if den == 0:
+        return math.inf if num > 0 else float("nan")
+    return num / den
+
+
 def intraclass_correlation(
     ratings: ArrayLike, nan_policy: str = "raise", confidence: float = 0.95
 ) -> ICCResult:
@@ -118,7 +125,10 @@ def intraclass_correlation(
         ``result.icc2k`` is its value. F tests: ICC(1,·) use BMS/WMS with
         ``(n − 1, n(k − 1))`` degrees of freedom, ICC(2,·) and ICC(3,·) use BMS/EMS with
         ``(n − 1, (n − 1)(k − 1))``. A form whose denominator is 0 (e.g. every rating equal)
-        is NaN.
+        is NaN. An F whose error mean square is 0 but whose between-targets mean square is
+        not (raters agree perfectly, or differ only by constant offsets for ICC(3,·)) is +inf
+        with p = 0; its intervals are the limits as that mean square goes to 0 (ICC(1,·) and
+        ICC(3,·): [1, 1]).
 
     Examples
     --------
@@ -155,8 +165,8 @@ def intraclass_correlation(
 
     q = 1.0 - (1.0 - confidence) / 2.0
     df1, df_w, df_e = n - 1, n * (k - 1), (n - 1) * (k - 1)
-    f1 = _ratio(bms, wms)
-    f3 = _ratio(bms, ems)
+    f1 = _f_ratio(bms, wms)
+    f3 = _f_ratio(bms, ems)
     icc1 = _ratio(bms - wms, bms + (k - 1) * wms)
     icc2 = _ratio(bms - ems, bms + (k - 1) * ems + k * (jms - ems) / n)
     icc3 = _ratio(bms - ems, bms + (k - 1) * ems)
@@ -194,6 +204,8 @@ def _ci_one_three(
     if math.isnan(f) or f == 0:
         nan = (float("nan"), float("nan"))
         return nan, nan
+    if math.isinf(f):  # the limit of both bounds as the error mean square goes to 0
+        return (1.0, 1.0), (1.0, 1.0)
     fl = f / stats.f.ppf(q, df1, df2)
     fu = f * stats.f.ppf(q, df2, df1)
     single = ((fl - 1) / (fl + k - 1), (fu - 1) / (fu + k - 1))
@@ -206,12 +218,17 @@ def _ci_two(
 ) -> tuple[tuple[float, float], tuple[float, float]]:
     """McGraw & Wong (1996) interval of ICC(2,1) (Satterthwaite df), stepped up to ICC(2,k)."""
     nan = (float("nan"), float("nan"))
-    if math.isnan(icc2) or ems == 0:
+    if math.isnan(icc2):
         return nan, nan
-    fj = jms / ems
-    vn = (k - 1) * (n - 1) * (k * icc2 * fj + n * (1 + (k - 1) * icc2) - k * icc2) ** 2
-    vd = (n - 1) * k**2 * icc2**2 * fj**2 + (n * (1 + (k - 1) * icc2) - k * icc2) ** 2
-    v = vn / vd
+    if ems == 0:
+        # Satterthwaite df in the limit EMS → 0 (F_J → ∞): k − 1, or (k − 1)(n − 1) when
+        # ICC = 0; the bounds below stay finite and continuous in that limit.
+        v = float(k - 1) if icc2 > 0 else float((k - 1) * (n - 1))
+    else:
+        fj = jms / ems
+        vn = (k - 1) * (n - 1) * (k * icc2 * fj + n * (1 + (k - 1) * icc2) - k * icc2) ** 2
+        vd = (n - 1) * k**2 * icc2**2 * fj**2 + (n * (1 + (k - 1) * icc2) - k * icc2) ** 2
+        v = vn / vd
     f_up = stats.f.ppf(q, n - 1, v)
     f_lo = stats.f.ppf(q, v, n - 1)
     shared = k * jms + (k * n - k - n) * ems
