@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("paths", nargs="+", type=Path, help="files and folders to import")
     p.add_argument("--slices", default="middle", metavar="WHICH",
                    help="slices of 3-D volumes to import: middle (default), all, every:K, "
-                        "range:START:STOP")
+                        "range:START:STOP[:STEP] (STOP exclusive)")
     p.add_argument("--axis", type=int, default=0, choices=(0, 1, 2),
                    help="volume axis to slice along, as numpy axis of the (z, y, x) array: "
                         "0 = axial for most NIfTI/DICOM volumes (default), 1 = coronal, "

@@ -1,4 +1,4 @@
-"""`slicereview stats icc` tells a command-line user what to type, and what it dropped."""
+"""CLI messages tell a command-line user what to type, and what was dropped."""
 
 from __future__ import annotations
 
@@ -27,3 +27,12 @@ def test_json_is_strict_when_f_is_infinite(tmp_path, capsys):
     text = capsys.readouterr().out
     payload = json.loads(text, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
     assert payload["forms"][0]["F"] == "inf" and payload["forms"][0]["p"] == 0.0
+
+
+def test_import_help_documents_the_range_step(capsys):
+    # README: --slices range:START:STOP[:STEP]; the parser accepts a step, so --help says so.
+    import pytest
+
+    with pytest.raises(SystemExit):
+        main(["import", "--help"])
+    assert "range:START:STOP[:STEP]" in " ".join(capsys.readouterr().out.split())
