@@ -93,6 +93,7 @@ def make_actions(parent: QWidget, undo_group: QUndoGroup) -> dict[str, QAction]:
     redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
     for action, tip in ((undo, "Undo (Ctrl+Z)"), (redo, "Redo (Ctrl+Shift+Z)")):
         action.setToolTip(tip)
+        action.setIconText(tip.split()[0])  # the toolbar keeps a short label
         parent.addAction(action)
     actions["undo"], actions["redo"] = undo, redo
     return actions
