@@ -47,11 +47,15 @@ def band(alpha: float) -> str:
     --------
     >>> band(0.8), band(0.81), band(float("nan"))
     ('moderate', 'high', 'undefined')
+    >>> band(0.1 + 1e-15), band(1 - 0.2)
+    ('disagreement', 'moderate')
     """
     if math.isnan(alpha):
         return "undefined"
     for name, upper in BAND_LIMITS:
-        if alpha <= upper:
+        # A tolerance of 1e-12 keeps an α that is mathematically on an edge (e.g. 0.8 computed
+        # as 0.8000000000000002) in the lower band, as the inclusive limits intend.
+        if alpha <= upper + 1e-12:
             return name
     return "high"
 

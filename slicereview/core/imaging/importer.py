@@ -121,8 +121,11 @@ def parse_slices(text: str, axis: int = 0) -> SliceSelection:
             return SliceSelection(axis=axis, mode="every", step=int(parts[1]))
         if parts[0] == "range" and len(parts) in (3, 4):
             step = int(parts[3]) if len(parts) == 4 else 1
-            return SliceSelection(axis=axis, mode="range", start=int(parts[1]),
-                                  stop=int(parts[2]), step=step)
+            start, stop = int(parts[1]), int(parts[2])
+            if stop <= start or step < 1:
+                raise ValueError("STOP must be greater than START and STEP at least 1 "
+                                 "(STOP is exclusive: range:10:20 picks slices 10-19)")
+            return SliceSelection(axis=axis, mode="range", start=start, stop=stop, step=step)
     except ValueError as exc:
         raise ValueError(f"bad slice selection {text!r}: {exc}") from None
     raise ValueError(
@@ -135,9 +138,11 @@ class ImportReport:
     """What one :func:`import_paths` call did.
 
     ``duplicates`` are the paths skipped because a file with the same SHA-256 is already in the
-    project (or earlier in the same import); ``failed`` pairs a path with the reason it could
-    not be imported; ``warnings`` are import-wide remarks (e.g. this import made the project mix
-    "FOR PROCESSING" and "FOR PRESENTATION" mammograms).
+    project (or earlier in the same import) — for a volume or multi-frame file, only when the
+    chosen slices/frames are all in the project already (new ones are added to it);
+    ``failed`` pairs a path with the reason it could not be imported; ``warnings`` are
+    import-wide remarks (e.g. this import made the project mix "FOR PROCESSING" and
+    "FOR PRESENTATION" mammograms).
     """
 
     added_files: int = 0
@@ -278,7 +283,8 @@ def _import_one(project: Project, path: Path, slices: SliceSelection, report: Im
     except OSError as exc:
         report.failed.append((str(path), f"cannot read the file: {exc.strerror or exc}"))
         return
-    if sha in seen or project.source_by_hash(sha) is not None:
+    known = project.source_by_hash(sha)
+    if sha in seen or (known is not None and fmt not in SITK_FORMATS and fmt != DICOM):
         report.duplicates.append(str(path))
         return
     try:
@@ -289,8 +295,18 @@ def _import_one(project: Project, path: Path, slices: SliceSelection, report: Im
     except Exception as exc:  # a reader bug or odd file must not stop a 10 000-file import
         report.failed.append((str(path), f"{type(exc).__name__}: {exc}"))
         return
-    ids = project.add_source(path, sha, fmt, images, info)
     seen.add(sha)
+    if known is not None:
+        # A volume or multi-frame file already in the project: add only the slices/frames this
+        # selection picks that are not there yet (the user may pick more slices later).
+        ids = project.add_images_to_source(known.id, images)
+        if not ids:
+            report.duplicates.append(str(path))
+            return
+        report.added_images += len(ids)
+        report.image_ids.extend(ids)
+        return
+    ids = project.add_source(path, sha, fmt, images, info)
     report.added_files += 1
     report.added_images += len(ids)
     report.image_ids.extend(ids)
