@@ -11,10 +11,14 @@ when it already exists. Contents:
   severity (:mod:`slicereview.core.motion`; four levels none / mild / moderate / severe, six
   slices each). The truth is kept in the project's ``meta`` table (``demo_truth``), never in
   the file names, so that raters cannot see it.
+* **Simulated raters** (:mod:`slicereview.core.ranking.demo_ratings`): two finished sort
+  sessions and a classification session on the rating set, by raters named "Simulated ...";
+* **Simulated annotators** (:mod:`slicereview.core.demo_annotations`): submitted
+  certain/uncertain polygons on the mammograms by three simulated annotators, with answers to
+  the demo's classification questions.
 
-The images are
-copied (hard-linked where possible) into the demo folder so the project keeps working when the
-packages are upgraded.
+The images are copied (hard-linked where possible) into the demo folder so the project keeps
+working when the packages are upgraded.
 """
 
 from __future__ import annotations
