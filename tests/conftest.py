@@ -17,6 +17,12 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 import pytest  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _isolated_settings(tmp_path_factory, monkeypatch):
+    """No test reads or writes the real user's settings (recent projects, window layout)."""
+    monkeypatch.setenv("SLICEREVIEW_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
+
+
 @pytest.fixture(scope="session")
 def demo_project(tmp_path_factory) -> Path:  # noqa: F821
     """The demo project, built once per test run (real mammograms, MRI, simulated raters)."""

@@ -32,11 +32,6 @@ pytestmark = pytest.mark.benchmark
 N = 60
 
 
-@pytest.fixture(autouse=True)
-def _isolated_settings(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("SLICEREVIEW_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
-
-
 def _p(values: list[float], q: float) -> float:
     return float(np.percentile(values, q))
 

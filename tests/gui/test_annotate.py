@@ -22,11 +22,6 @@ _L = Qt.MouseButton.LeftButton
 _NO = Qt.KeyboardModifier.NoModifier
 
 
-@pytest.fixture(autouse=True)
-def _isolated_settings(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("SLICEREVIEW_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
-
-
 @pytest.fixture
 def project_file(tmp_path: Path) -> Path:
     """Three 16-bit PNGs (120 x 160), an annotator and one question of every kind."""

@@ -4,15 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import QPoint, Qt
 
 from slicereview.gui.main_window import MainWindow
-
-
-@pytest.fixture(autouse=True)
-def _isolated_settings(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("SLICEREVIEW_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
 
 
 def test_demo_mammogram_window_level_zoom_and_switch(qtbot, demo_project: Path) -> None:

@@ -12,11 +12,6 @@ from slicereview.core.store import Project
 from slicereview.gui.main_window import MainWindow
 
 
-@pytest.fixture(autouse=True)
-def _isolated_settings(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("SLICEREVIEW_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
-
-
 def _pngs(folder: Path, n: int, size: int = 64) -> Path:
     folder.mkdir(parents=True)
     rng = np.random.default_rng(0)

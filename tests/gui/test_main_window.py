@@ -16,11 +16,6 @@ from slicereview.core.store import Project
 from slicereview.gui.main_window import MainWindow
 
 
-@pytest.fixture(autouse=True)
-def _isolated_settings(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("SLICEREVIEW_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
-
-
 @pytest.fixture
 def project_file(tmp_path: Path) -> Path:
     """A project with a 16-bit PNG, an MR DICOM with a window, and a NIfTI volume (5 slices)."""

@@ -26,11 +26,6 @@ N = 6
 SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 
 
-@pytest.fixture(autouse=True)
-def _isolated_settings(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("SLICEREVIEW_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
-
-
 @pytest.fixture
 def project_file(tmp_path: Path) -> Path:
     """Six 16-bit PNGs whose noise level is their file number (the 'truth'), in one set."""

@@ -60,7 +60,28 @@ def _pen(colour: QColor, width: float, style: Qt.PenStyle = Qt.PenStyle.SolidLin
     return pen
 
 
-class PolygonItem(QGraphicsPathItem):
+class _PaddedPathItem(QGraphicsPathItem):
+    """A path item whose bounding box is padded by ``pad`` image units (room for a cosmetic
+    pen) and whose Qt shape is empty: hit-testing is done in numpy
+    (:mod:`slicereview.core.geometry`), which keeps Qt from stroking a long outline on every
+    hover event."""
+
+    pad: float = 0.0
+
+    def set_pad(self, pad: float) -> None:
+        if pad != self.pad:
+            self.prepareGeometryChange()
+            self.pad = pad
+
+    def boundingRect(self) -> QRectF:
+        p = self.pad
+        return self.path().controlPointRect().adjusted(-p, -p, p, p)
+
+    def shape(self) -> QPainterPath:
+        return QPainterPath()
+
+
+class PolygonItem(_PaddedPathItem):
     """One annotation polygon: outline in its certainty's colour, translucent fill."""
 
     def __init__(self, polygon_id: int | None, vertices: np.ndarray,
@@ -86,19 +107,6 @@ class PolygonItem(QGraphicsPathItem):
         fill.setAlphaF(0.0 if outline_only else max(0.0, min(1.0, fill_alpha)))
         self.setBrush(QBrush(fill) if fill.alpha() else QBrush(Qt.BrushStyle.NoBrush))
 
-    def set_pad(self, pad: float) -> None:
-        if pad != self.pad:
-            self.prepareGeometryChange()
-            self.pad = pad
-
-    def boundingRect(self) -> QRectF:
-        p = self.pad
-        return self.path().controlPointRect().adjusted(-p, -p, p, p)
-
-    def shape(self) -> QPainterPath:
-        # Hit-testing is done in numpy (slicereview.core.geometry); an empty shape keeps Qt from
-        # stroking a long outline on every hover event.
-        return QPainterPath()
 
 
 class HandlesItem(QGraphicsItem):
@@ -180,7 +188,7 @@ class HandlesItem(QGraphicsItem):
         painter.restore()
 
 
-class PreviewItem(QGraphicsPathItem):
+class PreviewItem(_PaddedPathItem):
     """The polygon being drawn: its open outline plus a dashed segment to the cursor."""
 
     def __init__(self) -> None:
@@ -198,14 +206,3 @@ class PreviewItem(QGraphicsPathItem):
         self.setPen(_pen(COLOURS[Certainty(certainty)], SELECTED_PEN_PX))
         self.setPath(path)
 
-    def set_pad(self, pad: float) -> None:
-        if pad != self.pad:
-            self.prepareGeometryChange()
-            self.pad = pad
-
-    def boundingRect(self) -> QRectF:
-        p = self.pad
-        return self.path().controlPointRect().adjusted(-p, -p, p, p)
-
-    def shape(self) -> QPainterPath:
-        return QPainterPath()
