@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview import __version__
+from slicereview.core.imaging.importer import SliceSelection
 from slicereview.core.store import SUFFIX
 from slicereview.gui import settings as user_settings
 from slicereview.gui.actions import create_actions
@@ -292,18 +293,38 @@ class MainWindow(QMainWindow):
             "Images (*.dcm *.DCM *.nii *.nii.gz *.nrrd *.nhdr *.mha *.mhd *.png *.tif *.tiff "
             "*.jpg *.jpeg);;All files (*)")
         if files:
-            self.start_import([Path(f) for f in files])
+            self.ask_and_import([Path(f) for f in files])
 
     def on_import_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Import every image below a folder")
         if folder:
-            self.start_import([Path(folder)])
+            self.ask_and_import([Path(folder)])
 
-    def start_import(self, paths: list[Path]) -> ImportWorker | None:
+    def ask_and_import(self, paths: list[Path]) -> ImportWorker | None:
+        """Ask which volume slices to import (when volumes may be among ``paths``), then
+        import."""
+        from slicereview.core.imaging.formats import DICOM, SITK_FORMATS, detect_format
+        from slicereview.gui.views.import_dialog import ImportOptionsDialog
+
+        slices = None
+        if any(p.is_dir() or detect_format(p) in SITK_FORMATS | {DICOM} for p in paths):
+            dialog = ImportOptionsDialog(self)
+            while True:
+                if dialog.exec() != ImportOptionsDialog.DialogCode.Accepted:
+                    return None
+                try:
+                    slices = dialog.selection()
+                    break
+                except ValueError as exc:
+                    QMessageBox.warning(self, "Import options", str(exc))
+        return self.start_import(paths, slices)
+
+    def start_import(self, paths: list[Path],
+                     slices: SliceSelection | None = None) -> ImportWorker | None:
         """Import in a worker thread with a cancellable progress dialog."""
         if self.session.project is None or self._import_worker is not None:
             return None
-        worker = ImportWorker(self.session.project.path, paths)
+        worker = ImportWorker(self.session.project.path, paths, slices)
         dialog = QProgressDialog("Importing…", "Cancel", 0, 0, self)
         dialog.setWindowTitle("Import images")
         dialog.setMinimumDuration(300)

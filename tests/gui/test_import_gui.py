@@ -94,3 +94,34 @@ def test_event_loop_stays_responsive_during_import(window: MainWindow, qtbot,
           f"p95 {p95:.1f} ms, max {worst:.1f} ms over {len(lat)} ticks")
     assert report.added_images == 500
     assert p95 < 50.0
+
+
+def test_import_options_pick_volume_slices(window: MainWindow, qtbot, tmp_path: Path,
+                                           monkeypatch) -> None:
+    import nibabel.testing
+
+    from slicereview.gui.views.import_dialog import ImportOptionsDialog
+
+    volume = tmp_path / "anatomical.nii"
+    volume.write_bytes((Path(nibabel.testing.data_path) / "anatomical.nii").read_bytes())
+    chosen = {}
+
+    def fake_exec(dialog: ImportOptionsDialog) -> int:  # the user picks "every 5th, axis 0"
+        dialog.mode_box.setCurrentIndex(2)
+        dialog.step_spin.setValue(5)
+        assert dialog.step_spin.isEnabled() and not dialog.start_spin.isEnabled()
+        chosen["selection"] = dialog.selection()
+        return ImportOptionsDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(ImportOptionsDialog, "exec", fake_exec)
+    worker = window.ask_and_import([volume])
+    with qtbot.waitSignal(worker.finished, timeout=60000) as blocker:
+        pass
+    assert chosen["selection"].mode == "every"
+    assert blocker.args[0].added_images == 5  # slices 0, 5, 10, 15, 20 of 25
+    dialog = ImportOptionsDialog()
+    dialog.mode_box.setCurrentIndex(3)
+    dialog.start_spin.setValue(8)
+    dialog.stop_spin.setValue(4)
+    with pytest.raises(ValueError):
+        dialog.selection()

@@ -122,7 +122,7 @@ def parse_slices(text: str, axis: int = 0) -> SliceSelection:
         if parts[0] == "range" and len(parts) in (3, 4):
             step = int(parts[3]) if len(parts) == 4 else 1
             start, stop = int(parts[1]), int(parts[2])
-            if stop <= start or step < 1:
+            if (start >= 0) == (stop >= 0) and stop <= start or step < 1:
                 raise ValueError("STOP must be greater than START and STEP at least 1 "
                                  "(STOP is exclusive: range:10:20 picks slices 10-19)")
             return SliceSelection(axis=axis, mode="range", start=start, stop=stop, step=step)
