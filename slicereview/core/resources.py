@@ -44,7 +44,7 @@ def resource_path(name: str) -> Path:
     """
     if not name or "/" in name or "\\" in name or name in (".", ".."):
         raise ValueError(f"resource names are plain file names, not {name!r}")
-    traversable = resources.files(_PACKAGE).joinpath(name)
+    traversable = _folder().joinpath(name)
     if not traversable.is_file():
         raise FileNotFoundError(
             f"resource {name!r} is missing from {_PACKAGE}; the installation is incomplete "
@@ -56,6 +56,22 @@ def resource_path(name: str) -> Path:
     if not isinstance(traversable, Path):
         raise RuntimeError(f"{_PACKAGE} is not a folder on disk ({traversable!r})")
     return traversable
+
+
+def _folder():  # noqa: ANN202 - a Traversable
+    """The resources folder: the installed package, or ``resources/`` of a source checkout.
+
+    The fallback serves a source tree that shadows the installed package (``python -m
+    slicereview`` or ``python -c`` run from the repository root puts the checkout first on
+    ``sys.path``, and there ``resources/`` is not below ``slicereview/``).
+    """
+    try:
+        return resources.files(_PACKAGE)
+    except ModuleNotFoundError:
+        checkout = Path(__file__).resolve().parents[2] / "resources"
+        if (checkout / "__init__.py").is_file():
+            return checkout
+        raise
 
 
 def read_text(name: str, encoding: str = "utf-8") -> str:

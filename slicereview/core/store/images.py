@@ -90,18 +90,32 @@ class ImagesMixin(StoreBase):
                 (self.stored_path(file), sha256, fmt, file.stat().st_size, now_iso(),
                  dumps(info or {})),
             )
-            source_id = cur.lastrowid
-            first = self.conn.execute("SELECT coalesce(max(id), 0) FROM images").fetchone()[0]
-            ids = []
-            for k, im in enumerate(images, start=1):
-                cur = self.conn.execute(
-                    "INSERT INTO images (source_id, case_id, frame, axis, slice_index, rows, "
-                    "cols, info) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (source_id, f"C{first + k:06d}", im.frame, im.axis, im.slice_index,
-                     im.rows, im.cols, dumps(im.info or {})),
-                )
-                ids.append(int(cur.lastrowid))
+            return self._insert_images(int(cur.lastrowid), images)
+
+    def _insert_images(self, source_id: int, images: Sequence[NewImage]) -> list[int]:
+        first = self.conn.execute("SELECT coalesce(max(id), 0) FROM images").fetchone()[0]
+        ids = []
+        for k, im in enumerate(images, start=1):
+            cur = self.conn.execute(
+                "INSERT INTO images (source_id, case_id, frame, axis, slice_index, rows, "
+                "cols, info) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (source_id, f"C{first + k:06d}", im.frame, im.axis, im.slice_index,
+                 im.rows, im.cols, dumps(im.info or {})),
+            )
+            ids.append(int(cur.lastrowid))
         return ids
+
+    def add_images_to_source(self, source_id: int, images: Sequence[NewImage]) -> list[int]:
+        """Add the frames/slices of ``images`` that the source does not have yet (one
+        transaction). Returns the new image ids (empty when all were there)."""
+        with self.transaction():
+            have = {
+                tuple(r) for r in self.conn.execute(
+                    "SELECT frame, axis, slice_index FROM images WHERE source_id = ?",
+                    (source_id,))
+            }
+            new = [im for im in images if (im.frame, im.axis, im.slice_index) not in have]
+            return self._insert_images(source_id, new)
 
     def image(self, image_id: int) -> Image:
         row = self.conn.execute(f"{_IMAGE_SELECT} WHERE images.id = ?", (image_id,)).fetchone()
