@@ -58,7 +58,7 @@ def resource_path(name: str) -> Path:
     return traversable
 
 
-def _folder():  # noqa: ANN202 - a Traversable
+def _folder():
     """The resources folder: the installed package, or ``resources/`` of a source checkout.
 
     The fallback serves a source tree that shadows the installed package (``python -m
