@@ -37,7 +37,7 @@ from slicereview.gui.views.annotate_page import AnnotatePage
 from slicereview.gui.views.browser import ProjectBrowser
 from slicereview.gui.views.image_view import ImageView
 from slicereview.gui.views.rate_page import RatePage
-from slicereview.gui.workers import ImportWorker
+from slicereview.gui.workers import DemoWorker, ImportWorker
 
 ABOUT = f"""<h3>slicereview {__version__}</h3>
 <p>Rate, annotate and review medical images.</p>
@@ -95,6 +95,7 @@ class MainWindow(QMainWindow):
             action.triggered.connect(getattr(self, f"on_{name}"))
         self._current_image = None
         self._import_worker: ImportWorker | None = None
+        self._demo_worker: DemoWorker | None = None
 
         self.viewer = ImageView()
         self.jobs = QTabWidget()
@@ -270,22 +271,37 @@ class MainWindow(QMainWindow):
         if path:
             self.open_project(Path(path))
 
-    def on_open_demo(self) -> None:
-        from slicereview.core.demo import build_demo
-
+    def on_open_demo(self) -> DemoWorker | None:
+        """Build the demo (first time, 10–30 s) in a worker thread, then open it."""
+        if self._demo_worker is not None:
+            return None
+        worker = DemoWorker()
         dialog = QProgressDialog("Building the demo project…", "", 0, 0, self)
         dialog.setCancelButton(None)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
-        dialog.show()
-        try:
-            path = build_demo(None, progress=lambda done, total, what: (
-                dialog.setMaximum(total), dialog.setValue(done)))
-        except Exception as exc:
-            dialog.close()
-            QMessageBox.critical(self, "Cannot build the demo", str(exc))
-            return
-        dialog.close()
-        self.open_project(path)
+        dialog.setMinimumDuration(300)
+        self._demo_dialog = dialog
+        worker.progress.connect(self._on_demo_progress)
+        worker.finished.connect(self._on_demo_done)
+        worker.failed.connect(self._on_demo_failed)
+        self._demo_worker = worker
+        self._demo_thread = worker.start()
+        return worker
+
+    def _on_demo_progress(self, done: int, total: int, what: str) -> None:
+        self._demo_dialog.setMaximum(total)
+        self._demo_dialog.setValue(done)
+        self._demo_dialog.setLabelText(f"Building the demo project: {what}…")
+
+    def _on_demo_done(self, path: object) -> None:
+        self._demo_dialog.reset()
+        self._demo_worker = None
+        self.open_project(Path(path))
+
+    def _on_demo_failed(self, message: str) -> None:
+        self._demo_dialog.reset()
+        self._demo_worker = None
+        QMessageBox.critical(self, "Cannot build the demo", message)
 
     def on_import_files(self) -> None:
         files, _ = QFileDialog.getOpenFileNames(
@@ -451,6 +467,8 @@ class MainWindow(QMainWindow):
             self._import_worker.cancel()
             self._import_thread.quit()
             self._import_thread.wait(5000)
+        if self._demo_worker is not None:
+            self._demo_thread.wait(60000)  # the demo is renamed into place only when complete
         for page in (self.jobs.widget(i) for i in range(self.jobs.count())):
             stack = getattr(page, "undo_stack", None)
             if stack is not None:

@@ -1,7 +1,8 @@
-"""Background work with a progress dialog and a Cancel button.
+"""Background work with a progress dialog (and a Cancel button where the work can stop).
 
-The importer runs in a ``QThread`` with its own project connection (SQLite connections are not
-shared across threads); progress and the result come back as queued signals.
+Each worker runs in a ``QThread``; the importer opens its own project connection (SQLite
+connections are not shared across threads). Progress and the result come back as queued
+signals; connect them to bound methods of objects in the GUI thread.
 """
 
 from __future__ import annotations
@@ -14,24 +15,23 @@ from slicereview.core.imaging.importer import ImportReport, SliceSelection, impo
 from slicereview.core.store import Project
 
 
-class ImportWorker(QObject):
-    """Imports ``paths`` into the project at ``project_path``; run it with :meth:`start`."""
+class Worker(QObject):
+    """Runs :meth:`work` in its own thread; ``finished(result)`` or ``failed(message)``."""
 
     progress = Signal(int, int, str)
-    finished = Signal(object)  # ImportReport
+    finished = Signal(object)
     failed = Signal(str)
 
-    def __init__(self, project_path: Path, paths: list[Path],
-                 slices: SliceSelection | None = None) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.project_path = Path(project_path)
-        self.paths = [Path(p) for p in paths]
-        self.slices = slices or SliceSelection()
         self._cancel = False
         self._thread: QThread | None = None
 
     def cancel(self) -> None:
         self._cancel = True
+
+    def work(self) -> object:
+        raise NotImplementedError
 
     def start(self) -> QThread:
         thread = QThread()
@@ -45,12 +45,38 @@ class ImportWorker(QObject):
 
     def run(self) -> None:
         try:
-            with Project.open(self.project_path) as project:
-                report: ImportReport = import_paths(
-                    project, self.paths, slices=self.slices,
-                    progress=self.progress.emit, cancel=lambda: self._cancel,
-                )
+            result = self.work()
         except Exception as exc:  # reported in the GUI as a message box
             self.failed.emit(str(exc))
             return
-        self.finished.emit(report)
+        self.finished.emit(result)
+
+
+class ImportWorker(Worker):
+    """Imports ``paths`` into the project at ``project_path``; ``finished(ImportReport)``."""
+
+    def __init__(self, project_path: Path, paths: list[Path],
+                 slices: SliceSelection | None = None) -> None:
+        super().__init__()
+        self.project_path = Path(project_path)
+        self.paths = [Path(p) for p in paths]
+        self.slices = slices or SliceSelection()
+
+    def work(self) -> ImportReport:
+        with Project.open(self.project_path) as project:
+            return import_paths(project, self.paths, slices=self.slices,
+                                progress=self.progress.emit, cancel=lambda: self._cancel)
+
+
+class DemoWorker(Worker):
+    """Builds (or finds) the demo project; ``finished(Path)``. It cannot be cancelled part-way,
+    but a half-built demo is never used (it is renamed into place only when complete)."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        super().__init__()
+        self.folder = folder
+
+    def work(self) -> Path:
+        from slicereview.core.demo import build_demo
+
+        return build_demo(self.folder, progress=self.progress.emit)

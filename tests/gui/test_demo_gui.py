@@ -35,3 +35,19 @@ def test_demo_mammogram_window_level_zoom_and_switch(qtbot, demo_project: Path) 
     assert w.viewer.slice_slider.isVisible()
     w.on_next_slice()
     assert w.browser.current_id() == mri[1]
+
+
+def test_open_demo_builds_in_the_background(qtbot, tmp_path: Path, monkeypatch) -> None:
+    import slicereview.core.demo as demo
+
+    monkeypatch.setattr(demo, "default_demo_dir", lambda: tmp_path / "demo")
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    worker = w.on_open_demo()
+    assert worker is not None and w.on_open_demo() is None  # one build at a time
+    with qtbot.waitSignal(worker.finished, timeout=300000):
+        pass
+    qtbot.waitUntil(lambda: w.session.is_open, timeout=10000)
+    assert w.session.project.path == (tmp_path / "demo" / demo.DEMO_FILE).absolute()
+    assert len(w.browser.image_ids()) > 8
