@@ -1,8 +1,8 @@
-"""Entry script of the PyInstaller build: runs ``slicereview.cli:main`` (the console script)."""
+"""Entry script of the PyInstaller build: runs ``slicereview.launcher:main`` (the console script)."""
 
 import sys
 
-from slicereview.cli import main
+from slicereview.launcher import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,6 +1,6 @@
 """``python -m slicereview`` runs the command line (``slicereview --help``)."""
 
-from slicereview.cli import main
+from slicereview.launcher import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -110,7 +110,7 @@ def test_installed_metadata_matches_pyproject(pyproject: dict):
     assert importlib.metadata.version("slicereview") == pyproject["project"]["version"]
     assert slicereview.__version__ == pyproject["project"]["version"]
     scripts = {ep.name: ep.value for ep in importlib.metadata.entry_points(group="gui_scripts")}
-    assert scripts.get("slicereview") == "slicereview.cli:main"
+    assert scripts.get("slicereview") == "slicereview.launcher:main"
 
 
 def test_python_m_slicereview_version(tmp_path: Path):
@@ -124,7 +124,7 @@ def test_python_m_slicereview_version(tmp_path: Path):
 
 def test_version_does_not_import_qt(tmp_path: Path):
     code = (
-        "import sys; from slicereview.cli import main\n"
+        "import sys; from slicereview.launcher import main\n"
         "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('PySide6', 'shiboken6', 'pyqtgraph')))"
@@ -181,7 +181,7 @@ def test_wheel_metadata(wheel: Path):
         entry_points = zf.read(info.replace("METADATA", "entry_points.txt")).decode()
     assert "Requires-Dist: PySide6-Essentials<6.12,>=6.9" in metadata
     assert "License-Expression: BSD-3-Clause" in metadata
-    assert "[gui_scripts]\nslicereview = slicereview.cli:main" in entry_points
+    assert "[gui_scripts]\nslicereview = slicereview.launcher:main" in entry_points
 
 
 @pytest.mark.slow
@@ -191,7 +191,7 @@ def test_wheel_resources_found_when_installed(wheel: Path, tmp_path: Path):
     target = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(target)
     code = (
-        "import slicereview.core.resources as r, sys;"
+        "import slicereview.app.resources as r, sys;"
         "p = r.resource_path('slicereview-256.png');"
         "print(p); print(len(r.read_text('slicereview.qss')))"
     )
@@ -232,8 +232,8 @@ def test_desktop_file_validates():
 
 
 def test_mime_xml_matches_project_format():
-    from slicereview.core.store.project import SUFFIX
-    from slicereview.core.store.schema import APPLICATION_ID
+    from slicereview.store.project import SUFFIX
+    from slicereview.store.schema import APPLICATION_ID
 
     ns = {"m": "http://www.freedesktop.org/standards/shared-mime-info"}
     root = ET.parse(PACKAGING / "slicereview-mime.xml").getroot()
@@ -249,7 +249,7 @@ def test_mime_xml_matches_project_format():
 def test_qt_recognises_a_project_with_the_mime_xml(tmp_path: Path):
     # Qt reads freedesktop mime packages from $XDG_DATA_DIRS/mime/packages/*.xml: install ours
     # into a private data dir and ask QMimeDatabase about a real project, also renamed.
-    from slicereview.core.store import Project
+    from slicereview.store import Project
 
     (tmp_path / "share" / "mime" / "packages").mkdir(parents=True)
     shutil.copy(PACKAGING / "slicereview-mime.xml", tmp_path / "share" / "mime" / "packages")
@@ -274,7 +274,7 @@ def test_pyinstaller_spec_is_valid_python_and_names_the_entry_point():
     spec = (PACKAGING / "slicereview.spec").read_text(encoding="utf-8")
     compile(spec, "slicereview.spec", "exec")
     launcher = (PACKAGING / "launcher.py").read_text(encoding="utf-8")
-    assert "from slicereview.cli import main" in launcher
+    assert "from slicereview.launcher import main" in launcher
     assert "launcher.py" in spec and '"slicereview/resources"' in spec
     assert '"krippendorff"' in spec and '"tests"' in spec  # excluded from the bundle
 

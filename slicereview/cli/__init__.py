@@ -1,24 +1,28 @@
 """The ``slicereview`` command line.
 
-``slicereview [open] PROJECT`` opens the GUI; every other command is headless and never imports
-Qt (an import-linter contract checks the modules here; the GUI is imported lazily inside the
-``open`` and ``demo`` handlers).
+``slicereview [open] PROJECT`` opens the GUI; every other command is headless. This package
+never imports Qt or :mod:`slicereview.gui` (import-linter checks it, with no exception):
+``open`` and ``demo`` return a :class:`~slicereview.cli.project_cmds.GuiRequest` that
+:func:`main` hands to the ``gui`` callable the entry point (:mod:`slicereview.launcher`)
+passes in.
 
 Each command module defines ``register(subparsers)`` which adds its sub-commands and sets
-``func`` on them; :data:`COMMAND_MODULES` lists those modules in ``--help`` order.
+``func`` on them, importing heavy libraries only inside the handlers so that ``--help`` and
+``info`` start fast.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from slicereview import __version__
+from slicereview.cli import export, project_cmds, rating, stats
+from slicereview.cli.project_cmds import GuiRequest
 
-#: Modules (below ``slicereview.cli``) that register sub-commands.
-COMMAND_MODULES = ("project_cmds", "stats", "rating", "export")
+#: Modules that register sub-commands, in ``--help`` order.
+COMMAND_MODULES = (project_cmds, stats, rating, export)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,19 +33,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"slicereview {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"slicereview.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"slicereview.cli.{name}":
-                raise
-            continue
+    for module in COMMAND_MODULES:
         module.register(sub)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``slicereview`` and ``python -m slicereview``. Returns the exit code."""
+def main(argv: Sequence[str] | None = None,
+         gui: Callable[[GuiRequest], int] | None = None) -> int:
+    """Run one command; returns the exit code. ``gui`` shows a :class:`GuiRequest` (the
+    entry point :func:`slicereview.launcher.main` passes the GUI's runner)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     commands = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
@@ -51,7 +51,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args_list = ["open"]
     args = parser.parse_args(args_list)
     try:
-        return int(args.func(args) or 0)
+        result = args.func(args)
+        if isinstance(result, GuiRequest):
+            if gui is None:
+                raise RuntimeError("this entry point has no GUI: run `slicereview` instead")
+            return int(gui(result) or 0)
+        return int(result or 0)
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return 130

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import TextIO
 
-from slicereview.core.store import ProjectError
+from slicereview.store import ProjectError
 
 #: Errors whose message is meant for the user as it is (no traceback).
 _USER_ERRORS: tuple[type[BaseException], ...] = (

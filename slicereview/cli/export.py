@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from slicereview.app.exporting import DEFAULT_STATUSES, FORMATS, export_masks
 from slicereview.cli._common import ProgressBar
-from slicereview.core.export import DEFAULT_STATUSES, FORMATS, export_masks
-from slicereview.core.model import AnnotationStatus, Phase
-from slicereview.core.store import Project
+from slicereview.model import AnnotationStatus, Phase
+from slicereview.store import Project
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -1,16 +1,18 @@
 """Project commands: ``open``, ``new``, ``import``, ``relink``, ``info``, ``demo``.
 
-``open`` and ``demo`` start the GUI (imported lazily, so the headless commands never load Qt).
+``open`` and ``demo`` return a :class:`GuiRequest`; the entry point
+(:mod:`slicereview.launcher`) hands it to the GUI, so this package never imports Qt.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from slicereview.cli._common import ProgressBar
-from slicereview.core.store import SUFFIX, Project
+from slicereview.store import SUFFIX, Project
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -60,6 +62,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_demo)
 
 
+@dataclass(frozen=True)
+class GuiRequest:
+    """What ``open`` and ``demo`` ask the GUI to show (``project`` ``None``: the start page)."""
+
+    project: Path | None
+    screenshot: Path | None = None
+    size: str = "1400x900"
+
+
 def _screenshot_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--screenshot", type=Path, metavar="FILE",
                    help="render the main window offscreen to a PNG file and exit")
@@ -67,14 +78,12 @@ def _screenshot_option(p: argparse.ArgumentParser) -> None:
                    help="window size for --screenshot (default 1400x900)")
 
 
-def cmd_open(args: argparse.Namespace) -> int:
+def cmd_open(args: argparse.Namespace) -> GuiRequest:
     if args.screenshot is not None and args.project is not None:
         # Unattended: report a bad project here as one line instead of in a GUI dialog that
         # nobody can close. Read-only, so the file is left untouched.
         Project.open(args.project, read_only=True).close()
-    from slicereview.gui.app import run  # lazy: only the GUI commands load Qt
-
-    return run(args.project, screenshot=args.screenshot, size=args.size)
+    return GuiRequest(args.project, args.screenshot, args.size)
 
 
 def cmd_new(args: argparse.Namespace) -> int:
@@ -84,7 +93,8 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from slicereview.core.imaging.importer import import_paths, parse_slices
+    from slicereview.app.importing import import_paths
+    from slicereview.engines.imaging.importer import parse_slices
 
     slices = parse_slices(args.slices, axis=args.axis)
     if args.create and not args.project.exists():
@@ -99,8 +109,10 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_relink(args: argparse.Namespace) -> int:
+    from slicereview.app.importing import relink
+
     with Project.open(args.project) as project:
-        report = project.relink(args.new_root, verify=not args.no_verify)
+        report = relink(project, args.new_root, verify=not args.no_verify)
     print(f"Relinked {report.relinked} file(s).")
     for path in report.hash_mismatch:
         print(f"  not relinked, content differs from the imported file: {path}")
@@ -127,13 +139,11 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
-    from slicereview.core.demo import build_demo
+def cmd_demo(args: argparse.Namespace) -> int | GuiRequest:
+    from slicereview.app.demo import build_demo
 
     project_path = build_demo(args.dir, progress=ProgressBar("Building demo"))
     print(f"Demo project: {project_path}", file=sys.stderr)
     if args.no_gui:
         return 0
-    from slicereview.gui.app import run
-
-    return run(project_path, screenshot=args.screenshot, size=args.size)
+    return GuiRequest(project_path, args.screenshot, args.size)

@@ -6,20 +6,14 @@ SESSION arguments are a session id or a unique session name. Both commands only 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
-import math
 import sys
 from pathlib import Path
 
-from slicereview.core.ranking.reliability import format_report, reliability
-from slicereview.core.ranking.session import RankingRow, RatingSession
-from slicereview.core.store import Project
+from slicereview.store import Project
 
-#: Header of ``slicereview ranking --csv`` (``answers`` and ``active_time_s`` are the session's
-#: totals, repeated on every row).
-CSV_COLUMNS = ("image_id", "case_id", "file", "rank", "tier", "score", "rater", "session",
-               "answers", "active_time_s")
+# The rating engines (and scipy through them) are imported inside the handlers, so that other
+# commands start fast.
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("project", type=Path)
     p.add_argument("session", help="session id or name")
     p.add_argument("--csv", type=Path, metavar="OUT",
-                   help="write the ranking as CSV (" + ", ".join(CSV_COLUMNS) + ")")
+                   help="write the ranking as CSV (image_id, case_id, file, rank, tier, score, "
+                        "rater, session, answers, active_time_s)")
     p.set_defaults(func=cmd_ranking)
 
     p = sub.add_parser("reliability",
@@ -47,33 +42,12 @@ def _open(path: Path) -> Project:
     return Project.open(path, read_only=True)
 
 
-def _fmt(x: float | None) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return ""
-    return f"{x:.6g}"
-
-
-def ranking_table(rows: list[RankingRow]) -> list[tuple]:
-    """The CSV cells (:data:`CSV_COLUMNS`) of a session's :meth:`RatingSession.rows`."""
-    return [(r.image_id, r.case_id, r.file, "" if r.rank is None else r.rank,
-             "" if r.tier is None else r.tier, _fmt(r.score), r.rater, r.session,
-             r.session_answers, f"{r.session_active_s:.3f}") for r in rows]
-
-
-def write_ranking_csv(path: Path, rows: list[RankingRow]) -> int:
-    """Write ``rows`` as the ``slicereview ranking --csv`` file (also used by the GUI's
-    export); returns the number of images written."""
-    table = ranking_table(rows)
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(CSV_COLUMNS)
-        writer.writerows(table)
-    return len(table)
-
-
 def cmd_ranking(args: argparse.Namespace) -> int:
+    from slicereview.app.rating import ranking_table, write_ranking_csv
+    from slicereview.app.rating_run import RatingRun
+
     with _open(args.project) as project:
-        rs = RatingSession(project, project.find_session(args.session).id)
+        rs = RatingRun(project, project.find_session(args.session).id)
         rows = rs.rows()
         done = rs.done
     table = ranking_table(rows)
@@ -91,10 +65,13 @@ def cmd_ranking(args: argparse.Namespace) -> int:
 
 
 def cmd_reliability(args: argparse.Namespace) -> int:
+    from slicereview.app.rating_run import RatingRun
+    from slicereview.engines.ranking.reliability import format_report, reliability
+
     if len(args.sessions) < 2:
         raise ValueError("give at least two sessions")
     with _open(args.project) as project:
-        scores = [RatingSession(project, project.find_session(ref).id).session_scores()
+        scores = [RatingRun(project, project.find_session(ref).id).session_scores()
                   for ref in args.sessions]
     report = reliability(scores, randomisations=args.randomisations, seed=args.seed)
     print(format_report(report))

@@ -142,7 +142,7 @@ def _fmt(value: float, digits: int = 4) -> str:
 
 
 def cmd_alpha(args: argparse.Namespace) -> int:
-    from slicereview.core.agreement import band, krippendorff_alpha
+    from slicereview.engines.agreement import band, krippendorff_alpha
 
     table = _table(args)
     values = table.numbers(allow_text=args.level == "nominal")
@@ -167,7 +167,7 @@ def cmd_alpha(args: argparse.Namespace) -> int:
 
 
 def cmd_icc(args: argparse.Namespace) -> int:
-    from slicereview.core.agreement import intraclass_correlation
+    from slicereview.engines.agreement import intraclass_correlation
 
     table = _table(args)
     data = np.array(table.numbers(), dtype=float)
@@ -195,7 +195,7 @@ def cmd_icc(args: argparse.Namespace) -> int:
 
 
 def cmd_gcoef(args: argparse.Namespace) -> int:
-    from slicereview.core.agreement import generalizability, raters_needed
+    from slicereview.engines.agreement import generalizability, raters_needed
 
     # Long tables have text ids in every row, so a header cannot be detected: assume one.
     header = True if args.header is None else args.header
@@ -276,7 +276,7 @@ def _level_lines(title: str, level) -> list[str]:
 
 
 def cmd_masks(args: argparse.Namespace) -> int:
-    from slicereview.core.agreement import level_agreement, segmentation_agreement
+    from slicereview.engines.agreement import level_agreement, segmentation_agreement
 
     stack = _stack(args.images)
     if args.labels:
@@ -298,7 +298,7 @@ def cmd_masks(args: argparse.Namespace) -> int:
 
 
 def cmd_dice(args: argparse.Namespace) -> int:
-    from slicereview.core.agreement import dice, iou
+    from slicereview.engines.agreement import dice, iou
 
     a, b = (m != 0 for m in _stack(args.images))
     d, j = dice(a, b), iou(a, b)
@@ -310,7 +310,7 @@ def cmd_dice(args: argparse.Namespace) -> int:
 
 
 def cmd_ndcg(args: argparse.Namespace) -> int:
-    from slicereview.core.review import ndcg_at_k, precision_at_k, recall_at_k
+    from slicereview.engines.review import ndcg_at_k, precision_at_k, recall_at_k
 
     table = _table(args, names=True)
     if not table.cells or len(table.cells[0]) < 1:
@@ -335,7 +335,7 @@ def cmd_ndcg(args: argparse.Namespace) -> int:
 
 
 def cmd_rank(args: argparse.Namespace) -> int:
-    from slicereview.core.review import rank_agreement
+    from slicereview.engines.review import rank_agreement
 
     table = _table(args)
     data = np.array(table.numbers(), dtype=float)

@@ -5,7 +5,7 @@ active, decided by the caller through :meth:`IdleClock.set_running`) and the las
 (:meth:`IdleClock.touch`) is at most ``idle_ms`` ago. Time after the last input counts up to
 that limit (looking at an image without moving the mouse is work); a longer pause counts as
 ``idle_ms`` at most. :meth:`IdleClock.take` returns the milliseconds gathered since the last
-take, for :meth:`slicereview.core.store.Project.add_active_time`.
+take, for :meth:`slicereview.store.Project.add_active_time`.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from slicereview.core.resources import ICON_SIZES, read_text, resource_path
+from slicereview.app.resources import ICON_SIZES, read_text, resource_path
 
 
 def _ensure_platform(screenshot: Path | None) -> None:

@@ -11,8 +11,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
-from slicereview.core.imaging.display import DisplayImage
-from slicereview.core.model import Image
+from slicereview.engines.imaging.display import DisplayImage
+from slicereview.model import Image
 
 DEFAULT_BUDGET = 400 * 1024 * 1024
 

@@ -28,16 +28,16 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview import __version__
-from slicereview.core.imaging.importer import SliceSelection
-from slicereview.core.store import SUFFIX
+from slicereview.engines.imaging.importer import SliceSelection
 from slicereview.gui import settings as user_settings
 from slicereview.gui.actions import create_actions
-from slicereview.gui.session import ProjectSession
+from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.views.annotate_page import AnnotatePage
 from slicereview.gui.views.browser import ProjectBrowser
 from slicereview.gui.views.image_view import ImageView
 from slicereview.gui.views.rate_page import RatePage
 from slicereview.gui.workers import DemoWorker, ImportWorker
+from slicereview.store import SUFFIX
 
 ABOUT = f"""<h3>slicereview {__version__}</h3>
 <p>Rate, annotate and review medical images.</p>
@@ -89,7 +89,7 @@ class MainWindow(QMainWindow):
     def __init__(self) -> None:
         super().__init__()
         self.setWindowTitle("slicereview")
-        self.session = ProjectSession(self)
+        self.gateway = ProjectGateway(self)
         self.actions_ = create_actions(self)
         for name, action in self.actions_.items():
             action.triggered.connect(getattr(self, f"on_{name}"))
@@ -101,9 +101,9 @@ class MainWindow(QMainWindow):
         self.jobs = QTabWidget()
         self.jobs.setObjectName("jobs")
         self.jobs.addTab(self.viewer, "View")
-        self.annotate_page = AnnotatePage(self.session)
+        self.annotate_page = AnnotatePage(self.gateway)
         self.add_job_page(self.annotate_page, "Annotate")
-        self.add_job_page(RatePage(self.session), "Rate")
+        self.add_job_page(RatePage(self.gateway), "Rate")
         self.jobs.currentChanged.connect(self._on_job_changed)
         self.start_page = StartPage(self)
         self.stack = QStackedWidget()
@@ -130,9 +130,9 @@ class MainWindow(QMainWindow):
         self.viewer.slice_requested.connect(self._on_slice_requested)
 
         self._build_menus()
-        self.session.project_opened.connect(self._on_project_opened)
-        self.session.project_closed.connect(self._on_project_closed)
-        self.session.images_changed.connect(self.refresh_images)
+        self.gateway.project_opened.connect(self._on_project_opened)
+        self.gateway.project_closed.connect(self._on_project_closed)
+        self.gateway.images_changed.connect(self.refresh_images)
         self._on_project_closed()
         self.resize(1400, 900)
 
@@ -174,7 +174,7 @@ class MainWindow(QMainWindow):
         """Hide the image list on pages that set ``hides_browser`` (rating: file names and
         thumbnails of other images would bias the rater); show it elsewhere."""
         page = self.jobs.widget(index)
-        if self.session.is_open:
+        if self.gateway.is_open:
             self.browser_dock.setVisible(not getattr(page, "hides_browser", False))
 
     def add_job_page(self, widget: QWidget, title: str) -> int:
@@ -184,7 +184,7 @@ class MainWindow(QMainWindow):
     # -- project ---------------------------------------------------------------------------
     def open_project(self, path: Path) -> bool:
         try:
-            self.session.open(path)
+            self.gateway.open(path)
         except Exception as exc:
             QMessageBox.critical(self, "Cannot open project", str(exc))
             return False
@@ -192,7 +192,7 @@ class MainWindow(QMainWindow):
         return True
 
     def _on_project_opened(self, path: str) -> None:
-        project = self.session.project
+        project = self.gateway.project
         assert project is not None
         self.setWindowTitle(f"{project.name} — slicereview")
         self.stack.setCurrentWidget(self.jobs)
@@ -200,7 +200,7 @@ class MainWindow(QMainWindow):
         for name in ("import_files", "import_folder", "relink", "close_project"):
             self.actions_[name].setEnabled(True)
         self.refresh_images()
-        missing = self.session.missing_files()
+        missing = self.gateway.missing_files()
         if missing:
             self.statusBar().showMessage(
                 f"{len(missing)} image file(s) not found — use File ▸ Relink moved files…")
@@ -216,25 +216,25 @@ class MainWindow(QMainWindow):
             self.actions_[name].setEnabled(False)
 
     def refresh_images(self) -> None:
-        images = self.session.images()
-        self.browser.set_images([(im, self.session.file_of(im)) for im in images])
+        images = self.gateway.images()
+        self.browser.set_images([(im, self.gateway.file_of(im)) for im in images])
         if images and self._current_image is None:
             self.browser.select(images[0].id)
 
     def show_image(self, image_id: int, *, keep_view: bool = False) -> bool:
         """Decode (or take from the cache) and show one image; errors go to the status bar."""
-        if not self.session.is_open:
+        if not self.gateway.is_open:
             return False
-        image = self.session.image(image_id)
+        image = self.gateway.image(image_id)
         try:
-            display = self.session.display(image)
+            display = self.gateway.display(image)
         except Exception as exc:
             self.image_label.setText(f"{image.case_id}: cannot show this image — {exc}")
             self.viewer.clear()
             return False
         self._current_image = image
         self.viewer.set_image(display, keep_view=keep_view)
-        slices = self.session.volume_images(image)
+        slices = self.gateway.volume_images(image)
         positions = [s.id for s in slices]
         self.viewer.set_slices(len(slices), positions.index(image.id) if slices else 0)
         self.image_label.setText(f"{image.case_id}   {display.description}")
@@ -243,7 +243,7 @@ class MainWindow(QMainWindow):
     def _on_slice_requested(self, position: int) -> None:
         if self._current_image is None:
             return
-        slices = self.session.volume_images(self._current_image)
+        slices = self.gateway.volume_images(self._current_image)
         if 0 <= position < len(slices):
             self.browser.select(slices[position].id)
             if self.browser.current_id() != slices[position].id:  # hidden by a filter
@@ -256,14 +256,12 @@ class MainWindow(QMainWindow):
         if not path:
             return
         path = Path(path).with_suffix(SUFFIX) if not path.endswith(SUFFIX) else Path(path)
-        from slicereview.core.store import Project
-
         try:
-            Project.create(path).close()
+            self.gateway.create(path)
         except Exception as exc:
             QMessageBox.critical(self, "Cannot create project", str(exc))
             return
-        self.open_project(path)
+        user_settings.add_recent_project(path)
 
     def on_open_project(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open project", "",
@@ -319,7 +317,7 @@ class MainWindow(QMainWindow):
     def ask_and_import(self, paths: list[Path]) -> ImportWorker | None:
         """Ask which volume slices to import (when volumes may be among ``paths``), then
         import."""
-        from slicereview.core.imaging.formats import DICOM, SITK_FORMATS, detect_format
+        from slicereview.engines.imaging.formats import DICOM, SITK_FORMATS, detect_format
         from slicereview.gui.views.import_dialog import ImportOptionsDialog
 
         slices = None
@@ -338,9 +336,9 @@ class MainWindow(QMainWindow):
     def start_import(self, paths: list[Path],
                      slices: SliceSelection | None = None) -> ImportWorker | None:
         """Import in a worker thread with a cancellable progress dialog."""
-        if self.session.project is None or self._import_worker is not None:
+        if self.gateway.project is None or self._import_worker is not None:
             return None
-        worker = ImportWorker(self.session.project.path, paths, slices)
+        worker = ImportWorker(self.gateway.project.path, paths, slices)
         dialog = QProgressDialog("Importing…", "Cancel", 0, 0, self)
         dialog.setWindowTitle("Import images")
         dialog.setMinimumDuration(300)
@@ -362,7 +360,7 @@ class MainWindow(QMainWindow):
     def _on_import_done(self, report: object) -> None:
         self._import_dialog.reset()
         self._import_worker = None
-        self.session.images_changed.emit()
+        self.gateway.images_added()
         self.statusBar().showMessage(report.summary(), 10000)
         details = report.details()
         if details:
@@ -375,13 +373,12 @@ class MainWindow(QMainWindow):
         QMessageBox.critical(self, "Import failed", message)
 
     def on_relink(self) -> None:
-        if self.session.project is None:
+        if self.gateway.project is None:
             return
         folder = QFileDialog.getExistingDirectory(self, "Folder that now holds the images")
         if not folder:
             return
-        report = self.session.project.relink(folder)
-        self.session.images_changed.emit()
+        report = self.gateway.relink(folder)
         QMessageBox.information(
             self, "Relink", f"Relinked {report.relinked} file(s); "
             f"{len(report.still_missing)} still missing; "
@@ -389,7 +386,7 @@ class MainWindow(QMainWindow):
 
     def on_close_project(self) -> None:
         self._current_image = None
-        self.session.close()
+        self.gateway.close()
 
     def on_quit(self) -> None:
         self.close()
@@ -476,7 +473,7 @@ class MainWindow(QMainWindow):
         s = user_settings.settings()
         s.setValue("main_window/geometry", self.saveGeometry())
         s.setValue("main_window/state", self.saveState())
-        self.session.close()
+        self.gateway.close()
         super().closeEvent(event)
 
     def restore_layout(self) -> None:

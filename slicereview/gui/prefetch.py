@@ -14,9 +14,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from slicereview.core.imaging.loader import load_display
-from slicereview.core.model import Image
+from slicereview.engines.imaging.loader import load_display
 from slicereview.gui.image_cache import DEFAULT_BUDGET
+from slicereview.model import Image
 
 #: Share of the image cache's default budget that prefetching may fill.
 SHARE = 0.75
@@ -42,24 +42,24 @@ class _Job(QRunnable):
 class Prefetcher(QObject):
     """Fills ``session.cache`` with the images of the open rating session."""
 
-    def __init__(self, session, parent: QObject | None = None) -> None:
+    def __init__(self, gateway, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.session = session
+        self.gateway = gateway
         self._generation = 0
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
         self._signals = _Signals()
         self._signals.done.connect(self._on_done)
-        session.project_closed.connect(self.cancel)
+        gateway.project_closed.connect(self.cancel)
 
     def prefetch(self, image_ids: list[int]) -> None:
         """Decode ``image_ids`` in this order (forgetting any earlier request)."""
         self.cancel()
         for image_id in image_ids:
-            if image_id in self.session.cache:
+            if image_id in self.gateway.cache:
                 continue
-            image = self.session.image(image_id)
-            self._pool.start(_Job(self._generation, image, self.session.file_of(image),
+            image = self.gateway.image(image_id)
+            self._pool.start(_Job(self._generation, image, self.gateway.file_of(image),
                                   self._signals))
 
     def cancel(self) -> None:
@@ -71,8 +71,8 @@ class Prefetcher(QObject):
         return self._pool.waitForDone(msecs)
 
     def _on_done(self, generation: int, image_id: int, display: object) -> None:
-        cache = self.session.cache
-        if generation != self._generation or not self.session.is_open or image_id in cache:
+        cache = self.gateway.cache
+        if generation != self._generation or not self.gateway.is_open or image_id in cache:
             return
         if cache.nbytes + display.data.nbytes > SHARE * DEFAULT_BUDGET:
             self.cancel()

@@ -1,91 +1,59 @@
-"""Undo commands for annotation edits (DESIGN.md §4).
+"""The Qt side of the one undo path: a ``QUndoCommand`` around an application-layer command.
 
-Each command carries core values (:class:`~slicereview.core.model.Polygon` snapshots), and both
-:meth:`redo` and :meth:`undo` write through :class:`~slicereview.gui.session.ProjectSession`, so
-the project file always matches the screen. ``QUndoStack.push`` runs :meth:`redo` — views never
-apply an edit themselves and push afterwards.
+Every undoable intent is a Qt-free command of :mod:`slicereview.app.commands`;
+:class:`UndoCommand` only forwards ``redo``/``undo`` to its ``apply``/``revert`` and tells the
+gateway what changed, so the project file always matches the screen.
 
-Polygon ids are kept across undo and redo: a polygon that is added gets its id on the first
-:meth:`redo`, and redoing after an undo stores it under the same id again (the store reuses a
-free id), so later commands that refer to the id stay valid.
+``QUndoStack.push`` runs :meth:`UndoCommand.redo` (views never apply an edit and push
+afterwards). When a write fails (a full disk, a locked or read-only file) the command marks
+itself *obsolete*: Qt then deletes it instead of keeping it on the stack (``push`` during the
+first redo, ``undo``/``redo`` later), so a failed command never sits on the stack where the next
+Ctrl+Z would revert a change that was never made. The gateway shows the error
+(:attr:`~slicereview.gui.gateway.ProjectGateway.write_failed`) and views re-read the file.
 
 Example
 -------
->>> stack = QUndoStack()                                      # doctest: +SKIP
->>> stack.push(AddPolygonCommand(session, annotation_id, Polygon(vertices)))  # doctest: +SKIP
+>>> stack = QUndoStack()                                               # doctest: +SKIP
+>>> gateway.execute(stack, AddPolygon(project, annotation_id, polygon))  # doctest: +SKIP
 >>> stack.undo()   # the polygon is deleted from the project file again  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QUndoCommand
 
-from slicereview.core.model import Polygon
-from slicereview.gui.session import ProjectSession
+from slicereview.app.commands import Command
+
+if TYPE_CHECKING:
+    from slicereview.gui.gateway import ProjectGateway
 
 
-class AddPolygonCommand(QUndoCommand):
-    """Add one polygon on top of the annotation (undo deletes it)."""
+class UndoCommand(QUndoCommand):
+    """A ``QUndoCommand`` that applies and reverts one :class:`~slicereview.app.commands.Command`.
 
-    def __init__(self, session: ProjectSession, annotation_id: int, polygon: Polygon,
-                 text: str = "Add polygon") -> None:
-        super().__init__(text)
-        self.session, self.annotation_id = session, annotation_id
-        self.polygon = polygon
-        self.position: int | None = None
-
-    @property
-    def polygon_id(self) -> int | None:
-        return self.polygon.id
-
-    def redo(self) -> None:
-        new_id = self.session.add_polygon(self.annotation_id, self.polygon, self.position)
-        self.polygon = replace(self.polygon, id=new_id)
-
-    def undo(self) -> None:
-        assert self.polygon.id is not None
-        self.position = self.session.delete_polygon(self.annotation_id, self.polygon.id)
-
-
-class EditPolygonCommand(QUndoCommand):
-    """Replace a stored polygon (vertices, certainty, classifications) by ``after``.
-
-    ``before`` and ``after`` carry the same id. Used for vertex drags, inserted and deleted
-    vertices, moving a polygon, toggling certain/uncertain and per-polygon classifications.
+    After :meth:`redo` or :meth:`undo`, :attr:`error` holds the failure (``None`` on success).
     """
 
-    def __init__(self, session: ProjectSession, annotation_id: int, before: Polygon,
-                 after: Polygon, text: str = "Edit polygon") -> None:
-        super().__init__(text)
-        if before.id is None or before.id != after.id:
-            raise ValueError("an edit needs the stored polygon's id on both sides")
-        self.session, self.annotation_id = session, annotation_id
-        self.before, self.after = before, after
+    def __init__(self, gateway: ProjectGateway, command: Command) -> None:
+        super().__init__(command.text)
+        self.gateway = gateway
+        self.command = command
+        self.error: Exception | None = None
+
+    def _run(self, step: str) -> None:
+        self.error = None
+        try:
+            getattr(self.command, step)()
+        except Exception as exc:  # the file refused the write: drop the command, say why
+            self.error = exc
+            self.setObsolete(True)
+            self.gateway.report_failure(self.command, exc)
+        self.gateway.notify(self.command.changed)
 
     def redo(self) -> None:
-        self.session.update_polygon(self.annotation_id, self.after)
+        self._run("apply")
 
     def undo(self) -> None:
-        self.session.update_polygon(self.annotation_id, self.before)
-
-
-class DeletePolygonCommand(QUndoCommand):
-    """Delete a polygon; undo puts it back at its drawing position with its id."""
-
-    def __init__(self, session: ProjectSession, annotation_id: int, polygon: Polygon,
-                 text: str = "Delete polygon") -> None:
-        super().__init__(text)
-        if polygon.id is None:
-            raise ValueError("only a stored polygon (with an id) can be deleted")
-        self.session, self.annotation_id = session, annotation_id
-        self.polygon = polygon
-        self.position: int | None = None
-
-    def redo(self) -> None:
-        assert self.polygon.id is not None
-        self.position = self.session.delete_polygon(self.annotation_id, self.polygon.id)
-
-    def undo(self) -> None:
-        self.session.add_polygon(self.annotation_id, self.polygon, self.position)
+        self._run("revert")

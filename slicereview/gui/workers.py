@@ -11,8 +11,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, Signal
 
-from slicereview.core.imaging.importer import ImportReport, SliceSelection, import_paths
-from slicereview.core.store import Project
+from slicereview.app.importing import ImportReport, import_paths
+from slicereview.engines.imaging.importer import SliceSelection
+from slicereview.store import Project
 
 
 class Worker(QObject):
@@ -77,6 +78,6 @@ class DemoWorker(Worker):
         self.folder = folder
 
     def work(self) -> Path:
-        from slicereview.core.demo import build_demo
+        from slicereview.app.demo import build_demo
 
         return build_demo(self.folder, progress=self.progress.emit)

@@ -13,8 +13,8 @@ import math
 import statistics
 import sys
 
-from slicereview.core.ranking import ALGORITHMS
-from slicereview.core.ranking.simulate import question_counts
+from slicereview.engines.ranking import ALGORITHMS
+from slicereview.engines.ranking.simulate import question_counts
 
 SIZES = (30, 50, 70, 200)
 

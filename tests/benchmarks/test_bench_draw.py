@@ -20,11 +20,11 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QPainterPath
 from PySide6.QtTest import QTest
 
-from slicereview.core.imaging.display import DisplayImage
-from slicereview.core.model import Polygon
+from slicereview.engines.imaging.display import DisplayImage
 from slicereview.gui.views.draw_tool import DrawTool, Mode
 from slicereview.gui.views.image_view import ImageView
 from slicereview.gui.views.polygon_items import PolygonItem
+from slicereview.model import Polygon
 
 N_VERTICES = 2000
 ROI_VERTICES = 200

@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from slicereview.core import geometry as g
+from slicereview.engines import geometry as g
 
 
 def _python_hit_vertex(vertices, xy, tol):

@@ -15,7 +15,7 @@ import pytest
 from PIL import Image, ImageDraw
 from skimage.draw import polygon as sk_polygon
 
-from slicereview.core.masks import rasterize
+from slicereview.engines.masks import rasterize
 
 SHAPE = (4500, 2900)
 TARGET_S = 0.2

@@ -12,7 +12,7 @@ asserted exactly; only the latency target gets slack for a noisy 2-core machine.
   questions. (Both run to completion; the default asks fewer questions, so at an equal number
   of questions the comparison can only favour timsort.)
 - Next-pair latency at n = 2,000 with ~19,000 stored answers: p95 of the time from the answer's
-  commit to the next pair (through RatingSession, i.e. the store and the incremental replay)
+  commit to the next pair (through RatingRun, i.e. the store and the incremental replay)
   <= 16 ms, against a replay that re-reads the answers from the database each step.
 
 ORDERS is 300 here (the whole file takes ~25 s on 2 cores); tests/benchmarks/ranking_table.py
@@ -28,17 +28,18 @@ import time
 import numpy as np
 import pytest
 
-from slicereview.core.ranking import DEFAULT, replay
-from slicereview.core.ranking.schedule import placement
-from slicereview.core.ranking.session import RatingSession
-from slicereview.core.ranking.simulate import (
+from slicereview.app.rating import create_session
+from slicereview.app.rating_run import RatingRun
+from slicereview.engines.ranking import DEFAULT, replay
+from slicereview.engines.ranking.schedule import placement
+from slicereview.engines.ranking.simulate import (
     SimulatedRater,
     distinct_truth,
     question_counts,
     run_sort,
 )
-from slicereview.core.store import Project
-from slicereview.core.store.images import NewImage
+from slicereview.model import NewImage
+from slicereview.store import Project
 
 pytestmark = pytest.mark.benchmark
 
@@ -99,8 +100,8 @@ def test_next_pair_latency_n2000(tmp_path):
     f.write_bytes(b"x")
     ids = project.add_source(f, "0" * 64, "png", [NewImage(4, 4, frame=i) for i in range(n)])
     set_id = project.create_image_set("big", ids)
-    sid = project.create_session("sort", project.add_rater("bench"), set_id, "big", seed=seed)
-    rs = RatingSession(project, sid)
+    sid = create_session(project, "sort", project.add_rater("bench"), set_id, "big", seed=seed)
+    rs = RatingRun(project, sid)
     truth = {image_id: value for image_id, value in zip(ids, distinct_truth(n, 5).values(),
                                                         strict=True)}
     rater = SimulatedRater(truth)
@@ -111,7 +112,7 @@ def test_next_pair_latency_n2000(tmp_path):
             left, right = placement(seed, a, b)
             project.record_answer(sid, left, right, rater.answer(left, right), 2000)
     t = time.perf_counter()
-    rs = RatingSession(project, sid)
+    rs = RatingRun(project, sid)
     rs.current()
     open_s = time.perf_counter() - t
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from slicereview.core.demo import mammogram_files
-from slicereview.core.imaging.loader import load_display
-from slicereview.core.model import Image
+from slicereview.app.demo import mammogram_files
+from slicereview.engines.imaging.loader import load_display
+from slicereview.model import Image
 
 pytestmark = pytest.mark.benchmark
 

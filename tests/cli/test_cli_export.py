@@ -13,11 +13,13 @@ import SimpleITK as sitk
 from PIL import Image as PILImage
 from pydicom.data import get_testdata_file
 
-from slicereview.cli import main
-from slicereview.core.imaging.importer import SliceSelection, import_paths
-from slicereview.core.masks import rasterize
-from slicereview.core.model import Certainty, Polygon
-from slicereview.core.store import Project
+from slicereview.app.annotating import label_image
+from slicereview.app.importing import import_paths
+from slicereview.engines.imaging.importer import SliceSelection
+from slicereview.engines.masks import rasterize
+from slicereview.launcher import main
+from slicereview.model import Certainty, Polygon
+from slicereview.store import Project
 
 
 def _square(x, y, s):
@@ -71,7 +73,7 @@ def _labels(project_path):
         for a in project.annotations():
             image = project.image(a.image_id)
             out[(image.case_id, project.rater(a.rater_id).name)] = (
-                project.label_image(a.id), image, str(a.status))
+                label_image(project, a.id), image, str(a.status))
         return out
 
 

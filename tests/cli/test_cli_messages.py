@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from slicereview.cli import main
+from slicereview.launcher import main
 
 
 def test_icc_missing_cells_message_names_the_cli_option(tmp_path, capsys):

@@ -13,8 +13,8 @@ import pytest
 from pydicom.data import get_testdata_file
 from skimage import io
 
-from slicereview.cli import main
-from slicereview.core.store import Project
+from slicereview.launcher import main
+from slicereview.store import Project
 
 
 def _images(folder: Path) -> Path:
@@ -74,7 +74,7 @@ def test_errors_are_one_clear_line(tmp_path: Path, capsys) -> None:
 def test_headless_commands_do_not_import_qt(tmp_path: Path) -> None:
     project = tmp_path / "p.srproj"
     code = (
-        "import sys; from slicereview.cli import main; "
+        "import sys; from slicereview.launcher import main; "
         f"rc = main(['new', {str(project)!r}]); rc |= main(['info', {str(project)!r}]); "
         "bad = [m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph', 'shiboken6'))]; "
         "print(bad); sys.exit(rc or bool(bad))"

@@ -7,11 +7,13 @@ import json
 
 import pytest
 
-from slicereview.cli import main
-from slicereview.core.ranking.session import RatingSession
-from slicereview.core.ranking.simulate import SimulatedRater, complete_session
-from slicereview.core.store import Project
-from slicereview.core.store.images import NewImage
+from slicereview.app.demo_ratings import complete_session
+from slicereview.app.rating import create_session
+from slicereview.app.rating_run import RatingRun
+from slicereview.engines.ranking.simulate import SimulatedRater
+from slicereview.launcher import main
+from slicereview.model import NewImage
+from slicereview.store import Project
 
 
 @pytest.fixture
@@ -26,9 +28,9 @@ def project_path(tmp_path):
         for name, kind, noise in (("sim-a", "sort", 0.3), ("sim-b", "sort", 0.6),
                                   ("sim-c", "classify", 0.3), ("sim-d", "exhaustive", 0.3)):
             rater = p.add_rater(name, simulated=True)
-            sid = p.create_session(kind, rater, set_id, f"{name} {kind}", seed=rater)
-            complete_session(RatingSession(p, sid), SimulatedRater(truth, noise, 0.2, seed=rater))
-        p.create_session("sort", p.add_rater("late"), set_id, "unfinished")
+            sid = create_session(p, kind, rater, set_id, f"{name} {kind}", seed=rater)
+            complete_session(RatingRun(p, sid), SimulatedRater(truth, noise, 0.2, seed=rater))
+        create_session(p, "sort", p.add_rater("late"), set_id, "unfinished")
     return path
 
 

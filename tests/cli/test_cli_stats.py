@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 import skimage.io
 
-from slicereview.cli import main
-from slicereview.core.agreement import (
+from slicereview.engines.agreement import (
     intraclass_correlation,
     krippendorff_alpha,
     segmentation_agreement,
 )
+from slicereview.launcher import main
 
 KRIPP = [
     [1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
@@ -168,7 +168,7 @@ def test_stats_never_imports_qt(tmp_path):
     path = tmp_path / "d.csv"
     path.write_text("1,2\n1,3\n")
     code = (
-        "import sys\nfrom slicereview.cli import main\n"
+        "import sys\nfrom slicereview.launcher import main\n"
         f"assert main(['stats', 'alpha', {str(path)!r}]) == 0\n"
         "assert not any(m.startswith(('PySide6', 'pyqtgraph')) for m in sys.modules)\n"
     )

@@ -9,14 +9,15 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from skimage import io
 
-from slicereview.core import geometry
-from slicereview.core.imaging.importer import import_paths
-from slicereview.core.masks import rasterize
-from slicereview.core.model import AnnotationStatus, Certainty, Polygon
-from slicereview.core.store import Project
+from slicereview.app.annotating import label_image
+from slicereview.app.importing import import_paths
+from slicereview.engines import geometry
+from slicereview.engines.masks import rasterize
 from slicereview.gui.active_time import IdleClock
 from slicereview.gui.main_window import MainWindow
 from slicereview.gui.views.annotate_page import AnnotatePage
+from slicereview.model import AnnotationStatus, Certainty, Polygon
+from slicereview.store import Project
 
 _L = Qt.MouseButton.LeftButton
 _NO = Qt.KeyboardModifier.NoModifier
@@ -93,7 +94,7 @@ def _drag(qtbot, page, start, end, button=_L, modifier=_NO, steps=6) -> None:
 def _stored(w: MainWindow) -> list[Polygon]:
     page = _page(w)
     assert page.annotation is not None
-    return w.session.project.polygons(page.annotation.id)
+    return w.gateway.project.polygons(page.annotation.id)
 
 
 def _key(qtbot, w, key, modifier=_NO) -> None:
@@ -139,7 +140,7 @@ def test_draw_toggle_drag_undo_redo_and_reopen(window, qtbot, project_file) -> N
         [ann] = project.annotations()
         [again] = project.polygons(ann.id)
         np.testing.assert_allclose(again.vertices, expected, atol=1e-9)
-        labels = project.label_image(ann.id)
+        labels = label_image(project, ann.id)
     want = rasterize([Polygon(expected, Certainty.UNCERTAIN)], (120, 160))
     np.testing.assert_array_equal(labels, want)
     assert (labels == 2).sum() > 2000
@@ -245,7 +246,7 @@ def test_nothing_to_annotate_and_submit(window, qtbot) -> None:
     assert "Nothing to annotate" in page.panel.message_label.text()
     qtbot.mouseClick(page.panel.nothing_button, _L)
     assert window.browser.current_id() == ids[1] and page.image_id == ids[1]
-    project = window.session.project
+    project = window.gateway.project
     ann0 = project.annotation_for(project.rater_by_name("alice").id, ids[0], create=False)
     assert ann0.status is AnnotationStatus.NOTHING_TO_ANNOTATE
     for x, y in [(10, 10), (60, 10), (60, 60)]:
@@ -276,7 +277,7 @@ def test_classifications_are_stored(window, qtbot) -> None:
     dropdown = form._widgets["where"]
     dropdown.combos[0].setCurrentIndex(1)  # left
     dropdown.combos[1].setCurrentIndex(2)  # lower
-    stored = window.session.project.annotation(page.annotation.id).classifications
+    stored = window.gateway.project.annotation(page.annotation.id).classifications
     assert stored == {"density": "C", "findings": ["mass"], "note": "dense left",
                       "where": ["left", "lower"]}
     # per-polygon question: undoable like any edit
@@ -325,7 +326,7 @@ def test_new_annotator_and_display_keys(window, qtbot) -> None:
     _key(qtbot, window, Qt.Key.Key_O)
     _key(qtbot, window, Qt.Key.Key_O, Qt.KeyboardModifier.ShiftModifier)
     assert item.isVisible() and item.brush().style() == Qt.BrushStyle.NoBrush
-    assert window.session.project.rater(page.annotation.rater_id).name == "bob"
+    assert window.gateway.project.rater(page.annotation.rater_id).name == "bob"
 
 
 def test_active_time_is_committed_on_image_change(window, qtbot, monkeypatch) -> None:
@@ -334,10 +335,10 @@ def test_active_time_is_committed_on_image_change(window, qtbot, monkeypatch) ->
         _click(qtbot, page, x, y)
     _key(qtbot, window, Qt.Key.Key_Return)
     ann_id = page.annotation.id
-    before = window.session.project.annotation(ann_id).active_ms
+    before = window.gateway.project.annotation(ann_id).active_ms
     monkeypatch.setattr(page.clock, "take", lambda: 4321)
     _key(qtbot, window, Qt.Key.Key_PageDown)
-    assert window.session.project.annotation(ann_id).active_ms == before + 4321
+    assert window.gateway.project.annotation(ann_id).active_ms == before + 4321
 
 
 def test_idle_clock_pauses_when_idle_or_not_running(qtbot) -> None:
@@ -369,7 +370,7 @@ def test_render_annotate_tab_on_the_demo(qtbot, demo_project, tmp_path) -> None:
     page = w.annotate_page
     w.jobs.setCurrentWidget(page)
     qtbot.waitUntil(lambda: page.view.display is not None)
-    careful = next(r for r in w.session.annotators() if "careful" in r.name)
+    careful = next(r for r in w.gateway.annotators() if "careful" in r.name)
     page.select_annotator(careful.id)
     assert page.tool.polygons and page.annotation.status is AnnotationStatus.SUBMITTED
     assert page.panel.image_form.answers()["density"]

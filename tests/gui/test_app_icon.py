@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QIcon, QImage
 
-from slicereview.core.resources import ICON_SIZES, icon_paths, resource_path
+from slicereview.app.resources import ICON_SIZES, icon_paths, resource_path
 
 REPO = Path(__file__).resolve().parents[2]
 

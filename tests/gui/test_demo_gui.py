@@ -29,7 +29,7 @@ def test_demo_mammogram_window_level_zoom_and_switch(qtbot, demo_project: Path) 
     w.on_actual_size()  # 1:1 shows the full-resolution array
     assert w.viewer.image_item.image.shape == display.data.shape
     ids = w.browser.image_ids()
-    mri = [i for i in ids if w.session.image(i).is_slice]
+    mri = [i for i in ids if w.gateway.image(i).is_slice]
     assert mri, "the demo has MRI volume slices"
     w.browser.select(mri[0])
     assert w.viewer.slice_slider.isVisible()
@@ -38,7 +38,7 @@ def test_demo_mammogram_window_level_zoom_and_switch(qtbot, demo_project: Path) 
 
 
 def test_open_demo_builds_in_the_background(qtbot, tmp_path: Path, monkeypatch) -> None:
-    import slicereview.core.demo as demo
+    import slicereview.app.demo as demo
 
     monkeypatch.setattr(demo, "default_demo_dir", lambda: tmp_path / "demo")
     w = MainWindow()
@@ -48,6 +48,6 @@ def test_open_demo_builds_in_the_background(qtbot, tmp_path: Path, monkeypatch) 
     assert worker is not None and w.on_open_demo() is None  # one build at a time
     with qtbot.waitSignal(worker.finished, timeout=300000):
         pass
-    qtbot.waitUntil(lambda: w.session.is_open, timeout=10000)
-    assert w.session.project.path == (tmp_path / "demo" / demo.DEMO_FILE).absolute()
+    qtbot.waitUntil(lambda: w.gateway.is_open, timeout=10000)
+    assert w.gateway.project.path == (tmp_path / "demo" / demo.DEMO_FILE).absolute()
     assert len(w.browser.image_ids()) > 8

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from skimage import io
 
-from slicereview.core.store import Project
 from slicereview.gui.main_window import MainWindow
+from slicereview.store import Project
 
 
 def _pngs(folder: Path, n: int, size: int = 64) -> Path:
@@ -56,7 +56,7 @@ def test_cancel_stops_the_import(window: MainWindow, qtbot, tmp_path: Path) -> N
     report = blocker.args[0]
     assert report.cancelled
     assert 0 < report.added_images < 200
-    with Project.open(window.session.project.path) as p:  # what was committed is complete
+    with Project.open(window.gateway.project.path) as p:  # what was committed is complete
         assert len(p.images()) == report.added_images
 
 

@@ -11,9 +11,10 @@ from pydicom.data import get_testdata_file
 from PySide6.QtCore import QPoint, QPointF, Qt
 from skimage import io
 
-from slicereview.core.imaging.importer import import_paths, parse_slices
-from slicereview.core.store import Project
+from slicereview.app.importing import import_paths
+from slicereview.engines.imaging.importer import parse_slices
 from slicereview.gui.main_window import MainWindow
+from slicereview.store import Project
 
 
 @pytest.fixture
@@ -160,7 +161,7 @@ def test_screenshot_is_not_blank(window: MainWindow, tmp_path: Path) -> None:
 
 def test_unreadable_image_is_reported_not_fatal(window: MainWindow, project_file: Path) -> None:
     (project_file.parent / "images" / "ramp16.png").write_bytes(b"not a png any more")
-    window.session.cache.clear()
+    window.gateway.cache.clear()
     ids = window.browser.image_ids()
     window.browser.select(ids[1])
     window.browser.select(ids[0])

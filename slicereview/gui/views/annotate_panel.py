@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.core.model import AnnotationStatus, Certainty, Phase, Polygon
 from slicereview.gui.views.draw_tool import DrawTool
 from slicereview.gui.views.questions_form import QuestionsForm
+from slicereview.model import AnnotationStatus, Certainty, Phase, Polygon
 
 STATUS_TEXT = {
     None: "not started",

@@ -21,9 +21,9 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QIcon, QImage, QPixmap, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
 
-from slicereview.core.imaging.display import thumbnail
-from slicereview.core.imaging.loader import load_display
-from slicereview.core.model import Image
+from slicereview.engines.imaging.display import thumbnail
+from slicereview.engines.imaging.loader import load_display
+from slicereview.model import Image
 
 THUMB = 96
 ID_ROLE = Qt.ItemDataRole.UserRole + 1

@@ -27,7 +27,7 @@ the session's images are decoded in the background when it opens
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
-from PySide6.QtGui import QFont, QKeyEvent, QKeySequence
+from PySide6.QtGui import QFont, QKeyEvent, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -38,9 +38,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.app.rating import Comparison, Current, GradeRequest, Ranking
+from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.prefetch import Prefetcher
-from slicereview.gui.rating_support import Comparison, Current, GradeRequest, Ranking
-from slicereview.gui.session import ProjectSession
 from slicereview.gui.views.active_clock import ActiveClock
 from slicereview.gui.views.image_view import ImageView
 
@@ -58,14 +58,15 @@ class CompareView(QWidget):
     #: A new pair or image is on screen.
     shown = Signal()
 
-    def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
+    def __init__(self, gateway: ProjectGateway, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.session = session
+        self._stacks: dict[int, QUndoStack] = {}
+        self.gateway = gateway
         self.session_id: int | None = None
         self.current: Current | None = None
         self._answerable = False
         self.clock = ActiveClock(self)
-        self.prefetcher = Prefetcher(session, self)
+        self.prefetcher = Prefetcher(gateway, self)
 
         self.question = QLabel()
         font = QFont(self.question.font())
@@ -176,7 +177,7 @@ class CompareView(QWidget):
     # -- showing ---------------------------------------------------------------------------
     def open(self, session_id: int) -> None:
         """Show session ``session_id`` where it stopped."""
-        rs = self.session.rating(session_id)
+        rs = self.gateway.rating(session_id)
         self.session_id = session_id
         self.current = None
         self.question.setText(rs.session.question or "Which image shows more?")
@@ -219,7 +220,7 @@ class CompareView(QWidget):
         self._answerable = all(self._load(view, image_id, previous is not None)
                                for view, image_id in zip(views, ids, strict=True))
         if pair:
-            exhaustive = str(self.session.rating(self.session_id).kind) == "exhaustive"
+            exhaustive = str(self.gateway.rating(self.session_id).kind) == "exhaustive"
             total = now.estimated_total
             self.progress.setText(f"answered {now.answered} of {total} pairs" if exhaustive
                                   else f"answered {now.answered}, about "
@@ -233,7 +234,7 @@ class CompareView(QWidget):
 
     def _load(self, view: ImageView, image_id: int, keep: bool) -> bool:
         try:
-            display = self.session.display(self.session.image(image_id))
+            display = self.gateway.display(self.gateway.image(image_id))
         except Exception as exc:  # a missing or unreadable file: say which, don't answer blind
             view.clear()
             self.message.setText(f"Cannot show image {image_id}: {exc}")
@@ -250,13 +251,10 @@ class CompareView(QWidget):
         if not (isinstance(now, Comparison) and self._answerable):
             return
         self.message.clear()
-        try:
-            nxt = self.session.rate_answer(self.session_id, choice, self.clock.elapsed_ms(),
-                                           (now.left, now.right))
-        except ValueError as exc:
-            self.message.setText(str(exc))
-            return
-        self.show_current(nxt)
+        nxt = self.gateway.rate_answer(self.undo_stack(), self.session_id, choice,
+                                       self.clock.elapsed_ms(), (now.left, now.right))
+        if nxt is not None:
+            self.show_current(nxt)
 
     def grade(self, grade: int) -> None:
         now = self.current
@@ -264,24 +262,56 @@ class CompareView(QWidget):
                 and 0 <= grade < len(now.labels)):
             return
         self.message.clear()
-        self.show_current(self.session.rate_grade(self.session_id, grade,
-                                                  self.clock.elapsed_ms(), now.image_id))
+        nxt = self.gateway.rate_grade(self.undo_stack(), self.session_id, grade,
+                                      self.clock.elapsed_ms(), now.image_id)
+        if nxt is not None:
+            self.show_current(nxt)
+
+    def undo_stack(self, session_id: int | None = None) -> QUndoStack:
+        """The undo history of a session (this view's session by default)."""
+        key = self.session_id if session_id is None else session_id
+        assert key is not None
+        stack = self._stacks.get(key)
+        if stack is None:
+            stack = self._stacks[key] = QUndoStack(self)
+        return stack
+
+    def clear_stacks(self) -> None:
+        """Forget every history (the project closed); QUndoStack emits while destroyed."""
+        for stack in self._stacks.values():
+            stack.clear()
+        self._stacks.clear()
 
     def undo(self) -> None:
-        """Undo the session's last answer or grade and show that question again."""
+        """Undo the last answer or grade and show that question again: from this window's
+        history when it has one, else the session's last stored answer (e.g. after reopening)."""
         if self.session_id is None:
             return
-        removed = self.session.rate_undo(self.session_id)
-        if removed is None:
+        stack = self.undo_stack()
+        if stack.canUndo():
+            stack.undo()
+        elif not self.gateway.rating(self.session_id).answer_count:
             self.message.setText("Nothing to undo.")
             return
-        self.message.setText("Last answer undone.")
-        self.show_current(self.session.rating(self.session_id).current())
+        elif not self.gateway.remove_last_answer(stack, self.session_id):
+            return
+        self.message.setText("Last answer undone (Ctrl+Shift+Z redoes it).")
+        self.show_current(self.gateway.rating(self.session_id).current())
+
+    def redo(self) -> None:
+        """Store the undone answer again."""
+        if self.session_id is None or not self.undo_stack().canRedo():
+            return
+        self.undo_stack().redo()
+        self.message.setText("Answer restored.")
+        self.show_current(self.gateway.rating(self.session_id).current())
 
     # -- keys ------------------------------------------------------------------------------
     def _key_action(self, event: QKeyEvent):
         key = event.key()
         mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        if event.matches(QKeySequence.StandardKey.Redo):
+            return self.redo
         if event.matches(QKeySequence.StandardKey.Undo) or (
                 key == _K.Key_Backspace and mods == Qt.KeyboardModifier.NoModifier):
             return self.undo

@@ -10,14 +10,14 @@ Mouse (left button; events reach the tool through an event filter on the view's 
 * **Polygon**: click adds a vertex; click the first vertex, double-click or press Enter to close;
   Backspace removes the last vertex, Esc cancels.
 * **Freehand**: press and drag lays a stroke; on release it is simplified (Douglas-Peucker,
-  :func:`slicereview.core.geometry.simplify`, tolerance one screen pixel) into a polygon.
+  :func:`slicereview.engines.geometry.simplify`, tolerance one screen pixel) into a polygon.
 * **Edit**: click a polygon to select it; drag inside it to move it; drag a vertex of the
   selected polygon to move the vertex; Ctrl+click (or double-click) on an edge inserts a vertex
   (keep dragging to place it); Shift+click a vertex deletes it.
 
 The wheel (zoom), right-drag (window/level) and middle-drag (pan) always keep their viewer
 meaning; hold Space to pan with the left button. Hit tolerances are in screen pixels
-(:func:`slicereview.core.geometry.image_tolerance`).
+(:func:`slicereview.engines.geometry.image_tolerance`).
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from enum import Enum
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 
-from slicereview.core import geometry
-from slicereview.core.model import Certainty, Polygon
+from slicereview.engines import geometry
 from slicereview.gui.views.image_view import ImageView
 from slicereview.gui.views.polygon_items import COLOURS, PolygonItem
 from slicereview.gui.views.polygon_layer import PolygonLayer
+from slicereview.model import Certainty, Polygon
 
 #: Hit tolerance for vertices, edges and closing a polygon, in screen pixels.
 HIT_PX = 7.0

@@ -114,7 +114,7 @@ class _ViewBox(pg.ViewBox):
 class ImageView(QWidget):
     """Shows one image with zoom, pan, window/level, presets, invert and a pixel readout.
 
-    Feed it with :meth:`set_image` (a :class:`~slicereview.core.imaging.loader.DisplayImage`).
+    Feed it with :meth:`set_image` (a :class:`~slicereview.engines.imaging.loader.DisplayImage`).
     """
 
     #: ``(center, width)`` after every window change (drags emit on each step).

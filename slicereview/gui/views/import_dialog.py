@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.core.imaging.importer import SliceSelection
+from slicereview.engines.imaging.importer import SliceSelection
 
 MODES = [("middle", "The middle slice"), ("all", "Every slice"),
          ("every", "Every k-th slice"), ("range", "A range of slices")]

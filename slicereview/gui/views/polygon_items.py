@@ -18,7 +18,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
-from slicereview.core.model import Certainty
+from slicereview.model import Certainty
 
 #: Outline colours by certainty.
 COLOURS = {Certainty.CERTAIN: QColor(255, 40, 40), Certainty.UNCERTAIN: QColor(40, 230, 70)}
@@ -63,7 +63,7 @@ def _pen(colour: QColor, width: float, style: Qt.PenStyle = Qt.PenStyle.SolidLin
 class _PaddedPathItem(QGraphicsPathItem):
     """A path item whose bounding box is padded by ``pad`` image units (room for a cosmetic
     pen) and whose Qt shape is empty: hit-testing is done in numpy
-    (:mod:`slicereview.core.geometry`), which keeps Qt from stroking a long outline on every
+    (:mod:`slicereview.engines.geometry`), which keeps Qt from stroking a long outline on every
     hover event."""
 
     pad: float = 0.0

@@ -14,8 +14,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF
 
-from slicereview.core.model import Polygon
 from slicereview.gui.views.polygon_items import PAD_PX, HandlesItem, PolygonItem, PreviewItem
+from slicereview.model import Polygon
 
 #: Largest fill opacity the keys reach (the image must stay visible under the fill).
 MAX_FILL = 0.8

@@ -1,8 +1,8 @@
 """A form for the project's classification questions (radio, checklist, free text, dropdown).
 
 Answers are a JSON-able dict keyed by question name, the format the store keeps
-(:meth:`~slicereview.core.store.Project.set_image_classifications`) and the consensus scores
-read (:mod:`slicereview.core.agreement.consensus`):
+(:meth:`~slicereview.store.Project.set_image_classifications`) and the consensus scores
+read (:mod:`slicereview.engines.agreement.consensus`):
 
 * radio: the chosen option (``str``), missing when nothing is chosen;
 * checklist: the list of ticked options, in option order;
@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.core.store.annotations import Question
+from slicereview.model import Question
 
 _NONE = "—"
 

@@ -26,11 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.core.imaging.display import thumbnail
-from slicereview.core.imaging.loader import load_display
-from slicereview.core.model import Image
-from slicereview.gui.session import ProjectSession
+from slicereview.engines.imaging.display import thumbnail
+from slicereview.engines.imaging.loader import load_display
+from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.views.browser import qimage_from_grey
+from slicereview.model import Image
 
 THUMB = 128
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -68,16 +68,16 @@ class RankingGrid(QWidget):
     #: The user asked for a second pass over this sort session.
     second_pass_requested = Signal(int)
 
-    def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
+    def __init__(self, gateway: ProjectGateway, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.session = session
+        self.gateway = gateway
         self.session_id: int | None = None
         self._thumbs: dict[int, QPixmap] = {}
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
         self._signals = _Signals()
         self._signals.done.connect(self._on_thumb)
-        session.project_closed.connect(self._thumbs.clear)
+        gateway.project_closed.connect(self._thumbs.clear)
 
         self.title = QLabel()
         self.title.setWordWrap(True)
@@ -111,7 +111,7 @@ class RankingGrid(QWidget):
         layout.addWidget(self.grid, 1)
 
     def show_session(self, session_id: int) -> None:
-        rs = self.session.rating(session_id)
+        rs = self.gateway.rating(session_id)
         self.session_id = session_id
         kind = str(rs.kind)
         rows = rs.rows()
@@ -147,13 +147,13 @@ class RankingGrid(QWidget):
         pixmap = self._thumbs.get(image_id)
         if pixmap is not None:
             return QIcon(pixmap)
-        image = self.session.image(image_id)
-        if image_id in self.session.cache:  # decoded for rating: a thumbnail is quick
-            tile = thumbnail(self.session.display(image), THUMB)
+        image = self.gateway.image(image_id)
+        if image_id in self.gateway.cache:  # decoded for rating: a thumbnail is quick
+            tile = thumbnail(self.gateway.display(image), THUMB)
             pixmap = QPixmap.fromImage(qimage_from_grey(tile))
             self._thumbs[image_id] = pixmap
             return QIcon(pixmap)
-        self._pool.start(_ThumbJob(image, self.session.file_of(image), self._signals))
+        self._pool.start(_ThumbJob(image, self.gateway.file_of(image), self._signals))
         grey = QPixmap(THUMB, THUMB)
         grey.fill(QColor(90, 90, 90))
         return QIcon(grey)
@@ -173,7 +173,7 @@ class RankingGrid(QWidget):
     def on_export(self) -> None:
         if self.session_id is None:
             return
-        name = self.session.rating(self.session_id).session.name
+        name = self.gateway.rating(self.session_id).session.name
         safe = "".join(c if c.isalnum() or c in "-_ " else "_" for c in name).strip()
         path, _ = QFileDialog.getSaveFileName(self, "Export ranking", f"{safe}.csv",
                                               "CSV (*.csv)")
@@ -181,6 +181,6 @@ class RankingGrid(QWidget):
             self.export_csv(Path(path))
 
     def export_csv(self, path: Path) -> int:
-        n = self.session.export_ranking_csv(self.session_id, path)
+        n = self.gateway.export_ranking_csv(self.session_id, path)
         self.status.setText(f"{n} images written to {path}")
         return n

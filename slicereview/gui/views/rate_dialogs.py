@@ -2,7 +2,7 @@
 
 It asks for the kind (sort / exhaustive / classify), the rater (an existing name or a new one,
 created on OK), the image set (or all images, made into a new set), the question, the sort
-algorithm (default :data:`slicereview.core.ranking.DEFAULT`, ``k`` for top-k) and the labels of
+algorithm (default :data:`slicereview.engines.ranking.DEFAULT`, ``k`` for top-k) and the labels of
 a classify session. The seed is drawn at random by the store and kept with the session.
 """
 
@@ -20,10 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.core.model import SessionKind
-from slicereview.core.ranking import ALGORITHMS, DEFAULT, DEFAULT_K, estimate_questions
-from slicereview.core.ranking.scoring import DEFAULT_LABELS
-from slicereview.gui.rating_support import DEFAULT_QUESTION, NewSessionSpec
+from slicereview.app.rating import DEFAULT_QUESTION, NewSessionSpec
+from slicereview.engines.ranking import ALGORITHMS, DEFAULT, DEFAULT_K, estimate_questions
+from slicereview.engines.ranking.scoring import DEFAULT_LABELS
+from slicereview.model import SessionKind
 
 KINDS = (
     (SessionKind.SORT, "Sort — pairwise, the sort chooses the pairs"),

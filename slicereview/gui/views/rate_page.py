@@ -25,14 +25,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.core.model import SessionKind
-from slicereview.gui.rating_support import NewSessionSpec, SessionSummary
-from slicereview.gui.session import ProjectSession
+from slicereview.app.rating import NewSessionSpec, SessionSummary
+from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.views.compare_view import CompareView
 from slicereview.gui.views.image_view import ImageView
 from slicereview.gui.views.ranking_grid import RankingGrid
 from slicereview.gui.views.rate_dialogs import NewSessionDialog
 from slicereview.gui.views.reliability_panel import ReliabilityPanel
+from slicereview.model import SessionKind
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 INFO_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -48,9 +48,9 @@ class RatePage(QWidget):
     #: The main window hides its image list (file names, thumbnails) while rating.
     hides_browser = True
 
-    def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
+    def __init__(self, gateway: ProjectGateway, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.session = session
+        self.gateway = gateway
         self.sessions_list = QListWidget()
         self.sessions_list.setObjectName("rating_sessions")
         self.sessions_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -71,12 +71,12 @@ class RatePage(QWidget):
         self.hint.setWordWrap(True)
         self.hint.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.hint.setMargin(16)
-        self.compare = CompareView(session)
+        self.compare = CompareView(gateway)
         self.compare.finished.connect(self._on_finished)
-        self.grid = RankingGrid(session)
+        self.grid = RankingGrid(gateway)
         self.grid.undo_requested.connect(self._undo_finished)
         self.grid.second_pass_requested.connect(self.second_pass)
-        self.reliability = ReliabilityPanel(session)
+        self.reliability = ReliabilityPanel(gateway)
         self.stack = QStackedWidget()
         for w in (self.hint, self.compare, self.grid, self.reliability):
             self.stack.addWidget(w)
@@ -100,10 +100,10 @@ class RatePage(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
 
-        session.project_opened.connect(self.refresh)
-        session.project_closed.connect(self._on_closed)
-        session.rating_sessions_changed.connect(self.refresh)
-        session.answer_recorded.connect(self._update_row)
+        gateway.project_opened.connect(self.refresh)
+        gateway.project_closed.connect(self._on_closed)
+        gateway.rating_sessions_changed.connect(self.refresh)
+        gateway.answer_recorded.connect(self._update_row)
         self.refresh()
 
     # -- main window hooks -----------------------------------------------------------------
@@ -120,7 +120,7 @@ class RatePage(QWidget):
         keep = self.selected_id()
         blocker = self.sessions_list.blockSignals(True)
         self.sessions_list.clear()
-        for row in self.session.rating_overview():
+        for row in self.gateway.rating_overview():
             item = QListWidgetItem()
             item.setData(ID_ROLE, row.session.id)
             self.sessions_list.addItem(item)
@@ -158,7 +158,7 @@ class RatePage(QWidget):
         r = self._row_of(session_id)
         if r is None:
             return
-        rs = self.session.rating(session_id)
+        rs = self.gateway.rating(session_id)
         self._set_text(self.sessions_list.item(r), rs.answer_count, rs.done)
         self._update_buttons()
 
@@ -180,21 +180,22 @@ class RatePage(QWidget):
 
     def _on_selection(self) -> None:
         sid = self.selected_id()
-        if sid is not None and self.session.is_open:
+        if sid is not None and self.gateway.is_open:
             self.open_session(sid)
         self._update_buttons()
 
     def _update_buttons(self) -> None:
         sid = self.selected_id()
         ok = False
-        if sid is not None and self.session.is_open:
-            rs = self.session.rating(sid)
+        if sid is not None and self.gateway.is_open:
+            rs = self.gateway.rating(sid)
             ok = rs.kind == SessionKind.SORT and rs.done
         self.pass_button.setEnabled(ok)
-        self.new_button.setEnabled(self.session.is_open)
-        self.reliability_button.setEnabled(self.session.is_open)
+        self.new_button.setEnabled(self.gateway.is_open)
+        self.reliability_button.setEnabled(self.gateway.is_open)
 
     def _on_closed(self) -> None:
+        self.compare.clear_stacks()
         blocker = self.sessions_list.blockSignals(True)  # no project: nothing to open
         self.sessions_list.clear()
         self.sessions_list.blockSignals(blocker)
@@ -206,7 +207,7 @@ class RatePage(QWidget):
     # -- pages -----------------------------------------------------------------------------
     def open_session(self, session_id: int) -> None:
         """Show the session: its next question, or its ranking when finished."""
-        if self.session.rating(session_id).done:
+        if self.gateway.rating(session_id).done:
             self.grid.show_session(session_id)
             self.stack.setCurrentWidget(self.grid)
         else:
@@ -219,7 +220,11 @@ class RatePage(QWidget):
         self.stack.setCurrentWidget(self.grid)
 
     def _undo_finished(self, session_id: int) -> None:
-        self.session.rate_undo(session_id)
+        stack = self.compare.undo_stack(session_id)
+        if stack.canUndo():
+            stack.undo()
+        elif not self.gateway.remove_last_answer(stack, session_id):
+            return
         self.stack.setCurrentWidget(self.compare)
         self.compare.open(session_id)
 
@@ -230,14 +235,14 @@ class RatePage(QWidget):
 
     # -- making sessions -------------------------------------------------------------------
     def on_new_session(self) -> None:
-        dialog = NewSessionDialog(self.session.rater_names(), self.session.rating_image_sets(),
-                                  len(self.session.images()), self)
+        dialog = NewSessionDialog(self.gateway.rater_names(), self.gateway.rating_image_sets(),
+                                  len(self.gateway.images()), self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self.create_session(dialog.spec())
 
     def create_session(self, spec: NewSessionSpec) -> int | None:
         try:
-            session_id = self.session.create_rating_session(spec)
+            session_id = self.gateway.create_rating_session(spec)
         except (ValueError, KeyError) as exc:
             QMessageBox.warning(self, "New rating session", str(exc))
             return None
@@ -248,7 +253,7 @@ class RatePage(QWidget):
         if session_id is None:
             return None
         try:
-            new_id = self.session.second_pass(session_id)
+            new_id = self.gateway.second_pass(session_id)
         except ValueError as exc:
             QMessageBox.warning(self, "Second pass", str(exc))
             return None

@@ -1,7 +1,7 @@
 """Reliability between finished rating sessions (raters or passes) over the same images.
 
 Tick two or more finished sessions; the panel shows what ``slicereview reliability`` prints
-(:func:`slicereview.core.ranking.reliability.reliability`): per pair Pearson r (of the scores),
+(:func:`slicereview.engines.ranking.reliability.reliability`): per pair Pearson r (of the scores),
 Spearman ρ and Kendall τ-b (of the rankings) and ICC(2,k) (two-way random effects, absolute
 agreement, mean of k raters, of the rank positions), averaged over 100 random tie-breaks when a
 session has ties; per session the answer count and time per answer. Two plots: the top-N
@@ -31,15 +31,14 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from scipy.stats import rankdata
 
-from slicereview.core.ranking.reliability import (
+from slicereview.engines.ranking.reliability import (
     OUTLIER_S,
     ReliabilityReport,
     SessionScores,
     reliability,
 )
-from slicereview.gui.session import ProjectSession
+from slicereview.gui.gateway import ProjectGateway
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 #: Random tie-breaks averaged over (as in the SliceLabeler paper and the CLI's default).
@@ -83,9 +82,9 @@ class _Job(QRunnable):
 
 
 class ReliabilityPanel(QWidget):
-    def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
+    def __init__(self, gateway: ProjectGateway, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.session = session
+        self.gateway = gateway
         self.report: ReliabilityReport | None = None
         self._generation = 0
         self._pool = QThreadPool(self)
@@ -149,7 +148,7 @@ class ReliabilityPanel(QWidget):
     def refresh(self) -> None:
         """List the finished sessions; tick those of the image set with the most of them."""
         self.choices.clear()
-        rows = [r for r in self.session.rating_overview() if r.finished]
+        rows = [r for r in self.gateway.rating_overview() if r.finished]
         by_set: dict[int, int] = {}
         for r in rows:
             by_set[r.session.image_set_id] = by_set.get(r.session.image_set_id, 0) + 1
@@ -184,7 +183,7 @@ class ReliabilityPanel(QWidget):
         if len(ids) < 2:
             self.summary.setText("Tick at least two finished sessions.")
             return False
-        scores = [self.session.rating(s).session_scores() for s in ids]
+        scores = [self.gateway.rating(s).session_scores() for s in ids]
         self.summary.setText(f"Computing the agreement of {len(ids)} sessions "
                              f"({RANDOMISATIONS} random tie-breaks)…")
         self.compute_button.setEnabled(False)
@@ -271,6 +270,8 @@ class ReliabilityPanel(QWidget):
             return
         a, b = (self._scores[s] for s in pair)
         common = [i for i in a if i in b]
+        from scipy.stats import rankdata  # lazy: scipy.stats costs ~1 s at start-up
+
         ra = rankdata([-a[i] for i in common], method="average")
         rb = rankdata([-b[i] for i in common], method="average")
         names = self._labels

@@ -1,0 +1,121 @@
+"""The annotating job: the rules of editing and finishing an annotation, held once.
+
+The GUI's gateway, the CLI and scripts all call these functions, so the rules hold everywhere:
+
+* **an edit reopens a submitted annotation** — any polygon change to a *submitted* annotation
+  sets it back to *in progress*, in the same transaction as the change (a crash between the two
+  can never leave an edited annotation marked submitted);
+* **submitting needs polygons** — an empty annotation is finished with
+  :func:`finish` ``(..., NOTHING_TO_ANNOTATE)`` instead, which is refused while polygons exist
+  (the store checks that one, it is a consistency rule of the data);
+* annotators are raters with the ``annotator`` role, people listed before simulated ones.
+
+Example
+-------
+>>> import tempfile, pathlib
+>>> import numpy as np
+>>> from slicereview.model import NewImage, Polygon
+>>> from slicereview.store import Project
+>>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
+>>> image_id = project.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(6, 6)])[0]
+>>> ann = project.annotation_for(add_annotator(project, "ann"), image_id)
+>>> finish(project, ann.id, "submitted")
+Traceback (most recent call last):
+...
+ValueError: No polygons yet: draw some, or use 'Nothing to annotate'.
+>>> square = Polygon(np.array([[1.0, 1.0], [4.0, 1.0], [4.0, 4.0], [1.0, 4.0]]))
+>>> _ = add_polygon(project, ann.id, square)
+>>> finish(project, ann.id, "submitted")
+>>> _ = add_polygon(project, ann.id, square)      # an edit reopens it
+>>> str(project.annotation(ann.id).status)
+'in_progress'
+>>> int(label_image(project, ann.id).sum())
+9
+>>> project.close()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from slicereview.engines.masks import rasterize
+from slicereview.model import AnnotationStatus, Polygon, Rater, Role
+from slicereview.store import Project
+
+NO_POLYGONS = "No polygons yet: draw some, or use 'Nothing to annotate'."
+
+
+def annotators(project: Project) -> list[Rater]:
+    """Raters with the annotator role, people first, simulated ones last (then by name)."""
+    found = [r for r in project.raters() if r.role is Role.ANNOTATOR]
+    return sorted(found, key=lambda r: (r.simulated, r.name.lower()))
+
+
+def add_annotator(project: Project, name: str) -> int:
+    """Create an annotator (or return the existing rater of that name)."""
+    name = name.strip()
+    if not name:
+        raise ValueError("an annotator needs a name")
+    return project.ensure_rater(name, Role.ANNOTATOR)
+
+
+def _reopen(project: Project, annotation_id: int) -> None:
+    if project.annotation(annotation_id).status is AnnotationStatus.SUBMITTED:
+        project.set_annotation_status(annotation_id, AnnotationStatus.IN_PROGRESS)
+
+
+def add_polygon(project: Project, annotation_id: int, polygon: Polygon,
+                position: int | None = None) -> int:
+    """Add ``polygon`` (at drawing ``position``, default on top); returns its id."""
+    with project.transaction():
+        new_id = project.add_polygon(annotation_id, polygon, position)
+        _reopen(project, annotation_id)
+    return new_id
+
+
+def update_polygon(project: Project, annotation_id: int, polygon: Polygon) -> None:
+    """Replace the stored polygon ``polygon.id`` (vertices, certainty, classifications)."""
+    if polygon.id is None:
+        raise ValueError("only a stored polygon (with an id) can be updated")
+    with project.transaction():
+        project.update_polygon(polygon.id, polygon)
+        _reopen(project, annotation_id)
+
+
+def delete_polygon(project: Project, annotation_id: int, polygon_id: int) -> int:
+    """Delete a polygon; returns the drawing position it had (for undo)."""
+    with project.transaction():
+        position = project.delete_polygon(polygon_id)
+        _reopen(project, annotation_id)
+    return position
+
+
+def replace_polygons(project: Project, annotation_id: int, polygons: Sequence[Polygon]
+                     ) -> list[int]:
+    """Make ``polygons`` the annotation's whole content (one transaction); returns ids."""
+    with project.transaction():
+        ids = project.replace_polygons(annotation_id, polygons)
+        _reopen(project, annotation_id)
+    return ids
+
+
+def finish(project: Project, annotation_id: int, status: AnnotationStatus | str) -> None:
+    """Set the annotation's status, enforcing "submitting needs polygons".
+
+    ``submitted`` with no polygons raises :class:`ValueError` (:data:`NO_POLYGONS`);
+    ``nothing_to_annotate`` with polygons is refused by the store.
+    """
+    status = AnnotationStatus(status)
+    if status is AnnotationStatus.SUBMITTED and not project.polygons(annotation_id):
+        raise ValueError(NO_POLYGONS)
+    project.set_annotation_status(annotation_id, status)
+
+
+def label_image(project: Project, annotation_id: int) -> np.ndarray:
+    """The annotation rasterised: ``uint8 (rows, cols)`` of its image, 0 background,
+    1 certain, 2 uncertain (:func:`slicereview.engines.masks.rasterize`)."""
+    ann = project.annotation(annotation_id)
+    image = project.image(ann.image_id)
+    return rasterize(project.polygons(annotation_id), (image.rows, image.cols))

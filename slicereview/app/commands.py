@@ -1,0 +1,285 @@
+"""Undoable user intents as Qt-free command objects: one undo path for every job.
+
+A command is a value that knows how to :meth:`~Command.apply` and :meth:`~Command.revert`
+itself on the project, each as one transaction through the application layer (so every domain
+rule, e.g. "an edit reopens a submitted annotation", holds on undo and redo too). The GUI wraps
+each in a thin ``QUndoCommand`` (:mod:`slicereview.gui.undo`); scripts and tests can use a plain
+:class:`CommandStack`. A command whose write fails raises, and a stack never keeps it.
+
+``changed`` names what a front end must re-read: ``("annotation", annotation_id)`` or
+``("session", session_id)``.
+
+Polygon ids are kept across undo and redo: a polygon that is added gets its id on the first
+apply, and re-applying after a revert stores it under the same id again (the store reuses a
+free id), so later commands that refer to the id stay valid.
+
+Example
+-------
+>>> import tempfile, pathlib
+>>> import numpy as np
+>>> from slicereview.model import NewImage, Polygon
+>>> from slicereview.store import Project
+>>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
+>>> image_id = project.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(6, 6)])[0]
+>>> ann = project.annotation_for(project.add_rater("ann"), image_id)
+>>> stack = CommandStack()
+>>> square = Polygon(np.array([[1.0, 1.0], [4.0, 1.0], [4.0, 4.0], [1.0, 4.0]]))
+>>> stack.push(AddPolygon(project, ann.id, square))
+>>> len(project.polygons(ann.id))
+1
+>>> stack.undo(); len(project.polygons(ann.id))
+0
+>>> stack.redo(); len(project.polygons(ann.id))
+1
+>>> project.close()
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from slicereview.app import annotating
+from slicereview.app.rating_run import Current, RatingRun
+from slicereview.model import AnnotationStatus, Answer, Grade, Polygon
+from slicereview.store import Project
+
+Changed = tuple[str, int]
+
+
+class Command(Protocol):
+    """What every undoable intent provides."""
+
+    text: str
+
+    @property
+    def changed(self) -> Changed: ...
+
+    def apply(self) -> None: ...
+
+    def revert(self) -> None: ...
+
+
+# -- annotations -----------------------------------------------------------------------------
+@dataclass
+class AddPolygon:
+    """Add one polygon on top of the annotation (revert deletes it)."""
+
+    project: Project
+    annotation_id: int
+    polygon: Polygon
+    text: str = "Add polygon"
+    position: int | None = None
+
+    @property
+    def changed(self) -> Changed:
+        return ("annotation", self.annotation_id)
+
+    @property
+    def polygon_id(self) -> int | None:
+        return self.polygon.id
+
+    def apply(self) -> None:
+        new_id = annotating.add_polygon(self.project, self.annotation_id, self.polygon,
+                                        self.position)
+        self.polygon = replace(self.polygon, id=new_id)
+
+    def revert(self) -> None:
+        assert self.polygon.id is not None
+        self.position = annotating.delete_polygon(self.project, self.annotation_id,
+                                                  self.polygon.id)
+
+
+@dataclass
+class EditPolygon:
+    """Replace a stored polygon by ``after`` (same id): vertex drags, moves, certainty,
+    per-polygon classifications."""
+
+    project: Project
+    annotation_id: int
+    before: Polygon
+    after: Polygon
+    text: str = "Edit polygon"
+
+    def __post_init__(self) -> None:
+        if self.before.id is None or self.before.id != self.after.id:
+            raise ValueError("an edit needs the stored polygon's id on both sides")
+
+    @property
+    def changed(self) -> Changed:
+        return ("annotation", self.annotation_id)
+
+    def apply(self) -> None:
+        annotating.update_polygon(self.project, self.annotation_id, self.after)
+
+    def revert(self) -> None:
+        annotating.update_polygon(self.project, self.annotation_id, self.before)
+
+
+@dataclass
+class DeletePolygon:
+    """Delete a polygon; revert puts it back at its drawing position with its id."""
+
+    project: Project
+    annotation_id: int
+    polygon: Polygon
+    text: str = "Delete polygon"
+    position: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.polygon.id is None:
+            raise ValueError("only a stored polygon (with an id) can be deleted")
+
+    @property
+    def changed(self) -> Changed:
+        return ("annotation", self.annotation_id)
+
+    def apply(self) -> None:
+        assert self.polygon.id is not None
+        self.position = annotating.delete_polygon(self.project, self.annotation_id,
+                                                  self.polygon.id)
+
+    def revert(self) -> None:
+        annotating.add_polygon(self.project, self.annotation_id, self.polygon, self.position)
+
+
+@dataclass
+class SetStatus:
+    """Submit, mark "nothing to annotate" or reopen; revert restores the previous status."""
+
+    project: Project
+    annotation_id: int
+    status: AnnotationStatus
+    text: str = "Set status"
+    before: AnnotationStatus | None = None
+
+    @property
+    def changed(self) -> Changed:
+        return ("annotation", self.annotation_id)
+
+    def apply(self) -> None:
+        self.before = self.project.annotation(self.annotation_id).status
+        annotating.finish(self.project, self.annotation_id, self.status)
+
+    def revert(self) -> None:
+        assert self.before is not None
+        self.project.set_annotation_status(self.annotation_id, self.before)
+
+
+@dataclass
+class SetImageClassifications:
+    """Answer the image-level classification questions; revert restores the old answers."""
+
+    project: Project
+    annotation_id: int
+    answers: dict
+    text: str = "Classify image"
+    before: dict | None = None
+
+    @property
+    def changed(self) -> Changed:
+        return ("annotation", self.annotation_id)
+
+    def apply(self) -> None:
+        self.before = dict(self.project.annotation(self.annotation_id).classifications)
+        self.project.set_image_classifications(self.annotation_id, self.answers)
+
+    def revert(self) -> None:
+        self.project.set_image_classifications(self.annotation_id, self.before or {})
+
+
+# -- rating ------------------------------------------------------------------------------------
+@dataclass
+class RecordAnswer:
+    """Store a pairwise answer (revert deletes it; re-apply stores it again)."""
+
+    run: RatingRun
+    choice: str
+    active_ms: int
+    pair: tuple[int, int]
+    text: str = "Answer"
+    result: Current | None = None
+
+    @property
+    def changed(self) -> Changed:
+        return ("session", self.run.session.id)
+
+    def apply(self) -> None:
+        self.result = self.run.answer(self.choice, self.active_ms, pair=self.pair)
+
+    def revert(self) -> None:
+        self.run.undo()
+
+
+@dataclass
+class RecordGrade:
+    """Store a grade of one image (revert deletes it; re-apply stores it again)."""
+
+    run: RatingRun
+    grade: int
+    active_ms: int
+    image_id: int
+    text: str = "Grade"
+    result: Current | None = None
+
+    @property
+    def changed(self) -> Changed:
+        return ("session", self.run.session.id)
+
+    def apply(self) -> None:
+        self.result = self.run.grade(self.grade, self.active_ms, image_id=self.image_id)
+
+    def revert(self) -> None:
+        self.run.undo()
+
+
+@dataclass
+class RemoveLastAnswer:
+    """Delete the session's last answer or grade (any earlier one, e.g. after reopening);
+    revert stores it again with its time."""
+
+    run: RatingRun
+    text: str = "Undo last answer"
+    removed: Answer | Grade | None = None
+
+    @property
+    def changed(self) -> Changed:
+        return ("session", self.run.session.id)
+
+    def apply(self) -> None:
+        self.removed = self.run.undo()
+        if self.removed is None:
+            raise ValueError("this session has no answer to undo")
+
+    def revert(self) -> None:
+        r = self.removed
+        if isinstance(r, Grade):
+            self.run.grade(r.grade, r.active_ms, image_id=r.image_id)
+        elif isinstance(r, Answer):
+            self.run.answer(str(r.answer), r.active_ms, pair=(r.left, r.right))
+
+
+# -- a plain stack for scripts and tests -------------------------------------------------------
+@dataclass
+class CommandStack:
+    """Undo/redo without Qt: ``push`` applies, a failed apply is not kept."""
+
+    done: list[Command] = field(default_factory=list)
+    undone: list[Command] = field(default_factory=list)
+
+    def push(self, command: Command) -> None:
+        command.apply()
+        self.done.append(command)
+        self.undone.clear()
+
+    def undo(self) -> None:
+        if self.done:
+            command = self.done.pop()
+            command.revert()
+            self.undone.append(command)
+
+    def redo(self) -> None:
+        if self.undone:
+            command = self.undone.pop()
+            command.apply()
+            self.done.append(command)

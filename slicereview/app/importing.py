@@ -1,0 +1,276 @@
+"""Import image files and folders into a project.
+
+:func:`import_paths` walks files and folders (recursively), detects each file's format, hashes
+it, skips duplicates (same SHA-256 as a file already in the project), reads only the headers it
+needs, and adds each file with its images in one transaction
+(:meth:`~slicereview.store.images.ImagesMixin.add_source`). Unreadable files are listed
+with the reason and do not stop the import.
+
+Only technical, non-identifying metadata is stored (see :mod:`.metadata`): never patient
+name/ID/birth date, accession number, institution or dates.
+
+Example
+-------
+>>> import tempfile, pathlib
+>>> import numpy as np, skimage.io
+>>> from slicereview.store import Project
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> skimage.io.imsave(folder / "a.png", np.zeros((4, 5), np.uint8), check_contrast=False)
+>>> with Project.create(folder / "p.srproj") as project:
+...     report = import_paths(project, [folder])
+>>> report.summary()
+'1 file added (1 image); 0 duplicates skipped; 0 unreadable'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from slicereview.engines.imaging.errors import ImagingError
+from slicereview.engines.imaging.formats import DICOM, SITK_FORMATS, detect_format, is_companion
+from slicereview.engines.imaging.hashing import sha256_file
+from slicereview.engines.imaging.importer import SliceSelection, iter_files, read_entries
+from slicereview.model import RelinkReport
+from slicereview.store import SUFFIX, Project
+
+#: ``progress(done, total, current_path)``: called before each file and once at the end.
+ProgressFn = Callable[[int, int, str], None]
+#: ``cancel() -> True`` stops the import after the current file.
+CancelFn = Callable[[], bool]
+
+
+@dataclass
+class ImportReport:
+    """What one :func:`import_paths` call did.
+
+    ``duplicates`` are the paths skipped because a file with the same SHA-256 is already in the
+    project (or earlier in the same import) — for a volume or multi-frame file, only when the
+    chosen slices/frames are all in the project already (new ones are added to it);
+    ``failed`` pairs a path with the reason it could not be imported; ``warnings`` are
+    import-wide remarks (e.g. this import made the project mix "FOR PROCESSING" and
+    "FOR PRESENTATION" mammograms).
+    """
+
+    added_files: int = 0
+    added_images: int = 0
+    image_ids: list[int] = field(default_factory=list)
+    duplicates: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    cancelled: bool = False
+
+    def summary(self) -> str:
+        """One line for the user, e.g. ``'3 files added (40 images); 1 duplicate skipped; ...'``."""
+        def n(k: int, word: str) -> str:
+            return f"{k} {word}{'' if k == 1 else 's'}"
+
+        text = (f"{n(self.added_files, 'file')} added ({n(self.added_images, 'image')}); "
+                f"{n(len(self.duplicates), 'duplicate')} skipped; {len(self.failed)} unreadable")
+        if self.cancelled:
+            text += "; cancelled"
+        return text
+
+    def details(self, limit: int = 20) -> list[str]:
+        """Lines for a terminal or dialog: warnings, then each unreadable file with its reason
+        and each duplicate (at most ``limit`` of each, then a count of the rest).
+
+        Example
+        -------
+        >>> ImportReport(failed=[("a.txt", "not a recognised image format")]).details()
+        ['unreadable: a.txt: not a recognised image format']
+        """
+        lines = [f"warning: {w}" for w in self.warnings]
+        for title, items in (("unreadable", [f"{p}: {r}" for p, r in self.failed]),
+                             ("duplicate, skipped", self.duplicates)):
+            lines += [f"{title}: {item}" for item in items[:limit]]
+            if len(items) > limit:
+                lines.append(f"{title}: ... and {len(items) - limit} more")
+        return lines
+
+
+def import_paths(
+    project: Project,
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    slices: SliceSelection | None = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+) -> ImportReport:
+    """Import files and folders into ``project``.
+
+    Parameters
+    ----------
+    project
+        The open project (a worker thread must pass its own connection's Project).
+    paths
+        Files and folders; folders are walked recursively (see :func:`iter_files`).
+    slices
+        Which slices of volumes (NIfTI, NRRD, MHA/MHD) become images; default the middle slice
+        along axis 0.
+    progress
+        ``progress(done, total, current_path)``, called before each file and at the end
+        (``done == total``).
+    cancel
+        Polled before each file; when it returns True the import stops, keeping what is
+        already committed, and ``report.cancelled`` is True.
+
+    Returns
+    -------
+    ImportReport
+    """
+    slices = slices or SliceSelection()
+    files = iter_files(paths)
+    report = ImportReport()
+    seen: set[str] = set()
+    intents: dict[str, int] = {}
+    total = len(files)
+    for done, path in enumerate(files):
+        if cancel is not None and cancel():
+            report.cancelled = True
+            break
+        if progress is not None:
+            progress(done, total, str(path))
+        _import_one(project, path, slices, report, seen, intents)
+    if progress is not None and not report.cancelled:
+        progress(total, total, "")
+    warning = _intent_warning(project, intents)
+    if warning:
+        report.warnings.append(warning)
+    return report
+
+
+def _import_one(project: Project, path: Path, slices: SliceSelection, report: ImportReport,
+                seen: set[str], intents: dict[str, int]) -> None:
+    fmt = detect_format(path)
+    if fmt is None:
+        # Pixel-data files of a header (a.raw next to a.mhd) and project files (with their
+        # SQLite -wal/-shm/-journal files) are not images: skip them without a complaint.
+        if not (is_companion(path) or _is_project_file(path)):
+            report.failed.append((str(path), "not a recognised image format"))
+        return
+    try:
+        sha = sha256_file(path)
+    except OSError as exc:
+        report.failed.append((str(path), f"cannot read the file: {exc.strerror or exc}"))
+        return
+    known = project.source_by_hash(sha)
+    if sha in seen or (known is not None and fmt not in SITK_FORMATS and fmt != DICOM):
+        report.duplicates.append(str(path))
+        return
+    try:
+        info, images = read_entries(path, fmt, slices)
+    except ImagingError as exc:
+        report.failed.append((str(path), str(exc)))
+        return
+    except Exception as exc:  # a reader bug or odd file must not stop a 10 000-file import
+        report.failed.append((str(path), f"{type(exc).__name__}: {exc}"))
+        return
+    seen.add(sha)
+    if known is not None:
+        # A volume or multi-frame file already in the project: add only the slices/frames this
+        # selection picks that are not there yet (the user may pick more slices later).
+        ids = project.add_images_to_source(known.id, images)
+        if not ids:
+            report.duplicates.append(str(path))
+            return
+        report.added_images += len(ids)
+        report.image_ids.extend(ids)
+        return
+    ids = project.add_source(path, sha, fmt, images, info)
+    report.added_files += 1
+    report.added_images += len(ids)
+    report.image_ids.extend(ids)
+    intent = str(info.get("presentation_intent") or "").upper()
+    if intent:
+        intents[intent] = intents.get(intent, 0) + 1
+
+
+def _is_project_file(path: Path) -> bool:
+    name = path.name.lower()
+    return name.endswith(SUFFIX) or any(
+        name.endswith(SUFFIX + extra) for extra in ("-wal", "-shm", "-journal")
+    )
+
+
+def _intent_warning(project: Project, added: dict[str, int]) -> str | None:
+    """A warning when this import brings "FOR PROCESSING" and "FOR PRESENTATION" images
+    together in the project (within the import, or with images imported before)."""
+    if not added:
+        return None
+    counts: dict[str, int] = {}
+    for image in project.images():
+        intent = str(image.info.get("presentation_intent") or "").upper()
+        if intent:
+            counts[intent] = counts.get(intent, 0) + 1
+    if len(counts) < 2:
+        return None
+    parts = " and ".join(f"{n} {k!r}" for k, n in sorted(counts.items()))
+    return (f"the project now mixes {parts} DICOM images (Presentation Intent Type): "
+            "'FOR PROCESSING' images are raw detector data and look different from "
+            "'FOR PRESENTATION' ones; do not put both in one rating set")
+
+
+def relink(project: Project, new_root: str | Path, *, verify: bool = True) -> RelinkReport:
+    """Find each missing file below ``new_root`` and store its new location.
+
+    A missing file is looked up by the longest tail of its stored path that exists below
+    ``new_root`` (so both ``/old/study/a/b.dcm`` → ``/new/study/a/b.dcm`` and a flattened copy
+    are found). Failing that, files of the same name anywhere below ``new_root`` are tried
+    (a renamed folder, or ``new_root`` a parent of the moved folder): with ``verify`` the
+    one whose SHA-256 matches is taken, without it only a name that occurs once. With
+    ``verify`` the SHA-256 must match; mismatches are reported, not relinked. All updates
+    are one transaction.
+    """
+    new_root = Path(new_root)
+    missing: list[str] = []
+    mismatch: list[str] = []
+    updates: list[tuple[int, Path]] = []
+    by_name: dict[str, list[Path]] | None = None  # built once, only when a tail fails
+    hashes: dict[Path, str] = {}
+    for source in project.missing_sources():
+        parts = PurePosixPath(source.path).parts
+        found = None
+        for start in range(len(parts)):
+            tail = parts[start:]
+            if tail and tail[0] == "/":
+                continue
+            candidate = new_root.joinpath(*tail)
+            if candidate.is_file():
+                found = candidate
+                break
+        if found is None:
+            if by_name is None:
+                by_name = _files_by_name(new_root)
+            candidates = by_name.get(parts[-1], []) if parts else []
+            if verify:
+                for candidate in candidates:
+                    if candidate not in hashes:
+                        hashes[candidate] = sha256_file(candidate)
+                    if hashes[candidate] == source.sha256:
+                        updates.append((source.id, candidate))
+                        break
+                else:
+                    missing.append(source.path)
+            elif len(candidates) == 1:
+                updates.append((source.id, candidates[0]))
+            else:
+                missing.append(source.path)
+            continue
+        if verify and sha256_file(found) != source.sha256:
+            mismatch.append(os.fspath(found))
+            continue
+        updates.append((source.id, found))
+    relinked = project.set_source_paths(updates)
+    return RelinkReport(relinked, missing, mismatch)
+
+
+def _files_by_name(root: Path) -> dict[str, list[Path]]:
+    """Every file below ``root`` by file name (sorted paths, so the choice is reproducible)."""
+    found: dict[str, list[Path]] = {}
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
+            found.setdefault(name, []).append(Path(folder) / name)
+    return {name: sorted(paths) for name, paths in found.items()}

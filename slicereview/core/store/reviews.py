@@ -1,9 +1,0 @@
-"""Store methods for reviews (accept / reject / comment / expert-review tags)."""
-
-from __future__ import annotations
-
-from slicereview.core.store._base import StoreBase
-
-
-class ReviewsMixin(StoreBase):
-    pass

@@ -1,0 +1,269 @@
+"""DICOM files: headers for import, pixels for display.
+
+Display rules (DICOM PS3.3 C.11 and PS3.4 N.2): the modality LUT (*Rescale Slope/Intercept*,
+or a *Modality LUT Sequence*) is applied first; then a *VOI LUT Sequence*, being non-linear, is
+applied to the data, while *Window Center/Width* pairs (linear) become presets that the viewer
+applies through its levels; MONOCHROME1 sets ``invert`` so that the viewer inverts after
+windowing. Integer data stays integer (``uint8``/``uint16`` when the values fit, else
+``int32``); a non-integer rescale gives ``float32``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydicom import Dataset, dcmread
+from pydicom.errors import InvalidDicomError
+
+from slicereview.engines.imaging import dicom_meta as meta
+from slicereview.engines.imaging.display import DisplayImage, WindowPreset
+from slicereview.engines.imaging.errors import ImagingError, UnreadableImageError
+from slicereview.model import NewImage
+
+_PIXEL_TAGS = (0x7FE00010, 0x7FE00008, 0x7FE00009)  # Pixel Data, Float, Double Float
+
+
+def read_header(path: str | Path, *, defer: bool = True) -> Dataset:
+    """Read a DICOM file's data set; large values (the pixel data) are deferred when ``defer``.
+
+    Raises :class:`UnreadableImageError` for a file pydicom cannot parse.
+    """
+    try:
+        ds = dcmread(path, defer_size="256 KB" if defer else None, force=True)
+    except (InvalidDicomError, EOFError, OSError, ValueError, KeyError, TypeError) as exc:
+        raise UnreadableImageError(f"not a readable DICOM file: {exc}") from None
+    _ensure_transfer_syntax(ds)
+    return ds
+
+
+def _ensure_transfer_syntax(ds: Dataset) -> None:
+    """Give a data set without file meta (no preamble) the transfer syntax it was read with,
+    so that its pixel data can be decoded."""
+    from pydicom.dataset import FileMetaDataset
+    from pydicom.uid import ExplicitVRBigEndian, ExplicitVRLittleEndian, ImplicitVRLittleEndian
+
+    if getattr(ds, "file_meta", None) is not None and "TransferSyntaxUID" in ds.file_meta:
+        return
+    implicit, little = ds.original_encoding
+    if implicit is None or little is None:
+        return
+    if getattr(ds, "file_meta", None) is None:
+        ds.file_meta = FileMetaDataset()
+    ds.file_meta.TransferSyntaxUID = (
+        ImplicitVRLittleEndian if implicit else
+        ExplicitVRLittleEndian if little else ExplicitVRBigEndian
+    )
+
+
+def _pixel_element(ds: Dataset) -> Any:
+    for tag in _PIXEL_TAGS:
+        if tag in ds:
+            return ds.get_item(tag)
+    return None
+
+
+def _check_length(ds: Dataset, path: Path) -> None:
+    """Catch truncated uncompressed pixel data without decoding it.
+
+    Compares what the file really holds (the read value, or the bytes left after a deferred
+    value's offset) with what *Rows*, *Columns*, *Bits Allocated*... require.
+    """
+    from pydicom.pixels.utils import get_expected_length
+
+    element = _pixel_element(ds)
+    length = getattr(element, "length", None)
+    if length is None or length == 0xFFFFFFFF:  # encapsulated: checked when decoded
+        return
+    value = getattr(element, "value", None)
+    tell = getattr(element, "value_tell", None)
+    if value is not None:
+        actual = len(value)
+    elif tell is not None:
+        actual = max(0, path.stat().st_size - tell)
+    else:
+        return
+    try:
+        expected = min(length, get_expected_length(ds, "bytes"))
+    except (AttributeError, KeyError, TypeError, ValueError):
+        expected = length
+    if actual < expected:
+        raise UnreadableImageError(f"pixel data is truncated ({actual} of {expected} bytes)")
+
+
+def _transfer_syntax(ds: Dataset) -> str:
+    file_meta = getattr(ds, "file_meta", None)
+    return str(file_meta.get("TransferSyntaxUID", "") or "") if file_meta is not None else ""
+
+
+def import_entries(path: str | Path, frames_for: Callable[[int], list[int]] | None = None
+                   ) -> tuple[dict[str, Any], list[NewImage]]:
+    """``(source info, images)`` for one DICOM file, reading no pixel data.
+
+    One :class:`NewImage` per frame; for a multi-frame file ``frames_for(n)`` picks the frames
+    (default all). Checks that the file has pixel data, a decoder for its transfer syntax
+    (:class:`MissingCodecError` naming the package otherwise) and, for uncompressed files, the
+    pixel data's length.
+    """
+    path = Path(path)
+    ds = read_header(path)
+    if "Rows" not in ds or _pixel_element(ds) is None:
+        raise UnreadableImageError(
+            "DICOM file without image pixel data (e.g. a DICOMDIR, report or presentation state)"
+        )
+    transfer_syntax = _transfer_syntax(ds)
+    if transfer_syntax:
+        meta.check_decoder(transfer_syntax)
+    _check_length(ds, path)
+    rows, cols = int(ds.Rows), int(ds.Columns)
+    if rows <= 0 or cols <= 0:
+        raise UnreadableImageError(f"DICOM image has no pixels ({rows} x {cols})")
+    n = meta.number_of_frames(ds)
+    wanted = list(range(n)) if frames_for is None or n == 1 else [
+        f for f in frames_for(n) if 0 <= f < n]
+    if not wanted:
+        raise UnreadableImageError(f"the slice selection picks none of the {n} frames")
+    images = [NewImage(rows, cols, frame=f, axis=-1, slice_index=0,
+                       info=meta.frame_info(ds, f)) for f in wanted]
+    return meta.technical_info(ds), images
+
+
+# -- pixels ----------------------------------------------------------------------------------
+def _decode(ds: Dataset, path: Path, frame: int) -> np.ndarray:
+    from pydicom.pixels import pixel_array
+
+    ts = _transfer_syntax(ds)
+    if ts:
+        meta.check_decoder(ts)
+    n = meta.number_of_frames(ds)
+    if not 0 <= frame < n:
+        raise UnreadableImageError(f"frame {frame} does not exist ({n} frame(s))")
+    try:
+        # index= decodes only the wanted frame of a multi-frame file.
+        return pixel_array(ds, index=frame if n > 1 else None)
+    except ImagingError:
+        raise
+    except Exception as exc:  # decoders raise anything from ValueError to RuntimeError
+        raise UnreadableImageError(f"cannot decode pixel data of {path.name}: {exc}") from None
+
+
+def _narrow(arr: np.ndarray) -> np.ndarray:
+    """The smallest fast display dtype holding integer ``arr`` exactly (uint8/uint16/int32)."""
+    if arr.dtype.kind == "f":
+        return arr.astype(np.float32, copy=False)
+    if arr.dtype in (np.uint8, np.uint16):
+        return arr
+    if arr.size == 0:
+        return arr.astype(np.int32)
+    lo, hi = int(arr.min()), int(arr.max())
+    if lo >= 0 and hi <= 0xFFFF:
+        return arr.astype(np.uint16)
+    if lo >= -(2**31) and hi < 2**31:
+        return arr.astype(np.int32)
+    return arr.astype(np.float32)
+
+
+def _modality(arr: np.ndarray, ds: Dataset, frame: int) -> np.ndarray:
+    """Apply the modality LUT or rescale, keeping integers where the result is integral."""
+    from pydicom.pixels import apply_modality_lut
+
+    if ds.get("ModalityLUTSequence"):
+        return _narrow(apply_modality_lut(arr, ds))
+    slope, intercept, _ = meta.rescale(ds, frame)
+    if slope == 1.0 and intercept == 0.0:
+        return _narrow(arr)
+    if arr.dtype.kind in "iu" and slope.is_integer() and intercept.is_integer():
+        out = arr.astype(np.int64) * int(slope) + int(intercept)
+        return _narrow(out)
+    return (arr.astype(np.float32) * np.float32(slope) + np.float32(intercept)).astype(
+        np.float32)
+
+
+def _voi_lut(arr: np.ndarray, ds: Dataset) -> tuple[np.ndarray, WindowPreset]:
+    """Apply the first VOI LUT of the sequence; preset spanning the LUT's output values."""
+    from pydicom.pixels.processing import apply_voi
+
+    item = ds.VOILUTSequence[0]
+    out = _narrow(apply_voi(arr, ds, index=0))
+    lut = np.asarray(item.LUTData if not isinstance(item.LUTData, bytes) else
+                     np.frombuffer(item.LUTData, dtype="<u2"))
+    low, high = float(lut.min()), float(lut.max())
+    if high <= low:
+        high = low + 1.0
+    name = str(item.get("LUTExplanation", "") or "VOI LUT")
+    return out, WindowPreset.from_levels(name, low, high)
+
+
+def _sigmoid(arr: np.ndarray, ds: Dataset, frame: int) -> tuple[np.ndarray, WindowPreset]:
+    """VOI LUT Function SIGMOID: non-linear, so applied here (first window) to float32."""
+    presets = meta.window_presets(ds, frame)
+    c, w = presets[0].center, presets[0].width
+    out = (1.0 / (1.0 + np.exp(-4.0 * (arr.astype(np.float32) - c) / w))).astype(np.float32)
+    return out, WindowPreset(f"{presets[0].name} (sigmoid)", 0.5, 1.0)
+
+
+def _to_rgb8(arr: np.ndarray, ds: Dataset) -> np.ndarray:
+    """Colour data (RGB after pydicom's YBR conversion, or palette) as ``(H, W, 3)`` uint8."""
+    from pydicom.pixels import apply_color_lut
+
+    if str(ds.get("PhotometricInterpretation", "")).upper() == "PALETTE COLOR":
+        arr = apply_color_lut(arr, ds)
+    if arr.dtype == np.uint8:
+        return np.ascontiguousarray(arr[..., :3])
+    bits = 16 if arr.dtype == np.uint16 else int(ds.get("BitsStored", 8 * arr.itemsize))
+    maximum = float(2**min(bits, 32) - 1)
+    scaled = np.clip(arr[..., :3].astype(np.float64) * (255.0 / maximum), 0, 255)
+    return np.rint(scaled).astype(np.uint8)
+
+
+def load(path: str | Path, frame: int = 0) -> DisplayImage:
+    """The :class:`DisplayImage` of ``frame`` of the DICOM file at ``path`` (see module doc).
+
+    Example
+    -------
+    >>> from pydicom.data import get_testdata_file
+    >>> d = load(get_testdata_file("CT_small.dcm"))
+    >>> d.data.dtype.name, d.value_unit, d.spacing_source
+    ('int32', 'HU', 'PixelSpacing')
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"image file not found: {path}")
+    ds = read_header(path, defer=False)
+    if _pixel_element(ds) is None:
+        raise UnreadableImageError(f"{path.name}: DICOM file without image pixel data")
+    arr = _decode(ds, path, frame)
+    spacing, spacing_source = meta.pixel_spacing(ds, frame)
+    photometric = str(ds.get("PhotometricInterpretation", "")).upper()
+    modality = str(ds.get("Modality", "") or "")
+    colour = arr.ndim == 3 or photometric == "PALETTE COLOR"
+    if colour:
+        data = _to_rgb8(arr, ds)
+        presets: list[WindowPreset] = []
+        unit = ""
+        invert = False
+    else:
+        data = _modality(arr, ds, frame)
+        presets = meta.window_presets(ds, frame)
+        unit = meta.value_unit(ds, frame)
+        function = str(ds.get("VOILUTFunction", "") or "").upper()
+        if ds.get("VOILUTSequence"):
+            data, preset = _voi_lut(data, ds)
+            presets, unit = [preset], ""
+        elif function == "SIGMOID" and presets:
+            data, preset = _sigmoid(data, ds, frame)
+            presets, unit = [preset], ""
+        invert = photometric == "MONOCHROME1"
+    rows, cols = data.shape[:2]
+    description = " ".join(
+        x for x in (modality, f"{rows}×{cols}", data.dtype.name, photometric) if x
+    )
+    if not all(math.isfinite(s) for s in spacing):
+        spacing, spacing_source = (1.0, 1.0), "fallback 1.0"
+    return DisplayImage(
+        data=data, presets=presets, invert=invert, spacing=spacing,
+        spacing_source=spacing_source, value_unit=unit, description=description,
+    )

@@ -1,0 +1,148 @@
+"""The pure half of importing: which slices to take, which files a path names, and the
+entries (header info and frames/slices) one file contributes.
+
+Nothing here touches a project; :mod:`slicereview.app.importing` writes the entries to the
+project file, one transaction per file.
+
+Example
+-------
+>>> parse_slices("every:4").indices(10)
+[0, 4, 8]
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from slicereview.engines.imaging import dicom, raster, volume
+from slicereview.engines.imaging.errors import UnreadableImageError
+from slicereview.engines.imaging.formats import (
+    DICOM,
+    RASTER_FORMATS,
+    SITK_FORMATS,
+)
+from slicereview.model import NewImage
+
+_MODES = ("middle", "all", "every", "range")
+
+
+@dataclass(frozen=True)
+class SliceSelection:
+    """Which slices of a volume become images.
+
+    ``axis`` is the numpy axis of the SimpleITK ``(z, y, x)`` array that is sliced (0: axial
+    slices of a typical scan). ``mode``:
+
+    - ``"middle"``: the middle slice only (index ``n // 2``);
+    - ``"all"``: every slice;
+    - ``"every"``: every ``step``-th slice starting at 0 (``start``/``stop`` optionally bound it);
+    - ``"range"``: slices ``start`` to ``stop`` (exclusive, Python slice rules, negative counts
+      from the end) every ``step``.
+
+    Indices outside the volume are dropped; an empty selection is an error reported per file.
+
+    Example
+    -------
+    >>> SliceSelection(mode="every", step=4).indices(10)
+    [0, 4, 8]
+    >>> SliceSelection().indices(10)
+    [5]
+    """
+
+    axis: int = 0
+    mode: str = "middle"
+    step: int = 1
+    start: int | None = None
+    stop: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in _MODES:
+            raise ValueError(f"slice mode must be one of {', '.join(_MODES)}, not {self.mode!r}")
+        if self.axis not in (0, 1, 2):
+            raise ValueError(f"slice axis must be 0, 1 or 2, not {self.axis}")
+        if self.step < 1:
+            raise ValueError(f"slice step must be >= 1, not {self.step}")
+
+    def indices(self, n: int) -> list[int]:
+        """The selected slice indices of a volume with ``n`` slices along ``axis``."""
+        if n <= 0:
+            return []
+        if self.mode == "middle":
+            return [n // 2]
+        if self.mode == "all":
+            return list(range(n))
+        return list(range(n))[slice(self.start, self.stop, self.step)]
+
+
+def parse_slices(text: str, axis: int = 0) -> SliceSelection:
+    """Parse the CLI form of a slice selection.
+
+    ``"middle"``, ``"all"``, ``"every:K"`` or ``"range:START:STOP[:STEP]"`` (STOP exclusive).
+
+    Example
+    -------
+    >>> parse_slices("every:4")
+    SliceSelection(axis=0, mode='every', step=4, start=None, stop=None)
+    >>> parse_slices("range:10:20", axis=2)
+    SliceSelection(axis=2, mode='range', step=1, start=10, stop=20)
+    """
+    parts = text.strip().lower().split(":")
+    try:
+        if parts[0] in ("middle", "all") and len(parts) == 1:
+            return SliceSelection(axis=axis, mode=parts[0])
+        if parts[0] == "every" and len(parts) == 2:
+            return SliceSelection(axis=axis, mode="every", step=int(parts[1]))
+        if parts[0] == "range" and len(parts) in (3, 4):
+            step = int(parts[3]) if len(parts) == 4 else 1
+            start, stop = int(parts[1]), int(parts[2])
+            if (start >= 0) == (stop >= 0) and stop <= start or step < 1:
+                raise ValueError("STOP must be greater than START and STEP at least 1 "
+                                 "(STOP is exclusive: range:10:20 picks slices 10-19)")
+            return SliceSelection(axis=axis, mode="range", start=start, stop=stop, step=step)
+    except ValueError as exc:
+        raise ValueError(f"bad slice selection {text!r}: {exc}") from None
+    raise ValueError(
+        f"bad slice selection {text!r}: use middle, all, every:K or range:START:STOP[:STEP]"
+    )
+
+
+def iter_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Files named by ``paths``: files as given, folders walked recursively in sorted order.
+
+    Hidden files and folders (name starting with ``.``) inside folders are skipped. A path
+    that does not exist raises :class:`FileNotFoundError`.
+    """
+    files: list[Path] = []
+    for p in paths:
+        path = Path(p)
+        if path.is_file():
+            files.append(path)
+        elif path.is_dir():
+            for root, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                files.extend(Path(root) / n for n in sorted(names) if not n.startswith("."))
+        else:
+            raise FileNotFoundError(f"no such file or folder: {path}")
+    return files
+
+
+def read_entries(path: Path, fmt: str, slices: SliceSelection
+                 ) -> tuple[dict[str, Any], list[NewImage]]:
+    """``(source info, images)`` of one file of format ``fmt`` (headers only where possible).
+
+    Raises :class:`~slicereview.engines.imaging.errors.ImagingError` subclasses for files that
+    cannot be imported.
+    """
+    if fmt == DICOM:
+        return dicom.import_entries(path, slices.indices)
+    if fmt in SITK_FORMATS:
+        return volume.import_entries(path, slices.axis, slices.indices)
+    if fmt in RASTER_FORMATS:
+        return raster.import_entries(path)
+    raise UnreadableImageError(f"unknown format {fmt!r}")
+
+

@@ -1,0 +1,73 @@
+"""Load one image of a project for display: :func:`load_display`.
+
+Dispatches on the image's stored format to the DICOM (:mod:`.dicom`), volume (:mod:`.volume`)
+or raster (:mod:`.raster`) readers. Volumes are read once with SimpleITK and kept in a small LRU
+cache so that scrolling through slices does not re-read the file.
+
+Example
+-------
+>>> import tempfile, pathlib
+>>> from pydicom.data import get_testdata_file
+>>> from slicereview.store import Project
+>>> from slicereview.app.importing import import_paths
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> with Project.create(folder / "p.srproj") as project:
+...     _ = import_paths(project, [get_testdata_file("CT_small.dcm")])
+...     image = project.images()[0]
+...     display = load_display(project.resolve(image.path), image)
+>>> display.data.shape, display.data.dtype.name, display.value_unit
+((128, 128), 'int32', 'HU')
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from slicereview.engines.imaging import dicom, raster, volume
+from slicereview.engines.imaging.display import DisplayImage
+from slicereview.engines.imaging.errors import UnreadableImageError
+from slicereview.engines.imaging.formats import DICOM, RASTER_FORMATS, SITK_FORMATS
+from slicereview.model import Image
+
+
+def load_display(path: str | Path, image: Image) -> DisplayImage:
+    """Read ``image`` (one frame or slice) from the file at ``path`` and make its display copy.
+
+    Parameters
+    ----------
+    path
+        The file's absolute path (``project.resolve(image.path)``).
+    image
+        The project's :class:`~slicereview.model.Image`: its ``format`` picks the reader,
+        ``frame`` the DICOM frame, ``axis``/``slice_index`` the volume slice.
+
+    Returns
+    -------
+    DisplayImage
+        See :class:`~slicereview.engines.imaging.display.DisplayImage` for dtypes and windows.
+
+    Raises
+    ------
+    FileNotFoundError
+        The file is missing (relink the project).
+    MissingCodecError
+        A DICOM file is compressed and its decoder is not installed; the message names the
+        package to install.
+    UnreadableImageError
+        The file is damaged or not what the project says it is.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"image file not found: {path} (moved? use relink)")
+    if image.format == DICOM:
+        return dicom.load(path, image.frame)
+    if image.format in SITK_FORMATS:
+        return volume.load(path, image.axis, image.slice_index)
+    if image.format in RASTER_FORMATS:
+        return raster.load(path)
+    raise UnreadableImageError(f"unknown image format {image.format!r} for {path.name}")
+
+
+def clear_cache() -> None:
+    """Forget the cached volumes (e.g. after closing a project)."""
+    volume.clear_cache()

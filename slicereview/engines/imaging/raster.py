@@ -1,0 +1,110 @@
+"""PNG, TIFF and JPEG images read with scikit-image.
+
+Grey images keep their dtype (``uint8``, ``uint16``; other integers become ``int32``, floats
+``float32``); colour images become ``(H, W, 3)`` ``uint8`` (RGBA drops alpha, 16-bit colour is
+scaled to 8 bits, grey+alpha drops alpha). Pixel spacing is unknown (1.0 mm fallback).
+Multi-page TIFFs are not supported (only the first page would be meaningful; the file is
+reported instead of silently truncated).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from slicereview.engines.imaging.display import DisplayImage, WindowPreset
+from slicereview.engines.imaging.errors import UnreadableImageError
+from slicereview.model import NewImage
+
+
+def read_array(path: str | Path) -> np.ndarray:
+    """The pixels as ``(H, W)`` grey or ``(H, W, 3)`` uint8 RGB (see module doc)."""
+    import skimage.io
+
+    path = Path(path)
+    try:
+        arr = np.asarray(skimage.io.imread(path))
+    except Exception as exc:  # the image plugins raise many kinds of errors
+        raise UnreadableImageError(f"cannot read {path.name}: {_last_line(exc)}") from None
+    if arr.ndim == 3 and arr.shape[2] == 2:  # grey + alpha
+        arr = arr[..., 0]
+    if arr.ndim == 3 and arr.shape[2] in (3, 4):
+        return _rgb8(arr[..., :3])
+    if arr.ndim != 2:
+        raise UnreadableImageError(
+            f"{path.name}: unsupported image shape {arr.shape} (multi-page or multi-channel)"
+        )
+    if arr.dtype == np.bool_:
+        return arr.astype(np.uint8)
+    if arr.dtype in (np.uint8, np.uint16, np.int32, np.float32):
+        return arr
+    if arr.dtype.kind in "iu" and arr.itemsize <= 2:
+        return arr.astype(np.int32)
+    return arr.astype(np.float32)
+
+
+def _last_line(exc: BaseException) -> str:
+    """The line of a plugin's error that says what went wrong (SimpleITK, which scikit-image
+    may fall back to, puts its C++ source location first)."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    text = lines[-1] if lines else type(exc).__name__
+    return text.removeprefix("sitk::ERROR: ")
+
+
+def _rgb8(rgb: np.ndarray) -> np.ndarray:
+    if rgb.dtype == np.uint8:
+        return np.ascontiguousarray(rgb)
+    if rgb.dtype.kind in "iu":
+        top = float(np.iinfo(rgb.dtype).max)
+    else:  # float colour: 0..1 by convention, else its own maximum
+        top = 1.0 if float(np.nanmax(rgb)) <= 1.0 else float(np.nanmax(rgb))
+    scaled = np.nan_to_num(rgb.astype(np.float64) * (255.0 / top))
+    return np.clip(np.rint(scaled), 0, 255).astype(np.uint8)
+
+
+def import_entries(path: str | Path) -> tuple[dict[str, Any], list[NewImage]]:
+    """``(source info, [one image])``; the file is decoded once to prove it is readable."""
+    arr = read_array(path)
+    info = _info(arr)
+    return info, [NewImage(int(arr.shape[0]), int(arr.shape[1]), info=info)]
+
+
+def _info(arr: np.ndarray) -> dict[str, Any]:
+    return {
+        "kind": "raster",
+        "dtype": arr.dtype.name,
+        "channels": 3 if arr.ndim == 3 else 1,
+        "pixel_spacing": [1.0, 1.0],
+        "spacing_source": "fallback 1.0",
+    }
+
+
+def load(path: str | Path) -> DisplayImage:
+    """The :class:`DisplayImage` of a PNG/TIFF/JPEG file.
+
+    8-bit grey images get the preset ``"full range"`` (0–255) so that they look as in any
+    viewer; other grey images rely on the automatic window.
+
+    Example
+    -------
+    >>> import tempfile, pathlib, numpy as np, skimage.io
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "a.png"
+    >>> skimage.io.imsave(f, np.full((3, 4), 1000, np.uint16), check_contrast=False)
+    >>> d = load(f)
+    >>> d.data.dtype.name, d.shape
+    ('uint16', (3, 4))
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"image file not found: {path}")
+    data = read_array(path)
+    presets = [WindowPreset("full range", 127.5, 255.0)] if data.dtype == np.uint8 else []
+    kind = "RGB" if data.ndim == 3 else "grey"
+    return DisplayImage(
+        data=data, presets=presets, description=(
+            f"{path.suffix.lstrip('.').upper()} {data.shape[0]}×{data.shape[1]} "
+            f"{data.dtype.name} {kind}"
+        ),
+    )

@@ -1,0 +1,279 @@
+"""Interruptible comparison sorts, written as generators that *ask* their comparisons.
+
+Every algorithm here is a generator function ``algorithm(items, k)`` that yields a question
+``(x, y)`` (two items) and is sent back the answer as an ``int``: ``+1`` when ``x`` has *more* of
+the rated property, ``-1`` when ``y`` has more, ``0`` for "no difference". When it is done it
+returns ``(tiers, unranked)``: ``tiers`` is a list of lists of items from *most* to *least*,
+``unranked`` the items it was not asked to order (only ``"top-k"`` leaves any).
+
+Why generators: the replay engine (:mod:`slicereview.engines.ranking.replay`) answers questions from
+the stored answers until it meets one without an answer, then keeps the generator suspended at
+that question. The next answer resumes it in O(1) instead of replaying every stored answer
+(Algorithm 1 of the SliceLabeler paper replays from scratch). Because the algorithms use no
+randomness, no hashing of items and no library sort with a comparator, a session asks exactly the
+same questions on every Python version. ``"timsort"`` is the exception by design: it is the
+published baseline and runs CPython's own ``sorted`` (whose question order changed in 3.11 and
+3.13), so a ``"timsort"`` session resumed on another CPython version may ask different questions
+(its stored answers stay valid and are reused).
+
+The tie-aware merge-insertion works on *tie classes*: an answer "same" fuses the two classes, and
+a binary insertion stops when it meets a "same". With a perfect rater on a total preorder its
+tiers are exactly the levels of the preorder: two classes of equal level that end up adjacent
+must have been compared (a comparison sort cannot order two neighbours it never compared), and
+that comparison fused them.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Generator, Hashable, Sequence
+from functools import cmp_to_key
+
+Item = Hashable
+#: What an algorithm generator yields, is sent and returns.
+Question = tuple[Item, Item]
+Result = tuple[list[list[Item]], list[Item]]
+AlgorithmGen = Generator[Question, int, Result]
+
+
+# -- tie classes -------------------------------------------------------------------------------
+class _Class:
+    """A set of items answered "same" (directly or through fusions); ``items[0]`` is asked."""
+
+    __slots__ = ("into", "items")
+
+    def __init__(self, item: Item) -> None:
+        self.items: list[Item] = [item]
+        self.into: _Class | None = None
+
+
+def _find(c: _Class) -> _Class:
+    while c.into is not None:
+        c = c.into
+    return c
+
+
+def _fuse(keep: _Class, gone: _Class) -> None:
+    keep.items.extend(gone.items)
+    gone.items = []
+    gone.into = keep
+
+
+def _jacobsthal_order(m: int) -> list[int]:
+    """1-based indices of pending elements in Ford–Johnson insertion order, element 1 excluded.
+
+    Groups end at the Jacobsthal-like numbers 3, 5, 11, 21, 43, ... and are inserted from their
+    highest index down, so that each binary search runs over at most ``2**j - 1`` elements.
+    """
+    order: list[int] = []
+    prev, k = 1, 1
+    while prev < m:
+        t = (2 ** (k + 2) + (-1) ** (k + 1)) // 3
+        order.extend(range(min(t, m), prev, -1))
+        prev, k = t, k + 1
+    return order
+
+
+class _MergeInsertion:
+    """Ford–Johnson merge-insertion over classes; ``ties`` switches tie classes on.
+
+    Without ``ties`` an answer "same" is resolved by presentation order (the item shown earlier
+    in ``items`` counts as more), which keeps the comparisons a consistent total order, and is
+    remembered so that adjacent items answered "same" can still share a tier afterwards.
+    """
+
+    def __init__(self, items: Sequence[Item], ties: bool) -> None:
+        self.ties = ties
+        self.index = {item: i for i, item in enumerate(items)}
+        self.same: set[frozenset] = set()
+
+    def compare(self, x: _Class, y: _Class) -> Generator[Question, int, int]:
+        a, b = x.items[0], y.items[0]
+        c = yield (a, b)
+        if c == 0 and not self.ties:
+            self.same.add(frozenset((a, b)))
+            c = 1 if self.index[a] < self.index[b] else -1
+        return c
+
+    def sort(self, classes: list[_Class]) -> Generator[Question, int, list[_Class]]:
+        """Sort ``classes`` (live, distinct); returns live classes from least to most."""
+        singles, pairs = list(classes), []
+        # Pair up; a "same" fuses the pair into one class that is paired again next round.
+        while len(singles) >= 2:
+            nxt = []
+            for i in range(0, len(singles) - 1, 2):
+                x, y = singles[i], singles[i + 1]
+                c = yield from self.compare(x, y)
+                if c == 0:
+                    _fuse(x, y)
+                    nxt.append(x)
+                else:
+                    pairs.append((x, y) if c > 0 else (y, x))
+            if len(singles) % 2:
+                nxt.append(singles[-1])
+            singles = nxt
+        if not pairs:
+            return singles
+        chain = yield from self.sort([w for w, _ in pairs])
+        position = {id(c): i for i, c in enumerate(chain)}
+        # Losers in the order of their winners along the chain (a stable key sort).
+        pending: list[tuple[_Class, _Class | None]] = sorted(
+            ((loser, winner) for winner, loser in pairs),
+            key=lambda lw: position[id(_find(lw[1]))],
+        )
+        if singles:
+            pending.append((singles[0], None))
+        chain.insert(0, pending[0][0])  # below the least winner: no question needed
+        for i in _jacobsthal_order(len(pending)):
+            loser, winner = pending[i - 1]
+            hi = len(chain) if winner is None else chain.index(_find(winner))
+            yield from self.insert(chain, loser, 0, hi)
+        return chain
+
+    def insert(self, chain: list[_Class], new: _Class, lo: int, hi: int) -> Generator:
+        """Binary insertion of ``new`` into ``chain[lo:hi]``; stops at a "same" (fusion)."""
+        while lo < hi:
+            mid = (lo + hi) // 2
+            c = yield from self.compare(new, chain[mid])
+            if c == 0:
+                _fuse(chain[mid], new)
+                return
+            if c > 0:
+                lo = mid + 1
+            else:
+                hi = mid
+        chain.insert(lo, new)
+
+
+def _join_same(order: Sequence[Item], same: set[frozenset]) -> list[list[Item]]:
+    """Tiers from a strict order: neighbours answered "same" share a tier."""
+    tiers: list[list[Item]] = []
+    for item in order:
+        if tiers and frozenset((tiers[-1][-1], item)) in same:
+            tiers[-1].append(item)
+        else:
+            tiers.append([item])
+    return tiers
+
+
+def merge_insertion(items: Sequence[Item], k: int | None = None) -> AlgorithmGen:
+    """Ford–Johnson merge-insertion (``"merge-insertion"``); ``k`` is ignored."""
+    mi = _MergeInsertion(items, ties=False)
+    chain = yield from (mi.sort([_Class(i) for i in items]) if items else _empty())
+    order = [c.items[0] for c in reversed(chain)]
+    return _join_same(order, mi.same), []
+
+
+def tie_aware_merge_insertion(items: Sequence[Item], k: int | None = None) -> AlgorithmGen:
+    """Ford–Johnson over tie classes (``"tie-aware-merge-insertion"``); ``k`` is ignored."""
+    mi = _MergeInsertion(items, ties=True)
+    chain = yield from (mi.sort([_Class(i) for i in items]) if items else _empty())
+    index = mi.index
+    return [sorted(c.items, key=index.__getitem__) for c in reversed(chain)], []
+
+
+def _empty() -> Generator[Question, int, list]:
+    return []
+    yield  # pragma: no cover - makes this a generator
+
+
+def top_k(items: Sequence[Item], k: int | None = None) -> AlgorithmGen:
+    """Tournament tree (``"top-k"``): the ``k`` items with the most of the property, in order.
+
+    A knockout over all items (``n - 1`` questions) finds the first; each further one replays
+    only the matches on the previous winner's path (about ``log2 n`` questions). "Same" is
+    resolved by presentation order and remembered for tiers, as in plain merge-insertion.
+    """
+    n = len(items)
+    k = n if k is None else max(0, min(int(k), n))
+    index = {item: i for i, item in enumerate(items)}
+    same: set[frozenset] = set()
+
+    def better(a: Item | None, b: Item | None) -> Generator[Question, int, Item | None]:
+        if a is None or b is None:
+            return b if a is None else a
+        c = yield (a, b)
+        if c == 0:
+            same.add(frozenset((a, b)))
+            c = 1 if index[a] < index[b] else -1
+        return a if c > 0 else b
+
+    levels: list[list[Item | None]] = [list(items)]
+    while len(levels[-1]) > 1:
+        prev = levels[-1]
+        nxt = []
+        for i in range(0, len(prev), 2):
+            nxt.append((yield from better(prev[i], prev[i + 1] if i + 1 < len(prev) else None)))
+        levels.append(nxt)
+    winners: list[Item] = []
+    while len(winners) < k:
+        champion = levels[-1][0]
+        winners.append(champion)
+        if len(winners) == k:
+            break
+        p = index[champion]
+        levels[0][p] = None
+        for j in range(1, len(levels)):
+            below = levels[j - 1]
+            left = below[2 * (p // 2)]
+            right = below[2 * (p // 2) + 1] if 2 * (p // 2) + 1 < len(below) else None
+            p //= 2
+            levels[j][p] = yield from better(left, right)
+    chosen = set(winners)
+    return _join_same(winners, same), [i for i in items if i not in chosen]
+
+
+class _Abort(Exception):
+    """Ends the sorting thread of an abandoned ``"timsort"`` replay."""
+
+
+_ASK, _DONE, _ERROR = object(), object(), object()
+
+
+def timsort(items: Sequence[Item], k: int | None = None) -> AlgorithmGen:
+    """CPython's ``sorted`` with the answers as comparator (``"timsort"``, the paper's baseline).
+
+    ``sorted`` cannot be suspended, so it runs in a helper thread whose comparator hands each
+    question to this generator and blocks until the answer comes back; closing the generator
+    aborts the thread. Ties keep presentation order (``sorted`` is stable); neighbours answered
+    "same" share a tier. The question order is CPython's and differs between versions.
+    """
+    asks: queue.SimpleQueue = queue.SimpleQueue()
+    replies: queue.SimpleQueue = queue.SimpleQueue()
+    same: set[frozenset] = set()
+
+    def comparator(x: Item, y: Item) -> int:
+        asks.put((_ASK, (x, y)))
+        c = replies.get()
+        if c is _Abort:
+            raise _Abort
+        if c == 0:
+            same.add(frozenset((x, y)))
+        return -c  # sorted() puts the lesser first; we want the most first
+
+    def run() -> None:
+        try:
+            asks.put((_DONE, sorted(items, key=cmp_to_key(comparator))))
+        except _Abort:
+            pass
+        except BaseException as exc:  # pragma: no cover - re-raised in the generator
+            asks.put((_ERROR, exc))
+
+    thread = threading.Thread(target=run, name="slicereview-timsort", daemon=True)
+    thread.start()
+    finished = False
+    try:
+        while True:
+            kind, payload = asks.get()
+            if kind is _DONE:
+                finished = True
+                return _join_same(payload, same), []
+            if kind is _ERROR:
+                finished = True
+                raise payload
+            replies.put((yield payload))
+    finally:
+        if not finished:
+            replies.put(_Abort)
+        thread.join()

@@ -1,0 +1,231 @@
+"""Glossary types shared by every layer: frozen dataclasses and string enums.
+
+The string values of the enums are what the project file stores (see
+:mod:`slicereview.store.schema`), so they are part of the file format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+import numpy as np
+
+
+class StrEnum(str, Enum):
+    """A ``str`` enum whose ``str()`` is its value (``enum.StrEnum`` needs Python 3.11)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+class Role(StrEnum):
+    ANNOTATOR = "annotator"
+    REVIEWER = "reviewer"
+    OWNER = "owner"
+
+
+class SessionKind(StrEnum):
+    CLASSIFY = "classify"
+    EXHAUSTIVE = "exhaustive"
+    SORT = "sort"
+    ANNOTATE = "annotate"
+    REVIEW = "review"
+
+
+class Phase(StrEnum):
+    ONBOARDING = "onboarding"
+    PILOT = "pilot"
+    FORMAL = "formal"
+
+
+class AnswerChoice(StrEnum):
+    """A pairwise judgement: the image shown ``LEFT`` or ``RIGHT`` has *more* of the property."""
+
+    LEFT = "left"
+    RIGHT = "right"
+    SAME = "same"
+
+
+class Certainty(StrEnum):
+    CERTAIN = "certain"
+    UNCERTAIN = "uncertain"
+
+
+class AnnotationStatus(StrEnum):
+    IN_PROGRESS = "in_progress"
+    SUBMITTED = "submitted"
+    #: The annotator looked and found nothing to outline (not the same as "not yet annotated").
+    NOTHING_TO_ANNOTATE = "nothing_to_annotate"
+
+
+class Decision(StrEnum):
+    ACCEPT = "accept"
+    REJECT = "reject"
+    EXPERT_REVIEW = "expert_review"
+
+
+@dataclass(frozen=True)
+class Source:
+    """One file on disk (a DICOM instance, a volume, a PNG...) referenced by the project."""
+
+    id: int
+    path: str
+    sha256: str
+    format: str
+    size_bytes: int
+
+
+@dataclass(frozen=True)
+class Image:
+    """One 2-D frame shown to a person.
+
+    ``axis`` is ``-1`` for a plain 2-D image or DICOM frame; for a slice of a volume it is the
+    numpy axis of the ``(z, y, x)`` SimpleITK array that was sliced and ``slice_index`` the index
+    along it. ``frame`` is the frame number of a multi-frame DICOM file (0 otherwise).
+    """
+
+    id: int
+    source_id: int
+    case_id: str
+    path: str
+    format: str
+    frame: int = 0
+    axis: int = -1
+    slice_index: int = 0
+    rows: int = 0
+    cols: int = 0
+    info: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def is_slice(self) -> bool:
+        return self.axis >= 0
+
+
+@dataclass(frozen=True)
+class Rater:
+    id: int
+    name: str
+    role: Role
+    group: str | None = None
+    simulated: bool = False
+
+
+@dataclass(frozen=True)
+class Session:
+    id: int
+    kind: SessionKind
+    rater_id: int
+    image_set_id: int
+    name: str
+    question: str = ""
+    seed: int = 0
+    phase: Phase = Phase.FORMAL
+    algorithm: str | None = None
+    algorithm_version: int | None = None
+    settings: dict = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One stored pairwise judgement. ``left``/``right`` are image ids as they were shown."""
+
+    id: int
+    session_id: int
+    left: int
+    right: int
+    answer: AnswerChoice
+    active_ms: int
+    answered_at: str
+
+
+@dataclass(frozen=True)
+class Grade:
+    id: int
+    session_id: int
+    image_id: int
+    grade: int
+    active_ms: int
+    graded_at: str
+
+
+@dataclass(frozen=True, eq=False)
+class Polygon:
+    """A closed polygon: ``vertices`` float64 ``(N, 2)`` in ``(x, y)`` pixel coordinates.
+
+    Pixel ``(row r, col c)`` covers ``[c, c+1) x [r, r+1)``; a pixel belongs to the polygon when
+    its centre ``(c + 0.5, r + 0.5)`` lies inside.
+    """
+
+    vertices: np.ndarray
+    certainty: Certainty = Certainty.CERTAIN
+    label: str = ""
+    classifications: dict = field(default_factory=dict)
+    id: int | None = None
+
+    def __post_init__(self) -> None:
+        v = np.ascontiguousarray(self.vertices, dtype=np.float64).reshape(-1, 2)
+        v.setflags(write=False)
+        object.__setattr__(self, "vertices", v)
+        object.__setattr__(self, "certainty", Certainty(self.certainty))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Polygon):
+            return NotImplemented
+        return (
+            self.certainty == other.certainty
+            and self.label == other.label
+            and self.classifications == other.classifications
+            and np.array_equal(self.vertices, other.vertices)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+@dataclass(frozen=True)
+class NewImage:
+    """What the importer hands to :meth:`ImagesMixin.add_source` for each frame or slice."""
+
+    rows: int
+    cols: int
+    frame: int = 0
+    axis: int = -1
+    slice_index: int = 0
+    info: dict | None = None
+
+@dataclass(frozen=True)
+class RelinkReport:
+    relinked: int
+    still_missing: list[str]
+    hash_mismatch: list[str]
+
+@dataclass(frozen=True)
+class Annotation:
+    """One rater's annotation of one image in one phase and round (without its polygons)."""
+
+    id: int
+    rater_id: int
+    image_id: int
+    phase: Phase
+    round: int
+    status: AnnotationStatus
+    active_ms: int
+    classifications: dict = field(default_factory=dict, compare=False, hash=False)
+    updated_at: str = ""
+
+@dataclass(frozen=True)
+class Question:
+    """A project-level classification question.
+
+    ``scope`` is ``"image"`` (answered once per image) or ``"polygon"`` (per polygon); ``kind``
+    is ``"radio"``, ``"checklist"``, ``"text"`` or ``"dropdown"``. ``options`` is a list of
+    choices, or for dropdowns a nested tree ``[{"value": ..., "children": [...]}, ...]``.
+    Answers are stored under ``name`` in the classification JSON.
+    """
+
+    id: int
+    position: int
+    scope: str
+    kind: str
+    name: str
+    title: str
+    options: list = field(default_factory=list, compare=False, hash=False)

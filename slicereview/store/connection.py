@@ -1,0 +1,257 @@
+"""Opening, checking, creating and migrating the SQLite project file.
+
+Durability: the rollback journal (``journal_mode=DELETE``) with ``synchronous=FULL``, so every
+committed transaction survives a crash or ``kill -9``, and the file works on network drives
+(where WAL does not). Every user intent is one transaction (:func:`transaction`).
+
+Opening never changes a file that is not ours, is damaged or is newer: all checks run on a
+read-only connection first. The one write before the checks is SQLite's own crash recovery of a
+file that is ours: a program killed in the middle of a transaction leaves a *hot journal*
+(``<file>-journal``) that a read-only connection cannot roll back, so :func:`check_file` rolls
+it back on a read-write connection (restoring the last committed state) and checks again.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from slicereview.store.errors import (
+    DamagedProjectError,
+    NewerProjectError,
+    NotAProjectError,
+    ProjectError,
+    ProjectLockedError,
+)
+from slicereview.store.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_BUSY_TIMEOUT_S = 5.0
+
+
+def _configure(conn: sqlite3.Connection) -> sqlite3.Connection:
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA synchronous = FULL")
+    return conn
+
+
+def _read_only(path: Path) -> sqlite3.Connection:
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    return sqlite3.connect(uri, uri=True, timeout=_BUSY_TIMEOUT_S)
+
+
+def check_file(path: str | Path) -> int:
+    """Check that ``path`` is a healthy slicereview project this version can open.
+
+    Returns the file's schema version. Raises :class:`NotAProjectError`,
+    :class:`DamagedProjectError` or :class:`NewerProjectError` and then has not written to the
+    file. The only write is SQLite's roll-back of a hot journal in a file whose header says it
+    is ours (see the module docstring).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"No project file at {path}. Create one with `slicereview new {path}`."
+        )
+    with path.open("rb") as fh:
+        header = fh.read(100)
+    if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
+        raise NotAProjectError(
+            f"{path} is not a slicereview project (it is not an SQLite database). "
+            "Open a .srproj file, or create a project with `slicereview new`."
+        )
+    # application_id is bytes 68-71 of the header (big-endian): refuse a foreign database
+    # before SQLite opens it, so that not even its crash recovery touches someone else's file.
+    app_id = int.from_bytes(header[68:72], "big")
+    if app_id != APPLICATION_ID:
+        raise NotAProjectError(
+            f"{path} is an SQLite database but not a slicereview project "
+            f"(application_id {app_id:#x}, expected {APPLICATION_ID:#x}). "
+            "It was left untouched."
+        )
+    try:
+        return _check_sqlite(path)
+    except _HotJournal:
+        _roll_back_hot_journal(path)
+        return _check_sqlite(path)
+
+
+class _HotJournal(Exception):
+    """The read-only check met a hot journal left by a crashed writer."""
+
+
+def _is_hot_journal(path: Path, exc: sqlite3.Error) -> bool:
+    name = getattr(exc, "sqlite_errorname", None)  # Python >= 3.11
+    if name is not None:
+        return name == "SQLITE_READONLY_ROLLBACK"
+    journal = path.with_name(path.name + "-journal")
+    return "readonly" in str(exc) and journal.is_file()
+
+
+def _roll_back_hot_journal(path: Path) -> None:
+    """Let SQLite roll back the interrupted transaction (needs write access to the folder)."""
+    try:
+        conn = sqlite3.connect(path, timeout=_BUSY_TIMEOUT_S)
+        try:
+            # Taking the first shared lock makes SQLite roll back the hot journal.
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise DamagedProjectError(
+            f"{path} was not closed cleanly and its journal ({path.name}-journal) must be "
+            f"rolled back, which failed ({exc}). Open it once where the folder is writable; "
+            "the file was left untouched."
+        ) from exc
+
+
+def _check_sqlite(path: Path) -> int:
+    try:
+        conn = _read_only(path)
+    except sqlite3.Error as exc:  # pragma: no cover - sqlite opens lazily
+        raise DamagedProjectError(f"{path} cannot be opened: {exc}.") from exc
+    try:
+        try:
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if app_id != APPLICATION_ID:
+                raise NotAProjectError(
+                    f"{path} is an SQLite database but not a slicereview project "
+                    f"(application_id {app_id:#x}, expected {APPLICATION_ID:#x}). "
+                    "It was left untouched."
+                )
+            if version > SCHEMA_VERSION:
+                raise NewerProjectError(
+                    f"{path} was written by a newer slicereview (project format {version}; this "
+                    f"version reads up to {SCHEMA_VERSION}). Update slicereview "
+                    "(`pip install -U slicereview`) to open it; the file was left untouched."
+                )
+            problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
+        except sqlite3.OperationalError as exc:
+            if _is_hot_journal(path, exc):
+                raise _HotJournal from exc
+            if "locked" in str(exc):
+                raise ProjectLockedError(
+                    f"{path} is locked by another program; close it there and try again."
+                ) from exc
+            raise DamagedProjectError(
+                f"{path} is damaged and cannot be read ({exc}). Restore it from a backup; "
+                "the file was left untouched."
+            ) from exc
+        except sqlite3.DatabaseError as exc:
+            raise DamagedProjectError(
+                f"{path} is damaged and cannot be read ({exc}). Restore it from a backup; "
+                "the file was left untouched."
+            ) from exc
+        if problems != ["ok"]:
+            shown = "; ".join(problems[:3])
+            raise DamagedProjectError(
+                f"{path} is damaged (SQLite quick_check: {shown}). Restore it from a backup; "
+                "the file was left untouched."
+            )
+        return int(version)
+    finally:
+        conn.close()
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply the pending migrations in one transaction. Returns the new schema version."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise NewerProjectError(f"Project format {version} is newer than {SCHEMA_VERSION}.")
+    if version == SCHEMA_VERSION:
+        return version
+    # executescript() commits first and cannot be rolled back as a whole, so run the statements
+    # one by one inside an explicit transaction.
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for step in range(version, SCHEMA_VERSION):
+            for statement in _statements(MIGRATIONS[step]):
+                conn.execute(statement)
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return SCHEMA_VERSION
+
+
+def _statements(script: str) -> Iterator[str]:
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        if line.lstrip().startswith("--"):
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                yield buffer.strip()
+            buffer = ""
+    if buffer.strip():
+        yield buffer.strip()
+
+
+def create_file(path: str | Path) -> None:
+    """Create a new, empty project file at ``path`` (which must not exist)."""
+    path = Path(path)
+    if path.exists():
+        raise FileExistsError(f"{path} already exists; open it, or choose another name.")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        _configure(conn)
+        conn.execute("PRAGMA journal_mode = DELETE")
+        migrate(conn)
+    except BaseException:
+        conn.close()
+        path.unlink(missing_ok=True)
+        raise
+    conn.close()
+
+
+def connect(path: str | Path, *, read_only: bool = False) -> sqlite3.Connection:
+    """Open an existing project after :func:`check_file`, migrating older files.
+
+    The connection is in autocommit mode (``isolation_level=None``); group the statements of one
+    user intent with :func:`transaction`. Worker threads open their own connection with
+    ``read_only=True``.
+    """
+    path = Path(path)
+    version = check_file(path)
+    if read_only:
+        if version < SCHEMA_VERSION:
+            # A read-only connection cannot migrate, and the code expects the current tables.
+            raise ProjectError(
+                f"{path} uses project format {version}; open it once with write access to "
+                f"upgrade it to format {SCHEMA_VERSION}."
+            )
+        conn = _read_only(path)
+        conn.isolation_level = None
+        return _configure(conn)
+    conn = sqlite3.connect(path, isolation_level=None, timeout=_BUSY_TIMEOUT_S,
+                           check_same_thread=False)
+    _configure(conn)
+    if version < SCHEMA_VERSION:
+        migrate(conn)
+    return conn
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One user intent: ``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception).
+
+    Nested use joins the outer transaction.
+    """
+    if conn.in_transaction:
+        yield conn
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

@@ -1,0 +1,184 @@
+"""Store methods for files, images, image sets and relinking moved folders.
+
+Paths are stored relative to the project's folder when the file lies below it (forward
+slashes), absolute otherwise, plus the file's SHA-256 so that a moved folder can be relinked
+and verified.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from pathlib import Path, PurePosixPath
+
+from slicereview.model import Image, NewImage, Source
+from slicereview.store._base import StoreBase, dumps, loads, now_iso
+
+
+def _image(row: sqlite3.Row) -> Image:
+    return Image(
+        id=row["id"], source_id=row["source_id"], case_id=row["case_id"], path=row["path"],
+        format=row["format"], frame=row["frame"], axis=row["axis"],
+        slice_index=row["slice_index"], rows=row["rows"], cols=row["cols"],
+        info=loads(row["info"]),  # type: ignore[arg-type]
+    )
+
+
+_IMAGE_SELECT = (
+    "SELECT images.*, sources.path AS path, sources.format AS format "
+    "FROM images JOIN sources ON sources.id = images.source_id"
+)
+
+
+class ImagesMixin(StoreBase):
+    # -- paths -----------------------------------------------------------------------------
+    def stored_path(self, file: str | Path) -> str:
+        """How ``file`` is stored: relative to the project folder when below it."""
+        file = Path(file).absolute()
+        try:
+            return PurePosixPath(*file.relative_to(self.path.parent).parts).as_posix()
+        except ValueError:
+            return file.as_posix()
+
+    def resolve(self, stored: str) -> Path:
+        """The absolute path of a stored path."""
+        p = Path(stored)
+        return p if p.is_absolute() else self.path.parent / p
+
+    # -- sources and images ----------------------------------------------------------------
+    def source_by_hash(self, sha256: str) -> Source | None:
+        row = self.conn.execute("SELECT * FROM sources WHERE sha256 = ?", (sha256,)).fetchone()
+        return None if row is None else Source(
+            row["id"], row["path"], row["sha256"], row["format"], row["size_bytes"]
+        )
+
+    def add_source(
+        self, file: str | Path, sha256: str, fmt: str, images: Sequence[NewImage],
+        info: dict | None = None,
+    ) -> list[int]:
+        """Add one file and its images in one transaction. Returns the new image ids.
+
+        Case ids are ``C000001``-style, allocated in order; they are what the UI shows instead
+        of anything from the file's header.
+        """
+        file = Path(file)
+        with self.transaction():
+            cur = self.conn.execute(
+                "INSERT INTO sources (path, sha256, format, size_bytes, added_at, info) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (self.stored_path(file), sha256, fmt, file.stat().st_size, now_iso(),
+                 dumps(info or {})),
+            )
+            return self._insert_images(int(cur.lastrowid), images)
+
+    def _insert_images(self, source_id: int, images: Sequence[NewImage]) -> list[int]:
+        first = self.conn.execute("SELECT coalesce(max(id), 0) FROM images").fetchone()[0]
+        ids = []
+        for k, im in enumerate(images, start=1):
+            cur = self.conn.execute(
+                "INSERT INTO images (source_id, case_id, frame, axis, slice_index, rows, "
+                "cols, info) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (source_id, f"C{first + k:06d}", im.frame, im.axis, im.slice_index,
+                 im.rows, im.cols, dumps(im.info or {})),
+            )
+            ids.append(int(cur.lastrowid))
+        return ids
+
+    def add_images_to_source(self, source_id: int, images: Sequence[NewImage]) -> list[int]:
+        """Add the frames/slices of ``images`` that the source does not have yet (one
+        transaction). Returns the new image ids (empty when all were there)."""
+        with self.transaction():
+            have = {
+                tuple(r) for r in self.conn.execute(
+                    "SELECT frame, axis, slice_index FROM images WHERE source_id = ?",
+                    (source_id,))
+            }
+            new = [im for im in images if (im.frame, im.axis, im.slice_index) not in have]
+            return self._insert_images(source_id, new)
+
+    def image(self, image_id: int) -> Image:
+        row = self.conn.execute(f"{_IMAGE_SELECT} WHERE images.id = ?", (image_id,)).fetchone()
+        if row is None:
+            raise KeyError(f"no image {image_id} in this project")
+        return _image(row)
+
+    def images(self, ids: Iterable[int] | None = None) -> list[Image]:
+        """All images (or those with ``ids``, in that order), in import order."""
+        if ids is None:
+            rows = self.conn.execute(f"{_IMAGE_SELECT} ORDER BY images.id").fetchall()
+            return [_image(r) for r in rows]
+        return [self.image(i) for i in ids]
+
+    def volume_images(self, source_id: int, axis: int) -> list[Image]:
+        """The slices of one volume along ``axis``, in slice order (for slice scrolling)."""
+        rows = self.conn.execute(
+            f"{_IMAGE_SELECT} WHERE images.source_id = ? AND images.axis = ? "
+            "ORDER BY images.slice_index",
+            (source_id, axis),
+        ).fetchall()
+        return [_image(r) for r in rows]
+
+    def sources(self) -> list[Source]:
+        rows = self.conn.execute("SELECT * FROM sources ORDER BY id").fetchall()
+        return [Source(r["id"], r["path"], r["sha256"], r["format"], r["size_bytes"]) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        """Row counts of the main tables (for ``slicereview info``)."""
+        tables = ("sources", "images", "raters", "sessions", "answers", "grades",
+                  "annotations", "polygons", "reviews", "guidelines")
+        return {t: self.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
+
+    # -- missing files and relinking -------------------------------------------------------
+    def missing_sources(self) -> list[Source]:
+        """Sources whose file is not where the project says it is."""
+        return [s for s in self.sources() if not self.resolve(s.path).is_file()]
+
+    def set_source_paths(self, updates: Sequence[tuple[int, str | Path]]) -> int:
+        """Store new locations ``(source id, file)`` in one transaction; returns how many."""
+        with self.transaction():
+            for source_id, file in updates:
+                self.conn.execute("UPDATE sources SET path = ? WHERE id = ?",
+                                  (self.stored_path(file), source_id))
+        return len(updates)
+
+    # -- image sets ------------------------------------------------------------------------
+    def create_image_set(self, name: str, image_ids: Sequence[int]) -> int:
+        with self.transaction():
+            cur = self.conn.execute(
+                "INSERT INTO image_sets (name, created_at) VALUES (?, ?)", (name, now_iso())
+            )
+            set_id = int(cur.lastrowid)
+            self.conn.executemany(
+                "INSERT INTO image_set_members (image_set_id, image_id, position) "
+                "VALUES (?, ?, ?)",
+                [(set_id, image_id, k) for k, image_id in enumerate(image_ids)],
+            )
+        return set_id
+
+    def add_to_image_set(self, set_id: int, image_ids: Sequence[int]) -> None:
+        with self.transaction():
+            start = self.conn.execute(
+                "SELECT coalesce(max(position) + 1, 0) FROM image_set_members "
+                "WHERE image_set_id = ?", (set_id,)
+            ).fetchone()[0]
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO image_set_members (image_set_id, image_id, position) "
+                "VALUES (?, ?, ?)",
+                [(set_id, image_id, start + k) for k, image_id in enumerate(image_ids)],
+            )
+
+    def image_set(self, set_id: int) -> list[int]:
+        rows = self.conn.execute(
+            "SELECT image_id FROM image_set_members WHERE image_set_id = ? ORDER BY position",
+            (set_id,),
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def image_sets(self) -> dict[int, str]:
+        rows = self.conn.execute("SELECT id, name FROM image_sets ORDER BY id").fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    def image_set_id(self, name: str) -> int | None:
+        row = self.conn.execute("SELECT id FROM image_sets WHERE name = ?", (name,)).fetchone()
+        return None if row is None else int(row[0])
+

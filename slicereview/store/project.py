@@ -1,0 +1,106 @@
+"""The :class:`Project`: one open project file and the store methods on it.
+
+Each method that changes the file is one user intent and runs in one transaction, committed
+before it returns. Methods return frozen values from :mod:`slicereview.model`, never rows.
+Domain methods live in mixins (``images.py``, ``rating.py``, ``annotations.py``,
+``reviews.py``) so that each module stays small.
+
+Example
+-------
+>>> import tempfile, pathlib
+>>> from slicereview.store import Project
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> with Project.create(folder / "study.srproj", name="study") as project:
+...     project.meta("name")
+'study'
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import AbstractContextManager
+from pathlib import Path
+from types import TracebackType
+
+from slicereview import __version__
+from slicereview.store._base import StoreBase, now_iso
+from slicereview.store.annotations import AnnotationsMixin
+from slicereview.store.connection import connect, create_file, transaction
+from slicereview.store.images import ImagesMixin
+from slicereview.store.raters import RatersMixin
+from slicereview.store.rating import RatingMixin
+from slicereview.store.reviews import ReviewsMixin
+
+#: Suggested suffix of project files.
+SUFFIX = ".srproj"
+
+
+class Project(ImagesMixin, RatersMixin, RatingMixin, AnnotationsMixin, ReviewsMixin, StoreBase):
+    """An open slicereview project file.
+
+    Use :meth:`open` or :meth:`create`; close with :meth:`close` or a ``with`` block.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+
+    # -- lifecycle -------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | Path, *, read_only: bool = False) -> Project:
+        """Open an existing project (checks it, migrates an older one; see ``connection``)."""
+        path = Path(path).absolute()
+        return cls(connect(path, read_only=read_only), path)
+
+    @classmethod
+    def create(cls, path: str | Path, *, name: str | None = None) -> Project:
+        """Create a new project file at ``path`` (which must not exist) and open it."""
+        path = Path(path).absolute()
+        create_file(path)
+        project = cls.open(path)
+        with project.transaction():
+            project.set_meta("name", name or path.stem)
+            project.set_meta("created_at", now_iso())
+            project.set_meta("created_by", f"slicereview {__version__}")
+        return project
+
+    def close(self) -> None:
+        """Close the connection (everything is already committed)."""
+        self.conn.close()
+
+    def __enter__(self) -> Project:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        """Group several store calls into one user intent (one transaction)."""
+        return transaction(self.conn)
+
+    # -- meta ------------------------------------------------------------------------------
+    def meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    @property
+    def name(self) -> str:
+        return self.meta("name") or self.path.stem
+
+    @property
+    def folder(self) -> Path:
+        """The folder holding the project file; relative image paths start here."""
+        return self.path.parent

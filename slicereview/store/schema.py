@@ -1,0 +1,180 @@
+"""The project file's schema: DDL and ordered migrations.
+
+A project is one SQLite file. ``PRAGMA application_id`` is :data:`APPLICATION_ID` and
+``PRAGMA user_version`` is the schema version. :data:`MIGRATIONS` is an ordered list; entry
+``i`` upgrades a file from version ``i`` to ``i + 1`` (version 0 is an empty file). A file
+whose version is newer than :data:`SCHEMA_VERSION` is refused, never downgraded.
+
+Conventions:
+
+* enum values are stored as the strings of :mod:`slicereview.model`;
+* JSON columns hold UTF-8 JSON objects (``'{}'`` when empty);
+* polygon vertices are a BLOB of little-endian float64 ``(N, 2)`` in ``(x, y)`` pixels;
+* time stamps are ISO 8601 UTC strings; durations are integer milliseconds.
+* no protected health information: the importer keeps only technical metadata (see
+  :mod:`slicereview.engines.imaging.dicom`).
+"""
+
+from __future__ import annotations
+
+#: ``PRAGMA application_id`` of every slicereview project: ASCII "SRvw".
+APPLICATION_ID = 0x53527677
+
+_V1 = """
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+
+-- One file on disk. `path` is relative to the project file's folder when the file lies below
+-- it, absolute otherwise, always with forward slashes.
+CREATE TABLE sources (
+    id         INTEGER PRIMARY KEY,
+    path       TEXT NOT NULL,
+    sha256     TEXT NOT NULL UNIQUE,
+    format     TEXT NOT NULL,
+    size_bytes INTEGER NOT NULL,
+    added_at   TEXT NOT NULL,
+    info       TEXT NOT NULL DEFAULT '{}'
+);
+
+-- One 2-D frame shown to a person. axis = -1: not a volume slice.
+CREATE TABLE images (
+    id          INTEGER PRIMARY KEY,
+    source_id   INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    case_id     TEXT NOT NULL UNIQUE,
+    frame       INTEGER NOT NULL DEFAULT 0,
+    axis        INTEGER NOT NULL DEFAULT -1,
+    slice_index INTEGER NOT NULL DEFAULT 0,
+    rows        INTEGER NOT NULL,
+    cols        INTEGER NOT NULL,
+    info        TEXT NOT NULL DEFAULT '{}',
+    UNIQUE (source_id, frame, axis, slice_index)
+);
+
+CREATE TABLE raters (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL UNIQUE,
+    role       TEXT NOT NULL CHECK (role IN ('annotator', 'reviewer', 'owner')),
+    group_name TEXT,
+    simulated  INTEGER NOT NULL DEFAULT 0 CHECK (simulated IN (0, 1))
+);
+
+CREATE TABLE image_sets (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE image_set_members (
+    image_set_id INTEGER NOT NULL REFERENCES image_sets(id) ON DELETE CASCADE,
+    image_id     INTEGER NOT NULL REFERENCES images(id) ON DELETE CASCADE,
+    position     INTEGER NOT NULL,
+    PRIMARY KEY (image_set_id, image_id)
+);
+
+CREATE TABLE sessions (
+    id                INTEGER PRIMARY KEY,
+    kind              TEXT NOT NULL
+                      CHECK (kind IN ('classify', 'exhaustive', 'sort', 'annotate', 'review')),
+    rater_id          INTEGER NOT NULL REFERENCES raters(id),
+    image_set_id      INTEGER NOT NULL REFERENCES image_sets(id),
+    name              TEXT NOT NULL,
+    question          TEXT NOT NULL DEFAULT '',
+    settings          TEXT NOT NULL DEFAULT '{}',
+    seed              INTEGER NOT NULL,
+    phase             TEXT NOT NULL DEFAULT 'formal'
+                      CHECK (phase IN ('onboarding', 'pilot', 'formal')),
+    algorithm         TEXT,
+    algorithm_version INTEGER,
+    created_at        TEXT NOT NULL,
+    finished_at       TEXT
+);
+
+-- One pairwise judgement, as shown: `answer` names the side with more of the property.
+CREATE TABLE answers (
+    id          INTEGER PRIMARY KEY,
+    session_id  INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    left_id     INTEGER NOT NULL REFERENCES images(id),
+    right_id    INTEGER NOT NULL REFERENCES images(id),
+    answer      TEXT NOT NULL CHECK (answer IN ('left', 'right', 'same')),
+    active_ms   INTEGER NOT NULL DEFAULT 0,
+    answered_at TEXT NOT NULL,
+    pair_lo     INTEGER NOT NULL GENERATED ALWAYS AS (min(left_id, right_id)) STORED,
+    pair_hi     INTEGER NOT NULL GENERATED ALWAYS AS (max(left_id, right_id)) STORED,
+    CHECK (left_id <> right_id),
+    UNIQUE (session_id, pair_lo, pair_hi)
+);
+
+CREATE TABLE grades (
+    id         INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    image_id   INTEGER NOT NULL REFERENCES images(id),
+    grade      INTEGER NOT NULL,
+    active_ms  INTEGER NOT NULL DEFAULT 0,
+    graded_at  TEXT NOT NULL,
+    UNIQUE (session_id, image_id)
+);
+
+CREATE TABLE annotations (
+    id              INTEGER PRIMARY KEY,
+    rater_id        INTEGER NOT NULL REFERENCES raters(id),
+    image_id        INTEGER NOT NULL REFERENCES images(id) ON DELETE CASCADE,
+    phase           TEXT NOT NULL DEFAULT 'formal'
+                    CHECK (phase IN ('onboarding', 'pilot', 'formal')),
+    round           INTEGER NOT NULL DEFAULT 1,
+    status          TEXT NOT NULL DEFAULT 'in_progress'
+                    CHECK (status IN ('in_progress', 'submitted', 'nothing_to_annotate')),
+    active_ms       INTEGER NOT NULL DEFAULT 0,
+    classifications TEXT NOT NULL DEFAULT '{}',
+    updated_at      TEXT NOT NULL,
+    UNIQUE (rater_id, image_id, phase, round)
+);
+
+CREATE TABLE polygons (
+    id              INTEGER PRIMARY KEY,
+    annotation_id   INTEGER NOT NULL REFERENCES annotations(id) ON DELETE CASCADE,
+    position        INTEGER NOT NULL,
+    certainty       TEXT NOT NULL CHECK (certainty IN ('certain', 'uncertain')),
+    vertices        BLOB NOT NULL,
+    label           TEXT NOT NULL DEFAULT '',
+    classifications TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX polygons_by_annotation ON polygons (annotation_id, position);
+
+-- Project-level classification questions (radio, checklist, text, dropdown), per image or per
+-- polygon; `options` is JSON (a list, or a nested tree for dropdowns).
+CREATE TABLE questions (
+    id       INTEGER PRIMARY KEY,
+    position INTEGER NOT NULL,
+    scope    TEXT NOT NULL CHECK (scope IN ('image', 'polygon')),
+    kind     TEXT NOT NULL CHECK (kind IN ('radio', 'checklist', 'text', 'dropdown')),
+    name     TEXT NOT NULL UNIQUE,
+    title    TEXT NOT NULL,
+    options  TEXT NOT NULL DEFAULT '[]'
+);
+
+CREATE TABLE reviews (
+    id            INTEGER PRIMARY KEY,
+    image_id      INTEGER NOT NULL REFERENCES images(id) ON DELETE CASCADE,
+    reviewer_id   INTEGER NOT NULL REFERENCES raters(id),
+    annotation_id INTEGER REFERENCES annotations(id) ON DELETE CASCADE,
+    decision      TEXT CHECK (decision IN ('accept', 'reject', 'expert_review')),
+    comment       TEXT NOT NULL DEFAULT '',
+    tags          TEXT NOT NULL DEFAULT '[]',
+    created_at    TEXT NOT NULL
+);
+
+CREATE TABLE guidelines (
+    id         INTEGER PRIMARY KEY,
+    version    INTEGER NOT NULL UNIQUE,
+    text       TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+"""
+
+#: Ordered migrations; ``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``.
+MIGRATIONS: list[str] = [_V1]
+
+#: The schema version this build writes.
+SCHEMA_VERSION = len(MIGRATIONS)

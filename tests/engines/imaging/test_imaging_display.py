@@ -1,0 +1,80 @@
+"""Window presets, the automatic window, windowing to uint8 and thumbnails."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from slicereview.engines.imaging.display import (
+    AUTO_SAMPLE,
+    DisplayImage,
+    WindowPreset,
+    apply_window,
+    auto_window,
+    thumbnail,
+)
+
+
+def test_levels_round_trip():
+    preset = WindowPreset.from_levels("x", -1000.0, 400.0)
+    assert preset.center == -300.0 and preset.width == 1400.0
+    assert preset.levels() == (-1000.0, 400.0)
+
+
+def test_auto_window_matches_numpy_percentiles_on_small_images():
+    rng = np.random.default_rng(1)
+    data = rng.normal(1000, 200, size=(300, 400)).astype(np.int32)
+    assert data.size <= AUTO_SAMPLE
+    low, high = np.percentile(data, [1.0, 99.5])
+    assert auto_window(data).levels() == pytest.approx((low, high))
+
+
+def test_auto_window_subsamples_large_images_closely():
+    rng = np.random.default_rng(2)
+    data = rng.integers(0, 4096, size=(2000, 1500), dtype=np.uint16)
+    low, high = np.percentile(data, [1.0, 99.5])
+    got = auto_window(data).levels()
+    assert got == pytest.approx((low, high), rel=0.02, abs=10)
+
+
+def test_auto_window_degenerate_cases():
+    assert auto_window(np.full((5, 5), 7, np.uint16)) == WindowPreset("auto", 7.0, 1.0)
+    assert auto_window(np.full((5, 5), np.nan, np.float32)) == WindowPreset("auto", 0.0, 1.0)
+    nan_mixed = np.array([[np.nan, 0.0], [10.0, np.nan]], np.float32)
+    assert np.isfinite(auto_window(nan_mixed).width)
+    assert auto_window(np.zeros((4, 4, 3), np.uint8)) == WindowPreset("auto", 127.5, 255.0)
+
+
+def test_apply_window_and_invert_after_windowing():
+    data = np.array([[-100, 0, 50, 100, 200]], np.int32)
+    w = WindowPreset("w", 50, 100)
+    assert apply_window(data, w).tolist() == [[0, 0, 127, 255, 255]]
+    assert apply_window(data, w, invert=True).tolist() == [[255, 255, 128, 0, 0]]
+
+
+def test_display_image_is_read_only_and_validates_shape():
+    d = DisplayImage(np.zeros((4, 5), np.uint16))
+    assert d.shape == (4, 5) and not d.is_rgb
+    with pytest.raises(ValueError):
+        d.data[0, 0] = 1
+    with pytest.raises(ValueError, match="uint8"):
+        DisplayImage(np.zeros((4, 5, 3), np.uint16))
+    with pytest.raises(ValueError):
+        DisplayImage(np.zeros(4, np.uint16))
+    assert d.default_window().name == "auto"
+    p = WindowPreset("file", 1, 2)
+    assert DisplayImage(np.zeros((2, 2)), presets=[p]).default_window() == p
+
+
+def test_thumbnail_shape_window_and_inversion():
+    ramp = np.tile(np.arange(400, dtype=np.uint16), (200, 1))
+    d = DisplayImage(ramp, presets=[WindowPreset("w", 200, 400)])
+    t = thumbnail(d, 100)
+    assert t.shape == (50, 100) and t.dtype == np.uint8
+    assert t[:, 0].mean() < 10 and t[:, -1].mean() > 245
+    ti = thumbnail(DisplayImage(ramp, presets=d.presets, invert=True), 100)
+    assert ti[:, 0].mean() > 245 and ti[:, -1].mean() < 10
+    small = thumbnail(DisplayImage(np.zeros((10, 20), np.uint8)), 128)
+    assert small.shape == (10, 20)
+    rgb = thumbnail(DisplayImage(np.zeros((300, 150, 3), np.uint8)), 64)
+    assert rgb.shape == (64, 32, 3)
