@@ -15,7 +15,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
@@ -130,6 +130,7 @@ def features_for_batch(
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    executor: Executor | None = None,
 ) -> dict[int, ImageFeatures]:
     """Features of every job's image, in ``workers`` processes (``1``: inline, no pool).
 
@@ -145,6 +146,10 @@ def features_for_batch(
     cancelled : callable() -> bool, optional
         Polled before each image (inline) or after each finished one (pool); when it returns
         True, pending images are dropped.
+    executor : concurrent.futures.Executor, optional
+        A pool to reuse (``workers`` is then ignored). A spawned worker first imports numpy and
+        scipy, about a second or more each; an application that computes several batches keeps
+        one pool (see :func:`make_pool`) instead of paying that per batch.
 
     Returns
     -------
@@ -167,7 +172,9 @@ def features_for_batch(
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     done: dict[int, ImageFeatures] = {}
-    if workers == 1:
+    if executor is not None:
+        _collect(executor, todo, done, progress, cancelled)
+    elif workers == 1:
         for job in todo:
             if cancelled is not None and cancelled():
                 break
@@ -176,24 +183,37 @@ def features_for_batch(
             if progress is not None:
                 progress(len(done), n)
     else:
-        _pool(todo, workers, done, progress, cancelled)
+        with make_pool(workers) as pool:
+            _collect(pool, todo, done, progress, cancelled)
     return {i: done[i] for i in ids if i in done}
 
 
-def _pool(todo: list[Job], workers: int, done: dict[int, ImageFeatures],
-          progress: Callable[[int, int], None] | None,
-          cancelled: Callable[[], bool] | None) -> None:
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        pending: set[Future[tuple[int, ImageFeatures]]] = {pool.submit(_run, j) for j in todo}
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                image_id, feats = future.result()
-                done[image_id] = feats
-                if progress is not None:
-                    progress(len(done), len(todo))
-            if cancelled is not None and cancelled():
-                for future in pending:
-                    future.cancel()
-                break
+def make_pool(workers: int | None = None) -> ProcessPoolExecutor:
+    """A process pool of ``spawn`` workers (default :func:`default_workers`) for batches.
+
+    Workers start on the first submitted job, so creating a pool is cheap; shut it down (or
+    use it as a context manager) when done.
+
+    >>> pool = make_pool(2)
+    >>> # features_for_batch(first_batch, executor=pool); features_for_batch(next_batch, ...)
+    >>> pool.shutdown()
+    """
+    return ProcessPoolExecutor(max_workers=workers or default_workers(),
+                               mp_context=multiprocessing.get_context("spawn"))
+
+
+def _collect(pool: Executor, todo: list[Job], done: dict[int, ImageFeatures],
+             progress: Callable[[int, int], None] | None,
+             cancelled: Callable[[], bool] | None) -> None:
+    pending: set[Future[tuple[int, ImageFeatures]]] = {pool.submit(_run, j) for j in todo}
+    while pending:
+        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for future in finished:
+            image_id, feats = future.result()
+            done[image_id] = feats
+            if progress is not None:
+                progress(len(done), len(todo))
+        if cancelled is not None and cancelled():
+            for future in pending:
+                future.cancel()
+            return

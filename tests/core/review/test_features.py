@@ -199,3 +199,15 @@ def test_label_jobs_cancellation_and_duplicates():
     with pytest.raises(ValueError, match="unique"):
         features_for_batch([(1, lab, None), (1, lab, None)], workers=1)
     assert features_for_batch([], workers=None) == {}
+
+
+def test_a_kept_pool_serves_several_batches():
+    from slicereview.core.review.batch import make_pool
+
+    jobs = [_job(i, i % 3) for i in range(4)]
+    inline = features_for_batch(jobs, workers=1)
+    with make_pool(2) as pool:
+        first = features_for_batch(jobs[:2], executor=pool)
+        second = features_for_batch(jobs[2:], executor=pool)
+    assert {**first, **second}.keys() == inline.keys()
+    assert all({**first, **second}[i].to_dict() == f.to_dict() for i, f in inline.items())
