@@ -153,8 +153,9 @@ def evaluate_methods(
 def plot_curves(evaluation: MethodEvaluation, path: str | Path) -> Figure:
     """Draw P@k, R@k and NDCG@k against k, one line per method (the paper's Fig. 6), to ``path``.
 
-    Uses matplotlib's Agg canvas directly (no pyplot, no global backend switch), so it is safe
-    in a worker thread of the GUI. The format follows the file suffix (``.png``, ``.svg``, ...).
+    Needs matplotlib (imported here, not with the module). Draws on matplotlib's Agg canvas
+    directly (no pyplot, no global backend switch), so it is safe in a worker thread of the
+    GUI. The format follows the file suffix (``.png``, ``.svg``, ...).
 
     Returns
     -------
@@ -171,8 +172,11 @@ def plot_curves(evaluation: MethodEvaluation, path: str | Path) -> Figure:
     ...     (Path(d) / "curves.png").stat().st_size > 0
     True
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as exc:  # matplotlib is optional: only this function needs it
+        raise ImportError("plot_curves needs matplotlib: pip install matplotlib") from exc
 
     fig = Figure(figsize=(12, 3.6), layout="constrained")
     FigureCanvasAgg(fig)
