@@ -103,7 +103,8 @@ class MainWindow(QMainWindow):
         self.jobs.addTab(self.viewer, "View")
         self.annotate_page = AnnotatePage(self.gateway)
         self.add_job_page(self.annotate_page, "Annotate")
-        self.add_job_page(RatePage(self.gateway), "Rate")
+        self.rate_page = RatePage(self.gateway)
+        self.add_job_page(self.rate_page, "Rate")
         self.jobs.currentChanged.connect(self._on_job_changed)
         self.start_page = StartPage(self)
         self.stack = QStackedWidget()
@@ -466,10 +467,9 @@ class MainWindow(QMainWindow):
             self._import_thread.wait(5000)
         if self._demo_worker is not None:
             self._demo_thread.wait(60000)  # the demo is renamed into place only when complete
-        for page in (self.jobs.widget(i) for i in range(self.jobs.count())):
-            stack = getattr(page, "undo_stack", None)
-            if stack is not None:
-                stack.clear()  # QUndoStack emits signals while being destroyed (DESIGN §9)
+        # QUndoStack emits signals while being destroyed (DESIGN §9): empty every history now.
+        self.annotate_page.clear_undo()
+        self.rate_page.compare.clear_stacks()
         s = user_settings.settings()
         s.setValue("main_window/geometry", self.saveGeometry())
         s.setValue("main_window/state", self.saveState())

@@ -379,3 +379,54 @@ def test_render_annotate_tab_on_the_demo(qtbot, demo_project, tmp_path) -> None:
     shot = io.imread(out)[..., :3].astype(int)
     red = (shot[..., 0] > 200) & (shot[..., 1] < 90) & (shot[..., 2] < 90)
     assert red.sum() > 50  # certain outlines are drawn in red
+
+
+def test_a_failed_write_never_enters_the_undo_stack(window, qtbot, monkeypatch) -> None:
+    """A simulated disk error inside the push: the command is dropped, the user is told, and
+    the next Ctrl+Z does not revert a change that was never made (it used to raise)."""
+    import sqlite3
+
+    page = _page(window)
+    for x, y in [(10, 10), (40, 10), (40, 40)]:
+        _click(qtbot, page, x, y)
+    _key(qtbot, window, Qt.Key.Key_Return)
+    [first] = _stored(window)
+    stack = page.undo_stack
+    assert stack is not None and stack.count() == 1
+    project = window.gateway.project
+
+    def disk_error(*_a, **_k):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(project, "add_polygon", disk_error)
+    for x, y in [(60, 60), (90, 60), (90, 90)]:
+        _click(qtbot, page, x, y)
+    _key(qtbot, window, Qt.Key.Key_Return)
+    assert stack.count() == 1  # the failed add is not on the stack
+    assert "not saved" in page.panel.message_label.text()
+    assert "disk I/O error" in page.panel.message_label.text()
+    assert _stored(window) == [first]
+    assert [p.id for p in page.tool.polygons] == [first.id]  # the screen matches the file
+    monkeypatch.undo()
+    _key(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # no AssertionError
+    assert _stored(window) == []
+    _key(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # nothing left
+    _key(qtbot, window, Qt.Key.Key_Y, Qt.KeyboardModifier.ControlModifier)
+    assert _stored(window) == [first]
+
+
+def test_submit_and_status_changes_are_undoable(window, qtbot) -> None:
+    page = _page(window)
+    for x, y in [(10, 10), (40, 10), (40, 40)]:
+        _click(qtbot, page, x, y)
+    _key(qtbot, window, Qt.Key.Key_Return)
+    ann_id = page.annotation.id
+    image_id = page.image_id
+    assert page.submit()
+    project = window.gateway.project
+    assert project.annotation(ann_id).status is AnnotationStatus.SUBMITTED
+    qtbot.waitUntil(lambda: page.image_id != image_id)  # Submit went on to the next image
+    window.browser.step(-1)
+    qtbot.waitUntil(lambda: page.annotation is not None and page.annotation.id == ann_id)
+    _key(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert project.annotation(ann_id).status is AnnotationStatus.IN_PROGRESS

@@ -372,3 +372,43 @@ def test_new_session_dialog_spec_and_checks(qtbot, project_file: Path) -> None:
     assert page.gateway.project.rater_by_name("bob") is not None
     assert len(page.compare.grade_buttons) == 3
     assert "bob — classify 1" in page.row_text(sid)
+
+
+def test_answers_and_grades_undo_and_redo_through_the_stack(qtbot, project_file: Path) -> None:
+    """Ctrl+Z undoes, Ctrl+Shift+Z redoes an answer (the same pair and choice is stored again);
+    with no history (as after reopening) Backspace removes the last stored answer, and Ctrl+Z
+    puts it back."""
+    w, page = _window(qtbot, project_file)
+    sid = _new_session(page, "sort")
+    project = page.gateway.project
+    page.compare.setFocus()
+    for _ in range(2):
+        _press(qtbot, page, _key_for(page))
+    first, second = project.answers(sid)
+    _press(qtbot, page, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert [a.id for a in project.answers(sid)] == [first.id]
+    _press(qtbot, page, Qt.Key.Key_Z,
+           Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    again = project.answers(sid)
+    assert len(again) == 2
+    assert (again[1].left, again[1].right, again[1].answer) == (
+        second.left, second.right, second.answer)
+    # A fresh history (as after reopening): Backspace removes the stored last answer.
+    page.compare.clear_stacks()
+    page.gateway.rating(sid)  # the engine keeps its answers
+    _press(qtbot, page, Qt.Key.Key_Backspace)
+    assert len(project.answers(sid)) == 1
+    _press(qtbot, page, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # undo the removal
+    assert len(project.answers(sid)) == 2
+
+    gid = _new_session(page, "classify")
+    page.open_session(gid)
+    page.compare.setFocus()
+    _press(qtbot, page, Qt.Key.Key_2)
+    assert len(project.grades(gid)) == 1
+    _press(qtbot, page, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert project.grades(gid) == []
+    _press(qtbot, page, Qt.Key.Key_Z,
+           Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    [grade] = project.grades(gid)
+    assert grade.grade == 1

@@ -189,12 +189,16 @@ class AnnotatePage(QWidget):
         self.panel.polygon_group.setVisible(bool(self.panel.polygon_form.questions))
         self._image_count = len(self.gateway.images())
 
-    def _on_project_closed(self) -> None:
+    def clear_undo(self) -> None:
+        """Forget every history (QUndoStack emits signals while being destroyed)."""
         for stack in self._stacks.values():
             stack.clear()
             self.undo_group.removeStack(stack)
             stack.deleteLater()
         self._stacks.clear()
+
+    def _on_project_closed(self) -> None:
+        self.clear_undo()
         self.image_id, self._pending, self.annotation, self._key = None, None, None, None
         self.tool.clear()
         self.view.clear()

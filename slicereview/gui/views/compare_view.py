@@ -61,6 +61,7 @@ class CompareView(QWidget):
     def __init__(self, gateway: ProjectGateway, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._stacks: dict[int, QUndoStack] = {}
+        gateway.write_failed.connect(self._on_write_failed)
         self.gateway = gateway
         self.session_id: int | None = None
         self.current: Current | None = None
@@ -266,6 +267,10 @@ class CompareView(QWidget):
                                       self.clock.elapsed_ms(), now.image_id)
         if nxt is not None:
             self.show_current(nxt)
+
+    def _on_write_failed(self, message: str) -> None:
+        if self.isVisible():
+            self.message.setText(message)
 
     def undo_stack(self, session_id: int | None = None) -> QUndoStack:
         """The undo history of a session (this view's session by default)."""
