@@ -108,6 +108,7 @@ def pin(
     clean = _clean_tags(tags)
     if not (clean or text.strip()):
         raise ValueError("A pin is a comment: write something or pick a tag.")
+    at: tuple[float, ...]
     if box is not None:
         r0, c0, r1, c1 = (float(v) for v in box)
         kind, at = "box", (min(r0, r1), min(c0, c1), max(r0, r1), max(c0, c1))

@@ -223,8 +223,10 @@ def compute_features(
             features[image_id] = ImageFeatures.from_dict(hit[1])
         else:
             keys[image_id] = key
-    jobs = [FeatureJob.from_polygons(i, cases[i][1:], [project.polygons(a.id) for a in chosen[i]],
-                                     level=spec.level)  # type: ignore[arg-type]
+    jobs = [FeatureJob.from_polygons(
+                i, cases[i][1:],
+                [project.polygons(a.id) for a in chosen[i]],  # type: ignore[misc]
+                level=spec.level)  # type: ignore[arg-type]
             for i in keys]
     if workers is None:
         workers = 1 if len(jobs) < INLINE_LIMIT else default_workers()
