@@ -229,3 +229,36 @@ class Question:
     name: str
     title: str
     options: list = field(default_factory=list, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Review:
+    """A reviewer's decision on one annotation, or a pin on one image.
+
+    A *decision* has ``annotation_id`` and ``decision`` set; ``tags`` are reason tags and
+    ``comment`` free text (a rejection needs one or the other); ``alphas`` the image's α values
+    when it was taken. A *pin* has ``decision`` ``None`` and ``pin_kind`` ``"box"`` with
+    ``pin_at = (row0, col0, row1, col1)`` or ``"point"`` with ``pin_at = (x, y)``, in pixels.
+    """
+
+    id: int
+    image_id: int
+    reviewer_id: int
+    annotation_id: int | None = None
+    decision: Decision | None = None
+    comment: str = ""
+    tags: tuple[str, ...] = ()
+    created_at: str = ""
+    active_ms: int = 0
+    alphas: dict = field(default_factory=dict, compare=False, hash=False)
+    pin_kind: str | None = None
+    pin_at: tuple[float, ...] = ()
+
+    @property
+    def is_pin(self) -> bool:
+        return self.pin_kind is not None
+
+    @property
+    def commented(self) -> bool:
+        """The reviewer said something: free text or reason tags."""
+        return bool(self.comment.strip() or self.tags)

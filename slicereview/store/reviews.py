@@ -1,9 +1,177 @@
-"""Store methods for reviews (accept / reject / comment / expert-review tags)."""
+"""Store methods for reviews (decisions, pins) and the review-features cache.
+
+A *decision* is a reviews row on one annotation (``accept``, ``reject``, ``expert_review``);
+the newest row of an annotation is the one in force, older rows are its history (undo deletes
+the newest). A *pin* is a row without a decision, attached to a box ``(row0, col0, row1, col1)``
+or a point ``(x, y)`` of the image. Rules about *when* a decision is allowed (a rejection needs a
+reason, ...) live in :mod:`slicereview.app.review_decisions`; the store checks only that the
+data is consistent (the annotation belongs to the image, a pin has its coordinates).
+
+The features cache holds JSON objects keyed by ``(phase, round, annotators_key, level,
+image_id)`` with a ``source_key`` that the application compares before using an entry.
+
+Example
+-------
+>>> import tempfile, pathlib
+>>> from slicereview.store import Project
+>>> from slicereview.model import NewImage
+>>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
+>>> [image] = project.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(6, 6)])
+>>> ann = project.annotation_for(project.add_rater("ann"), image)
+>>> boss = project.add_rater("boss", "reviewer")
+>>> rid = project.add_review(image, boss, annotation_id=ann.id, decision="reject",
+...                          tags=["missed finding"])
+>>> str(project.current_decisions([ann.id])[ann.id].decision)
+'reject'
+>>> project.store_review_features("formal", 0, "all", "relaxed", [(image, "k1", {"a": 1})])
+>>> project.review_features("formal", 0, "all", "relaxed")
+{1: ('k1', {'a': 1})}
+>>> project.close()
+"""
 
 from __future__ import annotations
 
-from slicereview.store._base import StoreBase
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+
+from slicereview.model import Decision, Review
+from slicereview.store._base import StoreBase, dumps, loads, now_iso
+
+_PIN_SIZES = {"box": 4, "point": 2}
+
+
+def _review(row: sqlite3.Row) -> Review:
+    pin_at = json.loads(row["pin_at"]) if row["pin_at"] else []
+    return Review(
+        id=row["id"], image_id=row["image_id"], reviewer_id=row["reviewer_id"],
+        annotation_id=row["annotation_id"],
+        decision=None if row["decision"] is None else Decision(row["decision"]),
+        comment=row["comment"], tags=tuple(json.loads(row["tags"] or "[]")),
+        created_at=row["created_at"], active_ms=row["active_ms"],
+        alphas=loads(row["alphas"]),  # type: ignore[arg-type]
+        pin_kind=row["pin_kind"], pin_at=tuple(float(v) for v in pin_at),
+    )
 
 
 class ReviewsMixin(StoreBase):
-    pass
+    # -- decisions and pins ----------------------------------------------------------------
+    def add_review(
+        self, image_id: int, reviewer_id: int, *, annotation_id: int | None = None,
+        decision: Decision | str | None = None, comment: str = "", tags: Sequence[str] = (),
+        active_ms: int = 0, alphas: dict | None = None, pin_kind: str | None = None,
+        pin_at: Sequence[float] = (), review_id: int | None = None,
+    ) -> int:
+        """Store one decision or pin (one transaction); returns its id.
+
+        ``review_id`` reuses a free id (so redo after undo restores the same row id).
+        """
+        if decision is not None and annotation_id is None:
+            raise ValueError("a decision is taken on an annotation: give annotation_id")
+        if pin_kind is not None:
+            if pin_kind not in _PIN_SIZES or len(pin_at) != _PIN_SIZES[pin_kind]:
+                raise ValueError("a pin is a box (row0, col0, row1, col1) or a point (x, y)")
+        elif pin_at:
+            raise ValueError("pin coordinates need pin_kind 'box' or 'point'")
+        if active_ms < 0:
+            raise ValueError(f"active time cannot be negative, got {active_ms} ms")
+        values = (
+            image_id, reviewer_id, annotation_id,
+            None if decision is None else str(Decision(decision)), comment,
+            json.dumps(list(tags)), now_iso(), int(active_ms), dumps(alphas or {}), pin_kind,
+            json.dumps([float(v) for v in pin_at]) if pin_kind else None,
+        )
+        with self.transaction():
+            if annotation_id is not None:
+                row = self.conn.execute("SELECT image_id FROM annotations WHERE id = ?",
+                                        (annotation_id,)).fetchone()
+                if row is None:
+                    raise KeyError(f"no annotation {annotation_id} in this project")
+                if row[0] != image_id:
+                    raise ValueError(f"annotation {annotation_id} is not on image {image_id}")
+            if review_id is not None and self.conn.execute(
+                    "SELECT 1 FROM reviews WHERE id = ?", (review_id,)).fetchone() is None:
+                values = (review_id, *values)  # type: ignore[assignment]
+                columns = "id, "
+            else:
+                columns = ""
+            cur = self.conn.execute(
+                f"INSERT INTO reviews ({columns}image_id, reviewer_id, annotation_id, decision, "
+                "comment, tags, created_at, active_ms, alphas, pin_kind, pin_at) VALUES "
+                f"({', '.join('?' * len(values))})", values,
+            )
+        return int(cur.lastrowid)
+
+    def delete_review(self, review_id: int) -> None:
+        """Delete one decision or pin (undo)."""
+        with self.transaction():
+            if self.conn.execute("DELETE FROM reviews WHERE id = ?", (review_id,)).rowcount == 0:
+                raise KeyError(f"no review {review_id} in this project")
+
+    def review(self, review_id: int) -> Review:
+        row = self.conn.execute("SELECT * FROM reviews WHERE id = ?", (review_id,)).fetchone()
+        if row is None:
+            raise KeyError(f"no review {review_id} in this project")
+        return _review(row)
+
+    def reviews(self, *, image_id: int | None = None, annotation_id: int | None = None
+                ) -> list[Review]:
+        """Decisions and pins (optionally of one image or annotation), oldest first."""
+        where, args = [], []
+        for column, value in (("image_id", image_id), ("annotation_id", annotation_id)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        sql = "SELECT * FROM reviews" + (" WHERE " + " AND ".join(where) if where else "")
+        return [_review(r) for r in self.conn.execute(sql + " ORDER BY id", args).fetchall()]
+
+    def current_decisions(self, annotation_ids: Iterable[int] | None = None
+                          ) -> dict[int, Review]:
+        """annotation id → its decision in force (the newest), for annotations that have one."""
+        rows = self.conn.execute(
+            "SELECT * FROM reviews WHERE id IN (SELECT max(id) FROM reviews "
+            "WHERE decision IS NOT NULL GROUP BY annotation_id)"
+        ).fetchall()
+        found = {r["annotation_id"]: _review(r) for r in rows}
+        if annotation_ids is None:
+            return found
+        return {a: found[a] for a in annotation_ids if a in found}
+
+    # -- features cache --------------------------------------------------------------------
+    def review_features(self, phase: str, round: int, annotators_key: str, level: str
+                        ) -> dict[int, tuple[str, dict]]:
+        """Cached features of one selection: image id → ``(source_key, features)`` (one
+        SELECT)."""
+        rows = self.conn.execute(
+            "SELECT image_id, source_key, features FROM review_features WHERE phase = ? "
+            "AND round = ? AND annotators_key = ? AND level = ?",
+            (phase, int(round), annotators_key, level),
+        ).fetchall()
+        return {r[0]: (r[1], json.loads(r[2])) for r in rows}
+
+    def store_review_features(
+        self, phase: str, round: int, annotators_key: str, level: str,
+        entries: Iterable[tuple[int, str, dict]],
+    ) -> None:
+        """Store ``(image_id, source_key, features)`` entries, replacing older ones (one
+        transaction)."""
+        now = now_iso()
+        with self.transaction():
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO review_features (image_id, phase, round, annotators_key, "
+                "level, source_key, features, computed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(i, phase, int(round), annotators_key, level, key, dumps(f), now)
+                 for i, key, f in entries],
+            )
+
+    def latest_review_features(self, image_id: int) -> dict | None:
+        """The most recently computed cached features of an image, whatever the selection."""
+        row = self.conn.execute(
+            "SELECT features FROM review_features WHERE image_id = ? "
+            "ORDER BY computed_at DESC LIMIT 1", (image_id,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def image_cases(self) -> dict[int, tuple[str, int, int]]:
+        """image id → ``(case_id, rows, cols)`` of every image (one SELECT)."""
+        rows = self.conn.execute("SELECT id, case_id, rows, cols FROM images").fetchall()
+        return {r[0]: (r[1], r[2], r[3]) for r in rows}

@@ -173,8 +173,42 @@ CREATE TABLE guidelines (
 );
 """
 
+# Version 2: what review decisions and pins need, and the cache of review features.
+#
+# A `reviews` row is a decision on one annotation (`decision` set, `annotation_id` set), or a pin
+# (`decision` NULL, `pin_kind` 'box' with `pin_at` [row0, col0, row1, col1] or 'point' with
+# [x, y]); `tags` are reason tags (JSON list), `comment` free text, `alphas` the image's α values
+# when the decision was taken (JSON object). The latest decision row of an annotation is the
+# one in force; earlier rows are its history.
+#
+# `review_features` caches one image's features (ImageFeatures.to_dict() as JSON) for one
+# selection of annotations: phase, round (0: each annotator's latest finished round), which
+# annotators (`annotators_key`, e.g. 'all', 'group:A', 'ids:1,2') and box level. The entry is
+# valid only while `source_key`, a digest of the included annotations' ids, rounds, statuses and
+# edit times, matches: any edit changes `updated_at` and so invalidates it.
+_V2 = """
+ALTER TABLE reviews ADD COLUMN active_ms INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE reviews ADD COLUMN alphas TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE reviews ADD COLUMN pin_kind TEXT CHECK (pin_kind IN ('box', 'point'));
+ALTER TABLE reviews ADD COLUMN pin_at TEXT;
+CREATE INDEX reviews_by_image ON reviews (image_id, id);
+CREATE INDEX reviews_by_annotation ON reviews (annotation_id, id);
+
+CREATE TABLE review_features (
+    image_id       INTEGER NOT NULL REFERENCES images(id) ON DELETE CASCADE,
+    phase          TEXT NOT NULL CHECK (phase IN ('onboarding', 'pilot', 'formal')),
+    round          INTEGER NOT NULL,
+    annotators_key TEXT NOT NULL,
+    level          TEXT NOT NULL CHECK (level IN ('relaxed', 'strict')),
+    source_key     TEXT NOT NULL,
+    features       TEXT NOT NULL,
+    computed_at    TEXT NOT NULL,
+    PRIMARY KEY (phase, round, annotators_key, level, image_id)
+);
+"""
+
 #: Ordered migrations; ``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``.
-MIGRATIONS: list[str] = [_V1]
+MIGRATIONS: list[str] = [_V1, _V2]
 
 #: The schema version this build writes.
 SCHEMA_VERSION = len(MIGRATIONS)

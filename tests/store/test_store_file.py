@@ -184,7 +184,7 @@ def test_migrations_apply_in_order(project_path: Path, monkeypatch: pytest.Monke
         "INSERT INTO history (step, note) VALUES (3, 'a;b');",
     ]
     target = _fake_migrations(monkeypatch, steps)
-    assert check_file(project_path) == 1
+    assert check_file(project_path) == SCHEMA_VERSION
     with Project.open(project_path) as project:
         rows = project.conn.execute("SELECT step, note FROM history ORDER BY rowid").fetchall()
         assert [tuple(r) for r in rows] == [(2, None), (3, "a;b")]
@@ -206,7 +206,7 @@ def test_failing_migration_rolls_back_and_leaves_file_unchanged(
     with pytest.raises(sqlite3.OperationalError, match="no_such_table"):
         Project.open(project_path)
     assert sha256(project_path) == before
-    assert _version(project_path) == 1
+    assert _version(project_path) == SCHEMA_VERSION
     assert not project_path.with_name(project_path.name + "-journal").exists()
 
 

@@ -227,7 +227,29 @@ area mean 0, intra-rater strict α NaN, intra-rater relaxed α NaN
         raise KeyError(f"image {image_id} is not in the batch")
     cols = columns(features, method, seed)
     order = _ranking(cols, list(features))
-    rank = order.index(image_id)
+    return _explain_at(cols, order, order.index(image_id), method)
+
+
+def explanations(features: Mapping[int, ImageFeatures], method: str,
+                 seed: int = 0) -> dict[int, str]:
+    """:func:`explain` of every image of the batch, in queue order, ranking the batch once
+    (``explain`` per image would rank it once per image).
+
+    >>> from dataclasses import replace
+    >>> base = ImageFeatures(1.0, 1.0, 0.0, 0, 0.0, 0.0, math.nan, math.nan,
+    ...                      0, 0, 0, 0, 0, 0.0, 0, 100)
+    >>> batch = {1: replace(base, strict_alpha=0.5), 2: replace(base, strict_alpha=0.4)}
+    >>> out = explanations(batch, "image-sort")
+    >>> list(out), out[1] == explain(batch, 1, "image-sort")
+    ([2, 1], True)
+    """
+    cols = columns(features, method, seed)
+    order = _ranking(cols, list(features))
+    return {i: _explain_at(cols, order, rank, method) for rank, i in enumerate(order)}
+
+
+def _explain_at(cols: list[Column], order: list[int], rank: int, method: str) -> str:
+    image_id = order[rank]
     lines = [f"image {image_id}: rank {rank + 1} of {len(order)} by {method}"]
     if rank > 0:
         lines.append(f"  after image {order[rank - 1]}: "

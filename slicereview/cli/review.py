@@ -1,0 +1,163 @@
+"""Review commands: ``queue`` (the ranked review queue, CSV export) and ``review-eval``
+(P@k, R@k, NDCG@k of every priority method against the stored reviews, Fig. 6 curves).
+
+Both open the project for writing: features that are not cached yet are computed and cached
+(see :mod:`slicereview.app.review_queue`). Engines (numpy, scipy) are imported in the handlers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+from pathlib import Path
+
+from slicereview.store import Project
+
+_METHODS = ("image-sort", "box-sort", "box-score", "random")  # engines.review.priority.METHODS
+_SHOWN = ("strict_alpha", "relaxed_alpha", "unsure_share", "n_disagreement", "n_low",
+          "n_moderate", "n_high", "n_boxes", "wbbox_per_pixel")
+
+
+def _selection_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("project", type=Path)
+    p.add_argument("--phase", default="formal", choices=("onboarding", "pilot", "formal"))
+    p.add_argument("--round", type=int, default=None,
+                   help="round number (default: each annotator's latest finished round)")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--group", help="include the annotators of this group only")
+    who.add_argument("--annotators", metavar="A,B",
+                     help="include these annotators only (names or rater ids, comma separated)")
+    p.add_argument("--level", default="relaxed", choices=("relaxed", "strict"),
+                   help="boxes of the box features (default relaxed: anything anyone marked)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random method")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes for computing features (default: inline for small batches)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("queue", help="rank images by how likely they need a reviewer")
+    _selection_args(p)
+    p.add_argument("--method", default="box-score", choices=_METHODS)
+    p.add_argument("--csv", type=Path, metavar="OUT",
+                   help="write the queue (rank, ids, score, status, every feature) as CSV")
+    p.set_defaults(func=cmd_queue)
+
+    p = sub.add_parser("review-eval",
+                       help="P@k, R@k and NDCG@k of every priority method against the reviews")
+    _selection_args(p)
+    p.add_argument("--k", type=int, default=20, help="cut-off of the printed table (default 20)")
+    p.add_argument("--plot", type=Path, metavar="OUT.png",
+                   help="draw P@k, R@k and NDCG@k against k (needs matplotlib)")
+    p.set_defaults(func=cmd_review_eval)
+
+
+def _open(path: Path) -> Project:
+    if not path.is_file():
+        raise FileNotFoundError(f"no project file {path}")
+    return Project.open(path)
+
+
+def _annotators(project: Project, text: str | None) -> tuple[int, ...] | None:
+    if text is None:
+        return None
+    ids = []
+    for ref in (t.strip() for t in text.split(",") if t.strip()):
+        rater = project.rater_by_name(ref)
+        if rater is None and ref.isdigit():
+            rater = project.rater(int(ref))
+        if rater is None:
+            raise ValueError(f"no annotator {ref!r} in this project")
+        ids.append(rater.id)
+    if len(ids) < 2:
+        raise ValueError("give at least two annotators: agreement needs two")
+    return tuple(ids)
+
+
+def _spec(project: Project, args: argparse.Namespace, method: str = "box-score"):
+    from slicereview.app.review_queue import QueueSpec
+
+    return QueueSpec(phase=args.phase, round=args.round,
+                     annotators=_annotators(project, args.annotators), group=args.group,
+                     level=args.level, method=method, seed=args.seed)
+
+
+def _compute(project: Project, spec, workers: int | None):
+    from slicereview.app.review_queue import compute_features
+    from slicereview.cli._common import ProgressBar
+
+    return compute_features(project, spec, progress=ProgressBar("features"), workers=workers)
+
+
+def _cell(value: object) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "NaN"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def cmd_queue(args: argparse.Namespace) -> int:
+    from slicereview.app.review_queue import queue
+
+    with _open(args.project) as project:
+        spec = _spec(project, args, args.method)
+        result = _compute(project, spec, args.workers)
+        rows = queue(project, spec, result)
+        cases = project.image_cases()
+    apart = ", ".join(cases[i][0] for i in result.not_enough)
+    summary = (f"{len(rows)} images ranked by {spec.method} ({len(result.computed)} computed, "
+               f"{len(rows) - len(result.computed)} cached)")
+    if args.csv:
+        _write_csv(args.csv, rows)
+        print(f"{summary}; written to {args.csv}")
+    else:
+        print(summary)
+        header = ["rank", "case", "score", "status", *_SHOWN]
+        widths = [max(len(h), 7) for h in header]
+        widths[3] = len("partly reviewed")
+        print("  ".join(f"{h:>{w}}" for h, w in zip(header, widths, strict=True)))
+        for row in rows:
+            values = row.as_dict()
+            cells = [row.rank, row.case_id, row.score, row.status, *(values[k] for k in _SHOWN)]
+            print("  ".join(f"{_cell(c):>{w}}" for c, w in zip(cells, widths, strict=True)))
+    if apart:
+        print(f"not enough annotations (fewer than 2): {apart}", file=sys.stderr)
+    return 0
+
+
+def _write_csv(path: Path, rows) -> None:
+    from slicereview.app.review_queue import nan_to_none
+
+    if not rows:
+        path.write_text("rank,image_id,case_id,score,status\n", encoding="utf-8")
+        return
+    fields = list(rows[0].as_dict())
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=fields)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: nan_to_none(v) for k, v in row.as_dict().items()})
+
+
+def cmd_review_eval(args: argparse.Namespace) -> int:
+    from slicereview.app.review_queue import evaluate
+    from slicereview.engines.review.evaluation import plot_curves
+
+    if args.k < 1:
+        raise ValueError(f"--k must be at least 1, got {args.k}")
+    with _open(args.project) as project:
+        spec = _spec(project, args)
+        n = len(_compute(project, spec, args.workers).features)
+        if n == 0:
+            raise ValueError("no image has two finished annotations: nothing to evaluate")
+        ks = sorted(set(range(1, n + 1)) | {args.k})
+        ev = evaluate(project, spec, ks)
+    print(f"{n} images; relevance from the stored reviews (3 expert review, 2 commented, "
+          f"1 strict α ≤ 0.667)")
+    print(ev.table(args.k))
+    if args.plot:
+        plot_curves(ev, args.plot)
+        print(f"curves written to {args.plot}", file=sys.stderr)
+    return 0
