@@ -1,7 +1,10 @@
 """Starting the GUI: the QApplication, the stylesheet and icon, and ``--screenshot``.
 
 ``run(project, screenshot=FILE)`` renders the main window offscreen to a PNG and exits; it sets
-``QT_QPA_PLATFORM=offscreen`` itself when no display is available.
+``QT_QPA_PLATFORM=offscreen`` itself for that. Without ``--screenshot`` a display is required:
+:func:`no_display_reason` says why there is none (so the CLI can refuse before building the
+demo), instead of Qt falling back to an invisible offscreen window that runs forever. This module
+imports Qt only inside functions, so the CLI may import it.
 """
 
 from __future__ import annotations
@@ -12,11 +15,37 @@ from pathlib import Path
 
 from slicereview.core.resources import ICON_SIZES, read_text, resource_path
 
+#: Qt platforms that show no window to anybody.
+_INVISIBLE_PLATFORMS = frozenset({"offscreen", "minimal", "minimalegl"})
+_HOW = ("run it in a desktop session or over `ssh -X`, under a virtual display "
+        "(`xvfb-run slicereview ...`), or render a PNG with --screenshot FILE")
+
+
+class NoDisplayError(OSError):
+    """The GUI was asked to show a window where nobody can see it."""
+
+
+def no_display_reason(screenshot: Path | None = None) -> str | None:
+    """Why a window could not be seen here (one line, with what to do), or None if it can.
+
+    ``--screenshot`` needs no display. An explicit ``QT_QPA_PLATFORM`` is trusted unless it is
+    an invisible platform (``offscreen``, ``minimal``); otherwise on X11/Wayland systems
+    ``DISPLAY`` or ``WAYLAND_DISPLAY`` must be set (Windows and macOS always have a display).
+    """
+    if screenshot is not None:
+        return None
+    platform = os.environ.get("QT_QPA_PLATFORM", "").split(";")[0].split(":")[0].strip()
+    if platform in _INVISIBLE_PLATFORMS:
+        return f"no display: QT_QPA_PLATFORM={platform} shows no window; unset it and {_HOW}"
+    if platform or sys.platform in ("win32", "darwin"):
+        return None
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        return f"no display found (DISPLAY and WAYLAND_DISPLAY are not set): {_HOW}"
+    return None
+
 
 def _ensure_platform(screenshot: Path | None) -> None:
-    headless = not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY")
-    if (screenshot is not None or (headless and sys.platform.startswith("linux"))) \
-            and "QT_QPA_PLATFORM" not in os.environ:
+    if screenshot is not None and "QT_QPA_PLATFORM" not in os.environ:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
 
 
@@ -48,7 +77,13 @@ def _parse_size(size: str) -> tuple[int, int]:
 
 def run(project: Path | None = None, *, screenshot: Path | None = None,
         size: str = "1400x900") -> int:
-    """Open the main window (on ``project``, else the last project) and run the event loop."""
+    """Open the main window (on ``project``, else the last project) and run the event loop.
+
+    Raises :class:`NoDisplayError` when there is no display and no ``screenshot``.
+    """
+    reason = no_display_reason(screenshot)
+    if reason:
+        raise NoDisplayError(reason)
     _ensure_platform(screenshot)
     app = application()
     from slicereview.gui import settings as user_settings
