@@ -160,6 +160,7 @@ class MainWindow(QMainWindow):
                 view_menu.addAction(a[name])
         self.addActions(list(a.values()))  # shortcuts work wherever the focus is
         help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(a["shortcuts"])
         help_menu.addAction(a["about"])
 
     def _fill_recent_menu(self) -> None:
@@ -232,8 +233,11 @@ class MainWindow(QMainWindow):
             self.image_label.setText(f"{image.case_id}: cannot show this image — {exc}")
             self.viewer.clear()
             return False
-        self._current_image = image
-        self.viewer.set_image(display, keep_view=keep_view)
+        previous, self._current_image = self._current_image, image
+        # Scrolling through a volume keeps zoom and window (no brightness jump per slice).
+        same_volume = (previous is not None and image.is_slice and previous.is_slice
+                       and (previous.source_id, previous.axis) == (image.source_id, image.axis))
+        self.viewer.set_image(display, keep_view=keep_view or same_volume)
         slices = self.session.volume_images(image)
         positions = [s.id for s in slices]
         self.viewer.set_slices(len(slices), positions.index(image.id) if slices else 0)
@@ -456,6 +460,14 @@ class MainWindow(QMainWindow):
 
     def on_previous_slice(self) -> None:
         self.viewer.step_slice(-1)
+
+    def on_shortcuts(self) -> None:
+        from slicereview.gui.views.shortcuts_dialog import ShortcutsDialog
+
+        if getattr(self, "shortcuts_dialog", None) is None:
+            self.shortcuts_dialog = ShortcutsDialog(self)
+        self.shortcuts_dialog.show()
+        self.shortcuts_dialog.raise_()
 
     def on_about(self) -> None:
         QMessageBox.about(self, "About slicereview", ABOUT)
