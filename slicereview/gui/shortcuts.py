@@ -108,20 +108,21 @@ def key_text(keys: object) -> str:
     return ", ".join(QKeySequence(k).toString(fmt) for k in many)  # type: ignore[arg-type]
 
 
-def _plain(text: str) -> str:
-    return text.replace("&", "")
+def _what(text: str, tip: str) -> str:
+    text = text.replace("&", "").rstrip("…")
+    return tip if tip.lower().startswith(text.lower()) else f"{text} — {tip}"
 
 
 def shortcut_rows() -> list[tuple[str, str, str]]:
     """``(section, keys, what)`` for every key and gesture, in the order of the F1 list."""
     rows: list[tuple[str, str, str]] = []
     for section in ("View", "File", "Help"):
-        rows += [(section, key_text(keys), f"{_plain(text)} — {tip}")
+        rows += [(section, key_text(keys), _what(text, tip))
                  for _name, text, keys, tip in MAIN_ACTIONS[section] if keys]
         if section == "View":
             rows += [("View (mouse)", gesture, what) for gesture, what in VIEW_MOUSE]
     rows += [("Rate", keys, what) for keys, what in RATE_KEYS]
-    rows += [("Annotate", key_text(keys), f"{text} — {tip}")
+    rows += [("Annotate", key_text(keys), _what(text, tip))
              for _name, text, keys, tip in ANNOTATE_ACTIONS]
     rows += [("Annotate", key_text(ANNOTATE_UNDO), "Undo"),
              ("Annotate", key_text(ANNOTATE_REDO), "Redo")]

@@ -155,6 +155,10 @@ def test_scrolling_a_volume_keeps_the_window(window: MainWindow, qtbot) -> None:
         qtbot.keyClick(window, Qt.Key.Key_PageDown, Qt.KeyboardModifier.ControlModifier)
         assert window.viewer.window == first
     assert window.viewer.preset_box.currentText().startswith("Auto")
+    own = window.viewer.display.auto_window()  # this slice's own window is not the volume's
+    assert (own.center, own.width) != (first.center, first.width)
+    qtbot.keyClick(window, Qt.Key.Key_A)  # A gives the volume's window, on any slice
+    assert window.viewer.window == first
     window.viewer.adjust(contrast=+1)
     mine = window.viewer.window
     qtbot.keyClick(window, Qt.Key.Key_PageUp, Qt.KeyboardModifier.ControlModifier)

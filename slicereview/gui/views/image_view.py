@@ -67,6 +67,7 @@ class ImageView(QWidget):
         self._offset = 0.0
         self._window = Window(0.5, 1.0)
         self._auto: Window | None = None
+        self._given_auto: Window | None = None
         self._range = DataRange(0.0, 1.0, False)
         self._user_invert = False
 
@@ -88,6 +89,7 @@ class ImageView(QWidget):
         self.histogram.item.sigLookupTableChanged.connect(self._on_lut_changed)
 
         self.preset_box = QComboBox()
+        self.preset_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.preset_box.setToolTip("Window presets from the file, and an automatic window")
         self.preset_box.activated.connect(self._on_preset)
         self.invert_box = QCheckBox("Invert")
@@ -133,9 +135,11 @@ class ImageView(QWidget):
     def display(self):
         return self._display
 
-    def set_image(self, display, *, keep_view: bool = False) -> None:
-        """Show ``display`` (a DisplayImage). ``keep_view`` keeps zoom/pan and the window (and
-        the automatic window it was computed from: scrolling a volume keeps its brightness)."""
+    def set_image(self, display, *, keep_view: bool = False, auto: Window | None = None
+                  ) -> None:
+        """Show ``display`` (a DisplayImage). ``keep_view`` keeps zoom/pan and the window
+        (scrolling a volume keeps its brightness). ``auto`` replaces the image's own automatic
+        window (a volume's, for each of its slices)."""
         self._display = display
         data, self._offset = fast_display_copy(np.asarray(display.data))
         self._data = data
@@ -150,10 +154,10 @@ class ImageView(QWidget):
         self.viewbox.invertX(bool(flip_cols))
         self._fill_presets(display)
         self.histogram.item.plot.setData(*histogram_curve(np.asarray(display.data)))
+        self._given_auto = auto
         if not keep_window:
-            auto = display.auto_window()
-            self._auto = Window(auto.center, auto.width)
-            first = display.presets[0] if display.presets else auto
+            self._auto = auto or self._own_auto()
+            first = display.presets[0] if display.presets else self._auto
             self.set_window(first.center, first.width)
         else:
             self.set_window(self._window.center, self._window.width)
@@ -257,11 +261,15 @@ class ImageView(QWidget):
         window = dragged_window(start, dx, dy, size, self._range)
         self.set_window(window.center, window.width)
 
+    def _own_auto(self) -> Window:
+        w = self._display.auto_window()
+        return Window(w.center, w.width)
+
     def auto_window(self) -> None:
+        """The automatic window: the volume's when one was given, else this image's."""
         if self._display is not None:
-            w = self._display.auto_window()
-            self._auto = Window(w.center, w.width)
-            self.set_window(w.center, w.width)
+            self._auto = self._given_auto or self._own_auto()
+            self.set_window(self._auto.center, self._auto.width)
 
     def adjust(self, brightness: float = 0.0, contrast: float = 0.0) -> None:
         """Step the window: ``brightness`` +1 brighter / -1 darker, ``contrast`` +1 more / -1 less.

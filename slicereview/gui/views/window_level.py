@@ -10,6 +10,7 @@ in CT) does not flatten the curve.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,6 +126,36 @@ def histogram_curve(data: np.ndarray, bins: int = HISTOGRAM_BINS
         edges = np.linspace(low, high, bins + 1)
     counts, edges = np.histogram(sample, bins=edges)
     return (edges[:-1] + edges[1:]) / 2.0, np.log10(1.0 + counts)
+
+
+def volume_auto_window(slices: Sequence[object], pixels: Callable[[object], np.ndarray],
+                       picks: int = 5) -> Window | None:
+    """The automatic (1–99.5 %) window of a whole volume, from ``picks`` evenly spaced slices.
+
+    ``pixels(slice)`` returns a slice's ``(H, W)`` display data. One window for every slice
+    keeps the brightness steady while scrolling (the first or last slice alone is often nearly
+    empty and gives a useless window). Returns None for colour data or when no slice can be
+    read.
+    """
+    from slicereview.core.imaging.display import auto_window
+
+    if not slices:
+        return None
+    n = len(slices)
+    chosen = sorted({round(k * (n - 1) / max(picks - 1, 1)) for k in range(picks)})
+    samples = []
+    for k in chosen:
+        try:
+            data = np.asarray(pixels(slices[k]))
+        except Exception:  # an unreadable slice: the others still give a window
+            continue
+        if data.ndim != 2:
+            return None
+        samples.append(_sample(data).ravel())
+    if not samples:
+        return None
+    preset = auto_window(np.concatenate(samples)[np.newaxis, :])
+    return Window(preset.center, preset.width)
 
 
 class WindowLevelViewBox(pg.ViewBox):
