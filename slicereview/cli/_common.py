@@ -11,8 +11,19 @@ from slicereview.store import ProjectError
 
 #: Errors whose message is meant for the user as it is (no traceback).
 _USER_ERRORS: tuple[type[BaseException], ...] = (
-    ProjectError, FileNotFoundError, FileExistsError, ValueError, KeyError, PermissionError,
+    ProjectError, OSError, ValueError, KeyError,
 )
+
+
+def _message(exc: BaseException) -> str:
+    if isinstance(exc, KeyError) and exc.args:
+        return str(exc.args[0])
+    if isinstance(exc, OSError) and exc.strerror and exc.filename is not None:
+        # "[Errno 21] Is a directory: 'd'" reads as a crash; say it as a sentence
+        what = {IsADirectoryError: "is a folder, not a file",
+                NotADirectoryError: "is not a folder"}.get(type(exc), exc.strerror.lower())
+        return f"{exc.filename}: {what}"
+    return str(exc)
 
 
 def user_error(exc: BaseException) -> int:
@@ -21,8 +32,7 @@ def user_error(exc: BaseException) -> int:
         import traceback
 
         traceback.print_exception(exc)
-    message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-    print(f"slicereview: error: {message}", file=sys.stderr)
+    print(f"slicereview: error: {_message(exc)}", file=sys.stderr)
     return 2
 
 

@@ -70,7 +70,12 @@ class Table:
 def read_table(path: Path, header: bool | None = None, names: bool | None = None,
                delimiter: str | None = None) -> Table:
     """Read ``path`` as CSV (delimiter sniffed from ``,``, ``;`` and tab unless given)."""
-    text = Path(path).read_text(encoding="utf-8-sig")
+    if Path(path).is_dir():
+        raise IsADirectoryError(f"{path} is a folder; give a CSV file")
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} is not a text (CSV) file in UTF-8") from exc
     if delimiter is None:
         try:
             delimiter = csv.Sniffer().sniff(text[:4096], delimiters=",;\t").delimiter

@@ -83,7 +83,16 @@ def cmd_open(args: argparse.Namespace) -> GuiRequest:
         # Unattended: report a bad project here as one line instead of in a GUI dialog that
         # nobody can close. Read-only, so the file is left untouched.
         Project.open(args.project, read_only=True).close()
+    _refuse_without_display(args.screenshot)
     return GuiRequest(args.project, args.screenshot, args.size)
+
+
+def _refuse_without_display(screenshot: Path | None) -> None:
+    from slicereview.app.environment import NoDisplayError, no_display_reason
+
+    reason = no_display_reason(screenshot)
+    if reason:
+        raise NoDisplayError(reason)
 
 
 def cmd_new(args: argparse.Namespace) -> int:
@@ -142,6 +151,11 @@ def cmd_info(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int | GuiRequest:
     from slicereview.app.demo import build_demo
 
+    if args.dir is not None and args.dir.exists() and not args.dir.is_dir():
+        raise NotADirectoryError(f"--dir {args.dir} is a file; give a folder for the demo "
+                                 "project (it is created if missing)")
+    if not args.no_gui:
+        _refuse_without_display(args.screenshot)  # before the 10-30 s build
     project_path = build_demo(args.dir, progress=ProgressBar("Building demo"))
     print(f"Demo project: {project_path}", file=sys.stderr)
     if args.no_gui:

@@ -238,7 +238,13 @@ def cmd_gcoef(args: argparse.Namespace) -> int:
 def _read_mask(path: Path) -> np.ndarray:
     import skimage.io
 
-    arr = np.asarray(skimage.io.imread(path))
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder; give mask image files (PNG, TIFF)")
+    try:
+        arr = np.asarray(skimage.io.imread(path))
+    except Exception as exc:  # imageio/PIL raise OSError, ValueError, struct.error, ...
+        raise ValueError(f"{path} is not an image file that can be read as a mask "
+                         "(PNG, TIFF)") from exc
     if arr.ndim == 3 and arr.shape[-1] in (3, 4):
         rgb = arr[..., :3]
         if not (np.array_equal(rgb[..., 0], rgb[..., 1])

@@ -1,7 +1,10 @@
 """Starting the GUI: the QApplication, the stylesheet and icon, and ``--screenshot``.
 
 ``run(project, screenshot=FILE)`` renders the main window offscreen to a PNG and exits; it sets
-``QT_QPA_PLATFORM=offscreen`` itself when no display is available.
+``QT_QPA_PLATFORM=offscreen`` itself for that. Without ``--screenshot`` a display is required:
+:func:`slicereview.app.environment.no_display_reason` says why there is none (the CLI asks it
+before building the demo), instead of Qt falling back to an invisible offscreen window that runs
+forever. Qt is imported only inside functions.
 """
 
 from __future__ import annotations
@@ -10,13 +13,12 @@ import os
 import sys
 from pathlib import Path
 
+from slicereview.app.environment import NoDisplayError, no_display_reason
 from slicereview.app.resources import ICON_SIZES, read_text, resource_path
 
 
 def _ensure_platform(screenshot: Path | None) -> None:
-    headless = not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY")
-    if (screenshot is not None or (headless and sys.platform.startswith("linux"))) \
-            and "QT_QPA_PLATFORM" not in os.environ:
+    if screenshot is not None and "QT_QPA_PLATFORM" not in os.environ:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
 
 
@@ -48,7 +50,13 @@ def _parse_size(size: str) -> tuple[int, int]:
 
 def run(project: Path | None = None, *, screenshot: Path | None = None,
         size: str = "1400x900") -> int:
-    """Open the main window (on ``project``, else the last project) and run the event loop."""
+    """Open the main window (on ``project``, else the last project) and run the event loop.
+
+    Raises :class:`NoDisplayError` when there is no display and no ``screenshot``.
+    """
+    reason = no_display_reason(screenshot)
+    if reason:
+        raise NoDisplayError(reason)
     _ensure_platform(screenshot)
     app = application()
     from slicereview.gui import settings as user_settings

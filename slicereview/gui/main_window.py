@@ -36,6 +36,7 @@ from slicereview.gui.views.annotate_page import AnnotatePage
 from slicereview.gui.views.browser import ProjectBrowser
 from slicereview.gui.views.image_view import ImageView
 from slicereview.gui.views.rate_page import RatePage
+from slicereview.gui.views.window_level import Window, volume_auto_window
 from slicereview.gui.workers import DemoWorker, ImportWorker
 from slicereview.store import SUFFIX
 
@@ -94,6 +95,7 @@ class MainWindow(QMainWindow):
         for name, action in self.actions_.items():
             action.triggered.connect(getattr(self, f"on_{name}"))
         self._current_image = None
+        self._volume_autos: dict[tuple[int, int], Window | None] = {}
         self._import_worker: ImportWorker | None = None
         self._demo_worker: DemoWorker | None = None
 
@@ -161,6 +163,7 @@ class MainWindow(QMainWindow):
                 view_menu.addAction(a[name])
         self.addActions(list(a.values()))  # shortcuts work wherever the focus is
         help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(a["shortcuts"])
         help_menu.addAction(a["about"])
 
     def _fill_recent_menu(self) -> None:
@@ -208,6 +211,7 @@ class MainWindow(QMainWindow):
 
     def _on_project_closed(self) -> None:
         self.setWindowTitle("slicereview")
+        self._volume_autos.clear()
         self.viewer.clear()
         self.browser.set_images([])
         self.start_page.refresh()
@@ -233,13 +237,27 @@ class MainWindow(QMainWindow):
             self.image_label.setText(f"{image.case_id}: cannot show this image — {exc}")
             self.viewer.clear()
             return False
-        self._current_image = image
-        self.viewer.set_image(display, keep_view=keep_view)
+        previous, self._current_image = self._current_image, image
+        # Scrolling through a volume keeps zoom and window (no brightness jump per slice).
+        same_volume = (previous is not None and image.is_slice and previous.is_slice
+                       and (previous.source_id, previous.axis) == (image.source_id, image.axis))
         slices = self.gateway.volume_images(image)
+        self.viewer.set_image(display, keep_view=keep_view or same_volume,
+                              auto=self._volume_auto(image, slices))
         positions = [s.id for s in slices]
         self.viewer.set_slices(len(slices), positions.index(image.id) if slices else 0)
         self.image_label.setText(f"{image.case_id}   {display.description}")
         return True
+
+    def _volume_auto(self, image, slices: list) -> Window | None:
+        """One automatic window per volume (cached): steady brightness while scrolling."""
+        if not slices:
+            return None
+        key = (image.source_id, image.axis)
+        if key not in self._volume_autos:
+            self._volume_autos[key] = volume_auto_window(
+                slices, lambda s: self.gateway.display(s).data)
+        return self._volume_autos[key]
 
     def _on_slice_requested(self, position: int) -> None:
         if self._current_image is None:
@@ -454,6 +472,14 @@ class MainWindow(QMainWindow):
 
     def on_previous_slice(self) -> None:
         self.viewer.step_slice(-1)
+
+    def on_shortcuts(self) -> None:
+        from slicereview.gui.views.shortcuts_dialog import ShortcutsDialog
+
+        if getattr(self, "shortcuts_dialog", None) is None:
+            self.shortcuts_dialog = ShortcutsDialog(self)
+        self.shortcuts_dialog.show()
+        self.shortcuts_dialog.raise_()
 
     def on_about(self) -> None:
         QMessageBox.about(self, "About slicereview", ABOUT)

@@ -259,7 +259,7 @@ def load(path: str | Path, frame: int = 0) -> DisplayImage:
         invert = photometric == "MONOCHROME1"
     rows, cols = data.shape[:2]
     description = " ".join(
-        x for x in (modality, f"{rows}×{cols}", data.dtype.name, photometric) if x
+        x for x in (modality, f"{cols}×{rows}", data.dtype.name, photometric) if x
     )
     if not all(math.isfinite(s) for s in spacing):
         spacing, spacing_source = (1.0, 1.0), "fallback 1.0"

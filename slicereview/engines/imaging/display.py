@@ -69,7 +69,7 @@ class DisplayImage:
     value_unit
         Unit of the values for the pixel readout (``"HU"`` for CT, ``""`` when unknown).
     description
-        One line for the status bar, e.g. ``"MG 4432×2864 uint16 MONOCHROME2"``.
+        One line for the status bar, e.g. ``"MG 2864×4432 uint16 MONOCHROME2"`` (width × height).
     flips
         ``(flip_rows, flip_cols)``: how a viewer flips its *display* for radiological
         orientation (see :mod:`.orientation`); pixel coordinates are never changed.

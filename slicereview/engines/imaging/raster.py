@@ -104,7 +104,7 @@ def load(path: str | Path) -> DisplayImage:
     kind = "RGB" if data.ndim == 3 else "grey"
     return DisplayImage(
         data=data, presets=presets, description=(
-            f"{path.suffix.lstrip('.').upper()} {data.shape[0]}×{data.shape[1]} "
+            f"{path.suffix.lstrip('.').upper()} {data.shape[1]}×{data.shape[0]} "
             f"{data.dtype.name} {kind}"
         ),
     )

@@ -260,7 +260,7 @@ def load(path: str | Path, axis: int, slice_index: int) -> DisplayImage:
         flips = display_flips(here["row_direction"], here["col_direction"])
     data = _rgb8(plane) if plane.ndim == 3 else _display_dtype(np.ascontiguousarray(plane))
     where = f"slice {slice_index} (axis {axis})" if axis >= 0 else "2-D"
-    description = f"{data.shape[0]}×{data.shape[1]} {data.dtype.name} {where}"
+    description = f"{data.shape[1]}×{data.shape[0]} {data.dtype.name} {where}"
     return DisplayImage(
         data=data, presets=[], invert=False,
         spacing=(float(spacing[0]), float(spacing[1])), spacing_source="SimpleITK",

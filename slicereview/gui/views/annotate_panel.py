@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.gui.shortcuts import ANNOTATE_ACTIONS, ANNOTATE_REDO, ANNOTATE_UNDO
 from slicereview.gui.views.draw_tool import DrawTool
 from slicereview.gui.views.questions_form import QuestionsForm
 from slicereview.model import AnnotationStatus, Certainty, Phase, Polygon
@@ -45,28 +46,7 @@ def format_ms(ms: int) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-# (name, text, shortcut(s), tooltip); the main window's keys (F 1 + - I A B C, PgUp/PgDown)
-# are not reused here.
-_TOOL_ACTIONS = [
-    ("polygon", "Polygon", "P", "Polygon tool: click vertices; close on the first vertex, "
-     "double-click or Enter; Backspace removes the last vertex; Esc cancels"),
-    ("freehand", "Freehand", "D", "Freehand tool: press and drag an outline"),
-    ("edit", "Edit", "E", "Edit: select, drag vertices or the polygon; Ctrl+click or "
-     "double-click an edge inserts a vertex; Shift+click deletes a vertex"),
-    ("toggle_certainty", "Certain/uncertain", "U", "Toggle the selected polygon certain (red) / "
-     "uncertain (green); with none selected, the colour new polygons get"),
-    ("delete", "Delete", "Delete", "Delete the selected polygon"),
-    ("finish", "Close polygon", ["Return", "Enter"], "Close the polygon being drawn"),
-    ("remove_last", "Remove last vertex", "Backspace", "Remove the last vertex placed"),
-    ("cancel", "Cancel", "Esc", "Cancel the polygon being drawn, or deselect"),
-    ("less_fill", "Fill −", "[", "Less fill opacity"),
-    ("more_fill", "Fill +", "]", "More fill opacity"),
-    ("overlay", "Overlay", "O", "Show or hide the polygons"),
-    ("outline", "Outline only", "Shift+O", "Draw outlines without fill"),
-    ("submit", "Submit", "Ctrl+Return", "Submit this annotation and go to the next image"),
-]
-
-
+_TOOL_ACTIONS = ANNOTATE_ACTIONS  # (name, text, shortcut(s), tooltip)
 
 
 def make_actions(parent: QWidget, undo_group: QUndoGroup) -> dict[str, QAction]:
@@ -88,9 +68,9 @@ def make_actions(parent: QWidget, undo_group: QUndoGroup) -> dict[str, QAction]:
     actions["polygon"].setChecked(True)
     actions["overlay"].setChecked(True)
     undo = undo_group.createUndoAction(parent, "Undo")
-    undo.setShortcuts([QKeySequence("Ctrl+Z")])
+    undo.setShortcuts([QKeySequence(k) for k in ANNOTATE_UNDO])
     redo = undo_group.createRedoAction(parent, "Redo")
-    redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+    redo.setShortcuts([QKeySequence(k) for k in ANNOTATE_REDO])
     for action, tip in ((undo, "Undo (Ctrl+Z)"), (redo, "Redo (Ctrl+Shift+Z)")):
         action.setToolTip(tip)
         action.setIconText(tip.split()[0])  # the toolbar keeps a short label

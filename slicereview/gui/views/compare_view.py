@@ -41,12 +41,12 @@ from PySide6.QtWidgets import (
 from slicereview.app.rating import Comparison, Current, GradeRequest, Ranking
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.prefetch import Prefetcher
+from slicereview.gui.shortcuts import RATE_ANSWER_KEYS
 from slicereview.gui.views.active_clock import ActiveClock
 from slicereview.gui.views.image_view import ImageView
 
 _K = Qt.Key
-PAIR_KEYS = {_K.Key_Left: "left", _K.Key_Right: "right", _K.Key_Down: "same",
-             _K.Key_Space: "same"}
+PAIR_KEYS = {getattr(_K, f"Key_{name}"): answer for name, answer in RATE_ANSWER_KEYS.items()}
 DIGITS = {getattr(_K, f"Key_{d}"): d - 1 for d in range(1, 10)}
 
 

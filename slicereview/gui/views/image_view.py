@@ -1,9 +1,11 @@
 """The image view: a pyqtgraph canvas with radiology-style window/level.
 
 Mouse: wheel zooms about the cursor, left-drag pans, right-drag sets window/level (horizontal
-= width / contrast, vertical = centre / brightness, as in most PACS viewers), double-click fits.
-A histogram/levels control beside the image shows the same window. Keys are in
-:mod:`slicereview.gui.actions`.
+= width / contrast, vertical = centre / brightness, as in most PACS viewers; the drag itself is
+in :mod:`.window_level`), double-click fits. A histogram/levels control beside the image shows
+the same window in the image's units. The *Window* box names the window shown: a preset of the
+file, the automatic one, or "Custom (C/W)" after a change by hand. Keys are in
+:mod:`slicereview.gui.shortcuts`.
 
 Speed: the image is handed to pyqtgraph in a fast dtype (``uint8``/``uint16``; signed data is
 shifted to ``uint16``, see :func:`fast_display_copy`), levels are set explicitly and never
@@ -16,11 +18,9 @@ has instead of all 13 M of a mammogram; coordinates stay those of the full image
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -33,82 +33,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-#: How far one screen pixel of right-drag moves the window, as a fraction of the current width.
-WL_SENSITIVITY = 0.005
-_AUTO = "Auto (1–99.5 %)"
+from slicereview.gui.views.display_copy import block_mean, fast_display_copy
+from slicereview.gui.views.window_level import (
+    AUTO_LABEL,
+    DataRange,
+    Window,
+    WindowLevelViewBox,
+    custom_label,
+    dragged_window,
+    histogram_curve,
+)
 
-
-@dataclass(frozen=True)
-class Window:
-    """A display window in the image's own (modality) units."""
-
-    center: float
-    width: float
-
-    @property
-    def levels(self) -> tuple[float, float]:
-        return self.center - self.width / 2.0, self.center + self.width / 2.0
-
-
-def block_mean(data: np.ndarray, factor: int) -> np.ndarray:
-    """``(H // f, W // f)`` block means of ``(H, W)`` (or ``(H, W, 3)``) data, same dtype.
-
-    The last rows/columns that do not fill a block are dropped; callers draw the result over
-    ``factor`` times its size, so the picture is at most ``factor - 1`` pixels short.
-    """
-    h, w = (data.shape[0] // factor) * factor, (data.shape[1] // factor) * factor
-    cropped = data[:h, :w]
-    shape = (h // factor, factor, w // factor, factor) + data.shape[2:]
-    reduced = cropped.reshape(shape).mean(axis=(1, 3), dtype=np.float32)
-    if np.issubdtype(data.dtype, np.integer):
-        reduced = np.rint(reduced)
-    return reduced.astype(data.dtype)
-
-
-def fast_display_copy(data: np.ndarray) -> tuple[np.ndarray, float]:
-    """Return ``(display, offset)`` with ``display = data + offset`` in a fast pyqtgraph dtype.
-
-    pyqtgraph has fast paths for ``uint8`` and ``uint16`` (one combined lookup table) and slow
-    ones for signed integers and floats. Signed integer data that fits is shifted into ``uint16``;
-    other data is returned as it is (``offset`` 0). Levels given to pyqtgraph must add ``offset``.
-    """
-    if data.dtype in (np.uint8, np.uint16) or data.ndim == 3:
-        return data, 0.0
-    if np.issubdtype(data.dtype, np.integer):
-        lo, hi = int(data.min()), int(data.max())
-        if hi - lo < 65536:
-            return (data.astype(np.int32) - lo).astype(np.uint16), float(-lo)
-    return data, 0.0
-
-
-class _ViewBox(pg.ViewBox):
-    """A ViewBox whose right-drag sets window/level instead of zooming."""
-
-    def __init__(self, view: ImageView) -> None:
-        super().__init__(lockAspect=True, invertY=True, enableMenu=False)
-        self._view = view
-        self._start: Window | None = None
-
-    def mouseDragEvent(self, ev, axis=None):
-        if ev.button() == Qt.MouseButton.RightButton:
-            ev.accept()
-            if ev.isStart():
-                self._start = self._view.window
-            if self._start is None:
-                return
-            delta = ev.screenPos() - ev.buttonDownScreenPos()
-            self._view.drag_window(self._start, delta.x(), delta.y(), final=ev.isFinish())
-            if ev.isFinish():
-                self._start = None
-            return
-        super().mouseDragEvent(ev, axis)
-
-    def mouseDoubleClickEvent(self, ev):
-        if ev.button() == Qt.MouseButton.LeftButton:
-            self._view.fit()
-            ev.accept()
-            return
-        super().mouseDoubleClickEvent(ev)
+__all__ = ["ImageView", "Window", "block_mean", "fast_display_copy"]
 
 
 class ImageView(QWidget):
@@ -130,23 +66,30 @@ class ImageView(QWidget):
         self._data: np.ndarray | None = None
         self._offset = 0.0
         self._window = Window(0.5, 1.0)
+        self._auto: Window | None = None
+        self._given_auto: Window | None = None
+        self._range = DataRange(0.0, 1.0, False)
         self._user_invert = False
 
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("k")
-        self.viewbox = _ViewBox(self)
+        self.viewbox = WindowLevelViewBox(self)
         self.graphics.addItem(self.viewbox)
         self.image_item = pg.ImageItem(axisOrder="row-major")
         self.viewbox.addItem(self.image_item)
         self._pyramid: dict[int, np.ndarray] = {}
         self._level = 1
         self.viewbox.sigRangeChanged.connect(self._update_level)
-        self.histogram = pg.HistogramLUTWidget(image=self.image_item)
+        # Not bound to the image item: that would show the shifted display copy's values.
+        self.histogram = pg.HistogramLUTWidget()
         self.histogram.setMinimumWidth(110)
         self.histogram.setVisible(show_histogram)
+        self.histogram.item.axis.setLabel("value")
         self.histogram.item.sigLevelsChanged.connect(self._on_histogram_levels)
+        self.histogram.item.sigLookupTableChanged.connect(self._on_lut_changed)
 
         self.preset_box = QComboBox()
+        self.preset_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.preset_box.setToolTip("Window presets from the file, and an automatic window")
         self.preset_box.activated.connect(self._on_preset)
         self.invert_box = QCheckBox("Invert")
@@ -185,36 +128,44 @@ class ImageView(QWidget):
         layout.addLayout(canvas, 1)
         self.graphics.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.graphics.viewport().installEventFilter(self)
 
     # -- image -----------------------------------------------------------------------------
     @property
     def display(self):
         return self._display
 
-    def set_image(self, display, *, keep_view: bool = False) -> None:
-        """Show ``display`` (a DisplayImage). ``keep_view`` keeps zoom/pan and the window."""
+    def set_image(self, display, *, keep_view: bool = False, auto: Window | None = None
+                  ) -> None:
+        """Show ``display`` (a DisplayImage). ``keep_view`` keeps zoom/pan and the window
+        (scrolling a volume keeps its brightness). ``auto`` replaces the image's own automatic
+        window (a volume's, for each of its slices)."""
         self._display = display
         data, self._offset = fast_display_copy(np.asarray(display.data))
         self._data = data
         self._pyramid = {1: data}
         self._level = 1
-        keep_window = keep_view and self._window.width > 0
+        self._range = DataRange.of(np.asarray(display.data))
+        keep_window = keep_view and self._window.width > 0 and self._auto is not None
         self.image_item.setImage(data, autoLevels=False)
         self.image_item.setRect(0, 0, data.shape[1], data.shape[0])
         flip_rows, flip_cols = getattr(display, "flips", (False, False))
         self.viewbox.invertY(not flip_rows)  # row 0 at the top unless flipped
         self.viewbox.invertX(bool(flip_cols))
         self._fill_presets(display)
+        self.histogram.item.plot.setData(*histogram_curve(np.asarray(display.data)))
+        self._given_auto = auto
         if not keep_window:
-            first = display.presets[0] if display.presets else display.auto_window()
+            self._auto = auto or self._own_auto()
+            first = display.presets[0] if display.presets else self._auto
             self.set_window(first.center, first.width)
-            self.preset_box.setCurrentIndex(0)
         else:
             self.set_window(self._window.center, self._window.width)
         self._apply_lut()
         if not keep_view:
             self.fit()
         self._update_level()
+        self.cursor_info.emit("")  # the old readout belongs to the old image
 
     def _update_level(self, *_args: object) -> None:
         """Show the pyramid level that has about one image pixel per screen pixel."""
@@ -239,48 +190,86 @@ class ImageView(QWidget):
         self._display = None
         self._data = None
         self._pyramid = {}
+        self._auto = None
         self.image_item.clear()
+        self.histogram.item.plot.setData([], [])
         self.preset_box.clear()
         self.window_label.clear()
+        self.cursor_info.emit("")
 
     def _fill_presets(self, display) -> None:
         self.preset_box.blockSignals(True)
         self.preset_box.clear()
         for preset in display.presets:
             self.preset_box.addItem(f"{preset.name} ({preset.center:g}/{preset.width:g})")
-        self.preset_box.addItem(_AUTO)
+        self.preset_box.addItem(AUTO_LABEL)
         self.preset_box.blockSignals(False)
+
+    def _sync_preset_box(self) -> None:
+        """Select the entry naming the window shown; "Custom (C/W)" when none does."""
+        if self._display is None:
+            return
+        presets = [Window(p.center, p.width) for p in self._display.presets]
+        index = next((i for i, p in enumerate(presets) if self._window.close_to(p)), None)
+        if index is None and self._window.close_to(self._auto):
+            index = len(presets)
+        blocker = self.preset_box.blockSignals(True)
+        custom = len(presets) + 1
+        if index is None:
+            if self.preset_box.count() <= custom:
+                self.preset_box.addItem("")
+            self.preset_box.setItemText(custom, custom_label(self._window))
+            index = custom
+        elif self.preset_box.count() > custom:
+            self.preset_box.removeItem(custom)
+        self.preset_box.setCurrentIndex(index)
+        self.preset_box.blockSignals(blocker)
 
     # -- window / level --------------------------------------------------------------------
     @property
     def window(self) -> Window:
         return self._window
 
+    @property
+    def data_range(self) -> DataRange:
+        """The value range of the image shown (drag sensitivity and minimum width)."""
+        return self._range
+
     def set_window(self, center: float, width: float) -> None:
-        """Set the window in the image's units (width is clamped to a small positive value)."""
-        width = max(float(width), 1e-6)
+        """Set the window in the image's units (width at least the data's minimum width)."""
+        width = max(float(width), self._range.minimum_width, 1e-6)
         self._window = Window(float(center), width)
         lo, hi = self._window.levels
         blocker = self.histogram.item.blockSignals(True)
-        self.histogram.item.setLevels(lo + self._offset, hi + self._offset)
+        self.histogram.item.setLevels(lo, hi)
         self.histogram.item.blockSignals(blocker)
+        self._window_shown()
+
+    def _window_shown(self) -> None:
+        lo, hi = self._window.levels
         self.image_item.setLevels((lo + self._offset, hi + self._offset))
-        self.window_label.setText(f"C {center:.6g}  W {width:.6g}")
+        self.window_label.setText(f"C {self._window.center:.6g}  W {self._window.width:.6g}")
+        self._sync_preset_box()
         self.window_changed.emit(self._window.center, self._window.width)
 
     def drag_window(self, start: Window, dx: float, dy: float, *, final: bool = False) -> None:
-        """Window from a right-drag of ``(dx, dy)`` screen pixels since ``start``.
-
-        Right widens (less contrast), down raises the centre (darker), as in common PACS.
+        """Window from a right-drag of ``(dx, dy)`` screen pixels since ``start``: a drag
+        across the whole view changes the width or the centre by the data range (see
+        :func:`~.window_level.dragged_window`). Right widens, down raises the centre (darker).
         """
-        scale = max(start.width, 1.0) * WL_SENSITIVITY
-        self.set_window(start.center + dy * scale, start.width + dx * scale)
+        size = (self.viewbox.width(), self.viewbox.height())
+        window = dragged_window(start, dx, dy, size, self._range)
+        self.set_window(window.center, window.width)
+
+    def _own_auto(self) -> Window:
+        w = self._display.auto_window()
+        return Window(w.center, w.width)
 
     def auto_window(self) -> None:
+        """The automatic window: the volume's when one was given, else this image's."""
         if self._display is not None:
-            w = self._display.auto_window()
-            self.set_window(w.center, w.width)
-            self.preset_box.setCurrentIndex(self.preset_box.count() - 1)
+            self._auto = self._given_auto or self._own_auto()
+            self.set_window(self._auto.center, self._auto.width)
 
     def adjust(self, brightness: float = 0.0, contrast: float = 0.0) -> None:
         """Step the window: ``brightness`` +1 brighter / -1 darker, ``contrast`` +1 more / -1 less.
@@ -293,18 +282,25 @@ class ImageView(QWidget):
     def _on_preset(self, index: int) -> None:
         if self._display is None:
             return
-        if index >= len(self._display.presets):
+        if index == len(self._display.presets):
             self.auto_window()
-        else:
+        elif index < len(self._display.presets):
             p = self._display.presets[index]
             self.set_window(p.center, p.width)
+        # the "Custom" entry names the window shown; choosing it changes nothing
 
     def _on_histogram_levels(self, item) -> None:
-        lo, hi = item.getLevels()
-        lo, hi = lo - self._offset, hi - self._offset
-        self._window = Window((lo + hi) / 2.0, max(hi - lo, 1e-6))
-        self.window_label.setText(f"C {self._window.center:.6g}  W {self._window.width:.6g}")
-        self.window_changed.emit(self._window.center, self._window.width)
+        lo, hi = item.getLevels()  # the histogram is in the image's units
+        if hi - lo < self._range.minimum_width:
+            self.set_window((lo + hi) / 2.0, hi - lo)  # clamps, and moves the region back
+            return
+        self._window = Window((lo + hi) / 2.0, hi - lo)
+        self._window_shown()
+
+    def _on_lut_changed(self, item) -> None:
+        gradient = item.gradient
+        lut = None if gradient.isLookupTrivial() else gradient.getLookupTable(256, alpha=False)
+        self.image_item.setLookupTable(lut)
 
     # -- invert ----------------------------------------------------------------------------
     @property
@@ -379,8 +375,14 @@ class ImageView(QWidget):
         value = data[row, col]
         return row, col, value.tolist() if hasattr(value, "tolist") else value
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Leave and watched is self.graphics.viewport():
+            self.cursor_info.emit("")  # nothing is under the cursor any more
+        return super().eventFilter(watched, event)
+
     def _on_mouse_moved(self, pos: QPointF) -> None:
         if self._display is None or not self.viewbox.sceneBoundingRect().contains(pos):
+            self.cursor_info.emit("")
             return
         point = self.viewbox.mapSceneToView(pos)
         hit = self.value_at(point.x(), point.y())
