@@ -48,7 +48,7 @@ def _int(ds: Dataset, keyword: str, default: int | None = None) -> int | None:
     """``ds.keyword`` as an int (first value of a multi-value), ``default`` when absent/bad."""
     try:
         value = ds.get(keyword)
-    except Exception:  # noqa: BLE001 - a malformed value raises on access
+    except Exception:  # a malformed value raises on access
         return default
     if value is None or value == "":
         return default
@@ -209,7 +209,7 @@ def _meta_end(path: Path) -> tuple[str, int] | None:
             read_preamble(fh, force=True)
             meta = _read_file_meta_info(fh)
             return str(meta.get("TransferSyntaxUID", "") or ""), fh.tell()
-    except Exception:  # noqa: BLE001 - no usable file meta: pydicom decides later
+    except Exception:  # no usable file meta: pydicom decides later
         return None
 
 

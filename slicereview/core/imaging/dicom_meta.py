@@ -112,7 +112,7 @@ def _as_list(value: Any) -> list:
 # -- free text ---------------------------------------------------------------------------------
 #: Words a window name (*Window Center & Width Explanation*) may be made of. The attribute is
 #: free text and can carry anything a technician typed, so only technical words are kept.
-WINDOW_WORDS = frozenset("""
+_WINDOW_WORDS = """
     window default standard normal auto automatic full range wide narrow soft softer hard harder
     tissue tissues bone bones lung lungs brain head neck chest abdomen abdominal pelvis spine
     liver mediastinum mediastinal angio vascular stroke subdural temporal sinus sinuses
@@ -120,7 +120,8 @@ WINDOW_WORDS = frozenset("""
     skin edge enhanced enhance processed processing presentation for raw log inverted
     smooth sharp detail fine coarse level width center centre user preset ct mr mri pet spect
     us xa cr dx mg rf nm pt hu
-""".split())
+"""
+WINDOW_WORDS = frozenset(_WINDOW_WORDS.split())
 #: Defined terms of *Rescale Type* (PS3.3 C.11.1.1.2) and common units: any other value is
 #: free text and is not stored or shown.
 RESCALE_TYPES = frozenset({"OD", "HU", "US", "MGML", "Z_EFF", "ED", "EDW", "HU_MOD", "PCT",

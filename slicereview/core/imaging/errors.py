@@ -17,7 +17,13 @@ _EXITS = (KeyboardInterrupt, SystemExit, GeneratorExit)
 
 
 class ImagingError(ValueError):
-    """An image file could not be read or shown; the message says why."""
+    """An image file could not be read or shown; the message says why.
+
+    The message is made one line ending in a full stop (:func:`sentence`).
+    """
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(sentence(message) if message else message)
 
 
 class UnreadableImageError(ImagingError):
@@ -98,7 +104,7 @@ def decoder_edge(name: str, what: str = "decode the pixel data of") -> Iterator[
             f"Cannot {what} {name}: its header is nested too deeply to be a real image; "
             "leave the file out."
         ) from None
-    except BaseException:  # noqa: BLE001 - the point of this function (Rust panics)
+    except BaseException:  # the point of this function (Rust panics)
         raise UnreadableImageError(
             f"Cannot {what} {name}: the file is damaged or not what its header says; "
             "re-export it from its source or leave it out."

@@ -40,6 +40,7 @@ from slicereview.core.imaging.formats import (
     is_companion,
 )
 from slicereview.core.imaging.hashing import sha256_file
+from slicereview.core.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.core.store.images import NewImage
 
 if TYPE_CHECKING:
@@ -202,20 +203,44 @@ def iter_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return files
 
 
-def read_entries(path: Path, fmt: str, slices: SliceSelection
-                 ) -> tuple[dict[str, Any], list[NewImage]]:
-    """``(source info, images)`` of one file of format ``fmt`` (headers only where possible).
+def read_entries(path: Path, fmt: str, slices: SliceSelection, *, isolated: bool = True,
+                 limits: Limits = DEFAULT_LIMITS) -> tuple[dict[str, Any], list[NewImage]]:
+    """``(source info, images)`` of one file of format ``fmt``, verified by decoding one image.
 
-    Raises :class:`~slicereview.core.imaging.errors.ImagingError` subclasses for files that
-    cannot be imported.
+    With ``isolated`` (the default) the headers are read and the image decoded in the child
+    process of :mod:`.isolated`, so a decoder that aborts on a damaged file is reported as
+    unreadable instead of ending the import. Raises
+    :class:`~slicereview.core.imaging.errors.ImagingError` subclasses for files that cannot be
+    imported.
     """
+    if isolated:
+        from slicereview.core.imaging import isolated as child
+
+        return child.read_entries(path, fmt, slices, limits)
+    return read_entries_here(path, fmt, slices, limits)
+
+
+def read_entries_here(path: str | Path, fmt: str, slices: SliceSelection,
+                      limits: Limits = DEFAULT_LIMITS) -> tuple[dict[str, Any], list[NewImage]]:
+    """:func:`read_entries` in this process: headers, then the first selected image is
+    decoded once (a truncated volume or a missing decoder is refused at import)."""
+    from slicereview.core.imaging.loader import load_display
+    from slicereview.core.model import Image
+
+    path = Path(path)
     if fmt == DICOM:
-        return dicom.import_entries(path, slices.indices)
-    if fmt in SITK_FORMATS:
-        return volume.import_entries(path, slices.axis, slices.indices)
-    if fmt in RASTER_FORMATS:
-        return raster.import_entries(path)
-    raise UnreadableImageError(f"unknown format {fmt!r}")
+        info, images = dicom.import_entries(path, slices.indices, limits)
+    elif fmt in SITK_FORMATS:
+        info, images = volume.import_entries(path, slices.axis, slices.indices, limits)
+    elif fmt in RASTER_FORMATS:
+        info, images = raster.import_entries(path, limits)
+    else:
+        raise UnreadableImageError(f"{path.name} has the unknown format {fmt!r}; leave it out.")
+    first = images[0]
+    load_display(path, Image(0, 0, "", str(path), fmt, first.frame, first.axis,
+                             first.slice_index), limits=limits)
+    volume.clear_cache()
+    return info, images
 
 
 def import_paths(
@@ -271,17 +296,25 @@ def import_paths(
 
 def _import_one(project: Project, path: Path, slices: SliceSelection, report: ImportReport,
                 seen: set[str], intents: dict[str, int]) -> None:
-    fmt = detect_format(path)
+    try:
+        fmt = detect_format(path)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # one odd file must not stop the import
+        report.failed.append((str(path), _UNEXPECTED))
+        return
     if fmt is None:
         # Pixel-data files of a header (a.raw next to a.mhd) and project files (with their
         # SQLite -wal/-shm/-journal files) are not images: skip them without a complaint.
         if not (is_companion(path) or _is_project_file(path)):
-            report.failed.append((str(path), "not a recognised image format"))
+            report.failed.append((str(path), "This is not an image format slicereview reads "
+                                             "(DICOM, NIfTI, NRRD, MetaImage, PNG, TIFF, JPEG)."))
         return
     try:
         sha = sha256_file(path)
     except OSError as exc:
-        report.failed.append((str(path), f"cannot read the file: {exc.strerror or exc}"))
+        report.failed.append((str(path), f"The file cannot be read ({exc.strerror or 'error'}); "
+                                         "check its permissions."))
         return
     known = project.source_by_hash(sha)
     if sha in seen or (known is not None and fmt not in SITK_FORMATS and fmt != DICOM):
@@ -292,8 +325,12 @@ def _import_one(project: Project, path: Path, slices: SliceSelection, report: Im
     except ImagingError as exc:
         report.failed.append((str(path), str(exc)))
         return
-    except Exception as exc:  # a reader bug or odd file must not stop a 10 000-file import
-        report.failed.append((str(path), f"{type(exc).__name__}: {exc}"))
+    except FileNotFoundError:
+        report.failed.append((str(path), "The file disappeared during the import; import it "
+                                         "again."))
+        return
+    except Exception:  # a reader bug or odd file must not stop a 10 000-file import
+        report.failed.append((str(path), _UNEXPECTED))
         return
     seen.add(sha)
     if known is not None:
@@ -313,6 +350,10 @@ def _import_one(project: Project, path: Path, slices: SliceSelection, report: Im
     intent = str(info.get("presentation_intent") or "").upper()
     if intent:
         intents[intent] = intents.get(intent, 0) + 1
+
+
+_UNEXPECTED = ("slicereview could not read this file (an unexpected error; set "
+               "SLICEREVIEW_DEBUG=1 and import it alone to see it), so it was left out.")
 
 
 def _is_project_file(path: Path) -> bool:
