@@ -12,7 +12,10 @@ before any pixel is decoded.
 
 from __future__ import annotations
 
+import gzip
 import re
+import struct
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -137,3 +140,55 @@ def raster_size(path: Path) -> tuple[int, int, int, int]:
     else:
         rows, cols, channels = shape[-2], shape[-1], 1
     return int(rows), int(cols), int(channels), itemsize
+
+
+def _nifti_claim(head: bytes) -> tuple[int, int] | None:
+    """``(data offset, data bytes)`` a NIfTI-1/-2 header claims, or None if it is not one."""
+    for order in "<>":
+        size = struct.unpack(order + "i", head[:4])[0] if len(head) >= 4 else 0
+        if size == 348 and len(head) >= 348:
+            ndim, *dims = struct.unpack(order + "8h", head[40:56])
+            bitpix = struct.unpack(order + "h", head[72:74])[0]
+            offset = int(struct.unpack(order + "f", head[108:112])[0])
+        elif size == 540 and len(head) >= 540:
+            bitpix = struct.unpack(order + "h", head[14:16])[0]
+            ndim, *dims = struct.unpack(order + "8q", head[16:80])
+            offset = struct.unpack(order + "q", head[168:176])[0]
+        else:
+            continue
+        voxels = 1
+        for d in dims[:max(0, min(int(ndim), 7))]:
+            voxels *= max(1, int(d))
+        return max(offset, size), voxels * max(1, int(bitpix)) // 8
+    return None
+
+
+def check_nifti_length(path: str | Path, limits: Limits) -> None:
+    """Refuse a NIfTI file shorter than its header says (ITK would silently zero-fill it).
+
+    ``.nii.gz`` files are decompressed as a stream, never beyond the claimed size, which the
+    caller has already held against ``limits`` (a gzip bomb is not inflated past it).
+    """
+    path = Path(path)
+    gz = path.name.lower().endswith(".gz")
+    opener = gzip.open if gz else open
+    try:
+        with opener(path, "rb") as fh:
+            claim = _nifti_claim(fh.read(540))
+            if claim is None:
+                return
+            expected = claim[0] + claim[1]
+            limits.check_decoded(claim[1])
+            if gz:
+                fh.seek(0)
+                have = 0
+                while have < expected and (chunk := fh.read(min(1 << 20, expected - have))):
+                    have += len(chunk)
+            else:
+                have = path.stat().st_size
+    except (OSError, EOFError, zlib.error):
+        have, expected = -1, 0
+    if have < expected or have < 0:
+        raise UnreadableImageError(
+            f"{path.name} is truncated or its compressed data is damaged: it holds less "
+            "pixel data than its header describes; copy it again from its source.")

@@ -21,7 +21,11 @@ import numpy as np
 
 from slicereview.core.imaging.display import DisplayImage
 from slicereview.core.imaging.errors import UnreadableImageError, decoder_edge
-from slicereview.core.imaging.file_checks import check_data_files, check_volume_size
+from slicereview.core.imaging.file_checks import (
+    check_data_files,
+    check_nifti_length,
+    check_volume_size,
+)
 from slicereview.core.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.core.imaging.orientation import display_flips
 from slicereview.core.store.images import NewImage
@@ -129,6 +133,7 @@ def import_entries(path: str | Path, axis: int, indices_for: Any,
     geometry = read_geometry(path)
     size, dim = _effective(geometry)
     check_volume_size(path, geometry, limits)
+    check_nifti_length(path, limits)
     components = geometry["components"]
     info: dict[str, Any] = {"kind": "volume" if dim == 3 else "2d", **geometry}
     if dim == 2 or (dim == 3 and size[2] == 1 and axis == 0):
@@ -171,6 +176,7 @@ def import_entries(path: str | Path, axis: int, indices_for: Any,
 def _read_array(path: Path, limits: Limits) -> tuple[np.ndarray, dict[str, Any]]:
     sitk = _sitk()
     check_volume_size(path, read_geometry(path), limits)
+    check_nifti_length(path, limits)
     try:
         with decoder_edge(path.name):
             image = sitk.ReadImage(str(path))
