@@ -17,9 +17,11 @@ from typing import Any
 
 import numpy as np
 from pydicom import Dataset, dcmread
+from pydicom.uid import UID
 
 from slicereview.core.imaging import dicom_checks as checks
 from slicereview.core.imaging import dicom_meta as meta
+from slicereview.core.imaging.codestream import check_codestream
 from slicereview.core.imaging.display import DisplayImage, WindowPreset
 from slicereview.core.imaging.errors import UnreadableImageError, decoder_edge
 from slicereview.core.imaging.limits import DEFAULT_LIMITS, Limits
@@ -94,6 +96,10 @@ def validate(ds: Dataset, path: Path, limits: Limits = DEFAULT_LIMITS) -> None:
     with decoder_edge(path.name, "read the DICOM header of"):
         transfer_syntax = _transfer_syntax(ds, path)
         checks.validate_header(ds, path, limits, checks.pixel_length(element, path))
+        if transfer_syntax:
+            check_codestream(element, path, UID(transfer_syntax).name, int(ds.Rows),
+                             int(ds.Columns), int(ds.get("SamplesPerPixel", 1) or 1),
+                             int(ds.BitsAllocated))
     if transfer_syntax:
         meta.check_decoder(transfer_syntax)
 

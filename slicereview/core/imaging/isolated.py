@@ -79,7 +79,13 @@ def _run(task: str, args: tuple[Any, ...]) -> Any:
 
 
 def _serve(conn: Any, address_space: int) -> None:  # pragma: no cover - runs in the child
+    import logging
+    import warnings
+
     _limit_child(address_space)
+    # Readers log and warn about each damaged tag; the errors returned say what matters.
+    logging.getLogger("tifffile").setLevel(logging.ERROR)
+    warnings.simplefilter("ignore")
     import resource
 
     while True:
