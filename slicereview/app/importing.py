@@ -144,17 +144,25 @@ def import_paths(
 
 def _import_one(project: Project, path: Path, slices: SliceSelection, report: ImportReport,
                 seen: set[str], intents: dict[str, int]) -> None:
-    fmt = detect_format(path)
+    try:
+        fmt = detect_format(path)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # one odd file must not stop the import
+        report.failed.append((str(path), _UNEXPECTED))
+        return
     if fmt is None:
         # Pixel-data files of a header (a.raw next to a.mhd) and project files (with their
         # SQLite -wal/-shm/-journal files) are not images: skip them without a complaint.
         if not (is_companion(path) or _is_project_file(path)):
-            report.failed.append((str(path), "not a recognised image format"))
+            report.failed.append((str(path), "This is not an image format slicereview reads "
+                                             "(DICOM, NIfTI, NRRD, MetaImage, PNG, TIFF, JPEG)."))
         return
     try:
         sha = sha256_file(path)
     except OSError as exc:
-        report.failed.append((str(path), f"cannot read the file: {exc.strerror or exc}"))
+        report.failed.append((str(path), f"The file cannot be read ({exc.strerror or 'error'}); "
+                                         "check its permissions."))
         return
     known = project.source_by_hash(sha)
     if sha in seen or (known is not None and fmt not in SITK_FORMATS and fmt != DICOM):
@@ -165,8 +173,12 @@ def _import_one(project: Project, path: Path, slices: SliceSelection, report: Im
     except ImagingError as exc:
         report.failed.append((str(path), str(exc)))
         return
-    except Exception as exc:  # a reader bug or odd file must not stop a 10 000-file import
-        report.failed.append((str(path), f"{type(exc).__name__}: {exc}"))
+    except FileNotFoundError:
+        report.failed.append((str(path), "The file disappeared during the import; import it "
+                                         "again."))
+        return
+    except Exception:  # a reader bug or odd file must not stop a 10 000-file import
+        report.failed.append((str(path), _UNEXPECTED))
         return
     seen.add(sha)
     if known is not None:
@@ -186,6 +198,10 @@ def _import_one(project: Project, path: Path, slices: SliceSelection, report: Im
     intent = str(info.get("presentation_intent") or "").upper()
     if intent:
         intents[intent] = intents.get(intent, 0) + 1
+
+
+_UNEXPECTED = ("slicereview could not read this file (an unexpected error; set "
+               "SLICEREVIEW_DEBUG=1 and import it alone to see it), so it was left out.")
 
 
 def _is_project_file(path: Path) -> bool:

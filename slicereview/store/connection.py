@@ -5,10 +5,15 @@ committed transaction survives a crash or ``kill -9``, and the file works on net
 (where WAL does not). Every user intent is one transaction (:func:`transaction`).
 
 Opening never changes a file that is not ours, is damaged or is newer: all checks run on a
-read-only connection first. The one write before the checks is SQLite's own crash recovery of a
-file that is ours: a program killed in the middle of a transaction leaves a *hot journal*
-(``<file>-journal``) that a read-only connection cannot roll back, so :func:`check_file` rolls
-it back on a read-write connection (restoring the last committed state) and checks again.
+read-only connection first: the header's application id, the schema version, the schema itself
+(the tables and columns the migrations made, and no unknown tables, indexes, triggers or views:
+a trigger slipped into the file could delete every new answer) and ``quick_check``. The one
+write before the checks is SQLite's own crash recovery of a file that is ours: a program killed
+in the middle of a transaction leaves a *hot journal* (``<file>-journal``) that a read-only
+connection cannot roll back, so :func:`check_file` rolls it back on a read-write connection
+(restoring the last committed state) and checks again -- but only after rolling it back into a
+copy proved that the journal is the project's own (:mod:`.sidecars`; a stray ``-wal`` is
+refused there too). Every message is one line.
 """
 
 from __future__ import annotations
@@ -25,7 +30,15 @@ from slicereview.store.errors import (
     ProjectError,
     ProjectLockedError,
 )
-from slicereview.store.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
+from slicereview.store.schema import (
+    APPLICATION_ID,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    describe_schema,
+    expected_schema,
+    schema_differences,
+)
+from slicereview.store.sidecars import check_journal, check_wal
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _BUSY_TIMEOUT_S = 5.0
@@ -72,6 +85,8 @@ def check_file(path: str | Path) -> int:
             f"(application_id {app_id:#x}, expected {APPLICATION_ID:#x}). "
             "It was left untouched."
         )
+    check_wal(path, header)
+    check_journal(path, _check_sqlite)
     try:
         return _check_sqlite(path)
     except _HotJournal:
@@ -103,16 +118,27 @@ def _roll_back_hot_journal(path: Path) -> None:
     except sqlite3.Error as exc:
         raise DamagedProjectError(
             f"{path} was not closed cleanly and its journal ({path.name}-journal) must be "
-            f"rolled back, which failed ({exc}). Open it once where the folder is writable; "
-            "the file was left untouched."
+            "rolled back, which failed; open it once from a folder where you may write files "
+            "(the file was left untouched)."
         ) from exc
+
+
+_UNTOUCHED = "(the file was left untouched)"
+
+
+def _damaged(path: Path, what: str) -> DamagedProjectError:
+    return DamagedProjectError(
+        f"{path} is damaged ({what}); restore it from a backup {_UNTOUCHED}."
+    )
 
 
 def _check_sqlite(path: Path) -> int:
     try:
         conn = _read_only(path)
     except sqlite3.Error as exc:  # pragma: no cover - sqlite opens lazily
-        raise DamagedProjectError(f"{path} cannot be opened: {exc}.") from exc
+        raise _damaged(path, "SQLite cannot open it") from exc
+    # Damaged text in the schema or in quick_check's report must not raise UnicodeDecodeError.
+    conn.text_factory = lambda b: b.decode("utf-8", "replace")
     try:
         try:
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
@@ -130,6 +156,8 @@ def _check_sqlite(path: Path) -> int:
                     "(`pip install -U slicereview`) to open it; the file was left untouched."
                 )
             problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
+            if problems == ["ok"]:
+                _check_schema(conn, path, int(version))
         except sqlite3.OperationalError as exc:
             if _is_hot_journal(path, exc):
                 raise _HotJournal from exc
@@ -137,24 +165,47 @@ def _check_sqlite(path: Path) -> int:
                 raise ProjectLockedError(
                     f"{path} is locked by another program; close it there and try again."
                 ) from exc
-            raise DamagedProjectError(
-                f"{path} is damaged and cannot be read ({exc}). Restore it from a backup; "
-                "the file was left untouched."
-            ) from exc
-        except sqlite3.DatabaseError as exc:
-            raise DamagedProjectError(
-                f"{path} is damaged and cannot be read ({exc}). Restore it from a backup; "
-                "the file was left untouched."
-            ) from exc
+            raise _damaged(path, "SQLite cannot read it") from exc
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            # (SQLite's error text quotes damaged schema bytes that Python cannot decode.)
+            raise _damaged(path, "SQLite cannot read it") from exc
         if problems != ["ok"]:
-            shown = "; ".join(problems[:3])
-            raise DamagedProjectError(
-                f"{path} is damaged (SQLite quick_check: {shown}). Restore it from a backup; "
-                "the file was left untouched."
-            )
+            n = len(problems)
+            raise _damaged(path, f"SQLite's quick_check found {n} problem{'s' * (n != 1)}")
         return int(version)
     finally:
         conn.close()
+
+
+def _check_schema(conn: sqlite3.Connection, path: Path, version: int) -> None:
+    """Refuse a schema that is not the one ``MIGRATIONS[:version]`` makes (see module doc).
+
+    Version 0 is a file that was never migrated: it may hold other tables, but none of ours.
+    """
+    actual = describe_schema(conn)
+    if version <= 0:
+        current = expected_schema(MIGRATIONS, SCHEMA_VERSION)
+        ours = sorted(set(actual["tables"]) & set(current["tables"]))  # type: ignore[arg-type]
+        if version < 0 or ours:
+            matches = not schema_differences(actual, current)
+            advice = (
+                f"restore it from a backup, or, as its tables are those of format "
+                f"{SCHEMA_VERSION}, repair it with `sqlite3 \"{path}\" \"PRAGMA user_version = "
+                f"{SCHEMA_VERSION}\"` and open it again" if matches else
+                "restore it from a backup"
+            )
+            raise DamagedProjectError(
+                f"{path} has a damaged project format number ({version}); {advice} "
+                f"{_UNTOUCHED}."
+            )
+        return
+    differences = schema_differences(actual, expected_schema(MIGRATIONS, version))
+    if differences:
+        shown = ", ".join(differences[:3]) + (", ..." if len(differences) > 3 else "")
+        raise DamagedProjectError(
+            f"{path} is not a slicereview project as this version wrote it ({shown}); "
+            f"restore it from a backup {_UNTOUCHED}."
+        )
 
 
 def migrate(conn: sqlite3.Connection) -> int:

@@ -303,7 +303,7 @@ def test_refuses_damaged_file(project_path: Path, how: str):
     assert project_path.stat().st_size >= 20 * 4096  # enough pages to damage
     data = _corrupt(bytearray(project_path.read_bytes()), how, random.Random(how))
     project_path.write_bytes(bytes(data))
-    _assert_refused(project_path, DamagedProjectError, "damaged", "Restore it from a backup")
+    _assert_refused(project_path, DamagedProjectError, "damaged", "restore it from a backup")
 
 
 # -- transactions ------------------------------------------------------------------------------

@@ -17,26 +17,39 @@ from typing import Any
 
 import numpy as np
 from pydicom import Dataset, dcmread
-from pydicom.errors import InvalidDicomError
+from pydicom.uid import UID
 
+from slicereview.engines.imaging import dicom_checks as checks
 from slicereview.engines.imaging import dicom_meta as meta
+from slicereview.engines.imaging.codestream import check_codestream
 from slicereview.engines.imaging.display import DisplayImage, WindowPreset
-from slicereview.engines.imaging.errors import ImagingError, UnreadableImageError
+from slicereview.engines.imaging.errors import UnreadableImageError, decoder_edge
+from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.model import NewImage
 
 _PIXEL_TAGS = (0x7FE00010, 0x7FE00008, 0x7FE00009)  # Pixel Data, Float, Double Float
 
 
-def read_header(path: str | Path, *, defer: bool = True) -> Dataset:
+def read_header(path: str | Path, *, defer: bool = True,
+                limits: Limits = DEFAULT_LIMITS) -> Dataset:
     """Read a DICOM file's data set; large values (the pixel data) are deferred when ``defer``.
 
-    Raises :class:`UnreadableImageError` for a file pydicom cannot parse.
+    A deflated data set is first inflated as a stream with a cap
+    (:func:`~.dicom_checks.check_deflated`). Raises :class:`UnreadableImageError` for a file
+    pydicom cannot parse (whatever pydicom raises, even ``RecursionError`` on absurdly nested
+    sequences) and :class:`~.errors.LimitExceededError` for a deflate bomb.
     """
+    path = Path(path)
+    checks.check_deflated(path, limits)
     try:
-        ds = dcmread(path, defer_size="256 KB" if defer else None, force=True)
-    except (InvalidDicomError, EOFError, OSError, ValueError, KeyError, TypeError) as exc:
-        raise UnreadableImageError(f"not a readable DICOM file: {exc}") from None
-    _ensure_transfer_syntax(ds)
+        with decoder_edge(path.name, "read the DICOM header of"):
+            ds = dcmread(path, defer_size="256 KB" if defer else None, force=True)
+            _ensure_transfer_syntax(ds)
+    except UnreadableImageError:
+        raise UnreadableImageError(
+            f"{path.name} is not a readable DICOM file (damaged, truncated or another kind "
+            "of file); copy it again from its source or leave it out."
+        ) from None
     return ds
 
 
@@ -48,7 +61,7 @@ def _ensure_transfer_syntax(ds: Dataset) -> None:
 
     if getattr(ds, "file_meta", None) is not None and "TransferSyntaxUID" in ds.file_meta:
         return
-    implicit, little = ds.original_encoding
+    implicit, little = getattr(ds, "original_encoding", (None, None))
     if implicit is None or little is None:
         return
     if getattr(ds, "file_meta", None) is None:
@@ -66,41 +79,33 @@ def _pixel_element(ds: Dataset) -> Any:
     return None
 
 
-def _check_length(ds: Dataset, path: Path) -> None:
-    """Catch truncated uncompressed pixel data without decoding it.
+def _transfer_syntax(ds: Dataset, path: Path) -> str:
+    uid = checks.transfer_syntax(ds, path.name)
+    return str(uid) if uid is not None else ""
 
-    Compares what the file really holds (the read value, or the bytes left after a deferred
-    value's offset) with what *Rows*, *Columns*, *Bits Allocated*... require.
-    """
-    from pydicom.pixels.utils import get_expected_length
 
+def validate(ds: Dataset, path: Path, limits: Limits = DEFAULT_LIMITS) -> None:
+    """Refuse a data set without pixel data, with an inconsistent or oversized header, or
+    whose decoder is missing (see :func:`~.dicom_checks.validate_header`); no decoder runs."""
     element = _pixel_element(ds)
-    length = getattr(element, "length", None)
-    if length is None or length == 0xFFFFFFFF:  # encapsulated: checked when decoded
-        return
-    value = getattr(element, "value", None)
-    tell = getattr(element, "value_tell", None)
-    if value is not None:
-        actual = len(value)
-    elif tell is not None:
-        actual = max(0, path.stat().st_size - tell)
-    else:
-        return
-    try:
-        expected = min(length, get_expected_length(ds, "bytes"))
-    except (AttributeError, KeyError, TypeError, ValueError):
-        expected = length
-    if actual < expected:
-        raise UnreadableImageError(f"pixel data is truncated ({actual} of {expected} bytes)")
+    if "Rows" not in ds or element is None:
+        raise UnreadableImageError(
+            f"{path.name} is a DICOM file without image pixel data (e.g. a DICOMDIR, report "
+            "or presentation state); leave it out."
+        )
+    with decoder_edge(path.name, "read the DICOM header of"):
+        transfer_syntax = _transfer_syntax(ds, path)
+        checks.validate_header(ds, path, limits, checks.pixel_length(element, path))
+        if transfer_syntax:
+            check_codestream(element, path, UID(transfer_syntax).name, int(ds.Rows),
+                             int(ds.Columns), int(ds.get("SamplesPerPixel", 1) or 1),
+                             int(ds.BitsAllocated))
+    if transfer_syntax:
+        meta.check_decoder(transfer_syntax)
 
 
-def _transfer_syntax(ds: Dataset) -> str:
-    file_meta = getattr(ds, "file_meta", None)
-    return str(file_meta.get("TransferSyntaxUID", "") or "") if file_meta is not None else ""
-
-
-def import_entries(path: str | Path, frames_for: Callable[[int], list[int]] | None = None
-                   ) -> tuple[dict[str, Any], list[NewImage]]:
+def import_entries(path: str | Path, frames_for: Callable[[int], list[int]] | None = None,
+                   limits: Limits = DEFAULT_LIMITS) -> tuple[dict[str, Any], list[NewImage]]:
     """``(source info, images)`` for one DICOM file, reading no pixel data.
 
     One :class:`NewImage` per frame; for a multi-frame file ``frames_for(n)`` picks the frames
@@ -109,45 +114,36 @@ def import_entries(path: str | Path, frames_for: Callable[[int], list[int]] | No
     pixel data's length.
     """
     path = Path(path)
-    ds = read_header(path)
-    if "Rows" not in ds or _pixel_element(ds) is None:
-        raise UnreadableImageError(
-            "DICOM file without image pixel data (e.g. a DICOMDIR, report or presentation state)"
-        )
-    transfer_syntax = _transfer_syntax(ds)
-    if transfer_syntax:
-        meta.check_decoder(transfer_syntax)
-    _check_length(ds, path)
+    ds = read_header(path, limits=limits)
+    validate(ds, path, limits)
     rows, cols = int(ds.Rows), int(ds.Columns)
-    if rows <= 0 or cols <= 0:
-        raise UnreadableImageError(f"DICOM image has no pixels ({rows} x {cols})")
     n = meta.number_of_frames(ds)
     wanted = list(range(n)) if frames_for is None or n == 1 else [
         f for f in frames_for(n) if 0 <= f < n]
     if not wanted:
-        raise UnreadableImageError(f"the slice selection picks none of the {n} frames")
-    images = [NewImage(rows, cols, frame=f, axis=-1, slice_index=0,
-                       info=meta.frame_info(ds, f)) for f in wanted]
-    return meta.technical_info(ds), images
+        raise UnreadableImageError(
+            f"The slice selection picks none of the {n} frames of {path.name}; choose "
+            "another selection."
+        )
+    with decoder_edge(path.name, "read the DICOM header of"):
+        images = [NewImage(rows, cols, frame=f, axis=-1, slice_index=0,
+                           info=meta.frame_info(ds, f)) for f in wanted]
+        return meta.technical_info(ds), images
 
 
 # -- pixels ----------------------------------------------------------------------------------
 def _decode(ds: Dataset, path: Path, frame: int) -> np.ndarray:
     from pydicom.pixels import pixel_array
 
-    ts = _transfer_syntax(ds)
-    if ts:
-        meta.check_decoder(ts)
     n = meta.number_of_frames(ds)
     if not 0 <= frame < n:
-        raise UnreadableImageError(f"frame {frame} does not exist ({n} frame(s))")
-    try:
+        raise UnreadableImageError(
+            f"Frame {frame} of {path.name} does not exist (it has {n}); relink the project "
+            "to the right file."
+        )
+    with decoder_edge(path.name):
         # index= decodes only the wanted frame of a multi-frame file.
         return pixel_array(ds, index=frame if n > 1 else None)
-    except ImagingError:
-        raise
-    except Exception as exc:  # decoders raise anything from ValueError to RuntimeError
-        raise UnreadableImageError(f"cannot decode pixel data of {path.name}: {exc}") from None
 
 
 def _narrow(arr: np.ndarray) -> np.ndarray:
@@ -219,7 +215,7 @@ def _to_rgb8(arr: np.ndarray, ds: Dataset) -> np.ndarray:
     return np.rint(scaled).astype(np.uint8)
 
 
-def load(path: str | Path, frame: int = 0) -> DisplayImage:
+def load(path: str | Path, frame: int = 0, limits: Limits = DEFAULT_LIMITS) -> DisplayImage:
     """The :class:`DisplayImage` of ``frame`` of the DICOM file at ``path`` (see module doc).
 
     Example
@@ -232,10 +228,14 @@ def load(path: str | Path, frame: int = 0) -> DisplayImage:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"image file not found: {path}")
-    ds = read_header(path, defer=False)
-    if _pixel_element(ds) is None:
-        raise UnreadableImageError(f"{path.name}: DICOM file without image pixel data")
+    ds = read_header(path, defer=False, limits=limits)
+    validate(ds, path, limits)
     arr = _decode(ds, path, frame)
+    with decoder_edge(path.name, "show"):
+        return _display(arr, ds, frame)
+
+
+def _display(arr: np.ndarray, ds: Dataset, frame: int) -> DisplayImage:
     spacing, spacing_source = meta.pixel_spacing(ds, frame)
     photometric = str(ds.get("PhotometricInterpretation", "")).upper()
     modality = str(ds.get("Modality", "") or "")

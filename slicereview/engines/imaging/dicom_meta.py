@@ -59,19 +59,20 @@ def check_decoder(transfer_syntax: str) -> None:
     from pydicom.pixels import get_decoder
 
     uid = UID(transfer_syntax)
-    if not uid.is_compressed:
-        return
+    if not uid.is_transfer_syntax or not uid.is_compressed:
+        return  # (an unknown UID is refused by dicom_checks.transfer_syntax)
     try:
         decoder = get_decoder(uid)
     except NotImplementedError:
         raise MissingCodecError(
-            f"pixel data compressed as {uid.name!r} ({uid}): {install_hint(uid)}",
+            f"The pixel data is compressed as {uid.name} ({uid}) and no installed decoder "
+            f"reads it ({install_hint(uid)}); convert the file or leave it out.",
             transfer_syntax=str(uid),
         ) from None
     if not decoder.is_available:
         raise MissingCodecError(
-            f"pixel data compressed as {uid.name!r} needs a decoder that is not installed. "
-            f"{install_hint(uid)}",
+            f"The pixel data is compressed as {uid.name} and its decoder is not installed; "
+            f"install it ({install_hint(uid)}) and import the file again.",
             transfer_syntax=str(uid),
         )
 
@@ -108,9 +109,50 @@ def _as_list(value: Any) -> list:
     return list(value)
 
 
+# -- free text ---------------------------------------------------------------------------------
+#: Words a window name (*Window Center & Width Explanation*) may be made of. The attribute is
+#: free text and can carry anything a technician typed, so only technical words are kept.
+_WINDOW_WORDS = """
+    window default standard normal auto automatic full range wide narrow soft softer hard harder
+    tissue tissues bone bones lung lungs brain head neck chest abdomen abdominal pelvis spine
+    liver mediastinum mediastinal angio vascular stroke subdural temporal sinus sinuses
+    contrast high low medium mid linear sigmoid voi lut mammo mammography breast dense fatty
+    skin edge enhanced enhance processed processing presentation for raw log inverted
+    smooth sharp detail fine coarse level width center centre user preset ct mr mri pet spect
+    us xa cr dx mg rf nm pt hu
+"""
+WINDOW_WORDS = frozenset(_WINDOW_WORDS.split())
+#: Defined terms of *Rescale Type* (PS3.3 C.11.1.1.2) and common units: any other value is
+#: free text and is not stored or shown.
+RESCALE_TYPES = frozenset({"OD", "HU", "US", "MGML", "Z_EFF", "ED", "EDW", "HU_MOD", "PCT",
+                           "BQML", "CNTS", "PERCENT", "MM", "MS", "S", "CM", "MM2/S"})
+
+
+def _technical_name(text: str) -> str:
+    """``text`` when it consists of technical words and numbers only, else ``""``.
+
+    Example
+    -------
+    >>> _technical_name("WINDOW1 Soft tissue"), _technical_name("Dr Smith's setting")
+    ('WINDOW1 Soft tissue', '')
+    """
+    words = [w for w in "".join(c if c.isalnum() else " " for c in text).split()]
+    if not words or len(text) > 64:
+        return ""
+    for word in words:
+        core = word.rstrip("0123456789").lower()
+        if core and core not in WINDOW_WORDS:
+            return ""
+    return text.strip()
+
+
 # -- rescale, windows, spacing ---------------------------------------------------------------
 def rescale(ds: Dataset, frame: int = 0) -> tuple[float, float, str]:
-    """``(slope, intercept, rescale_type)`` of the linear modality transform (1, 0, "")."""
+    """``(slope, intercept, rescale_type)`` of the linear modality transform (1, 0, "").
+
+    ``rescale_type`` is upper case and only one of :data:`RESCALE_TYPES` (else ``""``): the
+    attribute is free text in some files.
+    """
     slope = frame_attr(ds, frame, "PixelValueTransformationSequence", "RescaleSlope")
     intercept = frame_attr(ds, frame, "PixelValueTransformationSequence", "RescaleIntercept")
     kind = frame_attr(ds, frame, "PixelValueTransformationSequence", "RescaleType")
@@ -121,13 +163,14 @@ def rescale(ds: Dataset, frame: int = 0) -> tuple[float, float, str]:
         slope, intercept = 1.0, 0.0
     if not math.isfinite(slope) or slope == 0 or not math.isfinite(intercept):
         slope, intercept = 1.0, 0.0
-    return slope, intercept, str(kind or "")
+    kind = str(kind or "").strip().upper()
+    return slope, intercept, kind if kind in RESCALE_TYPES else ""
 
 
 def value_unit(ds: Dataset, frame: int = 0) -> str:
     """Unit of modality values for the pixel readout: RescaleType, ``"HU"`` for CT, or ``""``."""
     slope, intercept, kind = rescale(ds, frame)
-    if kind and kind.upper() not in ("US", "UNSPECIFIED"):
+    if kind and kind not in ("US", "UNSPECIFIED"):
         return kind
     if str(ds.get("Modality", "")).upper() == "CT" and (
         "RescaleIntercept" in ds or _group_item(ds, frame, "PixelValueTransformationSequence")
@@ -139,7 +182,8 @@ def value_unit(ds: Dataset, frame: int = 0) -> str:
 def window_presets(ds: Dataset, frame: int = 0) -> list[WindowPreset]:
     """The linear windows in the file (in modality units), one preset per centre/width pair.
 
-    Names come from *Window Center & Width Explanation* when present (else ``"window 1"``...).
+    Names come from *Window Center & Width Explanation* when it is made of technical words
+    only (:data:`WINDOW_WORDS`; free text is never stored), else ``"window 1"``...
     Pairs with a non-positive or non-numeric width are dropped.
     """
     item = _group_item(ds, frame, "FrameVOILUTSequence")
@@ -155,7 +199,7 @@ def window_presets(ds: Dataset, frame: int = 0) -> list[WindowPreset]:
             continue
         if not (math.isfinite(c) and math.isfinite(w)) or w <= 0:
             continue
-        name = str(names[k]).strip() if k < len(names) and str(names[k]).strip() else ""
+        name = _technical_name(str(names[k])) if k < len(names) else ""
         presets.append(WindowPreset(name or f"window {k + 1}", c, w))
     return presets
 

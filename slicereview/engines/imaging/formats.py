@@ -79,9 +79,13 @@ def _pydicom_parses(path: Path) -> bool:
 
     try:
         ds = dcmread(path, stop_before_pixels=True, force=True)
+        return "Rows" in ds or "SOPClassUID" in ds
     except (InvalidDicomError, OSError, ValueError, EOFError, struct.error):
         return False
-    return "Rows" in ds or "SOPClassUID" in ds
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # RecursionError on absurd nesting, parser bugs
+        return False
 
 
 def is_companion(path: str | Path) -> bool:

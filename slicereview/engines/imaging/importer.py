@@ -25,6 +25,7 @@ from slicereview.engines.imaging.formats import (
     RASTER_FORMATS,
     SITK_FORMATS,
 )
+from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.model import NewImage
 
 _MODES = ("middle", "all", "every", "range")
@@ -130,19 +131,41 @@ def iter_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return files
 
 
-def read_entries(path: Path, fmt: str, slices: SliceSelection
-                 ) -> tuple[dict[str, Any], list[NewImage]]:
-    """``(source info, images)`` of one file of format ``fmt`` (headers only where possible).
+def read_entries(path: Path, fmt: str, slices: SliceSelection, *, isolated: bool = True,
+                 limits: Limits = DEFAULT_LIMITS) -> tuple[dict[str, Any], list[NewImage]]:
+    """``(source info, images)`` of one file of format ``fmt``, verified by decoding one image.
 
-    Raises :class:`~slicereview.engines.imaging.errors.ImagingError` subclasses for files that
-    cannot be imported.
+    With ``isolated`` (the default) the headers are read and the image decoded in the child
+    process of :mod:`.isolated`, so a decoder that aborts on a damaged file is reported as
+    unreadable instead of ending the import. Raises
+    :class:`~slicereview.engines.imaging.errors.ImagingError` subclasses for files that cannot be
+    imported.
     """
+    if isolated:
+        from slicereview.engines.imaging import isolated as child
+
+        return child.read_entries(path, fmt, slices, limits)
+    return read_entries_here(path, fmt, slices, limits)
+
+
+def read_entries_here(path: str | Path, fmt: str, slices: SliceSelection,
+                      limits: Limits = DEFAULT_LIMITS) -> tuple[dict[str, Any], list[NewImage]]:
+    """:func:`read_entries` in this process: headers, then the first selected image is
+    decoded once (a truncated volume or a missing decoder is refused at import)."""
+    from slicereview.engines.imaging.loader import load_display
+    from slicereview.model import Image
+
+    path = Path(path)
     if fmt == DICOM:
-        return dicom.import_entries(path, slices.indices)
-    if fmt in SITK_FORMATS:
-        return volume.import_entries(path, slices.axis, slices.indices)
-    if fmt in RASTER_FORMATS:
-        return raster.import_entries(path)
-    raise UnreadableImageError(f"unknown format {fmt!r}")
-
-
+        info, images = dicom.import_entries(path, slices.indices, limits)
+    elif fmt in SITK_FORMATS:
+        info, images = volume.import_entries(path, slices.axis, slices.indices, limits)
+    elif fmt in RASTER_FORMATS:
+        info, images = raster.import_entries(path, limits)
+    else:
+        raise UnreadableImageError(f"{path.name} has the unknown format {fmt!r}; leave it out.")
+    first = images[0]
+    load_display(path, Image(0, 0, "", str(path), fmt, first.frame, first.axis,
+                             first.slice_index), limits=limits)
+    volume.clear_cache()
+    return info, images

@@ -27,10 +27,12 @@ from slicereview.engines.imaging import dicom, raster, volume
 from slicereview.engines.imaging.display import DisplayImage
 from slicereview.engines.imaging.errors import UnreadableImageError
 from slicereview.engines.imaging.formats import DICOM, RASTER_FORMATS, SITK_FORMATS
+from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.model import Image
 
 
-def load_display(path: str | Path, image: Image) -> DisplayImage:
+def load_display(path: str | Path, image: Image, *, limits: Limits = DEFAULT_LIMITS,
+                 isolated: bool = False) -> DisplayImage:
     """Read ``image`` (one frame or slice) from the file at ``path`` and make its display copy.
 
     Parameters
@@ -40,6 +42,13 @@ def load_display(path: str | Path, image: Image) -> DisplayImage:
     image
         The project's :class:`~slicereview.model.Image`: its ``format`` picks the reader,
         ``frame`` the DICOM frame, ``axis``/``slice_index`` the volume slice.
+    limits
+        Size limits checked from the header before decoding (:mod:`.limits`).
+    isolated
+        Decode in the child process of :mod:`.isolated` (a decoder crash becomes a
+        :class:`~.errors.DecoderCrashedError` instead of ending the program). Use it for files
+        not yet shown once, e.g. thumbnails when a project opens
+        (:func:`.isolated.thumbnail` sends only the thumbnail back).
 
     Returns
     -------
@@ -59,13 +68,19 @@ def load_display(path: str | Path, image: Image) -> DisplayImage:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"image file not found: {path} (moved? use relink)")
+    if isolated:
+        from slicereview.engines.imaging import isolated as child
+
+        return child.display(path, image, limits)
     if image.format == DICOM:
-        return dicom.load(path, image.frame)
+        return dicom.load(path, image.frame, limits)
     if image.format in SITK_FORMATS:
-        return volume.load(path, image.axis, image.slice_index)
+        return volume.load(path, image.axis, image.slice_index, limits)
     if image.format in RASTER_FORMATS:
-        return raster.load(path)
-    raise UnreadableImageError(f"unknown image format {image.format!r} for {path.name}")
+        return raster.load(path, limits)
+    raise UnreadableImageError(
+        f"{path.name} has the unknown image format {image.format!r} in the project; "
+        "import the file again.")
 
 
 def clear_cache() -> None:

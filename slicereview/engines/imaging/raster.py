@@ -16,25 +16,49 @@ import numpy as np
 
 from slicereview.engines.imaging.display import DisplayImage, WindowPreset
 from slicereview.engines.imaging.errors import UnreadableImageError
+from slicereview.engines.imaging.file_checks import raster_size
+from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.model import NewImage
 
 
-def read_array(path: str | Path) -> np.ndarray:
+def check_header(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> tuple[int, int]:
+    """``(rows, cols)`` from the file's header, refused when over ``limits`` (nothing is
+    decoded: a zlib TIFF or PNG bomb is refused before it inflates)."""
+    path = Path(path)
+    try:
+        rows, cols, channels, itemsize = raster_size(path)
+    except UnreadableImageError:
+        raise _unreadable(path) from None
+    limits.check_frame(rows, cols, channels * itemsize)
+    return rows, cols
+
+
+def _unreadable(path: Path) -> UnreadableImageError:
+    return UnreadableImageError(
+        f"cannot read {path.name}: it is damaged, truncated or not the format its name says; "
+        "copy it again from its source or leave it out")
+
+
+def read_array(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> np.ndarray:
     """The pixels as ``(H, W)`` grey or ``(H, W, 3)`` uint8 RGB (see module doc)."""
     import skimage.io
 
     path = Path(path)
+    check_header(path, limits)
     try:
         arr = np.asarray(skimage.io.imread(path))
-    except Exception as exc:  # the image plugins raise many kinds of errors
-        raise UnreadableImageError(f"cannot read {path.name}: {_last_line(exc)}") from None
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # the image plugins raise many kinds of errors
+        raise _unreadable(path) from None
     if arr.ndim == 3 and arr.shape[2] == 2:  # grey + alpha
         arr = arr[..., 0]
     if arr.ndim == 3 and arr.shape[2] in (3, 4):
         return _rgb8(arr[..., :3])
     if arr.ndim != 2:
         raise UnreadableImageError(
-            f"{path.name}: unsupported image shape {arr.shape} (multi-page or multi-channel)"
+            f"{path.name} has the image shape {arr.shape} (multi-page or multi-channel), which "
+            "cannot be shown; save its pages as separate files"
         )
     if arr.dtype == np.bool_:
         return arr.astype(np.uint8)
@@ -43,14 +67,6 @@ def read_array(path: str | Path) -> np.ndarray:
     if arr.dtype.kind in "iu" and arr.itemsize <= 2:
         return arr.astype(np.int32)
     return arr.astype(np.float32)
-
-
-def _last_line(exc: BaseException) -> str:
-    """The line of a plugin's error that says what went wrong (SimpleITK, which scikit-image
-    may fall back to, puts its C++ source location first)."""
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    text = lines[-1] if lines else type(exc).__name__
-    return text.removeprefix("sitk::ERROR: ")
 
 
 def _rgb8(rgb: np.ndarray) -> np.ndarray:
@@ -64,9 +80,10 @@ def _rgb8(rgb: np.ndarray) -> np.ndarray:
     return np.clip(np.rint(scaled), 0, 255).astype(np.uint8)
 
 
-def import_entries(path: str | Path) -> tuple[dict[str, Any], list[NewImage]]:
+def import_entries(path: str | Path, limits: Limits = DEFAULT_LIMITS
+                   ) -> tuple[dict[str, Any], list[NewImage]]:
     """``(source info, [one image])``; the file is decoded once to prove it is readable."""
-    arr = read_array(path)
+    arr = read_array(path, limits)
     info = _info(arr)
     return info, [NewImage(int(arr.shape[0]), int(arr.shape[1]), info=info)]
 
@@ -81,7 +98,7 @@ def _info(arr: np.ndarray) -> dict[str, Any]:
     }
 
 
-def load(path: str | Path) -> DisplayImage:
+def load(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> DisplayImage:
     """The :class:`DisplayImage` of a PNG/TIFF/JPEG file.
 
     8-bit grey images get the preset ``"full range"`` (0–255) so that they look as in any
@@ -99,7 +116,7 @@ def load(path: str | Path) -> DisplayImage:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"image file not found: {path}")
-    data = read_array(path)
+    data = read_array(path, limits)
     presets = [WindowPreset("full range", 127.5, 255.0)] if data.dtype == np.uint8 else []
     kind = "RGB" if data.ndim == 3 else "grey"
     return DisplayImage(

@@ -20,7 +20,13 @@ from typing import Any
 import numpy as np
 
 from slicereview.engines.imaging.display import DisplayImage
-from slicereview.engines.imaging.errors import UnreadableImageError
+from slicereview.engines.imaging.errors import UnreadableImageError, decoder_edge
+from slicereview.engines.imaging.file_checks import (
+    check_data_files,
+    check_nifti_length,
+    check_volume_size,
+)
+from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.engines.imaging.orientation import display_flips
 from slicereview.model import NewImage
 
@@ -43,12 +49,15 @@ def read_geometry(path: str | Path) -> dict[str, Any]:
     ``direction`` (row-major 3x3 or 2x2), ``components``, ``pixel_type``. No pixels are read.
     """
     sitk = _sitk()
+    path = Path(path)
+    check_data_files(path)
     reader = sitk.ImageFileReader()
     reader.SetFileName(str(path))
     try:
-        reader.ReadImageInformation()
-    except RuntimeError as exc:
-        raise UnreadableImageError(f"SimpleITK cannot read it: {_first_line(exc)}") from None
+        with decoder_edge(path.name):
+            reader.ReadImageInformation()
+    except UnreadableImageError:
+        raise _unreadable(path) from None
     return {
         "dimension": reader.GetDimension(),
         "size": list(reader.GetSize()),
@@ -60,10 +69,12 @@ def read_geometry(path: str | Path) -> dict[str, Any]:
     }
 
 
-def _first_line(exc: BaseException) -> str:
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    # SimpleITK errors start with a source location; the last line says what went wrong.
-    return lines[-1] if lines else type(exc).__name__
+def _unreadable(path: Path) -> UnreadableImageError:
+    # SimpleITK's own text (C++ source locations, "sitk::ERROR") is not for users.
+    return UnreadableImageError(
+        f"SimpleITK cannot read {path.name}: it is damaged, truncated or not the format its "
+        "name says; copy it again from its source or leave it out."
+    )
 
 
 def _effective(geometry: dict[str, Any]) -> tuple[list[int], int]:
@@ -73,7 +84,8 @@ def _effective(geometry: dict[str, Any]) -> tuple[list[int], int]:
         size.pop()
     if len(size) > 3:
         raise UnreadableImageError(
-            f"{len(size)}-D images (e.g. time series) are not supported: size {size}"
+            f"{len(size)}-D images (e.g. time series) are not supported (size {size}); "
+            "split the series into 3-D files to import it"
         )
     return size, len(size)
 
@@ -110,35 +122,43 @@ def slice_geometry(geometry: dict[str, Any], axis: int, index: int) -> dict[str,
     }
 
 
-def import_entries(path: str | Path, axis: int, indices_for: Any
-                   ) -> tuple[dict[str, Any], list[NewImage]]:
+def import_entries(path: str | Path, axis: int, indices_for: Any,
+                   limits: Limits = DEFAULT_LIMITS) -> tuple[dict[str, Any], list[NewImage]]:
     """``(source info, images)`` of a SimpleITK file, reading only its header.
 
     ``indices_for(n)`` gives the slice indices to import from ``n`` slices along ``axis`` (a
     :meth:`SliceSelection.indices`). A 2-D file gives one image with ``axis = -1``.
     """
+    path = Path(path)
     geometry = read_geometry(path)
     size, dim = _effective(geometry)
+    check_volume_size(path, geometry, limits)
+    check_nifti_length(path, limits)
     components = geometry["components"]
     info: dict[str, Any] = {"kind": "volume" if dim == 3 else "2d", **geometry}
     if dim == 2 or (dim == 3 and size[2] == 1 and axis == 0):
         if components not in (1, 3, 4):
-            raise UnreadableImageError(f"{components}-component pixels are not supported")
+            raise UnreadableImageError(
+                f"{path.name} has {components} values per pixel; only grey (1), RGB (3) and "
+                "RGBA (4) images can be shown, so leave it out")
         spacing = [float(geometry["spacing"][1]), float(geometry["spacing"][0])]
         image_info = {**info, "pixel_spacing": spacing, "spacing_source": "SimpleITK"}
         return info, [NewImage(size[1], size[0], frame=0, axis=-1, slice_index=0,
                                info=image_info)]
     if dim != 3:
-        raise UnreadableImageError(f"{dim}-D images are not supported")
+        raise UnreadableImageError(f"{path.name} is {dim}-D; only 2-D and 3-D images are "
+                                   "supported, so leave it out")
     if components != 1:
         raise UnreadableImageError(
-            f"volumes with {components}-component pixels are not supported"
+            f"{path.name} is a volume with {components} values per voxel, which cannot be "
+            "sliced for display; import a single-component volume"
         )
     shape = (size[2], size[1], size[0])  # numpy (z, y, x)
     indices = indices_for(shape[axis])
     if not indices:
         raise UnreadableImageError(
-            f"the slice selection picks no slice of {shape[axis]} along axis {axis}"
+            f"the slice selection picks no slice of {shape[axis]} along axis {axis}; choose "
+            "another selection"
         )
     rows, cols = [n for a, n in enumerate(shape) if a != axis]
     volume = {k: geometry[k] for k in ("size", "spacing", "origin", "direction")}
@@ -153,14 +173,16 @@ def import_entries(path: str | Path, axis: int, indices_for: Any
 
 
 # -- pixels ----------------------------------------------------------------------------------
-def _read_array(path: Path) -> tuple[np.ndarray, dict[str, Any]]:
+def _read_array(path: Path, limits: Limits) -> tuple[np.ndarray, dict[str, Any]]:
     sitk = _sitk()
+    check_volume_size(path, read_geometry(path), limits)
+    check_nifti_length(path, limits)
     try:
-        image = sitk.ReadImage(str(path))
-    except RuntimeError as exc:
-        raise UnreadableImageError(f"SimpleITK cannot read {path.name}: {_first_line(exc)}"
-                                   ) from None
-    arr = sitk.GetArrayFromImage(image)
+        with decoder_edge(path.name):
+            image = sitk.ReadImage(str(path))
+            arr = sitk.GetArrayFromImage(image)
+    except UnreadableImageError:
+        raise _unreadable(path) from None
     # Drop trailing singleton ITK dimensions (leading numpy ones), e.g. 4-D with t = 1.
     while arr.ndim > (3 + (image.GetNumberOfComponentsPerPixel() > 1)) and arr.shape[0] == 1:
         arr = arr[0]
@@ -173,7 +195,8 @@ def _read_array(path: Path) -> tuple[np.ndarray, dict[str, Any]]:
     return arr, geometry
 
 
-def volume_array(path: str | Path) -> tuple[np.ndarray, dict[str, Any]]:
+def volume_array(path: str | Path, limits: Limits = DEFAULT_LIMITS
+                 ) -> tuple[np.ndarray, dict[str, Any]]:
     """The whole file as a numpy array (``(z, y, x)`` or ``(y, x)[, c]``) and its geometry
     (``size``, ``spacing``, ``origin``, ``direction``, ``components``), through the cache.
 
@@ -187,7 +210,7 @@ def volume_array(path: str | Path) -> tuple[np.ndarray, dict[str, Any]]:
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
-    entry = _read_array(path)
+    entry = _read_array(path, limits)
     with _cache_lock:
         _cache[key] = entry
         _cache.move_to_end(key)
@@ -223,7 +246,8 @@ def _rgb8(arr: np.ndarray) -> np.ndarray:
     return np.clip(np.rint(rgb.astype(np.float64) * (255.0 / top)), 0, 255).astype(np.uint8)
 
 
-def load(path: str | Path, axis: int, slice_index: int) -> DisplayImage:
+def load(path: str | Path, axis: int, slice_index: int,
+         limits: Limits = DEFAULT_LIMITS) -> DisplayImage:
     """The :class:`DisplayImage` of one slice (or of a 2-D file when ``axis == -1``).
 
     Example
@@ -240,19 +264,26 @@ def load(path: str | Path, axis: int, slice_index: int) -> DisplayImage:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"image file not found: {path}")
-    arr, geometry = volume_array(path)
+    arr, geometry = volume_array(path, limits)
     spacing_xyz = [float(v) for v in geometry["spacing"]]
     if axis < 0:
-        plane = arr[0] if arr.ndim == 3 and arr.shape[0] == 1 and geometry["components"] == 1 \
-            else arr
+        # A 2-D image stored as one slice of a volume: (1, y, x) grey or (1, y, x, c) colour.
+        colour = geometry["components"] > 1
+        plane = arr[0] if arr.ndim == 3 + colour and arr.shape[0] == 1 else arr
+        if plane.ndim != 2 + colour:
+            raise UnreadableImageError(
+                f"{path.name} is not a 2-D image (shape {arr.shape}); import it again")
         spacing = (spacing_xyz[1], spacing_xyz[0])
         flips = (False, False)
     else:
         if arr.ndim != 3 or geometry["components"] != 1:
-            raise UnreadableImageError(f"{path.name} is not a 3-D volume (shape {arr.shape})")
+            raise UnreadableImageError(
+                f"{path.name} is not a 3-D volume (shape {arr.shape}); relink the project to "
+                "the right file")
         if not 0 <= slice_index < arr.shape[axis]:
             raise UnreadableImageError(
-                f"slice {slice_index} does not exist ({arr.shape[axis]} along axis {axis})"
+                f"slice {slice_index} does not exist ({arr.shape[axis]} along axis {axis}) "
+                f"in {path.name}; relink the project to the right file"
             )
         plane = np.take(arr, slice_index, axis=axis)
         here = slice_geometry(geometry, axis, slice_index)

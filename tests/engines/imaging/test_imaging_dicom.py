@@ -98,7 +98,7 @@ def test_multi_frame_frames_and_functional_groups():
     raw = dcmread(_file("emri_small.dcm")).pixel_array
     for frame in (0, 3, 9):
         np.testing.assert_array_equal(dicom.load(_file("emri_small.dcm"), frame).data, raw[frame])
-    with pytest.raises(UnreadableImageError, match="frame 10"):
+    with pytest.raises(UnreadableImageError, match="[Ff]rame 10"):
         dicom.load(_file("emri_small.dcm"), 10)
     # Enhanced CT: rescale and window live in the functional groups.
     ds = dcmread(_file("eCT_Supplemental.dcm"))
@@ -151,7 +151,7 @@ def test_transfer_syntax_without_any_decoder(tmp_path):
 def test_truncated_and_corrupt_files_are_unreadable(tmp_path):
     with pytest.raises(UnreadableImageError, match="truncated"):
         dicom.import_entries(_file("MR_truncated.dcm"))
-    with pytest.raises(UnreadableImageError, match="cannot decode"):
+    with pytest.raises(UnreadableImageError, match="truncated"):  # header check, no decoder
         dicom.load(_file("MR_truncated.dcm"))
     bad = tmp_path / "bad.dcm"
     bad.write_bytes(b"\0" * 128 + b"DICM" + b"\x02\x00\x10\x00UI\xff\xff" + b"garbage" * 10)

@@ -7,7 +7,8 @@ import importlib
 
 import pytest
 
-MODULES = ["display", "dicom", "dicom_meta", "formats", "importer", "loader", "raster", "volume"]
+MODULES = ["display", "dicom", "dicom_meta", "errors", "file_checks", "formats", "importer",
+           "isolated", "limits", "loader", "raster", "volume"]
 
 
 @pytest.mark.parametrize("name", MODULES)

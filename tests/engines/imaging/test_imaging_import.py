@@ -82,7 +82,7 @@ def test_folder_import_reports_added_duplicates_and_failures(project, folder):
     assert set(failed) == {str(folder / "notes.txt"), str(folder / "raster" / "broken.png"),
                            str(folder / "dicom" / "truncated.dcm")}
     assert "truncated" in failed[str(folder / "dicom" / "truncated.dcm")]
-    assert "not a recognised image format" in failed[str(folder / "notes.txt")]
+    assert "not an image format slicereview reads" in failed[str(folder / "notes.txt")]
     # progress: once per file, then done == total
     total = len(iter_files([folder]))
     assert calls[0][:2] == (0, total) and calls[-1] == (total, total, "")
@@ -148,10 +148,17 @@ def test_missing_path_raises(project, tmp_path):
 
 
 def test_missing_codec_is_listed_with_the_package(project, folder, monkeypatch):
+    from functools import partial
+
     from pydicom.pixels import get_decoder
     from pydicom.uid import JPEG2000Lossless
 
+    from slicereview.app import importing
+    from slicereview.engines.imaging import importer
+
     monkeypatch.setattr(get_decoder(JPEG2000Lossless), "_available", {})
+    # (the patch lives in this process: read the file here, not in the decoding child)
+    monkeypatch.setattr(importing, "read_entries", partial(importer.read_entries, isolated=False))
     report = import_paths(project, [folder / "dicom" / "MR_small_jp2klossless.dcm"])
     [(path, reason)] = report.failed
     assert "pip install pylibjpeg pylibjpeg-openjpeg" in reason

@@ -91,7 +91,7 @@ def test_volume_is_read_once_for_slice_scrolling(tmp_path, monkeypatch):
     volume.clear_cache()
     calls = []
     real = volume._read_array
-    monkeypatch.setattr(volume, "_read_array", lambda p: calls.append(p) or real(p))
+    monkeypatch.setattr(volume, "_read_array", lambda p, *a: calls.append(p) or real(p, *a))
     for k in range(5):
         volume.load(f, 0, k)
     assert len(calls) == 1
@@ -113,7 +113,7 @@ def test_cache_keeps_only_the_most_recent_volumes(tmp_path, monkeypatch):
         volume.load(f, 0, 0)
     calls = []
     real = volume._read_array
-    monkeypatch.setattr(volume, "_read_array", lambda p: calls.append(p.name) or real(p))
+    monkeypatch.setattr(volume, "_read_array", lambda p, *a: calls.append(p.name) or real(p, *a))
     volume.load(files[-1], 0, 1)  # still cached
     volume.load(files[0], 0, 1)  # the oldest was evicted
     assert calls == [files[0].name]

@@ -1,0 +1,203 @@
+"""Decode in a child process, so that a decoder that aborts cannot take the program with it.
+
+Native decoders (gdcm, openjpeg, CharLS, ITK) may ``abort()`` on a file whose header lies;
+a thumbnail decoded when a project opens would then crash the GUI on every open. The header
+checks (:mod:`.dicom_checks`, :mod:`.file_checks`) refuse the known cases; this module is the
+second line: the work runs in one long-lived child process started with ``spawn`` (no forked
+copy of a GUI's threads), under an address-space limit (``RLIMIT_AS`` =
+:attr:`Limits.child_address_space`, where the platform has it) and a timeout
+(:attr:`Limits.decode_timeout_s`). A child that dies, runs out of its memory or time becomes a
+:class:`~.errors.DecoderCrashedError` with a plain message; the next call starts a new child.
+
+Calls are serialised by a lock (one child per process); the child exits when its parent does
+(its pipe closes).
+
+Example
+-------
+>>> from pydicom.data import get_testdata_file
+>>> from slicereview.model import Image
+>>> image = Image(0, 0, "", "", "dicom")
+>>> thumbnail(get_testdata_file("CT_small.dcm"), image, 32).shape
+(32, 32)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from slicereview.engines.imaging import errors
+from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
+
+#: Environment of the child: single-threaded maths libraries and ITK (threads reserve
+#: address space, which RLIMIT_AS counts).
+_CHILD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+              "ITK_GLOBAL_DEFAULT_NUMBER_OF_THREADS": "1"}
+_ERRORS = {cls.__name__: cls for cls in (
+    errors.ImagingError, errors.UnreadableImageError, errors.MissingCodecError,
+    errors.LimitExceededError, errors.DecoderCrashedError)}
+
+
+# -- the child ---------------------------------------------------------------------------------
+def _limit_child(address_space: int) -> None:
+    os.environ.update(_CHILD_ENV)
+    with contextlib.suppress(Exception):  # glibc only: fewer malloc arenas, less address space
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").mallopt(-8, 2)  # M_ARENA_MAX
+    try:
+        import resource
+    except ImportError:  # Windows: no address-space limit, the child still isolates crashes
+        return
+    with contextlib.suppress(ValueError, OSError):  # macOS refuses RLIMIT_AS
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        soft = address_space if hard == resource.RLIM_INFINITY else min(address_space, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def _run(task: str, args: tuple[Any, ...]) -> Any:
+    """Do one task in the child (imports happen here, after the limits are set)."""
+    if task == "abort":  # tests prove with it that a crashing decoder is contained
+        os.abort()
+    if task == "entries":
+        from slicereview.engines.imaging.importer import read_entries_here
+
+        return read_entries_here(*args)
+    from slicereview.engines.imaging.loader import load_display
+
+    path, image, limits = args[:3]
+    display = load_display(path, image, limits=limits)
+    if task == "display":
+        return display
+    from slicereview.engines.imaging.display import thumbnail as make_thumbnail
+
+    return make_thumbnail(display, args[3])
+
+
+def _serve(conn: Any, address_space: int) -> None:  # pragma: no cover - runs in the child
+    import logging
+    import warnings
+
+    _limit_child(address_space)
+    # Readers log and warn about each damaged tag; the errors returned say what matters.
+    logging.getLogger("tifffile").setLevel(logging.ERROR)
+    warnings.simplefilter("ignore")
+    import resource
+
+    while True:
+        try:
+            task, args = conn.recv()
+        except (EOFError, OSError, KeyboardInterrupt):
+            return
+        try:
+            name = Path(str(args[0])).name
+            with errors.decoder_edge(name, "read"):
+                reply: tuple[Any, ...] = ("ok", _run(task, args))
+        except errors.ImagingError as exc:
+            reply = ("error", type(exc).__name__, str(exc), getattr(exc, "limit", ""))
+        except FileNotFoundError as exc:
+            reply = ("missing", str(exc))
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        try:
+            conn.send((*reply, peak))
+        except (OSError, ValueError):
+            return
+
+
+# -- the parent --------------------------------------------------------------------------------
+class _Child:
+    """One child process and the parent's end of its pipe."""
+
+    def __init__(self, limits: Limits) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.conn, child_conn = ctx.Pipe()
+        self.process = ctx.Process(target=_serve, args=(child_conn, limits.child_address_space),
+                                   daemon=True, name="slicereview-decoder")
+        self.process.start()
+        child_conn.close()
+        self.address_space = limits.child_address_space
+
+    def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            self.conn.close()
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(5)
+
+
+_lock = threading.Lock()
+_child: _Child | None = None
+#: Peak resident memory of the current child in kB (Linux ``ru_maxrss``), after the last call.
+last_peak_kb = 0
+
+
+def _call(task: str, args: tuple[Any, ...], limits: Limits) -> Any:
+    global _child, last_peak_kb
+    name = Path(str(args[0])).name
+    with _lock:
+        if _child is not None and (not _child.process.is_alive()
+                                   or _child.address_space != limits.child_address_space):
+            _child.stop()
+            _child = None
+        if _child is None:
+            _child = _Child(limits)
+        child = _child
+        try:
+            child.conn.send((task, args))
+            if not child.conn.poll(limits.decode_timeout_s):
+                child.stop()
+                _child = None
+                raise errors.DecoderCrashedError(
+                    f"Reading {name} took longer than {limits.decode_timeout_s:g} s "
+                    "(decode_timeout_s), so it was stopped; the file is probably damaged, "
+                    "so leave it out.")
+            reply = child.conn.recv()
+        except (EOFError, OSError, BrokenPipeError):
+            child.stop()
+            _child = None
+            raise errors.DecoderCrashedError(
+                f"The decoder stopped abnormally on {name} (the file is probably damaged, or "
+                f"needs more than {limits.child_address_space >> 30} GB of memory); the "
+                "program is unaffected, so leave the file out or re-export it from its "
+                "source.") from None
+    last_peak_kb = int(reply[-1])
+    if reply[0] == "ok":
+        return reply[1]
+    if reply[0] == "missing":
+        raise FileNotFoundError(reply[1])
+    cls = _ERRORS.get(reply[1], errors.UnreadableImageError)
+    if cls is errors.LimitExceededError:
+        raise errors.LimitExceededError(reply[2], limit=reply[3])
+    raise cls(reply[2])
+
+
+def display(path: str | Path, image: Any, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """:func:`~.loader.load_display` in the child: the :class:`~.display.DisplayImage`."""
+    return _call("display", (str(path), image, limits), limits)
+
+
+def thumbnail(path: str | Path, image: Any, size: int = 128,
+              limits: Limits = DEFAULT_LIMITS) -> Any:
+    """The ``uint8`` thumbnail (:func:`~.display.thumbnail`) of ``image``, made in the child:
+    only the small picture crosses the pipe."""
+    return _call("thumbnail", (str(path), image, limits, size), limits)
+
+
+def read_entries(path: str | Path, fmt: str, slices: Any,
+                 limits: Limits = DEFAULT_LIMITS) -> Any:
+    """:func:`~.importer.read_entries_here` in the child: headers read and one image
+    decoded, so a file that cannot be shown is refused at import."""
+    return _call("entries", (str(path), fmt, slices, limits), limits)
+
+
+def shutdown() -> None:
+    """Stop the child process (a new one starts on the next call)."""
+    global _child
+    with _lock:
+        if _child is not None:
+            _child.stop()
+            _child = None
