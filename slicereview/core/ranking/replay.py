@@ -41,8 +41,9 @@ DEFAULT = "tie-aware-merge-insertion"
 #: ``k`` of ``"top-k"`` when none is given.
 DEFAULT_K = 10
 
+#: Algorithms written as generators that ask their questions (``"timsort"`` is replayed by
+#: :func:`slicereview.core.ranking.algorithms.timsort` instead).
 _GENERATORS: dict[str, Callable[..., _alg.AlgorithmGen]] = {
-    "timsort": _alg.timsort,
     "merge-insertion": _alg.merge_insertion,
     "tie-aware-merge-insertion": _alg.tie_aware_merge_insertion,
     "top-k": _alg.top_k,
@@ -113,7 +114,29 @@ def estimate_questions(n: int, algorithm: str = DEFAULT, k: int | None = None) -
 
 
 def normalise_answers(answers: Mapping[tuple[Item, Item], str]) -> dict[tuple[Item, Item], int]:
-    """``{(a, b): +1 | -1 | 0}`` for both orientations of every stored answer."""
+    """``{(a, b): +1 | -1 | 0}`` for both orientations of every stored answer.
+
+    When both ``(a, b)`` and ``(b, a)`` are stored with conflicting answers, the later one in
+    ``answers`` wins. Answers of an item against itself are ignored.
+    """
+    try:
+        # Two comprehensions instead of a loop: this runs on every resume and undo.
+        direct = {pair: _VALUE[choice] for pair, choice in answers.items()}
+    except (KeyError, TypeError):
+        return _normalise_slowly(answers)
+    reverse = {(b, a): -v for (a, b), v in direct.items()}
+    both = direct.keys() & reverse.keys()  # stored in both orientations (or an item twice)
+    if any(direct[key] != reverse[key] for key in both):
+        return _normalise_slowly(answers)
+    reverse.update(direct)
+    for a, b in both:
+        if a == b:
+            del reverse[(a, b)]
+    return reverse
+
+
+def _normalise_slowly(answers: Mapping[tuple[Item, Item], str]) -> dict[tuple[Item, Item], int]:
+    """:func:`normalise_answers` one answer at a time (conflicts, errors, non-str choices)."""
     out: dict[tuple[Item, Item], int] = {}
     for (a, b), choice in answers.items():
         if a == b:
@@ -201,25 +224,42 @@ class Replayer:
         """The open question or the finished ranking."""
         if self._outcome is None:
             self._reset()
-            gen = _GENERATORS[self.algorithm](self.items, self.k)
-            self._gen, self._used = gen, set()
-            self._run(None)
+            if self.algorithm == "timsort":
+                self._replay_sorted()
+            else:
+                gen = _GENERATORS[self.algorithm](self.items, self.k)
+                self._gen, self._used = gen, set()
+                self._run(None)
         assert self._outcome is not None
         return self._outcome
 
+    def _replay_sorted(self) -> None:
+        """``"timsort"``: ``sorted`` replayed from scratch (it cannot be suspended)."""
+        result, pair, answered = _alg.timsort(self.items, self._values)
+        if result is None:
+            assert pair is not None
+            self._outcome = NeedAnswer(
+                pair=pair, answered=answered, estimated_total=max(answered + 1, self._estimate)
+            )
+        else:
+            tiers, unranked = result
+            self._outcome = Ranking(tiers=tiers, unranked=unranked, answered=answered)
+
     def _run(self, send: int | None) -> None:
-        gen, values, used = self._gen, self._values, self._used
+        gen, used = self._gen, self._used
         assert gen is not None
+        # The hot loop of every replay: one dict lookup and one resume per stored answer.
+        get, resume, seen = self._values.get, gen.send, used.__contains__
         try:
-            pair = gen.send(send)  # type: ignore[arg-type]  # None starts the generator
+            pair = resume(send)  # type: ignore[arg-type]  # None starts the generator
             while True:
-                v = values.get(pair)
+                v = get(pair)
                 if v is None:
                     break
-                if pair not in used:
+                if not seen(pair):
                     used.add(pair)
                     used.add((pair[1], pair[0]))
-                pair = gen.send(v)
+                pair = resume(v)
         except StopIteration as stop:
             tiers, unranked = stop.value
             self._outcome = Ranking(tiers=tiers, unranked=unranked, answered=len(used) // 2)
