@@ -14,7 +14,9 @@ randomness, no hashing of items and no library sort with a comparator, a session
 same questions on every Python version. ``"timsort"`` is the exception by design: it is the
 published baseline and runs CPython's own ``sorted`` (whose question order changed in 3.11 and
 3.13), so a ``"timsort"`` session resumed on another CPython version may ask different questions
-(its stored answers stay valid and are reused).
+(its stored answers stay valid and are reused). ``sorted`` cannot be suspended, so ``"timsort"``
+is not a generator but a function that replays ``sorted`` from scratch up to the first question
+without an answer (see :func:`timsort`).
 
 The tie-aware merge-insertion works on *tie classes*: an answer "same" fuses the two classes, and
 a binary insertion stops when it meets a "same". With a perfect rater on a total preorder its
@@ -25,9 +27,7 @@ that comparison fused them.
 
 from __future__ import annotations
 
-import queue
-import threading
-from collections.abc import Generator, Hashable, Sequence
+from collections.abc import Generator, Hashable, Mapping, Sequence
 from functools import cmp_to_key
 
 Item = Hashable
@@ -75,36 +75,48 @@ def _jacobsthal_order(m: int) -> list[int]:
     return order
 
 
-class _MergeInsertion:
+def _jacobsthal_groups(m: int) -> list[range]:
+    """:func:`_jacobsthal_order` split into its groups (each a descending ``range``)."""
+    groups: list[range] = []
+    prev, k = 1, 1
+    while prev < m:
+        t = (2 ** (k + 2) + (-1) ** (k + 1)) // 3
+        groups.append(range(min(t, m), prev, -1))
+        prev, k = t, k + 1
+    return groups
+
+
+def _merge_insertion(items: Sequence[Item], ties: bool) -> AlgorithmGen:
     """Ford–Johnson merge-insertion over classes; ``ties`` switches tie classes on.
 
-    Without ``ties`` an answer "same" is resolved by presentation order (the item shown earlier
-    in ``items`` counts as more), which keeps the comparisons a consistent total order, and is
+    With ``ties`` each class is a tier (items in presentation order). Without
+    ``ties`` an answer "same" is resolved by presentation order (the item shown earlier in
+    ``items`` counts as more), which keeps the comparisons a consistent total order, and is
     remembered so that adjacent items answered "same" can still share a tier afterwards.
+
+    One generator frame, no recursion: the recursive sort of the winners is unrolled into a
+    descent that pairs up level by level and an ascent that inserts each level's losers. A
+    replay resumes this frame once per question, where nested ``yield from`` generators
+    resumed one frame per recursion level (the cost of a replay is this per-question overhead).
+    The public algorithms return this generator itself rather than delegate to it, for the
+    same reason.
     """
-
-    def __init__(self, items: Sequence[Item], ties: bool) -> None:
-        self.ties = ties
-        self.index = {item: i for i, item in enumerate(items)}
-        self.same: set[frozenset] = set()
-
-    def compare(self, x: _Class, y: _Class) -> Generator[Question, int, int]:
-        a, b = x.items[0], y.items[0]
-        c = yield (a, b)
-        if c == 0 and not self.ties:
-            self.same.add(frozenset((a, b)))
-            c = 1 if self.index[a] < self.index[b] else -1
-        return c
-
-    def sort(self, classes: list[_Class]) -> Generator[Question, int, list[_Class]]:
-        """Sort ``classes`` (live, distinct); returns live classes from least to most."""
-        singles, pairs = list(classes), []
+    index = {item: i for i, item in enumerate(items)}
+    same: set[frozenset] = set()
+    levels: list[tuple[list[tuple[_Class, _Class]], list[_Class]]] = []
+    singles = [_Class(i) for i in items]
+    while True:
         # Pair up; a "same" fuses the pair into one class that is paired again next round.
+        pairs: list[tuple[_Class, _Class]] = []
         while len(singles) >= 2:
             nxt = []
             for i in range(0, len(singles) - 1, 2):
                 x, y = singles[i], singles[i + 1]
-                c = yield from self.compare(x, y)
+                a, b = x.items[0], y.items[0]
+                c = yield (a, b)
+                if c == 0 and not ties:
+                    same.add(frozenset((a, b)))
+                    c = 1 if index[a] < index[b] else -1
                 if c == 0:
                     _fuse(x, y)
                     nxt.append(x)
@@ -114,8 +126,12 @@ class _MergeInsertion:
                 nxt.append(singles[-1])
             singles = nxt
         if not pairs:
-            return singles
-        chain = yield from self.sort([w for w, _ in pairs])
+            break
+        levels.append((pairs, singles))
+        singles = [w for w, _ in pairs]  # sorted by the next level down
+    chain = singles
+    while levels:
+        pairs, singles = levels.pop()
         position = {id(c): i for i, c in enumerate(chain)}
         # Losers in the order of their winners along the chain (a stable key sort).
         pending: list[tuple[_Class, _Class | None]] = sorted(
@@ -125,25 +141,42 @@ class _MergeInsertion:
         if singles:
             pending.append((singles[0], None))
         chain.insert(0, pending[0][0])  # below the least winner: no question needed
-        for i in _jacobsthal_order(len(pending)):
-            loser, winner = pending[i - 1]
-            hi = len(chain) if winner is None else chain.index(_find(winner))
-            yield from self.insert(chain, loser, 0, hi)
-        return chain
-
-    def insert(self, chain: list[_Class], new: _Class, lo: int, hi: int) -> Generator:
-        """Binary insertion of ``new`` into ``chain[lo:hi]``; stops at a "same" (fusion)."""
-        while lo < hi:
-            mid = (lo + hi) // 2
-            c = yield from self.compare(new, chain[mid])
-            if c == 0:
-                _fuse(chain[mid], new)
-                return
-            if c > 0:
-                lo = mid + 1
-            else:
-                hi = mid
-        chain.insert(lo, new)
+        # A winner moves right by the losers inserted before it: all those of earlier groups
+        # (their winners precede it) and some of its own group, so search only that window.
+        earlier = 1  # pending[0]
+        for group in _jacobsthal_groups(len(pending)):
+            inserted = 0
+            for i in group:
+                new, winner = pending[i - 1]
+                if winner is None:
+                    hi = len(chain)
+                else:
+                    w = _find(winner)
+                    start = position[id(w)] + earlier
+                    hi = chain.index(w, start, start + inserted + 1)
+                lo = 0
+                a = new.items[0]
+                while lo < hi:  # binary insertion; stops at a "same" (fusion)
+                    mid = (lo + hi) // 2
+                    b = chain[mid].items[0]
+                    c = yield (a, b)
+                    if c == 0 and not ties:
+                        same.add(frozenset((a, b)))
+                        c = 1 if index[a] < index[b] else -1
+                    if c == 0:
+                        _fuse(chain[mid], new)
+                        break
+                    if c > 0:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                else:
+                    chain.insert(lo, new)
+                    inserted += 1
+            earlier += inserted
+    if ties:
+        return [sorted(c.items, key=index.__getitem__) for c in reversed(chain)], []
+    return _join_same([c.items[0] for c in reversed(chain)], same), []
 
 
 def _join_same(order: Sequence[Item], same: set[frozenset]) -> list[list[Item]]:
@@ -159,23 +192,12 @@ def _join_same(order: Sequence[Item], same: set[frozenset]) -> list[list[Item]]:
 
 def merge_insertion(items: Sequence[Item], k: int | None = None) -> AlgorithmGen:
     """Ford–Johnson merge-insertion (``"merge-insertion"``); ``k`` is ignored."""
-    mi = _MergeInsertion(items, ties=False)
-    chain = yield from (mi.sort([_Class(i) for i in items]) if items else _empty())
-    order = [c.items[0] for c in reversed(chain)]
-    return _join_same(order, mi.same), []
+    return _merge_insertion(items, ties=False)
 
 
 def tie_aware_merge_insertion(items: Sequence[Item], k: int | None = None) -> AlgorithmGen:
     """Ford–Johnson over tie classes (``"tie-aware-merge-insertion"``); ``k`` is ignored."""
-    mi = _MergeInsertion(items, ties=True)
-    chain = yield from (mi.sort([_Class(i) for i in items]) if items else _empty())
-    index = mi.index
-    return [sorted(c.items, key=index.__getitem__) for c in reversed(chain)], []
-
-
-def _empty() -> Generator[Question, int, list]:
-    return []
-    yield  # pragma: no cover - makes this a generator
+    return _merge_insertion(items, ties=True)
 
 
 def top_k(items: Sequence[Item], k: int | None = None) -> AlgorithmGen:
@@ -224,56 +246,48 @@ def top_k(items: Sequence[Item], k: int | None = None) -> AlgorithmGen:
     return _join_same(winners, same), [i for i in items if i not in chosen]
 
 
-class _Abort(Exception):
-    """Ends the sorting thread of an abandoned ``"timsort"`` replay."""
+class _Unanswered(Exception):
+    """Stops ``sorted`` in :func:`timsort` at the first pair without a stored answer."""
+
+    def __init__(self, pair: Question) -> None:
+        super().__init__(pair)
+        self.pair = pair
 
 
-_ASK, _DONE, _ERROR = object(), object(), object()
+def timsort(
+    items: Sequence[Item], values: Mapping[Question, int],
+) -> tuple[Result | None, Question | None, int]:
+    """CPython's ``sorted`` with the stored answers as comparator (``"timsort"``, the paper's
+    baseline): ``(result, None, answered)`` when every question it asks has an answer in
+    ``values`` (``{(x, y): +1 | -1 | 0}``, both orientations), else ``(None, pair, answered)``
+    with the first question without one. ``answered`` counts the distinct answers used.
 
-
-def timsort(items: Sequence[Item], k: int | None = None) -> AlgorithmGen:
-    """CPython's ``sorted`` with the answers as comparator (``"timsort"``, the paper's baseline).
-
-    ``sorted`` cannot be suspended, so it runs in a helper thread whose comparator hands each
-    question to this generator and blocks until the answer comes back; closing the generator
-    aborts the thread. Ties keep presentation order (``sorted`` is stable); neighbours answered
-    "same" share a tier. The question order is CPython's and differs between versions.
+    Not a generator: ``sorted`` cannot be suspended. It reproduces a suspended sort by replay:
+    ``sorted`` is deterministic, so running it from scratch with the answers known so far asks
+    exactly the questions a sort suspended at each comparison would have asked, in the same
+    order, and the comparator stops it (by raising) at the first question without an answer.
+    Each new answer therefore costs a replay from scratch, as the paper's Algorithm 1 does.
+    Ties keep presentation order (``sorted`` is stable); neighbours answered "same" share a
+    tier. The question order is CPython's and differs between versions (3.11, 3.13).
     """
-    asks: queue.SimpleQueue = queue.SimpleQueue()
-    replies: queue.SimpleQueue = queue.SimpleQueue()
+    get = values.get
+    used: set[Question] = set()
     same: set[frozenset] = set()
 
     def comparator(x: Item, y: Item) -> int:
-        asks.put((_ASK, (x, y)))
-        c = replies.get()
-        if c is _Abort:
-            raise _Abort
+        pair = (x, y)
+        c = get(pair)
+        if c is None:
+            raise _Unanswered(pair)
+        if pair not in used:
+            used.add(pair)
+            used.add((y, x))
         if c == 0:
-            same.add(frozenset((x, y)))
+            same.add(frozenset(pair))
         return -c  # sorted() puts the lesser first; we want the most first
 
-    def run() -> None:
-        try:
-            asks.put((_DONE, sorted(items, key=cmp_to_key(comparator))))
-        except _Abort:
-            pass
-        except BaseException as exc:  # pragma: no cover - re-raised in the generator
-            asks.put((_ERROR, exc))
-
-    thread = threading.Thread(target=run, name="slicereview-timsort", daemon=True)
-    thread.start()
-    finished = False
     try:
-        while True:
-            kind, payload = asks.get()
-            if kind is _DONE:
-                finished = True
-                return _join_same(payload, same), []
-            if kind is _ERROR:
-                finished = True
-                raise payload
-            replies.put((yield payload))
-    finally:
-        if not finished:
-            replies.put(_Abort)
-        thread.join()
+        order = sorted(items, key=cmp_to_key(comparator))
+    except _Unanswered as stop:
+        return None, stop.pair, len(used) // 2
+    return (_join_same(order, same), []), None, len(used) // 2

@@ -41,8 +41,9 @@ DEFAULT = "tie-aware-merge-insertion"
 #: ``k`` of ``"top-k"`` when none is given.
 DEFAULT_K = 10
 
+#: Algorithms written as generators that ask their questions (``"timsort"`` is replayed by
+#: :func:`slicereview.engines.ranking.algorithms.timsort` instead).
 _GENERATORS: dict[str, Callable[..., _alg.AlgorithmGen]] = {
-    "timsort": _alg.timsort,
     "merge-insertion": _alg.merge_insertion,
     "tie-aware-merge-insertion": _alg.tie_aware_merge_insertion,
     "top-k": _alg.top_k,
@@ -113,7 +114,29 @@ def estimate_questions(n: int, algorithm: str = DEFAULT, k: int | None = None) -
 
 
 def normalise_answers(answers: Mapping[tuple[Item, Item], str]) -> dict[tuple[Item, Item], int]:
-    """``{(a, b): +1 | -1 | 0}`` for both orientations of every stored answer."""
+    """``{(a, b): +1 | -1 | 0}`` for both orientations of every stored answer.
+
+    When both ``(a, b)`` and ``(b, a)`` are stored with conflicting answers, the later one in
+    ``answers`` wins. Answers of an item against itself are ignored.
+    """
+    try:
+        # Two comprehensions instead of a loop: this runs on every resume and undo.
+        direct = {pair: _VALUE[choice] for pair, choice in answers.items()}
+    except (KeyError, TypeError):
+        return _normalise_slowly(answers)
+    reverse = {(b, a): -v for (a, b), v in direct.items()}
+    both = direct.keys() & reverse.keys()  # stored in both orientations (or an item twice)
+    if any(direct[key] != reverse[key] for key in both):
+        return _normalise_slowly(answers)
+    reverse.update(direct)
+    for a, b in both:
+        if a == b:
+            del reverse[(a, b)]
+    return reverse
+
+
+def _normalise_slowly(answers: Mapping[tuple[Item, Item], str]) -> dict[tuple[Item, Item], int]:
+    """:func:`normalise_answers` one answer at a time (conflicts, errors, non-str choices)."""
     out: dict[tuple[Item, Item], int] = {}
     for (a, b), choice in answers.items():
         if a == b:
@@ -201,25 +224,42 @@ class Replayer:
         """The open question or the finished ranking."""
         if self._outcome is None:
             self._reset()
-            gen = _GENERATORS[self.algorithm](self.items, self.k)
-            self._gen, self._used = gen, set()
-            self._run(None)
+            if self.algorithm == "timsort":
+                self._replay_sorted()
+            else:
+                gen = _GENERATORS[self.algorithm](self.items, self.k)
+                self._gen, self._used = gen, set()
+                self._run(None)
         assert self._outcome is not None
         return self._outcome
 
+    def _replay_sorted(self) -> None:
+        """``"timsort"``: ``sorted`` replayed from scratch (it cannot be suspended)."""
+        result, pair, answered = _alg.timsort(self.items, self._values)
+        if result is None:
+            assert pair is not None
+            self._outcome = NeedAnswer(
+                pair=pair, answered=answered, estimated_total=max(answered + 1, self._estimate)
+            )
+        else:
+            tiers, unranked = result
+            self._outcome = Ranking(tiers=tiers, unranked=unranked, answered=answered)
+
     def _run(self, send: int | None) -> None:
-        gen, values, used = self._gen, self._values, self._used
+        gen, used = self._gen, self._used
         assert gen is not None
+        # The hot loop of every replay: one dict lookup and one resume per stored answer.
+        get, resume, seen = self._values.get, gen.send, used.__contains__
         try:
-            pair = gen.send(send)  # type: ignore[arg-type]  # None starts the generator
+            pair = resume(send)  # type: ignore[arg-type]  # None starts the generator
             while True:
-                v = values.get(pair)
+                v = get(pair)
                 if v is None:
                     break
-                if pair not in used:
+                if not seen(pair):
                     used.add(pair)
                     used.add((pair[1], pair[0]))
-                pair = gen.send(v)
+                pair = resume(v)
         except StopIteration as stop:
             tiers, unranked = stop.value
             self._outcome = Ranking(tiers=tiers, unranked=unranked, answered=len(used) // 2)
@@ -257,6 +297,14 @@ def replay(
     -------
     NeedAnswer for the first question without a stored answer, or the finished Ranking.
 
+    Notes
+    -----
+    The same result as ``Replayer(items, answers, algorithm, k).result()``, faster: it runs on
+    every resume and undo. The answers are read where they are stored, one lookup per question
+    (no normalised copy of every answer, no reversed pairs), and a choice is checked when a
+    question uses it. When one pair is stored in both orientations, the orientation asked wins
+    (a :class:`Replayer` keeps the later one; the store keeps one orientation per pair).
+
     Example
     -------
     >>> replay([1, 2, 3], {(1, 2): "right", (3, 2): "left"})
@@ -264,5 +312,39 @@ def replay(
     >>> replay([1, 2, 3], {}).pair
     (1, 2)
     """
-    return Replayer(items, answers, algorithm, k).result()
+    if algorithm == "timsort":
+        return Replayer(items, answers, algorithm, k).result()
+    items = tuple(items)
+    r = Replayer(items, {}, algorithm, k)  # validates the arguments
+    gen = _GENERATORS[algorithm](items, r.k)
+    get, resume = answers.get, gen.send
+    used: set[tuple[Item, Item]] = set()  # the stored keys used, so len() counts answers
+    try:
+        pair = resume(None)  # type: ignore[arg-type]  # None starts the generator
+        while True:
+            choice = get(pair)
+            if choice is not None:
+                used.add(pair)
+                pair = resume(_choice_value(pair, choice))
+                continue
+            flipped = (pair[1], pair[0])
+            choice = get(flipped)
+            if choice is None:
+                break
+            used.add(flipped)
+            pair = resume(-_choice_value(flipped, choice))
+    except StopIteration as stop:
+        tiers, unranked = stop.value
+        return Ranking(tiers=tiers, unranked=unranked, answered=len(used))
+    gen.close()
+    return NeedAnswer(pair=pair, answered=len(used),
+                      estimated_total=max(len(used) + 1, r._estimate))
+
+
+def _choice_value(pair: tuple[Item, Item], choice: str) -> int:
+    """+1, -1 or 0 for a stored choice about ``pair``; ``ValueError`` for anything else."""
+    try:
+        return _VALUE[choice]
+    except (KeyError, TypeError):
+        return normalise_answers({pair: choice})[pair]
 

@@ -145,3 +145,40 @@ def test_invariant_to_permuting_raters_and_units(units, level, data):
         assert math.isnan(shuffled)
     else:
         assert shuffled == pytest.approx(base, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("kind", ["integers", "few floats", "many values"])
+def test_every_counting_path_agrees_with_the_package(monkeypatch, level, kind):
+    """The dense table (in blocks, ending with a partial one), the sorted cells and, for the
+    ratio level, the coincidence matrix and the pairs of cells all give the package's α."""
+    from slicereview.engines.agreement import alpha as module
+
+    rng = np.random.default_rng(11)
+    truth = rng.integers(0, 6, size=300)
+    data = (truth + rng.integers(-1, 2, size=(5, 300))).clip(0).astype(float)
+    if kind == "few floats":
+        data = data * 1.5 + 0.25
+    elif kind == "many values":
+        data = data + rng.uniform(0, 0.9, size=data.shape)
+    data[rng.random(data.shape) < 0.2] = np.nan
+    expected = _oracle(data, level)
+    results = [krippendorff_alpha(data, level)]
+    monkeypatch.setattr(module, "_BLOCK", 7)
+    results.append(krippendorff_alpha(data, level))
+    monkeypatch.setattr(module, "_RATIO_MATRIX_VALUES", 0)
+    results.append(krippendorff_alpha(data, level))
+    monkeypatch.setattr(module, "_DENSE_VALUES", 0)
+    results.append(krippendorff_alpha(data, level))
+    monkeypatch.setattr(module, "_DENSE_CELLS", 0)
+    results.append(krippendorff_alpha(data, level))
+    assert results == pytest.approx([expected] * len(results), rel=1e-12, abs=1e-12)
+
+
+def test_conventions_hold_on_every_counting_path(monkeypatch):
+    from slicereview.engines.agreement import alpha as module
+
+    for name in ("_DENSE_VALUES", "_DENSE_CELLS"):
+        monkeypatch.setattr(module, name, 0)
+        test_no_observed_disagreement_is_one()
+        test_fewer_than_two_pairable_values_is_nan()
