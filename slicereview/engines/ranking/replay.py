@@ -74,8 +74,8 @@ class Ranking:
     ``answered`` is the number of distinct stored answers used.
     """
 
-    tiers: list[list[Item]]
-    unranked: list[Item] = field(default_factory=list)
+    tiers: Sequence[Sequence[Item]]
+    unranked: Sequence[Item] = field(default_factory=list)
     answered: int = 0
 
     @property
@@ -163,6 +163,7 @@ class Replayer:
         self._values = normalise_answers(answers or {})
         self._estimate = estimate_questions(len(self.items), algorithm, self.k)
         self._gen: _alg.AlgorithmGen | None = None
+        self._used: set[tuple[Item, Item]] = set()
         self._outcome: NeedAnswer | Ranking | None = None
 
     # -- answers ---------------------------------------------------------------------------
@@ -202,7 +203,8 @@ class Replayer:
         if self._outcome is None:
             self._reset()
             gen = _GENERATORS[self.algorithm](self.items, self.k)
-            self._gen, self._used = gen, set()
+            self._gen = gen
+            self._used = set()
             self._run(None)
         assert self._outcome is not None
         return self._outcome
@@ -235,7 +237,7 @@ class Replayer:
             self._gen.close()
         self._gen = None
         self._outcome = None
-        self._used: set[tuple[Item, Item]] = set()
+        self._used = set()
 
 
 def replay(
