@@ -11,8 +11,8 @@ Example
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
 >>> rater = project.add_rater("ann")
 >>> set_id = project.create_image_set("empty", [])
->>> sid = project.create_session("sort", rater, set_id, "first pass", 1, "formal",
-...                              "merge-insertion", 1, {})
+>>> sid = project.create_session("sort", rater, set_id, "first pass", "Which is worse?", 1,
+...                              "formal", "merge-insertion", 1, {})
 >>> project.session(sid).algorithm
 'merge-insertion'
 >>> project.close()
