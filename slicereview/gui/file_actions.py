@@ -11,14 +11,17 @@ the workers of :mod:`slicereview.gui.workers` (import, demo) or through the wind
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
 
-from slicereview.engines.imaging.importer import SliceSelection
 from slicereview.gui import settings as user_settings
 from slicereview.gui.workers import DemoWorker, ImportWorker
 from slicereview.store import SUFFIX
+
+if TYPE_CHECKING:  # pydicom and SimpleITK stay out of the GUI's start-up
+    from slicereview.engines.imaging.importer import SliceSelection
 
 
 class FileActions:

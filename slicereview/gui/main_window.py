@@ -82,7 +82,7 @@ class StartPage(QWidget):
         self.window_.open_project(Path(item.data(Qt.ItemDataRole.UserRole)))
 
 
-class MainWindow(QMainWindow, FileActions):
+class MainWindow(FileActions, QMainWindow):
     def __init__(self) -> None:
         super().__init__()
         self.setWindowTitle("slicereview")

@@ -44,7 +44,7 @@ MIN_NEW_TIME_MS = 2000
 TIME_COMMIT_MS = 30_000
 
 
-class AnnotatePage(QWidget, PolygonIntents):
+class AnnotatePage(PolygonIntents, QWidget):
     #: Ask for the next (+1) or previous (-1) image of the browser.
     step_requested = Signal(int)
 

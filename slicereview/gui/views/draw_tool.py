@@ -50,7 +50,7 @@ class Mode(str, Enum):
     EDIT = "edit"
 
 
-class DrawTool(QObject, EditGestures):
+class DrawTool(EditGestures, QObject):
     """Polygon drawing and editing on ``view`` (an :class:`ImageView`)."""
 
     #: A new polygon was drawn: ``float64 (N, 2)`` ``(x, y)`` vertices, N >= 3.
