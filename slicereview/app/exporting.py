@@ -141,7 +141,8 @@ def write_png(items: Sequence[ExportItem], out: Path, progress: Progress | None 
               ) -> list[Path]:
     from PIL import Image as PILImage
 
-    files, rows = [], []
+    files: list[Path] = []
+    rows: list[dict] = []
     for k, item in enumerate(items):
         labels = item.labels()
         path = _unique(out, f"{safe_name(item.image.case_id)}_{safe_name(item.rater.name)}",
@@ -166,7 +167,8 @@ def write_nifti(items: Sequence[ExportItem], out: Path, progress: Progress | Non
         key = (("volume", im.source_id, im.axis, item.rater.id) if volume
                else ("image", im.id, item.rater.id))
         groups.setdefault(key, []).append(item)
-    files, rows = [], []
+    files: list[Path] = []
+    rows: list[dict] = []
     for k, (key, group) in enumerate(groups.items()):
         rater = safe_name(group[0].rater.name)
         if key[0] == "volume":
@@ -231,7 +233,8 @@ def _volume_labels(group: Sequence[ExportItem], sitk):
 # -- COCO --------------------------------------------------------------------------------------
 def write_coco(items: Sequence[ExportItem], out: Path, progress: Progress | None = None
                ) -> list[Path]:
-    images, annotations = {}, []
+    images: dict[int, dict] = {}
+    annotations: list[dict] = []
     for k, item in enumerate(items):
         im = item.image
         images.setdefault(im.id, {"id": im.id, "file_name": im.case_id, "case_id": im.case_id,

@@ -27,9 +27,9 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from slicereview.engines.ranking.reliability import SessionScores, scores_from_ranking, time_stats
 from slicereview.engines.ranking.replay import ALGORITHMS, Ranking, Replayer
@@ -57,6 +57,11 @@ from slicereview.model import (
 
 if TYPE_CHECKING:
     from slicereview.store import Project
+
+
+def _image_ids(items: Iterable[Hashable]) -> list[int]:
+    """The ranking engine's items back as image ids: a session hands it image ids only."""
+    return [cast(int, item) for item in items]
 
 
 @dataclass(frozen=True)
@@ -129,8 +134,9 @@ class RatingRun:
                                                    s.settings.get("initial_count"))
         self._answers: list[Answer] = self.project.answers(s.id)
         self._grades: dict[int, Grade] = {g.image_id: g for g in self.project.grades(s.id)}
-        answer_map = {(a.left, a.right): str(a.answer) for a in self._answers}
         if s.kind == SessionKind.SORT:
+            answer_map: dict[tuple[Hashable, Hashable], str] = {
+                (a.left, a.right): str(a.answer) for a in self._answers}
             self._replayer = Replayer(self.items, answer_map, s.algorithm or "",
                                       s.settings.get("k"))
         elif s.kind == SessionKind.EXHAUSTIVE:
@@ -150,19 +156,21 @@ class RatingRun:
             out = self._replayer.result()
             if isinstance(out, Ranking):
                 return out
-            left, right = placement(self.session.seed, *out.pair)
+            left, right = placement(self.session.seed, *_image_ids(out.pair))
             return Comparison(left, right, out.answered, out.estimated_total)
         if kind == SessionKind.EXHAUSTIVE:
             i = next_unanswered(self._schedule, self._answered, self._cursor)
             if i is None:
-                return Ranking(tiers=tiers_from_scores(self.scores(), self.items),
+                tiers = tiers_from_scores(self.scores(), self.items)
+                return Ranking(tiers=tiers,
                                answered=len(self._answers))
             self._cursor = i  # pairs before it are answered; undo resets the cursor
             return Comparison(*self._schedule[i], len(self._answered), len(self._schedule))
         for image_id in self.items:
             if image_id not in self._grades:
                 return GradeRequest(image_id, len(self._grades), len(self.items), self.labels)
-        return Ranking(tiers=grade_tiers(self.scores(), self.items), answered=len(self._grades))
+        tiers = grade_tiers(self.scores(), self.items)
+        return Ranking(tiers=tiers, answered=len(self._grades))
 
     @property
     def done(self) -> bool:
@@ -226,12 +234,14 @@ class RatingRun:
             raise ValueError(f"image {image_id} is not in this session")
         self.project.set_grade(self.session.id, image_id, grade, active_ms)
         stored = self.project.grade(self.session.id, image_id)
+        assert stored is not None  # just set
         self._grades.pop(image_id, None)
         self._grades[image_id] = stored  # most recent last, as in the store
         return self._after_change()
 
     def undo(self) -> Answer | Grade | None:
         """Delete the most recent answer (or grade) and return it; ``None`` if there is none."""
+        removed: Answer | Grade | None
         if self.kind == SessionKind.CLASSIFY:
             if not self._grades:
                 return None
@@ -295,7 +305,8 @@ class RatingRun:
         """The session's result, one row per image in rank order (unfinished: so far)."""
         now = self.current()
         if isinstance(now, Ranking):
-            tiers, unranked = now.tiers, now.unranked
+            tiers = [_image_ids(tier) for tier in now.tiers]
+            unranked = _image_ids(now.unranked)
         else:
             scored = self.scores()
             tiers = tiers_from_scores(scored, [i for i in self.items if i in scored])

@@ -225,7 +225,7 @@ def compute_features(
             keys[image_id] = key
     jobs = [FeatureJob.from_polygons(
                 i, cases[i][1:],
-                [project.polygons(a.id) for a in chosen[i]],  # type: ignore[misc]
+                [project.polygons(a.id) for a in chosen[i]],
                 level=spec.level)  # type: ignore[arg-type]
             for i in keys]
     if workers is None:

@@ -14,6 +14,7 @@ Each command module defines ``register(subparsers)`` which adds its sub-commands
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -23,6 +24,22 @@ from slicereview.cli.project_cmds import GuiRequest
 
 #: Modules that register sub-commands, in ``--help`` order.
 COMMAND_MODULES = (project_cmds, stats, rating, review, export)
+
+#: Exit code when the reader of stdout went away (``slicereview info P | head -1``): 128 + SIGPIPE,
+#: what a shell reports for a command killed by a broken pipe.
+EXIT_BROKEN_PIPE = 141
+
+
+def _stdout_closed() -> int:
+    """The reader of stdout closed the pipe: say nothing, and make the interpreter's final
+    flush of stdout write to ``os.devnull`` instead of printing a second BrokenPipeError
+    (the recipe of the Python docs, ``signal`` module, "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout without a file descriptor (tests, embedding)
+        pass
+    return EXIT_BROKEN_PIPE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +55,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parse(parser: argparse.ArgumentParser, args: list[str]) -> argparse.Namespace:
+    """``parse_args``; its ``--help``/``--version`` output is flushed before it exits, so that
+    a closed pipe raises here rather than at interpreter exit."""
+    try:
+        return parser.parse_args(args)
+    except SystemExit:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _stdout_closed()
+        raise
+
+
 def main(argv: Sequence[str] | None = None,
          gui: Callable[[GuiRequest], int] | None = None) -> int:
     """Run one command; returns the exit code. ``gui`` shows a :class:`GuiRequest` (the
@@ -49,14 +79,17 @@ def main(argv: Sequence[str] | None = None,
         args_list.insert(0, "open")  # `slicereview PROJECT` means `slicereview open PROJECT`
     if not args_list:
         args_list = ["open"]
-    args = parser.parse_args(args_list)
     try:
+        args = _parse(parser, args_list)
         result = args.func(args)
         if isinstance(result, GuiRequest):
             if gui is None:
                 raise RuntimeError("this entry point has no GUI: run `slicereview` instead")
             return int(gui(result) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
         return int(result or 0)
+    except BrokenPipeError:
+        return _stdout_closed()
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return 130

@@ -44,8 +44,11 @@ class PolygonLike(Protocol):
     """Anything with ``vertices`` (``(N, 2)`` ``(x, y)``) and ``certainty`` (``"certain"`` /
     ``"uncertain"`` or a str-valued enum) — :class:`slicereview.model.Polygon` or your own."""
 
-    vertices: ArrayLike
-    certainty: object
+    @property
+    def vertices(self) -> ArrayLike: ...
+
+    @property
+    def certainty(self) -> object: ...
 
 
 def polygon_mask(

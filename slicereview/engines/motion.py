@@ -48,7 +48,7 @@ def simulate_motion(image: np.ndarray, strength: float, seed: int = 0,
     work = img if axis == 0 else img.T
     rows, cols = work.shape
     k = np.fft.fftshift(np.fft.fft2(work))
-    moved = rng.random(rows) < 0.4 * strength
+    moved = np.asarray(rng.random(rows) < 0.4 * strength)
     moved[rows // 2 - 2: rows // 2 + 3] = False  # the centre of k-space is acquired at rest
     # Each moved phase-encoding line k was acquired with the object translated by (dy_k, dx_k);
     # a translation multiplies k-space by exp(-2πi (f_y·dy + f_x·dx)).

@@ -13,13 +13,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
     QMessageBox,
-    QProgressDialog,
     QPushButton,
     QStackedWidget,
     QTabWidget,
@@ -28,9 +26,9 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview import __version__
-from slicereview.engines.imaging.importer import SliceSelection
 from slicereview.gui import settings as user_settings
 from slicereview.gui.actions import create_actions
+from slicereview.gui.file_actions import FileActions
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.views.annotate_page import AnnotatePage
 from slicereview.gui.views.browser import ProjectBrowser
@@ -38,7 +36,6 @@ from slicereview.gui.views.image_view import ImageView
 from slicereview.gui.views.rate_page import RatePage
 from slicereview.gui.views.window_level import Window, volume_auto_window
 from slicereview.gui.workers import DemoWorker, ImportWorker
-from slicereview.store import SUFFIX
 
 ABOUT = f"""<h3>slicereview {__version__}</h3>
 <p>Rate, annotate and review medical images.</p>
@@ -86,7 +83,7 @@ class StartPage(QWidget):
         self.window_.open_project(Path(item.data(Qt.ItemDataRole.UserRole)))
 
 
-class MainWindow(QMainWindow):
+class MainWindow(FileActions, QMainWindow):
     def __init__(self) -> None:
         super().__init__()
         self.setWindowTitle("slicereview")
@@ -268,141 +265,7 @@ class MainWindow(QMainWindow):
             if self.browser.current_id() != slices[position].id:  # hidden by a filter
                 self.show_image(slices[position].id, keep_view=True)
 
-    # -- file actions ----------------------------------------------------------------------
-    def on_new_project(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "New project", "",
-                                              f"slicereview project (*{SUFFIX})")
-        if not path:
-            return
-        path = Path(path).with_suffix(SUFFIX) if not path.endswith(SUFFIX) else Path(path)
-        try:
-            self.gateway.create(path)
-        except Exception as exc:
-            QMessageBox.critical(self, "Cannot create project", str(exc))
-            return
-        user_settings.add_recent_project(path)
-
-    def on_open_project(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", "",
-                                              f"slicereview project (*{SUFFIX});;All files (*)")
-        if path:
-            self.open_project(Path(path))
-
-    def on_open_demo(self) -> DemoWorker | None:
-        """Build the demo (first time, 10–30 s) in a worker thread, then open it."""
-        if self._demo_worker is not None:
-            return None
-        worker = DemoWorker()
-        dialog = QProgressDialog("Building the demo project…", "", 0, 0, self)
-        dialog.setCancelButton(None)
-        dialog.setWindowModality(Qt.WindowModality.WindowModal)
-        dialog.setMinimumDuration(300)
-        self._demo_dialog = dialog
-        worker.progress.connect(self._on_demo_progress)
-        worker.finished.connect(self._on_demo_done)
-        worker.failed.connect(self._on_demo_failed)
-        self._demo_worker = worker
-        self._demo_thread = worker.start()
-        return worker
-
-    def _on_demo_progress(self, done: int, total: int, what: str) -> None:
-        self._demo_dialog.setMaximum(total)
-        self._demo_dialog.setValue(done)
-        self._demo_dialog.setLabelText(f"Building the demo project: {what}…")
-
-    def _on_demo_done(self, path: object) -> None:
-        self._demo_dialog.reset()
-        self._demo_worker = None
-        self.open_project(Path(path))
-
-    def _on_demo_failed(self, message: str) -> None:
-        self._demo_dialog.reset()
-        self._demo_worker = None
-        QMessageBox.critical(self, "Cannot build the demo", message)
-
-    def on_import_files(self) -> None:
-        files, _ = QFileDialog.getOpenFileNames(
-            self, "Import images", "",
-            "Images (*.dcm *.DCM *.nii *.nii.gz *.nrrd *.nhdr *.mha *.mhd *.png *.tif *.tiff "
-            "*.jpg *.jpeg);;All files (*)")
-        if files:
-            self.ask_and_import([Path(f) for f in files])
-
-    def on_import_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Import every image below a folder")
-        if folder:
-            self.ask_and_import([Path(folder)])
-
-    def ask_and_import(self, paths: list[Path]) -> ImportWorker | None:
-        """Ask which volume slices to import (when volumes may be among ``paths``), then
-        import."""
-        from slicereview.engines.imaging.formats import DICOM, SITK_FORMATS, detect_format
-        from slicereview.gui.views.import_dialog import ImportOptionsDialog
-
-        slices = None
-        if any(p.is_dir() or detect_format(p) in SITK_FORMATS | {DICOM} for p in paths):
-            dialog = ImportOptionsDialog(self)
-            while True:
-                if dialog.exec() != ImportOptionsDialog.DialogCode.Accepted:
-                    return None
-                try:
-                    slices = dialog.selection()
-                    break
-                except ValueError as exc:
-                    QMessageBox.warning(self, "Import options", str(exc))
-        return self.start_import(paths, slices)
-
-    def start_import(self, paths: list[Path],
-                     slices: SliceSelection | None = None) -> ImportWorker | None:
-        """Import in a worker thread with a cancellable progress dialog."""
-        if self.gateway.project is None or self._import_worker is not None:
-            return None
-        worker = ImportWorker(self.gateway.project.path, paths, slices)
-        dialog = QProgressDialog("Importing…", "Cancel", 0, 0, self)
-        dialog.setWindowTitle("Import images")
-        dialog.setMinimumDuration(300)
-        dialog.canceled.connect(worker.cancel)
-        self._import_dialog = dialog
-        # Bound methods of this window: Qt queues the calls into the GUI thread.
-        worker.progress.connect(self._on_import_progress)
-        worker.finished.connect(self._on_import_done)
-        worker.failed.connect(self._on_import_failed)
-        self._import_worker = worker
-        self._import_thread = worker.start()
-        return worker
-
-    def _on_import_progress(self, done: int, total: int, what: str) -> None:
-        self._import_dialog.setMaximum(total)
-        self._import_dialog.setValue(done)
-        self._import_dialog.setLabelText(f"Importing {Path(what).name}…")
-
-    def _on_import_done(self, report: object) -> None:
-        self._import_dialog.reset()
-        self._import_worker = None
-        self.gateway.images_added()
-        self.statusBar().showMessage(report.summary(), 10000)
-        details = report.details()
-        if details:
-            QMessageBox.information(self, "Import finished",
-                                    "\n".join([report.summary(), "", *details]))
-
-    def _on_import_failed(self, message: str) -> None:
-        self._import_dialog.reset()
-        self._import_worker = None
-        QMessageBox.critical(self, "Import failed", message)
-
-    def on_relink(self) -> None:
-        if self.gateway.project is None:
-            return
-        folder = QFileDialog.getExistingDirectory(self, "Folder that now holds the images")
-        if not folder:
-            return
-        report = self.gateway.relink(folder)
-        QMessageBox.information(
-            self, "Relink", f"Relinked {report.relinked} file(s); "
-            f"{len(report.still_missing)} still missing; "
-            f"{len(report.hash_mismatch)} found with different content (not relinked).")
-
+    # -- file actions: gui/file_actions.py (FileActions) -----------------------------------
     def on_close_project(self) -> None:
         self._current_image = None
         self.gateway.close()

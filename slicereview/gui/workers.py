@@ -8,12 +8,15 @@ signals; connect them to bound methods of objects in the GUI thread.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QThread, Signal
 
-from slicereview.app.importing import ImportReport, import_paths
-from slicereview.engines.imaging.importer import SliceSelection
 from slicereview.store import Project
+
+if TYPE_CHECKING:  # the imaging engines (pydicom, SimpleITK) load when an import starts
+    from slicereview.app.importing import ImportReport
+    from slicereview.engines.imaging.importer import SliceSelection
 
 
 class Worker(QObject):
@@ -61,11 +64,14 @@ class ImportWorker(Worker):
         super().__init__()
         self.project_path = Path(project_path)
         self.paths = [Path(p) for p in paths]
-        self.slices = slices or SliceSelection()
+        self.slices = slices  # None: the default SliceSelection()
 
     def work(self) -> ImportReport:
+        from slicereview.app.importing import import_paths
+        from slicereview.engines.imaging.importer import SliceSelection
+
         with Project.open(self.project_path) as project:
-            return import_paths(project, self.paths, slices=self.slices,
+            return import_paths(project, self.paths, slices=self.slices or SliceSelection(),
                                 progress=self.progress.emit, cancel=lambda: self._cancel)
 
 

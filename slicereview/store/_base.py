@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from pathlib import Path
+
+from slicereview.store.connection import transaction
 
 
 def now_iso() -> str:
@@ -21,8 +24,20 @@ def loads(text: str | None) -> object:
     return json.loads(text) if text else {}
 
 
+def last_id(cur: sqlite3.Cursor) -> int:
+    """The id of the row the ``INSERT`` on ``cur`` just added."""
+    row_id = cur.lastrowid
+    if row_id is None:  # only after a statement that is not an INSERT
+        raise RuntimeError("no row was inserted")
+    return row_id
+
+
 class StoreBase:
     """Attributes every mixin relies on: the open connection and the project path."""
 
     conn: sqlite3.Connection
     path: Path
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        """Group several store calls into one user intent (one transaction)."""
+        return transaction(self.conn)

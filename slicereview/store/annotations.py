@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from slicereview.model import Annotation, AnnotationStatus, Certainty, Phase, Polygon, Question
-from slicereview.store._base import StoreBase, dumps, loads, now_iso
+from slicereview.store._base import StoreBase, dumps, last_id, loads, now_iso
 from slicereview.store.questions import QuestionsMixin
 
 __all__ = ["Annotation", "AnnotationsMixin", "Question", "blob_to_vertices", "vertices_to_blob"]
@@ -114,7 +114,8 @@ class AnnotationsMixin(QuestionsMixin, StoreBase):
 
         For review: ``annotations(image_id=i, status=["submitted", "nothing_to_annotate"])``.
         """
-        where, args = [], []
+        where: list[str] = []
+        args: list[object] = []
         for column, value in (("image_id", image_id), ("rater_id", rater_id),
                               ("round", round)):
             if value is not None:
@@ -289,7 +290,7 @@ class AnnotationsMixin(QuestionsMixin, StoreBase):
             "INSERT INTO polygons (annotation_id, position, certainty, vertices, label, "
             "classifications) VALUES (?, ?, ?, ?, ?, ?)", values,
         )
-        return int(cur.lastrowid)
+        return last_id(cur)
 
     def _polygon_count(self, annotation_id: int) -> int:
         return int(self.conn.execute(

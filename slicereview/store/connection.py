@@ -34,6 +34,7 @@ from slicereview.store.schema import (
     APPLICATION_ID,
     MIGRATIONS,
     SCHEMA_VERSION,
+    _names,
     describe_schema,
     expected_schema,
     schema_differences,
@@ -185,7 +186,7 @@ def _check_schema(conn: sqlite3.Connection, path: Path, version: int) -> None:
     actual = describe_schema(conn)
     if version <= 0:
         current = expected_schema(MIGRATIONS, SCHEMA_VERSION)
-        ours = sorted(set(actual["tables"]) & set(current["tables"]))  # type: ignore[arg-type]
+        ours = sorted(set(_names(actual["tables"])) & set(_names(current["tables"])))
         if version < 0 or ours:
             matches = not schema_differences(actual, current)
             advice = (

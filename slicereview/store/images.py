@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
 from slicereview.model import Image, NewImage, Source
-from slicereview.store._base import StoreBase, dumps, loads, now_iso
+from slicereview.store._base import StoreBase, dumps, last_id, loads, now_iso
 
 
 def _image(row: sqlite3.Row) -> Image:
@@ -69,7 +69,7 @@ class ImagesMixin(StoreBase):
                 (self.stored_path(file), sha256, fmt, file.stat().st_size, now_iso(),
                  dumps(info or {})),
             )
-            return self._insert_images(int(cur.lastrowid), images)
+            return self._insert_images(last_id(cur), images)
 
     def _insert_images(self, source_id: int, images: Sequence[NewImage]) -> list[int]:
         first = self.conn.execute("SELECT coalesce(max(id), 0) FROM images").fetchone()[0]
@@ -81,7 +81,7 @@ class ImagesMixin(StoreBase):
                 (source_id, f"C{first + k:06d}", im.frame, im.axis, im.slice_index,
                  im.rows, im.cols, dumps(im.info or {})),
             )
-            ids.append(int(cur.lastrowid))
+            ids.append(last_id(cur))
         return ids
 
     def add_images_to_source(self, source_id: int, images: Sequence[NewImage]) -> list[int]:
@@ -147,7 +147,7 @@ class ImagesMixin(StoreBase):
             cur = self.conn.execute(
                 "INSERT INTO image_sets (name, created_at) VALUES (?, ?)", (name, now_iso())
             )
-            set_id = int(cur.lastrowid)
+            set_id = last_id(cur)
             self.conn.executemany(
                 "INSERT INTO image_set_members (image_set_id, image_id, position) "
                 "VALUES (?, ?, ?)",

@@ -18,14 +18,13 @@ Example
 from __future__ import annotations
 
 import sqlite3
-from contextlib import AbstractContextManager
 from pathlib import Path
 from types import TracebackType
 
 from slicereview import __version__
 from slicereview.store._base import StoreBase, now_iso
 from slicereview.store.annotations import AnnotationsMixin
-from slicereview.store.connection import connect, create_file, transaction
+from slicereview.store.connection import connect, create_file
 from slicereview.store.images import ImagesMixin
 from slicereview.store.raters import RatersMixin
 from slicereview.store.rating import RatingMixin
@@ -78,10 +77,6 @@ class Project(ImagesMixin, RatersMixin, RatingMixin, AnnotationsMixin, ReviewsMi
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
-        """Group several store calls into one user intent (one transaction)."""
-        return transaction(self.conn)
 
     # -- meta ------------------------------------------------------------------------------
     def meta(self, key: str, default: str | None = None) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from slicereview.model import Question
-from slicereview.store._base import StoreBase, dumps, loads
+from slicereview.store._base import StoreBase, dumps, last_id, loads
 
 QUESTION_SCOPES = ("image", "polygon")
 QUESTION_KINDS = ("radio", "checklist", "text", "dropdown")
@@ -32,11 +32,12 @@ class QuestionsMixin(StoreBase):
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (pos, scope, kind, name, title, dumps(options or [])),
             )
-        return int(cur.lastrowid)
+        return last_id(cur)
 
     def questions(self, scope: str | None = None) -> list[Question]:
         """The questions in their order, optionally only one ``scope``."""
-        sql, args = "SELECT * FROM questions", ()
+        sql = "SELECT * FROM questions"
+        args: tuple[str, ...] = ()
         if scope is not None:
             sql, args = sql + " WHERE scope = ?", (scope,)
         return [_question(r) for r in self.conn.execute(sql + " ORDER BY position, id", args)]

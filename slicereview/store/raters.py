@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from slicereview.model import Rater, Role
-from slicereview.store._base import StoreBase, now_iso
+from slicereview.store._base import StoreBase, last_id, now_iso
 
 
 class RatersMixin(StoreBase):
@@ -16,7 +16,7 @@ class RatersMixin(StoreBase):
                 "INSERT INTO raters (name, role, group_name, simulated) VALUES (?, ?, ?, ?)",
                 (name, str(Role(role)), group, int(simulated)),
             )
-        return int(cur.lastrowid)
+        return last_id(cur)
 
     def rater(self, rater_id: int) -> Rater:
         row = self.conn.execute("SELECT * FROM raters WHERE id = ?", (rater_id,)).fetchone()

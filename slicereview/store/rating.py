@@ -11,8 +11,8 @@ Example
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
 >>> rater = project.add_rater("ann")
 >>> set_id = project.create_image_set("empty", [])
->>> sid = project.create_session("sort", rater, set_id, "first pass", 1, "formal",
-...                              "merge-insertion", 1, {})
+>>> sid = project.create_session("sort", rater, set_id, "first pass", "Which is worse?", 1,
+...                              "formal", "merge-insertion", 1, {})
 >>> project.session(sid).algorithm
 'merge-insertion'
 >>> project.close()
@@ -23,7 +23,7 @@ from __future__ import annotations
 import sqlite3
 
 from slicereview.model import Answer, AnswerChoice, Grade, Phase, Session, SessionKind
-from slicereview.store._base import StoreBase, dumps, loads, now_iso
+from slicereview.store._base import StoreBase, dumps, last_id, loads, now_iso
 
 _RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY)
 
@@ -78,7 +78,7 @@ class RatingMixin(StoreBase):
                 (str(kind), rater_id, image_set_id, name, question, dumps(settings), int(seed),
                  str(Phase(phase)), algorithm, version, now_iso()),
             )
-        return int(cur.lastrowid)
+        return last_id(cur)
 
     def session(self, session_id: int) -> Session:
         row = self.conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
@@ -166,7 +166,7 @@ class RatingMixin(StoreBase):
             except sqlite3.IntegrityError as exc:
                 raise ValueError(f"images {left} and {right} were already compared in "
                                  f"session {session_id}") from exc
-        return int(cur.lastrowid)
+        return last_id(cur)
 
     def answers(self, session_id: int) -> list[Answer]:
         """The session's answers in the order they were given."""

@@ -36,7 +36,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 
 from slicereview.model import Decision, Review
-from slicereview.store._base import StoreBase, dumps, loads, now_iso
+from slicereview.store._base import StoreBase, dumps, last_id, loads, now_iso
 
 _PIN_SIZES = {"box": 4, "point": 2}
 
@@ -100,7 +100,7 @@ class ReviewsMixin(StoreBase):
                 "comment, tags, created_at, active_ms, alphas, pin_kind, pin_at) VALUES "
                 f"({', '.join('?' * len(values))})", values,
             )
-        return int(cur.lastrowid)
+        return last_id(cur)
 
     def delete_review(self, review_id: int) -> None:
         """Delete one decision or pin (undo)."""

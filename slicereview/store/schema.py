@@ -222,6 +222,13 @@ _SQLITE_OWN = ("sqlite_stat1", "sqlite_stat2", "sqlite_stat3", "sqlite_stat4",
                "sqlite_sequence")
 
 
+def _names(value: object) -> list[str]:
+    """The names in one part of a :func:`describe_schema` result (a dict or a list of names)."""
+    if isinstance(value, dict | list | tuple | set):
+        return [str(v) for v in value]
+    raise TypeError(f"not a list of schema names: {value!r}")
+
+
 def describe_schema(conn: object) -> dict[str, object]:
     """The shape of a database's schema, comparable between files.
 
@@ -297,6 +304,6 @@ def schema_differences(actual: dict[str, object], expected: dict[str, object]) -
     found += [f"index {n} is missing" for n in sorted(set(e_idx) - set(a_idx))]
     found += [f"unknown index {n}" for n in sorted(set(a_idx) - set(e_idx))]
     for kind in ("triggers", "views"):
-        extra = sorted(set(actual[kind]) - set(expected[kind]))  # type: ignore[arg-type]
+        extra = sorted(set(_names(actual[kind])) - set(_names(expected[kind])))
         found += [f"unknown {kind[:-1]} {n}" for n in extra]
     return found

@@ -47,13 +47,8 @@ def project_file(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def window(qtbot, project_file: Path) -> MainWindow:
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1300, 850)
-    w.show()
-    qtbot.waitExposed(w)
-    assert w.open_project(project_file)
+def window(qtbot, open_window, project_file: Path) -> MainWindow:
+    w = open_window(project_file, (1300, 850))
     w.jobs.setCurrentWidget(w.annotate_page)
     qtbot.waitUntil(lambda: w.annotate_page.view.display is not None)
     w.activateWindow()
@@ -360,13 +355,8 @@ def test_idle_clock_pauses_when_idle_or_not_running(qtbot) -> None:
     assert clock.take() == 1_000
 
 
-def test_render_annotate_tab_on_the_demo(qtbot, demo_project, tmp_path) -> None:
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1400, 900)
-    w.show()
-    qtbot.waitExposed(w)
-    assert w.open_project(demo_project)
+def test_render_annotate_tab_on_the_demo(qtbot, open_window, demo_project, tmp_path) -> None:
+    w = open_window(demo_project, (1400, 900))
     page = w.annotate_page
     w.jobs.setCurrentWidget(page)
     qtbot.waitUntil(lambda: page.view.display is not None)

@@ -6,16 +6,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt
 
-from slicereview.gui.main_window import MainWindow
 
-
-def test_demo_mammogram_window_level_zoom_and_switch(qtbot, demo_project: Path) -> None:
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1300, 850)
-    w.show()
-    qtbot.waitExposed(w)
-    assert w.open_project(demo_project)
+def test_demo_mammogram_window_level_zoom_and_switch(qtbot, open_window,
+                                                     demo_project: Path) -> None:
+    w = open_window(demo_project, (1300, 850))
     display = w.viewer.display
     assert display is not None and display.data.shape[0] > 4000  # a real mammogram
     assert w.viewer.image_item.image.shape[0] < display.data.shape[0]  # zoomed out: reduced
@@ -37,13 +31,12 @@ def test_demo_mammogram_window_level_zoom_and_switch(qtbot, demo_project: Path) 
     assert w.browser.current_id() == mri[1]
 
 
-def test_open_demo_builds_in_the_background(qtbot, tmp_path: Path, monkeypatch) -> None:
+def test_open_demo_builds_in_the_background(qtbot, open_window, tmp_path: Path,
+                                            monkeypatch) -> None:
     import slicereview.app.demo as demo
 
     monkeypatch.setattr(demo, "default_demo_dir", lambda: tmp_path / "demo")
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.show()
+    w = open_window(size=None, exposed=False)
     worker = w.on_open_demo()
     assert worker is not None and w.on_open_demo() is None  # one build at a time
     with qtbot.waitSignal(worker.finished, timeout=300000):

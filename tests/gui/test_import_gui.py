@@ -22,14 +22,10 @@ def _pngs(folder: Path, n: int, size: int = 64) -> Path:
 
 
 @pytest.fixture
-def window(qtbot, tmp_path: Path) -> MainWindow:
+def window(open_window, tmp_path: Path) -> MainWindow:
     path = tmp_path / "p.srproj"
     Project.create(path).close()
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.show()
-    assert w.open_project(path)
-    return w
+    return open_window(path, size=None, exposed=False)
 
 
 def test_import_in_background_updates_browser(window: MainWindow, qtbot, tmp_path: Path) -> None:

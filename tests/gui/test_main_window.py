@@ -40,14 +40,8 @@ def project_file(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def window(qtbot, project_file: Path) -> MainWindow:
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1200, 800)
-    w.show()
-    qtbot.waitExposed(w)
-    assert w.open_project(project_file)
-    return w
+def window(open_window, project_file: Path) -> MainWindow:
+    return open_window(project_file, (1200, 800))
 
 
 def _view_center(w: MainWindow) -> QPoint:

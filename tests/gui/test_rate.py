@@ -341,8 +341,25 @@ def test_render_rate_tab_on_the_demo(qtbot, tmp_path: Path) -> None:
     assert page.reliability.wait() is not None
     qtbot.wait(50)
     assert w.grab().save(str(SHOTS / "rate_reliability.png"))
-    for name in shots:
-        assert (SHOTS / name).stat().st_size > 10_000
+    _assert_rendered([SHOTS / name for name in shots], (w.width(), w.height()))
+
+
+def _assert_rendered(paths: list[Path], size: tuple[int, int]) -> None:
+    """Each screenshot shows the window with content in its centre (not a blank or uniform
+    page), and each shows something different."""
+
+    pictures = []
+    for path in paths:
+        rgb = io.imread(path)[..., :3].astype(float)
+        assert rgb.shape[1::-1] in (size, tuple(2 * s for s in size)), (path.name, rgb.shape)
+        h, wd = rgb.shape[:2]
+        centre = rgb[h // 4: 3 * h // 4, wd // 4: 3 * wd // 4]
+        assert centre.std() > 10, f"{path.name}: the centre of the window is uniform"
+        pictures.append(rgb)
+    for i in range(len(pictures)):
+        for j in range(i + 1, len(pictures)):
+            if pictures[i].shape == pictures[j].shape:
+                assert np.abs(pictures[i] - pictures[j]).mean() > 1, (paths[i].name, paths[j].name)
 
 
 def test_new_session_dialog_spec_and_checks(qtbot, project_file: Path) -> None:

@@ -45,13 +45,13 @@ from slicereview.engines.agreement.labelstudio import (
     task_agreement,
 )
 from slicereview.engines.agreement.overlap import dice, iou
+from slicereview.engines.agreement.pixel_alpha import mask_alpha
 from slicereview.engines.agreement.segmentation import (
     BoxAlpha,
     LevelAgreement,
     SegmentationAgreement,
     box_alphas,
     level_agreement,
-    mask_alpha,
     segmentation_agreement,
 )
 

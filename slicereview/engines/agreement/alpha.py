@@ -248,7 +248,7 @@ class _Cells(NamedTuple):
     distinct: np.ndarray  # (V,) float64, ascending
     unit: np.ndarray  # (E,) intp
     code: np.ndarray  # (E,) intp
-    count: np.ndarray  # (E,) float64
+    weight: np.ndarray  # (E,) float64, how often the value occurs in the unit
     per_unit: np.ndarray  # (U,) float64
     n: int
 
@@ -273,11 +273,11 @@ def _from_cells(cells: _Cells, weight: np.ndarray, level: str) -> float:
     """α from the non-empty cells, for many distinct values (no V × V matrix is built)."""
     if not (cells.unit[1:] == cells.unit[:-1]).any():  # one distinct value per unit: D_o = 0
         return 1.0
-    totals = np.bincount(cells.code, weights=cells.count, minlength=cells.distinct.size)
+    totals = np.bincount(cells.code, weights=cells.weight, minlength=cells.distinct.size)
     if level == "nominal":
         # Σ_{c≠k} o_ck = Σ_u (m_u² − Σ_c n_uc²) / (m_u − 1); Σ_{c≠k} n_c n_k = n² − Σ n_c².
         m = cells.per_unit
-        same = _dot(weight[cells.unit], cells.count**2)
+        same = _dot(weight[cells.unit], cells.weight**2)
         observed = _dot(weight, m * m) - same
         expected = float(cells.n) ** 2 - float(np.dot(totals, totals))
         return _finish(observed, expected, cells.n)
@@ -295,11 +295,11 @@ def _interval_cells(
     n_units = cells.per_unit.size
     x = scale - np.dot(totals, scale) / cells.n  # centred: δ² is shift-free, rounding is not
     x_cell = x[cells.code]
-    sums = np.bincount(cells.unit, weights=cells.count * x_cell, minlength=n_units)
+    sums = np.bincount(cells.unit, weights=cells.weight * x_cell, minlength=n_units)
     means = np.zeros(n_units)
     np.divide(sums, cells.per_unit, out=means, where=cells.per_unit > 0)
     dev = x_cell - means[cells.unit]
-    squares = np.bincount(cells.unit, weights=cells.count * dev * dev, minlength=n_units)
+    squares = np.bincount(cells.unit, weights=cells.weight * dev * dev, minlength=n_units)
     observed = 2.0 * _dot(weight * cells.per_unit, squares)
     expected = 2.0 * cells.n * float(np.dot(totals, x * x))  # Σ n_c x_c = 0 after centring
     return _finish(observed, expected, cells.n)
@@ -308,7 +308,7 @@ def _interval_cells(
 def _ratio_cells(cells: _Cells, weight: np.ndarray, totals: np.ndarray) -> float:
     """δ² = ((c − k) / (c + k))² has no closed form: sum it over the pairs of cells within
     units and, in blocks, over the pairs of distinct values (O(V²) time)."""
-    distinct, unit, count = cells.distinct, cells.unit, cells.count
+    distinct, unit, count = cells.distinct, cells.unit, cells.weight
     n_cells = unit.size
     starts = np.flatnonzero(np.r_[True, unit[1:] != unit[:-1]])
     sizes = np.diff(np.r_[starts, n_cells])

@@ -80,6 +80,7 @@ class Shape:
     def __post_init__(self) -> None:
         object.__setattr__(self, "classifications", tuple(self.classifications))
         geometry = self.geometry
+        extent: tuple[tuple[int, int, int, int], np.ndarray | None, int]
         if isinstance(geometry, np.ndarray):
             mask = geometry if geometry.dtype == np.bool_ else geometry != 0
             if mask.ndim != 2:
@@ -170,6 +171,7 @@ def shape_iou(a: Shape, b: Shape) -> float:
         sub_a = None if acrop is None else acrop[r0 - ar0:r1 - ar0, c0 - ac0:c1 - ac0]
         sub_b = None if bcrop is None else bcrop[r0 - br0:r1 - br0, c0 - bc0:c1 - bc0]
         if sub_a is None:
+            assert sub_b is not None  # not both None (handled above)
             inter = int(np.count_nonzero(sub_b))
         elif sub_b is None:
             inter = int(np.count_nonzero(sub_a))
@@ -198,11 +200,13 @@ def pair_shapes(shapes_a: Sequence[Shape], shapes_b: Sequence[Shape]) -> list[in
     while waiting and free:
         wanted: dict[int, list[int]] = {}
         for i in waiting:
-            # max() keeps the first of equal keys, so ties go to the lower index.
-            j = max(free, key=lambda j, i=i: key[i, j])
+            # max() and index() take the first of equal keys, so ties go to the lower index.
+            closeness = [key[i, j] for j in free]
+            j = free[closeness.index(max(closeness))]
             wanted.setdefault(j, []).append(i)
         for j, candidates in wanted.items():
-            winner = max(candidates, key=lambda i, j=j: key[i, j])
+            closeness = [key[i, j] for i in candidates]
+            winner = candidates[closeness.index(max(closeness))]
             partner[winner] = j
             waiting.remove(winner)
             free.remove(j)

@@ -140,6 +140,9 @@ def validate_header(ds: Dataset, path: str | Path, limits: Limits = DEFAULT_LIMI
     _check_colour(name, photometric, samples, allocated)
     frames = frame_count(ds, name)
     limits.check_frames(frames)
+    # (all checked above; the asserts tell the type checker)
+    assert rows is not None and cols is not None and samples is not None
+    assert allocated is not None
     frame_bytes = -(-rows * cols * samples * allocated // 8)
     limits.check_frame(rows, cols, max(1, samples * allocated // 8))
     ts = transfer_syntax(ds, name)

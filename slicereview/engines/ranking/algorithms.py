@@ -134,10 +134,11 @@ def _merge_insertion(items: Sequence[Item], ties: bool) -> AlgorithmGen:
         pairs, singles = levels.pop()
         position = {id(c): i for i, c in enumerate(chain)}
         # Losers in the order of their winners along the chain (a stable key sort).
-        pending: list[tuple[_Class, _Class | None]] = sorted(
+        by_winner = sorted(
             ((loser, winner) for winner, loser in pairs),
             key=lambda lw: position[id(_find(lw[1]))],
         )
+        pending: list[tuple[_Class, _Class | None]] = list(by_winner)
         if singles:
             pending.append((singles[0], None))
         chain.insert(0, pending[0][0])  # below the least winner: no question needed

@@ -34,9 +34,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from slicereview.engines.agreement.icc import intraclass_correlation
 from slicereview.engines.ranking.replay import Ranking
-from slicereview.engines.review.rankstats import rank_correlations, top_n_intersection
 
 #: Answers slower than this are outliers in the time statistics (the paper's threshold).
 OUTLIER_S = 20.0
@@ -136,11 +134,17 @@ def _corr(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     """(Pearson, Spearman, Kendall τ-b); NaN below 3 items or for a constant vector."""
     if len(x) < 3:
         return (math.nan,) * 3
+    # lazy: the review package loads the agreement engines (scipy.ndimage) on import
+    from slicereview.engines.review.rankstats import rank_correlations
+
     c = rank_correlations(x, y)
     return c.pearson, c.spearman, c.kendall_tau_b
 
 
 def _icc2k(table: np.ndarray) -> float:
+    # lazy: the agreement package loads scipy.ndimage, which the GUI's start-up never needs
+    from slicereview.engines.agreement.icc import intraclass_correlation
+
     if table.shape[0] < 3:
         return float("nan")
     return float(intraclass_correlation(table).icc2k)
@@ -169,6 +173,8 @@ def reliability(
     ties = any(s.has_ties for s in sessions)
     rounds = max(1, randomisations) if ties else 1
     rng = np.random.default_rng(seed) if ties else None
+    from slicereview.engines.review.rankstats import top_n_intersection  # lazy, see _corr
+
     ns = [k for k in top_n if 1 <= k <= n]
     k = len(sessions)
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]

@@ -75,8 +75,8 @@ class Ranking:
     ``answered`` is the number of distinct stored answers used.
     """
 
-    tiers: list[list[Item]]
-    unranked: list[Item] = field(default_factory=list)
+    tiers: Sequence[Sequence[Item]]
+    unranked: Sequence[Item] = field(default_factory=list)
     answered: int = 0
 
     @property
@@ -186,6 +186,7 @@ class Replayer:
         self._values = normalise_answers(answers or {})
         self._estimate = estimate_questions(len(self.items), algorithm, self.k)
         self._gen: _alg.AlgorithmGen | None = None
+        self._used: set[tuple[Item, Item]] = set()
         self._outcome: NeedAnswer | Ranking | None = None
 
     # -- answers ---------------------------------------------------------------------------
@@ -275,7 +276,7 @@ class Replayer:
             self._gen.close()
         self._gen = None
         self._outcome = None
-        self._used: set[tuple[Item, Item]] = set()
+        self._used = set()
 
 
 def replay(

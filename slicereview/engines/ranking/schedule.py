@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Collection, Hashable, Sequence
+from typing import TypeVar
 
-Item = Hashable
+#: Whatever the caller ranks (image ids in the app); results hold the same type.
+Item = TypeVar("Item", bound=Hashable)
 
 
 def _key(*parts: object) -> bytes:

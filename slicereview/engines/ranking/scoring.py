@@ -15,10 +15,12 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import TypeVar
 
 import numpy as np
 
-Item = Hashable
+#: Whatever the caller ranks (image ids in the app); results hold the same type.
+Item = TypeVar("Item", bound=Hashable)
 
 #: Default labels of classify sessions, grade 0 .. 3 (keys 1 .. 4).
 DEFAULT_LABELS: tuple[str, ...] = ("none", "mild", "moderate", "severe")
@@ -130,7 +132,7 @@ def competition_ranks(tiers: Sequence[Sequence[Item]]) -> dict[Item, int]:
 
 
 def grade_tiers(
-    grades: Mapping[Item, int], order: Sequence[Item] | None = None
+    grades: Mapping[Item, float], order: Sequence[Item] | None = None
 ) -> list[list[Item]]:
     """Tiers of a classify session: highest grade first; equal grades share a tier."""
     return tiers_from_scores({k: float(v) for k, v in grades.items()}, order)

@@ -23,10 +23,13 @@ import hashlib
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
+from typing import Any, TypeVar
 
 from slicereview.engines.ranking.replay import DEFAULT, Ranking, Replayer
 
 Item = Hashable
+#: The caller's item type where a function hands back what it was given.
+K = TypeVar("K", bound=Hashable)
 _NORMAL = NormalDist()
 
 
@@ -45,7 +48,8 @@ def _pair_key(a: Item, b: Item) -> tuple[tuple[Item, Item], bool]:
 class SimulatedRater:
     """A simulated rater; see the module docstring. ``name`` is for display only."""
 
-    truth: Mapping[Item, float]
+    #: Any hashable keys (``Mapping`` is invariant in its key, so not ``Mapping[Hashable, ...]``).
+    truth: Mapping[Any, float]
     noise: float = 0.0
     same_within: float = 0.0
     seed: int = 0
@@ -137,14 +141,14 @@ def run_sort(
     return SortRun(outcome, answers)
 
 
-def ranking_scores(ranking: Ranking, items: Sequence[Item]) -> dict[Item, float]:
+def ranking_scores(ranking: Ranking, items: Sequence[K]) -> dict[K, float]:
     """A score per item from a ranking: minus the tier index (unranked items share the last)."""
     scores = {item: -float(t) for t, tier in enumerate(ranking.tiers) for item in tier}
     bottom = -float(len(ranking.tiers))
     return {item: scores.get(item, bottom) for item in items}
 
 
-def kendall_to_truth(ranking: Ranking, truth: Mapping[Item, float]) -> float:
+def kendall_to_truth(ranking: Ranking, truth: Mapping[K, float]) -> float:
     """Kendall τ-b between the true values and a ranking's tiers (unranked items last)."""
     from scipy.stats import kendalltau
 

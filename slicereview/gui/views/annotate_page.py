@@ -13,8 +13,6 @@ seconds of active time on the image, so paging through images does not create em
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QShowEvent, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import (
@@ -25,16 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.app.commands import (
-    AddPolygon,
-    Command,
-    DeletePolygon,
-    EditPolygon,
-    SetImageClassifications,
-    SetStatus,
-)
+from slicereview.app.commands import SetStatus
 from slicereview.gui.active_time import IdleClock
 from slicereview.gui.gateway import ProjectGateway
+from slicereview.gui.views.annotate_intents import PolygonIntents
 from slicereview.gui.views.annotate_panel import (
     AnnotatePanel,
     GuidelinesDialog,
@@ -44,7 +36,7 @@ from slicereview.gui.views.annotate_panel import (
 )
 from slicereview.gui.views.draw_tool import DrawTool, Mode
 from slicereview.gui.views.image_view import ImageView
-from slicereview.model import Annotation, AnnotationStatus, Certainty, Polygon
+from slicereview.model import Annotation, AnnotationStatus
 
 #: Active time without an annotation is stored only from this many milliseconds on.
 MIN_NEW_TIME_MS = 2000
@@ -52,7 +44,7 @@ MIN_NEW_TIME_MS = 2000
 TIME_COMMIT_MS = 30_000
 
 
-class AnnotatePage(QWidget):
+class AnnotatePage(PolygonIntents, QWidget):
     #: Ask for the next (+1) or previous (-1) image of the browser.
     step_requested = Signal(int)
 
@@ -314,62 +306,13 @@ class AnnotatePage(QWidget):
             self.panel.message_label.setText("Add an annotator (New…) to start drawing.")
         self._show_status()
 
-    # -- tool intents → undo commands ------------------------------------------------------
-    def _push(self, command: Command) -> bool:
-        stack = self._stack(self._ensure_annotation().id)
-        self.undo_group.setActiveStack(stack)
-        if self.gateway.execute(stack, command):
-            return True
-        self._reload_annotation()  # the file refused the write: show the stored state again
-        return False
-
-    def _on_drawn(self, vertices) -> None:
-        ann = self._ensure_annotation()
-        command = AddPolygon(self.gateway.open_project, ann.id,
-                             Polygon(vertices, self.tool.draw_certainty))
-        if self._push(command):
-            self.tool.select(command.polygon_id)
-
-    def _edit(self, polygon_id: int, what: str, **changes: object) -> None:
-        before = self.tool.polygon(polygon_id)
-        if before is None or self.annotation is None:
-            return
-        self._push(EditPolygon(self.gateway.open_project, self.annotation.id, before,
-                               replace(before, **changes), what))
-
-    def _on_edited(self, polygon_id: int, vertices, what: str) -> None:
-        self._edit(polygon_id, what, vertices=vertices)
-
-    def _on_toggle(self, polygon_id: int) -> None:
-        before = self.tool.polygon(polygon_id)
-        if before is not None:
-            other = (Certainty.UNCERTAIN if before.certainty is Certainty.CERTAIN
-                     else Certainty.CERTAIN)
-            self._edit(polygon_id, f"Mark {other.value}", certainty=other)
-
-    def _on_delete(self, polygon_id: int) -> None:
-        polygon = self.tool.polygon(polygon_id)
-        if polygon is not None and self.annotation is not None:
-            self._push(DeletePolygon(self.gateway.open_project, self.annotation.id, polygon))
-
+    # -- selection and changes from elsewhere (intents → commands: annotate_intents.py) --
     def _on_selection(self, polygon_id: int) -> None:
         polygon = self.tool.polygon(polygon_id) if polygon_id >= 0 else None
         form = self.panel.polygon_form
         form.set_answers(polygon.classifications if polygon else {})
         form.setEnabled(polygon is not None)
         self.panel.show_selected(polygon)
-
-    def _on_polygon_answers(self, answers: dict) -> None:
-        self.clock.touch()
-        if self.tool.selected_id is not None:
-            self._edit(self.tool.selected_id, "Classify polygon", classifications=answers)
-
-    def _on_image_answers(self, answers: dict) -> None:
-        self.clock.touch()
-        if self._key is None:
-            return
-        self._push(SetImageClassifications(self.gateway.open_project,
-                                           self._ensure_annotation().id, answers))
 
     def _on_annotation_changed(self, image_id: int, annotation_id: int) -> None:
         if self.annotation is None or annotation_id != self.annotation.id:
