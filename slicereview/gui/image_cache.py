@@ -7,9 +7,10 @@ recently shown first.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
+
+from cachetools import LRUCache
 
 from slicereview.engines.imaging.display import DisplayImage
 from slicereview.model import Image
@@ -22,11 +23,11 @@ class ImageCache:
                  budget_bytes: int = DEFAULT_BUDGET) -> None:
         self._loader = loader
         self._budget = budget_bytes
-        self._items: OrderedDict[int, DisplayImage] = OrderedDict()
+        self._items: LRUCache[int, DisplayImage] = LRUCache(budget_bytes, getsizeof=_nbytes)
 
     @property
     def nbytes(self) -> int:
-        return sum(d.data.nbytes for d in self._items.values())
+        return int(self._items.currsize)
 
     def __len__(self) -> int:
         return len(self._items)
@@ -36,19 +37,22 @@ class ImageCache:
 
     def get(self, path: Path, image: Image) -> DisplayImage:
         """The decoded image (from the cache, or loaded now and cached)."""
-        hit = self._items.get(image.id)
+        hit = self._items.get(image.id)  # a hit becomes the most recently used
         if hit is not None:
-            self._items.move_to_end(image.id)
             return hit
         display = self._loader(path, image)
         self.put(image.id, display)
         return display
 
     def put(self, image_id: int, display: DisplayImage) -> None:
-        self._items[image_id] = display
-        self._items.move_to_end(image_id)
-        while len(self._items) > 1 and self.nbytes > self._budget:
-            self._items.popitem(last=False)
+        """Keep ``display``; the least recently used images go when over budget. An image
+        larger than the whole budget is shown but not kept."""
+        if _nbytes(display) <= self._budget:
+            self._items[image_id] = display
 
     def clear(self) -> None:
         self._items.clear()
+
+
+def _nbytes(display: DisplayImage) -> int:
+    return int(display.data.nbytes)

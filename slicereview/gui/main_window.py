@@ -26,6 +26,8 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview import __version__
+from slicereview.engines.imaging.display import WindowPreset
+from slicereview.engines.imaging.windowing import volume_auto_window
 from slicereview.gui import settings as user_settings
 from slicereview.gui.actions import create_actions
 from slicereview.gui.file_actions import FileActions
@@ -34,7 +36,6 @@ from slicereview.gui.views.annotate_page import AnnotatePage
 from slicereview.gui.views.browser import ProjectBrowser
 from slicereview.gui.views.image_view import ImageView
 from slicereview.gui.views.rate_page import RatePage
-from slicereview.gui.views.window_level import Window, volume_auto_window
 from slicereview.gui.workers import DemoWorker, ImportWorker
 
 ABOUT = f"""<h3>slicereview {__version__}</h3>
@@ -92,7 +93,7 @@ class MainWindow(FileActions, QMainWindow):
         for name, action in self.actions_.items():
             action.triggered.connect(getattr(self, f"on_{name}"))
         self._current_image = None
-        self._volume_autos: dict[tuple[int, int], Window | None] = {}
+        self._volume_autos: dict[tuple[int, int], WindowPreset | None] = {}
         self._import_worker: ImportWorker | None = None
         self._demo_worker: DemoWorker | None = None
 
@@ -246,7 +247,7 @@ class MainWindow(FileActions, QMainWindow):
         self.image_label.setText(f"{image.case_id}   {display.description}")
         return True
 
-    def _volume_auto(self, image, slices: list) -> Window | None:
+    def _volume_auto(self, image, slices: list) -> WindowPreset | None:
         """One automatic window per volume (cached): steady brightness while scrolling."""
         if not slices:
             return None

@@ -72,7 +72,7 @@ def test_right_drag_changes_window_and_levels(window: MainWindow, qtbot) -> None
     assert after.center > before.center  # dragged down: higher centre
     levels_after = window.viewer.image_item.getLevels()
     assert not np.allclose(levels_before, levels_after)
-    lo, hi = after.levels
+    lo, hi = after.levels()
     assert np.allclose(levels_after, (lo, hi))
     # the histogram control shows the same window
     assert np.allclose(window.viewer.histogram.item.getLevels(), (lo, hi))

@@ -115,7 +115,7 @@ def test_histogram_is_in_the_image_units_on_signed_ct(window: MainWindow) -> Non
     data = np.asarray(window.viewer.display.data)
     assert data.min() < 0, "CT_small is signed"
     item = window.viewer.histogram.item
-    lo, hi = window.viewer.window.levels
+    lo, hi = window.viewer.window.levels()
     assert np.allclose(item.getLevels(), (lo, hi))
     x, _ = item.plot.getData()
     step = x[1] - x[0]

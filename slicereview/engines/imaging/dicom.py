@@ -22,7 +22,7 @@ from pydicom.uid import UID
 from slicereview.engines.imaging import dicom_checks as checks
 from slicereview.engines.imaging import dicom_meta as meta
 from slicereview.engines.imaging.codestream import check_codestream
-from slicereview.engines.imaging.display import DisplayImage, WindowPreset
+from slicereview.engines.imaging.display import DisplayImage, WindowPreset, to_rgb8
 from slicereview.engines.imaging.errors import UnreadableImageError, decoder_edge
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.model import NewImage
@@ -208,11 +208,9 @@ def _to_rgb8(arr: np.ndarray, ds: Dataset) -> np.ndarray:
     if str(ds.get("PhotometricInterpretation", "")).upper() == "PALETTE COLOR":
         arr = apply_color_lut(arr, ds)
     if arr.dtype == np.uint8:
-        return np.ascontiguousarray(arr[..., :3])
+        return to_rgb8(arr)
     bits = 16 if arr.dtype == np.uint16 else int(ds.get("BitsStored", 8 * arr.itemsize))
-    maximum = float(2**min(bits, 32) - 1)
-    scaled = np.clip(arr[..., :3].astype(np.float64) * (255.0 / maximum), 0, 255)
-    return np.rint(scaled).astype(np.uint8)
+    return to_rgb8(arr, float(2**min(bits, 32) - 1))
 
 
 def load(path: str | Path, frame: int = 0, limits: Limits = DEFAULT_LIMITS) -> DisplayImage:

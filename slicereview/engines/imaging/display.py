@@ -43,6 +43,23 @@ class WindowPreset:
         return (float(self.center - half), float(self.center + half))
 
     @classmethod
+    def custom(cls, center: float, width: float) -> WindowPreset:
+        """A window set by hand (no name)."""
+        return cls("", float(center), float(width))
+
+    def close_to(self, other: WindowPreset | None, tolerance: float = 1e-6) -> bool:
+        """Same centre and width within ``tolerance`` of the larger width (names ignored).
+
+        >>> WindowPreset.custom(40, 400).close_to(WindowPreset("soft tissue", 40, 400))
+        True
+        """
+        if other is None:
+            return False
+        scale = max(abs(self.width), abs(other.width), 1e-12)
+        return (abs(self.center - other.center) <= tolerance * scale
+                and abs(self.width - other.width) <= tolerance * scale)
+
+    @classmethod
     def from_levels(cls, name: str, low: float, high: float) -> WindowPreset:
         """The preset whose :meth:`levels` are ``(low, high)``."""
         return cls(name, (float(low) + float(high)) / 2.0, float(high) - float(low))
@@ -202,3 +219,28 @@ def thumbnail(display: DisplayImage, size: int = 128) -> np.ndarray:
                           anti_aliasing=True)
         windowed = np.clip(np.rint(windowed), 0, 255).astype(np.uint8)
     return np.ascontiguousarray(windowed)
+
+
+def to_rgb8(rgb: np.ndarray, maximum: float | None = None) -> np.ndarray:
+    """Colour data ``(H, W, C >= 3)`` as ``(H, W, 3)`` uint8 (alpha dropped).
+
+    Values are scaled by ``255 / maximum``: ``maximum`` given (e.g. ``2**BitsStored - 1``), else
+    the integer type's maximum, else 1.0 for float data in 0..1, else the data's own maximum.
+    NaN becomes 0. Scaled in float32, so a 16-bit RGB image needs no float64 copy.
+
+    Example
+    -------
+    >>> to_rgb8(np.array([[[0, 32768, 65535, 7]]], np.uint16)).tolist()
+    [[[0, 128, 255]]]
+    """
+    rgb = rgb[..., :3]
+    if rgb.dtype == np.uint8 and maximum is None:
+        return np.ascontiguousarray(rgb)
+    if maximum is None:
+        if rgb.dtype.kind in "iu":
+            maximum = float(np.iinfo(rgb.dtype).max)
+        else:
+            top = float(np.nanmax(rgb)) if rgb.size else 1.0
+            maximum = 1.0 if top <= 1.0 else top
+    scaled = np.nan_to_num(rgb.astype(np.float32) * np.float32(255.0 / maximum))
+    return np.clip(np.rint(scaled), 0, 255).astype(np.uint8)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from slicereview.engines.imaging.display import DisplayImage, WindowPreset
+from slicereview.engines.imaging.display import DisplayImage, WindowPreset, to_rgb8
 from slicereview.engines.imaging.errors import UnreadableImageError
 from slicereview.engines.imaging.file_checks import raster_size
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
@@ -54,7 +54,7 @@ def read_array(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> np.ndarray:
     if arr.ndim == 3 and arr.shape[2] == 2:  # grey + alpha
         arr = arr[..., 0]
     if arr.ndim == 3 and arr.shape[2] in (3, 4):
-        return _rgb8(arr[..., :3])
+        return to_rgb8(arr[..., :3])
     if arr.ndim != 2:
         raise UnreadableImageError(
             f"{path.name} has the image shape {arr.shape} (multi-page or multi-channel), which "
@@ -69,15 +69,6 @@ def read_array(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> np.ndarray:
     return arr.astype(np.float32)
 
 
-def _rgb8(rgb: np.ndarray) -> np.ndarray:
-    if rgb.dtype == np.uint8:
-        return np.ascontiguousarray(rgb)
-    if rgb.dtype.kind in "iu":
-        top = float(np.iinfo(rgb.dtype).max)
-    else:  # float colour: 0..1 by convention, else its own maximum
-        top = 1.0 if float(np.nanmax(rgb)) <= 1.0 else float(np.nanmax(rgb))
-    scaled = np.nan_to_num(rgb.astype(np.float64) * (255.0 / top))
-    return np.clip(np.rint(scaled), 0, 255).astype(np.uint8)
 
 
 def import_entries(path: str | Path, limits: Limits = DEFAULT_LIMITS

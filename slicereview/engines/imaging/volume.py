@@ -6,20 +6,20 @@ array. Each slice keeps its geometry in its ``info``: the volume's size/spacing/
 ``(row, col)`` spacing. Slices are shown as stored in the array (row 0 at the top), not
 re-oriented.
 
-Volumes are read once and cached (:data:`CACHE_VOLUMES` most recently used, at most
+Volumes are read once and cached (least recently used dropped first, at most
 :data:`CACHE_BYTES` in total) so that scrolling through slices does not re-read the file.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from cachetools import LRUCache
 
-from slicereview.engines.imaging.display import DisplayImage
+from slicereview.engines.imaging.display import DisplayImage, to_rgb8
 from slicereview.engines.imaging.errors import UnreadableImageError, decoder_edge
 from slicereview.engines.imaging.file_checks import (
     check_data_files,
@@ -30,11 +30,12 @@ from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.engines.imaging.orientation import display_flips
 from slicereview.model import NewImage
 
-#: How many volumes the slice cache keeps, and their total size limit.
-CACHE_VOLUMES = 3
+#: The total size of the volumes the slice cache keeps (least recently used go first).
 CACHE_BYTES = 1 << 30
 
-_cache: OrderedDict[tuple[str, int, int], tuple[np.ndarray, dict[str, Any]]] = OrderedDict()
+_Entry = tuple[np.ndarray, dict[str, Any]]
+_cache: LRUCache[tuple[str, int, int], _Entry] = LRUCache(
+    CACHE_BYTES, getsizeof=lambda entry: int(entry[0].nbytes))
 _cache_lock = threading.Lock()
 
 
@@ -207,17 +208,13 @@ def volume_array(path: str | Path, limits: Limits = DEFAULT_LIMITS
     stat = path.stat()
     key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
     with _cache_lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
+        hit = _cache.get(key)
+        if hit is not None:
+            return hit
     entry = _read_array(path, limits)
-    with _cache_lock:
-        _cache[key] = entry
-        _cache.move_to_end(key)
-        while len(_cache) > CACHE_VOLUMES or (
-            len(_cache) > 1 and sum(a.nbytes for a, _ in _cache.values()) > CACHE_BYTES
-        ):
-            _cache.popitem(last=False)
+    if entry[0].nbytes <= CACHE_BYTES:  # a larger volume is used once, not kept
+        with _cache_lock:
+            _cache[key] = entry
     return entry
 
 
@@ -238,12 +235,6 @@ def _display_dtype(arr: np.ndarray) -> np.ndarray:
     return arr.astype(np.float32)
 
 
-def _rgb8(arr: np.ndarray) -> np.ndarray:
-    rgb = arr[..., :3]
-    if rgb.dtype == np.uint8:
-        return np.ascontiguousarray(rgb)
-    top = float(np.iinfo(rgb.dtype).max) if rgb.dtype.kind in "iu" else float(rgb.max() or 1)
-    return np.clip(np.rint(rgb.astype(np.float64) * (255.0 / top)), 0, 255).astype(np.uint8)
 
 
 def load(path: str | Path, axis: int, slice_index: int,
@@ -289,7 +280,7 @@ def load(path: str | Path, axis: int, slice_index: int,
         here = slice_geometry(geometry, axis, slice_index)
         spacing = tuple(here["spacing"])
         flips = display_flips(here["row_direction"], here["col_direction"])
-    data = _rgb8(plane) if plane.ndim == 3 else _display_dtype(np.ascontiguousarray(plane))
+    data = to_rgb8(plane) if plane.ndim == 3 else _display_dtype(np.ascontiguousarray(plane))
     where = f"slice {slice_index} (axis {axis})" if axis >= 0 else "2-D"
     description = f"{data.shape[1]}×{data.shape[0]} {data.dtype.name} {where}"
     return DisplayImage(

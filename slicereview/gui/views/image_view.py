@@ -1,10 +1,10 @@
 """The image view: a pyqtgraph canvas with radiology-style window/level.
 
 Mouse: wheel zooms about the cursor, left-drag pans, right-drag sets window/level (horizontal
-= width / contrast, vertical = centre / brightness, as in most PACS viewers; the drag itself is
-in :mod:`.window_level`), double-click fits. A histogram/levels control beside the image shows
-the same window in the image's units. The *Window* box names the window shown: a preset of the
-file, the automatic one, or "Custom (C/W)" after a change by hand. Keys are in
+= width / contrast, vertical = centre / brightness, as in most PACS viewers; the arithmetic is
+in :mod:`slicereview.engines.imaging.windowing`), double-click fits. A histogram beside the
+image shows the same window in the image's units. The *Window* box names the window shown: a
+preset of the file, the automatic one, or "Custom (C/W)" after a change by hand. Keys are in
 :mod:`slicereview.gui.shortcuts`.
 
 Speed: the image is handed to pyqtgraph in a fast dtype (``uint8``/``uint16``; signed data is
@@ -33,18 +33,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.gui.views.display_copy import block_mean, fast_display_copy
-from slicereview.gui.views.window_level import (
+from slicereview.engines.imaging.display import WindowPreset
+from slicereview.engines.imaging.windowing import (
     AUTO_LABEL,
     DataRange,
-    Window,
-    WindowLevelViewBox,
+    block_mean,
     custom_label,
     dragged_window,
+    fast_display_copy,
     histogram_curve,
 )
+from slicereview.gui.views.window_level import WindowLevelViewBox
 
-__all__ = ["ImageView", "Window", "block_mean", "fast_display_copy"]
+__all__ = ["ImageView", "block_mean", "fast_display_copy"]
 
 
 class ImageView(QWidget):
@@ -65,9 +66,9 @@ class ImageView(QWidget):
         self._display = None
         self._data: np.ndarray | None = None
         self._offset = 0.0
-        self._window = Window(0.5, 1.0)
-        self._auto: Window | None = None
-        self._given_auto: Window | None = None
+        self._window = WindowPreset.custom(0.5, 1.0)
+        self._auto: WindowPreset | None = None
+        self._given_auto: WindowPreset | None = None
         self._range = DataRange(0.0, 1.0, False)
         self._user_invert = False
 
@@ -90,7 +91,7 @@ class ImageView(QWidget):
 
         self.preset_box = QComboBox()
         self.preset_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.preset_box.setToolTip("Window presets from the file, and an automatic window")
+        self.preset_box.setToolTip("WindowPreset presets from the file, and an automatic window")
         self.preset_box.activated.connect(self._on_preset)
         self.invert_box = QCheckBox("Invert")
         self.invert_box.setToolTip("Invert the grey scale (I)")
@@ -111,7 +112,7 @@ class ImageView(QWidget):
 
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 2)
-        for w in (QLabel("Window:"), self.preset_box, self.invert_box, self.fit_button,
+        for w in (QLabel("WindowPreset:"), self.preset_box, self.invert_box, self.fit_button,
                   self.one_button, self.window_label):
             bar.addWidget(w)
         bar.addStretch(1)
@@ -135,7 +136,7 @@ class ImageView(QWidget):
     def display(self):
         return self._display
 
-    def set_image(self, display, *, keep_view: bool = False, auto: Window | None = None
+    def set_image(self, display, *, keep_view: bool = False, auto: WindowPreset | None = None
                   ) -> None:
         """Show ``display`` (a DisplayImage). ``keep_view`` keeps zoom/pan and the window
         (scrolling a volume keeps its brightness). ``auto`` replaces the image's own automatic
@@ -209,7 +210,7 @@ class ImageView(QWidget):
         """Select the entry naming the window shown; "Custom (C/W)" when none does."""
         if self._display is None:
             return
-        presets = [Window(p.center, p.width) for p in self._display.presets]
+        presets = [WindowPreset.custom(p.center, p.width) for p in self._display.presets]
         index = next((i for i, p in enumerate(presets) if self._window.close_to(p)), None)
         if index is None and self._window.close_to(self._auto):
             index = len(presets)
@@ -227,7 +228,7 @@ class ImageView(QWidget):
 
     # -- window / level --------------------------------------------------------------------
     @property
-    def window(self) -> Window:
+    def window(self) -> WindowPreset:
         return self._window
 
     @property
@@ -238,32 +239,34 @@ class ImageView(QWidget):
     def set_window(self, center: float, width: float) -> None:
         """Set the window in the image's units (width at least the data's minimum width)."""
         width = max(float(width), self._range.minimum_width, 1e-6)
-        self._window = Window(float(center), width)
-        lo, hi = self._window.levels
+        self._window = WindowPreset.custom(float(center), width)
+        lo, hi = self._window.levels()
         blocker = self.histogram.item.blockSignals(True)
         self.histogram.item.setLevels(lo, hi)
         self.histogram.item.blockSignals(blocker)
         self._window_shown()
 
     def _window_shown(self) -> None:
-        lo, hi = self._window.levels
+        lo, hi = self._window.levels()
         self.image_item.setLevels((lo + self._offset, hi + self._offset))
         self.window_label.setText(f"C {self._window.center:.6g}  W {self._window.width:.6g}")
         self._sync_preset_box()
         self.window_changed.emit(self._window.center, self._window.width)
 
-    def drag_window(self, start: Window, dx: float, dy: float, *, final: bool = False) -> None:
-        """Window from a right-drag of ``(dx, dy)`` screen pixels since ``start``: a drag
+    def drag_window(self, start: WindowPreset, dx: float, dy: float, *,
+                    final: bool = False) -> None:
+        """The window from a right-drag of ``(dx, dy)`` screen pixels since ``start``: a drag
         across the whole view changes the width or the centre by the data range (see
-        :func:`~.window_level.dragged_window`). Right widens, down raises the centre (darker).
+        :func:`~slicereview.engines.imaging.windowing.dragged_window`). Right widens, down
+        raises the centre (darker).
         """
         size = (self.viewbox.width(), self.viewbox.height())
         window = dragged_window(start, dx, dy, size, self._range)
         self.set_window(window.center, window.width)
 
-    def _own_auto(self) -> Window:
+    def _own_auto(self) -> WindowPreset:
         w = self._display.auto_window()
-        return Window(w.center, w.width)
+        return WindowPreset.custom(w.center, w.width)
 
     def auto_window(self) -> None:
         """The automatic window: the volume's when one was given, else this image's."""
@@ -294,7 +297,7 @@ class ImageView(QWidget):
         if hi - lo < self._range.minimum_width:
             self.set_window((lo + hi) / 2.0, hi - lo)  # clamps, and moves the region back
             return
-        self._window = Window((lo + hi) / 2.0, hi - lo)
+        self._window = WindowPreset.custom((lo + hi) / 2.0, hi - lo)
         self._window_shown()
 
     def _on_lut_changed(self, item) -> None:

@@ -103,21 +103,22 @@ def test_volume_is_read_once_for_slice_scrolling(tmp_path, monkeypatch):
 
 
 def test_cache_keeps_only_the_most_recent_volumes(tmp_path, monkeypatch):
+    """The volume cache is bounded in bytes (cachetools LRUCache): with room for two 18-byte
+    volumes, reading a third evicts the least recently used one."""
+    from cachetools import LRUCache
+
     files = []
-    for k in range(volume.CACHE_VOLUMES + 1):
+    for k in range(3):
         f = tmp_path / f"v{k}.mha"
         sitk.WriteImage(sitk.GetImageFromArray(np.full((2, 3, 3), k, np.uint8)), str(f))
         files.append(f)
-    volume.clear_cache()
+    monkeypatch.setattr(volume, "_cache", LRUCache(36, getsizeof=lambda e: int(e[0].nbytes)))
     for f in files:
         volume.load(f, 0, 0)
+    assert len(volume._cache) == 2
     calls = []
     real = volume._read_array
     monkeypatch.setattr(volume, "_read_array", lambda p, *a: calls.append(p.name) or real(p, *a))
     volume.load(files[-1], 0, 1)  # still cached
     volume.load(files[0], 0, 1)  # the oldest was evicted
     assert calls == [files[0].name]
-    monkeypatch.setattr(volume, "CACHE_BYTES", 1)  # over the byte limit: keep only the newest
-    volume.load(files[1], 0, 0)
-    assert len(volume._cache) == 1
-    volume.clear_cache()
