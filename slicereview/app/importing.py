@@ -25,6 +25,7 @@ Example
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -32,9 +33,19 @@ from pathlib import Path, PurePosixPath
 from slicereview.engines.imaging.errors import ImagingError
 from slicereview.engines.imaging.formats import DICOM, SITK_FORMATS, detect_format, is_companion
 from slicereview.engines.imaging.hashing import sha256_file
-from slicereview.engines.imaging.importer import SliceSelection, iter_files, read_entries
+from slicereview.engines.imaging.importer import (
+    EntriesOrError,
+    SliceSelection,
+    iter_files,
+    read_entries_many,
+)
 from slicereview.model import RelinkReport
 from slicereview.store import SUFFIX, Project
+
+#: Imported files are read (in the decoding child) and committed in groups of at most this
+#: many files and this many seconds of preparation (see :func:`import_paths`).
+GROUP_FILES = 32
+COMMIT_EVERY_S = 0.25
 
 #: ``progress(done, total, current_path)``: called before each file and once at the end.
 ProgressFn = Callable[[int, int, str], None]
@@ -114,12 +125,21 @@ def import_paths(
         ``progress(done, total, current_path)``, called before each file and at the end
         (``done == total``).
     cancel
-        Polled before each file; when it returns True the import stops, keeping what is
-        already committed, and ``report.cancelled`` is True.
+        Polled before each file; when it returns True the import stops, keeping every file
+        imported so far, and ``report.cancelled`` is True.
 
     Returns
     -------
     ImportReport
+
+    Notes
+    -----
+    Files are verified and committed in groups of at most :data:`GROUP_FILES` files (one round
+    trip to the decoding child, one transaction): a durable commit costs a disk flush (1–8 ms)
+    and a round trip about as much as reading a small DICOM, so doing both per file made the
+    import several times slower than reading the files. A crash loses at
+    most the last group; importing the folder again adds exactly the missing files (the others
+    are recognised by their SHA-256).
     """
     slices = slices or SliceSelection()
     files = iter_files(paths)
@@ -127,13 +147,25 @@ def import_paths(
     seen: set[str] = set()
     intents: dict[str, int] = {}
     total = len(files)
-    for done, path in enumerate(files):
-        if cancel is not None and cancel():
-            report.cancelled = True
-            break
-        if progress is not None:
-            progress(done, total, str(path))
-        _import_one(project, path, slices, report, seen, intents)
+    done = 0
+    while done < total and not report.cancelled:
+        group: list[_Candidate] = []
+        started = time.monotonic()
+        while (done < total and len(group) < GROUP_FILES
+               and time.monotonic() - started < COMMIT_EVERY_S):
+            if cancel is not None and cancel():
+                report.cancelled = True
+                break
+            if progress is not None:
+                progress(done, total, str(files[done]))
+            candidate = _prepare(project, files[done], report, seen)
+            if candidate is not None:
+                group.append(candidate)
+            done += 1
+        results = read_entries_many([(c.path, c.fmt) for c in group], slices)
+        with project.transaction():
+            for candidate, result in zip(group, results, strict=True):
+                _store(project, candidate, result, report, intents)
     if progress is not None and not report.cancelled:
         progress(total, total, "")
     warning = _intent_warning(project, intents)
@@ -142,56 +174,72 @@ def import_paths(
     return report
 
 
-def _import_one(project: Project, path: Path, slices: SliceSelection, report: ImportReport,
-                seen: set[str], intents: dict[str, int]) -> None:
+@dataclass(frozen=True)
+class _Candidate:
+    """A file that is an image and not a duplicate, waiting to be read and stored."""
+
+    path: Path
+    fmt: str
+    sha: str
+    known_source: int | None
+
+
+def _prepare(project: Project, path: Path, report: ImportReport, seen: set[str]
+             ) -> _Candidate | None:
+    """Detect the format and hash the file; report what is not an image or a duplicate."""
     try:
         fmt = detect_format(path)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException:  # one odd file must not stop the import
         report.failed.append((str(path), _UNEXPECTED))
-        return
+        return None
     if fmt is None:
         # Pixel-data files of a header (a.raw next to a.mhd) and project files (with their
         # SQLite -wal/-shm/-journal files) are not images: skip them without a complaint.
         if not (is_companion(path) or _is_project_file(path)):
             report.failed.append((str(path), "This is not an image format slicereview reads "
                                              "(DICOM, NIfTI, NRRD, MetaImage, PNG, TIFF, JPEG)."))
-        return
+        return None
     try:
         sha = sha256_file(path)
     except OSError as exc:
         report.failed.append((str(path), f"The file cannot be read ({exc.strerror or 'error'}); "
                                          "check its permissions."))
-        return
+        return None
     known = project.source_by_hash(sha)
     if sha in seen or (known is not None and fmt not in SITK_FORMATS and fmt != DICOM):
         report.duplicates.append(str(path))
-        return
-    try:
-        info, images = read_entries(path, fmt, slices)
-    except ImagingError as exc:
-        report.failed.append((str(path), str(exc)))
-        return
-    except FileNotFoundError:
-        report.failed.append((str(path), "The file disappeared during the import; import it "
-                                         "again."))
-        return
-    except Exception:  # a reader bug or odd file must not stop a 10 000-file import
-        report.failed.append((str(path), _UNEXPECTED))
-        return
+        return None
     seen.add(sha)
-    if known is not None:
+    return _Candidate(path, fmt, sha, None if known is None else known.id)
+
+
+def _store(project: Project, c: _Candidate, result: EntriesOrError, report: ImportReport,
+           intents: dict[str, int]) -> None:
+    """Add a read file (or report why it was refused)."""
+    if isinstance(result, ImagingError):
+        report.failed.append((str(c.path), str(result)))
+        return
+    if isinstance(result, FileNotFoundError):
+        report.failed.append((str(c.path), "The file disappeared during the import; import it "
+                                           "again."))
+        return
+    if isinstance(result, Exception):  # a reader bug or odd file must not stop the import
+        report.failed.append((str(c.path), _UNEXPECTED))
+        return
+    info, images = result
+    if c.known_source is not None:
         # A volume or multi-frame file already in the project: add only the slices/frames this
         # selection picks that are not there yet (the user may pick more slices later).
-        ids = project.add_images_to_source(known.id, images)
+        ids = project.add_images_to_source(c.known_source, images)
         if not ids:
-            report.duplicates.append(str(path))
+            report.duplicates.append(str(c.path))
             return
         report.added_images += len(ids)
         report.image_ids.extend(ids)
         return
-    ids = project.add_source(path, sha, fmt, images, info)
+    ids = project.add_source(c.path, c.sha, c.fmt, images, info)
     report.added_files += 1
     report.added_images += len(ids)
     report.image_ids.extend(ids)

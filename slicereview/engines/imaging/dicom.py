@@ -114,7 +114,12 @@ def import_entries(path: str | Path, frames_for: Callable[[int], list[int]] | No
     pixel data's length.
     """
     path = Path(path)
-    ds = read_header(path, limits=limits)
+    return entries_of(read_header(path, limits=limits), path, frames_for, limits)
+
+
+def entries_of(ds: Dataset, path: Path, frames_for: Callable[[int], list[int]] | None = None,
+               limits: Limits = DEFAULT_LIMITS) -> tuple[dict[str, Any], list[NewImage]]:
+    """:func:`import_entries` of an already read data set (validated here)."""
     validate(ds, path, limits)
     rows, cols = int(ds.Rows), int(ds.Columns)
     n = meta.number_of_frames(ds)
@@ -228,6 +233,11 @@ def load(path: str | Path, frame: int = 0, limits: Limits = DEFAULT_LIMITS) -> D
         raise FileNotFoundError(f"image file not found: {path}")
     ds = read_header(path, defer=False, limits=limits)
     validate(ds, path, limits)
+    return display_of(ds, path, frame)
+
+
+def display_of(ds: Dataset, path: Path, frame: int = 0) -> DisplayImage:
+    """:func:`load` of an already read and validated data set (its pixel data not deferred)."""
     arr = _decode(ds, path, frame)
     with decoder_edge(path.name, "show"):
         return _display(arr, ds, frame)

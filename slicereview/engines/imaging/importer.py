@@ -148,6 +148,35 @@ def read_entries(path: Path, fmt: str, slices: SliceSelection, *, isolated: bool
     return read_entries_here(path, fmt, slices, limits)
 
 
+#: One file's entries, or the error that refused it.
+EntriesOrError = tuple[dict[str, Any], list[NewImage]] | Exception
+
+
+def read_entries_many(items: list[tuple[Path, str]], slices: SliceSelection, *,
+                      isolated: bool = True, limits: Limits = DEFAULT_LIMITS
+                      ) -> list[EntriesOrError]:
+    """:func:`read_entries` of several ``(path, format)`` files, in order; each result is the
+    entries or the exception that refused the file.
+
+    Isolated, the whole group goes to the decoding child in one round trip (a round trip costs
+    as much as reading a small DICOM); if the child dies on one of them, the group is read again
+    one file at a time so that only the culprit is refused.
+    """
+    if not isolated:
+        return [_entries_or_error(path, fmt, slices, limits) for path, fmt in items]
+    from slicereview.engines.imaging import isolated as child
+
+    return child.read_entries_many(items, slices, limits)
+
+
+def _entries_or_error(path: Path, fmt: str, slices: SliceSelection, limits: Limits
+                      ) -> EntriesOrError:
+    try:
+        return read_entries_here(path, fmt, slices, limits)
+    except Exception as exc:
+        return exc
+
+
 def read_entries_here(path: str | Path, fmt: str, slices: SliceSelection,
                       limits: Limits = DEFAULT_LIMITS) -> tuple[dict[str, Any], list[NewImage]]:
     """:func:`read_entries` in this process: headers, then the first selected image is
@@ -156,9 +185,12 @@ def read_entries_here(path: str | Path, fmt: str, slices: SliceSelection,
     from slicereview.model import Image
 
     path = Path(path)
-    if fmt == DICOM:
-        info, images = dicom.import_entries(path, slices.indices, limits)
-    elif fmt in SITK_FORMATS:
+    if fmt == DICOM:  # one parse for the entries and the verifying decode
+        ds = dicom.read_header(path, defer=False, limits=limits)
+        info, images = dicom.entries_of(ds, path, slices.indices, limits)
+        dicom.display_of(ds, path, images[0].frame)
+        return info, images
+    if fmt in SITK_FORMATS:
         info, images = volume.import_entries(path, slices.axis, slices.indices, limits)
     elif fmt in RASTER_FORMATS:
         info, images = raster.import_entries(path, limits)

@@ -67,6 +67,8 @@ def _run(task: str, args: tuple[Any, ...]) -> Any:
         from slicereview.engines.imaging.importer import read_entries_here
 
         return read_entries_here(*args)
+    if task == "entries_many":
+        return [_one_entry(*item, *args[1:]) for item in args[0]]
     from slicereview.engines.imaging.loader import load_display
 
     path, image, limits = args[:3]
@@ -76,6 +78,19 @@ def _run(task: str, args: tuple[Any, ...]) -> Any:
     from slicereview.engines.imaging.display import thumbnail as make_thumbnail
 
     return make_thumbnail(display, args[3])
+
+
+def _one_entry(path: str, fmt: str, slices: Any, limits: Limits) -> tuple[Any, ...]:
+    """One file of an ``entries_many`` task as a reply tuple (its errors do not stop the rest)."""
+    from slicereview.engines.imaging.importer import read_entries_here
+
+    try:
+        with errors.decoder_edge(Path(path).name, "read"):
+            return ("ok", read_entries_here(path, fmt, slices, limits))
+    except errors.ImagingError as exc:
+        return ("error", type(exc).__name__, str(exc), getattr(exc, "limit", ""))
+    except FileNotFoundError as exc:
+        return ("missing", str(exc))
 
 
 def _serve(conn: Any, address_space: int) -> None:  # pragma: no cover - runs in the child
@@ -137,7 +152,7 @@ last_peak_kb = 0
 
 def _call(task: str, args: tuple[Any, ...], limits: Limits) -> Any:
     global _child, last_peak_kb
-    name = Path(str(args[0])).name
+    name = "a group of files" if isinstance(args[0], list) else Path(str(args[0])).name
     with _lock:
         if _child is not None and (not _child.process.is_alive()
                                    or _child.address_space != limits.child_address_space):
@@ -165,6 +180,11 @@ def _call(task: str, args: tuple[Any, ...], limits: Limits) -> Any:
                 "program is unaffected, so leave the file out or re-export it from its "
                 "source.") from None
     last_peak_kb = int(reply[-1])
+    return _result(reply[:-1])
+
+
+def _result(reply: tuple[Any, ...]) -> Any:
+    """The value of an ``("ok", value)`` reply; raise the error another reply stands for."""
     if reply[0] == "ok":
         return reply[1]
     if reply[0] == "missing":
@@ -192,6 +212,35 @@ def read_entries(path: str | Path, fmt: str, slices: Any,
     """:func:`~.importer.read_entries_here` in the child: headers read and one image
     decoded, so a file that cannot be shown is refused at import."""
     return _call("entries", (str(path), fmt, slices, limits), limits)
+
+
+def read_entries_many(items: list[tuple[Path, str]], slices: Any,
+                      limits: Limits = DEFAULT_LIMITS) -> list[Any]:
+    """:func:`read_entries` of several ``(path, format)`` files in one round trip; each
+    result is the entries or the exception that refused that file. If the child dies on the
+    group, each file is read again alone, so only the culprit is refused."""
+    if not items:
+        return []
+    try:
+        replies = _call("entries_many", ([(str(p), f) for p, f in items], slices, limits),
+                        limits)
+    except errors.DecoderCrashedError:
+        replies = None
+    if replies is None:
+        out: list[Any] = []
+        for path, fmt in items:
+            try:
+                out.append(read_entries(path, fmt, slices, limits))
+            except Exception as exc:
+                out.append(exc)
+        return out
+    results: list[Any] = []
+    for reply in replies:
+        try:
+            results.append(_result(reply))
+        except Exception as exc:
+            results.append(exc)
+    return results
 
 
 def shutdown() -> None:

@@ -158,7 +158,8 @@ def test_missing_codec_is_listed_with_the_package(project, folder, monkeypatch):
 
     monkeypatch.setattr(get_decoder(JPEG2000Lossless), "_available", {})
     # (the patch lives in this process: read the file here, not in the decoding child)
-    monkeypatch.setattr(importing, "read_entries", partial(importer.read_entries, isolated=False))
+    monkeypatch.setattr(importing, "read_entries_many",
+                        partial(importer.read_entries_many, isolated=False))
     report = import_paths(project, [folder / "dicom" / "MR_small_jp2klossless.dcm"])
     [(path, reason)] = report.failed
     assert "pip install pylibjpeg pylibjpeg-openjpeg" in reason
