@@ -63,7 +63,7 @@ class HeatBar(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.raters = 0
-        self.setMinimumHeight(44)
+        self.setMinimumHeight(54)
 
     def set_raters(self, raters: int) -> None:
         self.raters = raters
@@ -80,15 +80,17 @@ class HeatBar(QWidget):
             p.fillRect(x, 2, int(w) - 2, 14, colour)
             faint = QColor(colour)
             faint.setAlpha(90)
-            p.fillRect(x, 18, int(w) - 2, 14, QColor("#000000"))
+            p.fillRect(x, 18, int(w) - 2, 14, QColor("#808080"))  # over a mid-grey image
             p.fillRect(x, 18, int(w) - 2, 14, faint)
             p.setPen(QColor("#FFFFFF") if k < self.raters else QColor("#000000"))
             p.drawText(x, 2, int(w) - 2, 14, Qt.AlignmentFlag.AlignCenter, str(k))
+            p.setPen(QColor("#000000"))
+            p.drawText(x, 18, int(w) - 2, 14, Qt.AlignmentFlag.AlignCenter, str(k))
         p.setPen(self.palette().windowText().color())
         p.drawText(0, 2, 68, 14, Qt.AlignmentFlag.AlignLeft, "certain")
         p.drawText(0, 18, 68, 14, Qt.AlignmentFlag.AlignLeft, "uncertain")
-        p.drawText(70, 32, self.width() - 70, 12, Qt.AlignmentFlag.AlignLeft,
-                   f"annotators who marked the pixel (of {self.raters})")
+        p.drawText(0, 36, self.width(), 16, Qt.AlignmentFlag.AlignLeft,
+                   f"votes: annotators who marked the pixel, of {self.raters}")
         p.end()
 
 
@@ -179,7 +181,7 @@ class ReviewDecisionsPanel(QWidget):
             self.heat_bar.set_raters(0)
             return
         self.alpha_label.setText(
-            f"<b>α (nominal, strict)</b> {_fmt(review.strict.alpha)} &nbsp; "
+            f"<b>α (nominal, strict)</b> {_fmt(review.strict.alpha)}<br>"
             f"<b>α (nominal, relaxed)</b> {_fmt(review.relaxed.alpha)}<br>"
             f"{len(review.annotators)} annotators · boxes: {level}")
         self.annotators.setRowCount(len(review.annotators))

@@ -24,9 +24,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
-    QInputDialog,
     QLabel,
-    QMessageBox,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -39,8 +37,8 @@ from slicereview.app.review_image import ReviewImage
 from slicereview.app.review_queue import QueueRow
 from slicereview.gui.active_time import IdleClock
 from slicereview.gui.views.image_view import ImageView
+from slicereview.gui.views.review_actions import ReviewActions
 from slicereview.gui.views.review_decisions_panel import ReviewDecisionsPanel
-from slicereview.gui.views.review_dialogs import ReasonDialog
 from slicereview.gui.views.review_keys import ReviewKeys
 from slicereview.gui.views.review_overlay import ReviewOverlay
 from slicereview.gui.views.review_panes import SideBySide
@@ -51,8 +49,11 @@ from slicereview.gui.workers import ReviewFeaturesWorker
 HEAT_MODES = ("off", "relaxed", "strict")
 
 
-class ReviewPage(QWidget):
-    """The Review tab (see the module docstring)."""
+class ReviewPage(ReviewActions, QWidget):
+    """The Review tab (see the module docstring). The image list is hidden here: the queue
+    is this tab's list of images."""
+
+    hides_browser = True
 
     def __init__(self, gateway, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -115,7 +116,7 @@ class ReviewPage(QWidget):
         splitter.addWidget(self.centre)
         splitter.addWidget(scroll)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([360, 800, 360])
+        splitter.setSizes([440, 760, 370])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
@@ -167,22 +168,6 @@ class ReviewPage(QWidget):
     def _on_reviewer_chosen(self, _index: int) -> None:
         if self.reviewer_id is not None:
             self.gateway.set_review_setting("reviewer", self.reviewer_id)
-
-    def ask_new_reviewer(self) -> None:
-        name, ok = QInputDialog.getText(self, "New reviewer", "Reviewer name:")
-        if ok and name.strip():
-            self.set_reviewer(name)
-
-    def set_reviewer(self, name: str) -> int | None:
-        """Make ``name`` (created if new) the project's reviewer."""
-        try:
-            rater_id = self.gateway.add_reviewer(name)
-        except ValueError as exc:
-            QMessageBox.warning(self, "New reviewer", str(exc))
-            return None
-        self.gateway.set_review_setting("reviewer", rater_id)
-        self._fill_reviewers()
-        return rater_id
 
     def _on_project_opened(self, _path: str) -> None:
         g = self.gateway
@@ -287,7 +272,7 @@ class ReviewPage(QWidget):
             return
         level = self.level_box.currentText()
         if self.side_box.isChecked():
-            self.panes.show_review(display, self.review, level, self.heat_mode, keep_view)
+            self.panes.show_review(display, self.review, level, keep_view)
         else:
             if not keep_view or self.view.display is not display:
                 self.view.set_image(display, keep_view=keep_view)
@@ -364,91 +349,6 @@ class ReviewPage(QWidget):
         self.overlay.mark_box(boxes[index].box)
         self.panel.select_box(index)
 
-    # -- decisions -------------------------------------------------------------------------
-    def _can_decide(self) -> bool:
-        if self.reviewer_id is None:
-            self.panel.message.setText("Choose a reviewer first (Reviewer ▸ New… creates one).")
-            return False
-        return self.review is not None and self.position >= 0
-
-    def _decide(self, decision: str) -> None:
-        index = self.panel.selected_annotator()
-        if not self._can_decide() or index is None:
-            return
-        work = self.review.annotators[index]
-        tags, note = (), ""
-        if decision == "reject":
-            dialog = ReasonDialog("Reject annotation", f"Why is {work.name}'s annotation "
-                                  "rejected? It goes back to them for a revision.", self)
-            if dialog.exec() != ReasonDialog.DialogCode.Accepted:
-                return
-            tags, note = dialog.reason()
-        try:
-            self.gateway.decide(self.stack, self.reviewer_id, work.annotation_id, decision,
-                                tags, note, self.clock.take())
-        except ValueError as exc:
-            self.panel.message.setText(str(exc))
-
-    def accept(self) -> None:
-        self._decide("accept")
-
-    def reject(self) -> None:
-        self._decide("reject")
-
-    def expert_review(self) -> None:
-        self._decide("expert_review")
-
-    def accept_all_and_next(self) -> None:
-        if not self._can_decide():
-            return
-        row = self.rows[self.position]
-        if self.gateway.accept_all(self.stack, self.reviewer_id, row.image_id,
-                                   row.annotation_ids, self.clock.take()):
-            self.next_image()
-
-    def _pin_button(self) -> None:
-        if self.box_index is not None:
-            self.pin_box()
-        else:
-            self.start_point_pin()
-
-    def start_point_pin(self) -> None:
-        if self._can_decide():
-            self.pin_mode = True
-            self.view.graphics.setCursor(Qt.CursorShape.CrossCursor)
-            self.panel.message.setText("Click the point to comment on (Esc cancels).")
-
-    def cancel_pin(self) -> None:
-        self.pin_mode = False
-        self.view.graphics.unsetCursor()
-        self.panel.message.setText("")
-
-    def pin_box(self) -> None:
-        """Pin a comment to the box walked to (Tab) or picked in the list."""
-        if not self._can_decide():
-            return
-        if self.box_index is None:
-            self.panel.message.setText("Walk to a box first (Tab), or press P and click.")
-            return
-        box = self.review.boxes(self.level_box.currentText())[self.box_index].box
-        self._pin(box=tuple(float(v) for v in box))
-
-    def _pin(self, **where) -> None:
-        dialog = ReasonDialog("Pin a comment", "Comment on this region:", self)
-        if dialog.exec() != ReasonDialog.DialogCode.Accepted:
-            return
-        tags, note = dialog.reason()
-        row = self.rows[self.position]
-        self.gateway.add_pin(self.stack, self.reviewer_id, row.image_id, note, tags, **where)
-
-    def _on_mouse_clicked(self, event) -> None:
-        if not self.pin_mode or event.button() != Qt.MouseButton.LeftButton:
-            return
-        point = self.view.viewbox.mapSceneToView(event.scenePos())
-        self.cancel_pin()
-        event.accept()
-        self._pin(point=(point.x(), point.y()))
-
     def _on_mouse_moved(self, pos: QPointF) -> None:
         self.clock.touch()
         if self.overlay.heat_mode == "off" or not self.view.viewbox.sceneBoundingRect(
@@ -457,12 +357,6 @@ class ReviewPage(QWidget):
             return
         point = self.view.viewbox.mapSceneToView(pos)
         self.hover_label.setText(self.overlay.hover_text(point.x(), point.y()))
-
-    def undo(self) -> None:
-        self.stack.undo()
-
-    def redo(self) -> None:
-        self.stack.redo()
 
     def _on_review_changed(self, image_id: int) -> None:
         self.prefetcher.forget(image_id)

@@ -54,9 +54,10 @@ class SideBySide(QWidget):
     def image_views(self) -> list[ImageView]:
         return [p.view for p in self.panes if p.isVisible()]
 
-    def show_review(self, display, review: ReviewImage | None, level: str, heat: str,
+    def show_review(self, display, review: ReviewImage | None, level: str,
                     keep_view: bool) -> None:
-        """Show ``display`` in one pane per annotator of ``review``."""
+        """Show ``display`` in one pane per annotator of ``review`` (no heat map: a pane
+        shows one annotator, the heat map all of them)."""
         count = len(review.annotators) if review is not None else 1
         columns = max(1, math.ceil(math.sqrt(count)))
         for pane in self.panes:
@@ -72,7 +73,7 @@ class SideBySide(QWidget):
             blocker = QSignalBlocker(pane.view)
             pane.view.set_image(display, keep_view=keep_view and k > 0)
             blocker.unblock()
-            pane.overlay.heat_mode = heat
+            pane.overlay.heat_mode = "off"  # one annotator per pane: outlines only
             pane.overlay.set_review(review, level)
         if self.panes and not keep_view:
             self.panes[0].view.fit()

@@ -241,7 +241,7 @@ class ReviewQueuePanel(QWidget):
         tip = (f"{row.case_id}: rank {row.rank} by {self.method_box.currentText()}\n"
                f"{row.explain}\nBoxes ({f.level}): {counts}")
         values = (str(row.rank), row.case_id, _fmt(f.strict_alpha), _fmt(f.relaxed_alpha),
-                  "", _fmt(row.score, 3), row.status)
+                  "", f"{row.score:.4g}", row.status)
         for c, text in enumerate(values):
             item = QTableWidgetItem(text)
             item.setToolTip(tip)
