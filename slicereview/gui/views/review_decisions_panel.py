@@ -192,8 +192,7 @@ class ReviewDecisionsPanel(QWidget):
             show.setToolTip(f"Show {work.name}'s outlines (solid certain, dashed uncertain)")
             show.toggled.connect(lambda on, k=k: self.annotator_toggled.emit(k, on))
             self.annotators.setCellWidget(k, 0, show)
-            name = QTableWidgetItem(work.name)
-            name.setForeground(annotator_colour(k))
+            name = QTableWidgetItem(work.name)  # default text colour: yellow is unreadable
             self.annotators.setItem(k, 1, name)
             d = work.decision
             text = "—" if d is None else DECISION_TEXT[str(d.decision)]

@@ -49,6 +49,17 @@ def _fmt(value: float, digits: int = 2) -> str:
     return "—" if value is None or math.isnan(value) else f"{value:.{digits}f}"
 
 
+def _score(value: float) -> str:
+    """Scores of the box methods are pixel areas (thousands): no exponent notation.
+
+    >>> _score(19266.04), _score(0.4213), _score(float("nan"))
+    ('19,266', '0.4213', '—')
+    """
+    if math.isnan(value):
+        return "—"
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+
+
 class _QueueDelegate(QStyledItemDelegate):
     """Paints the band bar in the Boxes column and the budget line under row ``budget``."""
 
@@ -135,6 +146,7 @@ class ReviewQueuePanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.Fixed)
+        header.setStretchLastSection(True)
         self.table.setColumnWidth(4, 70)
         self.table.cellClicked.connect(lambda row, _col: self.row_chosen.emit(row))
         self.empty_label = QLabel()
@@ -240,8 +252,10 @@ class ReviewQueuePanel(QWidget):
         counts = ", ".join(f"{getattr(f, field)} {band}" for field, band in BANDS)
         tip = (f"{row.case_id}: rank {row.rank} by {self.method_box.currentText()}\n"
                f"{row.explain}\nBoxes ({f.level}): {counts}")
+        self.table.horizontalHeaderItem(5).setToolTip(
+            f"Priority score of {self.method_box.currentText()} (higher = more urgent)")
         values = (str(row.rank), row.case_id, _fmt(f.strict_alpha), _fmt(f.relaxed_alpha),
-                  "", f"{row.score:.4g}", row.status)
+                  "", _score(row.score), row.status)
         for c, text in enumerate(values):
             item = QTableWidgetItem(text)
             item.setToolTip(tip)
