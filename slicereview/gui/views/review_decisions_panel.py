@@ -116,6 +116,8 @@ class ReviewDecisionsPanel(QWidget):
         self.annotators.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.annotators.horizontalHeader().setStretchLastSection(True)
         self.annotators.setMaximumHeight(150)
+        self.annotators.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.annotators.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         buttons = QGridLayout()
         for k, (text, tip, slot) in enumerate((
                 ("Accept (A)", "Accept the selected annotation",
@@ -199,10 +201,12 @@ class ReviewDecisionsPanel(QWidget):
             if d is not None and (d.tags or d.comment):
                 text += ": " + ", ".join([*d.tags, *([d.comment] if d.comment else [])])
             item = QTableWidgetItem(text)
+            item.setToolTip(text)
             if d is not None:
                 item.setForeground(QColor(DECISION_COLOURS[str(d.decision)]))
             self.annotators.setItem(k, 2, item)
-        self.annotators.resizeColumnsToContents()
+        self.annotators.resizeColumnToContents(0)
+        self.annotators.resizeColumnToContents(1)
         self.annotators.selectRow(selected if selected is not None and
                                   selected < len(review.annotators) else 0)
         blocker = self.boxes.blockSignals(True)

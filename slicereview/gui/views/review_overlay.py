@@ -178,13 +178,13 @@ class ReviewOverlay:
                 path.addRect(QRectF(c0, r0, c1 - c0, r1 - r0))
             else:
                 x, y = pin.pin_at
-                size = max(self.review.shape) / 80
+                size = max(self.review.shape) / 40
                 path.moveTo(x - size, y)
                 path.lineTo(x + size, y)
                 path.moveTo(x, y - size)
                 path.lineTo(x, y + size)
             item = QGraphicsPathItem(path)
-            item.setPen(_pen(QColor("#FFFFFF"), Qt.PenStyle.DotLine, 2.0))
+            item.setPen(_pen(QColor("#FFFFFF"), Qt.PenStyle.DashDotLine, 2.5))
             item.setZValue(40)
             item.setToolTip(pin.comment or ", ".join(pin.tags))
             self.view.viewbox.addItem(item)
