@@ -109,6 +109,7 @@ class AcceptAll:
     image_id: int
     annotation_ids: tuple[int, ...] | None = None
     text: str = "Accept all"
+    active_ms: int = 0
     review_ids: list[int] = field(default_factory=list)
 
     @property
@@ -117,7 +118,8 @@ class AcceptAll:
 
     def apply(self) -> None:
         self.review_ids = review_decisions.accept_all(
-            self.project, self.reviewer_id, self.image_id, self.annotation_ids)
+            self.project, self.reviewer_id, self.image_id, self.annotation_ids,
+            active_ms=self.active_ms)
 
     def revert(self) -> None:
         with self.project.transaction():

@@ -36,6 +36,7 @@ from slicereview.gui.views.annotate_page import AnnotatePage
 from slicereview.gui.views.browser import ProjectBrowser
 from slicereview.gui.views.image_view import ImageView
 from slicereview.gui.views.rate_page import RatePage
+from slicereview.gui.views.review_page import ReviewPage
 from slicereview.gui.workers import DemoWorker, ImportWorker
 
 ABOUT = f"""<h3>slicereview {__version__}</h3>
@@ -105,6 +106,8 @@ class MainWindow(FileActions, QMainWindow):
         self.add_job_page(self.annotate_page, "Annotate")
         self.rate_page = RatePage(self.gateway)
         self.add_job_page(self.rate_page, "Rate")
+        self.review_page = ReviewPage(self.gateway)
+        self.add_job_page(self.review_page, "Review")
         self.jobs.currentChanged.connect(self._on_job_changed)
         self.start_page = StartPage(self)
         self.stack = QStackedWidget()
@@ -359,6 +362,7 @@ class MainWindow(FileActions, QMainWindow):
             self._demo_thread.wait(60000)  # the demo is renamed into place only when complete
         # QUndoStack emits signals while being destroyed (DESIGN §9): empty every history now.
         self.annotate_page.clear_undo()
+        self.review_page.clear_undo()
         self.rate_page.compare.clear_stacks()
         s = user_settings.settings()
         s.setValue("main_window/geometry", self.saveGeometry())

@@ -96,6 +96,23 @@ ANNOTATE_ACTIONS: list[ActionRow] = [
     ("submit", "Submit", "Ctrl+Return", "Submit this annotation and go to the next image"),
 ]
 ANNOTATE_UNDO = ["Ctrl+Z"]
+
+#: The Review tab's keys (caught by :mod:`slicereview.gui.views.review_keys` before the main
+#: window's View keys while the tab is shown).
+REVIEW_KEYS: list[tuple[str, str]] = [
+    ("PgDown, PgUp", "next / previous image of the queue"),
+    ("Tab, Shift+Tab", "next / previous box, worst α first; zooms to it with a margin"),
+    ("A", "accept the selected annotator's annotation"),
+    ("R", "reject it (a reason tag or text is required)"),
+    ("E", "send it to expert review"),
+    ("Ctrl+Return", "accept every undecided annotation of the image and go to the next"),
+    ("Shift+P", "pin a comment to the current box"),
+    ("P, then click", "pin a comment to a point (Esc cancels)"),
+    ("H (hold)", "hide every overlay while held"),
+    ("M", "heat map: off → relaxed → strict"),
+    ("S", "side by side: one linked pane per annotator"),
+    ("Ctrl+Z, Ctrl+Shift+Z", "undo / redo the last decision or pin"),
+]
 ANNOTATE_REDO = ["Ctrl+Shift+Z", "Ctrl+Y"]
 
 
@@ -126,4 +143,5 @@ def shortcut_rows() -> list[tuple[str, str, str]]:
              for _name, text, keys, tip in ANNOTATE_ACTIONS]
     rows += [("Annotate", key_text(ANNOTATE_UNDO), "Undo"),
              ("Annotate", key_text(ANNOTATE_REDO), "Redo")]
+    rows += [("Review", keys, what) for keys, what in REVIEW_KEYS]
     return rows

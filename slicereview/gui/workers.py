@@ -87,3 +87,22 @@ class DemoWorker(Worker):
         from slicereview.app.demo import build_demo
 
         return build_demo(self.folder, progress=self.progress.emit)
+
+
+class ReviewFeaturesWorker(Worker):
+    """Computes (or reads from the cache) the features of a review queue in its own project
+    connection; ``finished(QueueResult)``. Cancel keeps what is finished (cached too)."""
+
+    def __init__(self, project_path: Path, spec: object) -> None:
+        super().__init__()
+        self.project_path = Path(project_path)
+        self.spec = spec
+
+    def work(self) -> object:
+        from slicereview.app.review_queue import compute_features
+
+        with Project.open(self.project_path) as project:
+            return compute_features(
+                project, self.spec,  # type: ignore[arg-type]
+                progress=lambda done, total: self.progress.emit(done, total, "features"),
+                cancelled=lambda: self._cancel)
