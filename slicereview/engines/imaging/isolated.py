@@ -93,6 +93,22 @@ def _one_entry(path: str, fmt: str, slices: Any, limits: Limits) -> tuple[Any, .
         return ("missing", str(exc))
 
 
+def _peak_kb(resource: Any) -> int:
+    """The child's own peak resident memory in kB.
+
+    Linux keeps ``ru_maxrss`` across fork and exec, so a child spawned by a large parent would
+    report the parent's peak; ``VmHWM`` in ``/proc/self/status`` is this process image's own.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
 def _serve(conn: Any, address_space: int) -> None:  # pragma: no cover - runs in the child
     import logging
     import warnings
@@ -116,7 +132,7 @@ def _serve(conn: Any, address_space: int) -> None:  # pragma: no cover - runs in
             reply = ("error", type(exc).__name__, str(exc), getattr(exc, "limit", ""))
         except FileNotFoundError as exc:
             reply = ("missing", str(exc))
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        peak = _peak_kb(resource)
         try:
             conn.send((*reply, peak))
         except (OSError, ValueError):
@@ -146,7 +162,7 @@ class _Child:
 
 _lock = threading.Lock()
 _child: _Child | None = None
-#: Peak resident memory of the current child in kB (Linux ``ru_maxrss``), after the last call.
+#: Peak resident memory of the current child in kB (Linux ``VmHWM``), after the last call.
 last_peak_kb = 0
 
 
