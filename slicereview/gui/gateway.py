@@ -6,6 +6,7 @@ calls it) and listen to its signals, which carry ids (DESIGN.md §4).
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -50,7 +51,7 @@ class ProjectGateway(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.project: Project | None = None
-        self.cache = ImageCache(load_display)
+        self.cache = ImageCache(partial(load_display, isolated=True))
         self._runs: _rating.RatingRuns | None = None
 
     @property
@@ -134,7 +135,13 @@ class ProjectGateway(QObject):
         return self.open_project.resolve(image.path)
 
     def display(self, image: Image) -> DisplayImage:
-        """Decoded pixels of ``image`` (cached). Raises imaging errors for unreadable files."""
+        """Decoded pixels of ``image`` (cached). Raises imaging errors for unreadable files.
+
+        Decoding runs in the child process of :mod:`slicereview.engines.imaging.isolated`
+        (the project's files are untrusted input: a native decoder that aborts on a damaged
+        file would otherwise end the program and lose the user's place). Measured on
+        mammograms (4736 × 2624, 16 bit) the child costs no more than decoding in-process:
+        the README's Reliability section has the figures."""
         return self.cache.get(self.file_of(image), image)
 
     def volume_images(self, image: Image) -> list[Image]:

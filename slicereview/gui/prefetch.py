@@ -33,7 +33,7 @@ class _Job(QRunnable):
 
     def run(self) -> None:  # worker thread: plain data only
         try:
-            display = load_display(self.path, self.image)
+            display = load_display(self.path, self.image, isolated=True)
         except Exception:  # the view reports unreadable files when it shows them
             return
         self.signals.done.emit(self.generation, self.image.id, display)
