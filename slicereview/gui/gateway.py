@@ -6,10 +6,12 @@ calls it) and listen to its signals, which carry ids (DESIGN.md §4).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 
 from slicereview.app import annotating
@@ -19,6 +21,7 @@ from slicereview.app.errors import NoProjectError
 from slicereview.app.importing import relink
 from slicereview.engines.imaging.display import DisplayImage
 from slicereview.engines.imaging.loader import load_display
+from slicereview.gui import busy
 from slicereview.gui.image_cache import ImageCache
 from slicereview.gui.undo import UndoCommand
 from slicereview.model import (
@@ -31,6 +34,9 @@ from slicereview.model import (
     Rater,
 )
 from slicereview.store import Project
+from slicereview.store.connection import is_busy
+
+T = TypeVar("T")
 
 
 class ProjectGateway(QObject):
@@ -47,12 +53,18 @@ class ProjectGateway(QObject):
     raters_changed = Signal()
     #: A write was refused (disk full, file locked or read-only): a message for the user.
     write_failed = Signal(str)
+    #: A write waits for another program's lock on the file: the message ("" when over).
+    project_busy = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.project: Project | None = None
         self.cache = ImageCache(partial(load_display, isolated=True))
         self._runs: _rating.RatingRuns | None = None
+        #: Asked Retry (True) / Cancel after :data:`busy.PATIENCE_S` of a busy file; the
+        #: main window shows a dialog, without one a write gives up.
+        self.ask_retry: Callable[[str], bool] = lambda message: False
+        self.busy_patience_s = busy.PATIENCE_S
 
     @property
     def open_project(self) -> Project:
@@ -69,6 +81,39 @@ class ProjectGateway(QObject):
         wrapper = UndoCommand(self, command)
         stack.push(wrapper)
         return wrapper.error is None
+
+    def write(self, write: Callable[[], T]) -> T:
+        """Run one write of the project; while another program holds the file's lock, show
+        :data:`busy.MESSAGE` and retry (:func:`busy.retry_while_busy`, the one retry
+        policy; every command goes through here)."""
+        return busy.retry_while_busy(write, is_busy=is_busy, on_wait=self._on_busy,
+                                     ask=self.ask_retry, patience_s=self.busy_patience_s)
+
+    def settle(self, read: Callable[[], object], *, _again: bool = False) -> bool:
+        """Run ``read`` (views re-reading the file after a write), waiting up to
+        :attr:`busy_patience_s` for another program's lock without asking. If the file stays
+        busy the user is told so, and ``read`` runs again every second until it succeeds
+        (the screen then matches the file again). Returns whether ``read`` ran now."""
+        try:
+            busy.retry_while_busy(read, is_busy=is_busy, on_wait=self._on_busy,
+                                  ask=lambda _m: False,
+                                  patience_s=0.0 if _again else self.busy_patience_s)
+        except Exception as exc:
+            if not is_busy(exc):
+                raise
+            if not _again:
+                self.write_failed.emit("The project file is still busy (another program is "
+                                       "writing it); the screen shows it again once it is "
+                                       "free.")
+            QTimer.singleShot(1000, self, lambda: self.is_open and self.settle(read,
+                                                                              _again=True))
+            return False
+        return True
+
+    def _on_busy(self, message: str) -> None:
+        self.project_busy.emit(message)
+        # Repaint (the message shows) but hold back the user's input: no second edit starts.
+        QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
 
     def notify(self, changed: Changed) -> None:
         """Emit the signal for what a command changed (views re-read it)."""
@@ -110,6 +155,7 @@ class ProjectGateway(QObject):
     def open(self, path: str | Path) -> Project:
         """Open ``path`` (closing the current project first). Raises ProjectError subclasses."""
         project = Project.open(path)
+        project.set_busy_timeout(busy.ATTEMPT_S)  # the window freezes no longer than this
         self.close()
         self.project = project
         self.project_opened.emit(str(project.path))

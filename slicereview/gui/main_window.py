@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from slicereview import __version__
 from slicereview.engines.imaging.importer import SliceSelection
+from slicereview.gui import busy
 from slicereview.gui import settings as user_settings
 from slicereview.gui.actions import create_actions
 from slicereview.gui.gateway import ProjectGateway
@@ -134,6 +135,8 @@ class MainWindow(QMainWindow):
 
         self._build_menus()
         self.gateway.project_opened.connect(self._on_project_opened)
+        self.gateway.project_busy.connect(self._on_project_busy)
+        self.gateway.ask_retry = self._ask_retry
         self.gateway.project_closed.connect(self._on_project_closed)
         self.gateway.images_changed.connect(self.refresh_images)
         self._on_project_closed()
@@ -194,6 +197,18 @@ class MainWindow(QMainWindow):
             return False
         user_settings.add_recent_project(Path(path))
         return True
+
+    def _on_project_busy(self, message: str) -> None:
+        """Another program holds the file: say so while the write retries (gui/busy.py)."""
+        if message:
+            self.statusBar().showMessage(message)
+        elif self.statusBar().currentMessage() == busy.MESSAGE:
+            self.statusBar().clearMessage()
+
+    def _ask_retry(self, message: str) -> bool:
+        buttons = QMessageBox.StandardButton.Retry | QMessageBox.StandardButton.Cancel
+        answer = QMessageBox.warning(self, "Project file busy", message, buttons)
+        return answer == QMessageBox.StandardButton.Retry
 
     def _on_project_opened(self, path: str) -> None:
         project = self.gateway.project

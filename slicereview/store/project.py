@@ -25,7 +25,7 @@ from types import TracebackType
 from slicereview import __version__
 from slicereview.store._base import StoreBase, now_iso
 from slicereview.store.annotations import AnnotationsMixin
-from slicereview.store.connection import connect, create_file, transaction
+from slicereview.store.connection import connect, create_file, set_busy_timeout, transaction
 from slicereview.store.images import ImagesMixin
 from slicereview.store.raters import RatersMixin
 from slicereview.store.rating import RatingMixin
@@ -78,6 +78,12 @@ class Project(ImagesMixin, RatersMixin, RatingMixin, AnnotationsMixin, ReviewsMi
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+    def set_busy_timeout(self, seconds: float) -> None:
+        """Wait at most ``seconds`` for another program's lock before a call raises
+        :class:`~slicereview.store.errors.ProjectBusyError` (the GUI waits briefly and
+        retries, so that its window stays responsive)."""
+        set_busy_timeout(self.conn, seconds)
 
     def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """Group several store calls into one user intent (one transaction)."""
