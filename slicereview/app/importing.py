@@ -33,6 +33,7 @@ from slicereview.engines.imaging.errors import ImagingError
 from slicereview.engines.imaging.formats import DICOM, SITK_FORMATS, detect_format, is_companion
 from slicereview.engines.imaging.hashing import sha256_file
 from slicereview.engines.imaging.importer import SliceSelection, iter_files, read_entries
+from slicereview.engines.imaging.limits import Limits
 from slicereview.model import RelinkReport
 from slicereview.store import SUFFIX, Project
 
@@ -98,6 +99,7 @@ def import_paths(
     slices: SliceSelection | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
+    limits: Limits | None = None,
 ) -> ImportReport:
     """Import files and folders into ``project``.
 
@@ -116,12 +118,15 @@ def import_paths(
     cancel
         Polled before each file; when it returns True the import stops, keeping what is
         already committed, and ``report.cancelled`` is True.
+    limits
+        Size limits checked from each header (default: the project's, :func:`project_limits`).
 
     Returns
     -------
     ImportReport
     """
     slices = slices or SliceSelection()
+    limits = limits or project_limits(project)
     files = iter_files(paths)
     report = ImportReport()
     seen: set[str] = set()
@@ -133,7 +138,7 @@ def import_paths(
             break
         if progress is not None:
             progress(done, total, str(path))
-        _import_one(project, path, slices, report, seen, intents)
+        _import_one(project, path, slices, report, seen, intents, limits)
     if progress is not None and not report.cancelled:
         progress(total, total, "")
     warning = _intent_warning(project, intents)
@@ -143,7 +148,7 @@ def import_paths(
 
 
 def _import_one(project: Project, path: Path, slices: SliceSelection, report: ImportReport,
-                seen: set[str], intents: dict[str, int]) -> None:
+                seen: set[str], intents: dict[str, int], limits: Limits) -> None:
     try:
         fmt = detect_format(path)
     except (KeyboardInterrupt, SystemExit):
@@ -169,7 +174,7 @@ def _import_one(project: Project, path: Path, slices: SliceSelection, report: Im
         report.duplicates.append(str(path))
         return
     try:
-        info, images = read_entries(path, fmt, slices)
+        info, images = read_entries(path, fmt, slices, limits=limits)
     except ImagingError as exc:
         report.failed.append((str(path), str(exc)))
         return
@@ -290,3 +295,31 @@ def _files_by_name(root: Path) -> dict[str, list[Path]]:
         for name in names:
             found.setdefault(name, []).append(Path(folder) / name)
     return {name: sorted(paths) for name, paths in found.items()}
+
+
+_LIMITS_KEY = "limits"
+
+
+def project_limits(project: Project) -> Limits:
+    """The project's size limits (:class:`~slicereview.engines.imaging.limits.Limits`): the
+    defaults, with the values a user raised or lowered (``slicereview import
+    --max-frame-pixels ...``) stored in the project, so that the viewer reads what the import
+    admitted."""
+    import json
+
+    stored = json.loads(project.meta(_LIMITS_KEY) or "{}")
+    known = Limits.__dataclass_fields__
+    return Limits(**{k: v for k, v in stored.items() if k in known})
+
+
+def set_project_limits(project: Project, **changes: float) -> Limits:
+    """Store changed limits in the project (one transaction) and return the new limits."""
+    import dataclasses
+    import json
+
+    limits = dataclasses.replace(project_limits(project), **changes)
+    default = Limits()
+    changed = {f.name: getattr(limits, f.name) for f in dataclasses.fields(limits)
+               if getattr(limits, f.name) != getattr(default, f.name)}
+    project.set_meta(_LIMITS_KEY, json.dumps(changed, sort_keys=True))
+    return limits

@@ -7,7 +7,6 @@ calls it) and listen to its signals, which carry ids (DESIGN.md §4).
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -18,8 +17,9 @@ from slicereview.app import annotating
 from slicereview.app import rating as _rating
 from slicereview.app.commands import Changed, Command, RecordAnswer, RecordGrade, RemoveLastAnswer
 from slicereview.app.errors import NoProjectError
-from slicereview.app.importing import relink
+from slicereview.app.importing import project_limits, relink
 from slicereview.engines.imaging.display import DisplayImage
+from slicereview.engines.imaging.limits import DEFAULT_LIMITS
 from slicereview.engines.imaging.loader import load_display
 from slicereview.gui import busy
 from slicereview.gui.image_cache import ImageCache
@@ -59,7 +59,8 @@ class ProjectGateway(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.project: Project | None = None
-        self.cache = ImageCache(partial(load_display, isolated=True))
+        self.limits = DEFAULT_LIMITS
+        self.cache = ImageCache(self._load)
         self._runs: _rating.RatingRuns | None = None
         #: Asked Retry (True) / Cancel after :data:`busy.PATIENCE_S` of a busy file; the
         #: main window shows a dialog, without one a write gives up.
@@ -158,6 +159,7 @@ class ProjectGateway(QObject):
         project.set_busy_timeout(busy.ATTEMPT_S)  # the window freezes no longer than this
         self.close()
         self.project = project
+        self.limits = project_limits(project)  # what `import --max-...` admitted
         self.project_opened.emit(str(project.path))
         return project
 
@@ -179,6 +181,9 @@ class ProjectGateway(QObject):
 
     def file_of(self, image: Image) -> Path:
         return self.open_project.resolve(image.path)
+
+    def _load(self, path: Path, image: Image) -> DisplayImage:
+        return load_display(path, image, isolated=True, limits=self.limits)
 
     def display(self, image: Image) -> DisplayImage:
         """Decoded pixels of ``image`` (cached). Raises imaging errors for unreadable files.

@@ -237,6 +237,7 @@ class MainWindow(QMainWindow):
 
     def refresh_images(self) -> None:
         images = self.gateway.images()
+        self.browser.limits = self.gateway.limits
         self.browser.set_images([(im, self.gateway.file_of(im)) for im in images])
         if images and self._current_image is None:
             self.browser.select(images[0].id)

@@ -25,6 +25,7 @@ from PySide6.QtGui import QColor, QIcon, QImage, QPixmap, QStandardItem, QStanda
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
 
 from slicereview.engines.imaging import isolated
+from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.model import Image
 
 THUMB = 96
@@ -52,10 +53,11 @@ class _ThumbJob(QRunnable):
     def __init__(self, image: Image, path: Path, signals: _ThumbSignals) -> None:
         super().__init__()
         self.image, self.path, self.signals = image, path, signals
+        self.limits = DEFAULT_LIMITS
 
     def run(self) -> None:  # worker thread: no widgets here
         try:
-            tile = isolated.thumbnail(self.path, self.image, THUMB)
+            tile = isolated.thumbnail(self.path, self.image, THUMB, self.limits)
         except Exception as exc:  # any failure: the list says why, the program goes on
             self.signals.failed.emit(self.image.id, str(exc))
             return
@@ -101,6 +103,8 @@ class ProjectBrowser(QWidget):
         self._signals.failed.connect(self._on_failure)
         self._thumbs: dict[int, QIcon] = {}
         self._failures: dict[int, str] = {}
+        #: Size limits of the open project (the main window sets them).
+        self.limits: Limits = DEFAULT_LIMITS
         self._rows: dict[int, QStandardItem] = {}
         placeholder = QPixmap(THUMB, THUMB)
         placeholder.fill(QColor(60, 60, 60))
@@ -140,7 +144,9 @@ class ProjectBrowser(QWidget):
             self.model.appendRow(item)
             self._rows[image.id] = item
             if image.id not in self._thumbs and not failure and path.is_file():
-                self._pool.start(_ThumbJob(image, path, self._signals))
+                job = _ThumbJob(image, path, self._signals)
+                job.limits = self.limits
+                self._pool.start(job)
         self._apply_filters()
 
     def select(self, image_id: int) -> None:

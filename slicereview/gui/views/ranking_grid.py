@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import thumbnail
+from slicereview.engines.imaging.limits import DEFAULT_LIMITS
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.views.browser import qimage_from_grey
 from slicereview.model import Image
@@ -45,10 +46,11 @@ class _ThumbJob(QRunnable):
     def __init__(self, image: Image, path: Path, signals: _Signals) -> None:
         super().__init__()
         self.image, self.path, self.signals = image, path, signals
+        self.limits = DEFAULT_LIMITS
 
     def run(self) -> None:  # worker thread: no widgets, no project connection
         try:
-            tile = isolated.thumbnail(self.path, self.image, THUMB)  # decoder crashes contained
+            tile = isolated.thumbnail(self.path, self.image, THUMB, self.limits)  # crash-safe
         except Exception:  # an unreadable file keeps its grey tile (the browser says why)
             return
         self.signals.done.emit(self.image.id, qimage_from_grey(tile))
@@ -153,7 +155,9 @@ class RankingGrid(QWidget):
             pixmap = QPixmap.fromImage(qimage_from_grey(tile))
             self._thumbs[image_id] = pixmap
             return QIcon(pixmap)
-        self._pool.start(_ThumbJob(image, self.gateway.file_of(image), self._signals))
+        job = _ThumbJob(image, self.gateway.file_of(image), self._signals)
+        job.limits = self.gateway.limits
+        self._pool.start(job)
         grey = QPixmap(THUMB, THUMB)
         grey.fill(QColor(90, 90, 90))
         return QIcon(grey)
