@@ -7,6 +7,7 @@ imported only then (the headless commands never load Qt).
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Sequence
 
 from slicereview.cli import main as cli_main
@@ -21,5 +22,11 @@ def run_gui(request: GuiRequest) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line with the GUI available; returns the exit code."""
+    """Run the command line with the GUI available; returns the exit code.
+
+    ``freeze_support()`` first: in a PyInstaller build the decoding child process
+    (:mod:`slicereview.engines.imaging.isolated`) starts this same executable, which must then
+    serve the child instead of running the command line (a no-op otherwise).
+    """
+    multiprocessing.freeze_support()
     return cli_main(argv, gui=run_gui)

@@ -22,7 +22,10 @@ Files (``DIR`` is created):
   label and classifications).
 
 ``png`` and ``nifti`` also write ``index.csv``: file, case ids, rater, phase, round, status,
-polygon count and certain/uncertain pixel counts.
+polygon count, certain/uncertain pixel counts and ``error``: an image whose file cannot be
+written (a damaged header's negative pixel spacing, say) is listed there with the reason and
+no file, and the export goes on with the others (:attr:`ExportReport.failed`; the CLI prints
+them and exits with 1).
 
 Example
 -------
@@ -69,6 +72,9 @@ class ExportItem:
 class ExportReport:
     files: list[Path] = field(default_factory=list)
     annotations: int = 0
+    #: ``(case ids, reason)`` of each file that could not be written; the rest was exported
+    #: and ``index.csv`` lists these with an empty ``file`` and the reason in ``error``.
+    failed: list[tuple[str, str]] = field(default_factory=list)
 
 
 def select(
@@ -112,9 +118,18 @@ def export_masks(project, out_dir: str | Path, fmt: str, *, progress: Progress |
     items = select(project, **filters)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    writer = {"png": write_png, "nifti": write_nifti, "coco": write_coco}[fmt]
-    files = writer(items, out, progress=progress)
-    return ExportReport(files=files, annotations=len(items))
+    report = ExportReport(annotations=len(items))
+    if fmt == "coco":  # one JSON file: geometry only, no per-image geometry to fail on
+        report.files = write_coco(items, out, progress=progress)
+    else:
+        writer = write_png if fmt == "png" else write_nifti
+        report.files = writer(items, out, progress=progress, failed=report.failed)
+    return report
+
+
+def _failure(exc: Exception) -> str:
+    """One line saying why one export file failed (the others go on)."""
+    return " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
 
 
 def safe_name(text: str) -> str:
@@ -137,17 +152,23 @@ def _unique(out: Path, stem: str, suffix: str, taken: Sequence[Path]) -> Path:
 
 
 # -- PNG ---------------------------------------------------------------------------------------
-def write_png(items: Sequence[ExportItem], out: Path, progress: Progress | None = None
-              ) -> list[Path]:
+def write_png(items: Sequence[ExportItem], out: Path, progress: Progress | None = None,
+              failed: list[tuple[str, str]] | None = None) -> list[Path]:
+    """One PNG per annotation; a failing one is listed in ``failed`` and the index."""
     from PIL import Image as PILImage
 
     files: list[Path] = []
     rows: list[dict] = []
     for k, item in enumerate(items):
-        labels = item.labels()
         path = _unique(out, f"{safe_name(item.image.case_id)}_{safe_name(item.rater.name)}",
                        ".png", files)
-        PILImage.fromarray(labels).save(path)
+        try:
+            labels = item.labels()
+            PILImage.fromarray(labels).save(path)
+        except Exception as exc:  # one bad image must not stop the export
+            rows.append(_failed_row([item], _failure(exc), failed))
+            path.unlink(missing_ok=True)
+            continue
         files.append(path)
         rows.append(_index_row(path, [item], labels))
         if progress:
@@ -156,8 +177,11 @@ def write_png(items: Sequence[ExportItem], out: Path, progress: Progress | None 
 
 
 # -- NIfTI -------------------------------------------------------------------------------------
-def write_nifti(items: Sequence[ExportItem], out: Path, progress: Progress | None = None
-                ) -> list[Path]:
+def write_nifti(items: Sequence[ExportItem], out: Path, progress: Progress | None = None,
+                failed: list[tuple[str, str]] | None = None) -> list[Path]:
+    """One ``.nii.gz`` per 2-D image or volume and rater; a failing one (e.g. a negative
+    pixel spacing in a damaged header) is listed in ``failed`` and the index, the rest is
+    written."""
     import SimpleITK as sitk
 
     groups: dict[tuple, list[ExportItem]] = {}
@@ -171,16 +195,23 @@ def write_nifti(items: Sequence[ExportItem], out: Path, progress: Progress | Non
     rows: list[dict] = []
     for k, (key, group) in enumerate(groups.items()):
         rater = safe_name(group[0].rater.name)
-        if key[0] == "volume":
-            image, labels = _volume_labels(group, sitk)
-            stem = f"S{key[1]:06d}_axis{key[2]}_{rater}"
-        else:
-            labels = group[0].labels()
-            image = _image_2d(group[0].image, labels, sitk)
-            stem = f"{safe_name(group[0].image.case_id)}_{rater}"
-        path = _unique(out, stem, ".nii.gz", files)
+        path = None
+        try:
+            if key[0] == "volume":
+                image, labels = _volume_labels(group, sitk)
+                stem = f"S{key[1]:06d}_axis{key[2]}_{rater}"
+            else:
+                labels = group[0].labels()
+                image = _image_2d(group[0].image, labels, sitk)
+                stem = f"{safe_name(group[0].image.case_id)}_{rater}"
+            path = _unique(out, stem, ".nii.gz", files)
+            sitk.WriteImage(image, str(path), useCompression=True)
+        except Exception as exc:  # one bad image must not stop the export
+            rows.append(_failed_row(group, _failure(exc), failed))
+            if path is not None:
+                path.unlink(missing_ok=True)
+            continue
         name = path.name
-        sitk.WriteImage(image, str(path), useCompression=True)
         files.append(path)
         rows.append(_index_row(path, group, labels))
         if progress:
@@ -281,19 +312,30 @@ def write_coco(items: Sequence[ExportItem], out: Path, progress: Progress | None
 
 # -- index -------------------------------------------------------------------------------------
 _INDEX_FIELDS = ("file", "case_ids", "rater", "simulated", "phase", "round", "statuses",
-                 "polygons", "certain_px", "uncertain_px")
+                 "polygons", "certain_px", "uncertain_px", "error")
 
 
-def _index_row(path: Path, group: Sequence[ExportItem], labels: np.ndarray) -> dict:
+def _failed_row(group: Sequence[ExportItem], reason: str,
+                failed: list[tuple[str, str]] | None) -> dict:
+    row = _index_row(None, group, None)
+    row["error"] = reason
+    if failed is not None:
+        failed.append((row["case_ids"], reason))
+    return row
+
+
+def _index_row(path: Path | None, group: Sequence[ExportItem],
+               labels: np.ndarray | None) -> dict:
     first = group[0]
     return {
-        "file": path.name, "case_ids": " ".join(i.image.case_id for i in group),
+        "file": path.name if path else "", "error": "",
+        "case_ids": " ".join(i.image.case_id for i in group),
         "rater": first.rater.name, "simulated": int(first.rater.simulated),
         "phase": str(first.annotation.phase), "round": first.annotation.round,
         "statuses": " ".join(str(i.annotation.status) for i in group),
         "polygons": sum(len(i.polygons) for i in group),
-        "certain_px": int((labels == CERTAIN).sum()),
-        "uncertain_px": int((labels == UNCERTAIN).sum()),
+        "certain_px": "" if labels is None else int((labels == CERTAIN).sum()),
+        "uncertain_px": "" if labels is None else int((labels == UNCERTAIN).sum()),
     }
 
 

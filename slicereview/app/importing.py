@@ -39,6 +39,7 @@ from slicereview.engines.imaging.importer import (
     iter_files,
     read_entries_many,
 )
+from slicereview.engines.imaging.limits import Limits
 from slicereview.model import RelinkReport
 from slicereview.store import SUFFIX, Project
 
@@ -109,6 +110,7 @@ def import_paths(
     slices: SliceSelection | None = None,
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
+    limits: Limits | None = None,
 ) -> ImportReport:
     """Import files and folders into ``project``.
 
@@ -127,6 +129,8 @@ def import_paths(
     cancel
         Polled before each file; when it returns True the import stops, keeping every file
         imported so far, and ``report.cancelled`` is True.
+    limits
+        Size limits checked from each header (default: the project's, :func:`project_limits`).
 
     Returns
     -------
@@ -142,6 +146,7 @@ def import_paths(
     are recognised by their SHA-256).
     """
     slices = slices or SliceSelection()
+    limits = limits or project_limits(project)
     files = iter_files(paths)
     report = ImportReport()
     seen: set[str] = set()
@@ -162,7 +167,7 @@ def import_paths(
             if candidate is not None:
                 group.append(candidate)
             done += 1
-        results = read_entries_many([(c.path, c.fmt) for c in group], slices)
+        results = read_entries_many([(c.path, c.fmt) for c in group], slices, limits=limits)
         with project.transaction():
             for candidate, result in zip(group, results, strict=True):
                 _store(project, candidate, result, report, intents)
@@ -338,3 +343,31 @@ def _files_by_name(root: Path) -> dict[str, list[Path]]:
         for name in names:
             found.setdefault(name, []).append(Path(folder) / name)
     return {name: sorted(paths) for name, paths in found.items()}
+
+
+_LIMITS_KEY = "limits"
+
+
+def project_limits(project: Project) -> Limits:
+    """The project's size limits (:class:`~slicereview.engines.imaging.limits.Limits`): the
+    defaults, with the values a user raised or lowered (``slicereview import
+    --max-frame-pixels ...``) stored in the project, so that the viewer reads what the import
+    admitted."""
+    import json
+
+    stored = json.loads(project.meta(_LIMITS_KEY) or "{}")
+    known = Limits.__dataclass_fields__
+    return Limits(**{k: v for k, v in stored.items() if k in known})
+
+
+def set_project_limits(project: Project, **changes: float) -> Limits:
+    """Store changed limits in the project (one transaction) and return the new limits."""
+    import dataclasses
+    import json
+
+    limits = dataclasses.replace(project_limits(project), **changes)  # type: ignore[arg-type]
+    default = Limits()
+    changed = {f.name: getattr(limits, f.name) for f in dataclasses.fields(limits)
+               if getattr(limits, f.name) != getattr(default, f.name)}
+    project.set_meta(_LIMITS_KEY, json.dumps(changed, sort_keys=True))
+    return limits

@@ -46,6 +46,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             str(AnnotationStatus(s)) for s in statuses)
         print(f"No annotations to export (phase {args.phase}, round {args.round}, {wanted}).")
         return 1
-    print(f"Exported {report.annotations} annotations to {args.masks} "
-          f"({len(report.files)} files, format {args.format}).")
-    return 0
+    print(f"Exported {report.annotations - len(report.failed)} of {report.annotations} "
+          f"annotations to {args.masks} ({len(report.files)} files, format {args.format}).")
+    for case_ids, reason in report.failed:
+        print(f"  not exported: {case_ids}: {reason}")
+    return 1 if report.failed else 0  # scripts notice; the rest was exported

@@ -41,6 +41,21 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "0 = axial for most NIfTI/DICOM volumes (default), 1 = coronal, "
                         "2 = sagittal")
     p.add_argument("--create", action="store_true", help="create the project if it does not exist")
+    limits = p.add_argument_group(
+        "size limits", "checked from each file's header before decoding; a value given here "
+        "is stored in the project (the viewer uses it too) and kept for later imports")
+    limits.add_argument("--max-frame-pixels", type=int, metavar="N",
+                        help="pixels of one frame or slice (default 100000000)")
+    limits.add_argument("--max-frames", type=int, metavar="N",
+                        help="frames of a multi-frame DICOM file (default 20000)")
+    limits.add_argument("--max-decoded-mb", type=int, metavar="MB",
+                        help="bytes of one decompressed stream, in MiB (default 2112)")
+    limits.add_argument("--max-volume-mb", type=int, metavar="MB",
+                        help="bytes of one volume in memory, in MiB (default 2112)")
+    limits.add_argument("--decoder-memory-gb", type=float, metavar="GB",
+                        help="address-space limit of the decoding process, GiB (default 7)")
+    limits.add_argument("--decode-timeout", type=float, metavar="S",
+                        help="seconds one decode may take (default 120)")
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("relink", help="find moved image files below NEW_ROOT and update the paths")
@@ -101,16 +116,31 @@ def cmd_new(args: argparse.Namespace) -> int:
     return 0
 
 
+def _limit_changes(args: argparse.Namespace) -> dict[str, float]:
+    """The ``Limits`` fields the import options set (MiB/GiB turned into bytes)."""
+    mib, gib = 1 << 20, 1 << 30
+    given = {
+        "max_frame_pixels": args.max_frame_pixels, "max_frames": args.max_frames,
+        "max_decoded_bytes": args.max_decoded_mb and args.max_decoded_mb * mib,
+        "max_volume_bytes": args.max_volume_mb and args.max_volume_mb * mib,
+        "child_address_space": args.decoder_memory_gb and int(args.decoder_memory_gb * gib),
+        "decode_timeout_s": args.decode_timeout,
+    }
+    return {k: v for k, v in given.items() if v is not None}
+
+
 def cmd_import(args: argparse.Namespace) -> int:
-    from slicereview.app.importing import import_paths
+    from slicereview.app.importing import import_paths, set_project_limits
     from slicereview.engines.imaging.importer import parse_slices
 
     slices = parse_slices(args.slices, axis=args.axis)
     if args.create and not args.project.exists():
         Project.create(args.project).close()
     with Project.open(args.project) as project:
+        limits = set_project_limits(project, **_limit_changes(args)) \
+            if _limit_changes(args) else None
         report = import_paths(project, args.paths, slices=slices,
-                              progress=ProgressBar("Importing"))
+                              progress=ProgressBar("Importing"), limits=limits)
     print(report.summary())
     for line in report.details():
         print(f"  {line}")

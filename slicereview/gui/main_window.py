@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from slicereview import __version__
 from slicereview.engines.imaging.display import WindowPreset
 from slicereview.engines.imaging.windowing import volume_auto_window
+from slicereview.gui import busy
 from slicereview.gui import settings as user_settings
 from slicereview.gui.actions import create_actions
 from slicereview.gui.file_actions import FileActions
@@ -135,6 +136,8 @@ class MainWindow(FileActions, QMainWindow):
 
         self._build_menus()
         self.gateway.project_opened.connect(self._on_project_opened)
+        self.gateway.project_busy.connect(self._on_project_busy)
+        self.gateway.ask_retry = self._ask_retry
         self.gateway.project_closed.connect(self._on_project_closed)
         self.gateway.images_changed.connect(self.refresh_images)
         self._on_project_closed()
@@ -196,6 +199,18 @@ class MainWindow(FileActions, QMainWindow):
         user_settings.add_recent_project(Path(path))
         return True
 
+    def _on_project_busy(self, message: str) -> None:
+        """Another program holds the file: say so while the write retries (gui/busy.py)."""
+        if message:
+            self.statusBar().showMessage(message)
+        elif self.statusBar().currentMessage() == busy.MESSAGE:
+            self.statusBar().clearMessage()
+
+    def _ask_retry(self, message: str) -> bool:
+        buttons = QMessageBox.StandardButton.Retry | QMessageBox.StandardButton.Cancel
+        answer = QMessageBox.warning(self, "Project file busy", message, buttons)
+        return answer == QMessageBox.StandardButton.Retry
+
     def _on_project_opened(self, path: str) -> None:
         project = self.gateway.project
         assert project is not None
@@ -223,6 +238,7 @@ class MainWindow(FileActions, QMainWindow):
 
     def refresh_images(self) -> None:
         images = self.gateway.images()
+        self.browser.limits = self.gateway.limits
         self.browser.set_images([(im, self.gateway.file_of(im)) for im in images])
         if images and self._current_image is None:
             self.browser.select(images[0].id)

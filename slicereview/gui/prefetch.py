@@ -14,6 +14,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
+from slicereview.engines.imaging.limits import DEFAULT_LIMITS
 from slicereview.engines.imaging.loader import load_display
 from slicereview.gui.image_cache import DEFAULT_BUDGET
 from slicereview.model import Image
@@ -30,10 +31,11 @@ class _Job(QRunnable):
     def __init__(self, generation: int, image: Image, path: Path, signals: _Signals) -> None:
         super().__init__()
         self.generation, self.image, self.path, self.signals = generation, image, path, signals
+        self.limits = DEFAULT_LIMITS
 
     def run(self) -> None:  # worker thread: plain data only
         try:
-            display = load_display(self.path, self.image)
+            display = load_display(self.path, self.image, isolated=True, limits=self.limits)
         except Exception:  # the view reports unreadable files when it shows them
             return
         self.signals.done.emit(self.generation, self.image.id, display)
@@ -59,8 +61,9 @@ class Prefetcher(QObject):
             if image_id in self.gateway.cache:
                 continue
             image = self.gateway.image(image_id)
-            self._pool.start(_Job(self._generation, image, self.gateway.file_of(image),
-                                  self._signals))
+            job = _Job(self._generation, image, self.gateway.file_of(image), self._signals)
+            job.limits = self.gateway.limits
+            self._pool.start(job)
 
     def cancel(self) -> None:
         self._generation += 1

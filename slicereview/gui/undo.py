@@ -45,12 +45,12 @@ class UndoCommand(QUndoCommand):
     def _run(self, step: str) -> None:
         self.error = None
         try:
-            getattr(self.command, step)()
+            self.gateway.write(getattr(self.command, step))  # waits while the file is busy
         except Exception as exc:  # the file refused the write: drop the command, say why
             self.error = exc
             self.setObsolete(True)
             self.gateway.report_failure(self.command, exc)
-        self.gateway.notify(self.command.changed)
+        self.gateway.settle(lambda: self.gateway.notify(self.command.changed))
 
     def redo(self) -> None:
         self._run("apply")

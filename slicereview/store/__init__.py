@@ -5,6 +5,7 @@ from slicereview.store.errors import (
     DamagedProjectError,
     NewerProjectError,
     NotAProjectError,
+    ProjectBusyError,
     ProjectError,
     ProjectLockedError,
 )
@@ -17,6 +18,7 @@ __all__ = [
     "NotAProjectError",
     "Project",
     "ProjectError",
+    "ProjectBusyError",
     "ProjectLockedError",
     "check_file",
 ]

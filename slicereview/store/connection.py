@@ -27,6 +27,7 @@ from slicereview.store.errors import (
     DamagedProjectError,
     NewerProjectError,
     NotAProjectError,
+    ProjectBusyError,
     ProjectError,
     ProjectLockedError,
 )
@@ -291,19 +292,47 @@ def connect(path: str | Path, *, read_only: bool = False) -> sqlite3.Connection:
     return conn
 
 
+def is_busy(exc: BaseException) -> bool:
+    """Whether ``exc`` is :class:`ProjectBusyError` or SQLite's "database is locked"
+    (``SQLITE_BUSY``, e.g. of a read): another connection held a lock for longer than the
+    busy timeout."""
+    if isinstance(exc, ProjectBusyError):
+        return True
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    name = getattr(exc, "sqlite_errorname", None)  # Python >= 3.11
+    return name == "SQLITE_BUSY" if name else "database is locked" in str(exc)
+
+
+def set_busy_timeout(conn: sqlite3.Connection, seconds: float) -> None:
+    """How long SQLite waits for another connection's lock before a call fails with
+    :class:`ProjectBusyError` (default :data:`_BUSY_TIMEOUT_S`)."""
+    conn.execute(f"PRAGMA busy_timeout = {max(0, int(seconds * 1000))}")
+
+
 @contextmanager
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """One user intent: ``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception).
 
-    Nested use joins the outer transaction.
+    Nested use joins the outer transaction. When another program holds the file's lock for
+    longer than the busy timeout, ``BEGIN`` or ``COMMIT`` fails: the transaction is rolled
+    back and :class:`ProjectBusyError` raised, so the caller may retry the whole intent.
     """
     if conn.in_transaction:
         yield conn
         return
-    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        if is_busy(exc):
+            raise ProjectBusyError(ProjectBusyError.MESSAGE) from exc
+        raise
     try:
         yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
+        conn.execute("COMMIT")  # waits for readers' locks: may be busy too
+    except BaseException as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        if is_busy(exc):
+            raise ProjectBusyError(ProjectBusyError.MESSAGE) from exc
         raise
-    conn.execute("COMMIT")

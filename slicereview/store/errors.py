@@ -21,3 +21,14 @@ class NewerProjectError(ProjectError):
 
 class ProjectLockedError(ProjectError):
     """Another program holds a write lock on the project file."""
+
+
+class ProjectBusyError(ProjectLockedError):
+    """Another program held a lock on the project file for longer than the busy timeout, so
+    a write (or read) did not happen; nothing was changed and the same call may be retried.
+
+    The one retry policy of the GUI is :meth:`slicereview.gui.gateway.ProjectGateway.write`.
+    """
+
+    MESSAGE = ("The project file is busy (another program is writing it); nothing was "
+               "saved yet, try again when it is done.")

@@ -24,7 +24,7 @@ from types import TracebackType
 from slicereview import __version__
 from slicereview.store._base import StoreBase, now_iso
 from slicereview.store.annotations import AnnotationsMixin
-from slicereview.store.connection import connect, create_file
+from slicereview.store.connection import connect, create_file, set_busy_timeout
 from slicereview.store.images import ImagesMixin
 from slicereview.store.raters import RatersMixin
 from slicereview.store.rating import RatingMixin
@@ -77,6 +77,12 @@ class Project(ImagesMixin, RatersMixin, RatingMixin, AnnotationsMixin, ReviewsMi
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+    def set_busy_timeout(self, seconds: float) -> None:
+        """Wait at most ``seconds`` for another program's lock before a call raises
+        :class:`~slicereview.store.errors.ProjectBusyError` (the GUI waits briefly and
+        retries, so that its window stays responsive)."""
+        set_busy_timeout(self.conn, seconds)
 
     # -- meta ------------------------------------------------------------------------------
     def meta(self, key: str, default: str | None = None) -> str | None:

@@ -169,3 +169,35 @@ def test_include_in_progress_and_empty_selection(project_path, tmp_path, capsys)
     assert main(["export", str(project_path), "--masks", str(tmp_path / "y"),
                  "--rater", "nobody"]) == 2
     assert "nobody" in capsys.readouterr().err
+
+
+def test_a_failing_image_is_reported_and_the_rest_exported(project_path, tmp_path, capsys):
+    """A negative pixel spacing (a damaged header) made SimpleITK refuse one image, which
+    aborted the whole NIfTI export after the first file."""
+    import sqlite3
+
+    damaged = tmp_path / "damaged.srproj"
+    shutil.copy(project_path, damaged)
+    with Project.open(damaged, read_only=True) as project:
+        dicom = {im.id: im.case_id for im in project.images() if im.format == "dicom"}
+    bad = set(dicom.values())
+    conn = sqlite3.connect(damaged)
+    with conn:
+        conn.executemany("UPDATE images SET info = json_set(info, '$.pixel_spacing', "
+                         "json('[-0.5, 0.5]')) WHERE id = ?", [(i,) for i in dicom])
+    conn.close()
+    out = tmp_path / "nii"
+    code = main(["export", str(damaged), "--masks", str(out), "--format", "nifti"])
+    printed = capsys.readouterr().out
+    assert code == 1
+    assert "not exported" in printed and "Spacing" in printed
+    good = tmp_path / "good"
+    assert main(["export", str(project_path), "--masks", str(good), "--format", "nifti"]) == 0
+    with (out / "index.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    failed = [r for r in rows if r["error"]]
+    assert {r["case_ids"] for r in failed} == bad and all(not r["file"] for r in failed)
+    written = sorted(p.name for p in out.glob("*.nii.gz"))
+    assert written == sorted(p.name for p in good.glob("*.nii.gz")
+                             if not any(c in p.name for c in bad))
+    assert len(written) == len(rows) - len(failed) > 0

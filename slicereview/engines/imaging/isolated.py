@@ -12,6 +12,21 @@ copy of a GUI's threads), under an address-space limit (``RLIMIT_AS`` =
 Calls are serialised by a lock (one child per process); the child exits when its parent does
 (its pipe closes).
 
+A file that crashed the child (or ran out of its time) is remembered for the rest of the
+process, keyed by its path, size and modification time: every later call -- here or in-process
+through :func:`~.loader.load_display` -- raises the same :class:`~.errors.DecoderCrashedError` at
+once instead of crashing the child again, or the program itself (:func:`known_crash`).
+
+Spawning re-imports the parent's ``__main__`` module in the child, so a script that uses this
+module must start under ``if __name__ == "__main__":`` (``python -m slicereview``, the
+``slicereview`` console script and pytest do); a child that cannot start is reported as such,
+not as a damaged file. Frozen programs (PyInstaller) call ``multiprocessing.freeze_support()``
+first (:func:`slicereview.launcher.main` does).
+
+Test hook: a child started while the environment variable ``SLICEREVIEW_TEST_CRASH_FILE`` names
+a file (its base name) calls ``os.abort()`` when asked to read that file, standing in for a
+native decoder that aborts on a header the checks pass.
+
 Example
 -------
 >>> from pydicom.data import get_testdata_file
@@ -24,6 +39,7 @@ Example
 from __future__ import annotations
 
 import contextlib
+import math
 import multiprocessing
 import os
 import threading
@@ -37,6 +53,7 @@ from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 #: address space, which RLIMIT_AS counts).
 _CHILD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
               "ITK_GLOBAL_DEFAULT_NUMBER_OF_THREADS": "1"}
+_CRASH_HOOK = "SLICEREVIEW_TEST_CRASH_FILE"
 _ERRORS = {cls.__name__: cls for cls in (
     errors.ImagingError, errors.UnreadableImageError, errors.MissingCodecError,
     errors.LimitExceededError, errors.DecoderCrashedError)}
@@ -61,8 +78,9 @@ def _limit_child(address_space: int) -> None:
 
 def _run(task: str, args: tuple[Any, ...]) -> Any:
     """Do one task in the child (imports happen here, after the limits are set)."""
-    if task == "abort":  # tests prove with it that a crashing decoder is contained
-        os.abort()
+    crash_name = os.environ.get(_CRASH_HOOK)
+    if task == "abort" or (crash_name and Path(str(args[0])).name == crash_name):
+        os.abort()  # tests prove with it that a crashing decoder is contained
     if task == "entries":
         from slicereview.engines.imaging.importer import read_entries_here
 
@@ -114,6 +132,7 @@ def _serve(conn: Any, address_space: int) -> None:  # pragma: no cover - runs in
     import warnings
 
     _limit_child(address_space)
+    conn.send(("ready",))
     # Readers log and warn about each damaged tag; the errors returned say what matters.
     logging.getLogger("tifffile").setLevel(logging.ERROR)
     warnings.simplefilter("ignore")
@@ -151,6 +170,16 @@ class _Child:
         self.process.start()
         child_conn.close()
         self.address_space = limits.child_address_space
+        try:  # a child that cannot start is not a damaged file: say so apart
+            ready = self.conn.poll(_START_TIMEOUT_S) and self.conn.recv() == ("ready",)
+        except (EOFError, OSError):
+            ready = False
+        if not ready:
+            self.stop()
+            raise errors.ImagingError(
+                f"The decoding process could not start (exit code {self.process.exitcode}); "
+                "a script that uses slicereview must run its code under "
+                "`if __name__ == \"__main__\":`.")
 
     def stop(self) -> None:
         with contextlib.suppress(Exception):
@@ -160,15 +189,71 @@ class _Child:
         self.process.join(5)
 
 
+_START_TIMEOUT_S = 120.0
 _lock = threading.Lock()
 _child: _Child | None = None
+#: Files that crashed the child or ran out of its time: (path, size, mtime) -> (message,
+#: the time-out that ran out, infinite for a crash).
+_crashed: dict[tuple[str, int, int], tuple[str, float]] = {}
 #: Peak resident memory of the current child in kB (Linux ``VmHWM``), after the last call.
 last_peak_kb = 0
 
 
+def _file_key(path: str | Path) -> tuple[str, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (os.path.realpath(path), st.st_size, st.st_mtime_ns)
+
+
+def known_crash(path: str | Path, timeout_s: float | None = None) -> str | None:
+    """The message of an earlier crash or time-out of the child on the file at ``path`` in
+    this process, or ``None``. With ``timeout_s``, a time-out shorter than it does not count
+    (a longer time may be tried); a file changed since (size or modification time) is tried
+    again.
+
+    Example
+    -------
+    >>> known_crash(__file__) is None
+    True
+    """
+    key = _file_key(path)
+    entry = None if key is None else _crashed.get(key)
+    if entry is None or (timeout_s is not None and timeout_s > entry[1]):
+        return None
+    return entry[0]
+
+
+def refuse_known_crash(path: str | Path, timeout_s: float | None = None) -> None:
+    """Raise the remembered :class:`~.errors.DecoderCrashedError` for a file that crashed
+    the child: it is never decoded again, in the child or in-process (which has no time-out,
+    so a file that ran out of the child's time is refused there too)."""
+    message = known_crash(path, timeout_s)
+    if message is not None:
+        raise errors.DecoderCrashedError(message)
+
+
+def forget_crashes() -> None:
+    """Forget the files that crashed the child (they are tried again)."""
+    _crashed.clear()
+
+
+def _remember(path: str, exc: errors.DecoderCrashedError,
+              timeout_s: float = math.inf) -> errors.DecoderCrashedError:
+    key = _file_key(path)
+    if key is not None:
+        _crashed[key] = (str(exc), timeout_s)
+    return exc
+
+
 def _call(task: str, args: tuple[Any, ...], limits: Limits) -> Any:
     global _child, last_peak_kb
-    name = "a group of files" if isinstance(args[0], list) else Path(str(args[0])).name
+    if isinstance(args[0], list):
+        name = "a group of files"
+    else:
+        name = Path(str(args[0])).name
+        refuse_known_crash(str(args[0]), limits.decode_timeout_s)
     with _lock:
         if _child is not None and (not _child.process.is_alive()
                                    or _child.address_space != limits.child_address_space):
@@ -182,19 +267,19 @@ def _call(task: str, args: tuple[Any, ...], limits: Limits) -> Any:
             if not child.conn.poll(limits.decode_timeout_s):
                 child.stop()
                 _child = None
-                raise errors.DecoderCrashedError(
+                raise _remember(str(args[0]), errors.DecoderCrashedError(
                     f"Reading {name} took longer than {limits.decode_timeout_s:g} s "
                     "(decode_timeout_s), so it was stopped; the file is probably damaged, "
-                    "so leave it out.")
+                    "so leave it out."), limits.decode_timeout_s)
             reply = child.conn.recv()
         except (EOFError, OSError, BrokenPipeError):
             child.stop()
             _child = None
-            raise errors.DecoderCrashedError(
+            raise _remember(str(args[0]), errors.DecoderCrashedError(
                 f"The decoder stopped abnormally on {name} (the file is probably damaged, or "
                 f"needs more than {limits.child_address_space >> 30} GB of memory); the "
                 "program is unaffected, so leave the file out or re-export it from its "
-                "source.") from None
+                "source.")) from None
     last_peak_kb = int(reply[-1])
     return _result(reply[:-1])
 
@@ -237,6 +322,12 @@ def read_entries_many(items: list[tuple[Path, str]], slices: Any,
     group, each file is read again alone, so only the culprit is refused."""
     if not items:
         return []
+    known = [known_crash(p, limits.decode_timeout_s) for p, _ in items]
+    if any(known):  # never send a file that crashed the child again
+        fresh = [item for item, message in zip(items, known, strict=True) if message is None]
+        done = iter(read_entries_many(fresh, slices, limits))
+        return [errors.DecoderCrashedError(message) if message is not None else next(done)
+                for message in known]
     try:
         replies = _call("entries_many", ([(str(p), f) for p, f in items], slices, limits),
                         limits)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from slicereview.engines.imaging import dicom, raster, volume
+from slicereview.engines.imaging import isolated as child
 from slicereview.engines.imaging.display import DisplayImage
 from slicereview.engines.imaging.errors import UnreadableImageError
 from slicereview.engines.imaging.formats import DICOM, RASTER_FORMATS, SITK_FORMATS
@@ -64,13 +65,15 @@ def load_display(path: str | Path, image: Image, *, limits: Limits = DEFAULT_LIM
         package to install.
     UnreadableImageError
         The file is damaged or not what the project says it is.
+    DecoderCrashedError
+        The file crashed the child process (now or earlier in this process: it is then
+        refused at once, never decoded in-process).
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"image file not found: {path} (moved? use relink)")
+    child.refuse_known_crash(path)  # a file that crashed the child never reaches a decoder here
     if isolated:
-        from slicereview.engines.imaging import isolated as child
-
         return child.display(path, image, limits)
     if image.format == DICOM:
         return dicom.load(path, image.frame, limits)

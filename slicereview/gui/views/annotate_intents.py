@@ -30,7 +30,8 @@ class PolygonIntents:
         self.undo_group.setActiveStack(stack)
         if self.gateway.execute(stack, command):
             return True
-        self._reload_annotation()  # the file refused the write: show the stored state again
+        # The file refused the write: show the stored state again (once the file is readable).
+        self.gateway.settle(self._reload_annotation)
         return False
 
     def _on_drawn(self, vertices) -> None:

@@ -1,7 +1,10 @@
 """The project browser: the project's images as a list with thumbnails, a text and a format filter.
 
-Thumbnails are decoded off the GUI thread (a ``QThreadPool`` of one worker, newest request
-first) and kept in memory; the list shows a grey tile until a thumbnail arrives.
+Thumbnails are made off the GUI thread (a ``QThreadPool`` of one worker) in the decoding child
+process (:func:`slicereview.engines.imaging.isolated.thumbnail`: only the small picture comes
+back, and a file whose decoder aborts cannot take the program with it) and kept in memory; the
+list shows a grey tile until a thumbnail arrives. A file that cannot be shown keeps a dark red
+tile, "(cannot be shown)" under its name and the reason as its tooltip (:meth:`failures`).
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QIcon, QImage, QPixmap, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
 
-from slicereview.engines.imaging.display import thumbnail
-from slicereview.engines.imaging.loader import load_display
+from slicereview.engines.imaging import isolated
+from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.model import Image
 
 THUMB = 96
@@ -43,17 +46,20 @@ def qimage_from_grey(array: np.ndarray) -> QImage:
 
 class _ThumbSignals(QObject):
     done = Signal(int, QImage)
+    failed = Signal(int, str)
 
 
 class _ThumbJob(QRunnable):
     def __init__(self, image: Image, path: Path, signals: _ThumbSignals) -> None:
         super().__init__()
         self.image, self.path, self.signals = image, path, signals
+        self.limits = DEFAULT_LIMITS
 
     def run(self) -> None:  # worker thread: no widgets here
         try:
-            tile = thumbnail(load_display(self.path, self.image), THUMB)
-        except Exception:  # an unreadable file keeps its placeholder tile; the viewer says why
+            tile = isolated.thumbnail(self.path, self.image, THUMB, self.limits)
+        except Exception as exc:  # any failure: the list says why, the program goes on
+            self.signals.failed.emit(self.image.id, str(exc))
             return
         self.signals.done.emit(self.image.id, qimage_from_grey(tile))
 
@@ -94,11 +100,18 @@ class ProjectBrowser(QWidget):
         self._pool.setMaxThreadCount(1)
         self._signals = _ThumbSignals(self)
         self._signals.done.connect(self._on_thumbnail)
+        self._signals.failed.connect(self._on_failure)
         self._thumbs: dict[int, QIcon] = {}
+        self._failures: dict[int, str] = {}
+        #: Size limits of the open project (the main window sets them).
+        self.limits: Limits = DEFAULT_LIMITS
         self._rows: dict[int, QStandardItem] = {}
         placeholder = QPixmap(THUMB, THUMB)
         placeholder.fill(QColor(60, 60, 60))
         self._placeholder = QIcon(placeholder)
+        bad = QPixmap(THUMB, THUMB)
+        bad.fill(QColor(110, 30, 30))
+        self._bad = QIcon(bad)
 
     # -- content ---------------------------------------------------------------------------
     def set_images(self, images: list[tuple[Image, Path]]) -> None:
@@ -121,15 +134,19 @@ class ProjectBrowser(QWidget):
             text = f"{image.case_id}\n{path.name}" + (f"  {where}" if where else "")
             if not path.is_file():
                 text += "\n(missing file)"
-            item = QStandardItem(self._thumbs.get(image.id, self._placeholder), text)
+            failure = self._failures.get(image.id)
+            icon = self._thumbs.get(image.id, self._bad if failure else self._placeholder)
+            item = QStandardItem(icon, text + ("\n(cannot be shown)" if failure else ""))
             item.setEditable(False)
             item.setData(image.id, ID_ROLE)
             item.setData(image.format, FORMAT_ROLE)
-            item.setToolTip(f"{image.case_id}: {path}")
+            item.setToolTip(f"{image.case_id}: {path}" + (f"\n{failure}" if failure else ""))
             self.model.appendRow(item)
             self._rows[image.id] = item
-            if image.id not in self._thumbs and path.is_file():
-                self._pool.start(_ThumbJob(image, path, self._signals))
+            if image.id not in self._thumbs and not failure and path.is_file():
+                job = _ThumbJob(image, path, self._signals)
+                job.limits = self.limits
+                self._pool.start(job)
         self._apply_filters()
 
     def select(self, image_id: int) -> None:
@@ -155,6 +172,10 @@ class ProjectBrowser(QWidget):
         k = ids.index(current) + delta if current in ids else 0
         self.select(ids[max(0, min(len(ids) - 1, k))])
 
+    def failures(self) -> dict[int, str]:
+        """Images whose thumbnail could not be made: image id -> the reason (one line)."""
+        return dict(self._failures)
+
     def wait_for_thumbnails(self, msecs: int = 30000) -> bool:
         return self._pool.waitForDone(msecs)
 
@@ -174,6 +195,14 @@ class ProjectBrowser(QWidget):
         item = self._rows.get(image_id)
         if item is not None:
             item.setIcon(icon)
+
+    def _on_failure(self, image_id: int, message: str) -> None:
+        self._failures[image_id] = message
+        item = self._rows.get(image_id)
+        if item is not None:
+            item.setIcon(self._bad)
+            item.setText(item.text() + "\n(cannot be shown)")
+            item.setToolTip(f"{item.toolTip()}\n{message}")
 
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():

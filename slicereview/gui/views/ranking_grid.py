@@ -4,8 +4,8 @@ Images appear in rank order (tiers from most to least of the property); each til
 competition rank ("1224": tied images share the best rank), the tier and the score (sort:
 Bradley–Terry log-strength; exhaustive: win−loss; classify: the grade), and alternating tiers
 have alternating backgrounds so ties are visible. Thumbnails of images already decoded for
-rating are made at once; the others are decoded off the GUI thread (one worker) and kept for
-the life of the project.
+rating are made at once; the others are made off the GUI thread (one worker, in the decoding
+child process) and kept for the life of the project.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import thumbnail
-from slicereview.engines.imaging.loader import load_display
+from slicereview.engines.imaging.limits import DEFAULT_LIMITS
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.views.browser import qimage_from_grey
 from slicereview.model import Image
@@ -45,11 +46,12 @@ class _ThumbJob(QRunnable):
     def __init__(self, image: Image, path: Path, signals: _Signals) -> None:
         super().__init__()
         self.image, self.path, self.signals = image, path, signals
+        self.limits = DEFAULT_LIMITS
 
     def run(self) -> None:  # worker thread: no widgets, no project connection
         try:
-            tile = thumbnail(load_display(self.path, self.image), THUMB)
-        except Exception:  # an unreadable file keeps its grey tile
+            tile = isolated.thumbnail(self.path, self.image, THUMB, self.limits)  # crash-safe
+        except Exception:  # an unreadable file keeps its grey tile (the browser says why)
             return
         self.signals.done.emit(self.image.id, qimage_from_grey(tile))
 
@@ -153,7 +155,9 @@ class RankingGrid(QWidget):
             pixmap = QPixmap.fromImage(qimage_from_grey(tile))
             self._thumbs[image_id] = pixmap
             return QIcon(pixmap)
-        self._pool.start(_ThumbJob(image, self.gateway.file_of(image), self._signals))
+        job = _ThumbJob(image, self.gateway.file_of(image), self._signals)
+        job.limits = self.gateway.limits
+        self._pool.start(job)
         grey = QPixmap(THUMB, THUMB)
         grey.fill(QColor(90, 90, 90))
         return QIcon(grey)

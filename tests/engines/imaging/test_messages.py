@@ -220,9 +220,13 @@ def test_a_crashing_decoder_is_contained() -> None:
 def test_a_decoder_that_hangs_is_stopped(tmp_path: Path) -> None:
     from slicereview.engines.imaging import isolated
 
+    path = get_testdata_file("CT_small.dcm")
     with pytest.raises(ImagingError, match="decode_timeout_s"):
-        isolated.thumbnail(get_testdata_file("CT_small.dcm"), _image("dicom"), 16,
-                           Limits(decode_timeout_s=0.0))
+        isolated.thumbnail(path, _image("dicom"), 16, Limits(decode_timeout_s=0.0))
+    # Remembered: not tried again with the same time, nor in-process; a longer time may try.
+    assert isolated.known_crash(path, 0.0) and isolated.known_crash(path)
+    assert isolated.known_crash(path, 5.0) is None
+    isolated.forget_crashes()
 
 
 def _image(fmt: str, axis: int = -1, index: int = 0):
