@@ -36,6 +36,7 @@ import numpy as np
 from slicereview.model import Annotation, AnnotationStatus, Certainty, Phase, Polygon, Question
 from slicereview.store._base import StoreBase, dumps, loads, now_iso
 from slicereview.store.questions import QuestionsMixin
+from slicereview.store.repeats import RepeatsMixin
 
 __all__ = ["Annotation", "AnnotationsMixin", "Question", "blob_to_vertices", "vertices_to_blob"]
 
@@ -60,7 +61,7 @@ def _annotation(row: sqlite3.Row) -> Annotation:
         id=row["id"], rater_id=row["rater_id"], image_id=row["image_id"],
         phase=Phase(row["phase"]), round=row["round"], status=AnnotationStatus(row["status"]),
         active_ms=row["active_ms"], classifications=loads(row["classifications"]),  # type: ignore[arg-type]
-        updated_at=row["updated_at"],
+        updated_at=row["updated_at"], repeat_of=row["repeat_of"],
     )
 
 
@@ -72,7 +73,7 @@ def _polygon(row: sqlite3.Row) -> Polygon:
     )
 
 
-class AnnotationsMixin(QuestionsMixin, StoreBase):
+class AnnotationsMixin(RepeatsMixin, QuestionsMixin, StoreBase):
     # -- annotations -----------------------------------------------------------------------
     def annotation_for(
         self, rater_id: int, image_id: int, phase: Phase | str = Phase.FORMAL, round: int = 1,
@@ -109,12 +110,18 @@ class AnnotationsMixin(QuestionsMixin, StoreBase):
         self, *, image_id: int | None = None, rater_id: int | None = None,
         phase: Phase | str | None = None, round: int | None = None,
         status: AnnotationStatus | str | Iterable[AnnotationStatus | str] | None = None,
+        repeats: bool | None = False,
     ) -> list[Annotation]:
         """Annotations matching every given filter, ordered by image then rater then round.
 
         For review: ``annotations(image_id=i, status=["submitted", "nothing_to_annotate"])``.
+        Repeats (intra-rater second passes, ``repeat_of`` set) are left out by default, so
+        every inter-rater use sees one annotation per rater, image, phase and round;
+        ``repeats=True`` lists only repeats, ``None`` both.
         """
         where, args = [], []
+        if repeats is not None:
+            where.append("repeat_of IS NOT NULL" if repeats else "repeat_of IS NULL")
         for column, value in (("image_id", image_id), ("rater_id", rater_id),
                               ("round", round)):
             if value is not None:
