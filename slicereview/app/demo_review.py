@@ -281,8 +281,10 @@ def add_demo_review(project: Project, mammogram_ids: Sequence[int], folder: Path
     project.set_meta("demo_review", json.dumps(origin, sort_keys=True))
     say("simulating annotators of the review batch")
     truth = annotate_batch(project, ids, seed + 10)
+    # The default queue (every annotator, formal phase) is what `slicereview queue` and the
+    # Review tab open first: computing it here (in the process pool) makes that instant.
     say("computing review features")
-    compute_features(project, QueueSpec(group=REVIEW_GROUP))
+    compute_features(project, QueueSpec())
     say("simulating the reviewer")
     review_batch(project, ids, truth, seed + 20)
     return ids
