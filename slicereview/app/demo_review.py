@@ -31,12 +31,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
 from slicereview.app.repeats import schedule_repeats
 from slicereview.app.review_decisions import decide, pin
-from slicereview.engines.masks import rasterize
+from slicereview.engines.masks import PolygonLike, rasterize
 from slicereview.engines.simulate_annotators import (
     Profile,
     find_bright_regions,
@@ -185,19 +186,26 @@ def annotate_batch(project: Project, image_ids: Sequence[int], seed: int = 21
 
 
 # -- the reviewer ------------------------------------------------------------------------------
+def _raster(polygons: Sequence[Polygon], shape: tuple[int, int]) -> np.ndarray:
+    # model.Polygon is read-only; rasterize only reads the PolygonLike attributes.
+    return rasterize(cast("Sequence[PolygonLike]", polygons), shape)
+
+
 def _judge(polys: Sequence[Polygon], truth: np.ndarray, regions: list[np.ndarray],
            shape: tuple[int, int]) -> tuple[list[str], list[int]]:
     """Reason tags for one annotation against the truth (empty: accept), and the indices of
     the true regions it missed."""
-    labels = rasterize(polys, shape)
+    labels = _raster(polys, shape)
     marked = labels > 0
     inter, total = int((marked & truth).sum()), int(marked.sum() + truth.sum())
     dice = 2 * inter / total if total else 1.0
-    missed = [k for k, r in enumerate(regions)
-              if (region := rasterize([Polygon(r)], shape) > 0).any()
-              and (region & marked).sum() < 0.3 * region.sum()]
-    extras = sum(1 for p in polys
-                 if not (rasterize([Polygon(p.vertices)], shape).astype(bool) & truth).any())
+    missed = []
+    for k, r in enumerate(regions):
+        region = _raster([Polygon(r)], shape) > 0
+        if region.any() and (region & marked).sum() < 0.3 * region.sum():
+            missed.append(k)
+    extras = len([p for p in polys
+                  if not (_raster([Polygon(p.vertices)], shape) > 0)[truth].any()])
     uncertain = float((labels == 2).sum() / marked.sum()) if marked.any() else 0.0
     tags = []
     if missed and dice < 0.6:
@@ -234,7 +242,7 @@ def review_batch(project: Project, image_ids: Sequence[int], truth: dict[int, li
             image = project.image(image_id)
             shape = (image.rows, image.cols)
             regions = truth[image_id]
-            true_mask = rasterize([Polygon(r, Certainty.CERTAIN) for r in regions], shape) > 0
+            true_mask = _raster([Polygon(r, Certainty.CERTAIN) for r in regions], shape) > 0
             feats = project.latest_review_features(image_id) or {}
             alphas[image_id] = feats.get("strict_alpha")
             pinned = False

@@ -36,7 +36,6 @@ import numpy as np
 from slicereview.model import Annotation, AnnotationStatus, Certainty, Phase, Polygon, Question
 from slicereview.store._base import StoreBase, dumps, loads, now_iso
 from slicereview.store.questions import QuestionsMixin
-from slicereview.store.repeats import RepeatsMixin
 
 __all__ = ["Annotation", "AnnotationsMixin", "Question", "blob_to_vertices", "vertices_to_blob"]
 
@@ -73,7 +72,7 @@ def _polygon(row: sqlite3.Row) -> Polygon:
     )
 
 
-class AnnotationsMixin(RepeatsMixin, QuestionsMixin, StoreBase):
+class AnnotationsMixin(QuestionsMixin, StoreBase):
     # -- annotations -----------------------------------------------------------------------
     def annotation_for(
         self, rater_id: int, image_id: int, phase: Phase | str = Phase.FORMAL, round: int = 1,

@@ -35,13 +35,18 @@ from typing import TYPE_CHECKING
 from slicereview.model import Annotation, AnnotationStatus, Phase
 from slicereview.store._base import StoreBase, now_iso
 
-if TYPE_CHECKING:  # the methods come from AnnotationsMixin, which inherits this one
-    from slicereview.store.annotations import AnnotationsMixin as _Annotations
-else:
-    _Annotations = object
 
+class RepeatsMixin(StoreBase):
+    if TYPE_CHECKING:  # provided by AnnotationsMixin, beside this one in Project
+        def annotation(self, annotation_id: int) -> Annotation: ...
 
-class RepeatsMixin(StoreBase, _Annotations):
+        def annotations(
+            self, *, image_id: int | None = None, rater_id: int | None = None,
+            phase: Phase | str | None = None, round: int | None = None,
+            status: AnnotationStatus | str | Iterable[AnnotationStatus | str] | None = None,
+            repeats: bool | None = False,
+        ) -> list[Annotation]: ...
+
     def create_repeat(self, annotation_id: int) -> Annotation:
         """The repeat of annotation ``annotation_id`` (created ``in_progress`` with no
         polygons; the existing one is returned as it is). A repeat is not repeated again."""
