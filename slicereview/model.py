@@ -211,6 +211,14 @@ class Annotation:
     active_ms: int
     classifications: dict = field(default_factory=dict, compare=False, hash=False)
     updated_at: str = ""
+    #: The first annotation's id when this one is a *repeat* (intra-rater agreement; its
+    #: ``round`` is then the negative of the first's), else ``None``.
+    repeat_of: int | None = None
+
+    @property
+    def is_repeat(self) -> bool:
+        return self.repeat_of is not None
+
 
 @dataclass(frozen=True)
 class Question:

@@ -16,6 +16,10 @@ when it already exists. Contents:
 * **Simulated annotators** (:mod:`slicereview.app.demo_annotations`): submitted
   certain/uncertain polygons on the mammograms by three simulated annotators, with answers to
   the demo's classification questions.
+* **Review batch** (:mod:`slicereview.app.demo_review`): 48 crops (512 × 512) of breast tissue
+  from the mammograms, written as PNGs beside the project, annotated by three more simulated
+  annotators of different skill (group "Review batch"), with repeats for intra-rater α and a
+  simulated reviewer's decisions, comments and expert-review requests on part of the batch.
 
 The images are copied (hard-linked where possible) into the demo folder so the project keeps
 working when the packages are upgraded.
@@ -35,6 +39,7 @@ import platformdirs
 
 from slicereview.app.demo_annotations import add_demo_annotations
 from slicereview.app.demo_ratings import add_demo_ratings
+from slicereview.app.demo_review import add_demo_review
 from slicereview.engines.motion import simulate_motion
 from slicereview.store import Project, ProjectError, check_file
 
@@ -135,7 +140,7 @@ def build_demo(folder: str | Path | None = None, progress: Progress | None = Non
     from slicereview.engines.imaging.importer import parse_slices
 
     mammos, template = mammogram_files(), mni_template_file()
-    steps = 5
+    steps = 6
     report = progress or (lambda done, total, what: None)
     building = folder / (DEMO_FILE + ".building")
     building.unlink(missing_ok=True)
@@ -162,7 +167,10 @@ def build_demo(folder: str | Path | None = None, progress: Progress | None = Non
             "calcifications visible. Mark an image 'nothing to annotate' if it has none.")
         add_demo_annotations(project)
         add_demo_ratings(project, MRI_SET, SEVERITY_LABELS)
-    report(4, steps, "finishing")
+        report(3, steps, "review batch")
+        add_demo_review(project, mammo_ids, images / "review", import_paths,
+                        report=lambda what: report(4, steps, what))
+    report(5, steps, "finishing")
     os.replace(building, path)
     report(steps, steps, "done")
     return path

@@ -9,12 +9,14 @@ Rules held here, once:
   ``submitted`` or ``nothing_to_annotate``; the latter counts as an all-zero mask.
 * **enough annotations** — an image needs two finished annotations to have agreement; images
   with one are listed apart (:attr:`QueueResult.not_enough`), never ranked.
-* **repeats** — the schema has no "this is a repeat" flag yet (one annotation per rater, image,
-  phase and round), so intra-rater α is not computed: it is NaN in every queue.
+* **repeats** — an included annotator's finished ``(first, repeat)`` pairs of the phase
+  (:mod:`slicereview.app.repeats`; both ``submitted`` or ``nothing_to_annotate``) give the
+  image's intra-rater α (:func:`~slicereview.engines.review.features.intra_rater_alpha`, the
+  mean over those pairs); without one it is NaN. Repeats never count as another annotator.
 * **the cache** — features are stored per image and selection with a *source key*, a digest of
   the included annotations' ids, rounds, statuses and edit times (``updated_at``, stamped by
-  every polygon or status change) and the image size. An entry is used only while its key
-  matches, so editing one annotation recomputes that image alone.
+  every polygon or status change), the same of the repeat pairs, and the image size. An entry
+  is used only while its key matches, so editing one annotation recomputes that image alone.
 
 Example
 -------
@@ -46,6 +48,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from slicereview.app.repeats import repeat_pairs_for_queue
 from slicereview.engines.review.batch import FeatureJob, default_workers, features_for_batch
 from slicereview.engines.review.evaluation import (
     MethodEvaluation,
@@ -61,7 +64,7 @@ from slicereview.store import Project
 #: Finished work: what a review looks at.
 FINISHED = (AnnotationStatus.SUBMITTED, AnnotationStatus.NOTHING_TO_ANNOTATE)
 #: Bump when the feature computation changes, so every cached entry is recomputed.
-FEATURES_VERSION = 1
+FEATURES_VERSION = 2
 #: Batches smaller than this are computed inline: spawning workers costs more.
 INLINE_LIMIT = 16
 
@@ -188,10 +191,13 @@ def selection(project: Project, spec: QueueSpec) -> dict[int, list[Annotation]]:
     return {i: list(by_rater.values()) for i, by_rater in chosen.items()}
 
 
-def source_key(annotations: Sequence[Annotation], shape: tuple[int, int]) -> str:
+def source_key(annotations: Sequence[Annotation], shape: tuple[int, int],
+               repeats: Sequence[tuple[Annotation, Annotation]] = ()) -> str:
     """Digest of what an image's features depend on (see the module docstring)."""
     parts = [f"v{FEATURES_VERSION}", f"{shape[0]}x{shape[1]}"]
     parts += sorted(f"{a.id}:{a.round}:{a.status}:{a.updated_at}" for a in annotations)
+    parts += sorted(f"r{a.id}:{a.updated_at}/{b.id}:{b.status}:{b.updated_at}"
+                    for a, b in repeats)
     return hashlib.sha1("|".join(parts).encode()).hexdigest()
 
 
@@ -207,6 +213,7 @@ def compute_features(
     ``progress(done, total)`` counts the images to compute.
     """
     chosen = selection(project, spec)
+    pairs = repeat_pairs_for_queue(project, spec.phase, _included_raters(project, spec))
     cases = project.image_cases()
     rnd = spec.round or 0
     cached = project.review_features(spec.phase, rnd, spec.annotators_key, spec.level)
@@ -217,7 +224,7 @@ def compute_features(
         if len(anns) < 2:
             not_enough.append(image_id)
             continue
-        key = source_key(anns, cases[image_id][1:])
+        key = source_key(anns, cases[image_id][1:], pairs.get(image_id, ()))
         hit = cached.get(image_id)
         if hit is not None and hit[0] == key:
             features[image_id] = ImageFeatures.from_dict(hit[1])
@@ -226,6 +233,8 @@ def compute_features(
     jobs = [FeatureJob.from_polygons(
                 i, cases[i][1:],
                 [project.polygons(a.id) for a in chosen[i]],
+                [(project.polygons(a.id), project.polygons(b.id))
+                 for a, b in pairs.get(i, ())],
                 level=spec.level)  # type: ignore[arg-type]
             for i in keys]
     if workers is None:

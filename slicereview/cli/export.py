@@ -1,4 +1,5 @@
-"""``slicereview export PROJECT --masks DIR --format png|nifti|coco``."""
+"""``slicereview export PROJECT --masks DIR --format png|nifti|coco
+[--consensus majority|staple [--level strict|relaxed]]``."""
 
 from __future__ import annotations
 
@@ -31,10 +32,21 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="only this rater (repeat for several)")
     p.add_argument("--include-in-progress", action="store_true",
                    help="also export annotations that were not submitted yet")
+    p.add_argument("--consensus", choices=("majority", "staple"),
+                   help="instead of one mask per annotation, write one consensus mask per "
+                        "image with two or more finished annotations (0/1; png or nifti): "
+                        "majority = marked by more than half of the annotators, staple = "
+                        "SimpleITK STAPLE probability > 0.5; per-annotator sensitivity and "
+                        "specificity go to consensus.csv")
+    p.add_argument("--level", choices=("relaxed", "strict"), default="relaxed",
+                   help="with --consensus: relaxed counts certain and uncertain pixels as "
+                        "marked, strict certain pixels only (default relaxed)")
     p.set_defaults(func=cmd_export)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.consensus:
+        return _consensus(args)
     statuses = None if args.include_in_progress else DEFAULT_STATUSES
     with Project.open(args.project, read_only=True) as project:
         report = export_masks(
@@ -51,3 +63,29 @@ def cmd_export(args: argparse.Namespace) -> int:
     for case_ids, reason in report.failed:
         print(f"  not exported: {case_ids}: {reason}")
     return 1 if report.failed else 0  # scripts notice; the rest was exported
+
+
+def _consensus(args: argparse.Namespace) -> int:
+    from slicereview.app.exporting_consensus import CONSENSUS_FORMATS, export_consensus
+
+    if args.format not in CONSENSUS_FORMATS:
+        raise ValueError(f"--consensus writes {' or '.join(CONSENSUS_FORMATS)} masks, "
+                         f"not {args.format}")
+    if args.include_in_progress:
+        raise ValueError("a consensus is made from finished annotations only; "
+                         "drop --include-in-progress")
+    with Project.open(args.project, read_only=True) as project:
+        report = export_consensus(
+            project, args.masks, args.format, args.consensus, level=args.level,
+            progress=ProgressBar("Consensus"), phase=args.phase, round=args.round,
+            raters=args.rater,
+        )
+    skipped = (f"; {len(report.skipped)} with a single annotation skipped"
+               if report.skipped else "")
+    if report.images == 0:
+        print(f"No image has two finished annotations (phase {args.phase}, round "
+              f"{args.round}){skipped}.")
+        return 1
+    print(f"Exported {args.consensus} consensus ({args.level}) of {report.images} images to "
+          f"{args.masks} ({len(report.files)} files, format {args.format}{skipped}).")
+    return 0

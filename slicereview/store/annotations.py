@@ -60,7 +60,7 @@ def _annotation(row: sqlite3.Row) -> Annotation:
         id=row["id"], rater_id=row["rater_id"], image_id=row["image_id"],
         phase=Phase(row["phase"]), round=row["round"], status=AnnotationStatus(row["status"]),
         active_ms=row["active_ms"], classifications=loads(row["classifications"]),  # type: ignore[arg-type]
-        updated_at=row["updated_at"],
+        updated_at=row["updated_at"], repeat_of=row["repeat_of"],
     )
 
 
@@ -109,13 +109,19 @@ class AnnotationsMixin(QuestionsMixin, StoreBase):
         self, *, image_id: int | None = None, rater_id: int | None = None,
         phase: Phase | str | None = None, round: int | None = None,
         status: AnnotationStatus | str | Iterable[AnnotationStatus | str] | None = None,
+        repeats: bool | None = False,
     ) -> list[Annotation]:
         """Annotations matching every given filter, ordered by image then rater then round.
 
         For review: ``annotations(image_id=i, status=["submitted", "nothing_to_annotate"])``.
+        Repeats (intra-rater second passes, ``repeat_of`` set) are left out by default, so
+        every inter-rater use sees one annotation per rater, image, phase and round;
+        ``repeats=True`` lists only repeats, ``None`` both.
         """
         where: list[str] = []
         args: list[object] = []
+        if repeats is not None:
+            where.append("repeat_of IS NOT NULL" if repeats else "repeat_of IS NULL")
         for column, value in (("image_id", image_id), ("rater_id", rater_id),
                               ("round", round)):
             if value is not None:

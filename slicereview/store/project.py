@@ -3,7 +3,7 @@
 Each method that changes the file is one user intent and runs in one transaction, committed
 before it returns. Methods return frozen values from :mod:`slicereview.model`, never rows.
 Domain methods live in mixins (``images.py``, ``rating.py``, ``annotations.py``,
-``reviews.py``) so that each module stays small.
+``repeats.py``, ``reviews.py``) so that each module stays small.
 
 Example
 -------
@@ -28,13 +28,15 @@ from slicereview.store.connection import connect, create_file, set_busy_timeout
 from slicereview.store.images import ImagesMixin
 from slicereview.store.raters import RatersMixin
 from slicereview.store.rating import RatingMixin
+from slicereview.store.repeats import RepeatsMixin
 from slicereview.store.reviews import ReviewsMixin
 
 #: Suggested suffix of project files.
 SUFFIX = ".srproj"
 
 
-class Project(ImagesMixin, RatersMixin, RatingMixin, AnnotationsMixin, ReviewsMixin, StoreBase):
+class Project(ImagesMixin, RatersMixin, RatingMixin, AnnotationsMixin, RepeatsMixin, ReviewsMixin,
+              StoreBase):
     """An open slicereview project file.
 
     Use :meth:`open` or :meth:`create`; close with :meth:`close` or a ``with`` block.

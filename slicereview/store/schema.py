@@ -209,8 +209,24 @@ CREATE TABLE review_features (
 );
 """
 
+# Version 3: repeats, for intra-rater agreement.
+#
+# A *repeat* is the same annotator's second annotation of the same image in the same phase,
+# made later without seeing the first; `repeat_of` is the first annotation's id (NULL for every
+# other annotation). The UNIQUE (rater_id, image_id, phase, round) key cannot be extended
+# without rebuilding the table (which, with foreign keys on during a migration, would cascade
+# into polygons and reviews), so a repeat gets a round of its own: the *negative* of its first
+# annotation's round (a repeat of round 1 is round -1). Rounds ≥ 1 stay what they were, passes
+# and revisions after a rejection, so a revision (round + 1) never collides with a repeat, and
+# nothing that asks for round 1, 2, ... sees one. One repeat per annotation (the unique index).
+_V3 = """
+ALTER TABLE annotations ADD COLUMN repeat_of INTEGER REFERENCES annotations(id);
+CREATE UNIQUE INDEX annotations_one_repeat ON annotations (repeat_of)
+    WHERE repeat_of IS NOT NULL;
+"""
+
 #: Ordered migrations; ``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``.
-MIGRATIONS: list[str] = [_V1, _V2]
+MIGRATIONS: list[str] = [_V1, _V2, _V3]
 
 #: The schema version this build writes.
 SCHEMA_VERSION = len(MIGRATIONS)

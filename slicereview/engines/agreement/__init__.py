@@ -6,6 +6,7 @@
 * :func:`dice` and :func:`iou` of two masks;
 * intraclass correlations (:func:`intraclass_correlation`), the generalizability coefficient
   for random annotators (:func:`generalizability`) and :func:`raters_needed`;
+* consensus masks: pixel-wise :func:`majority_vote` and :func:`staple` (SimpleITK);
 * Labelbox-style consensus (:func:`label_consensus`, :func:`consensus_scores`,
   :func:`benchmark_score`);
 * Label Studio-style task agreement (:func:`task_agreement`, :func:`agreement_matrix`,
@@ -25,6 +26,12 @@ from slicereview.engines.agreement.consensus import (
     pair_shapes,
     shape_consensus,
     shape_iou,
+)
+from slicereview.engines.agreement.consensus_masks import (
+    StapleResult,
+    consensus_mask,
+    majority_vote,
+    staple,
 )
 from slicereview.engines.agreement.g_study import (
     Generalizability,
@@ -67,6 +74,7 @@ __all__ = [
     "PrecisionRecall",
     "SegmentationAgreement",
     "Shape",
+    "StapleResult",
     "agreement_matrix",
     "band",
     "benchmark_score",
@@ -74,6 +82,7 @@ __all__ = [
     "choices_agreement",
     "class_consensus",
     "classification_consensus",
+    "consensus_mask",
     "consensus_scores",
     "dice",
     "generalizability",
@@ -84,6 +93,7 @@ __all__ = [
     "krippendorff_alpha",
     "label_consensus",
     "level_agreement",
+    "majority_vote",
     "mask_alpha",
     "match_regions",
     "pair_shapes",
@@ -94,5 +104,6 @@ __all__ = [
     "shape_consensus",
     "shape_iou",
     "span_iou",
+    "staple",
     "task_agreement",
 ]

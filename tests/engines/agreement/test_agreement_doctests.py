@@ -15,6 +15,7 @@ MODULES = [
     "slicereview.engines.agreement.icc",
     "slicereview.engines.agreement.g_study",
     "slicereview.engines.agreement.consensus",
+    "slicereview.engines.agreement.consensus_masks",
     "slicereview.engines.agreement.labelstudio",
     "slicereview.engines.review.metrics",
     "slicereview.engines.review.rankstats",
