@@ -86,7 +86,8 @@ class AnnotationsMixin(QuestionsMixin, StoreBase):
             with self.transaction():
                 self.conn.execute(
                     "INSERT OR IGNORE INTO annotations (rater_id, image_id, phase, round, "
-                    "updated_at) VALUES (?, ?, ?, ?, ?)", (*key, now_iso()),
+                    "updated_at, guideline_version) VALUES (?, ?, ?, ?, ?, "
+                    "(SELECT max(version) FROM guidelines))", (*key, now_iso()),
                 )
             row = self._annotation_row(*key)
         return None if row is None else _annotation(row)

@@ -26,16 +26,19 @@ from slicereview import __version__
 from slicereview.store._base import StoreBase, now_iso
 from slicereview.store.annotations import AnnotationsMixin
 from slicereview.store.connection import connect, create_file, transaction
+from slicereview.store.guidelines import GuidelinesMixin
 from slicereview.store.images import ImagesMixin
 from slicereview.store.raters import RatersMixin
 from slicereview.store.rating import RatingMixin
 from slicereview.store.reviews import ReviewsMixin
+from slicereview.store.workflow import WorkflowMixin
 
 #: Suggested suffix of project files.
 SUFFIX = ".srproj"
 
 
-class Project(ImagesMixin, RatersMixin, RatingMixin, AnnotationsMixin, ReviewsMixin, StoreBase):
+class Project(ImagesMixin, RatersMixin, RatingMixin, AnnotationsMixin, ReviewsMixin,
+              WorkflowMixin, GuidelinesMixin, StoreBase):
     """An open slicereview project file.
 
     Use :meth:`open` or :meth:`create`; close with :meth:`close` or a ``with`` block.
