@@ -72,7 +72,19 @@ def _polygon(row: sqlite3.Row) -> Polygon:
     )
 
 
-class AnnotationsMixin(QuestionsMixin, StoreBase):
+class PolygonCountsMixin(StoreBase):
+    def certainty_counts(self) -> dict[int, tuple[int, int]]:
+        """rater id → ``(certain, uncertain)`` polygons in their finished annotations (one
+        SELECT; for the report's share of "uncertain")."""
+        rows = self.conn.execute(
+            "SELECT a.rater_id, sum(p.certainty = 'certain'), sum(p.certainty = 'uncertain') "
+            "FROM polygons p JOIN annotations a ON a.id = p.annotation_id "
+            "WHERE a.status IN ('submitted', 'nothing_to_annotate') GROUP BY a.rater_id"
+        ).fetchall()
+        return {r[0]: (int(r[1]), int(r[2])) for r in rows}
+
+
+class AnnotationsMixin(QuestionsMixin, PolygonCountsMixin, StoreBase):
     # -- annotations -----------------------------------------------------------------------
     def annotation_for(
         self, rater_id: int, image_id: int, phase: Phase | str = Phase.FORMAL, round: int = 1,
@@ -318,3 +330,4 @@ class AnnotationsMixin(QuestionsMixin, StoreBase):
 def _require_dict(answers: object) -> None:
     if not isinstance(answers, dict):
         raise ValueError(f"classification answers must be a dict, got {type(answers).__name__}")
+
