@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from slicereview.app import qa_stats, report_plots
 from slicereview.app.report_agreement import InterRater, inter_rater
 from slicereview.app.report_classes import TARGET, QuestionAnalysis, analyse_questions
@@ -39,6 +41,8 @@ from slicereview.store import Project
 Progress = Callable[[int, int], None]
 #: Steps of :func:`collect` besides the per-image agreement pass (which counts per image).
 _STEPS = 6
+#: Points of each Fig. 6 curve.
+CURVE_POINTS = 80
 
 
 @dataclass
@@ -107,12 +111,24 @@ def _onboarding(project: Project) -> list[tuple[str, list[dict[str, Any]]]]:
     return found
 
 
+def _cutoffs(m: int, points: int = CURVE_POINTS) -> list[int]:
+    """Cut-offs of the Fig. 6 curves: every k up to ``points``, else ``points`` evenly spaced
+    ones (each P@k costs O(M), so all M cut-offs of a big batch would cost O(M²)).
+
+    >>> _cutoffs(5), _cutoffs(1000, 5)
+    ([1, 2, 3, 4, 5], [1, 251, 500, 750, 1000])
+    """
+    if m <= points:
+        return list(range(1, m + 1))
+    return sorted({int(round(k)) for k in np.linspace(1, m, points)} | {1, m})
+
+
 def collect(project: Project, raters: Iterable[int] | None = None,
             progress: Progress | None = None, subset: str = "all annotators") -> ReportData:
     """Gather the report's values. ``raters`` limits the agreement part to a subset of
     annotators (e.g. without one group). ``progress(done, total)``: the per-image agreement
     pass, then the other steps."""
-    from slicereview.app.review_queue import QueueSpec, evaluate
+    from slicereview.app.review_queue import QueueSpec, compute_features, evaluate
 
     score_pending(project)
     total = [0]
@@ -137,7 +153,9 @@ def collect(project: Project, raters: Iterable[int] | None = None,
     for phase in Phase:
         # ValueError: no image of the phase has two finished annotations
         with contextlib.suppress(ValueError):
-            evaluations[str(phase)] = evaluate(project, QueueSpec(phase=str(phase)))
+            spec = QueueSpec(phase=str(phase))
+            evaluations[str(phase)] = evaluate(project, spec, ks=_cutoffs(
+                len(compute_features(project, spec).features)))
     step(4)
     questions = analyse_questions(project)
     step(5)

@@ -15,6 +15,8 @@ Definitions:
   images both annotated (in any one phase); the diagonal is left empty.
 * **leave-one-out effect** — on images with three or more annotators: mean over those images
   of α(without the annotator) − α(all), strict. Positive: agreement rises without them.
+  Pairwise and leave-one-out α come from one table of pixel overlaps per image
+  (:mod:`slicereview.engines.agreement.gram`), not one pass over the pixels each.
 
 Example
 -------
@@ -37,12 +39,13 @@ Example
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from slicereview.engines.agreement import mask_alpha, segmentation_agreement
+from slicereview.engines.agreement import segmentation_agreement
+from slicereview.engines.agreement.gram import overlaps, subset_alpha
 from slicereview.engines.masks import rasterize
 from slicereview.model import Annotation, AnnotationStatus
 from slicereview.store import Project
@@ -84,47 +87,86 @@ def selections(project: Project, raters: Iterable[int] | None = None
     return [list(v.values()) for _, v in sorted(chosen.items()) if len(v) >= 2]
 
 
-def _polygons_by_annotation(project: Project, ids: set[int]) -> dict[int, list]:
-    found: dict[int, list] = {i: [] for i in ids}
-    for ann_id in ids:
-        found[ann_id] = project.polygons(ann_id)
-    return found
+def image_summary(job: tuple[tuple[int, int], list[list[tuple[np.ndarray, str]]]]
+                  ) -> tuple[float, float, list[float], list[float], np.ndarray]:
+    """One image's part of the pass (module level, so a spawned worker can run it): ``job`` is
+    ``((H, W), [annotator polygons as (vertices, certainty)])``; returns strict and relaxed
+    image α, strict and relaxed box α values and the strict overlap table
+    (:func:`~slicereview.engines.agreement.gram.overlaps`)."""
+    shape, annotators = job
+    labels = np.stack([rasterize([_Poly(v, c) for v, c in polys], shape)
+                       for polys in annotators])
+    agreement = segmentation_agreement(labels)
+    return (agreement.strict.alpha, agreement.relaxed.alpha,
+            [b.alpha for b in agreement.strict.boxes],
+            [b.alpha for b in agreement.relaxed.boxes], overlaps(labels == 1))
+
+
+@dataclass(frozen=True)
+class _Poly:
+    vertices: np.ndarray
+    certainty: str
+
+
+def _summaries(jobs: list, workers: int, progress: Progress | None) -> Iterator[tuple]:
+    if workers <= 1:
+        for done, job in enumerate(jobs, start=1):
+            yield image_summary(job)
+            if progress is not None:
+                progress(done, len(jobs))
+        return
+    from slicereview.engines.review.batch import make_pool
+
+    with make_pool(workers) as pool:
+        chunk = max(1, len(jobs) // (8 * workers))
+        for done, result in enumerate(pool.map(image_summary, jobs, chunksize=chunk), start=1):
+            yield result
+            if progress is not None:
+                progress(done, len(jobs))
 
 
 def inter_rater(project: Project, raters: Iterable[int] | None = None,
-                progress: Progress | None = None) -> InterRater:
-    """Image- and box-level α, the pairwise matrix and leave-one-out effects (one pass)."""
+                progress: Progress | None = None, workers: int | None = None) -> InterRater:
+    """Image- and box-level α, the pairwise matrix and leave-one-out effects (one pass).
+
+    ``workers`` > 1 runs the per-image part in spawned processes; the default is inline:
+    on the 2-core test machine 1,200 images of 256 × 256 took 3.4 s inline and 4.4–5.0 s
+    with two workers (spawning, pickling the polygons and results cost more than they save).
+    """
     groups = selections(project, raters)
     shapes = {i: (r, c) for i, (_, r, c) in project.image_cases().items()}
-    polygons = _polygons_by_annotation(project, {a.id for g in groups for a in g})
+    polygons = project.polygons_for([a.id for g in groups for a in g])
+    jobs = [(shapes[anns[0].image_id],
+             [[(p.vertices, str(p.certainty)) for p in polygons[a.id]] for a in anns])
+            for anns in groups]
+    if workers is None:
+        workers = 1
     out = InterRater()
     sums: dict[tuple[int, int], float] = {}
     loo_sum: dict[int, list[float]] = {}
-    for done, anns in enumerate(groups, start=1):
-        labels = np.stack([rasterize(polygons[a.id], shapes[a.image_id]) for a in anns])
-        agreement = segmentation_agreement(labels)
-        for level in ("strict", "relaxed"):
-            lv = getattr(agreement, level)
-            if not math.isnan(lv.alpha):
-                out.image_alpha[level].append(lv.alpha)
-            out.box_alpha[level] += [b.alpha for b in lv.boxes if not math.isnan(b.alpha)]
-        strict = labels == 1
+    for anns, (strict_a, relaxed_a, strict_boxes, relaxed_boxes, g) in zip(
+            groups, _summaries(jobs, workers, progress), strict=True):
+        for level, alpha, boxes in (("strict", strict_a, strict_boxes),
+                                    ("relaxed", relaxed_a, relaxed_boxes)):
+            if not math.isnan(alpha):
+                out.image_alpha[level].append(alpha)
+            out.box_alpha[level] += [b for b in boxes if not math.isnan(b)]
+        pixels = shapes[anns[0].image_id][0] * shapes[anns[0].image_id][1]
         ids = [a.rater_id for a in anns]
-        for i in range(len(anns)):
+        everyone = range(len(anns))
+        for i in everyone:
             for j in range(i + 1, len(anns)):
-                a = mask_alpha(strict[[i, j]])
+                a = subset_alpha(g, (i, j), pixels)
                 if not math.isnan(a):
                     key = (min(ids[i], ids[j]), max(ids[i], ids[j]))
                     sums[key] = sums.get(key, 0.0) + a
                     out.pair_images[key] = out.pair_images.get(key, 0) + 1
-        if len(anns) >= 3 and not math.isnan(agreement.strict.alpha):
+        if len(anns) >= 3 and not math.isnan(strict_a):
             for k, rater in enumerate(ids):
-                without = mask_alpha(np.delete(strict, k, axis=0))
+                without = subset_alpha(g, [i for i in everyone if i != k], pixels)
                 if not math.isnan(without):
-                    loo_sum.setdefault(rater, []).append(without - agreement.strict.alpha)
+                    loo_sum.setdefault(rater, []).append(without - strict_a)
         out.images += 1
-        if progress is not None:
-            progress(done, len(groups))
     out.pairwise = {k: sums[k] / out.pair_images[k] for k in sums}
     out.loo = {r: float(np.mean(v)) for r, v in loo_sum.items()}
     return out

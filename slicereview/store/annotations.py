@@ -73,6 +73,20 @@ def _polygon(row: sqlite3.Row) -> Polygon:
 
 
 class PolygonCountsMixin(StoreBase):
+    def polygons_for(self, annotation_ids: Sequence[int]) -> dict[int, list[Polygon]]:
+        """annotation id → its polygons in drawing order, for many annotations (one SELECT
+        per 500 ids instead of one per annotation)."""
+        found: dict[int, list[Polygon]] = {i: [] for i in annotation_ids}
+        ids = list(found)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            rows = self.conn.execute(
+                f"SELECT * FROM polygons WHERE annotation_id IN ({', '.join('?' * len(chunk))})"
+                " ORDER BY annotation_id, position, id", chunk).fetchall()
+            for r in rows:
+                found[r["annotation_id"]].append(_polygon(r))
+        return found
+
     def certainty_counts(self) -> dict[int, tuple[int, int]]:
         """rater id → ``(certain, uncertain)`` polygons in their finished annotations (one
         SELECT; for the report's share of "uncertain")."""
