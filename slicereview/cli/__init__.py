@@ -18,11 +18,11 @@ import sys
 from collections.abc import Callable, Sequence
 
 from slicereview import __version__
-from slicereview.cli import export, project_cmds, rating, report, review, stats
+from slicereview.cli import export, packages, project_cmds, rating, report, review, stats
 from slicereview.cli.project_cmds import GuiRequest
 
 #: Modules that register sub-commands, in ``--help`` order.
-COMMAND_MODULES = (project_cmds, stats, rating, review, report, export)
+COMMAND_MODULES = (project_cmds, stats, rating, review, report, packages, export)
 
 
 def build_parser() -> argparse.ArgumentParser:

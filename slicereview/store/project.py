@@ -28,6 +28,7 @@ from slicereview.store.annotations import AnnotationsMixin
 from slicereview.store.connection import connect, create_file, transaction
 from slicereview.store.guidelines import GuidelinesMixin
 from slicereview.store.images import ImagesMixin
+from slicereview.store.packages import PackagesMixin
 from slicereview.store.raters import RatersMixin
 from slicereview.store.rating import RatingMixin
 from slicereview.store.reviews import ReviewsMixin
@@ -38,7 +39,7 @@ SUFFIX = ".srproj"
 
 
 class Project(ImagesMixin, RatersMixin, RatingMixin, AnnotationsMixin, ReviewsMixin,
-              WorkflowMixin, GuidelinesMixin, StoreBase):
+              WorkflowMixin, GuidelinesMixin, PackagesMixin, StoreBase):
     """An open slicereview project file.
 
     Use :meth:`open` or :meth:`create`; close with :meth:`close` or a ``with`` block.

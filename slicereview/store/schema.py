@@ -221,7 +221,8 @@ CREATE TABLE review_features (
 # owner's decision (who, when, why) on whether an annotator may go on after a batch.
 # `image_flags`: why an image got one more annotator or was sent to review first.
 # `guideline_views`: when a rater last looked at which version; `guideline_entries`: examples
-# promoted from reviews (comment or tag, image crop as PNG). Annotations and reviews record
+# promoted from reviews (comment or tag, image crop as PNG). `merge_conflicts`: work packages
+# (app/packages.py). Annotations and reviews record
 # the guideline version in force. meta 'project_uuid' identifies a project (packages).
 _V3 = """
 CREATE TABLE batches (
@@ -297,6 +298,18 @@ CREATE TABLE guideline_entries (
     text       TEXT NOT NULL,
     crop_png   BLOB,
     created_at TEXT NOT NULL
+);
+
+-- A work package's annotation that conflicted with the project's on merge (both were changed):
+-- the project keeps its own, the package's is kept here (polygons as JSON) and reported.
+CREATE TABLE merge_conflicts (
+    id            INTEGER PRIMARY KEY,
+    package_id    TEXT NOT NULL,
+    annotation_id INTEGER NOT NULL REFERENCES annotations(id) ON DELETE CASCADE,
+    content       TEXT NOT NULL,
+    digest        TEXT NOT NULL,
+    created_at    TEXT NOT NULL,
+    UNIQUE (annotation_id, digest)
 );
 
 ALTER TABLE annotations ADD COLUMN guideline_version INTEGER;

@@ -4,6 +4,7 @@ question with gold answers."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +34,7 @@ def build(folder: Path, images: int = 16, seed: int = 0) -> Path:
     PILImage.fromarray(small).save(png)
     path = folder / "qa.srproj"
     with Project.create(path, name="QA test") as p:
-        ids = p.add_source(png, "0" * 64, "png",
+        ids = p.add_source(png, hashlib.sha256(png.read_bytes()).hexdigest(), "png",
                            [NewImage(SIZE, SIZE, frame=k) for k in range(images)])
         owner, expert = p.add_rater("owner", "owner"), p.add_rater("expert", "reviewer")
         ann = {n: p.add_rater(n, "annotator", g) for n, g in

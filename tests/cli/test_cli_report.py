@@ -52,3 +52,15 @@ def test_report_opens_in_headless_chromium(qa_path: Path, tmp_path: Path) -> Non
     # the embedded plots drew: coloured pixels (histogram bars) somewhere on the page
     rgb = np.asarray(PILImage.open(shot).convert("RGB"), dtype=int)
     assert (np.abs(rgb[..., 0] - rgb[..., 2]) > 60).sum() > 1000
+
+
+def test_package_and_merge_commands(qa_path: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "a2-1.zip"
+    assert main(["package", str(qa_path), "--annotator", "a2-1", "--batch", "formal",
+                 "--out", str(out)]) == 0
+    assert "unzip it and open project.srproj" in capsys.readouterr().out
+    assert main(["merge", str(qa_path), str(out)]) == 0
+    assert "0 added, 0 updated, 8 unchanged" in capsys.readouterr().out
+    assert main(["package", str(qa_path), "--annotator", "expert", "--out",
+                 str(tmp_path / "x.zip")]) == 2
+    assert "no annotator named 'expert'" in capsys.readouterr().err
