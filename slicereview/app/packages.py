@@ -188,9 +188,9 @@ def _merge(project: Project, pkg: Project, manifest: dict) -> MergeReport:
         raise PackageError(f"annotator {name!r} is missing on one side")
     sources = {s.id: s for s in pkg.sources()}
     for image in pkg.images():
-        mine = project.source_by_hash(sources[image.source_id].sha256)
+        source = project.source_by_hash(sources[image.source_id].sha256)
         try:
-            same = mine is not None and project.image(image.id).source_id == mine.id
+            same = source is not None and project.image(image.id).source_id == source.id
         except KeyError:
             same = False
         if not same:

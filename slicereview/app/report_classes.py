@@ -30,7 +30,7 @@ import itertools
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from slicereview.engines.agreement import generalizability, raters_needed
@@ -94,10 +94,11 @@ def majority_accuracy(answers: dict[int, dict[int, object]], gold: dict[int, obj
             if image not in gold or len(by_rater) < k:
                 continue
             values = list(by_rater.values())
+            subsets: Iterable[Sequence[object]]
             if math.comb(len(values), k) <= MAX_SUBSETS:
                 subsets = itertools.combinations(values, k)
             else:
-                subsets = (rng.sample(values, k) for _ in range(MAX_SUBSETS))
+                subsets = [rng.sample(values, k) for _ in range(MAX_SUBSETS)]
             for subset in subsets:
                 right += majority(subset) == gold[image]
                 votes += 1

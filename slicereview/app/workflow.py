@@ -198,8 +198,8 @@ def gold_labels(project: Project, image_id: int) -> np.ndarray | None:
     if gold is None:
         return None
     annotation_id, png, _ = gold
-    if png is not None:
-        return png_to_labels(png)
+    if png is not None or annotation_id is None:
+        return png_to_labels(png or b"")
     image = project.image(image_id)
     return rasterize(project.polygons(annotation_id), (image.rows, image.cols))
 

@@ -56,7 +56,8 @@ class GuidelinesMixin(StoreBase):
                           ) -> list[tuple[int, int, int | None, str, bytes | None]]:
         """``(id, version, review_id, text, crop_png)`` of the entries up to ``version``
         (default: all), oldest first."""
-        sql, args = "SELECT id, version, review_id, text, crop_png FROM guideline_entries", ()
+        sql = "SELECT id, version, review_id, text, crop_png FROM guideline_entries"
+        args: tuple = ()
         if version is not None:
             sql, args = sql + " WHERE version <= ?", (int(version),)
         return [tuple(r) for r in self.conn.execute(sql + " ORDER BY id", args)]  # type: ignore[misc]

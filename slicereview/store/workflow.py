@@ -75,7 +75,8 @@ class WorkflowMixin(StoreBase):
         return _batch(row)
 
     def batches(self, phase: Phase | str | None = None) -> list[Batch]:
-        sql, args = "SELECT * FROM batches", ()
+        sql = "SELECT * FROM batches"
+        args: tuple = ()
         if phase is not None:
             sql, args = sql + " WHERE phase = ?", (str(Phase(phase)),)
         return [_batch(r) for r in self.conn.execute(sql + " ORDER BY id", args).fetchall()]
@@ -181,7 +182,8 @@ class WorkflowMixin(StoreBase):
         return int(cur.lastrowid)
 
     def image_flags(self, image_id: int | None = None) -> list[ImageFlag]:
-        sql, args = "SELECT * FROM image_flags", ()
+        sql = "SELECT * FROM image_flags"
+        args: tuple = ()
         if image_id is not None:
             sql, args = sql + " WHERE image_id = ?", (image_id,)
         return [ImageFlag(r["id"], r["image_id"], r["batch_id"], r["kind"], r["rater_id"],
