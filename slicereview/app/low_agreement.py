@@ -28,6 +28,7 @@ Example
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -63,9 +64,11 @@ def _key(annotations: list[Annotation]) -> str:
     return "[annotations " + ",".join(str(i) for i in sorted(a.id for a in annotations)) + "]"
 
 
-def apply_low_agreement(project: Project, batch_id: int) -> list[ImageFlag]:
-    """Apply the rule to every image of a batch; returns the new flags (see the workflow
-    module). Does nothing when the batch has no threshold."""
+def apply_low_agreement(project: Project, batch_id: int,
+                        image_ids: Iterable[int] | None = None) -> list[ImageFlag]:
+    """Apply the rule to the images of a batch (default: all; ``image_ids``: only these);
+    returns the new flags (see the workflow module). Does nothing when the batch has no
+    threshold."""
     batch = project.batch(batch_id)
     if batch.alpha_threshold is None:
         return []
@@ -77,7 +80,11 @@ def apply_low_agreement(project: Project, batch_id: int) -> list[ImageFlag]:
         if f.kind == "assign" and f.rater_id is not None:
             extra_count[f.rater_id] = extra_count.get(f.rater_id, 0) + 1
     new: list[int] = []
-    for image_id in project.image_set(batch.image_set_id):
+    images = project.image_set(batch.image_set_id)
+    if image_ids is not None:
+        wanted = set(image_ids)
+        images = [i for i in images if i in wanted]
+    for image_id in images:
         mine = [f for f in flags if f.image_id == image_id and f.batch_id == batch_id]
         anns = latest_finished(project, image_id, phase)
         done = {a.rater_id for a in anns}
@@ -114,7 +121,8 @@ def apply_low_agreement(project: Project, batch_id: int) -> list[ImageFlag]:
 
 def after_finish(project: Project, annotation_id: int) -> None:
     """What finishing an annotation sets going: the gold score of onboarding work and the
-    low-agreement rule of the batches holding the image."""
+    low-agreement rule of the batches holding the image (that image only, so finishing stays
+    cheap in a large batch)."""
     from slicereview.app.workflow import score_submission
 
     score_submission(project, annotation_id)
@@ -122,4 +130,4 @@ def after_finish(project: Project, annotation_id: int) -> None:
     for batch in project.batches(ann.phase):
         if batch.alpha_threshold is not None and ann.image_id in project.image_set(
                 batch.image_set_id):
-            apply_low_agreement(project, batch.id)
+            apply_low_agreement(project, batch.id, [ann.image_id])
