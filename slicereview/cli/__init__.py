@@ -18,11 +18,20 @@ import sys
 from collections.abc import Callable, Sequence
 
 from slicereview import __version__
-from slicereview.cli import export, packages, project_cmds, rating, report, review, stats
+from slicereview.cli import (
+    export,
+    packages,
+    project_cmds,
+    rating,
+    report,
+    review,
+    stats,
+    workflow,
+)
 from slicereview.cli.project_cmds import GuiRequest
 
 #: Modules that register sub-commands, in ``--help`` order.
-COMMAND_MODULES = (project_cmds, stats, rating, review, report, packages, export)
+COMMAND_MODULES = (project_cmds, stats, rating, workflow, review, report, packages, export)
 
 
 def build_parser() -> argparse.ArgumentParser:
