@@ -105,12 +105,19 @@ def finish(project: Project, annotation_id: int, status: AnnotationStatus | str)
     """Set the annotation's status, enforcing "submitting needs polygons".
 
     ``submitted`` with no polygons raises :class:`ValueError` (:data:`NO_POLYGONS`);
-    ``nothing_to_annotate`` with polygons is refused by the store.
+    ``nothing_to_annotate`` with polygons is refused by the store. A finished annotation is
+    then scored against gold and the low-agreement rule applied
+    (:func:`slicereview.app.low_agreement.after_finish`).
     """
     status = AnnotationStatus(status)
     if status is AnnotationStatus.SUBMITTED and not project.polygons(annotation_id):
         raise ValueError(NO_POLYGONS)
     project.set_annotation_status(annotation_id, status)
+    if status is not AnnotationStatus.IN_PROGRESS:
+        # the QA workflow: onboarding work is scored against gold, low agreement acted on
+        from slicereview.app.low_agreement import after_finish
+
+        after_finish(project, annotation_id)
 
 
 def label_image(project: Project, annotation_id: int) -> np.ndarray:

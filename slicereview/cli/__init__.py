@@ -19,11 +19,20 @@ import sys
 from collections.abc import Callable, Sequence
 
 from slicereview import __version__
-from slicereview.cli import export, project_cmds, rating, review, stats
+from slicereview.cli import (
+    export,
+    packages,
+    project_cmds,
+    rating,
+    report,
+    review,
+    stats,
+    workflow,
+)
 from slicereview.cli.project_cmds import GuiRequest
 
 #: Modules that register sub-commands, in ``--help`` order.
-COMMAND_MODULES = (project_cmds, stats, rating, review, export)
+COMMAND_MODULES = (project_cmds, stats, rating, workflow, review, report, packages, export)
 
 #: Exit code when the reader of stdout went away (``slicereview info P | head -1``): 128 + SIGPIPE,
 #: what a shell reports for a command killed by a broken pipe.

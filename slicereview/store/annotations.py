@@ -72,7 +72,33 @@ def _polygon(row: sqlite3.Row) -> Polygon:
     )
 
 
-class AnnotationsMixin(QuestionsMixin, StoreBase):
+class PolygonCountsMixin(StoreBase):
+    def polygons_for(self, annotation_ids: Sequence[int]) -> dict[int, list[Polygon]]:
+        """annotation id → its polygons in drawing order, for many annotations (one SELECT
+        per 500 ids instead of one per annotation)."""
+        found: dict[int, list[Polygon]] = {i: [] for i in annotation_ids}
+        ids = list(found)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            rows = self.conn.execute(
+                f"SELECT * FROM polygons WHERE annotation_id IN ({', '.join('?' * len(chunk))})"
+                " ORDER BY annotation_id, position, id", chunk).fetchall()
+            for r in rows:
+                found[r["annotation_id"]].append(_polygon(r))
+        return found
+
+    def certainty_counts(self) -> dict[int, tuple[int, int]]:
+        """rater id → ``(certain, uncertain)`` polygons in their finished annotations (one
+        SELECT; for the report's share of "uncertain")."""
+        rows = self.conn.execute(
+            "SELECT a.rater_id, sum(p.certainty = 'certain'), sum(p.certainty = 'uncertain') "
+            "FROM polygons p JOIN annotations a ON a.id = p.annotation_id "
+            "WHERE a.status IN ('submitted', 'nothing_to_annotate') GROUP BY a.rater_id"
+        ).fetchall()
+        return {r[0]: (int(r[1]), int(r[2])) for r in rows}
+
+
+class AnnotationsMixin(QuestionsMixin, PolygonCountsMixin, StoreBase):
     # -- annotations -----------------------------------------------------------------------
     def annotation_for(
         self, rater_id: int, image_id: int, phase: Phase | str = Phase.FORMAL, round: int = 1,
@@ -86,7 +112,8 @@ class AnnotationsMixin(QuestionsMixin, StoreBase):
             with self.transaction():
                 self.conn.execute(
                     "INSERT OR IGNORE INTO annotations (rater_id, image_id, phase, round, "
-                    "updated_at) VALUES (?, ?, ?, ?, ?)", (*key, now_iso()),
+                    "updated_at, guideline_version) VALUES (?, ?, ?, ?, ?, "
+                    "(SELECT max(version) FROM guidelines))", (*key, now_iso()),
                 )
             row = self._annotation_row(*key)
         return None if row is None else _annotation(row)
@@ -324,3 +351,4 @@ class AnnotationsMixin(QuestionsMixin, StoreBase):
 def _require_dict(answers: object) -> None:
     if not isinstance(answers, dict):
         raise ValueError(f"classification answers must be a dict, got {type(answers).__name__}")
+

@@ -25,18 +25,21 @@ from slicereview import __version__
 from slicereview.store._base import StoreBase, now_iso
 from slicereview.store.annotations import AnnotationsMixin
 from slicereview.store.connection import connect, create_file, set_busy_timeout
+from slicereview.store.guidelines import GuidelinesMixin
 from slicereview.store.images import ImagesMixin
+from slicereview.store.packages import PackagesMixin
 from slicereview.store.raters import RatersMixin
 from slicereview.store.rating import RatingMixin
 from slicereview.store.repeats import RepeatsMixin
 from slicereview.store.reviews import ReviewsMixin
+from slicereview.store.workflow import WorkflowMixin
 
 #: Suggested suffix of project files.
 SUFFIX = ".srproj"
 
 
 class Project(ImagesMixin, RatersMixin, RatingMixin, AnnotationsMixin, RepeatsMixin, ReviewsMixin,
-              StoreBase):
+              WorkflowMixin, GuidelinesMixin, PackagesMixin, StoreBase):
     """An open slicereview project file.
 
     Use :meth:`open` or :meth:`create`; close with :meth:`close` or a ``with`` block.

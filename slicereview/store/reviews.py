@@ -97,8 +97,9 @@ class ReviewsMixin(StoreBase):
                 columns = ""
             cur = self.conn.execute(
                 f"INSERT INTO reviews ({columns}image_id, reviewer_id, annotation_id, decision, "
-                "comment, tags, created_at, active_ms, alphas, pin_kind, pin_at) VALUES "
-                f"({', '.join('?' * len(values))})", values,
+                "comment, tags, created_at, active_ms, alphas, pin_kind, pin_at, "
+                f"guideline_version) VALUES ({', '.join('?' * len(values))}, "
+                "(SELECT max(version) FROM guidelines))", values,
             )
         return last_id(cur)
 

@@ -225,8 +225,116 @@ CREATE UNIQUE INDEX annotations_one_repeat ON annotations (repeat_of)
     WHERE repeat_of IS NOT NULL;
 """
 
+# Version 4: the QA workflow (see slicereview/app/workflow.py and app/guidelines.py).
+#
+# `batches`: a named image set of one phase with the owner's rules: the pre-filter (mean Dice
+# against gold ≥ `min_dice`), the low-agreement threshold on strict α (`alpha_threshold`, NULL:
+# off) with `max_annotators` and the `low_action` ('assign' one more annotator or 'review'
+# first). `batch_assignments`: who works on a batch, a rater or a whole group.
+# `gold`: the standard of one image, an expert's annotation or an imported label mask (PNG
+# bytes, 0 background, 1 certain, 2 uncertain). `gold_scores`: one submitted onboarding
+# annotation scored against the gold (never shown to the annotator). `qualifications`: the
+# owner's decision (who, when, why) on whether an annotator may go on after a batch.
+# `image_flags`: why an image got one more annotator or was sent to review first.
+# `guideline_views`: when a rater last looked at which version; `guideline_entries`: examples
+# promoted from reviews (comment or tag, image crop as PNG). `merge_conflicts`: work packages
+# (app/packages.py). Annotations and reviews record
+# the guideline version in force. meta 'project_uuid' identifies a project (packages).
+_V4 = """
+CREATE TABLE batches (
+    id              INTEGER PRIMARY KEY,
+    name            TEXT NOT NULL UNIQUE,
+    phase           TEXT NOT NULL CHECK (phase IN ('onboarding', 'pilot', 'formal')),
+    image_set_id    INTEGER NOT NULL REFERENCES image_sets(id),
+    min_dice        REAL,
+    alpha_threshold REAL,
+    max_annotators  INTEGER NOT NULL DEFAULT 3,
+    low_action      TEXT NOT NULL DEFAULT 'assign' CHECK (low_action IN ('assign', 'review')),
+    created_at      TEXT NOT NULL
+);
+
+CREATE TABLE batch_assignments (
+    id         INTEGER PRIMARY KEY,
+    batch_id   INTEGER NOT NULL REFERENCES batches(id) ON DELETE CASCADE,
+    rater_id   INTEGER REFERENCES raters(id),
+    group_name TEXT,
+    created_at TEXT NOT NULL,
+    CHECK ((rater_id IS NULL) <> (group_name IS NULL))
+);
+
+CREATE TABLE gold (
+    image_id      INTEGER PRIMARY KEY REFERENCES images(id) ON DELETE CASCADE,
+    annotation_id INTEGER REFERENCES annotations(id) ON DELETE CASCADE,
+    mask_png      BLOB,
+    origin        TEXT NOT NULL,
+    created_at    TEXT NOT NULL,
+    CHECK ((annotation_id IS NULL) <> (mask_png IS NULL))
+);
+
+CREATE TABLE gold_scores (
+    annotation_id INTEGER PRIMARY KEY REFERENCES annotations(id) ON DELETE CASCADE,
+    image_id      INTEGER NOT NULL REFERENCES images(id) ON DELETE CASCADE,
+    scores        TEXT NOT NULL,
+    scored_at     TEXT NOT NULL
+);
+
+CREATE TABLE qualifications (
+    id         INTEGER PRIMARY KEY,
+    batch_id   INTEGER NOT NULL REFERENCES batches(id) ON DELETE CASCADE,
+    rater_id   INTEGER NOT NULL REFERENCES raters(id),
+    go_on      INTEGER NOT NULL CHECK (go_on IN (0, 1)),
+    prefilter  INTEGER CHECK (prefilter IN (0, 1)),
+    mean_dice  REAL,
+    decided_by INTEGER REFERENCES raters(id),
+    reason     TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE image_flags (
+    id          INTEGER PRIMARY KEY,
+    image_id    INTEGER NOT NULL REFERENCES images(id) ON DELETE CASCADE,
+    batch_id    INTEGER REFERENCES batches(id) ON DELETE CASCADE,
+    kind        TEXT NOT NULL CHECK (kind IN ('assign', 'review')),
+    rater_id    INTEGER REFERENCES raters(id),
+    reason      TEXT NOT NULL,
+    created_at  TEXT NOT NULL
+);
+
+CREATE TABLE guideline_views (
+    rater_id INTEGER NOT NULL REFERENCES raters(id),
+    version  INTEGER NOT NULL,
+    seen_at  TEXT NOT NULL,
+    PRIMARY KEY (rater_id, version)
+);
+
+CREATE TABLE guideline_entries (
+    id         INTEGER PRIMARY KEY,
+    version    INTEGER NOT NULL,
+    review_id  INTEGER REFERENCES reviews(id) ON DELETE SET NULL,
+    text       TEXT NOT NULL,
+    crop_png   BLOB,
+    created_at TEXT NOT NULL
+);
+
+-- A work package's annotation that conflicted with the project's on merge (both were changed):
+-- the project keeps its own, the package's is kept here (polygons as JSON) and reported.
+CREATE TABLE merge_conflicts (
+    id            INTEGER PRIMARY KEY,
+    package_id    TEXT NOT NULL,
+    annotation_id INTEGER NOT NULL REFERENCES annotations(id) ON DELETE CASCADE,
+    content       TEXT NOT NULL,
+    digest        TEXT NOT NULL,
+    created_at    TEXT NOT NULL,
+    UNIQUE (annotation_id, digest)
+);
+
+ALTER TABLE annotations ADD COLUMN guideline_version INTEGER;
+ALTER TABLE reviews ADD COLUMN guideline_version INTEGER;
+INSERT OR IGNORE INTO meta (key, value) VALUES ('project_uuid', lower(hex(randomblob(16))));
+"""
+
 #: Ordered migrations; ``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``.
-MIGRATIONS: list[str] = [_V1, _V2, _V3]
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4]
 
 #: The schema version this build writes.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,172 @@
+"""Inter-rater agreement over a project for the owner's report: image- and box-level α of every
+image (Fig. 5), the annotator × annotator matrix of pairwise strict α, and each annotator's
+leave-one-out effect on α. One pass over the images; each annotation is rasterised once.
+
+Definitions:
+
+* **which annotations** — per image and phase, each annotator's latest finished round (gold
+  left out); an image with fewer than two is skipped. ``raters`` restricts to a subset (e.g.
+  without one group).
+* **image-level / box-level α** — binary nominal Krippendorff's α over all pixels, strict
+  (certain pixels) and relaxed (certain or uncertain), and the α of each box (the bounding
+  box of one connected component of the union), as
+  :func:`~slicereview.engines.agreement.segmentation_agreement` computes them.
+* **pairwise strict α** — the image-level strict α of two annotators' masks, averaged over the
+  images both annotated (in any one phase); the diagonal is left empty.
+* **leave-one-out effect** — on images with three or more annotators: mean over those images
+  of α(without the annotator) − α(all), strict. Positive: agreement rises without them.
+  Pairwise and leave-one-out α come from one table of pixel overlaps per image
+  (:mod:`slicereview.engines.agreement.gram`), not one pass over the pixels each.
+
+Example
+-------
+>>> import tempfile, pathlib
+>>> import numpy as np
+>>> from slicereview.model import NewImage, Polygon
+>>> from slicereview.store import Project
+>>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
+>>> [img] = project.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(10, 10)])
+>>> for name, x in (("a", 1), ("b", 1), ("c", 4)):
+...     ann = project.annotation_for(project.add_rater(name), img)
+...     v = np.array([[x, 1], [x + 4, 1], [x + 4, 5], [x, 5]], float)
+...     _ = project.replace_polygons(ann.id, [Polygon(v)])
+...     project.set_annotation_status(ann.id, "submitted")
+>>> result = inter_rater(project)
+>>> result.pairwise[(1, 2)], result.loo[3] > 0
+(1.0, True)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from slicereview.engines.agreement import segmentation_agreement
+from slicereview.engines.agreement.gram import overlaps, subset_alpha
+from slicereview.engines.masks import rasterize
+from slicereview.model import Annotation, AnnotationStatus
+from slicereview.store import Project
+
+FINISHED = (AnnotationStatus.SUBMITTED, AnnotationStatus.NOTHING_TO_ANNOTATE)
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class InterRater:
+    """Result of :func:`inter_rater` (see the module doc for the definitions).
+
+    ``image_alpha``/``box_alpha``: level → list of α values (one per image / per box);
+    ``pairwise``: ``(rater a, rater b)`` with ``a < b`` → mean strict α; ``pair_images``: the
+    number of images behind it; ``loo``: rater → mean leave-one-out effect; ``images``: images
+    used.
+    """
+
+    image_alpha: dict[str, list[float]] = field(
+        default_factory=lambda: {"strict": [], "relaxed": []})
+    box_alpha: dict[str, list[float]] = field(
+        default_factory=lambda: {"strict": [], "relaxed": []})
+    pairwise: dict[tuple[int, int], float] = field(default_factory=dict)
+    pair_images: dict[tuple[int, int], int] = field(default_factory=dict)
+    loo: dict[int, float] = field(default_factory=dict)
+    images: int = 0
+
+
+def selections(project: Project, raters: Iterable[int] | None = None
+               ) -> list[list[Annotation]]:
+    """Per (image, phase): the latest finished annotation of each annotator, two or more."""
+    keep = None if raters is None else set(raters)
+    gold = project.gold_annotation_ids()
+    chosen: dict[tuple[int, str], dict[int, Annotation]] = {}
+    for ann in project.annotations(status=FINISHED):
+        if ann.id in gold or (keep is not None and ann.rater_id not in keep):
+            continue
+        chosen.setdefault((ann.image_id, str(ann.phase)), {})[ann.rater_id] = ann
+    return [list(v.values()) for _, v in sorted(chosen.items()) if len(v) >= 2]
+
+
+def image_summary(job: tuple[tuple[int, int], list[list[tuple[np.ndarray, str]]]]
+                  ) -> tuple[float, float, list[float], list[float], np.ndarray]:
+    """One image's part of the pass (module level, so a spawned worker can run it): ``job`` is
+    ``((H, W), [annotator polygons as (vertices, certainty)])``; returns strict and relaxed
+    image α, strict and relaxed box α values and the strict overlap table
+    (:func:`~slicereview.engines.agreement.gram.overlaps`)."""
+    shape, annotators = job
+    labels = np.stack([rasterize([_Poly(v, c) for v, c in polys], shape)
+                       for polys in annotators])
+    agreement = segmentation_agreement(labels)
+    return (agreement.strict.alpha, agreement.relaxed.alpha,
+            [b.alpha for b in agreement.strict.boxes],
+            [b.alpha for b in agreement.relaxed.boxes], overlaps(labels == 1))
+
+
+@dataclass(frozen=True)
+class _Poly:
+    vertices: np.ndarray
+    certainty: str
+
+
+def _summaries(jobs: list, workers: int, progress: Progress | None) -> Iterator[tuple]:
+    if workers <= 1:
+        for done, job in enumerate(jobs, start=1):
+            yield image_summary(job)
+            if progress is not None:
+                progress(done, len(jobs))
+        return
+    from slicereview.engines.review.batch import make_pool
+
+    with make_pool(workers) as pool:
+        chunk = max(1, len(jobs) // (8 * workers))
+        for done, result in enumerate(pool.map(image_summary, jobs, chunksize=chunk), start=1):
+            yield result
+            if progress is not None:
+                progress(done, len(jobs))
+
+
+def inter_rater(project: Project, raters: Iterable[int] | None = None,
+                progress: Progress | None = None, workers: int | None = None) -> InterRater:
+    """Image- and box-level α, the pairwise matrix and leave-one-out effects (one pass).
+
+    ``workers`` > 1 runs the per-image part in spawned processes; the default is inline:
+    on the 2-core test machine 1,200 images of 256 × 256 took 3.4 s inline and 4.4–5.0 s
+    with two workers (spawning, pickling the polygons and results cost more than they save).
+    """
+    groups = selections(project, raters)
+    shapes = {i: (r, c) for i, (_, r, c) in project.image_cases().items()}
+    polygons = project.polygons_for([a.id for g in groups for a in g])
+    jobs = [(shapes[anns[0].image_id],
+             [[(p.vertices, str(p.certainty)) for p in polygons[a.id]] for a in anns])
+            for anns in groups]
+    if workers is None:
+        workers = 1
+    out = InterRater()
+    sums: dict[tuple[int, int], float] = {}
+    loo_sum: dict[int, list[float]] = {}
+    for anns, (strict_a, relaxed_a, strict_boxes, relaxed_boxes, g) in zip(
+            groups, _summaries(jobs, workers, progress), strict=True):
+        for level, alpha, boxes in (("strict", strict_a, strict_boxes),
+                                    ("relaxed", relaxed_a, relaxed_boxes)):
+            if not math.isnan(alpha):
+                out.image_alpha[level].append(alpha)
+            out.box_alpha[level] += [b for b in boxes if not math.isnan(b)]
+        pixels = shapes[anns[0].image_id][0] * shapes[anns[0].image_id][1]
+        ids = [a.rater_id for a in anns]
+        everyone = range(len(anns))
+        for i in everyone:
+            for j in range(i + 1, len(anns)):
+                a = subset_alpha(g, (i, j), pixels)
+                if not math.isnan(a):
+                    key = (min(ids[i], ids[j]), max(ids[i], ids[j]))
+                    sums[key] = sums.get(key, 0.0) + a
+                    out.pair_images[key] = out.pair_images.get(key, 0) + 1
+        if len(anns) >= 3 and not math.isnan(strict_a):
+            for k, rater in enumerate(ids):
+                without = subset_alpha(g, [i for i in everyone if i != k], pixels)
+                if not math.isnan(without):
+                    loo_sum.setdefault(rater, []).append(without - strict_a)
+        out.images += 1
+    out.pairwise = {k: sums[k] / out.pair_images[k] for k in sums}
+    out.loo = {r: float(np.mean(v)) for r, v in loo_sum.items()}
+    return out

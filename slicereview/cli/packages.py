@@ -1,0 +1,51 @@
+"""``slicereview package`` and ``slicereview merge``: work packages for annotators on other
+machines (see :mod:`slicereview.app.packages`; imported in the handlers)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from slicereview.store import Project
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("package", help="write one annotator's work as a self-contained zip")
+    p.add_argument("project", type=Path)
+    p.add_argument("--annotator", required=True, metavar="NAME")
+    p.add_argument("--batch", metavar="B", help="only this batch (default: all their work)")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE.zip")
+    p.set_defaults(func=cmd_package)
+    p = sub.add_parser("merge", help="take an annotator's package back into the project")
+    p.add_argument("project", type=Path)
+    p.add_argument("file", type=Path)
+    p.set_defaults(func=cmd_merge)
+
+
+def _open(path: Path) -> Project:
+    if not path.is_file():
+        raise FileNotFoundError(f"no project file {path}")
+    return Project.open(path)
+
+
+def cmd_package(args: argparse.Namespace) -> int:
+    from slicereview.app.packages import package
+
+    with _open(args.project) as project:
+        out = package(project, args.annotator, args.out, args.batch)
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB): unzip it and open project.srproj")
+    return 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from slicereview.app.packages import merge
+
+    if not args.file.is_file():
+        raise FileNotFoundError(f"no package file {args.file}")
+    with _open(args.project) as project:
+        report = merge(project, args.file)
+    print(f"merged {args.file.name}: {report.text}")
+    for annotation_id in report.conflicts:
+        print(f"conflict: annotation {annotation_id} was changed in both places; the project "
+              "keeps its version, the package's is kept in merge_conflicts")
+    return 0

@@ -1,0 +1,160 @@
+"""The owner's QA workflow from the command line (rules in :mod:`slicereview.app.workflow` and
+:mod:`slicereview.app.guidelines`, imported in the handlers):
+
+* ``batch PROJECT NAME --phase P --cases C000001,C000002 [--groups A,B] [--annotators x,y]
+  [--min-dice 0.6] [--alpha-threshold 0.667 --max-annotators 3 --low-action assign|review]``
+* ``gold PROJECT --case C000001 (--mask FILE.png | --annotation ID)``
+* ``onboarding PROJECT --batch B`` prints the pre-filter; ``--decide NAME --owner OWNER``
+  with ``--go-on``/``--stop`` (an override needs ``--reason``) or neither (confirm it).
+* ``guidelines PROJECT --edit FILE.md --owner OWNER`` / ``--changes NAME`` / (show).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from slicereview.store import Project
+
+
+def _names(text: str | None) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("batch", help="define a batch of one phase and assign annotators")
+    p.add_argument("project", type=Path)
+    p.add_argument("name")
+    p.add_argument("--phase", required=True, choices=("onboarding", "pilot", "formal"))
+    p.add_argument("--cases", required=True, metavar="C1,C2", help="case ids of the images")
+    p.add_argument("--groups", metavar="A,B")
+    p.add_argument("--annotators", metavar="X,Y")
+    p.add_argument("--min-dice", type=float, help="pre-filter: mean Dice against gold")
+    p.add_argument("--alpha-threshold", type=float,
+                   help="low-agreement threshold on strict α (image level)")
+    p.add_argument("--max-annotators", type=int, default=3)
+    p.add_argument("--low-action", choices=("assign", "review"), default="assign")
+    p.set_defaults(func=cmd_batch)
+
+    p = sub.add_parser("gold", help="set the gold standard of an image")
+    p.add_argument("project", type=Path)
+    p.add_argument("--case", required=True)
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--mask", type=Path, help="label PNG: 0 background, 1 certain, 2 uncertain")
+    how.add_argument("--annotation", type=int, help="an expert's finished annotation id")
+    p.set_defaults(func=cmd_gold)
+
+    p = sub.add_parser("onboarding", help="the pre-filter of a batch; the owner's decision")
+    p.add_argument("project", type=Path)
+    p.add_argument("--batch", required=True)
+    p.add_argument("--decide", metavar="NAME")
+    p.add_argument("--owner", metavar="OWNER")
+    verdict = p.add_mutually_exclusive_group()
+    verdict.add_argument("--go-on", action="store_true")
+    verdict.add_argument("--stop", action="store_true")
+    p.add_argument("--reason", default="")
+    p.set_defaults(func=cmd_onboarding)
+
+    p = sub.add_parser("guidelines", help="show, edit or diff the living guidelines")
+    p.add_argument("project", type=Path)
+    act = p.add_mutually_exclusive_group()
+    act.add_argument("--edit", type=Path, metavar="FILE.md")
+    act.add_argument("--changes", metavar="NAME", help="what changed since NAME last looked")
+    p.add_argument("--owner", metavar="OWNER")
+    p.set_defaults(func=cmd_guidelines)
+
+
+def _open(path: Path) -> Project:
+    if not path.is_file():
+        raise FileNotFoundError(f"no project file {path}")
+    return Project.open(path)
+
+
+def _rater(project: Project, name: str | None, what: str) -> int:
+    rater = project.rater_by_name(name or "")
+    if rater is None:
+        raise ValueError(f"give the {what}: no rater named {name!r} in this project")
+    return rater.id
+
+
+def _cases(project: Project, cases: list[str]) -> list[int]:
+    by_case = {case: i for i, (case, _, _) in project.image_cases().items()}
+    unknown = [c for c in cases if c not in by_case]
+    if unknown:
+        raise ValueError(f"no image with case id {', '.join(unknown[:5])}")
+    return [by_case[c] for c in cases]
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    from slicereview.app.workflow import define_batch
+
+    with _open(args.project) as project:
+        raters = [_rater(project, n, "annotator") for n in _names(args.annotators)]
+        batch = define_batch(
+            project, args.name, args.phase, _cases(project, _names(args.cases)), raters=raters,
+            groups=_names(args.groups), min_dice=args.min_dice,
+            alpha_threshold=args.alpha_threshold, max_annotators=args.max_annotators,
+            low_action=args.low_action)
+        print(f"batch {args.name} ({args.phase}, id {batch}): {len(_names(args.cases))} images")
+    return 0
+
+
+def cmd_gold(args: argparse.Namespace) -> int:
+    from slicereview.app.workflow import import_gold_mask, mark_gold
+
+    with _open(args.project) as project:
+        [image] = _cases(project, [args.case])
+        if args.mask is not None:
+            import_gold_mask(project, image, args.mask)
+        else:
+            if project.annotation(args.annotation).image_id != image:
+                raise ValueError(f"annotation {args.annotation} is not on {args.case}")
+            mark_gold(project, args.annotation)
+    print(f"gold set for {args.case}")
+    return 0
+
+
+def cmd_onboarding(args: argparse.Namespace) -> int:
+    from slicereview.app.workflow import decide, prefilter, score_pending
+
+    with _open(args.project) as project:
+        batch = project.batch_by_name(args.batch)
+        if batch is None:
+            raise ValueError(f"no batch named {args.batch!r}")
+        if args.decide:
+            go_on = True if args.go_on else False if args.stop else None
+            decide(project, batch.id, _rater(project, args.decide, "annotator"),
+                   _rater(project, args.owner, "owner (--owner)"), go_on, args.reason)
+        score_pending(project)
+        latest = {q.rater_id: q for q in project.qualifications(batch_id=batch.id)}
+        print(f"{'annotator':<16} {'scored':>6} {'mean Dice':>9}  pre-filter  decision")
+        for row in prefilter(project, batch.id):
+            dice = "–" if row.mean_dice is None else f"{row.mean_dice:.3f}"
+            verdict = {True: "passes", False: "fails", None: "–"}[row.passes]
+            q = latest.get(row.rater_id)
+            said = "not decided" if q is None else ("go on" if q.go_on else "stop") + (
+                f" ({q.reason})" if q.reason else "")
+            print(f"{project.rater(row.rater_id).name:<16} {row.scored:>6} {dice:>9}  "
+                  f"{verdict:<10}  {said}")
+    print(f"Mean Dice: relaxed ROI against gold; pre-filter ≥ {batch.min_dice}.")
+    return 0
+
+
+def cmd_guidelines(args: argparse.Namespace) -> int:
+    from slicereview.app.guidelines import edit_guidelines, guideline_changes
+
+    with _open(args.project) as project:
+        if args.edit is not None:
+            version = edit_guidelines(project, _rater(project, args.owner, "owner (--owner)"),
+                                      args.edit.read_text(encoding="utf-8"))
+            print(f"guidelines version {version}")
+        elif args.changes is not None:
+            news = guideline_changes(project, _rater(project, args.changes, "annotator"))
+            print(news.diff if news.changed else
+                  f"no change since version {news.last_seen}" if news.version else
+                  "no guidelines yet")
+        else:
+            current = project.guideline()
+            print("no guidelines yet" if current is None else
+                  f"<!-- version {current[0]} -->\n{current[1]}")
+    return 0

@@ -1,0 +1,103 @@
+"""Store side of work packages (the rules are in :mod:`slicereview.app.packages`): a blind
+copy of the project for one annotator, and the conflicts a merge keeps.
+
+:meth:`PackagesMixin.write_subset` copies the project file with SQLite's backup API and then
+deletes, in the copy only, everything the annotator must not see or does not need: other raters'
+annotations, sessions and views, pins, gold and gold scores, qualifications, image flags, the
+features cache, images outside the package and their files' records, other batches, and every
+rater who is neither the annotator nor the author of a decision on their work. Ids and case ids
+stay the same, so merging maps rows by id and verifies them by content hash.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+from slicereview.store._base import StoreBase, now_iso
+
+
+class PackagesMixin(StoreBase):
+    def write_subset(self, dest: str | Path, rater_id: int, image_ids: Sequence[int],
+                     batch_id: int | None, meta: dict[str, str]) -> None:
+        """Write a blind copy for ``rater_id`` holding ``image_ids`` to ``dest`` (new file)."""
+        dest = Path(dest)
+        if dest.exists():
+            raise FileExistsError(f"{dest} exists")
+        out = sqlite3.connect(dest)
+        try:
+            self.conn.backup(out)
+            out.execute("PRAGMA foreign_keys = ON")
+            with out:
+                out.execute("CREATE TEMP TABLE keep_images (id INTEGER PRIMARY KEY)")
+                out.executemany("INSERT INTO keep_images VALUES (?)", [(i,) for i in image_ids])
+                for sql in _SUBSET_SQL:
+                    out.execute(sql, {"rater": rater_id, "batch": batch_id})
+                out.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                                sorted(meta.items()))
+            out.execute("VACUUM")
+        finally:
+            out.close()
+
+    def set_stored_paths(self, paths: dict[int, str]) -> None:
+        """Replace stored source paths as given (source id → path relative to the project
+        file's folder, forward slashes), one transaction."""
+        with self.transaction():
+            self.conn.executemany("UPDATE sources SET path = ? WHERE id = ?",
+                                  [(p, i) for i, p in paths.items()])
+
+    def add_merge_conflict(self, package_id: str, annotation_id: int, content: dict,
+                           digest: str) -> bool:
+        """Keep a package's conflicting version of an annotation; ``False`` when it is already
+        kept (merging twice adds nothing)."""
+        with self.transaction():
+            cur = self.conn.execute(
+                "INSERT OR IGNORE INTO merge_conflicts (package_id, annotation_id, content, "
+                "digest, created_at) VALUES (?, ?, ?, ?, ?)",
+                (package_id, annotation_id, json.dumps(content), digest, now_iso()))
+        return cur.rowcount == 1
+
+    def merge_conflicts(self) -> list[tuple[int, str, int, dict]]:
+        """``(id, package_id, annotation_id, content)`` of every kept conflict, oldest first."""
+        return [(r[0], r[1], r[2], json.loads(r[3])) for r in self.conn.execute(
+            "SELECT id, package_id, annotation_id, content FROM merge_conflicts ORDER BY id")]
+
+    def merge_guideline_views(self, rater_id: int, views: Sequence[tuple[int, str]]) -> None:
+        with self.transaction():
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO guideline_views (rater_id, version, seen_at) "
+                "VALUES (?, ?, ?)", [(rater_id, v, t) for v, t in views])
+
+    def guideline_views(self, rater_id: int) -> list[tuple[int, str]]:
+        return [(int(r[0]), str(r[1])) for r in self.conn.execute(
+            "SELECT version, seen_at FROM guideline_views WHERE rater_id = ? ORDER BY version",
+            (rater_id,))]
+
+
+_SUBSET_SQL = (
+    "DELETE FROM review_features",
+    "DELETE FROM gold",
+    "DELETE FROM gold_scores",
+    "DELETE FROM qualifications",
+    "DELETE FROM image_flags",
+    "DELETE FROM merge_conflicts",
+    "DELETE FROM sessions WHERE rater_id <> :rater",
+    "DELETE FROM guideline_views WHERE rater_id <> :rater",
+    "DELETE FROM reviews WHERE decision IS NULL OR annotation_id NOT IN "
+    "(SELECT id FROM annotations WHERE rater_id = :rater)",
+    "DELETE FROM annotations WHERE rater_id <> :rater",
+    "DELETE FROM answers WHERE left_id NOT IN (SELECT id FROM keep_images) "
+    "OR right_id NOT IN (SELECT id FROM keep_images)",
+    "DELETE FROM grades WHERE image_id NOT IN (SELECT id FROM keep_images)",
+    "DELETE FROM images WHERE id NOT IN (SELECT id FROM keep_images)",
+    "DELETE FROM sources WHERE id NOT IN (SELECT source_id FROM images)",
+    "DELETE FROM batches WHERE :batch IS NOT NULL AND id <> :batch",
+    "DELETE FROM batch_assignments WHERE NOT (rater_id IS :rater OR (group_name IS NOT NULL "
+    "AND group_name IS (SELECT group_name FROM raters WHERE id = :rater)))",
+    "DELETE FROM image_sets WHERE id NOT IN (SELECT image_set_id FROM batches) "
+    "AND id NOT IN (SELECT image_set_id FROM sessions)",
+    "UPDATE guideline_entries SET review_id = NULL WHERE review_id IS NOT NULL",
+    "DELETE FROM raters WHERE id <> :rater AND id NOT IN (SELECT reviewer_id FROM reviews)",
+)

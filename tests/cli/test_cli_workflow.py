@@ -1,0 +1,59 @@
+"""The owner's workflow commands: batch, gold, onboarding (pre-filter, decide), guidelines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PIL import Image as PILImage
+
+from slicereview.app.annotating import finish
+from slicereview.cli import main
+from slicereview.model import NewImage, Polygon
+from slicereview.store import Project
+
+
+def test_owner_runs_onboarding_from_the_command_line(tmp_path: Path, capsys) -> None:
+    from skimage import data
+
+    png = tmp_path / "camera.png"
+    PILImage.fromarray(data.camera()[:32, :32]).save(png)
+    path = tmp_path / "p.srproj"
+    with Project.create(path) as p:
+        p.add_source(png, "0" * 64, "png", [NewImage(32, 32, frame=k) for k in range(3)])
+        p.add_rater("owner", "owner")
+        good, poor = p.add_rater("good", group="A"), p.add_rater("poor", group="A")
+    mask = np.zeros((32, 32), np.uint8)
+    mask[4:14, 4:14] = 1
+    PILImage.fromarray(mask).save(tmp_path / "gold.png")
+    assert main(["batch", str(path), "onboarding A", "--phase", "onboarding", "--cases",
+                 "C000001,C000002", "--groups", "A", "--min-dice", "0.6"]) == 0
+    assert main(["batch", str(path), "x", "--phase", "formal", "--cases", "C000009"]) == 2
+    assert "no image with case id C000009" in capsys.readouterr().err
+    assert main(["gold", str(path), "--case", "C000001", "--mask",
+                 str(tmp_path / "gold.png")]) == 0
+    with Project.open(path) as p:
+        for rater, x in ((good, 4.0), (poor, 20.0)):
+            a = p.annotation_for(rater, 1, "onboarding")
+            v = np.array([[x, 4], [x + 10, 4], [x + 10, 14], [x, 14]])
+            p.replace_polygons(a.id, [Polygon(v)])
+            finish(p, a.id, "submitted")
+    capsys.readouterr()
+    assert main(["onboarding", str(path), "--batch", "onboarding A"]) == 0
+    out = capsys.readouterr().out
+    assert "good                  1     1.000  passes      not decided" in out
+    assert "poor                  1     0.000  fails" in out
+    assert main(["onboarding", str(path), "--batch", "onboarding A", "--decide", "poor",
+                 "--owner", "owner", "--go-on"]) == 2
+    assert "needs a reason" in capsys.readouterr().err
+    assert main(["onboarding", str(path), "--batch", "onboarding A", "--decide", "poor",
+                 "--owner", "owner", "--go-on", "--reason", "second chance"]) == 0
+    assert "go on (second chance)" in capsys.readouterr().out
+    (tmp_path / "g.md").write_text("# Guide\n\nOutline lesions.\n")
+    assert main(["guidelines", str(path), "--edit", str(tmp_path / "g.md"), "--owner",
+                 "owner"]) == 0
+    capsys.readouterr()
+    assert main(["guidelines", str(path), "--changes", "good"]) == 0
+    assert "+Outline lesions." in capsys.readouterr().out
+    assert main(["guidelines", str(path), "--changes", "good"]) == 0
+    assert "no change since version 1" in capsys.readouterr().out
