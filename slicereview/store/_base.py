@@ -24,6 +24,22 @@ def loads(text: str | None) -> object:
     return json.loads(text) if text else {}
 
 
+def filters(*conditions: str, **equal: object) -> tuple[str, list[object]]:
+    """A ``WHERE`` clause (``""`` for none) and its arguments: each given ``column=value``
+    (``None`` = no filter) as ``column = ?``, plus literal ``conditions``.
+
+    >>> filters(image_id=3, rater_id=None)
+    (' WHERE image_id = ?', [3])
+    """
+    where = list(conditions)
+    args: list[object] = []
+    for column, value in equal.items():
+        if value is not None:
+            where.append(f"{column} = ?")
+            args.append(value)
+    return (" WHERE " + " AND ".join(where) if where else ""), args
+
+
 def last_id(cur: sqlite3.Cursor) -> int:
     """The id of the row the ``INSERT`` on ``cur`` just added."""
     row_id = cur.lastrowid

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from slicereview.model import Annotation, AnnotationStatus, Certainty, Phase, Polygon, Question
-from slicereview.store._base import StoreBase, dumps, last_id, loads, now_iso
+from slicereview.store._base import StoreBase, dumps, filters, last_id, loads, now_iso
 from slicereview.store.questions import QuestionsMixin
 
 __all__ = ["Annotation", "AnnotationsMixin", "Question", "blob_to_vertices", "vertices_to_blob"]
@@ -145,25 +145,18 @@ class AnnotationsMixin(QuestionsMixin, PolygonCountsMixin, StoreBase):
         every inter-rater use sees one annotation per rater, image, phase and round;
         ``repeats=True`` lists only repeats, ``None`` both.
         """
-        where: list[str] = []
-        args: list[object] = []
+        conditions = []
         if repeats is not None:
-            where.append("repeat_of IS NOT NULL" if repeats else "repeat_of IS NULL")
-        for column, value in (("image_id", image_id), ("rater_id", rater_id),
-                              ("round", round)):
-            if value is not None:
-                where.append(f"{column} = ?")
-                args.append(value)
-        if phase is not None:
-            where.append("phase = ?")
-            args.append(str(Phase(phase)))
+            conditions.append("repeat_of IS NOT NULL" if repeats else "repeat_of IS NULL")
+        wanted: list[str] = []
         if status is not None:
-            wanted = [status] if isinstance(status, str) else list(status)
-            where.append(f"status IN ({', '.join('?' * len(wanted))})")
-            args.extend(str(AnnotationStatus(s)) for s in wanted)
-        sql = "SELECT * FROM annotations"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
+            wanted = [str(AnnotationStatus(s))
+                      for s in ([status] if isinstance(status, str) else status)]
+            conditions.append(f"status IN ({', '.join('?' * len(wanted))})")
+        where, args = filters(*conditions, image_id=image_id, rater_id=rater_id, round=round,
+                              phase=None if phase is None else str(Phase(phase)))
+        args = [*wanted, *args]  # the status placeholders come first in the clause
+        sql = "SELECT * FROM annotations" + where
         rows = self.conn.execute(sql + " ORDER BY image_id, rater_id, phase, round, id", args)
         return [_annotation(r) for r in rows.fetchall()]
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import sqlite3
 
 from slicereview.model import Answer, AnswerChoice, Grade, Phase, Session, SessionKind
-from slicereview.store._base import StoreBase, dumps, last_id, loads, now_iso
+from slicereview.store._base import StoreBase, dumps, filters, last_id, loads, now_iso
 
 _RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY)
 
@@ -91,14 +91,10 @@ class RatingMixin(StoreBase):
         image_set_id: int | None = None,
     ) -> list[Session]:
         """Sessions in creation order, optionally only one kind / rater / image set."""
-        where, args = [], []
-        for column, value in (("kind", kind), ("rater_id", rater_id),
-                              ("image_set_id", image_set_id)):
-            if value is not None:
-                where.append(f"{column} = ?")
-                args.append(str(SessionKind(value)) if column == "kind" else value)
-        sql = "SELECT * FROM sessions" + (" WHERE " + " AND ".join(where) if where else "")
-        return [_session(r) for r in self.conn.execute(sql + " ORDER BY id", args)]
+        where, args = filters(kind=None if kind is None else str(SessionKind(kind)),
+                              rater_id=rater_id, image_set_id=image_set_id)
+        sql = "SELECT * FROM sessions" + where + " ORDER BY id"
+        return [_session(r) for r in self.conn.execute(sql, args)]
 
     def find_session(self, ref: int | str) -> Session:
         """A session by id or by (unique) name; ``KeyError`` when none or several match."""

@@ -36,7 +36,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 
 from slicereview.model import Decision, Review
-from slicereview.store._base import StoreBase, dumps, last_id, loads, now_iso
+from slicereview.store._base import StoreBase, dumps, filters, last_id, loads, now_iso
 
 _PIN_SIZES = {"box": 4, "point": 2}
 
@@ -118,13 +118,9 @@ class ReviewsMixin(StoreBase):
     def reviews(self, *, image_id: int | None = None, annotation_id: int | None = None
                 ) -> list[Review]:
         """Decisions and pins (optionally of one image or annotation), oldest first."""
-        where, args = [], []
-        for column, value in (("image_id", image_id), ("annotation_id", annotation_id)):
-            if value is not None:
-                where.append(f"{column} = ?")
-                args.append(value)
-        sql = "SELECT * FROM reviews" + (" WHERE " + " AND ".join(where) if where else "")
-        return [_review(r) for r in self.conn.execute(sql + " ORDER BY id", args).fetchall()]
+        where, args = filters(image_id=image_id, annotation_id=annotation_id)
+        sql = "SELECT * FROM reviews" + where + " ORDER BY id"
+        return [_review(r) for r in self.conn.execute(sql, args).fetchall()]
 
     def current_decisions(self, annotation_ids: Iterable[int] | None = None
                           ) -> dict[int, Review]:

@@ -23,7 +23,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from slicereview.model import Batch, ImageFlag, Phase, Qualification
-from slicereview.store._base import StoreBase, last_id, now_iso
+from slicereview.store._base import StoreBase, filters, last_id, now_iso
 
 
 def _batch(row: sqlite3.Row) -> Batch:
@@ -164,13 +164,9 @@ class WorkflowMixin(StoreBase):
     def qualifications(self, *, batch_id: int | None = None, rater_id: int | None = None
                        ) -> list[Qualification]:
         """Decisions, oldest first (the newest per batch and rater is in force)."""
-        where, args = [], []
-        for column, value in (("batch_id", batch_id), ("rater_id", rater_id)):
-            if value is not None:
-                where.append(f"{column} = ?")
-                args.append(value)
-        sql = "SELECT * FROM qualifications" + (" WHERE " + " AND ".join(where) if where else "")
-        return [_qualification(r) for r in self.conn.execute(sql + " ORDER BY id", args)]
+        where, args = filters(batch_id=batch_id, rater_id=rater_id)
+        sql = "SELECT * FROM qualifications" + where + " ORDER BY id"
+        return [_qualification(r) for r in self.conn.execute(sql, args)]
 
     def add_image_flag(self, image_id: int, kind: str, reason: str, *,
                        batch_id: int | None = None, rater_id: int | None = None) -> int:
