@@ -27,6 +27,10 @@ SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 
 @pytest.fixture
 def project_file(tmp_path: Path) -> Path:
+    return make_rate_project(tmp_path)
+
+
+def make_rate_project(tmp_path: Path) -> Path:
     """Six 16-bit PNGs whose noise level is their file number (the 'truth'), in one set."""
     folder = tmp_path / "images"
     folder.mkdir()

@@ -1,0 +1,72 @@
+"""What a new user hit in the Rate tab: readable ranking tiles, a remembered new-session dialog,
+an idle cut-off of the active clock, a confirmation before undoing someone's finished work."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+
+from slicereview.app.rating_run import GradeRequest
+from tests.gui.test_rate import SHOTS, _new_session, _press, _truth, _window, make_rate_project
+
+
+@pytest.fixture
+def project_file(tmp_path: Path) -> Path:
+    return make_rate_project(tmp_path)
+
+LONG_LABELS = ("no artifact", "mild blurring", "moderate motion", "severe, unusable")
+
+
+def _luminance(c: QColor) -> float:
+    def lin(v: float) -> float:
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+    return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF())
+
+
+def _contrast(a: QColor, b: QColor) -> float:
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def _grade_all(qtbot, page) -> int:
+    digits = [Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3, Qt.Key.Key_4]
+    n = 0
+    while isinstance(page.compare.current, GradeRequest):
+        _press(qtbot, page, digits[_truth(page, page.compare.current.image_id) % 4])
+        n += 1
+    return n
+
+
+def test_ranking_tiles_are_readable_show_whole_grades_and_open_large(qtbot, project_file: Path
+                                                                     ) -> None:
+    w, page = _window(qtbot, project_file)
+    sid = _new_session(page, "classify", labels=LONG_LABELS)
+    _grade_all(qtbot, page)
+    assert page.stack.currentWidget() is page.grid
+    grid = page.grid.grid
+    fm = grid.fontMetrics()
+    for i in range(grid.count()):
+        item = grid.item(i)
+        width = grid.visualItemRect(item).width()
+        assert _contrast(item.foreground().color(), item.background().color()) >= 4.5
+        for line in item.text().split("\n"):
+            assert fm.horizontalAdvance(line) < width, line
+    assert any(LONG_LABELS[3] in grid.item(i).text() for i in range(grid.count()))
+    page.grid.wait_for_thumbnails()
+    qtbot.wait(50)
+    assert w.grab().save(str(SHOTS / "rate_ranking_classify.png"))
+    item = grid.item(1)
+    rect = grid.visualItemRect(item)
+    # a real double click: press and release, then the double-click press and release
+    qtbot.mouseClick(grid.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(grid.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.waitUntil(lambda: len(page.grid.viewers) == 1)
+    viewer = page.grid.viewers[0]
+    assert viewer.image_id == item.data(Qt.ItemDataRole.UserRole + 1)
+    assert viewer.isVisible() and viewer.view.display is not None
+    assert viewer.view.display.data.shape == (96, 80)
+    assert page.gateway.rating(sid).done
+    viewer.close()
