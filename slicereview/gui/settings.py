@@ -39,3 +39,23 @@ def add_recent_project(path: Path) -> None:
     s = settings()
     s.setValue("recent_projects", [str(p) for p in [path, *items][:MAX_RECENT]])
     s.sync()
+
+
+#: What the "New rating session" dialog remembers between sessions.
+RATING_CHOICES = ("kind", "rater", "image_set", "algorithm", "labels", "question_pairwise",
+                  "question_classify")
+
+
+def rating_choices() -> dict[str, str]:
+    """The last choices made in the "New rating session" dialog (missing keys: never made)."""
+    s = settings()
+    return {k: str(s.value(f"new_rating/{k}")) for k in RATING_CHOICES
+            if s.value(f"new_rating/{k}") not in (None, "")}
+
+
+def remember_rating_choices(choices: dict[str, str]) -> None:
+    s = settings()
+    for k, v in choices.items():
+        if k in RATING_CHOICES:
+            s.setValue(f"new_rating/{k}", v)
+    s.sync()

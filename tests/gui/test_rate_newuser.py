@@ -70,3 +70,47 @@ def test_ranking_tiles_are_readable_show_whole_grades_and_open_large(qtbot, proj
     assert viewer.view.display.data.shape == (96, 80)
     assert page.gateway.rating(sid).done
     viewer.close()
+
+
+def test_new_session_dialog_asks_the_kinds_question_and_remembers_choices(qtbot, project_file
+                                                                          ) -> None:
+    from slicereview.gui.views.rate_dialogs import NewSessionDialog
+    from slicereview.model import SessionKind
+
+    w, page = _window(qtbot, project_file)
+
+    def dialog() -> NewSessionDialog:
+        d = NewSessionDialog(page.gateway.rater_names(), page.gateway.rating_image_sets(),
+                             len(page.gateway.images()), page)
+        qtbot.addWidget(d)
+        return d
+
+    first = dialog()
+    assert first.rater.currentText() == ""  # nothing to remember yet
+    assert first.question.text().startswith("Which image")
+    first.kind.setCurrentIndex(2)  # classify: a grading question, not a choice of two
+    assert first.question.text().startswith("How much")
+    qtbot.keyClicks(first.rater.lineEdit(), "bob")
+    first.labels.setText("ok, blurred, unusable")
+    first.accept()
+    assert page.create_session(first.spec()) is not None
+
+    again = dialog()
+    assert again.kind.currentData() == SessionKind.CLASSIFY
+    assert again.rater.currentText() == "bob"
+    assert again.image_set.currentData()[2] == "six"
+    assert again.labels.text() == "ok, blurred, unusable"
+    assert again.question.text().startswith("How much")
+    again.kind.setCurrentIndex(0)
+    assert again.question.text().startswith("Which image")
+    again.question.clear()
+    qtbot.keyClicks(again.question, "Which image is noisier?")
+    again.kind.setCurrentIndex(1)  # typed text is kept when the kind changes
+    assert again.question.text() == "Which image is noisier?"
+    again.accept()
+    third = dialog()
+    assert str(third.kind.currentData()) == "exhaustive"
+    assert third.question.text() == "Which image is noisier?"
+    third.kind.setCurrentIndex(2)
+    assert third.question.text().startswith("How much")
+    third.grab().save(str(SHOTS / "rate_new_session.png"))
