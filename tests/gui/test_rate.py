@@ -288,9 +288,9 @@ def test_reliability_panel_shows_demo_sessions(qtbot, project_file: Path) -> Non
 
 
 def test_active_clock_pauses_while_inactive(qtbot) -> None:
-    from slicereview.gui.views.active_clock import ActiveClock
+    from slicereview.gui.active_time import IdleClock
 
-    clock = ActiveClock()
+    clock = IdleClock()
     clock._on_app_state(Qt.ApplicationState.ApplicationActive)
     clock.set_visible(True)
     qtbot.wait(60)

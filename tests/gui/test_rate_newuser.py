@@ -114,3 +114,23 @@ def test_new_session_dialog_asks_the_kinds_question_and_remembers_choices(qtbot,
     third.kind.setCurrentIndex(2)
     assert third.question.text().startswith("How much")
     third.grab().save(str(SHOTS / "rate_new_session.png"))
+
+
+def test_rate_clock_stops_after_a_stretch_without_input_and_says_so(qtbot, project_file
+                                                                  ) -> None:
+    """A grade given after the person was away stores at most the idle limit, not the whole
+    absence; the view shows that the clock is paused, and input starts it again."""
+    w, page = _window(qtbot, project_file)
+    sid = _new_session(page, "classify", labels=LONG_LABELS)
+    clock = page.compare.clock
+    clock.idle_ms = 150  # the real limit is a minute; the rule is the same
+    assert clock.running and not clock.paused
+    assert "running" in page.compare.clock_label.text()
+    qtbot.wait(900)  # away: nobody touches anything
+    qtbot.waitUntil(lambda: "no input" in page.compare.clock_label.text())
+    w.grab().save(str(SHOTS / "rate_clock_paused.png"))
+    _press(qtbot, page, Qt.Key.Key_2)
+    first = page.gateway.project.grades(sid)[0]
+    assert 0 < first.active_ms <= 150 + 100, first.active_ms  # not the 900 ms away
+    qtbot.mouseMove(page.compare.left, page.compare.left.rect().center())
+    assert "running" in page.compare.clock_label.text()

@@ -441,7 +441,7 @@ class AnnotatePage(QWidget):
 
     def _show_time(self) -> None:
         stored = self.annotation.active_ms if self.annotation else 0
-        self.panel.show_time(stored + self.clock.peek(), paused=not self.clock.running)
+        self.panel.show_time(stored + self.clock.peek(), paused=self.clock.paused)
 
     def show_guidelines(self) -> GuidelinesDialog:
         found = self.gateway.guideline()

@@ -18,7 +18,10 @@ the focus to the view), and it claims its keys with ``ShortcutOverride`` so that
 window shortcuts of the same key ("1" is 1:1 zoom elsewhere). Auto-repeated key presses are
 ignored, so holding an arrow key cannot answer several pairs.
 
-Each answer is passed to the engine with its active time (:class:`ActiveClock`), and the next
+Each answer is passed to the engine with its active time (:class:`~slicereview.gui.active_time.
+IdleClock`, the Annotate tab's clock: it runs while the view is shown and the application active,
+and stops after a minute without a key, click, wheel or mouse movement in the view — the label
+beside *Undo* then says "clock paused"), and the next
 pair is shown as soon as the answer is committed (one SQLite transaction and one replay step);
 the session's images are decoded in the background when it opens
 (:class:`~slicereview.gui.prefetch.Prefetcher`), so pairs are shown from memory.
@@ -26,7 +29,7 @@ the session's images are decoded in the background when it opens
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QFont, QKeyEvent, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -39,10 +42,10 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview.app.rating import Comparison, Current, GradeRequest, Ranking
+from slicereview.gui.active_time import IdleClock
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.prefetch import Prefetcher
 from slicereview.gui.shortcuts import RATE_ANSWER_KEYS
-from slicereview.gui.views.active_clock import ActiveClock
 from slicereview.gui.views.image_view import ImageView
 
 _K = Qt.Key
@@ -66,7 +69,8 @@ class CompareView(QWidget):
         self.session_id: int | None = None
         self.current: Current | None = None
         self._answerable = False
-        self.clock = ActiveClock(self)
+        self.clock = IdleClock(self)
+        self.clock.paused_changed.connect(self._show_clock)
         self.prefetcher = Prefetcher(gateway, self)
 
         self.question = QLabel()
@@ -82,6 +86,8 @@ class CompareView(QWidget):
             self.progress.fontMetrics().horizontalAdvance("answered 9999, about 9999 to go"))
         self.message = QLabel()
         self.message.setStyleSheet("color: #b35c00")
+        self.clock_label = QLabel()
+        self.clock_label.setObjectName("rate_clock")
         self.left = ImageView(show_histogram=False)
         self.right = ImageView(show_histogram=False)
         self.left.window_changed.connect(self._on_left_window)
@@ -119,6 +125,7 @@ class CompareView(QWidget):
         bottom = QHBoxLayout()
         bottom.addWidget(self.link_box)
         bottom.addWidget(self.message, 1)
+        bottom.addWidget(self.clock_label)
         bottom.addWidget(self.undo_button)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
@@ -128,6 +135,9 @@ class CompareView(QWidget):
         layout.addLayout(bottom)
         self._apply_link(True)
         self._take_keyboard()
+        for w in (self, *self.findChildren(QWidget)):
+            w.installEventFilter(self)
+        self._show_clock(True)
 
     def _button(self, text: str, tip: str, slot) -> QPushButton:
         button = QPushButton(text)
@@ -136,6 +146,27 @@ class CompareView(QWidget):
         button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         button.clicked.connect(slot)
         return button
+
+    _INPUT = frozenset({QEvent.Type.KeyPress, QEvent.Type.MouseButtonPress,
+                        QEvent.Type.MouseMove, QEvent.Type.Wheel})
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in self._INPUT:
+            self.clock.touch()
+        return False
+
+    def _show_clock(self, paused: bool) -> None:
+        """Say when the active clock stands still (idle, hidden or another program active)."""
+        if paused and self.clock.idle:
+            self.clock_label.setText(f"Clock paused: no input for {self.clock.idle_ms / 1000:g} s "
+                                     "(move the mouse to go on)")
+            self.clock_label.setStyleSheet("color: #b35c00; font-weight: bold")
+        else:
+            self.clock_label.setText("Clock paused" if paused else "Clock running")
+            self.clock_label.setStyleSheet("" if paused else "color: #2e7d32")
+        self.clock_label.setToolTip("Active time counts while this view is shown, the window "
+                                    "is active and there was input in the last "
+                                    f"{self.clock.idle_ms // 1000} s")
 
     def _take_keyboard(self) -> None:
         for child in self.findChildren(QWidget):
@@ -184,6 +215,7 @@ class CompareView(QWidget):
         self.question.setText(rs.session.question or "Which image shows more?")
         self._set_labels(rs.labels)
         self.message.clear()
+        self.clock.touch()  # choosing the session is input
         self.show_current(rs.current())
         self.prefetcher.prefetch(list(rs.items))  # later pairs come from memory
         self.setFocus(Qt.FocusReason.OtherFocusReason)
