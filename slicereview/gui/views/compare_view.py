@@ -47,6 +47,7 @@ from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.prefetch import Prefetcher
 from slicereview.gui.shortcuts import RATE_ANSWER_KEYS
 from slicereview.gui.views.image_view import ImageView
+from slicereview.gui.views.rate_confirm import confirm_undo
 
 _K = Qt.Key
 PAIR_KEYS = {getattr(_K, f"Key_{name}"): answer for name, answer in RATE_ANSWER_KEYS.items()}
@@ -330,8 +331,12 @@ class CompareView(QWidget):
         elif not self.gateway.rating(self.session_id).answer_count:
             self.message.setText("Nothing to undo.")
             return
-        elif not self.gateway.remove_last_answer(stack, self.session_id):
-            return
+        else:
+            ok = confirm_undo(self, self.gateway, self.session_id)
+            self.activateWindow()  # the keys belong to the view again after the question
+            self.setFocus(Qt.FocusReason.OtherFocusReason)
+            if not (ok and self.gateway.remove_last_answer(stack, self.session_id)):
+                return
         self.message.setText("Last answer undone (Ctrl+Shift+Z redoes it).")
         self.show_current(self.gateway.rating(self.session_id).current())
 
