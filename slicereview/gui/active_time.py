@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QElapsedTimer, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QLabel, QWidget
 
 #: Idle limit: no input for this long pauses the clock.
 IDLE_MS = 60_000
@@ -143,3 +144,43 @@ class IdleClock(QObject):
 
     def stop(self) -> None:
         self._timer.stop()
+
+
+class TouchOnInput(QObject):
+    """Touch ``clock`` on every key, click, wheel or mouse movement in ``widget`` and its
+    children at the time of the call (an event filter; it never eats the event)."""
+
+    INPUT = frozenset({QEvent.Type.KeyPress, QEvent.Type.MouseButtonPress,
+                       QEvent.Type.MouseMove, QEvent.Type.Wheel})
+
+    def __init__(self, clock: IdleClock, widget: QWidget) -> None:
+        super().__init__(widget)
+        self.clock = clock
+        for w in (widget, *widget.findChildren(QWidget)):
+            w.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in self.INPUT:
+            self.clock.touch()
+        return False
+
+
+class ClockLabel(QLabel):
+    """Says whether ``clock`` runs, and why it is paused when it is idle."""
+
+    def __init__(self, clock: IdleClock, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.clock = clock
+        clock.paused_changed.connect(self.show_state)
+        self.setToolTip("Active time counts while this view is shown, the window is active "
+                        f"and there was input in the last {clock.idle_ms // 1000} s")
+        self.show_state(clock.paused)
+
+    def show_state(self, paused: bool) -> None:
+        if paused and self.clock.idle:
+            self.setText(f"Clock paused: no input for {self.clock.idle_ms / 1000:g} s "
+                         "(move the mouse to go on)")
+            self.setStyleSheet("color: #b35c00; font-weight: bold")
+        else:
+            self.setText("Clock paused" if paused else "Clock running")
+            self.setStyleSheet("" if paused else "color: #2e7d32")

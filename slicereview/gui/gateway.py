@@ -19,6 +19,7 @@ from slicereview.app.importing import relink
 from slicereview.engines.imaging.display import DisplayImage
 from slicereview.engines.imaging.loader import load_display
 from slicereview.gui.image_cache import ImageCache
+from slicereview.gui.sharing import ProjectWatch
 from slicereview.gui.undo import UndoCommand
 from slicereview.model import (
     Annotation,
@@ -46,12 +47,29 @@ class ProjectGateway(QObject):
     raters_changed = Signal()
     #: A write was refused (disk full, file locked or read-only): a message for the user.
     write_failed = Signal(str)
+    #: Another instance (or connection) changed the file: views re-read what they show.
+    changed_elsewhere = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.project: Project | None = None
         self.cache = ImageCache(load_display)
         self._runs: _rating.RatingRuns | None = None
+        #: The lock file and ``data_version`` watch (two instances on one file).
+        self.watch = ProjectWatch(self)
+        self.watch.changed_elsewhere.connect(self._on_changed_elsewhere)
+        self._images_seen: list[tuple[int, str]] = []
+
+    def _on_changed_elsewhere(self) -> None:
+        """Drop cached engines and tell every view to re-read (images, sessions, annotations)."""
+        if self._runs is not None:
+            self._runs.forget()
+        self.changed_elsewhere.emit()
+        images = [(im.id, im.path) for im in self.images()]
+        if images != self._images_seen:  # re-listing images resets the browser: only if new
+            self._images_seen = images
+            self.images_changed.emit()
+        self.rating_sessions_changed.emit()
 
     @property
     def open_project(self) -> Project:
@@ -65,6 +83,7 @@ class ProjectGateway(QObject):
         """Apply ``command`` through ``stack`` (``push`` runs it). Returns ``False`` when the
         write failed: the command is then not on the stack and :attr:`write_failed` has told
         the user why."""
+        self.watch.check()  # (commands built from a cached engine re-check their pair)
         wrapper = UndoCommand(self, command)
         stack.push(wrapper)
         return wrapper.error is None
@@ -111,12 +130,15 @@ class ProjectGateway(QObject):
         project = Project.open(path)
         self.close()
         self.project = project
+        self.watch.start(project)
+        self._images_seen = [(im.id, im.path) for im in project.images()]
         self.project_opened.emit(str(project.path))
         return project
 
     def close(self) -> None:
         if self.project is not None:
             self.project_about_to_close.emit()
+            self.watch.stop()
             self.project.close()
             self.project = None
             self._runs = None
@@ -232,18 +254,29 @@ class ProjectGateway(QObject):
 
     def rate_answer(self, stack: QUndoStack, session_id: int, choice: str, active_ms: int,
                     pair: tuple[int, int]) -> _rating.Current | None:
-        """Store an answer through ``stack``; what to show next, or ``None`` if not saved."""
+        """Store an answer through ``stack``; what to show next, or ``None`` if not saved (a
+        stale pair — someone else answered it — drops the cached engine so the view can show
+        the session's real next question)."""
+        self.watch.check()
         command = RecordAnswer(self.rating(session_id), choice, active_ms, pair)
-        return command.result if self.execute(stack, command) else None
+        if self.execute(stack, command):
+            return command.result
+        self._rating_runs().forget(session_id)
+        return None
 
     def rate_grade(self, stack: QUndoStack, session_id: int, grade: int, active_ms: int,
                    image_id: int) -> _rating.Current | None:
         """Store a grade through ``stack``; what to show next, or ``None`` if not saved."""
+        self.watch.check()
         command = RecordGrade(self.rating(session_id), grade, active_ms, image_id)
-        return command.result if self.execute(stack, command) else None
+        if self.execute(stack, command):
+            return command.result
+        self._rating_runs().forget(session_id)
+        return None
 
     def remove_last_answer(self, stack: QUndoStack, session_id: int) -> bool:
         """Delete the session's last stored answer or grade (undoable through ``stack``)."""
+        self.watch.check()
         return self.execute(stack, RemoveLastAnswer(self.rating(session_id)))
 
     def export_ranking_csv(self, session_id: int, path: str | Path) -> int:

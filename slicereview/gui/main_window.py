@@ -32,6 +32,7 @@ from slicereview.engines.imaging.importer import SliceSelection
 from slicereview.gui import settings as user_settings
 from slicereview.gui.actions import create_actions
 from slicereview.gui.gateway import ProjectGateway
+from slicereview.gui.sharing import SharingBanner
 from slicereview.gui.views.annotate_page import AnnotatePage
 from slicereview.gui.views.browser import ProjectBrowser
 from slicereview.gui.views.image_view import ImageView
@@ -112,7 +113,14 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start_page)
         self.stack.addWidget(self.jobs)
-        self.setCentralWidget(self.stack)
+        self.sharing_banner = SharingBanner(self.gateway.watch)  # another instance has it open
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.sharing_banner)
+        column.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
 
         self.browser = ProjectBrowser()
         self.browser.image_selected.connect(self.show_image)

@@ -76,6 +76,7 @@ class AnnotatePage(QWidget):
         self._build()
         self._wire()
         gateway.write_failed.connect(self._on_write_failed)
+        gateway.changed_elsewhere.connect(self._on_changed_elsewhere)
         self._ticker = QTimer(self)
         self._ticker.setInterval(1000)
         self._ticker.timeout.connect(self._tick)
@@ -269,6 +270,12 @@ class AnnotatePage(QWidget):
         self.tool.cancel()
         self.tool.select(None)
         self._reload_annotation()
+
+    def _on_changed_elsewhere(self) -> None:
+        """Another instance committed: show its annotators and this image's record as stored
+        (not in the middle of a drag; the next tick after it catches up)."""
+        if self.gateway.is_open and self.tool._drag is None:
+            self._fill_annotators()
 
     def _on_write_failed(self, message: str) -> None:
         if self.isVisible():

@@ -29,7 +29,7 @@ the session's images are decoded in the background when it opens
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QFont, QKeyEvent, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview.app.rating import Comparison, Current, GradeRequest, Ranking
-from slicereview.gui.active_time import IdleClock
+from slicereview.gui.active_time import ClockLabel, IdleClock, TouchOnInput
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.prefetch import Prefetcher
 from slicereview.gui.shortcuts import RATE_ANSWER_KEYS
@@ -66,12 +66,12 @@ class CompareView(QWidget):
         super().__init__(parent)
         self._stacks: dict[int, QUndoStack] = {}
         gateway.write_failed.connect(self._on_write_failed)
+        gateway.changed_elsewhere.connect(self._on_changed_elsewhere)
         self.gateway = gateway
         self.session_id: int | None = None
         self.current: Current | None = None
         self._answerable = False
         self.clock = IdleClock(self)
-        self.clock.paused_changed.connect(self._show_clock)
         self.prefetcher = Prefetcher(gateway, self)
 
         self.question = QLabel()
@@ -87,7 +87,7 @@ class CompareView(QWidget):
             self.progress.fontMetrics().horizontalAdvance("answered 9999, about 9999 to go"))
         self.message = QLabel()
         self.message.setStyleSheet("color: #b35c00")
-        self.clock_label = QLabel()
+        self.clock_label = ClockLabel(self.clock)
         self.clock_label.setObjectName("rate_clock")
         self.left = ImageView(show_histogram=False)
         self.right = ImageView(show_histogram=False)
@@ -136,9 +136,7 @@ class CompareView(QWidget):
         layout.addLayout(bottom)
         self._apply_link(True)
         self._take_keyboard()
-        for w in (self, *self.findChildren(QWidget)):
-            w.installEventFilter(self)
-        self._show_clock(True)
+        self.touch = TouchOnInput(self.clock, self)
 
     def _button(self, text: str, tip: str, slot) -> QPushButton:
         button = QPushButton(text)
@@ -147,27 +145,6 @@ class CompareView(QWidget):
         button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         button.clicked.connect(slot)
         return button
-
-    _INPUT = frozenset({QEvent.Type.KeyPress, QEvent.Type.MouseButtonPress,
-                        QEvent.Type.MouseMove, QEvent.Type.Wheel})
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() in self._INPUT:
-            self.clock.touch()
-        return False
-
-    def _show_clock(self, paused: bool) -> None:
-        """Say when the active clock stands still (idle, hidden or another program active)."""
-        if paused and self.clock.idle:
-            self.clock_label.setText(f"Clock paused: no input for {self.clock.idle_ms / 1000:g} s "
-                                     "(move the mouse to go on)")
-            self.clock_label.setStyleSheet("color: #b35c00; font-weight: bold")
-        else:
-            self.clock_label.setText("Clock paused" if paused else "Clock running")
-            self.clock_label.setStyleSheet("" if paused else "color: #2e7d32")
-        self.clock_label.setToolTip("Active time counts while this view is shown, the window "
-                                    "is active and there was input in the last "
-                                    f"{self.clock.idle_ms // 1000} s")
 
     def _take_keyboard(self) -> None:
         for child in self.findChildren(QWidget):
@@ -230,6 +207,7 @@ class CompareView(QWidget):
             button = self._button(f"{g + 1}  {label}", f"Grade {label!r} (key {g + 1})",
                                   lambda _=False, g=g: self.grade(g))
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            button.installEventFilter(self.touch)
             self.grade_row.addWidget(button)
             self.grade_buttons.append(button)
 
@@ -287,8 +265,7 @@ class CompareView(QWidget):
         self.message.clear()
         nxt = self.gateway.rate_answer(self.undo_stack(), self.session_id, choice,
                                        self.clock.elapsed_ms(), (now.left, now.right))
-        if nxt is not None:
-            self.show_current(nxt)
+        self.show_current(nxt if nxt is not None else self._reread())
 
     def grade(self, grade: int) -> None:
         now = self.current
@@ -298,8 +275,23 @@ class CompareView(QWidget):
         self.message.clear()
         nxt = self.gateway.rate_grade(self.undo_stack(), self.session_id, grade,
                                       self.clock.elapsed_ms(), now.image_id)
-        if nxt is not None:
-            self.show_current(nxt)
+        self.show_current(nxt if nxt is not None else self._reread())
+
+    def _reread(self) -> Current:
+        """The session's question as the file has it now (after a refused write, e.g. a pair
+        another instance answered first: never stay stuck on it)."""
+        return self.gateway.rating(self.session_id).current()
+
+    def _on_changed_elsewhere(self) -> None:
+        if self.session_id is None or self.current is None:
+            return
+        try:
+            now = self._reread()
+        except (KeyError, ValueError):
+            return
+        if now != self.current:
+            self.message.setText("Updated: answers were added in another window or instance.")
+            self.show_current(now)
 
     def _on_write_failed(self, message: str) -> None:
         if self.isVisible():
