@@ -59,3 +59,14 @@ def remember_rating_choices(choices: dict[str, str]) -> None:
         if k in RATING_CHOICES:
             s.setValue(f"new_rating/{k}", v)
     s.sync()
+
+
+def acting_annotator() -> str:
+    """The name last chosen in the Annotate tab's "You are" box ("" if never)."""
+    return str(settings().value("annotate/you_are", "") or "")
+
+
+def remember_acting_annotator(name: str) -> None:
+    s = settings()
+    s.setValue("annotate/you_are", name)
+    s.sync()

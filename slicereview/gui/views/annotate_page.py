@@ -7,8 +7,14 @@ one ``QUndoStack`` per annotation (one annotator's work on one image in a phase 
 grouped in a ``QUndoGroup`` whose active stack is the current image's — and every command
 writes through the :class:`~slicereview.gui.gateway.ProjectGateway` at once.
 
-An annotation is created on the first edit, classification answer, status button or after two
-seconds of active time on the image, so paging through images does not create empty ones.
+An annotation is created on the first edit, classification answer or status button — never by
+time alone: active time gathered before that is kept in memory (per annotator, image, phase and
+round) and written with the first edit, so looking at images creates no empty annotations.
+
+*You are* (the acting annotator, remembered in the user settings) is distinct from *Showing*
+(whose annotation is on screen). Showing someone else's annotation is read-only: the drawing
+tools, status buttons and questions are disabled, no active time runs and nothing is written,
+so looking never changes another person's record (status, time or ``updated_at``).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from slicereview.app.commands import (
 )
 from slicereview.gui.active_time import IdleClock
 from slicereview.gui.gateway import ProjectGateway
+from slicereview.gui.settings import acting_annotator, remember_acting_annotator
 from slicereview.gui.views.annotate_panel import (
     AnnotatePanel,
     GuidelinesDialog,
@@ -46,10 +53,11 @@ from slicereview.gui.views.draw_tool import DrawTool, Mode
 from slicereview.gui.views.image_view import ImageView
 from slicereview.model import Annotation, AnnotationStatus, Certainty, Polygon
 
-#: Active time without an annotation is stored only from this many milliseconds on.
-MIN_NEW_TIME_MS = 2000
 #: Gathered active time is written at least this often (crash safety).
 TIME_COMMIT_MS = 30_000
+
+
+NAME_ROLE = Qt.ItemDataRole.UserRole + 7
 
 
 class AnnotatePage(QWidget):
@@ -71,6 +79,8 @@ class AnnotatePage(QWidget):
         #: (rater, image, phase, round) of the annotation shown, even before it exists.
         self._key: tuple[int, int, str, int] | None = None
         self._image_count = 0
+        #: Active time gathered where no annotation exists yet, written on the first edit.
+        self._unsaved_ms: dict[tuple[int, int, str, int], int] = {}
         self.guidelines_dialog: GuidelinesDialog | None = None
         self.actions_: dict[str, QAction] = {}
         self._build()
@@ -120,6 +130,7 @@ class AnnotatePage(QWidget):
         t.message.connect(p.message_label.setText)
         t.user_input.connect(self.clock.touch)
         p.annotator_box.currentIndexChanged.connect(self._on_context)
+        p.you_box.currentIndexChanged.connect(self._on_you_changed)
         p.phase_box.currentIndexChanged.connect(self._on_context)
         p.round_box.valueChanged.connect(self._on_context)
         p.new_annotator_button.clicked.connect(self._ask_new_annotator)
@@ -171,6 +182,29 @@ class AnnotatePage(QWidget):
         return int(data) if data is not None else None
 
     @property
+    def acting_id(self) -> int | None:
+        """The annotator using the program ("You are")."""
+        data = self.panel.you_box.currentData()
+        return int(data) if data is not None else None
+
+    @property
+    def own(self) -> bool:
+        """Whether the annotation shown is the acting annotator's (editable)."""
+        return self.rater_id is not None and self.rater_id == self.acting_id
+
+    def _on_you_changed(self, *_args: object) -> None:
+        rater_id = self.acting_id
+        if rater_id is not None:
+            remember_acting_annotator(self.panel.you_box.currentData(NAME_ROLE))
+            self.select_annotator(rater_id)  # show your own work
+        self._set_context_enabled()
+
+    def select_you(self, rater_id: int) -> None:
+        index = self.panel.you_box.findData(rater_id)
+        if index >= 0:
+            self.panel.you_box.setCurrentIndex(index)
+
+    @property
     def phase(self) -> str:
         return self.panel.phase_box.currentText()
 
@@ -211,16 +245,29 @@ class AnnotatePage(QWidget):
         self._show_status()
 
     def _fill_annotators(self) -> None:
-        box = self.panel.annotator_box
-        current = self.rater_id
-        box.blockSignals(True)
-        box.clear()
-        for rater in self.gateway.annotators():
+        box, you = self.panel.annotator_box, self.panel.you_box
+        current, me = self.rater_id, self.acting_id
+        raters = self.gateway.annotators()
+        for b in (box, you):
+            b.blockSignals(True)
+            b.clear()
+        for rater in raters:
             simulated = rater.simulated and "simulated" not in rater.name.lower()
             box.addItem(rater.name + (" (simulated)" if simulated else ""), rater.id)
+            if not rater.simulated:  # a person cannot be a simulated annotator
+                you.addItem(rater.name, rater.id)
+                you.setItemData(you.count() - 1, rater.name, NAME_ROLE)
+        if me is None:
+            remembered = acting_annotator()
+            me = next((r.id for r in raters if r.name == remembered and not r.simulated), None)
+        index = you.findData(me) if me is not None else -1
+        you.setCurrentIndex(index if index >= 0 else (0 if you.count() else -1))
+        if current is None:
+            current = self.acting_id
         index = box.findData(current) if current is not None else -1
         box.setCurrentIndex(index if index >= 0 else (0 if box.count() else -1))
-        box.blockSignals(False)
+        for b in (box, you):
+            b.blockSignals(False)
         self._on_context()
 
     def select_annotator(self, rater_id: int) -> None:
@@ -231,6 +278,7 @@ class AnnotatePage(QWidget):
     def create_annotator(self, name: str) -> int:
         """Add an annotator by name and make it the current one."""
         rater_id = self.gateway.add_annotator(name)
+        self.select_you(rater_id)  # a new name is the person at the keyboard
         self.select_annotator(rater_id)
         return rater_id
 
@@ -304,25 +352,42 @@ class AnnotatePage(QWidget):
         return stack
 
     def _ensure_annotation(self) -> Annotation:
+        """The annotation shown, created now (the first edit) with the time gathered so far."""
+        if not self.own:
+            raise PermissionError("another annotator's annotation is read-only")
         if self.annotation is None:
             assert self._key is not None, "no annotator or no image"
             self.annotation = self.gateway.annotation_for(*self._key, create=True)
             self.undo_group.setActiveStack(self._stack(self.annotation.id))
+            ms = self._unsaved_ms.pop(self._key, 0) + self.clock.take()
+            if ms > 0:
+                self.annotation = replace(
+                    self.annotation,
+                    active_ms=self.gateway.add_active_time(self.annotation.id, ms))
         return self.annotation
 
     def _set_context_enabled(self) -> None:
         ready = self.rater_id is not None and self.image_id is not None and \
-            self.view.display is not None
+            self.view.display is not None and self.own
         self.tool.set_enabled(ready)
         for w in (self.panel.nothing_button, self.panel.submit_button, self.panel.image_form,
                   self.panel.polygon_form):
             w.setEnabled(ready)
+        for name in ("toggle_certainty", "delete", "submit", "polygon", "freehand", "edit"):
+            if name in self.actions_:
+                self.actions_[name].setEnabled(ready)
         if self.gateway.is_open and self.rater_id is None:
             self.panel.message_label.setText("Add an annotator (New…) to start drawing.")
+        elif self.gateway.is_open and not self.own:
+            self.panel.message_label.setText(
+                f"Showing {self.panel.annotator_box.currentText()}'s annotation: read-only "
+                f"(you are {self.panel.you_box.currentText() or 'nobody yet'}).")
         self._show_status()
 
     # -- tool intents → undo commands ------------------------------------------------------
     def _push(self, command: Command) -> bool:
+        if not self.own:
+            return False
         stack = self._stack(self._ensure_annotation().id)
         self.undo_group.setActiveStack(stack)
         if self.gateway.execute(stack, command):
@@ -331,6 +396,8 @@ class AnnotatePage(QWidget):
         return False
 
     def _on_drawn(self, vertices) -> None:
+        if not self.own:
+            return
         ann = self._ensure_annotation()
         command = AddPolygon(self.gateway.open_project, ann.id,
                              Polygon(vertices, self.tool.draw_certainty))
@@ -363,7 +430,7 @@ class AnnotatePage(QWidget):
         polygon = self.tool.polygon(polygon_id) if polygon_id >= 0 else None
         form = self.panel.polygon_form
         form.set_answers(polygon.classifications if polygon else {})
-        form.setEnabled(polygon is not None)
+        form.setEnabled(polygon is not None and self.own)
         self.panel.show_selected(polygon)
 
     def _on_polygon_answers(self, answers: dict) -> None:
@@ -373,7 +440,7 @@ class AnnotatePage(QWidget):
 
     def _on_image_answers(self, answers: dict) -> None:
         self.clock.touch()
-        if self._key is None:
+        if self._key is None or not self.own:
             return
         self._push(SetImageClassifications(self.gateway.open_project,
                                            self._ensure_annotation().id, answers))
@@ -404,7 +471,7 @@ class AnnotatePage(QWidget):
         return self._finish(AnnotationStatus.SUBMITTED)
 
     def _finish(self, status: AnnotationStatus) -> bool:
-        if self._key is None:
+        if self._key is None or not self.own:
             return False
         self.panel.image_form.flush()
         ann = self._ensure_annotation()
@@ -422,16 +489,17 @@ class AnnotatePage(QWidget):
         self.panel.image_form.flush()
         self.panel.polygon_form.flush()
         ms = self.clock.take()
-        if ms <= 0 or self._key is None:
+        if ms <= 0 or self._key is None or not self.own:
+            return  # (the clock does not run on someone else's annotation)
+        if self.annotation is None:  # kept until the first edit creates the annotation
+            self._unsaved_ms[self._key] = self._unsaved_ms.get(self._key, 0) + ms
             return
-        if self.annotation is None and ms < MIN_NEW_TIME_MS:
-            return
-        self.gateway.add_active_time(self._ensure_annotation().id, ms)
+        self.gateway.add_active_time(self.annotation.id, ms)
 
     def _tick(self) -> None:
         window = self.window()
         running = (self.isVisible() and window is not None and window.isActiveWindow()
-                   and self.rater_id is not None and self.image_id is not None)
+                   and self.own and self.image_id is not None)
         self.clock.set_running(running)
         if self.clock.peek() >= TIME_COMMIT_MS and self.tool._drag is None:
             self.commit_pending()
@@ -447,7 +515,8 @@ class AnnotatePage(QWidget):
         self._show_time()
 
     def _show_time(self) -> None:
-        stored = self.annotation.active_ms if self.annotation else 0
+        stored = (self.annotation.active_ms if self.annotation
+                  else self._unsaved_ms.get(self._key, 0) if self._key else 0)
         self.panel.show_time(stored + self.clock.peek(), paused=self.clock.paused)
 
     def show_guidelines(self) -> GuidelinesDialog:

@@ -112,7 +112,15 @@ class AnnotatePanel(QWidget):
         self.annotator_box.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.annotator_box.setMinimumContentsLength(12)
-        self.annotator_box.setToolTip("Who is annotating (raters with the annotator role)")
+        self.annotator_box.setToolTip("Whose annotation is shown; anyone else's than yours "
+                                      "is read-only")
+        self.you_box = QComboBox()
+        self.you_box.setObjectName("you_are")
+        self.you_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.you_box.setMinimumContentsLength(12)
+        self.you_box.setToolTip("Who you are: only your own annotations can be edited and gather "
+                                "your active time (remembered)")
         self.new_annotator_button = QPushButton("New…")
         self.new_annotator_button.setToolTip("Add an annotator by name")
         self.phase_box = QComboBox()
@@ -125,9 +133,10 @@ class AnnotatePanel(QWidget):
         who = QGroupBox("Annotator")
         form = QFormLayout(who)
         row = QHBoxLayout()
-        row.addWidget(self.annotator_box, 1)
+        row.addWidget(self.you_box, 1)
         row.addWidget(self.new_annotator_button)
-        form.addRow("Name", row)
+        form.addRow("You are", row)
+        form.addRow("Showing", self.annotator_box)
         form.addRow("Phase", self.phase_box)
         form.addRow("Round", self.round_box)
 

@@ -1,0 +1,111 @@
+"""What a new user hit in the Annotate tab: looking at someone's masks must not change their
+record; looking at an image must not create an empty annotation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from slicereview.gui.main_window import MainWindow
+from slicereview.model import Polygon
+from slicereview.store import Project
+from tests.gui.test_annotate import _click, _key, _page, make_annotate_project
+from tests.gui.test_rate import SHOTS
+
+SQUARE = np.array([[20.0, 20.0], [80.0, 20.0], [80.0, 70.0], [20.0, 70.0]])
+
+
+@pytest.fixture
+def shared_file(tmp_path: Path) -> Path:
+    """The annotate test project, with bob's submitted annotation on the first image."""
+    path = make_annotate_project(tmp_path)
+    with Project.open(path) as project:
+        bob = project.add_rater("bob")
+        first = project.images()[0].id
+        ann = project.annotation_for(bob, first)
+        project.add_polygon(ann.id, Polygon(SQUARE))
+        project.add_active_time(ann.id, 90_000)
+        project.set_annotation_status(ann.id, "submitted")
+    return path
+
+
+def _open(qtbot, path: Path) -> MainWindow:
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1300, 850)
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.open_project(path)
+    w.jobs.setCurrentWidget(w.annotate_page)
+    qtbot.waitUntil(lambda: w.annotate_page.view.display is not None)
+    w.activateWindow()
+    qtbot.waitUntil(w.isActiveWindow)
+    return w
+
+
+def test_showing_another_annotators_work_is_read_only(qtbot, shared_file: Path) -> None:
+    w = _open(qtbot, shared_file)
+    page = _page(w)
+    project = w.gateway.project
+    alice = project.rater_by_name("alice").id
+    bob = project.rater_by_name("bob").id
+    page.select_you(alice)
+    before = project.annotations(rater_id=bob)
+    page.select_annotator(bob)  # look at bob's masks
+    assert page.annotation is not None and page.annotation.rater_id == bob
+    assert len(page.tool.polygons) == 1 and not page.own
+    assert not page.tool.enabled and not page.panel.submit_button.isEnabled()
+    page.tool.select(page.tool.polygons[0].id)
+    assert not page.panel.polygon_form.isEnabled()
+    assert "read-only" in page.panel.message_label.text()
+    qtbot.wait(1600)  # the clock would tick here
+    page._tick()
+    for x, y in [(100, 90), (140, 90), (140, 110)]:  # try to draw
+        _click(qtbot, page, x, y)
+    _key(qtbot, w, Qt.Key.Key_Return)
+    page.tool.select(page.tool.polygons[0].id)
+    _key(qtbot, w, Qt.Key.Key_U)
+    _key(qtbot, w, Qt.Key.Key_Delete)
+    _key(qtbot, w, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    w.grab().save(str(SHOTS / "annotate_read_only.png"))
+    _key(qtbot, w, Qt.Key.Key_PageDown)  # leaving commits pending time: none for bob
+    after = project.annotations(rater_id=bob)
+    assert [(a.id, a.status, a.active_ms, a.updated_at) for a in after] == \
+        [(a.id, a.status, a.active_ms, a.updated_at) for a in before]
+    assert len(project.polygons(after[0].id)) == 1
+    assert project.annotations(rater_id=alice) == []
+
+
+def test_you_are_is_remembered(qtbot, shared_file: Path) -> None:
+    w = _open(qtbot, shared_file)
+    page = _page(w)
+    bob = w.gateway.project.rater_by_name("bob").id
+    page.select_you(bob)
+    assert page.rater_id == bob and page.own  # choosing who you are shows your own work
+    w.close()
+    w2 = _open(qtbot, shared_file)
+    assert _page(w2).acting_id == bob
+
+
+def test_looking_creates_no_annotation_the_first_edit_keeps_the_time(qtbot, shared_file
+                                                                     ) -> None:
+    w = _open(qtbot, shared_file)
+    page = _page(w)
+    project = w.gateway.project
+    alice = project.rater_by_name("alice").id
+    page.select_you(alice)
+    qtbot.wait(2600)  # looked for more than two seconds
+    page._tick()
+    _key(qtbot, w, Qt.Key.Key_PageDown)
+    _key(qtbot, w, Qt.Key.Key_PageUp)
+    assert project.annotations(rater_id=alice) == []  # looking wrote nothing
+    looked = page._unsaved_ms[page._key]
+    assert looked >= 1000  # (the clock starts on the page's first tick)
+    for x, y in [(20, 20), (90, 25), (85, 80)]:
+        _click(qtbot, page, x, y)
+    _key(qtbot, w, Qt.Key.Key_Return)
+    [ann] = project.annotations(rater_id=alice)
+    assert ann.active_ms >= looked and len(project.polygons(ann.id)) == 1
