@@ -203,6 +203,16 @@ class ProjectGateway(QObject):
         found = self.project.annotations(rater_id=rater_id, phase=phase, round=round)
         return {a.image_id: a.status for a in found}
 
+    def annotation_batch(self, phase: Phase | str) -> list[int]:
+        """The images annotators work through in ``phase`` (:func:`annotating.batch_images`)."""
+        return annotating.batch_images(self.project, phase) if self.project else []
+
+    def returned_annotations(self, rater_id: int) -> list:
+        """The rater's rejected annotations not yet revised (``review_decisions.Returned``)."""
+        from slicereview.app.review_decisions import returned_annotations
+
+        return returned_annotations(self.project, rater_id) if self.project else []
+
     def questions(self, scope: str | None = None) -> list[Question]:
         return self.project.questions(scope) if self.project else []
 

@@ -109,3 +109,48 @@ def test_looking_creates_no_annotation_the_first_edit_keeps_the_time(qtbot, shar
     _key(qtbot, w, Qt.Key.Key_Return)
     [ann] = project.annotations(rater_id=alice)
     assert ann.active_ms >= looked and len(project.polygons(ann.id)) == 1
+
+
+def test_image_list_shows_and_filters_by_status_and_done_counts_the_batch(qtbot, tmp_path
+                                                                          ) -> None:
+    """Three annotation images plus a rating set of two: the batch is three images; the list
+    shows each image's status for the annotator shown and filters by it."""
+    from skimage import io
+
+    from slicereview.app.importing import import_paths
+    from slicereview.app.rating import create_session
+
+    path = make_annotate_project(tmp_path)
+    extra = tmp_path / "rating"
+    extra.mkdir()
+    for k in range(2):
+        io.imsave(extra / f"r{k}.png", np.full((40, 40), 100 * (k + 1), np.uint16),
+                  check_contrast=False)
+    with Project.open(path) as project:
+        import_paths(project, sorted(extra.glob("*.png")))
+        ids = [im.id for im in project.images()]
+        set_id = project.create_image_set("motion", ids[3:])
+        create_session(project, "sort", project.ensure_rater("rita", "annotator"), set_id, "s")
+    w = _open(qtbot, path)
+    page, browser = _page(w), w.browser
+    project = w.gateway.project
+    page.select_you(project.rater_by_name("alice").id)
+    assert browser.status_box.isVisible()
+    assert {browser.status_of(i) for i in ids[:3]} == {"not started"}
+    assert browser.status_of(ids[3]) == ""  # a rating image is not in the batch
+    assert page.panel.progress_label.text() == "Done: 0 of 3 images"
+    for x, y in [(20, 20), (90, 25), (85, 80)]:
+        _click(qtbot, page, x, y)
+    _key(qtbot, w, Qt.Key.Key_Return)
+    assert browser.status_of(ids[0]) == "in progress"
+    _key(qtbot, w, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)  # submit: next image
+    assert browser.status_of(ids[0]) == "submitted"
+    assert page.panel.progress_label.text() == "Done: 1 of 3 images"
+    assert "✓ submitted" in browser._rows[ids[0]].text()
+    browser.status_box.setCurrentIndex(browser.status_box.findData("not started"))
+    assert browser.image_ids() == ids[1:3]
+    w.grab().save(str(SHOTS / "annotate_statuses.png"))
+    browser.status_box.setCurrentIndex(browser.status_box.findData("submitted"))
+    assert browser.image_ids() == ids[:1]
+    w.jobs.setCurrentWidget(w.viewer)  # other tabs: no statuses, no status filter
+    assert not browser.status_box.isVisible() and len(browser.image_ids()) == 5

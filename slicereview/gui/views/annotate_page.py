@@ -43,6 +43,7 @@ from slicereview.gui.active_time import IdleClock
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.settings import acting_annotator, remember_acting_annotator
 from slicereview.gui.views.annotate_panel import (
+    STATUS_TEXT,
     AnnotatePanel,
     GuidelinesDialog,
     connect_tool_actions,
@@ -58,11 +59,15 @@ TIME_COMMIT_MS = 30_000
 
 
 NAME_ROLE = Qt.ItemDataRole.UserRole + 7
+#: Statuses that count as done in "Done: n of N" (a returned annotation is not done).
+FINISHED_WORDS = ("submitted", "nothing to annotate")
 
 
 class AnnotatePage(QWidget):
     #: Ask for the next (+1) or previous (-1) image of the browser.
     step_requested = Signal(int)
+    #: ``{image id: status word}`` of the annotator shown (``None`` when the page is hidden).
+    statuses_changed = Signal(object)
 
     def __init__(self, gateway: ProjectGateway, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -78,9 +83,10 @@ class AnnotatePage(QWidget):
         self.annotation: Annotation | None = None
         #: (rater, image, phase, round) of the annotation shown, even before it exists.
         self._key: tuple[int, int, str, int] | None = None
-        self._image_count = 0
         #: Active time gathered where no annotation exists yet, written on the first edit.
         self._unsaved_ms: dict[tuple[int, int, str, int], int] = {}
+        #: The annotators' batch per phase (cached; cleared when images or annotations appear).
+        self._batches: dict[str, list[int]] = {}
         self.guidelines_dialog: GuidelinesDialog | None = None
         self.actions_: dict[str, QAction] = {}
         self._build()
@@ -166,11 +172,13 @@ class AnnotatePage(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        self._show_status()  # the browser shows this annotator's statuses
         if self._pending is not None:
             image_id, self._pending = self._pending, None
             self._load(image_id)
 
     def hideEvent(self, event) -> None:
+        self.statuses_changed.emit(None)
         if self.gateway.is_open:
             self.commit_pending()
         super().hideEvent(event)
@@ -222,7 +230,7 @@ class AnnotatePage(QWidget):
         self.panel.polygon_form.set_questions(self.gateway.questions("polygon"))
         self.panel.image_group.setVisible(bool(self.panel.image_form.questions))
         self.panel.polygon_group.setVisible(bool(self.panel.polygon_form.questions))
-        self._image_count = len(self.gateway.images())
+        self._batches.clear()
 
     def clear_undo(self) -> None:
         """Forget every history (QUndoStack emits signals while being destroyed)."""
@@ -241,7 +249,7 @@ class AnnotatePage(QWidget):
         self._set_context_enabled()
 
     def _on_images_changed(self) -> None:
-        self._image_count = len(self.gateway.images())
+        self._batches.clear()
         self._show_status()
 
     def _fill_annotators(self) -> None:
@@ -323,6 +331,7 @@ class AnnotatePage(QWidget):
         """Another instance committed: show its annotators and this image's record as stored
         (not in the middle of a drag; the next tick after it catches up)."""
         if self.gateway.is_open and self.tool._drag is None:
+            self._batches.clear()
             self._fill_annotators()
 
     def _on_write_failed(self, message: str) -> None:
@@ -358,6 +367,7 @@ class AnnotatePage(QWidget):
         if self.annotation is None:
             assert self._key is not None, "no annotator or no image"
             self.annotation = self.gateway.annotation_for(*self._key, create=True)
+            self._batches.clear()  # a first annotation in a phase can change the batch
             self.undo_group.setActiveStack(self._stack(self.annotation.id))
             ms = self._unsaved_ms.pop(self._key, 0) + self.clock.take()
             if ms > 0:
@@ -505,13 +515,34 @@ class AnnotatePage(QWidget):
             self.commit_pending()
         self._show_time()
 
+    def _batch(self) -> list[int]:
+        phase = self.phase
+        if phase not in self._batches:
+            self._batches[phase] = self.gateway.annotation_batch(phase)
+        return self._batches[phase]
+
+    def image_statuses(self) -> dict[int, str]:
+        """Status words of the annotator shown, for the batch's images and any they have."""
+        if self.rater_id is None or not self.gateway.is_open:
+            return {}
+        stored = self.gateway.annotation_statuses(self.rater_id, self.phase, self.round)
+        returned = {r.annotation.image_id for r in self.gateway.returned_annotations(
+            self.rater_id) if (str(r.annotation.phase), r.annotation.round) == (
+                self.phase, self.round)}
+        ids = list(dict.fromkeys([*self._batch(), *stored]))
+        return {i: "returned" if i in returned else STATUS_TEXT[stored.get(i)] for i in ids}
+
     def _show_status(self) -> None:
-        done = None
+        done, total = None, 0
         if self.rater_id is not None and self.gateway.is_open:
-            statuses = self.gateway.annotation_statuses(self.rater_id, self.phase, self.round)
-            done = sum(s is not AnnotationStatus.IN_PROGRESS for s in statuses.values())
+            statuses = self.image_statuses()
+            batch = self._batch()
+            total = len(batch)
+            done = sum(statuses.get(i) in FINISHED_WORDS for i in batch)
+            if self.isVisible():
+                self.statuses_changed.emit(statuses)
         self.panel.show_status(self.annotation.status if self.annotation else None,
-                               self.tool.polygons, done, self._image_count)
+                               self.tool.polygons, done, total)
         self._show_time()
 
     def _show_time(self) -> None:
