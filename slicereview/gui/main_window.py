@@ -36,6 +36,7 @@ from slicereview.gui.sharing import SharingBanner
 from slicereview.gui.views.annotate_page import AnnotatePage
 from slicereview.gui.views.browser import ProjectBrowser
 from slicereview.gui.views.image_view import ImageView
+from slicereview.gui.views.polygon_items import set_scheme
 from slicereview.gui.views.rate_page import RatePage
 from slicereview.gui.views.window_level import Window, volume_auto_window
 from slicereview.gui.workers import DemoWorker, ImportWorker
@@ -170,10 +171,30 @@ class MainWindow(QMainWindow):
                 view_menu.addSeparator()
             else:
                 view_menu.addAction(a[name])
+        view_menu.addSeparator()
+        self.colour_blind_action = view_menu.addAction("Colour-blind safe polygon colours")
+        self.colour_blind_action.setObjectName("colour_blind")
+        self.colour_blind_action.setCheckable(True)
+        self.colour_blind_action.setToolTip("Certain orange, uncertain sky blue (Okabe–Ito) "
+                                            "instead of red and green; outlines stay solid "
+                                            "and dashed")
+        self.colour_blind_action.setChecked(user_settings.colour_scheme() != "standard")
+        self.colour_blind_action.toggled.connect(self.set_colour_blind)
+        self.set_colour_blind(self.colour_blind_action.isChecked(), remember=False)
         self.addActions(list(a.values()))  # shortcuts work wherever the focus is
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(a["shortcuts"])
         help_menu.addAction(a["about"])
+
+    def set_colour_blind(self, on: bool, *, remember: bool = True) -> None:
+        """Switch the polygon colours (View menu; remembered) and redraw what is shown."""
+        name = "colour-blind safe" if on else "standard"
+        set_scheme(name)
+        if remember:
+            user_settings.remember_colour_scheme(name)
+        self.annotate_page.tool.layer.restyle()
+        self.annotate_page.tool._show_handles()  # handles take the selected polygon's colour
+        self.annotate_page._show_status()
 
     def _fill_recent_menu(self) -> None:
         self.recent_menu.clear()

@@ -70,3 +70,14 @@ def remember_acting_annotator(name: str) -> None:
     s = settings()
     s.setValue("annotate/you_are", name)
     s.sync()
+
+
+def colour_scheme() -> str:
+    """The polygon colour scheme chosen in the View menu ("standard" when never chosen)."""
+    return str(settings().value("view/colour_scheme", "standard") or "standard")
+
+
+def remember_colour_scheme(name: str) -> None:
+    s = settings()
+    s.setValue("view/colour_scheme", name)
+    s.sync()

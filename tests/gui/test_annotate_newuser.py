@@ -154,3 +154,34 @@ def test_image_list_shows_and_filters_by_status_and_done_counts_the_batch(qtbot,
     assert browser.image_ids() == ids[:1]
     w.jobs.setCurrentWidget(w.viewer)  # other tabs: no statuses, no status filter
     assert not browser.status_box.isVisible() and len(browser.image_ids()) == 5
+
+
+def test_colour_blind_scheme_from_the_view_menu_is_remembered_and_dashes_stay(
+        qtbot, shared_file: Path) -> None:
+    from slicereview.model import Certainty
+
+    w = _open(qtbot, shared_file)
+    page = _page(w)
+    page.select_you(w.gateway.project.rater_by_name("alice").id)
+    for x, y in [(20, 20), (90, 25), (85, 80)]:
+        _click(qtbot, page, x, y)
+    _key(qtbot, w, Qt.Key.Key_Return)
+    _key(qtbot, w, Qt.Key.Key_U)  # uncertain
+    [item] = page.tool.items.values()
+    assert item.certainty is Certainty.UNCERTAIN
+    assert item.pen().style() == Qt.PenStyle.DashLine  # not colour alone
+    assert item.pen().color().name() == "#28e646"  # green
+    w.colour_blind_action.trigger()
+    assert item.pen().color().name() == "#56b4e9"  # Okabe–Ito sky blue
+    assert item.pen().style() == Qt.PenStyle.DashLine
+    assert "#56b4e9" in page.panel.status_label.text()
+    w.grab().save(str(SHOTS / "annotate_colour_blind.png"))
+    w.close()
+    w2 = _open(qtbot, shared_file)
+    assert w2.colour_blind_action.isChecked()
+    page2 = _page(w2)
+    page2.select_annotator(w2.gateway.project.rater_by_name("bob").id)
+    [bob_item] = page2.tool.items.values()
+    assert bob_item.pen().style() == Qt.PenStyle.SolidLine
+    assert bob_item.pen().color().name() == "#e69f00"  # Okabe–Ito orange: certain
+    w2.colour_blind_action.trigger()  # back to standard for the other tests of this process

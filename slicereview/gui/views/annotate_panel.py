@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from slicereview.gui.shortcuts import ANNOTATE_ACTIONS, ANNOTATE_REDO, ANNOTATE_UNDO
 from slicereview.gui.views.draw_tool import DrawTool
+from slicereview.gui.views.polygon_items import colour_name
 from slicereview.gui.views.questions_form import QuestionsForm
 from slicereview.model import AnnotationStatus, Certainty, Phase, Polygon
 
@@ -195,8 +196,10 @@ class AnnotatePanel(QWidget):
         counts = {c: sum(p.certainty is c for p in polygons) for c in Certainty}
         self.status_label.setText(
             f"<b>Status:</b> {STATUS_TEXT[status]}<br>{len(polygons)} polygon(s): "
-            f"<span style='color:#ff5050'>{counts[Certainty.CERTAIN]} certain</span>, "
-            f"<span style='color:#40e060'>{counts[Certainty.UNCERTAIN]} uncertain</span>")
+            f"<span style='color:{colour_name(Certainty.CERTAIN)}'>"
+            f"{counts[Certainty.CERTAIN]} certain (solid)</span>, "
+            f"<span style='color:{colour_name(Certainty.UNCERTAIN)}'>"
+            f"{counts[Certainty.UNCERTAIN]} uncertain (dashed)</span>")
         self.progress_label.setText("" if done is None else f"Done: {done} of {total} images")
 
     def show_time(self, ms: int, *, paused: bool) -> None:
