@@ -213,6 +213,28 @@ class ProjectGateway(QObject):
 
         return returned_annotations(self.project, rater_id) if self.project else []
 
+    def review_notes(self, annotation: Annotation) -> tuple[object, list, int | None]:
+        """A rejected annotation's decision, the pins on its image and its revision's round
+        (``(None, [], None)`` when it was not rejected)."""
+        from slicereview.model import Decision
+
+        project = self.open_project
+        decision = project.current_decisions([annotation.id]).get(annotation.id)
+        if decision is None or decision.decision is not Decision.REJECT:
+            return None, [], None
+        pins = [r for r in project.reviews(image_id=annotation.image_id) if r.is_pin]
+        revision = project.annotation_for(annotation.rater_id, annotation.image_id,
+                                          annotation.phase, annotation.round + 1, create=False)
+        return decision, pins, None if revision is None else revision.round
+
+    def start_revision(self, annotation_id: int) -> int:
+        """Start (or find) the revision of a rejected annotation; returns its id."""
+        from slicereview.app.review_decisions import start_revision
+
+        new_id = start_revision(self.open_project, annotation_id)
+        self.notify(("annotation", new_id))
+        return new_id
+
     def questions(self, scope: str | None = None) -> list[Question]:
         return self.project.questions(scope) if self.project else []
 

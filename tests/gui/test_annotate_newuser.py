@@ -185,3 +185,36 @@ def test_colour_blind_scheme_from_the_view_menu_is_remembered_and_dashes_stay(
     assert bob_item.pen().style() == Qt.PenStyle.SolidLine
     assert bob_item.pen().color().name() == "#e69f00"  # Okabe–Ito orange: certain
     w2.colour_blind_action.trigger()  # back to standard for the other tests of this process
+
+
+def test_a_returned_annotation_shows_comments_and_pins_and_revise_starts_the_next_round(
+        qtbot, shared_file: Path) -> None:
+    from slicereview.app.review_decisions import decide, pin
+    from slicereview.model import Role
+
+    with Project.open(shared_file) as project:
+        bob = project.rater_by_name("bob").id
+        rev = project.ensure_rater("rhea", Role.REVIEWER)
+        [ann] = project.annotations(rater_id=bob)
+        decide(project, rev, ann.id, "reject", ["too large"], "Follow the edge closely.")
+        pin(project, rev, ann.image_id, box=(20, 20, 70, 80), text="this edge")
+        pin(project, rev, ann.image_id, point=(120, 90), text="missed spot")
+    w = _open(qtbot, shared_file)
+    page, browser = _page(w), w.browser
+    page.select_you(bob)
+    assert browser.status_of(ann.image_id) == "returned"
+    assert "↩ returned" in browser._rows[ann.image_id].text()
+    box = page.returned
+    assert box.isVisible()
+    assert "returned" in page.panel.status_label.text()
+    assert "too large" in box.reason.text() and "Follow the edge closely." in box.reason.text()
+    assert [box.pins.item(i).text() for i in range(box.pins.count())] == [
+        "1. box rows 20–70, cols 20–80: this edge", "2. point x 120, y 90: missed spot"]
+    assert len(page._pin_items) == 4 and all(i.scene() is not None for i in page._pin_items)
+    w.grab().save(str(SHOTS / "annotate_returned.png"))
+    qtbot.mouseClick(box.revise_button, Qt.MouseButton.LeftButton)
+    project = w.gateway.project
+    assert page.round == 2 and page.annotation.round == 2
+    assert len(project.polygons(page.annotation.id)) == 1  # a copy of the polygons
+    assert page.tool.enabled and not box.isVisible() and page._pin_items == []
+    assert project.annotation(ann.id).status.value == "submitted"  # round 1 untouched

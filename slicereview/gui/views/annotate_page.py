@@ -26,6 +26,7 @@ from PySide6.QtGui import QAction, QShowEvent, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
+    QLayout,
     QScrollArea,
     QVBoxLayout,
     QWidget,
@@ -52,6 +53,7 @@ from slicereview.gui.views.annotate_panel import (
 )
 from slicereview.gui.views.draw_tool import DrawTool, Mode
 from slicereview.gui.views.image_view import ImageView
+from slicereview.gui.views.returned_box import ReturnedBox, pin_items
 from slicereview.model import Annotation, AnnotationStatus, Certainty, Polygon
 
 #: Gathered active time is written at least this often (crash safety).
@@ -75,6 +77,12 @@ class AnnotatePage(QWidget):
         self.view = ImageView()
         self.tool = DrawTool(self.view)
         self.panel = AnnotatePanel()
+        self.returned = ReturnedBox()
+        self.panel.layout().insertWidget(2, self.returned)
+        # Never squeeze the forms: the scroll area scrolls instead.
+        self.panel.layout().setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)
+        self.returned.revise_requested.connect(self.revise)
+        self._pin_items: list = []
         self.undo_group = QUndoGroup(self)
         self._stacks: dict[int, QUndoStack] = {}
         self.clock = IdleClock(self)
@@ -351,7 +359,30 @@ class AnnotatePage(QWidget):
         self.panel.image_form.set_answers(self.annotation.classifications
                                           if self.annotation else {})
         self._on_selection(-1 if self.tool.selected_id is None else self.tool.selected_id)
+        self._show_returned()
         self._set_context_enabled()
+
+    def _show_returned(self) -> None:
+        """The reviewer's reason and pins when your annotation shown was returned."""
+        for item in self._pin_items:
+            self.view.viewbox.removeItem(item)
+        self._pin_items = []
+        decision, pins, revision = None, [], None
+        if self.annotation is not None and self.own:
+            decision, pins, revision = self.gateway.review_notes(self.annotation)
+        self.returned.show_returned(decision, pins, revision)
+        if decision is not None:
+            self._pin_items = pin_items(pins)
+            for item in self._pin_items:
+                self.view.viewbox.addItem(item)
+
+    def revise(self) -> None:
+        """Start the next round of a returned annotation (a copy of it) and show it."""
+        if self.annotation is None or not self.own:
+            return
+        self.commit_pending()
+        new_id = self.gateway.start_revision(self.annotation.id)
+        self.panel.round_box.setValue(self.gateway.annotation(new_id).round)
 
     def _stack(self, annotation_id: int) -> QUndoStack:
         stack = self._stacks.get(annotation_id)
@@ -542,7 +573,8 @@ class AnnotatePage(QWidget):
             if self.isVisible():
                 self.statuses_changed.emit(statuses)
         self.panel.show_status(self.annotation.status if self.annotation else None,
-                               self.tool.polygons, done, total)
+                               self.tool.polygons, done, total,
+                               returned=self.returned.isVisibleTo(self))
         self._show_time()
 
     def _show_time(self) -> None:

@@ -192,10 +192,11 @@ class AnnotatePanel(QWidget):
 
 
     def show_status(self, status: AnnotationStatus | None, polygons: list[Polygon],
-                    done: int | None, total: int) -> None:
+                    done: int | None, total: int, *, returned: bool = False) -> None:
         counts = {c: sum(p.certainty is c for p in polygons) for c in Certainty}
+        word = "returned (rejected by a reviewer)" if returned else STATUS_TEXT[status]
         self.status_label.setText(
-            f"<b>Status:</b> {STATUS_TEXT[status]}<br>{len(polygons)} polygon(s): "
+            f"<b>Status:</b> {word}<br>{len(polygons)} polygon(s): "
             f"<span style='color:{colour_name(Certainty.CERTAIN)}'>"
             f"{counts[Certainty.CERTAIN]} certain (solid)</span>, "
             f"<span style='color:{colour_name(Certainty.UNCERTAIN)}'>"
