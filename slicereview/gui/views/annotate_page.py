@@ -25,7 +25,6 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QShowEvent, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QInputDialog,
     QLayout,
     QScrollArea,
     QVBoxLayout,
@@ -38,34 +37,25 @@ from slicereview.app.commands import (
     DeletePolygon,
     EditPolygon,
     SetImageClassifications,
-    SetStatus,
 )
 from slicereview.gui.active_time import IdleClock
 from slicereview.gui.gateway import ProjectGateway
-from slicereview.gui.settings import acting_annotator, remember_acting_annotator
 from slicereview.gui.views.annotate_panel import (
-    STATUS_TEXT,
     AnnotatePanel,
     GuidelinesDialog,
     connect_tool_actions,
     make_actions,
     make_toolbar,
 )
+from slicereview.gui.views.annotate_people import AnnotatorChoice
+from slicereview.gui.views.annotate_status import AnnotateStatus
 from slicereview.gui.views.draw_tool import DrawTool, Mode
 from slicereview.gui.views.image_view import ImageView
-from slicereview.gui.views.returned_box import ReturnedBox, pin_items
-from slicereview.model import Annotation, AnnotationStatus, Certainty, Polygon
-
-#: Gathered active time is written at least this often (crash safety).
-TIME_COMMIT_MS = 30_000
+from slicereview.gui.views.returned_box import ReturnedBox
+from slicereview.model import Annotation, Certainty, Polygon
 
 
-NAME_ROLE = Qt.ItemDataRole.UserRole + 7
-#: Statuses that count as done in "Done: n of N" (a returned annotation is not done).
-FINISHED_WORDS = ("submitted", "nothing to annotate")
-
-
-class AnnotatePage(QWidget):
+class AnnotatePage(AnnotatorChoice, AnnotateStatus, QWidget):
     #: Ask for the next (+1) or previous (-1) image of the browser.
     step_requested = Signal(int)
     #: ``{image id: status word}`` of the annotator shown (``None`` when the page is hidden).
@@ -198,29 +188,6 @@ class AnnotatePage(QWidget):
         return int(data) if data is not None else None
 
     @property
-    def acting_id(self) -> int | None:
-        """The annotator using the program ("You are")."""
-        data = self.panel.you_box.currentData()
-        return int(data) if data is not None else None
-
-    @property
-    def own(self) -> bool:
-        """Whether the annotation shown is the acting annotator's (editable)."""
-        return self.rater_id is not None and self.rater_id == self.acting_id
-
-    def _on_you_changed(self, *_args: object) -> None:
-        rater_id = self.acting_id
-        if rater_id is not None:
-            remember_acting_annotator(self.panel.you_box.currentData(NAME_ROLE))
-            self.select_annotator(rater_id)  # show your own work
-        self._set_context_enabled()
-
-    def select_you(self, rater_id: int) -> None:
-        index = self.panel.you_box.findData(rater_id)
-        if index >= 0:
-            self.panel.you_box.setCurrentIndex(index)
-
-    @property
     def phase(self) -> str:
         return self.panel.phase_box.currentText()
 
@@ -259,52 +226,6 @@ class AnnotatePage(QWidget):
     def _on_images_changed(self) -> None:
         self._batches.clear()
         self._show_status()
-
-    def _fill_annotators(self) -> None:
-        box, you = self.panel.annotator_box, self.panel.you_box
-        current, me = self.rater_id, self.acting_id
-        raters = self.gateway.annotators()
-        for b in (box, you):
-            b.blockSignals(True)
-            b.clear()
-        for rater in raters:
-            simulated = rater.simulated and "simulated" not in rater.name.lower()
-            box.addItem(rater.name + (" (simulated)" if simulated else ""), rater.id)
-            if not rater.simulated:  # a person cannot be a simulated annotator
-                you.addItem(rater.name, rater.id)
-                you.setItemData(you.count() - 1, rater.name, NAME_ROLE)
-        if me is None:
-            remembered = acting_annotator()
-            me = next((r.id for r in raters if r.name == remembered and not r.simulated), None)
-        index = you.findData(me) if me is not None else -1
-        you.setCurrentIndex(index if index >= 0 else (0 if you.count() else -1))
-        if current is None:
-            current = self.acting_id
-        index = box.findData(current) if current is not None else -1
-        box.setCurrentIndex(index if index >= 0 else (0 if box.count() else -1))
-        for b in (box, you):
-            b.blockSignals(False)
-        self._on_context()
-
-    def select_annotator(self, rater_id: int) -> None:
-        index = self.panel.annotator_box.findData(rater_id)
-        if index >= 0:
-            self.panel.annotator_box.setCurrentIndex(index)
-
-    def create_annotator(self, name: str) -> int:
-        """Add an annotator by name and make it the current one."""
-        rater_id = self.gateway.add_annotator(name)
-        self.select_you(rater_id)  # a new name is the person at the keyboard
-        self.select_annotator(rater_id)
-        return rater_id
-
-    def _ask_new_annotator(self) -> None:
-        name, ok = QInputDialog.getText(self, "New annotator", "Name:")
-        if ok and name.strip():
-            try:
-                self.create_annotator(name)
-            except Exception as exc:  # e.g. the name belongs to a reviewer
-                self.panel.message_label.setText(str(exc))
 
     def _on_context(self, *_args: object) -> None:
         """Annotator, phase or round changed: commit time, then show that annotation."""
@@ -361,28 +282,6 @@ class AnnotatePage(QWidget):
         self._on_selection(-1 if self.tool.selected_id is None else self.tool.selected_id)
         self._show_returned()
         self._set_context_enabled()
-
-    def _show_returned(self) -> None:
-        """The reviewer's reason and pins when your annotation shown was returned."""
-        for item in self._pin_items:
-            self.view.viewbox.removeItem(item)
-        self._pin_items = []
-        decision, pins, revision = None, [], None
-        if self.annotation is not None and self.own:
-            decision, pins, revision = self.gateway.review_notes(self.annotation)
-        self.returned.show_returned(decision, pins, revision)
-        if decision is not None:
-            self._pin_items = pin_items(pins)
-            for item in self._pin_items:
-                self.view.viewbox.addItem(item)
-
-    def revise(self) -> None:
-        """Start the next round of a returned annotation (a copy of it) and show it."""
-        if self.annotation is None or not self.own:
-            return
-        self.commit_pending()
-        new_id = self.gateway.start_revision(self.annotation.id)
-        self.panel.round_box.setValue(self.gateway.annotation(new_id).round)
 
     def _stack(self, annotation_id: int) -> QUndoStack:
         stack = self._stacks.get(annotation_id)
@@ -497,95 +396,3 @@ class AnnotatePage(QWidget):
         self._show_status()
 
     # -- status, time, guidelines ----------------------------------------------------------
-    def mark_nothing_to_annotate(self) -> bool:
-        if self.tool.polygons:
-            self.panel.message_label.setText(
-                "This image has polygons: delete them before marking it 'nothing to annotate'.")
-            return False
-        return self._finish(AnnotationStatus.NOTHING_TO_ANNOTATE)
-
-    def submit(self) -> bool:
-        if self._key is None:
-            return False
-        if self.tool.drawing:
-            self.tool.finish()
-        return self._finish(AnnotationStatus.SUBMITTED)
-
-    def _finish(self, status: AnnotationStatus) -> bool:
-        if self._key is None or not self.own:
-            return False
-        self.panel.image_form.flush()
-        ann = self._ensure_annotation()
-        self.commit_pending()
-        if not self._push(SetStatus(self.gateway.open_project, ann.id, status,
-                                    f"Mark {status.value.replace('_', ' ')}")):
-            return False
-        self.step_requested.emit(+1)
-        return True
-
-    def commit_pending(self) -> None:
-        """Write pending typing and the active time gathered on the current image."""
-        if not self.gateway.is_open:
-            return
-        self.panel.image_form.flush()
-        self.panel.polygon_form.flush()
-        ms = self.clock.take()
-        if ms <= 0 or self._key is None or not self.own:
-            return  # (the clock does not run on someone else's annotation)
-        if self.annotation is None:  # kept until the first edit creates the annotation
-            self._unsaved_ms[self._key] = self._unsaved_ms.get(self._key, 0) + ms
-            return
-        self.gateway.add_active_time(self.annotation.id, ms)
-
-    def _tick(self) -> None:
-        window = self.window()
-        running = (self.isVisible() and window is not None and window.isActiveWindow()
-                   and self.own and self.image_id is not None)
-        self.clock.set_running(running)
-        if self.clock.peek() >= TIME_COMMIT_MS and self.tool._drag is None:
-            self.commit_pending()
-        self._show_time()
-
-    def _batch(self) -> list[int]:
-        phase = self.phase
-        if phase not in self._batches:
-            self._batches[phase] = self.gateway.annotation_batch(phase)
-        return self._batches[phase]
-
-    def image_statuses(self) -> dict[int, str]:
-        """Status words of the annotator shown, for the batch's images and any they have."""
-        if self.rater_id is None or not self.gateway.is_open:
-            return {}
-        stored = self.gateway.annotation_statuses(self.rater_id, self.phase, self.round)
-        returned = {r.annotation.image_id for r in self.gateway.returned_annotations(
-            self.rater_id) if (str(r.annotation.phase), r.annotation.round) == (
-                self.phase, self.round)}
-        ids = list(dict.fromkeys([*self._batch(), *stored]))
-        return {i: "returned" if i in returned else STATUS_TEXT[stored.get(i)] for i in ids}
-
-    def _show_status(self) -> None:
-        done, total = None, 0
-        if self.rater_id is not None and self.gateway.is_open:
-            statuses = self.image_statuses()
-            batch = self._batch()
-            total = len(batch)
-            done = sum(statuses.get(i) in FINISHED_WORDS for i in batch)
-            if self.isVisible():
-                self.statuses_changed.emit(statuses)
-        self.panel.show_status(self.annotation.status if self.annotation else None,
-                               self.tool.polygons, done, total,
-                               returned=self.returned.isVisibleTo(self))
-        self._show_time()
-
-    def _show_time(self) -> None:
-        stored = (self.annotation.active_ms if self.annotation
-                  else self._unsaved_ms.get(self._key, 0) if self._key else 0)
-        self.panel.show_time(stored + self.clock.peek(), paused=self.clock.paused)
-
-    def show_guidelines(self) -> GuidelinesDialog:
-        found = self.gateway.guideline()
-        version, text = found if found else (None, "")
-        self.guidelines_dialog = GuidelinesDialog(version, text, self)
-        self.guidelines_dialog.setWindowModality(Qt.WindowModality.NonModal)
-        self.guidelines_dialog.show()
-        return self.guidelines_dialog
