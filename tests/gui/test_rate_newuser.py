@@ -165,3 +165,34 @@ def test_undo_on_a_finished_or_stored_session_asks_first_naming_the_rater(qtbot,
     assert len(project.answers(sid)) == n - 1
     assert "(in progress)" in seen[-1]
     # (undoing this window's own answers asks nothing: test_rate's undo/redo test would hang)
+
+
+def test_reliability_panel_and_cli_give_the_same_kendall_tau(qtbot, project_file: Path,
+                                                            tmp_path: Path) -> None:
+    """Two classify sessions (ties: six images, four grades) answered in different orders;
+    the panel (seed and order as the GUI has them) and `slicereview reliability` agree."""
+    import json
+    import subprocess
+    import sys
+
+    w, page = _window(qtbot, project_file)
+    digits = [Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3, Qt.Key.Key_4]
+    sids = []
+    for shift in (0, 1):
+        sid = _new_session(page, "classify", labels=LONG_LABELS)
+        while isinstance(page.compare.current, GradeRequest):
+            t = _truth(page, page.compare.current.image_id)
+            _press(qtbot, page, digits[(t // 2 + shift * (t == 3)) % 4])
+        sids.append(sid)
+    page.show_reliability()
+    page.reliability.set_checked(sids[::-1])
+    assert page.reliability.compute()
+    report = page.reliability.wait()
+    out = tmp_path / "rel.json"
+    subprocess.run([sys.executable, "-m", "slicereview", "reliability", str(project_file),
+                    str(sids[1]), str(sids[0]), "--json", str(out)], check=True,
+                   capture_output=True, timeout=120)
+    cli = json.loads(out.read_text())
+    assert report.randomisations == cli["randomisations"] == 100
+    assert f"{report.pairs[0].kendall_tau_b:.3f}" == f"{cli['pairs'][0]['kendall_tau_b']:.3f}"
+    assert report.pairs[0].kendall_tau_b == cli["pairs"][0]["kendall_tau_b"]
