@@ -99,8 +99,10 @@ class SharingBanner(QWidget):
         self.setObjectName("sharing_banner")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self.setStyleSheet("#sharing_banner { background: #fff4d6; border-bottom: 1px solid "
-                           "#e0c060; } QLabel { color: #3a2a00; }")
+                           "#e0c060; }")
         self.label = QLabel()
+        # dark text on the light bar whatever the desktop theme (a dark palette has light text)
+        self.label.setStyleSheet("QLabel { color: #3a2a00; background: transparent; }")
         self.label.setWordWrap(True)
         hide = QPushButton("Hide")
         hide.clicked.connect(self.hide)

@@ -36,7 +36,8 @@ def describe_last_answer(gateway: ProjectGateway, session_id: int) -> str | None
                 "same": f"no difference between {left} and {right}"}[str(last.answer)]
     stamp = last.answered_at if isinstance(last, Answer) else last.graded_at
     when = f" (given {stamp.replace('T', ' ')[:16]} UTC)" if stamp else ""
-    return (f"the last answer of {rater}'s session “{rs.session.name}” ({state}): "
+    noun = "grade" if isinstance(last, Grade) else "answer"
+    return (f"the last {noun} of {rater}'s session “{rs.session.name}” ({state}): "
             f"{what}{when}")
 
 
@@ -45,7 +46,9 @@ def confirm_undo(parent: QWidget, gateway: ProjectGateway, session_id: int) -> b
     text = describe_last_answer(gateway, session_id)
     if text is None:
         return False
-    box = QMessageBox(QMessageBox.Icon.Question, "Undo last answer",
+    grade = str(gateway.rating(session_id).kind) == "classify"
+    box = QMessageBox(QMessageBox.Icon.Question,
+                      "Undo last grade" if grade else "Undo last answer",
                       f"Delete {text}?", QMessageBox.StandardButton.Yes
                       | QMessageBox.StandardButton.No, parent)
     box.setObjectName("confirm_undo")
