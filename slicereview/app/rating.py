@@ -115,6 +115,10 @@ class RatingRuns:
             rs = self._runs[session_id] = RatingRun(self.project, session_id)
         return rs
 
+    def cached(self, session_id: int) -> RatingRun | None:
+        """The engine kept for a session, or ``None`` (none made yet)."""
+        return self._runs.get(session_id)
+
     def forget(self, session_id: int | None = None) -> None:
         """Drop one cached engine (or all): the next :meth:`run` re-reads the file."""
         if session_id is None:

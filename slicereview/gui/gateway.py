@@ -88,11 +88,16 @@ class ProjectGateway(QObject):
         stack.push(wrapper)
         return wrapper.error is None
 
-    def notify(self, changed: Changed) -> None:
-        """Emit the signal for what a command changed (views re-read it)."""
+    def notify(self, changed: Changed, run: object = None) -> None:
+        """Emit the signal for what a command changed (views re-read it). ``run``: the rating
+        engine the command wrote through; when it is not the one kept for that session (it was
+        dropped after a change elsewhere), the kept one is dropped too and re-reads the file."""
         kind, key = changed
         if self.project is None:
             return
+        if kind == "session" and run is not None and self._runs is not None and \
+                self._runs.cached(key) is not run:
+            self._runs.forget(key)
         if kind == "annotation":
             try:
                 image_id = self.open_project.annotation(key).image_id

@@ -50,7 +50,7 @@ class UndoCommand(QUndoCommand):
             self.error = exc
             self.setObsolete(True)
             self.gateway.report_failure(self.command, exc)
-        self.gateway.notify(self.command.changed)
+        self.gateway.notify(self.command.changed, getattr(self.command, "run", None))
 
     def redo(self) -> None:
         self._run("apply")

@@ -111,3 +111,28 @@ def test_two_processes_on_one_session_never_double_an_answer(shared) -> None:
     with Project.open(path) as project:
         assert len(project.answers(ann)) == sum(s for s, _ in results)
         _check(project, ann)
+
+
+def test_undo_never_deletes_an_answer_given_elsewhere_since(shared) -> None:
+    """Undo of my answer after another instance answered in the same session is refused
+    (their answer stays, mine stays); with nobody in between it deletes mine."""
+    from slicereview.app.commands import CommandStack, RecordAnswer
+
+    path, (ann, _bob, _cy) = shared
+    with Project.open(path) as mine, Project.open(path) as theirs:
+        run = RatingRun(mine, ann)
+        now = run.current()
+        stack = CommandStack()
+        stack.push(RecordAnswer(run, "left", 10, (now.left, now.right)))
+        other = RatingRun(theirs, ann)
+        nxt = other.current()
+        other.answer("right", 10, pair=(nxt.left, nxt.right))
+        with pytest.raises(ValueError, match="yours is kept"):
+            stack.undo()
+        assert len(theirs.answers(ann)) == 2
+        fresh = RatingRun(mine, ann)
+        now = fresh.current()
+        stack = CommandStack()
+        stack.push(RecordAnswer(fresh, "left", 10, (now.left, now.right)))
+        stack.undo()
+        assert len(mine.answers(ann)) == 2

@@ -94,3 +94,20 @@ def test_the_second_instance_is_told_who_has_the_project_open(qtbot, project_fil
     w.gateway.close()
     assert not lock_path(project_file).exists()
     qtbot.keyClick(w, Qt.Key.Key_Escape)
+
+
+def test_ctrl_z_never_deletes_the_other_instances_answer(qtbot, project_file: Path) -> None:
+    w, page = _window(qtbot, project_file)
+    sid = _new_session(page, "sort")
+    project = page.gateway.project
+    _press(qtbot, page, _key_for(page))  # my answer, in this window's history
+    page.gateway.watch._poll.stop()  # before the 1 s check notices anything
+    _answer_elsewhere(project_file, sid)
+    theirs = project.answers(sid)[-1]
+    _press(qtbot, page, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert [a.id for a in project.answers(sid)][-1] == theirs.id
+    assert len(project.answers(sid)) == 2
+    assert "yours is kept" in page.compare.message.text()
+    assert page.compare.current.answered == 2  # the view shows the file's state
+    _press(qtbot, page, _key_for(page))
+    assert len(project.answers(sid)) == 3

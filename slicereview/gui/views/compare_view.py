@@ -317,9 +317,14 @@ class CompareView(QWidget):
         history when it has one, else the session's last stored answer (e.g. after reopening)."""
         if self.session_id is None:
             return
+        self.gateway.watch.check()  # answers given elsewhere since: re-read them first
         stack = self.undo_stack()
         if stack.canUndo():
+            count = stack.count()
             stack.undo()
+            if stack.count() < count:  # refused (e.g. answered since elsewhere): say so only
+                self.show_current(self._reread())
+                return
         elif not self.gateway.rating(self.session_id).answer_count:
             self.message.setText("Nothing to undo.")
             return
