@@ -218,3 +218,30 @@ def test_a_returned_annotation_shows_comments_and_pins_and_revise_starts_the_nex
     assert len(project.polygons(page.annotation.id)) == 1  # a copy of the polygons
     assert page.tool.enabled and not box.isVisible() and page._pin_items == []
     assert project.annotation(ann.id).status.value == "submitted"  # round 1 untouched
+
+
+def test_another_instances_polygon_appears_but_never_breaks_a_polygon_being_drawn(
+        qtbot, shared_file: Path) -> None:
+    w = _open(qtbot, shared_file)
+    page = _page(w)
+    project = w.gateway.project
+    alice = project.rater_by_name("alice").id
+    page.select_you(alice)
+    for x, y in [(20, 20), (90, 25)]:  # drawing, not closed yet
+        _click(qtbot, page, x, y)
+    image_id = page.image_id
+    with Project.open(shared_file) as other:  # bob, on his own machine
+        bob = other.rater_by_name("bob").id
+        ann = other.annotation_for(bob, image_id)
+        other.add_polygon(ann.id, Polygon(SQUARE + 30))
+    qtbot.wait(1500)  # the 1 s check has seen it
+    assert len(page.tool.unfinished) == 2  # the unfinished polygon is still there
+    _click(qtbot, page, 85, 80)
+    _key(qtbot, w, Qt.Key.Key_Return)
+    [mine] = project.annotations(rater_id=alice)
+    assert len(project.polygons(mine.id)) == 1
+    page.select_annotator(bob)
+    assert len(page.tool.polygons) == 2  # bob's two polygons, read here
+    with Project.open(shared_file) as other:
+        other.add_polygon(ann.id, Polygon(SQUARE + 10))
+    qtbot.waitUntil(lambda: len(page.tool.polygons) == 3, timeout=3000)

@@ -85,6 +85,8 @@ class AnnotatePage(AnnotatorChoice, AnnotateStatus, QWidget):
         self._unsaved_ms: dict[tuple[int, int, str, int], int] = {}
         #: The annotators' batch per phase (cached; cleared when images or annotations appear).
         self._batches: dict[str, list[int]] = {}
+        self._stale = False  # another instance changed the file while we were drawing
+        self._annotators_seen: list[tuple[int, str]] = []
         self.guidelines_dialog: GuidelinesDialog | None = None
         self.actions_: dict[str, QAction] = {}
         self._build()
@@ -257,11 +259,20 @@ class AnnotatePage(AnnotatorChoice, AnnotateStatus, QWidget):
         self._reload_annotation()
 
     def _on_changed_elsewhere(self) -> None:
-        """Another instance committed: show its annotators and this image's record as stored
-        (not in the middle of a drag; the next tick after it catches up)."""
-        if self.gateway.is_open and self.tool._drag is None:
-            self._batches.clear()
-            self._fill_annotators()
+        """Another instance committed: show its annotators and this image's record as stored.
+        Never in the middle of drawing or a drag (that would drop the unfinished polygon): the
+        first tick after it catches up."""
+        self._stale = True
+        if not self.gateway.is_open or self.tool._drag is not None or self.tool.drawing:
+            return
+        self._stale = False
+        self._batches.clear()
+        names = [(r.id, r.name) for r in self.gateway.annotators()]
+        if names != self._annotators_seen:
+            self._annotators_seen = names
+            self._fill_annotators()  # (reloads the annotation shown)
+        elif self.image_id is not None:
+            self._reload_annotation()
 
     def _on_write_failed(self, message: str) -> None:
         if self.isVisible():

@@ -46,6 +46,7 @@ class AnnotatorChoice:
         box, you = self.panel.annotator_box, self.panel.you_box
         current, me = self.rater_id, self.acting_id
         raters = self.gateway.annotators()
+        self._annotators_seen = [(r.id, r.name) for r in raters]
         for b in (box, you):
             b.blockSignals(True)
             b.clear()

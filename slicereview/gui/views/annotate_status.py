@@ -95,6 +95,8 @@ class AnnotateStatus:
         self.clock.set_running(running)
         if self.clock.peek() >= TIME_COMMIT_MS and self.tool._drag is None:
             self.commit_pending()
+        if self._stale:
+            self._on_changed_elsewhere()
         self._show_time()
 
     def _batch(self) -> list[int]:
