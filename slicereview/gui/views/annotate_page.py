@@ -258,22 +258,6 @@ class AnnotatePage(AnnotatorChoice, AnnotateStatus, QWidget):
         self.tool.select(None)
         self._reload_annotation()
 
-    def _on_changed_elsewhere(self) -> None:
-        """Another instance committed: show its annotators and this image's record as stored.
-        Never in the middle of drawing or a drag (that would drop the unfinished polygon): the
-        first tick after it catches up."""
-        self._stale = True
-        if not self.gateway.is_open or self.tool._drag is not None or self.tool.drawing:
-            return
-        self._stale = False
-        self._batches.clear()
-        names = [(r.id, r.name) for r in self.gateway.annotators()]
-        if names != self._annotators_seen:
-            self._annotators_seen = names
-            self._fill_annotators()  # (reloads the annotation shown)
-        elif self.image_id is not None:
-            self._reload_annotation()
-
     def _on_write_failed(self, message: str) -> None:
         if self.isVisible():
             self.panel.message_label.setText(message)

@@ -88,3 +88,19 @@ class AnnotatorChoice:
                 self.create_annotator(name)
             except Exception as exc:  # e.g. the name belongs to a reviewer
                 self.panel.message_label.setText(str(exc))
+
+    def _on_changed_elsewhere(self) -> None:
+        """Another instance committed: show its annotators and this image's record as stored.
+        Never in the middle of drawing or a drag (that would drop the unfinished polygon): the
+        first tick after it catches up."""
+        self._stale = True
+        if not self.gateway.is_open or self.tool._drag is not None or self.tool.drawing:
+            return
+        self._stale = False
+        self._batches.clear()
+        names = [(r.id, r.name) for r in self.gateway.annotators()]
+        if names != self._annotators_seen:
+            self._annotators_seen = names
+            self._fill_annotators()  # (reloads the annotation shown)
+        elif self.image_id is not None:
+            self._reload_annotation()
