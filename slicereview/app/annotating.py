@@ -8,7 +8,9 @@ The GUI's gateway, the CLI and scripts all call these functions, so the rules ho
 * **submitting needs polygons** — an empty annotation is finished with
   :func:`finish` ``(..., NOTHING_TO_ANNOTATE)`` instead, which is refused while polygons exist
   (the store checks that one, it is a consistency rule of the data);
-* annotators are raters with the ``annotator`` role, people listed before simulated ones.
+* annotators are raters with the ``annotator`` role, people listed before simulated ones;
+* an annotator's **batch** (:func:`batch_images`) is the set of images they work through in a
+  phase — never the rating image sets.
 
 Example
 -------
@@ -41,7 +43,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from slicereview.engines.masks import rasterize
-from slicereview.model import AnnotationStatus, Polygon, Rater, Role
+from slicereview.model import AnnotationStatus, Phase, Polygon, Rater, Role
 from slicereview.store import Project
 
 NO_POLYGONS = "No polygons yet: draw some, or use 'Nothing to annotate'."
@@ -118,6 +120,49 @@ def finish(project: Project, annotation_id: int, status: AnnotationStatus | str)
         from slicereview.app.low_agreement import after_finish
 
         after_finish(project, annotation_id)
+
+
+RATING_KINDS = ("sort", "exhaustive", "classify")
+
+
+def batch_images(project: Project, phase: Phase | str) -> list[int]:
+    """The images an annotator works through in ``phase`` (what "Done: n of N" counts).
+
+    * the smallest image set holding every image annotated in this phase (by anyone), when
+      one does (the demo: the mammograms set, not the MRI slices or the rating sets);
+    * otherwise the images in no rating session's image set, plus every image annotated in
+      this phase;
+    * all images when that leaves none.
+
+    >>> import tempfile, pathlib
+    >>> from slicereview.model import NewImage
+    >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
+    >>> ids = [project.add_source(pathlib.Path(__file__), str(k) * 64, "png",
+    ...                           [NewImage(6, 6)])[0] for k in range(4)]
+    >>> rating = project.create_image_set("motion", ids[2:])
+    >>> from slicereview.app.rating import create_session
+    >>> _ = create_session(project, "sort", add_annotator(project, "r"), rating, "s")
+    >>> batch_images(project, "formal") == ids[:2]      # the rating set is not annotated
+    True
+    >>> _ = project.create_image_set("mammograms", ids[:3])
+    >>> _ = project.annotation_for(add_annotator(project, "ann"), ids[0])
+    >>> batch_images(project, "formal") == ids[:3]      # the set of the annotated images
+    True
+    >>> project.close()
+    """
+    annotated = {a.image_id for a in project.annotations(phase=phase)}
+    sets = [set(project.image_set(i)) for i in project.image_sets()]
+    if annotated:
+        holding = [members for members in sets if annotated <= members]
+        if holding:
+            chosen = min(holding, key=len)
+            return [im.id for im in project.images() if im.id in chosen]
+    rated = set()
+    for kind in RATING_KINDS:
+        for session in project.sessions(kind=kind):
+            rated.update(project.image_set(session.image_set_id))
+    batch = [im.id for im in project.images() if im.id not in rated or im.id in annotated]
+    return batch or [im.id for im in project.images()]
 
 
 def label_image(project: Project, annotation_id: int) -> np.ndarray:

@@ -204,10 +204,19 @@ class RecordAnswer:
     def changed(self) -> Changed:
         return ("session", self.run.session.id)
 
+    answer_id: int | None = None
+
     def apply(self) -> None:
         self.result = self.run.answer(self.choice, self.active_ms, pair=self.pair)
+        self.answer_id = self.run.answers()[-1].id
 
     def revert(self) -> None:
+        """Delete this answer — only while it is still the session's last one: an answer given
+        since (another instance rating the same session) is never deleted in its place."""
+        last = self.run.project.last_answer(self.run.session.id)
+        if last is None or last.id != self.answer_id:
+            raise ValueError("another answer was given in this session after yours (in another "
+                             "window or instance); yours is kept")
         self.run.undo()
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import platformdirs
 
-from slicereview.app.demo_annotations import add_demo_annotations
+from slicereview.app.demo_annotations import DEMO_GUIDELINE, add_demo_annotations
 from slicereview.app.demo_ratings import add_demo_ratings
 from slicereview.app.demo_review import add_demo_review
 from slicereview.engines.motion import simulate_motion
@@ -160,11 +160,7 @@ def build_demo(folder: str | Path | None = None, progress: Progress | None = Non
         project.create_image_set(MAMMO_SET, mammo_ids)
         project.create_image_set(MRI_SET, motion_ids)
         project.set_meta("demo_truth", json.dumps(truth, sort_keys=True))
-        project.add_guideline(
-            "Outline every breast arterial calcification (vessel-shaped, tram-track or "
-            "linear calcified segments). Mark a polygon *uncertain* (green, key U) when you "
-            "are not sure it is a calcification. Use window/level (right-drag) to make faint "
-            "calcifications visible. Mark an image 'nothing to annotate' if it has none.")
+        project.add_guideline(DEMO_GUIDELINE)
         add_demo_annotations(project)
         add_demo_ratings(project, MRI_SET, SEVERITY_LABELS)
         report(3, steps, "review batch")

@@ -34,6 +34,25 @@ DEMO_QUESTIONS: list[tuple[str, str, str, str, list]] = [
 
 _MAMMOGRAMS = "Mammograms"
 
+#: The demo's guideline: it asks for what the simulated annotators outline (the brightest
+#: compact spots inside the breast, found by
+#: :func:`~slicereview.engines.simulate_annotators.find_bright_regions`), so the demo's masks
+#: and its instructions agree. A real project writes its own (e.g. breast arterial
+#: calcifications only).
+DEMO_GUIDELINE = (
+    "# Demo guideline: bright spots\n\n"
+    "This demo's annotators are simulated. Their task, and yours if you try it:\n\n"
+    "* Outline every **small bright spot or blob inside the breast** — the brightest compact "
+    "regions of the tissue (calcifications, dense nodules, bright vessel segments). One "
+    "polygon per spot, drawn close around its edge.\n"
+    "* Do not outline the pectoral muscle, the skin line, or labels and markers outside the "
+    "breast.\n"
+    "* Mark a polygon **uncertain** (key U; dashed outline) when you are not sure the spot "
+    "stands out from the tissue around it; **certain** (key C; solid outline) otherwise.\n"
+    "* Use window/level (right-drag) to make faint spots visible.\n"
+    "* Answer the *Kind of region* question for each polygon, and mark an image "
+    "'nothing to annotate' if it has no such spot.\n")
+
 
 def add_demo_questions(project) -> None:
     """Add :data:`DEMO_QUESTIONS` that the project does not have yet (by name)."""

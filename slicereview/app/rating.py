@@ -54,6 +54,17 @@ CSV_COLUMNS = ("image_id", "case_id", "file", "rank", "tier", "score", "rater", 
 
 RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY)
 DEFAULT_QUESTION = "Which image shows more motion artifact?"
+#: The default question of a classify session (one image at a time: a grade, not a choice).
+DEFAULT_GRADE_QUESTION = "How much motion artifact does this image show?"
+
+
+def default_question(kind: SessionKind | str) -> str:
+    """The question a new session of ``kind`` starts with.
+
+    >>> default_question("classify")
+    'How much motion artifact does this image show?'
+    """
+    return DEFAULT_GRADE_QUESTION if str(kind) == "classify" else DEFAULT_QUESTION
 
 
 @dataclass(frozen=True)
@@ -103,6 +114,10 @@ class RatingRuns:
         if rs is None:
             rs = self._runs[session_id] = RatingRun(self.project, session_id)
         return rs
+
+    def cached(self, session_id: int) -> RatingRun | None:
+        """The engine kept for a session, or ``None`` (none made yet)."""
+        return self._runs.get(session_id)
 
     def forget(self, session_id: int | None = None) -> None:
         """Drop one cached engine (or all): the next :meth:`run` re-reads the file."""

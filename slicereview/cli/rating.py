@@ -31,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("sessions", nargs="+", metavar="SESSION", help="two or more session ids/names")
     p.add_argument("--randomisations", type=int, default=100,
                    help="random tie-breaks to average over (default 100, as in SliceLabeler)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random tie-breaks")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the random tie-breaks (default: the GUI's, 0)")
     p.add_argument("--json", type=Path, metavar="OUT", help="also write the report as JSON")
     p.set_defaults(func=cmd_reliability)
 
@@ -66,14 +67,15 @@ def cmd_ranking(args: argparse.Namespace) -> int:
 
 def cmd_reliability(args: argparse.Namespace) -> int:
     from slicereview.app.rating_run import RatingRun
-    from slicereview.engines.ranking.reliability import format_report, reliability
+    from slicereview.engines.ranking.reliability import SEED, format_report, reliability
 
     if len(args.sessions) < 2:
         raise ValueError("give at least two sessions")
     with _open(args.project) as project:
         scores = [RatingRun(project, project.find_session(ref).id).session_scores()
                   for ref in args.sessions]
-    report = reliability(scores, randomisations=args.randomisations, seed=args.seed)
+    report = reliability(scores, randomisations=args.randomisations,
+                         seed=SEED if args.seed is None else args.seed)
     print(format_report(report))
     if args.json:
         args.json.write_text(json.dumps(report.to_dict(), indent=2, default=str),

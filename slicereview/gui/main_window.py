@@ -33,9 +33,11 @@ from slicereview.gui import settings as user_settings
 from slicereview.gui.actions import create_actions
 from slicereview.gui.file_actions import FileActions
 from slicereview.gui.gateway import ProjectGateway
+from slicereview.gui.sharing import SharingBanner
 from slicereview.gui.views.annotate_page import AnnotatePage
 from slicereview.gui.views.browser import ProjectBrowser
 from slicereview.gui.views.image_view import ImageView
+from slicereview.gui.views.polygon_items import set_scheme
 from slicereview.gui.views.rate_page import RatePage
 from slicereview.gui.views.review_page import ReviewPage
 from slicereview.gui.workers import DemoWorker, ImportWorker
@@ -114,12 +116,20 @@ class MainWindow(FileActions, QMainWindow):
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start_page)
         self.stack.addWidget(self.jobs)
-        self.setCentralWidget(self.stack)
+        self.sharing_banner = SharingBanner(self.gateway.watch)  # another instance has it open
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.sharing_banner)
+        column.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
 
         self.browser = ProjectBrowser()
         self.browser.image_selected.connect(self.show_image)
         self.browser.image_selected.connect(self.annotate_page.show_image)
         self.annotate_page.step_requested.connect(self.browser.step)
+        self.annotate_page.statuses_changed.connect(self.browser.set_statuses)
         self.browser_dock = QDockWidget("Images", self)
         self.browser_dock.setObjectName("browser_dock")
         self.browser_dock.setWidget(self.browser)
@@ -165,10 +175,30 @@ class MainWindow(FileActions, QMainWindow):
                 view_menu.addSeparator()
             else:
                 view_menu.addAction(a[name])
+        view_menu.addSeparator()
+        self.colour_blind_action = view_menu.addAction("Colour-blind safe polygon colours")
+        self.colour_blind_action.setObjectName("colour_blind")
+        self.colour_blind_action.setCheckable(True)
+        self.colour_blind_action.setToolTip("Certain orange, uncertain sky blue (Okabe–Ito) "
+                                            "instead of red and green; outlines stay solid "
+                                            "and dashed")
+        self.colour_blind_action.setChecked(user_settings.colour_scheme() != "standard")
+        self.colour_blind_action.toggled.connect(self.set_colour_blind)
+        self.set_colour_blind(self.colour_blind_action.isChecked(), remember=False)
         self.addActions(list(a.values()))  # shortcuts work wherever the focus is
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(a["shortcuts"])
         help_menu.addAction(a["about"])
+
+    def set_colour_blind(self, on: bool, *, remember: bool = True) -> None:
+        """Switch the polygon colours (View menu; remembered) and redraw what is shown."""
+        name = "colour-blind safe" if on else "standard"
+        set_scheme(name)
+        if remember:
+            user_settings.remember_colour_scheme(name)
+        self.annotate_page.tool.layer.restyle()
+        self.annotate_page.tool._show_handles()  # handles take the selected polygon's colour
+        self.annotate_page._show_status()
 
     def _fill_recent_menu(self) -> None:
         self.recent_menu.clear()

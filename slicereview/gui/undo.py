@@ -50,7 +50,8 @@ class UndoCommand(QUndoCommand):
             self.error = exc
             self.setObsolete(True)
             self.gateway.report_failure(self.command, exc)
-        self.gateway.settle(lambda: self.gateway.notify(self.command.changed))
+        self.gateway.settle(lambda: self.gateway.notify(self.command.changed,
+                                                        getattr(self.command, "run", None)))
 
     def redo(self) -> None:
         self._run("apply")

@@ -72,6 +72,11 @@ class Project(ImagesMixin, RatersMixin, RatingMixin, AnnotationsMixin, RepeatsMi
         """Close the connection (everything is already committed)."""
         self.conn.close()
 
+    def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version``: changes when *another* connection (another
+        instance, a worker) commits to the file; this connection's own commits leave it."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
     def __enter__(self) -> Project:
         return self
 

@@ -49,3 +49,25 @@ def test_three_simulated_annotators_submit_with_answers(tmp_path: Path) -> None:
         # running again adds no second copy of the questions
         add_demo_annotations(project, [image.id])
         assert len(project.questions()) == len(DEMO_QUESTIONS)
+
+
+def test_demo_guideline_asks_for_what_the_simulated_annotators_outline(tmp_path: Path) -> None:
+    """The guideline says 'bright spots inside the breast' (not arterial calcifications, which
+    the simulation does not look for) and the certain polygons sit on the phantom's spots."""
+    from slicereview.app.demo_annotations import DEMO_GUIDELINE
+
+    text = DEMO_GUIDELINE.lower()
+    assert "bright spot" in text and "inside the breast" in text
+    assert "arterial" not in text
+    assert "dashed" in text  # certainty is not told by colour alone
+    _phantom(tmp_path / "m.png")
+    with Project.create(tmp_path / "d.srproj") as project:
+        import_paths(project, [tmp_path / "m.png"])
+        [image] = project.images()
+        add_demo_annotations(project, [image.id])
+        spots = np.array([(100, 200), (180, 320), (90, 420), (250, 260), (300, 380)])  # (x, y)
+        for _ann, polygons in project.image_annotations(image.id):
+            for p in polygons:
+                if p.certainty.value == "certain":
+                    centre = p.vertices.mean(axis=0)
+                    assert np.min(np.hypot(*(spots - centre).T)) < 15

@@ -25,6 +25,10 @@ _NO = Qt.KeyboardModifier.NoModifier
 
 @pytest.fixture
 def project_file(tmp_path: Path) -> Path:
+    return make_annotate_project(tmp_path)
+
+
+def make_annotate_project(tmp_path: Path) -> Path:
     """Three 16-bit PNGs (120 x 160), an annotator and one question of every kind."""
     folder = tmp_path / "images"
     folder.mkdir()

@@ -27,6 +27,10 @@ SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 
 @pytest.fixture
 def project_file(tmp_path: Path) -> Path:
+    return make_rate_project(tmp_path)
+
+
+def make_rate_project(tmp_path: Path) -> Path:
     """Six 16-bit PNGs whose noise level is their file number (the 'truth'), in one set."""
     folder = tmp_path / "images"
     folder.mkdir()
@@ -60,6 +64,24 @@ def _window(qtbot, path: Path) -> tuple[MainWindow, RatePage]:
     page = w.findChild(RatePage)
     w.jobs.setCurrentWidget(page)
     return w, page
+
+
+def answer_confirmation(yes: bool, seen: list[str] | None = None) -> None:
+    """Click Yes or No in the next "Undo last answer" question (like a user), noting its text."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    def click() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox) or box.objectName() != "confirm_undo":
+            QTimer.singleShot(20, click)
+            return
+        if seen is not None:
+            seen.append(box.text())
+        button = QMessageBox.StandardButton.Yes if yes else QMessageBox.StandardButton.No
+        box.button(button).click()
+
+    QTimer.singleShot(0, click)
 
 
 def _truth(page: RatePage, image_id: int) -> int:
@@ -153,7 +175,9 @@ def test_sort_session_keyboard_undo_resume_finish_export(qtbot, project_file: Pa
     assert [_truth(page2, i) for i in grid_ids] == list(range(N - 1, -1, -1))
     assert page2.grid.grid.item(0).text().startswith("#1 · tier 1")
 
+    answer_confirmation(True)
     qtbot.mouseClick(page2.grid.undo_button, Qt.MouseButton.LeftButton)  # reopen the last question
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is page2.compare)  # after the question
     assert page2.stack.currentWidget() is page2.compare
     assert len(project2.answers(sid)) == n_answers - 1
     assert project2.session_finished_at(sid) is None
@@ -284,9 +308,9 @@ def test_reliability_panel_shows_demo_sessions(qtbot, project_file: Path) -> Non
 
 
 def test_active_clock_pauses_while_inactive(qtbot) -> None:
-    from slicereview.gui.views.active_clock import ActiveClock
+    from slicereview.gui.active_time import IdleClock
 
-    clock = ActiveClock()
+    clock = IdleClock()
     clock._on_app_state(Qt.ApplicationState.ApplicationActive)
     clock.set_visible(True)
     qtbot.wait(60)
@@ -326,6 +350,7 @@ def test_render_rate_tab_on_the_demo(qtbot, tmp_path: Path) -> None:
                     if r.finished and str(r.session.kind) == "sort")
     page.select(classify := next(r.session.id for r in page.gateway.rating_overview()
                                  if str(r.session.kind) == "classify"))
+    answer_confirmation(True)
     page.grid.undo_requested.emit(classify)  # back into grading: the last grade is undone
     assert page.compare.current.image_id is not None
     qtbot.wait(50)
@@ -413,8 +438,10 @@ def test_answers_and_grades_undo_and_redo_through_the_stack(qtbot, project_file:
     # A fresh history (as after reopening): Backspace removes the stored last answer.
     page.compare.clear_stacks()
     page.gateway.rating(sid)  # the engine keeps its answers
+    answer_confirmation(True)
     _press(qtbot, page, Qt.Key.Key_Backspace)
     assert len(project.answers(sid)) == 1
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is page.compare)  # after the question
     _press(qtbot, page, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # undo the removal
     assert len(project.answers(sid)) == 2
 

@@ -3,7 +3,10 @@
 Following the SliceLabeler paper, each session becomes an ordinal ranking of the images
 (classify: by grade; exhaustive: by win-loss score; sort: by tier). Ties are broken by a random
 order and every statistic is averaged over ``randomisations`` (100, as in the paper) random
-tie-breaks; a session without ties gives the same ranking every time. Between each pair of
+tie-breaks; a session without ties gives the same ranking every time. The tie-breaks come from
+``seed`` (:data:`SEED` by default, used by both the GUI's reliability panel and
+``slicereview reliability``), drawn per session in session-id order over the images in id order,
+so the same sessions give the same numbers whichever order they are given in. Between each pair of
 sessions we report
 
 * **Pearson r** of the sessions' scores (grade, win-loss score, or minus the tier index of a sort);
@@ -39,6 +42,8 @@ from slicereview.engines.ranking.replay import Ranking
 #: Answers slower than this are outliers in the time statistics (the paper's threshold).
 OUTLIER_S = 20.0
 TOP_N = tuple(range(2, 26))
+#: Default seed of the random tie-breaks (GUI and CLI alike).
+SEED = 0
 
 
 @dataclass(frozen=True)
@@ -151,7 +156,7 @@ def _icc2k(table: np.ndarray) -> float:
 
 
 def reliability(
-    sessions: Sequence[SessionScores], randomisations: int = 100, seed: int = 0,
+    sessions: Sequence[SessionScores], randomisations: int = 100, seed: int = SEED,
     top_n: Sequence[int] = TOP_N,
 ) -> ReliabilityReport:
     """Agreement between two or more sessions; see the module docstring.
@@ -167,7 +172,9 @@ def reliability(
     """
     if len(sessions) < 2:
         raise ValueError("reliability needs at least two sessions")
-    common = [i for i in sessions[0].scores if all(i in s.scores for s in sessions[1:])]
+    # Images by id, tie-breaks drawn session by session in id order: the result does not
+    # depend on the order the caller lists sessions or answered images in (GUI = CLI).
+    common = sorted(i for i in sessions[0].scores if all(i in s.scores for s in sessions[1:]))
     n = len(common)
     scores = np.array([[s.scores[i] for i in common] for s in sessions], dtype=float)
     ties = any(s.has_ties for s in sessions)
@@ -181,7 +188,9 @@ def reliability(
     acc = {p: np.zeros(3 + len(ns)) for p in pairs}
     icc_all, top_all = 0.0, np.zeros(len(ns))
     for _ in range(rounds):
-        pos = np.array([_positions(row, rng) for row in scores])
+        drawn = {s.session_id: _positions(row, rng) for s, row in sorted(
+            zip(sessions, scores, strict=True), key=lambda p: p[0].session_id)}
+        pos = np.array([drawn[s.session_id] for s in sessions])
         rankings = [list(np.argsort(p)) for p in pos]  # item indices, first = most
         for i, j in pairs:
             _, rho, tau = _corr(-pos[i], -pos[j])

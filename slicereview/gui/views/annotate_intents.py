@@ -26,6 +26,8 @@ class PolygonIntents:
     """Intent slots of the annotate page (see the module docstring)."""
 
     def _push(self, command: Command) -> bool:
+        if not self.own:  # another annotator's work is read-only
+            return False
         stack = self._stack(self._ensure_annotation().id)
         self.undo_group.setActiveStack(stack)
         if self.gateway.execute(stack, command):
@@ -35,6 +37,8 @@ class PolygonIntents:
         return False
 
     def _on_drawn(self, vertices) -> None:
+        if not self.own:
+            return
         ann = self._ensure_annotation()
         command = AddPolygon(self.gateway.open_project, ann.id,
                              Polygon(vertices, self.tool.draw_certainty))
@@ -70,7 +74,7 @@ class PolygonIntents:
 
     def _on_image_answers(self, answers: dict) -> None:
         self.clock.touch()
-        if self._key is None:
+        if self._key is None or not self.own:
             return
         self._push(SetImageClassifications(self.gateway.open_project,
                                            self._ensure_annotation().id, answers))

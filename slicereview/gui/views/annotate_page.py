@@ -7,23 +7,30 @@ one ``QUndoStack`` per annotation (one annotator's work on one image in a phase 
 grouped in a ``QUndoGroup`` whose active stack is the current image's — and every command
 writes through the :class:`~slicereview.gui.gateway.ProjectGateway` at once.
 
-An annotation is created on the first edit, classification answer, status button or after two
-seconds of active time on the image, so paging through images does not create empty ones.
+An annotation is created on the first edit, classification answer or status button — never by
+time alone: active time gathered before that is kept in memory (per annotator, image, phase and
+round) and written with the first edit, so looking at images creates no empty annotations.
+
+*You are* (the acting annotator, remembered in the user settings) is distinct from *Showing*
+(whose annotation is on screen). Showing someone else's annotation is read-only: the drawing
+tools, status buttons and questions are disabled, no active time runs and nothing is written,
+so looking never changes another person's record (status, time or ``updated_at``).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QShowEvent, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QInputDialog,
+    QLayout,
     QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
-from slicereview.app.commands import SetStatus
 from slicereview.gui.active_time import IdleClock
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.views.annotate_intents import PolygonIntents
@@ -34,19 +41,19 @@ from slicereview.gui.views.annotate_panel import (
     make_actions,
     make_toolbar,
 )
+from slicereview.gui.views.annotate_people import AnnotatorChoice
+from slicereview.gui.views.annotate_status import AnnotateStatus
 from slicereview.gui.views.draw_tool import DrawTool, Mode
 from slicereview.gui.views.image_view import ImageView
-from slicereview.model import Annotation, AnnotationStatus
-
-#: Active time without an annotation is stored only from this many milliseconds on.
-MIN_NEW_TIME_MS = 2000
-#: Gathered active time is written at least this often (crash safety).
-TIME_COMMIT_MS = 30_000
+from slicereview.gui.views.returned_box import ReturnedBox
+from slicereview.model import Annotation
 
 
-class AnnotatePage(PolygonIntents, QWidget):
+class AnnotatePage(PolygonIntents, AnnotatorChoice, AnnotateStatus, QWidget):
     #: Ask for the next (+1) or previous (-1) image of the browser.
     step_requested = Signal(int)
+    #: ``{image id: status word}`` of the annotator shown (``None`` when the page is hidden).
+    statuses_changed = Signal(object)
 
     def __init__(self, gateway: ProjectGateway, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -54,6 +61,12 @@ class AnnotatePage(PolygonIntents, QWidget):
         self.view = ImageView()
         self.tool = DrawTool(self.view)
         self.panel = AnnotatePanel()
+        self.returned = ReturnedBox()
+        self.panel.layout().insertWidget(2, self.returned)
+        # Never squeeze the forms: the scroll area scrolls instead.
+        self.panel.layout().setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)
+        self.returned.revise_requested.connect(self.revise)
+        self._pin_items: list = []
         self.undo_group = QUndoGroup(self)
         self._stacks: dict[int, QUndoStack] = {}
         self.clock = IdleClock(self)
@@ -62,12 +75,18 @@ class AnnotatePage(PolygonIntents, QWidget):
         self.annotation: Annotation | None = None
         #: (rater, image, phase, round) of the annotation shown, even before it exists.
         self._key: tuple[int, int, str, int] | None = None
-        self._image_count = 0
+        #: Active time gathered where no annotation exists yet, written on the first edit.
+        self._unsaved_ms: dict[tuple[int, int, str, int], int] = {}
+        #: The annotators' batch per phase (cached; cleared when images or annotations appear).
+        self._batches: dict[str, list[int]] = {}
+        self._stale = False  # another instance changed the file while we were drawing
+        self._annotators_seen: list[tuple[int, str]] = []
         self.guidelines_dialog: GuidelinesDialog | None = None
         self.actions_: dict[str, QAction] = {}
         self._build()
         self._wire()
         gateway.write_failed.connect(self._on_write_failed)
+        gateway.changed_elsewhere.connect(self._on_changed_elsewhere)
         self._ticker = QTimer(self)
         self._ticker.setInterval(1000)
         self._ticker.timeout.connect(self._tick)
@@ -111,6 +130,7 @@ class AnnotatePage(PolygonIntents, QWidget):
         t.message.connect(p.message_label.setText)
         t.user_input.connect(self.clock.touch)
         p.annotator_box.currentIndexChanged.connect(self._on_context)
+        p.you_box.currentIndexChanged.connect(self._on_you_changed)
         p.phase_box.currentIndexChanged.connect(self._on_context)
         p.round_box.valueChanged.connect(self._on_context)
         p.new_annotator_button.clicked.connect(self._ask_new_annotator)
@@ -146,11 +166,13 @@ class AnnotatePage(PolygonIntents, QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        self._show_status()  # the browser shows this annotator's statuses
         if self._pending is not None:
             image_id, self._pending = self._pending, None
             self._load(image_id)
 
     def hideEvent(self, event) -> None:
+        self.statuses_changed.emit(None)
         if self.gateway.is_open:
             self.commit_pending()
         super().hideEvent(event)
@@ -179,7 +201,7 @@ class AnnotatePage(PolygonIntents, QWidget):
         self.panel.polygon_form.set_questions(self.gateway.questions("polygon"))
         self.panel.image_group.setVisible(bool(self.panel.image_form.questions))
         self.panel.polygon_group.setVisible(bool(self.panel.polygon_form.questions))
-        self._image_count = len(self.gateway.images())
+        self._batches.clear()
 
     def clear_undo(self) -> None:
         """Forget every history (QUndoStack emits signals while being destroyed)."""
@@ -198,40 +220,8 @@ class AnnotatePage(PolygonIntents, QWidget):
         self._set_context_enabled()
 
     def _on_images_changed(self) -> None:
-        self._image_count = len(self.gateway.images())
+        self._batches.clear()
         self._show_status()
-
-    def _fill_annotators(self) -> None:
-        box = self.panel.annotator_box
-        current = self.rater_id
-        box.blockSignals(True)
-        box.clear()
-        for rater in self.gateway.annotators():
-            simulated = rater.simulated and "simulated" not in rater.name.lower()
-            box.addItem(rater.name + (" (simulated)" if simulated else ""), rater.id)
-        index = box.findData(current) if current is not None else -1
-        box.setCurrentIndex(index if index >= 0 else (0 if box.count() else -1))
-        box.blockSignals(False)
-        self._on_context()
-
-    def select_annotator(self, rater_id: int) -> None:
-        index = self.panel.annotator_box.findData(rater_id)
-        if index >= 0:
-            self.panel.annotator_box.setCurrentIndex(index)
-
-    def create_annotator(self, name: str) -> int:
-        """Add an annotator by name and make it the current one."""
-        rater_id = self.gateway.add_annotator(name)
-        self.select_annotator(rater_id)
-        return rater_id
-
-    def _ask_new_annotator(self) -> None:
-        name, ok = QInputDialog.getText(self, "New annotator", "Name:")
-        if ok and name.strip():
-            try:
-                self.create_annotator(name)
-            except Exception as exc:  # e.g. the name belongs to a reviewer
-                self.panel.message_label.setText(str(exc))
 
     def _on_context(self, *_args: object) -> None:
         """Annotator, phase or round changed: commit time, then show that annotation."""
@@ -279,6 +269,7 @@ class AnnotatePage(PolygonIntents, QWidget):
         self.panel.image_form.set_answers(self.annotation.classifications
                                           if self.annotation else {})
         self._on_selection(-1 if self.tool.selected_id is None else self.tool.selected_id)
+        self._show_returned()
         self._set_context_enabled()
 
     def _stack(self, annotation_id: int) -> QUndoStack:
@@ -289,21 +280,37 @@ class AnnotatePage(PolygonIntents, QWidget):
         return stack
 
     def _ensure_annotation(self) -> Annotation:
+        """The annotation shown, created now (the first edit) with the time gathered so far."""
+        if not self.own:
+            raise PermissionError("another annotator's annotation is read-only")
         if self.annotation is None:
             assert self._key is not None, "no annotator or no image"
             self.annotation = self.gateway.annotation_for(*self._key, create=True)
+            self._batches.clear()  # a first annotation in a phase can change the batch
             self.undo_group.setActiveStack(self._stack(self.annotation.id))
+            ms = self._unsaved_ms.pop(self._key, 0) + self.clock.take()
+            if ms > 0:
+                self.annotation = replace(
+                    self.annotation,
+                    active_ms=self.gateway.add_active_time(self.annotation.id, ms))
         return self.annotation
 
     def _set_context_enabled(self) -> None:
         ready = self.rater_id is not None and self.image_id is not None and \
-            self.view.display is not None
+            self.view.display is not None and self.own
         self.tool.set_enabled(ready)
         for w in (self.panel.nothing_button, self.panel.submit_button, self.panel.image_form,
                   self.panel.polygon_form):
             w.setEnabled(ready)
+        for name in ("toggle_certainty", "delete", "submit", "polygon", "freehand", "edit"):
+            if name in self.actions_:
+                self.actions_[name].setEnabled(ready)
         if self.gateway.is_open and self.rater_id is None:
             self.panel.message_label.setText("Add an annotator (New…) to start drawing.")
+        elif self.gateway.is_open and not self.own:
+            self.panel.message_label.setText(
+                f"Showing {self.panel.annotator_box.currentText()}'s annotation: read-only "
+                f"(you are {self.panel.you_box.currentText() or 'nobody yet'}).")
         self._show_status()
 
     # -- selection and changes from elsewhere (intents → commands: annotate_intents.py) --
@@ -311,7 +318,7 @@ class AnnotatePage(PolygonIntents, QWidget):
         polygon = self.tool.polygon(polygon_id) if polygon_id >= 0 else None
         form = self.panel.polygon_form
         form.set_answers(polygon.classifications if polygon else {})
-        form.setEnabled(polygon is not None)
+        form.setEnabled(polygon is not None and self.own)
         self.panel.show_selected(polygon)
 
     def _on_annotation_changed(self, image_id: int, annotation_id: int) -> None:
@@ -325,71 +332,3 @@ class AnnotatePage(PolygonIntents, QWidget):
         self._show_status()
 
     # -- status, time, guidelines ----------------------------------------------------------
-    def mark_nothing_to_annotate(self) -> bool:
-        if self.tool.polygons:
-            self.panel.message_label.setText(
-                "This image has polygons: delete them before marking it 'nothing to annotate'.")
-            return False
-        return self._finish(AnnotationStatus.NOTHING_TO_ANNOTATE)
-
-    def submit(self) -> bool:
-        if self._key is None:
-            return False
-        if self.tool.drawing:
-            self.tool.finish()
-        return self._finish(AnnotationStatus.SUBMITTED)
-
-    def _finish(self, status: AnnotationStatus) -> bool:
-        if self._key is None:
-            return False
-        self.panel.image_form.flush()
-        ann = self._ensure_annotation()
-        self.commit_pending()
-        if not self._push(SetStatus(self.gateway.open_project, ann.id, status,
-                                    f"Mark {status.value.replace('_', ' ')}")):
-            return False
-        self.step_requested.emit(+1)
-        return True
-
-    def commit_pending(self) -> None:
-        """Write pending typing and the active time gathered on the current image."""
-        if not self.gateway.is_open:
-            return
-        self.panel.image_form.flush()
-        self.panel.polygon_form.flush()
-        ms = self.clock.take()
-        if ms <= 0 or self._key is None:
-            return
-        if self.annotation is None and ms < MIN_NEW_TIME_MS:
-            return
-        self.gateway.add_active_time(self._ensure_annotation().id, ms)
-
-    def _tick(self) -> None:
-        window = self.window()
-        running = (self.isVisible() and window is not None and window.isActiveWindow()
-                   and self.rater_id is not None and self.image_id is not None)
-        self.clock.set_running(running)
-        if self.clock.peek() >= TIME_COMMIT_MS and self.tool._drag is None:
-            self.commit_pending()
-        self._show_time()
-
-    def _show_status(self) -> None:
-        done = None
-        if self.rater_id is not None and self.gateway.is_open:
-            statuses = self.gateway.annotation_statuses(self.rater_id, self.phase, self.round)
-            done = sum(s is not AnnotationStatus.IN_PROGRESS for s in statuses.values())
-        self.panel.show_status(self.annotation.status if self.annotation else None,
-                               self.tool.polygons, done, self._image_count)
-        self._show_time()
-
-    def _show_time(self) -> None:
-        stored = self.annotation.active_ms if self.annotation else 0
-        self.panel.show_time(stored + self.clock.peek(), paused=not self.clock.running)
-
-    def show_guidelines(self) -> GuidelinesDialog:
-        found = self.gateway.guideline()
-        version, text = found if found else (None, "")
-        self.guidelines_dialog = GuidelinesDialog(version, text, self)
-        self.guidelines_dialog.setWindowModality(Qt.WindowModality.NonModal)
-        self.guidelines_dialog.show()
-        return self.guidelines_dialog

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from slicereview.gui.shortcuts import ANNOTATE_ACTIONS, ANNOTATE_REDO, ANNOTATE_UNDO
 from slicereview.gui.views.draw_tool import DrawTool
+from slicereview.gui.views.polygon_items import colour_name
 from slicereview.gui.views.questions_form import QuestionsForm
 from slicereview.model import AnnotationStatus, Certainty, Phase, Polygon
 
@@ -112,7 +113,15 @@ class AnnotatePanel(QWidget):
         self.annotator_box.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.annotator_box.setMinimumContentsLength(12)
-        self.annotator_box.setToolTip("Who is annotating (raters with the annotator role)")
+        self.annotator_box.setToolTip("Whose annotation is shown; anyone else's than yours "
+                                      "is read-only")
+        self.you_box = QComboBox()
+        self.you_box.setObjectName("you_are")
+        self.you_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.you_box.setMinimumContentsLength(12)
+        self.you_box.setToolTip("Who you are: only your own annotations can be edited and gather "
+                                "your active time (remembered)")
         self.new_annotator_button = QPushButton("New…")
         self.new_annotator_button.setToolTip("Add an annotator by name")
         self.phase_box = QComboBox()
@@ -125,9 +134,10 @@ class AnnotatePanel(QWidget):
         who = QGroupBox("Annotator")
         form = QFormLayout(who)
         row = QHBoxLayout()
-        row.addWidget(self.annotator_box, 1)
+        row.addWidget(self.you_box, 1)
         row.addWidget(self.new_annotator_button)
-        form.addRow("Name", row)
+        form.addRow("You are", row)
+        form.addRow("Showing", self.annotator_box)
         form.addRow("Phase", self.phase_box)
         form.addRow("Round", self.round_box)
 
@@ -182,12 +192,15 @@ class AnnotatePanel(QWidget):
 
 
     def show_status(self, status: AnnotationStatus | None, polygons: list[Polygon],
-                    done: int | None, total: int) -> None:
+                    done: int | None, total: int, *, returned: bool = False) -> None:
         counts = {c: sum(p.certainty is c for p in polygons) for c in Certainty}
+        word = "returned (rejected by a reviewer)" if returned else STATUS_TEXT[status]
         self.status_label.setText(
-            f"<b>Status:</b> {STATUS_TEXT[status]}<br>{len(polygons)} polygon(s): "
-            f"<span style='color:#ff5050'>{counts[Certainty.CERTAIN]} certain</span>, "
-            f"<span style='color:#40e060'>{counts[Certainty.UNCERTAIN]} uncertain</span>")
+            f"<b>Status:</b> {word}<br>{len(polygons)} polygon(s): "
+            f"<span style='color:{colour_name(Certainty.CERTAIN)}'>"
+            f"{counts[Certainty.CERTAIN]} certain (solid)</span>, "
+            f"<span style='color:{colour_name(Certainty.UNCERTAIN)}'>"
+            f"{counts[Certainty.UNCERTAIN]} uncertain (dashed)</span>")
         self.progress_label.setText("" if done is None else f"Done: {done} of {total} images")
 
     def show_time(self, ms: int, *, paused: bool) -> None:

@@ -1,5 +1,11 @@
 """The project browser: the project's images as a list with thumbnails, a text and a format filter.
 
+In the Annotate tab each image also shows the annotation status of the annotator shown there
+(:meth:`ProjectBrowser.set_statuses`): a mark that differs in shape, not only colour, and the
+word — ``○ not started``, ``◐ in progress``, ``✓ submitted``, ``∅ nothing to annotate``,
+``↩ returned`` (rejected by a reviewer) — and the status box filters the list by it. Images
+outside the annotator's batch have no status line.
+
 Thumbnails are made off the GUI thread (a ``QThreadPool`` of one worker) in the decoding child
 process (:func:`slicereview.engines.imaging.isolated.thumbnail`: only the small picture comes
 back, and a file whose decoder aborts cannot take the program with it) and kept in memory; the
@@ -31,6 +37,14 @@ from slicereview.model import Image
 THUMB = 96
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 FORMAT_ROLE = Qt.ItemDataRole.UserRole + 2
+STATUS_ROLE = Qt.ItemDataRole.UserRole + 3
+TEXT_ROLE = Qt.ItemDataRole.UserRole + 4
+#: Annotation status words and their marks (shape, so colour is never the only cue).
+STATUS_MARKS = {"not started": "○", "in progress": "◐", "submitted": "✓",
+                "nothing to annotate": "∅", "returned": "↩"}
+STATUS_COLOURS = {"not started": QColor(90, 90, 90), "in progress": QColor(0, 90, 170),
+                  "submitted": QColor(0, 120, 60), "nothing to annotate": QColor(100, 100, 100),
+                  "returned": QColor(190, 70, 0)}
 
 
 def qimage_from_grey(array: np.ndarray) -> QImage:
@@ -80,6 +94,16 @@ class ProjectBrowser(QWidget):
         self.format_box = QComboBox()
         self.format_box.setToolTip("Show only images of one format")
         self.format_box.currentIndexChanged.connect(self._apply_filters)
+        self.status_box = QComboBox()
+        self.status_box.setObjectName("status_filter")
+        self.status_box.setToolTip("Show only images with this annotation status (of the "
+                                   "annotator shown in the Annotate tab)")
+        self.status_box.addItem("All statuses")
+        for word, mark in STATUS_MARKS.items():
+            self.status_box.addItem(f"{mark} {word}", word)
+        self.status_box.currentIndexChanged.connect(self._apply_filters)
+        self.status_box.setVisible(False)
+        self._statuses: dict[int, str] = {}
 
         self.list = QListView()
         self.list.setModel(self.model)
@@ -94,6 +118,7 @@ class ProjectBrowser(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
+        layout.addWidget(self.status_box)
         layout.addWidget(self.list, 1)
 
         self._pool = QThreadPool(self)
@@ -140,6 +165,7 @@ class ProjectBrowser(QWidget):
             item.setEditable(False)
             item.setData(image.id, ID_ROLE)
             item.setData(image.format, FORMAT_ROLE)
+            item.setData(text, TEXT_ROLE)
             item.setToolTip(f"{image.case_id}: {path}" + (f"\n{failure}" if failure else ""))
             self.model.appendRow(item)
             self._rows[image.id] = item
@@ -147,7 +173,23 @@ class ProjectBrowser(QWidget):
                 job = _ThumbJob(image, path, self._signals)
                 job.limits = self.limits
                 self._pool.start(job)
+        self.set_statuses(self._statuses if self.status_box.isVisible() else None)
+
+    def set_statuses(self, statuses: dict[int, str] | None) -> None:
+        """Show each image's annotation status (``None``: no statuses, no status filter)."""
+        self._statuses = dict(statuses or {})
+        self.status_box.setVisible(statuses is not None)
+        for image_id, item in self._rows.items():
+            word = self._statuses.get(image_id, "")
+            item.setData(word, STATUS_ROLE)
+            base = item.data(TEXT_ROLE)
+            item.setText(f"{base}\n{STATUS_MARKS[word]} {word}" if word else base)
+            item.setData(STATUS_COLOURS[word] if word == "returned" else None,
+                         Qt.ItemDataRole.ForegroundRole)
         self._apply_filters()
+
+    def status_of(self, image_id: int) -> str:
+        return self._statuses.get(image_id, "")
 
     def select(self, image_id: int) -> None:
         item = self._rows.get(image_id)
@@ -187,7 +229,9 @@ class ProjectBrowser(QWidget):
             item = self.model.item(row)
             fmt_ok = self.format_box.currentIndex() <= 0 or item.data(FORMAT_ROLE) == fmt
             text_ok = not text or text.lower() in item.text().lower()
-            self.list.setRowHidden(row, not (fmt_ok and text_ok))
+            wanted = self.status_box.currentData() if self.status_box.isVisible() else None
+            status_ok = wanted is None or item.data(STATUS_ROLE) == wanted
+            self.list.setRowHidden(row, not (fmt_ok and text_ok and status_ok))
 
     def _on_thumbnail(self, image_id: int, image: QImage) -> None:
         icon = QIcon(QPixmap.fromImage(image))

@@ -18,7 +18,10 @@ the focus to the view), and it claims its keys with ``ShortcutOverride`` so that
 window shortcuts of the same key ("1" is 1:1 zoom elsewhere). Auto-repeated key presses are
 ignored, so holding an arrow key cannot answer several pairs.
 
-Each answer is passed to the engine with its active time (:class:`ActiveClock`), and the next
+Each answer is passed to the engine with its active time (:class:`~slicereview.gui.active_time.
+IdleClock`, the Annotate tab's clock: it runs while the view is shown and the application active,
+and stops after a minute without a key, click, wheel or mouse movement in the view — the label
+beside *Undo* then says "clock paused"), and the next
 pair is shown as soon as the answer is committed (one SQLite transaction and one replay step);
 the session's images are decoded in the background when it opens
 (:class:`~slicereview.gui.prefetch.Prefetcher`), so pairs are shown from memory.
@@ -39,11 +42,12 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview.app.rating import Comparison, Current, GradeRequest, Ranking
+from slicereview.gui.active_time import ClockLabel, IdleClock, TouchOnInput
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.prefetch import Prefetcher
 from slicereview.gui.shortcuts import RATE_ANSWER_KEYS
-from slicereview.gui.views.active_clock import ActiveClock
 from slicereview.gui.views.image_view import ImageView
+from slicereview.gui.views.rate_confirm import confirm_undo
 
 _K = Qt.Key
 PAIR_KEYS = {getattr(_K, f"Key_{name}"): answer for name, answer in RATE_ANSWER_KEYS.items()}
@@ -62,11 +66,12 @@ class CompareView(QWidget):
         super().__init__(parent)
         self._stacks: dict[int, QUndoStack] = {}
         gateway.write_failed.connect(self._on_write_failed)
+        gateway.changed_elsewhere.connect(self._on_changed_elsewhere)
         self.gateway = gateway
         self.session_id: int | None = None
         self.current: Current | None = None
         self._answerable = False
-        self.clock = ActiveClock(self)
+        self.clock = IdleClock(self)
         self.prefetcher = Prefetcher(gateway, self)
 
         self.question = QLabel()
@@ -82,6 +87,8 @@ class CompareView(QWidget):
             self.progress.fontMetrics().horizontalAdvance("answered 9999, about 9999 to go"))
         self.message = QLabel()
         self.message.setStyleSheet("color: #b35c00")
+        self.clock_label = ClockLabel(self.clock)
+        self.clock_label.setObjectName("rate_clock")
         self.left = ImageView(show_histogram=False)
         self.right = ImageView(show_histogram=False)
         self.left.window_changed.connect(self._on_left_window)
@@ -119,6 +126,7 @@ class CompareView(QWidget):
         bottom = QHBoxLayout()
         bottom.addWidget(self.link_box)
         bottom.addWidget(self.message, 1)
+        bottom.addWidget(self.clock_label)
         bottom.addWidget(self.undo_button)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
@@ -128,6 +136,7 @@ class CompareView(QWidget):
         layout.addLayout(bottom)
         self._apply_link(True)
         self._take_keyboard()
+        self.touch = TouchOnInput(self.clock, self)
 
     def _button(self, text: str, tip: str, slot) -> QPushButton:
         button = QPushButton(text)
@@ -184,6 +193,7 @@ class CompareView(QWidget):
         self.question.setText(rs.session.question or "Which image shows more?")
         self._set_labels(rs.labels)
         self.message.clear()
+        self.clock.touch()  # choosing the session is input
         self.show_current(rs.current())
         self.prefetcher.prefetch(list(rs.items))  # later pairs come from memory
         self.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -197,6 +207,7 @@ class CompareView(QWidget):
             button = self._button(f"{g + 1}  {label}", f"Grade {label!r} (key {g + 1})",
                                   lambda _=False, g=g: self.grade(g))
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            button.installEventFilter(self.touch)
             self.grade_row.addWidget(button)
             self.grade_buttons.append(button)
 
@@ -254,8 +265,7 @@ class CompareView(QWidget):
         self.message.clear()
         nxt = self.gateway.rate_answer(self.undo_stack(), self.session_id, choice,
                                        self.clock.elapsed_ms(), (now.left, now.right))
-        if nxt is not None:
-            self.show_current(nxt)
+        self.show_current(nxt if nxt is not None else self._reread())
 
     def grade(self, grade: int) -> None:
         now = self.current
@@ -265,8 +275,23 @@ class CompareView(QWidget):
         self.message.clear()
         nxt = self.gateway.rate_grade(self.undo_stack(), self.session_id, grade,
                                       self.clock.elapsed_ms(), now.image_id)
-        if nxt is not None:
-            self.show_current(nxt)
+        self.show_current(nxt if nxt is not None else self._reread())
+
+    def _reread(self) -> Current:
+        """The session's question as the file has it now (after a refused write, e.g. a pair
+        another instance answered first: never stay stuck on it)."""
+        return self.gateway.rating(self.session_id).current()
+
+    def _on_changed_elsewhere(self) -> None:
+        if self.session_id is None or self.current is None:
+            return
+        try:
+            now = self._reread()
+        except (KeyError, ValueError):
+            return
+        if now != self.current:
+            self.message.setText("Updated: answers were added in another window or instance.")
+            self.show_current(now)
 
     def _on_write_failed(self, message: str) -> None:
         if self.isVisible():
@@ -292,14 +317,23 @@ class CompareView(QWidget):
         history when it has one, else the session's last stored answer (e.g. after reopening)."""
         if self.session_id is None:
             return
+        self.gateway.watch.check()  # answers given elsewhere since: re-read them first
         stack = self.undo_stack()
         if stack.canUndo():
+            count = stack.count()
             stack.undo()
+            if stack.count() < count:  # refused (e.g. answered since elsewhere): say so only
+                self.show_current(self._reread())
+                return
         elif not self.gateway.rating(self.session_id).answer_count:
             self.message.setText("Nothing to undo.")
             return
-        elif not self.gateway.remove_last_answer(stack, self.session_id):
-            return
+        else:
+            ok = confirm_undo(self, self.gateway, self.session_id)
+            self.activateWindow()  # the keys belong to the view again after the question
+            self.setFocus(Qt.FocusReason.OtherFocusReason)
+            if not (ok and self.gateway.remove_last_answer(stack, self.session_id)):
+                return
         self.message.setText("Last answer undone (Ctrl+Shift+Z redoes it).")
         self.show_current(self.gateway.rating(self.session_id).current())
 

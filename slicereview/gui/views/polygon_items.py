@@ -7,7 +7,9 @@ numpy writes directly, so rebuilding a 2,000-vertex outline during a drag costs 
 millisecond. Vertex handles of the selected polygon are one item that paints every handle in
 screen pixels with a single ``drawPoints`` call.
 
-Colours (DESIGN.md glossary): certain is red, uncertain is green.
+Colours (DESIGN.md glossary): certain is red, uncertain is green — or, in the colour-blind
+safe scheme (View menu, remembered), Okabe–Ito orange and sky blue (:func:`set_scheme`).
+Certainty never rests on colour alone: certain outlines are solid, uncertain ones dashed.
 """
 
 from __future__ import annotations
@@ -20,8 +22,29 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
 from slicereview.model import Certainty
 
-#: Outline colours by certainty.
-COLOURS = {Certainty.CERTAIN: QColor(255, 40, 40), Certainty.UNCERTAIN: QColor(40, 230, 70)}
+#: Colour schemes: certain, uncertain.
+SCHEMES = {
+    "standard": (QColor(255, 40, 40), QColor(40, 230, 70)),
+    "colour-blind safe": (QColor(230, 159, 0), QColor(86, 180, 233)),  # Okabe–Ito
+}
+#: Outline colours by certainty (the scheme in use; changed in place by :func:`set_scheme`).
+COLOURS = {Certainty.CERTAIN: SCHEMES["standard"][0],
+           Certainty.UNCERTAIN: SCHEMES["standard"][1]}
+#: Outline style by certainty: the cue that does not depend on colour.
+STYLES = {Certainty.CERTAIN: Qt.PenStyle.SolidLine, Certainty.UNCERTAIN: Qt.PenStyle.DashLine}
+
+
+def set_scheme(name: str) -> None:
+    """Use colour scheme ``name`` (a key of :data:`SCHEMES`) for every polygon drawn from now
+    on (call ``restyle()`` on the layers already shown)."""
+    certain, uncertain = SCHEMES[name]
+    COLOURS[Certainty.CERTAIN] = certain
+    COLOURS[Certainty.UNCERTAIN] = uncertain
+
+
+def colour_name(certainty: Certainty) -> str:
+    """``#rrggbb`` of a certainty in the scheme in use (for rich text)."""
+    return COLOURS[Certainty(certainty)].name()
 #: Outline width in screen pixels (cosmetic pens keep it whatever the zoom).
 PEN_PX = 1.5
 SELECTED_PEN_PX = 2.5
@@ -102,7 +125,8 @@ class PolygonItem(_PaddedPathItem):
 
     def set_style(self, *, selected: bool, fill_alpha: float, outline_only: bool) -> None:
         colour = COLOURS[self.certainty]
-        self.setPen(_pen(colour, SELECTED_PEN_PX if selected else PEN_PX))
+        self.setPen(_pen(colour, SELECTED_PEN_PX if selected else PEN_PX,
+                         STYLES[self.certainty]))
         fill = QColor(colour)
         fill.setAlphaF(0.0 if outline_only else max(0.0, min(1.0, fill_alpha)))
         self.setBrush(QBrush(fill) if fill.alpha() else QBrush(Qt.BrushStyle.NoBrush))
@@ -203,6 +227,7 @@ class PreviewItem(_PaddedPathItem):
         if cursor is not None and len(vertices):
             path.moveTo(float(vertices[-1, 0]), float(vertices[-1, 1]))
             path.lineTo(float(cursor[0]), float(cursor[1]))
-        self.setPen(_pen(COLOURS[Certainty(certainty)], SELECTED_PEN_PX))
+        certainty = Certainty(certainty)
+        self.setPen(_pen(COLOURS[certainty], SELECTED_PEN_PX, STYLES[certainty]))
         self.setPath(path)
 

@@ -3,7 +3,10 @@
 Images appear in rank order (tiers from most to least of the property); each tile shows the
 competition rank ("1224": tied images share the best rank), the tier and the score (sort:
 Bradley–Terry log-strength; exhaustive: win−loss; classify: the grade), and alternating tiers
-have alternating backgrounds so ties are visible. Thumbnails of images already decoded for
+have alternating backgrounds so ties are visible. Captions are dark text on those light tiles
+(contrast at least 4.5:1 whatever the desktop theme) on three lines sized to the longest one, so a
+grade is never cut off. Double-click a tile to see the image large in a
+window of its own, with zoom, pan and window/level. Thumbnails of images already decoded for
 rating are made at once; the others are made off the GUI thread (one worker, in the decoding
 child process) and kept for the life of the project.
 """
@@ -15,6 +18,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QRunnable, QSize, Qt, QThreadPool, Signal
 from PySide6.QtGui import QBrush, QColor, QIcon, QImage, QPixmap
 from PySide6.QtWidgets import (
+    QDialog,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -31,11 +35,15 @@ from slicereview.engines.imaging.display import thumbnail
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.views.browser import qimage_from_grey
+from slicereview.gui.views.image_view import ImageView
 from slicereview.model import Image
 
 THUMB = 128
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 TIER_COLOURS = (QColor(235, 240, 250), QColor(250, 243, 230))
+#: Caption colour on the tier tiles (not the palette's: a dark theme has light text).
+CAPTION = QColor(25, 25, 25)
+PAD = 16
 
 
 class _Signals(QObject):
@@ -91,7 +99,10 @@ class RankingGrid(QWidget):
         self.grid.setResizeMode(QListView.ResizeMode.Adjust)
         self.grid.setMovement(QListView.Movement.Static)
         self.grid.setUniformItemSizes(True)
-        self.grid.setWordWrap(True)
+        self.grid.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.grid.setWordWrap(False)
+        self.grid.itemDoubleClicked.connect(self._on_activated)
+        self.viewers: list[QDialog] = []
         self.export_button = QPushButton("Export CSV…")
         self.export_button.setToolTip("Write the ranking as CSV (the columns of "
                                       "`slicereview ranking --csv`)")
@@ -131,19 +142,57 @@ class RankingGrid(QWidget):
         self.status.clear()
         self.grid.clear()
         labels = rs.labels if kind == "classify" else ()
+        captions = []
         for row in rows:
             score = _fmt_score(row.score, kind)
             if labels and row.score is not None:
                 score = labels[int(row.score)]
             rank = "—" if row.rank is None else f"#{row.rank}"
             tier = "unranked" if row.tier is None else f"tier {row.tier}"
-            item = QListWidgetItem(f"{rank} · {tier}\n{row.case_id} · {score}")
+            caption = f"{rank} · {tier}\n{row.case_id}\n{score}"
+            captions.append(caption)
+            item = QListWidgetItem(caption)
             item.setData(ID_ROLE, row.image_id)
             item.setToolTip(f"{row.file}\nrank {row.rank}, tier {row.tier}, score {row.score}")
             if row.tier is not None:
                 item.setBackground(QBrush(TIER_COLOURS[row.tier % 2]))
+                item.setForeground(QBrush(CAPTION))
             item.setIcon(self._icon(row.image_id))
             self.grid.addItem(item)
+        self._fit_grid(captions)
+
+    def _fit_grid(self, captions: list[str]) -> None:
+        """Tiles as wide as the longest caption line and tall enough for three lines."""
+        fm = self.grid.fontMetrics()
+        lines = [line for c in captions for line in c.split("\n")]
+        wide = max([fm.horizontalAdvance(line) for line in lines] + [THUMB])
+        size = QSize(wide + PAD, THUMB + 3 * fm.lineSpacing() + PAD)
+        self.grid.setGridSize(size)
+        for i in range(self.grid.count()):  # the item, not just its cell, must fit the text
+            self.grid.item(i).setSizeHint(size - QSize(4, 4))
+
+    def _on_activated(self, item: QListWidgetItem) -> None:
+        self.open_large(int(item.data(ID_ROLE)))
+
+    def open_large(self, image_id: int) -> QDialog:
+        """Show one image large in a window of its own (double-click or Enter on a tile)."""
+        image = self.gateway.image(image_id)
+        dialog = QDialog(self)
+        dialog.setWindowTitle(f"{image.case_id} — {Path(image.path).name}")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        view = ImageView(dialog)
+        view.set_image(self.gateway.display(image))
+        layout = QVBoxLayout(dialog)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(view)
+        dialog.view = view  # type: ignore[attr-defined]
+        dialog.image_id = image_id  # type: ignore[attr-defined]
+        dialog.resize(900, 800)
+        dialog.destroyed.connect(lambda *_: self.viewers.remove(dialog)
+                                 if dialog in self.viewers else None)
+        self.viewers.append(dialog)
+        dialog.show()
+        return dialog
 
     def _icon(self, image_id: int) -> QIcon:
         pixmap = self._thumbs.get(image_id)

@@ -4,6 +4,12 @@ It asks for the kind (sort / exhaustive / classify), the rater (an existing name
 created on OK), the image set (or all images, made into a new set), the question, the sort
 algorithm (default :data:`slicereview.engines.ranking.DEFAULT`, ``k`` for top-k) and the labels of
 a classify session. The seed is drawn at random by the store and kept with the session.
+
+The dialog remembers the last choices (user settings, :func:`slicereview.gui.settings.
+rating_choices`): kind, rater, image set (by name), algorithm, labels, and one question for
+pairwise kinds and one for classify. Changing the kind swaps in that kind's question unless the
+user has typed their own for this session (a grade question — "How much …?" — for classify,
+a choice — "Which image shows more …?" — for sort and exhaustive).
 """
 
 from __future__ import annotations
@@ -20,9 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.app.rating import DEFAULT_QUESTION, NewSessionSpec
+from slicereview.app.rating import NewSessionSpec, default_question
 from slicereview.engines.ranking import ALGORITHMS, DEFAULT, DEFAULT_K, estimate_questions
 from slicereview.engines.ranking.scoring import DEFAULT_LABELS
+from slicereview.gui.settings import rating_choices, remember_rating_choices
 from slicereview.model import SessionKind
 
 KINDS = (
@@ -49,10 +56,12 @@ class NewSessionDialog(QDialog):
         self.rater.lineEdit().setPlaceholderText("your name (a new name creates a rater)")
         self.image_set = QComboBox()
         for set_id, name, count in image_sets:
-            self.image_set.addItem(f"{name} ({count} images)", (set_id, count))
+            self.image_set.addItem(f"{name} ({count} images)", (set_id, count, name))
         self.image_set.addItem(f"All images of the project ({all_images}) — new set",
-                               (None, all_images))
-        self.question = QLineEdit(DEFAULT_QUESTION)
+                               (None, all_images, None))
+        self.question = QLineEdit()
+        self.question.textEdited.connect(self._on_question_edited)
+        self._question_edited = False
         self.algorithm = QComboBox()
         for name in ALGORITHMS:
             self.algorithm.addItem(name + (" (default)" if name == DEFAULT else ""), name)
@@ -81,11 +90,49 @@ class NewSessionDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+        self._restore(rating_choices())
         for box in (self.kind, self.algorithm, self.image_set):
             box.currentIndexChanged.connect(self._update)
+        self.kind.currentIndexChanged.connect(self._on_kind)
         self.k.valueChanged.connect(self._update)
+        self._on_kind()
         self._update()
         self.resize(560, self.sizeHint().height())
+
+    def _restore(self, last: dict[str, str]) -> None:
+        self._last = last
+        for box, key in ((self.kind, "kind"), (self.algorithm, "algorithm")):
+            for i in range(box.count()):
+                if str(box.itemData(i)) == last.get(key):
+                    box.setCurrentIndex(i)
+        for i in range(self.image_set.count() - 1):  # by name; "all images" is never kept
+            if self.image_set.itemData(i)[2] == last.get("image_set"):
+                self.image_set.setCurrentIndex(i)
+        self.rater.setCurrentText(last.get("rater", ""))
+        if "labels" in last:
+            self.labels.setText(last["labels"])
+
+    def _question_key(self) -> str:
+        classify = self.kind.currentData() == SessionKind.CLASSIFY
+        return "question_classify" if classify else "question_pairwise"
+
+    def _on_question_edited(self, _text: str) -> None:
+        self._question_edited = True
+
+    def _on_kind(self, *_args: object) -> None:
+        """Swap in the kind's question (the remembered one, else the default) unless typed."""
+        if not self._question_edited:
+            kind = self.kind.currentData()
+            self.question.setText(self._last.get(self._question_key(), default_question(kind)))
+
+    def remember(self) -> None:
+        """Keep this dialog's choices for the next one."""
+        remember_rating_choices({
+            "kind": str(self.kind.currentData()), "rater": self.rater.currentText().strip(),
+            "algorithm": self.algorithm.currentData(), "labels": self.labels.text(),
+            "image_set": self.image_set.currentData()[2] or "",
+            self._question_key(): self.question.text().strip(),
+        })
 
     def _update(self, *_args: object) -> None:
         kind = self.kind.currentData()
@@ -132,4 +179,5 @@ class NewSessionDialog(QDialog):
         if problem:
             QMessageBox.warning(self, "New rating session", problem)
             return
+        self.remember()
         super().accept()

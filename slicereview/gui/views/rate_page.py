@@ -30,6 +30,7 @@ from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.views.compare_view import CompareView
 from slicereview.gui.views.image_view import ImageView
 from slicereview.gui.views.ranking_grid import RankingGrid
+from slicereview.gui.views.rate_confirm import confirm_undo
 from slicereview.gui.views.rate_dialogs import NewSessionDialog
 from slicereview.gui.views.reliability_panel import ReliabilityPanel
 from slicereview.model import SessionKind
@@ -220,6 +221,11 @@ class RatePage(QWidget):
         self.stack.setCurrentWidget(self.grid)
 
     def _undo_finished(self, session_id: int) -> None:
+        """The ranking's *Undo last answer*: the session is finished, so ask first."""
+        ok = confirm_undo(self, self.gateway, session_id)
+        self.activateWindow()  # back from the question: the keys go to this window again
+        if not ok:
+            return
         stack = self.compare.undo_stack(session_id)
         if stack.canUndo():
             stack.undo()

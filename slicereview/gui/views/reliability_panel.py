@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from slicereview.engines.ranking.reliability import (
     OUTLIER_S,
+    SEED,
     ReliabilityReport,
     SessionScores,
     reliability,
@@ -75,7 +76,7 @@ class _Job(QRunnable):
 
     def run(self) -> None:  # worker thread: plain values in, a report out
         try:
-            result: object = reliability(self.scores, randomisations=RANDOMISATIONS)
+            result: object = reliability(self.scores, randomisations=RANDOMISATIONS, seed=SEED)
         except Exception as exc:
             result = str(exc)
         self.signals.done.emit(self.generation, result)

@@ -13,6 +13,7 @@ from scipy import stats
 from slicereview.engines.ranking import Ranking
 from slicereview.engines.ranking.reliability import (
     SessionScores,
+    TimeStats,
     format_report,
     reliability,
     scores_from_ranking,
@@ -86,3 +87,21 @@ def test_degenerate_inputs():
 def test_scores_from_ranking_put_unranked_last():
     s = scores_from_ranking(Ranking(tiers=[["a"], ["b", "c"]], unranked=["d"]))
     assert s == {"a": 0.0, "b": -1.0, "c": -1.0, "d": -2.0}
+
+
+def test_tie_breaks_do_not_depend_on_the_order_sessions_and_images_arrive():
+    """The GUI and the CLI build the same sessions in different orders (the GUI's scores
+    follow answering order, the CLI's the file's order): the report must be the same."""
+    rng = np.random.default_rng(3)
+    t = TimeStats(0, float("nan"), float("nan"), 0, 0.0)
+    grades = {i: int(rng.integers(0, 4)) for i in range(1, 41)}
+    tiers = {i: int(rng.integers(0, 8)) for i in range(1, 41)}
+    a = SessionScores(4, "A", "ann", "classify", {i: float(g) for i, g in grades.items()}, t)
+    b = SessionScores(7, "B", "bob", "sort", {i: -float(v) for i, v in tiers.items()}, t)
+    shuffled = dict(reversed(list(b.scores.items())))
+    b2 = SessionScores(7, "B", "bob", "sort", shuffled, t)
+    one = reliability([a, b], randomisations=20)
+    other = reliability([b2, a], randomisations=20)
+    assert one.pairs[0].kendall_tau_b == other.pairs[0].kendall_tau_b
+    assert one.pairs[0].spearman == other.pairs[0].spearman
+    assert one.icc2k == other.icc2k

@@ -1,0 +1,98 @@
+"""The gateway's reviewing methods (a mixin of ProjectGateway; the rules are in
+:mod:`slicereview.app.review_queue` and :mod:`slicereview.app.review_decisions`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtGui import QUndoStack
+
+from slicereview.app import review_commands, review_image, review_queue
+from slicereview.model import (
+    Rater,
+    Role,
+)
+from slicereview.store import Project
+
+
+class ReviewGateway:
+    """Methods of :class:`~slicereview.gui.gateway.ProjectGateway` for the Review tab."""
+
+    project: Project | None
+    open_project: Project
+
+    # -- review (Review page) --------------------------------------------------------------
+    # Decisions and pins are undoable commands of slicereview.app.review_commands; settings
+    # of the review job (reviewer, queue position, budget, filters) live in the project's meta
+    # under "review." keys, so they travel with the file and come back on reopen.
+
+    def reviewers(self) -> list[Rater]:
+        """Raters with the reviewer role, by name."""
+        raters = self.project.raters() if self.project else []
+        return sorted((r for r in raters if r.role is Role.REVIEWER), key=lambda r: r.name.lower())
+
+    def add_reviewer(self, name: str) -> int:
+        """Create a reviewer; a rater of that name must not exist with another role."""
+        name = name.strip()
+        if not name:
+            raise ValueError("A reviewer needs a name.")
+        existing = self.open_project.rater_by_name(name)
+        if existing is not None:
+            if existing.role is not Role.REVIEWER:
+                raise ValueError(f"{name!r} is already a rater with role {existing.role}.")
+            return existing.id
+        rater_id = self.open_project.add_rater(name, Role.REVIEWER)
+        self.raters_changed.emit()
+        return rater_id
+
+    def annotator_groups(self) -> list[str]:
+        raters = self.project.raters() if self.project else []
+        return sorted({r.group for r in raters if r.group and r.role is Role.ANNOTATOR})
+
+    def review_setting(self, key: str, default: str | None = None) -> str | None:
+        return self.project.meta(f"review.{key}", default) if self.project else default
+
+    def set_review_setting(self, key: str, value: object) -> None:
+        """Remember a review setting in the project (one small transaction)."""
+        if self.project is not None and self.project.meta(f"review.{key}") != str(value):
+            self.project.set_meta(f"review.{key}", str(value))
+
+    def review_rows(self, spec: review_queue.QueueSpec, result: review_queue.QueueResult
+                    ) -> list[review_queue.QueueRow]:
+        """The ranked queue from computed features (statuses read now)."""
+        return review_queue.queue(self.open_project, spec, result)
+
+    def review_image(self, image_id: int, annotation_ids: tuple[int, ...]
+                     ) -> review_image.ReviewImage:
+        return review_image.review_image(self.open_project, image_id, annotation_ids)
+
+    @staticmethod
+    def load_review_image(project_path: str | Path, image_id: int,
+                          annotation_ids: tuple[int, ...]) -> review_image.ReviewImage:
+        """:meth:`review_image` for a worker thread, through its own connection (SQLite
+        connections belong to the thread that opened them)."""
+        with Project.open(project_path) as project:
+            return review_image.review_image(project, image_id, annotation_ids)
+
+    def review_status(self, annotation_ids: tuple[int, ...]) -> str:
+        decided = self.open_project.current_decisions(annotation_ids)
+        return review_queue.review_status(len(decided), len(annotation_ids))
+
+    def decide(self, stack: QUndoStack, reviewer_id: int, annotation_id: int, decision: str,
+               tags: tuple[str, ...] = (), note: str = "", active_ms: int = 0) -> bool:
+        text = {"accept": "Accept", "reject": "Reject",
+                "expert_review": "Expert review"}.get(decision, "Decision")
+        return self.execute(stack, review_commands.Decide(
+            self.open_project, reviewer_id, annotation_id, decision, tuple(tags), note,
+            active_ms, text=f"{text} annotation"))
+
+    def add_pin(self, stack: QUndoStack, reviewer_id: int, image_id: int, note: str,
+                tags: tuple[str, ...] = (), *, box: tuple[float, float, float, float] | None
+                = None, point: tuple[float, float] | None = None) -> bool:
+        return self.execute(stack, review_commands.AddPin(
+            self.open_project, reviewer_id, image_id, note, tuple(tags), box, point))
+
+    def accept_all(self, stack: QUndoStack, reviewer_id: int, image_id: int,
+                   annotation_ids: tuple[int, ...], active_ms: int = 0) -> bool:
+        return self.execute(stack, review_commands.AcceptAll(
+            self.open_project, reviewer_id, image_id, annotation_ids, active_ms=active_ms))
