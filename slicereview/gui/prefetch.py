@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject
 
-from slicereview.engines.imaging.limits import DEFAULT_LIMITS
 from slicereview.engines.imaging.loader import load_display
+from slicereview.gui.background import Jobs
 from slicereview.gui.image_cache import DEFAULT_BUDGET
 from slicereview.model import Image
 
@@ -23,22 +23,9 @@ from slicereview.model import Image
 SHARE = 0.75
 
 
-class _Signals(QObject):
-    done = Signal(int, int, object)  # generation, image id, DisplayImage
-
-
-class _Job(QRunnable):
-    def __init__(self, generation: int, image: Image, path: Path, signals: _Signals) -> None:
-        super().__init__()
-        self.generation, self.image, self.path, self.signals = generation, image, path, signals
-        self.limits = DEFAULT_LIMITS
-
-    def run(self) -> None:  # worker thread: plain data only
-        try:
-            display = load_display(self.path, self.image, isolated=True, limits=self.limits)
-        except Exception:  # the view reports unreadable files when it shows them
-            return
-        self.signals.done.emit(self.generation, self.image.id, display)
+def _decode(path: Path, image: Image, limits: object) -> object:
+    """Worker thread: plain data in, a DisplayImage out (in the decoding child process)."""
+    return load_display(path, image, isolated=True, limits=limits)  # type: ignore[arg-type]
 
 
 class Prefetcher(QObject):
@@ -47,11 +34,8 @@ class Prefetcher(QObject):
     def __init__(self, gateway, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.gateway = gateway
-        self._generation = 0
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._signals = _Signals()
-        self._signals.done.connect(self._on_done)
+        self.jobs = Jobs(self)  # unreadable files are reported when shown, not here
+        self.jobs.done.connect(self._on_done)
         gateway.project_closed.connect(self.cancel)
 
     def prefetch(self, image_ids: list[int]) -> None:
@@ -61,21 +45,19 @@ class Prefetcher(QObject):
             if image_id in self.gateway.cache:
                 continue
             image = self.gateway.image(image_id)
-            job = _Job(self._generation, image, self.gateway.file_of(image), self._signals)
-            job.limits = self.gateway.limits
-            self._pool.start(job)
+            self.jobs.submit(image_id, _decode, self.gateway.file_of(image), image,
+                             self.gateway.limits)
 
     def cancel(self) -> None:
-        self._generation += 1
-        self._pool.clear()  # queued jobs go; a running one finishes and is ignored
+        self.jobs.forget()  # queued jobs go; a running one finishes and is ignored
 
     def wait(self, msecs: int = 30000) -> bool:
         """Block until queued images are decoded (tests, benchmarks)."""
-        return self._pool.waitForDone(msecs)
+        return self.jobs.wait(msecs)
 
-    def _on_done(self, generation: int, image_id: int, display: object) -> None:
+    def _on_done(self, image_id: int, display: object) -> None:
         cache = self.gateway.cache
-        if generation != self._generation or not self.gateway.is_open or image_id in cache:
+        if not self.gateway.is_open or image_id in cache:
             return
         if cache.nbytes + display.data.nbytes > SHARE * DEFAULT_BUDGET:
             self.cancel()

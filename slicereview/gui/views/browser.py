@@ -6,11 +6,12 @@ word — ``○ not started``, ``◐ in progress``, ``✓ submitted``, ``∅ noth
 ``↩ returned`` (rejected by a reviewer) — and the status box filters the list by it. Images
 outside the annotator's batch have no status line.
 
-Thumbnails are made off the GUI thread (a ``QThreadPool`` of one worker) in the decoding child
-process (:func:`slicereview.engines.imaging.isolated.thumbnail`: only the small picture comes
-back, and a file whose decoder aborts cannot take the program with it) and kept in memory; the
-list shows a grey tile until a thumbnail arrives. A file that cannot be shown keeps a dark red
-tile, "(cannot be shown)" under its name and the reason as its tooltip (:meth:`failures`).
+Thumbnails are made off the GUI thread (:class:`~slicereview.gui.background.Jobs`) in the
+decoding child process (:func:`slicereview.engines.imaging.isolated.thumbnail`: only the small
+picture comes back, and a file whose decoder aborts cannot take the program with it) and kept
+in memory; the list shows a grey tile until a thumbnail arrives. A file that cannot be shown
+keeps a dark red tile, "(cannot be shown)" under its name and the reason as its tooltip
+(:meth:`failures`).
 """
 
 from __future__ import annotations
@@ -20,11 +21,8 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import (
     QModelIndex,
-    QObject,
-    QRunnable,
     QSize,
     Qt,
-    QThreadPool,
     Signal,
 )
 from PySide6.QtGui import QColor, QIcon, QImage, QPixmap, QStandardItem, QStandardItemModel
@@ -32,6 +30,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBo
 
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
+from slicereview.gui.background import Jobs
 from slicereview.model import Image
 
 THUMB = 96
@@ -58,24 +57,9 @@ def qimage_from_grey(array: np.ndarray) -> QImage:
     return image.copy()
 
 
-class _ThumbSignals(QObject):
-    done = Signal(int, QImage)
-    failed = Signal(int, str)
-
-
-class _ThumbJob(QRunnable):
-    def __init__(self, image: Image, path: Path, signals: _ThumbSignals) -> None:
-        super().__init__()
-        self.image, self.path, self.signals = image, path, signals
-        self.limits = DEFAULT_LIMITS
-
-    def run(self) -> None:  # worker thread: no widgets here
-        try:
-            tile = isolated.thumbnail(self.path, self.image, THUMB, self.limits)
-        except Exception as exc:  # any failure: the list says why, the program goes on
-            self.signals.failed.emit(self.image.id, str(exc))
-            return
-        self.signals.done.emit(self.image.id, qimage_from_grey(tile))
+def _thumbnail(path: Path, image: Image, limits: Limits) -> QImage:
+    """Worker thread (no widgets): the thumbnail, made in the decoding child process."""
+    return qimage_from_grey(isolated.thumbnail(path, image, THUMB, limits))
 
 
 class ProjectBrowser(QWidget):
@@ -121,11 +105,9 @@ class ProjectBrowser(QWidget):
         layout.addWidget(self.status_box)
         layout.addWidget(self.list, 1)
 
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._signals = _ThumbSignals(self)
-        self._signals.done.connect(self._on_thumbnail)
-        self._signals.failed.connect(self._on_failure)
+        self.jobs = Jobs(self)  # a failure: the list says why, the program goes on
+        self.jobs.done.connect(self._on_thumbnail)
+        self.jobs.failed.connect(self._on_failure)
         self._thumbs: dict[int, QIcon] = {}
         self._failures: dict[int, str] = {}
         #: Size limits of the open project (the main window sets them).
@@ -141,7 +123,7 @@ class ProjectBrowser(QWidget):
     # -- content ---------------------------------------------------------------------------
     def set_images(self, images: list[tuple[Image, Path]]) -> None:
         """Show ``(image, file)`` pairs; thumbnails are requested in the background."""
-        self._pool.clear()
+        self.jobs.forget()
         self.model.clear()
         self._rows.clear()
         formats = sorted({im.format for im, _ in images})
@@ -170,9 +152,7 @@ class ProjectBrowser(QWidget):
             self.model.appendRow(item)
             self._rows[image.id] = item
             if image.id not in self._thumbs and not failure and path.is_file():
-                job = _ThumbJob(image, path, self._signals)
-                job.limits = self.limits
-                self._pool.start(job)
+                self.jobs.submit(image.id, _thumbnail, path, image, self.limits)
         self.set_statuses(self._statuses if self.status_box.isVisible() else None)
 
     def set_statuses(self, statuses: dict[int, str] | None) -> None:
@@ -219,7 +199,7 @@ class ProjectBrowser(QWidget):
         return dict(self._failures)
 
     def wait_for_thumbnails(self, msecs: int = 30000) -> bool:
-        return self._pool.waitForDone(msecs)
+        return self.jobs.wait(msecs)
 
     # -- slots -----------------------------------------------------------------------------
     def _apply_filters(self) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QRunnable, QSize, Qt, QThreadPool, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QIcon, QImage, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
 
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import thumbnail
-from slicereview.engines.imaging.limits import DEFAULT_LIMITS
+from slicereview.engines.imaging.limits import Limits
+from slicereview.gui.background import Jobs
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.views.browser import qimage_from_grey
 from slicereview.gui.views.image_view import ImageView
@@ -46,22 +47,9 @@ CAPTION = QColor(25, 25, 25)
 PAD = 16
 
 
-class _Signals(QObject):
-    done = Signal(int, QImage)
-
-
-class _ThumbJob(QRunnable):
-    def __init__(self, image: Image, path: Path, signals: _Signals) -> None:
-        super().__init__()
-        self.image, self.path, self.signals = image, path, signals
-        self.limits = DEFAULT_LIMITS
-
-    def run(self) -> None:  # worker thread: no widgets, no project connection
-        try:
-            tile = isolated.thumbnail(self.path, self.image, THUMB, self.limits)  # crash-safe
-        except Exception:  # an unreadable file keeps its grey tile (the browser says why)
-            return
-        self.signals.done.emit(self.image.id, qimage_from_grey(tile))
+def _thumbnail(path: Path, image: Image, limits: Limits) -> QImage:
+    """Worker thread (no widgets, no project connection): a crash-safe thumbnail."""
+    return qimage_from_grey(isolated.thumbnail(path, image, THUMB, limits))
 
 
 def _fmt_score(score: float | None, kind: str) -> str:
@@ -83,10 +71,8 @@ class RankingGrid(QWidget):
         self.gateway = gateway
         self.session_id: int | None = None
         self._thumbs: dict[int, QPixmap] = {}
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._signals = _Signals()
-        self._signals.done.connect(self._on_thumb)
+        self.jobs = Jobs(self)  # an unreadable file keeps its grey tile (the browser says why)
+        self.jobs.done.connect(self._on_thumb)
         gateway.project_closed.connect(self._thumbs.clear)
 
         self.title = QLabel()
@@ -204,9 +190,8 @@ class RankingGrid(QWidget):
             pixmap = QPixmap.fromImage(qimage_from_grey(tile))
             self._thumbs[image_id] = pixmap
             return QIcon(pixmap)
-        job = _ThumbJob(image, self.gateway.file_of(image), self._signals)
-        job.limits = self.gateway.limits
-        self._pool.start(job)
+        self.jobs.submit(image_id, _thumbnail, self.gateway.file_of(image), image,
+                         self.gateway.limits)
         grey = QPixmap(THUMB, THUMB)
         grey.fill(QColor(90, 90, 90))
         return QIcon(grey)
@@ -221,7 +206,7 @@ class RankingGrid(QWidget):
 
     def wait_for_thumbnails(self, msecs: int = 10000) -> None:
         """Block until queued thumbnails are decoded (tests and screenshots)."""
-        self._pool.waitForDone(msecs)
+        self.jobs.wait(msecs)
 
     def on_export(self) -> None:
         if self.session_id is None:

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -39,6 +39,7 @@ from slicereview.engines.ranking.reliability import (
     SessionScores,
     reliability,
 )
+from slicereview.gui.background import Jobs
 from slicereview.gui.gateway import ProjectGateway
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -65,21 +66,9 @@ def _table(columns: tuple[str, ...]) -> QTableWidget:
     return table
 
 
-class _Signals(QObject):
-    done = Signal(int, object)  # generation, ReliabilityReport or an error message
-
-
-class _Job(QRunnable):
-    def __init__(self, generation: int, scores: list[SessionScores], signals: _Signals) -> None:
-        super().__init__()
-        self.generation, self.scores, self.signals = generation, scores, signals
-
-    def run(self) -> None:  # worker thread: plain values in, a report out
-        try:
-            result: object = reliability(self.scores, randomisations=RANDOMISATIONS, seed=SEED)
-        except Exception as exc:
-            result = str(exc)
-        self.signals.done.emit(self.generation, result)
+def _compute(scores: list[SessionScores]) -> ReliabilityReport:
+    """Worker thread: plain values in, a report out."""
+    return reliability(scores, randomisations=RANDOMISATIONS, seed=SEED)
 
 
 class ReliabilityPanel(QWidget):
@@ -87,11 +76,9 @@ class ReliabilityPanel(QWidget):
         super().__init__(parent)
         self.gateway = gateway
         self.report: ReliabilityReport | None = None
-        self._generation = 0
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._signals = _Signals()
-        self._signals.done.connect(self._on_done)
+        self.jobs = Jobs(self)
+        self.jobs.done.connect(self._on_done)
+        self.jobs.failed.connect(self._on_done)
         self.choices = QListWidget()
         self.choices.setWordWrap(True)
         self.choices.setMinimumWidth(150)
@@ -180,7 +167,7 @@ class ReliabilityPanel(QWidget):
         Returns ``False`` when fewer than two sessions are ticked."""
         ids = self.checked()
         self.report = None
-        self._generation += 1
+        self.jobs.forget()
         if len(ids) < 2:
             self.summary.setText("Tick at least two finished sessions.")
             return False
@@ -188,22 +175,21 @@ class ReliabilityPanel(QWidget):
         self.summary.setText(f"Computing the agreement of {len(ids)} sessions "
                              f"({RANDOMISATIONS} random tie-breaks)…")
         self.compute_button.setEnabled(False)
-        self._pool.start(_Job(self._generation, scores, self._signals))
+        self.jobs.submit("report", _compute, scores)
         return True
 
     def wait(self, msecs: int = 30000) -> ReliabilityReport | None:
         """Block until a running computation is shown (tests, screenshots)."""
-        self._pool.waitForDone(msecs)
-        QCoreApplication.processEvents()
+        self.jobs.wait(msecs)
         return self.report
 
-    def _on_done(self, generation: int, report: object) -> None:
-        if generation == self._generation:
-            self.compute_button.setEnabled(True)
-            if isinstance(report, ReliabilityReport):
-                self.show_report(report)
-            else:
-                self.summary.setText(f"Cannot compute the agreement: {report}")
+    def _on_done(self, _key: object, report: object) -> None:
+        """A report (``done``) or an error message (``failed``) of the newest computation."""
+        self.compute_button.setEnabled(True)
+        if isinstance(report, ReliabilityReport):
+            self.show_report(report)
+        else:
+            self.summary.setText(f"Cannot compute the agreement: {report}")
 
     def show_report(self, report: ReliabilityReport) -> None:
         self.report = report

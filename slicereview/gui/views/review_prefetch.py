@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 
 from slicereview.engines.imaging.loader import load_display
+from slicereview.gui.background import Jobs
 from slicereview.gui.image_cache import DEFAULT_BUDGET
 from slicereview.gui.prefetch import SHARE
 from slicereview.model import Image
@@ -23,25 +24,12 @@ from slicereview.model import Image
 Key = tuple[int, tuple[int, ...]]
 
 
-class _Signals(QObject):
-    done = Signal(int, object, object, object)  # generation, key, ReviewImage, display
-
-
-class _Job(QRunnable):
-    def __init__(self, generation: int, key: Key, image: Image, image_path: Path,
-                 project_path: Path, load, signals: _Signals) -> None:
-        super().__init__()
-        self.generation, self.key, self.image = generation, key, image
-        self.image_path, self.project_path = image_path, project_path
-        self.load, self.signals = load, signals
-
-    def run(self) -> None:  # worker thread: plain data and its own connection only
-        try:
-            display = load_display(self.image_path, self.image)
-            review = self.load(self.project_path, *self.key)
-        except Exception:  # the page reports problems when it shows the image
-            return
-        self.signals.done.emit(self.generation, self.key, review, display)
+def _prepare(image_path: Path, image: Image, limits: object, project_path: Path, load,
+             key: Key) -> tuple[object, object]:
+    """Worker thread: the image (decoded in the decoding child) and its overlays, read
+    through a connection of its own."""
+    display = load_display(image_path, image, isolated=True, limits=limits)  # type: ignore[arg-type]
+    return load(project_path, *key), display
 
 
 class ReviewPrefetcher(QObject):
@@ -52,26 +40,22 @@ class ReviewPrefetcher(QObject):
     def __init__(self, gateway, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.gateway = gateway
-        self._generation = 0
         self._prepared: dict[Key, object] = {}
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._signals = _Signals()
-        self._signals.done.connect(self._on_done)
+        self.jobs = Jobs(self)  # the page reports problems when it shows the image
+        self.jobs.done.connect(self._on_done)
         gateway.project_closed.connect(self.cancel)
 
     def prefetch(self, keys: list[Key]) -> None:
         """Prepare ``keys`` in this order, forgetting other requests and prepared images."""
-        self._generation += 1
-        self._pool.clear()
+        self.jobs.forget()
         self._prepared = {k: v for k, v in self._prepared.items() if k in keys}
         project = self.gateway.open_project.path
         for key in keys:
             if key in self._prepared:
                 continue
             image = self.gateway.image(key[0])
-            self._pool.start(_Job(self._generation, key, image, self.gateway.file_of(image),
-                                  project, self.gateway.load_review_image, self._signals))
+            self.jobs.submit(key, _prepare, self.gateway.file_of(image), image,
+                             self.gateway.limits, project, self.gateway.load_review_image, key)
 
     def take(self, image_id: int, annotation_ids: tuple[int, ...]):
         """The prepared overlay of this queue row, or ``None``."""
@@ -81,17 +65,17 @@ class ReviewPrefetcher(QObject):
         self._prepared = {k: v for k, v in self._prepared.items() if k[0] != image_id}
 
     def cancel(self) -> None:
-        self._generation += 1
-        self._pool.clear()
+        self.jobs.forget()
         self._prepared.clear()
 
     def wait(self, msecs: int = 30000) -> bool:
-        """Block until queued jobs are done (tests, benchmarks); results arrive as events."""
-        return self._pool.waitForDone(msecs)
+        """Block until queued jobs are done and delivered (tests, benchmarks)."""
+        return self.jobs.wait(msecs)
 
-    def _on_done(self, generation: int, key: Key, review: object, display) -> None:
-        if generation != self._generation or not self.gateway.is_open:
+    def _on_done(self, key: Key, prepared: tuple[object, object]) -> None:
+        if not self.gateway.is_open:
             return
+        review, display = prepared
         self._prepared[key] = review
         cache = self.gateway.cache
         if key[0] not in cache and cache.nbytes + display.data.nbytes <= SHARE * DEFAULT_BUDGET:
