@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from slicereview import __version__
 from slicereview.engines.imaging.display import WindowPreset
 from slicereview.engines.imaging.windowing import volume_auto_window
-from slicereview.gui import busy
+from slicereview.gui import busy, owner_menu
 from slicereview.gui import settings as user_settings
 from slicereview.gui.actions import create_actions
 from slicereview.gui.file_actions import FileActions
@@ -166,6 +166,7 @@ class MainWindow(FileActions, QMainWindow):
             else:
                 view_menu.addAction(a[name])
         self.addActions(list(a.values()))  # shortcuts work wherever the focus is
+        owner_menu.build(self)  # Owner ▸ batches, gold and onboarding, guidelines
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(a["shortcuts"])
         help_menu.addAction(a["about"])
