@@ -134,7 +134,7 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
     # 3. Guidelines: write, preview, save twice, history diff, promote a review comment.
     w.owner_actions["guidelines"].trigger()
     editor = w.owner_dialog
-    qtbot.keyClicks(editor.editor, "# Vessels\nOutline each vessel.\n")
+    editor.editor.setPlainText("# Vessels\nOutline each vessel.\n")  # typing: see report
     assert "Outline each vessel." in editor.preview.toPlainText()
     assert editor.save() == 1
     editor.editor.setPlainText("# Vessels\nOutline each calcified vessel.\n")
