@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image as PILImage
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QImage, QTextDocument
 from skimage import data, io
 
 from slicereview.app.annotating import finish
@@ -134,8 +135,13 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
     # 3. Guidelines: write, preview, save twice, history diff, promote a review comment.
     w.owner_actions["guidelines"].trigger()
     editor = w.owner_dialog
-    editor.editor.setPlainText("# Vessels\nOutline each vessel.\n")  # typing: see report
-    assert "Outline each vessel." in editor.preview.toPlainText()
+    editor.editor.clear()
+    for line in ("# Vessels", "Outline each vessel."):  # QTest has no key for "\n": Return
+        qtbot.keyClicks(editor.editor, line)
+        qtbot.keyClick(editor.editor, Qt.Key.Key_Return)
+    assert "Outline each vessel." not in editor.preview.toPlainText()  # after typing stops
+    qtbot.waitUntil(lambda: "Outline each vessel." in editor.preview.toPlainText(), timeout=2000)
+    assert editor.editor.toPlainText() == "# Vessels\nOutline each vessel.\n"
     assert editor.save() == 1
     editor.editor.setPlainText("# Vessels\nOutline each calcified vessel.\n")
     qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
@@ -143,7 +149,14 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
     assert "+Outline each calcified vessel." in editor.diff.toPlainText()
     assert editor.comments.count() == 1
     editor.comments.setCurrentRow(0)
+    assert not editor.crop.pixmap().isNull()  # the crop the promotion will put in
     assert editor.promote() == 3
+    with Project.open(project_file) as project:
+        entry = project.guideline_entries()[0][0]
+    assert f"entry:{entry}" in editor.editor.toPlainText()
+    picture = editor.preview.document().resource(QTextDocument.ResourceType.ImageResource,
+                                                 QUrl(f"entry:{entry}"))
+    assert isinstance(picture, QImage) and picture.width() > 0  # the crop, in the preview
     with Project.open(project_file) as project:
         assert project.guideline()[0] == 3
         assert "missed part; include the thin rim" in project.guideline()[1]

@@ -5,12 +5,18 @@ reviewer's comment into a guideline entry with an image crop (:mod:`slicereview.
 Saving a changed text makes a new version (the old ones stay: every annotation and review
 names the version in force); saving an unchanged text does nothing. Promoted crops are shown in
 the preview (the Markdown refers to them as ``entry:ID``).
+
+The preview re-renders :data:`PREVIEW_DELAY_MS` after typing stops (a single-shot timer), not
+on every keystroke; each crop is decoded once per dialog (new ones after a promotion) and
+served by :class:`GuidelineBrowser`, which keeps the ``QImage`` objects alive. (Typing never
+crashed the editor: ``QTest.keyClicks`` aborts on a ``"\\n"``, which has no key; the tests
+press Return with ``keyClick``.)
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QFont, QImage, QTextDocument
+from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtGui import QFont, QImage, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -31,14 +37,45 @@ from slicereview.gui.gateway_owner import OwnerGateway
 from slicereview.gui.views.owner_picker import OwnerPicker
 
 ROLE = 0x0100  # Qt.ItemDataRole.UserRole
+PREVIEW_DELAY_MS = 250
 
 
-def show_markdown(browser: QTextBrowser, text: str, crops: dict[int, bytes]) -> None:
+class GuidelineBrowser(QTextBrowser):
+    """A Markdown browser that serves the promoted crops for ``entry:ID`` pictures.
+
+    The crops live in :attr:`crops` (``QImage`` objects this widget keeps alive) and are
+    handed out from :meth:`loadResource`, so re-rendering the text (``setMarkdown`` clears the
+    document, resources added with ``addResource`` included) needs no re-registration.
+
+    Examples
+    --------
+    >>> from PySide6.QtWidgets import QApplication
+    >>> app = QApplication.instance() or QApplication([])
+    >>> browser = GuidelineBrowser()
+    >>> browser.add_crops({7: b"not a png"})
+    >>> browser.crops[7].isNull(), browser.loadResource(2, QUrl("entry:8")) is None
+    (True, True)
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.crops: dict[int, QImage] = {}
+
+    def add_crops(self, crops: dict[int, bytes]) -> None:
+        """Decode the crops not held yet (each one once per browser)."""
+        for entry, png in crops.items():
+            if entry not in self.crops:
+                self.crops[entry] = QImage.fromData(png)
+
+    def loadResource(self, kind: int, url: QUrl) -> object:  # noqa: N802 (Qt's name)
+        if url.scheme() == "entry" and url.path().isdigit():
+            return self.crops.get(int(url.path()))
+        return super().loadResource(kind, url)
+
+
+def show_markdown(browser: GuidelineBrowser, text: str, crops: dict[int, bytes]) -> None:
     """Render guideline Markdown in ``browser`` with the promoted crops as pictures."""
-    document = browser.document()
-    for entry, png in crops.items():
-        document.addResource(QTextDocument.ResourceType.ImageResource,
-                             QUrl(f"entry:{entry}"), QImage.fromData(png))
+    browser.add_crops(crops)
     browser.setMarkdown(text)
 
 
@@ -50,8 +87,10 @@ class GuidelineEditor(QDialog):
         self.picker = OwnerPicker(owner)
         self.editor = QPlainTextEdit()
         self.editor.setFont(QFont("monospace"))
-        self.editor.textChanged.connect(self._preview)
-        self.preview = QTextBrowser()
+        self.preview = GuidelineBrowser()
+        self._render_timer = QTimer(self, singleShot=True, interval=PREVIEW_DELAY_MS)
+        self._render_timer.timeout.connect(self._preview)
+        self.editor.textChanged.connect(self._render_timer.start)
         self.save_button = QPushButton("Save as new version")
         self.save_button.clicked.connect(self.save)
         self.versions = QListWidget()
@@ -59,7 +98,8 @@ class GuidelineEditor(QDialog):
         self.diff = QPlainTextEdit(readOnly=True)
         self.diff.setFont(QFont("monospace"))
         self.comments = QListWidget()
-        self.crop = QLabel()
+        self.comments.currentRowChanged.connect(self._show_crop)
+        self.crop = QLabel(alignment=Qt.AlignmentFlag.AlignCenter)
         self.crop.setMinimumSize(200, 200)
         self.promote_button = QPushButton("Promote into the guidelines (with image crop)")
         self.promote_button.clicked.connect(self.promote)
@@ -120,10 +160,13 @@ class GuidelineEditor(QDialog):
             item = QListWidgetItem(label)
             item.setData(ROLE, review_id)
             self.comments.addItem(item)
+        self._preview()  # at once on opening and after saving, not after the typing delay
 
     def _preview(self) -> None:
-        crops = self.owner.entry_crops() if self.owner.gateway.is_open else {}
-        show_markdown(self.preview, self.editor.toPlainText(), crops)
+        self._render_timer.stop()
+        if self.owner.gateway.is_open:
+            self.preview.add_crops(self.owner.entry_crops())
+        self.preview.setMarkdown(self.editor.toPlainText())
 
     def _show_version(self, row: int) -> None:
         item = self.versions.item(row)
@@ -135,8 +178,6 @@ class GuidelineEditor(QDialog):
         self.diff.setPlainText(self.owner.guideline_diff(older[-1] if older else None, version))
 
     def _show_crop(self, row: int) -> None:
-        from PySide6.QtGui import QPixmap
-
         item = self.comments.item(row)
         self.crop.clear()
         if item is None:

@@ -23,12 +23,11 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QTabWidget,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
-from slicereview.gui.views.guideline_editor import show_markdown
+from slicereview.gui.views.guideline_editor import GuidelineBrowser, show_markdown
 
 if TYPE_CHECKING:
     from slicereview.app.guidelines import GuidelineChanges
@@ -45,7 +44,7 @@ class GuidelineChangesDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"Guidelines (version {changes.version})" if changes.version
                             else "Guidelines")
-        self.text = QTextBrowser()
+        self.text = GuidelineBrowser()
         show_markdown(self.text, changes.text or "This project has no guidelines yet.", crops)
         self.diff = QPlainTextEdit(readOnly=True)
         self.diff.setFont(QFont("monospace"))
