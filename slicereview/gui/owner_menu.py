@@ -40,6 +40,9 @@ def _open(window: MainWindow, name: str) -> QDialog:
     else:
         dialog = GuidelineEditor(owner, window)
     window.owner_dialog = dialog
+    # Closing the dialog hands the keyboard back to the main window (its shortcuts, e.g. F2
+    # on the Annotate tab, need it active; not every window manager or platform does this).
+    dialog.finished.connect(lambda _result: window.activateWindow())
     dialog.show()
     return dialog
 

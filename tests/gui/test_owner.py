@@ -164,16 +164,21 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
     editor.tabs.setCurrentIndex(0)
     _shot(editor, "guidelines")
     editor.close()
+    qtbot.waitUntil(w.isActiveWindow, timeout=2000)  # the keyboard is back in the main window
 
     # 4. The annotator sees the notice; F2 shows what changed and records the look.
-    w.jobs.setCurrentWidget(w.annotate_page)
     page = w.annotate_page
+    page.select_annotator(ids["good"])
+    w.jobs.setCurrentIndex(0)  # the View tab: F2 is the Annotate tab's key only
+    qtbot.keyClick(w.browser, Qt.Key.Key_F2)
+    assert page.guideline_notice.dialog is None
+    w.jobs.setCurrentWidget(w.annotate_page)
     page.select_annotator(ids["good"])
     notice = page.guideline_notice
     assert notice.isVisible() and "version 3" in notice.label.text()
     _shot(w, "annotate_notice")
-    page.view.setFocus()
-    qtbot.keyClick(page.view, Qt.Key.Key_F2)
+    w.browser.setFocus()  # F2 works anywhere in the window while the Annotate tab is shown
+    qtbot.keyClick(w.browser, Qt.Key.Key_F2)
     qtbot.waitUntil(lambda: notice.dialog is not None and notice.dialog.isVisible())
     assert "Outline each calcified vessel." in notice.dialog.diff.toPlainText()
     _shot(notice.dialog, "changes")

@@ -67,7 +67,7 @@ class GuidelineBrowser(QTextBrowser):
             if entry not in self.crops:
                 self.crops[entry] = QImage.fromData(png)
 
-    def loadResource(self, kind: int, url: QUrl) -> object:  # noqa: N802 (Qt's name)
+    def loadResource(self, kind: int, url: QUrl) -> object:
         if url.scheme() == "entry" and url.path().isdigit():
             return self.crops.get(int(url.path()))
         return super().loadResource(kind, url)

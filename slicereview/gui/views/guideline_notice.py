@@ -1,11 +1,12 @@
 """The annotator's guideline notice on the Annotate tab: "Guidelines changed: version N — show
 what changed (F2)" while the guidelines changed since the acting annotator last looked.
 
-F2 (anywhere on the Annotate tab) or the notice's button opens :class:`GuidelineChangesDialog`
-with the newest guidelines and the unified diff since the version the annotator last looked at
-(the whole text the first time); opening it records that they looked
-(:func:`slicereview.app.guidelines.guideline_changes`), and the notice goes away. Attached to
-the page by :func:`install` (one line in the page), so the page itself stays unchanged.
+F2 (anywhere in the main window while the Annotate tab is shown) or the notice's button
+opens :class:`GuidelineChangesDialog` with the newest guidelines and the unified diff since
+the version the annotator last looked at (the whole text the first time); opening it records
+that they looked (:func:`slicereview.app.guidelines.guideline_changes`), and the notice goes
+away. Attached to the page by :func:`install` (one line in the page), so the page itself
+stays unchanged.
 """
 
 from __future__ import annotations
@@ -114,8 +115,10 @@ def install(page: AnnotatePage) -> GuidelineNotice:
     notice current (annotator chosen, project opened, a new guideline version saved)."""
     notice = GuidelineNotice(page)
     page.panel.layout().insertWidget(0, notice)
+    # Window-wide while the page is shown (a hidden tab's shortcuts do not fire): F2 works
+    # with the focus in the image list or the side panel too, not only in the page.
     shortcut = QShortcut(QKeySequence(KEY), page)
-    shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+    shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
     shortcut.activated.connect(notice.open_changes)
     page.panel.annotator_box.currentIndexChanged.connect(notice.refresh)
     page.gateway.project_opened.connect(notice.refresh)
