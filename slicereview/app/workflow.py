@@ -89,13 +89,7 @@ def define_batch(
     """Create a batch with its rules and assignments in one transaction; returns its id."""
     if not image_ids:
         raise ValueError("a batch needs images")
-    if low_action not in ("assign", "review"):
-        raise ValueError(f"low_action must be 'assign' or 'review', got {low_action!r}")
-    if max_annotators < 2:
-        raise ValueError("agreement needs at least two annotators per image")
-    for value, what in ((min_dice, "min_dice"), (alpha_threshold, "alpha_threshold")):
-        if value is not None and not -1.0 <= value <= 1.0:
-            raise ValueError(f"{what} must lie in [-1, 1], got {value}")
+    _check_rules(min_dice, alpha_threshold, max_annotators, low_action)
     with project.transaction():
         batch_id = project.add_batch(name, phase, image_ids, min_dice=min_dice,
                                      alpha_threshold=alpha_threshold,
@@ -105,6 +99,34 @@ def define_batch(
         for group in groups:
             project.assign_batch(batch_id, group=group)
     return batch_id
+
+
+def edit_batch(
+    project: Project, batch_id: int, *, raters: Sequence[int] = (), groups: Sequence[str] = (),
+    min_dice: float | None = None, alpha_threshold: float | None = None,
+    max_annotators: int = 3, low_action: str = "assign",
+) -> None:
+    """Replace a batch's rules and add assignments (existing ones stay: work already given
+    to an annotator is not taken back), in one transaction, with :func:`define_batch`'s checks."""
+    _check_rules(min_dice, alpha_threshold, max_annotators, low_action)
+    with project.transaction():
+        project.set_batch_rules(batch_id, min_dice=min_dice, alpha_threshold=alpha_threshold,
+                                max_annotators=max_annotators, low_action=low_action)
+        for rater_id in raters:
+            project.assign_batch(batch_id, rater_id=rater_id)
+        for group in groups:
+            project.assign_batch(batch_id, group=group)
+
+
+def _check_rules(min_dice: float | None, alpha_threshold: float | None, max_annotators: int,
+                 low_action: str) -> None:
+    if low_action not in ("assign", "review"):
+        raise ValueError(f"low_action must be 'assign' or 'review', got {low_action!r}")
+    if max_annotators < 2:
+        raise ValueError("agreement needs at least two annotators per image")
+    for value, what in ((min_dice, "min_dice"), (alpha_threshold, "alpha_threshold")):
+        if value is not None and not -1.0 <= value <= 1.0:
+            raise ValueError(f"{what} must lie in [-1, 1], got {value}")
 
 
 def batch_annotators(project: Project, batch_id: int) -> list[int]:

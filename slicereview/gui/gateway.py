@@ -27,6 +27,7 @@ from slicereview.engines.imaging.limits import DEFAULT_LIMITS
 from slicereview.engines.imaging.loader import load_display
 from slicereview.gui import busy
 from slicereview.gui.gateway_annotate import AnnotateGateway
+from slicereview.gui.gateway_owner import OwnerGateway
 from slicereview.gui.gateway_rating import RatingGateway
 from slicereview.gui.gateway_review import ReviewGateway
 from slicereview.gui.image_cache import ImageCache
@@ -76,6 +77,7 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         #: main window shows a dialog, without one a write gives up.
         self.ask_retry: Callable[[str], bool] = lambda message: False
         self.busy_patience_s = busy.PATIENCE_S
+        self.owner = OwnerGateway(self)  # batches, gold, pre-filter, guidelines
         #: The lock file and ``data_version`` watch (two instances on one file).
         self.watch = ProjectWatch(self)
         self.watch.changed_elsewhere.connect(self._on_changed_elsewhere)

@@ -25,15 +25,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview import __version__
 from slicereview.engines.imaging.display import WindowPreset
 from slicereview.engines.imaging.windowing import volume_auto_window
-from slicereview.gui import busy
+from slicereview.gui import busy, owner_menu
 from slicereview.gui import settings as user_settings
 from slicereview.gui.actions import create_actions
 from slicereview.gui.file_actions import FileActions
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.sharing import SharingBanner
+from slicereview.gui.view_actions import ViewActions
 from slicereview.gui.views.annotate_page import AnnotatePage
 from slicereview.gui.views.browser import ProjectBrowser
 from slicereview.gui.views.image_view import ImageView
@@ -41,15 +41,6 @@ from slicereview.gui.views.polygon_items import set_scheme
 from slicereview.gui.views.rate_page import RatePage
 from slicereview.gui.views.review_page import ReviewPage
 from slicereview.gui.workers import DemoWorker, ImportWorker
-
-ABOUT = f"""<h3>slicereview {__version__}</h3>
-<p>Rate, annotate and review medical images.</p>
-<p>Demo data: 8 mammograms from the Curated Breast Imaging Subset of DDSM (CBIS-DDSM;
-Sawyer-Lee et al., The Cancer Imaging Archive, 2016, doi:10.7937/K9/TCIA.2016.7O02S9CY),
-licensed CC BY 3.0, as packaged by the <i>mammograms</i> Python package; MRI from the
-packages named in the README.</p>
-<p>slicereview is BSD-3-Clause licensed. It uses Qt for Python (LGPL), pyqtgraph, NumPy,
-SciPy, scikit-image, pydicom and SimpleITK.</p>"""
 
 
 class StartPage(QWidget):
@@ -88,7 +79,7 @@ class StartPage(QWidget):
         self.window_.open_project(Path(item.data(Qt.ItemDataRole.UserRole)))
 
 
-class MainWindow(FileActions, QMainWindow):
+class MainWindow(FileActions, ViewActions, QMainWindow):
     def __init__(self) -> None:
         super().__init__()
         self.setWindowTitle("slicereview")
@@ -186,6 +177,7 @@ class MainWindow(FileActions, QMainWindow):
         self.colour_blind_action.toggled.connect(self.set_colour_blind)
         self.set_colour_blind(self.colour_blind_action.isChecked(), remember=False)
         self.addActions(list(a.values()))  # shortcuts work wherever the focus is
+        owner_menu.build(self)  # Owner ▸ batches, gold and onboarding, guidelines
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(a["shortcuts"])
         help_menu.addAction(a["about"])
@@ -323,80 +315,7 @@ class MainWindow(FileActions, QMainWindow):
     def on_quit(self) -> None:
         self.close()
 
-    # -- view actions ----------------------------------------------------------------------
-    def active_views(self) -> list[ImageView]:
-        """The image views the View menu acts on: those of the current job page.
-
-        A job page may define ``image_views() -> list[ImageView]`` (the rating page returns both
-        sides of its comparison, the annotation page its drawing view); otherwise the viewer.
-        """
-        page = self.jobs.currentWidget()
-        views = getattr(page, "image_views", None)
-        return list(views()) if callable(views) else [self.viewer]
-
-    def on_fit(self) -> None:
-        for view in self.active_views():
-            view.fit()
-
-    def on_actual_size(self) -> None:
-        for view in self.active_views():
-            view.actual_size()
-
-    def on_zoom_in(self) -> None:
-        for view in self.active_views():
-            view.zoom(0.8)
-
-    def on_zoom_out(self) -> None:
-        for view in self.active_views():
-            view.zoom(1.25)
-
-    def on_invert(self) -> None:
-        for view in self.active_views():
-            view.set_inverted(not view.invert_box.isChecked())
-
-    def on_auto_window(self) -> None:
-        for view in self.active_views():
-            view.auto_window()
-
-    def on_brighter(self) -> None:
-        for view in self.active_views():
-            view.adjust(brightness=+1)
-
-    def on_darker(self) -> None:
-        for view in self.active_views():
-            view.adjust(brightness=-1)
-
-    def on_more_contrast(self) -> None:
-        for view in self.active_views():
-            view.adjust(contrast=+1)
-
-    def on_less_contrast(self) -> None:
-        for view in self.active_views():
-            view.adjust(contrast=-1)
-
-    def on_next_image(self) -> None:
-        self.browser.step(+1)
-
-    def on_previous_image(self) -> None:
-        self.browser.step(-1)
-
-    def on_next_slice(self) -> None:
-        self.viewer.step_slice(+1)
-
-    def on_previous_slice(self) -> None:
-        self.viewer.step_slice(-1)
-
-    def on_shortcuts(self) -> None:
-        from slicereview.gui.views.shortcuts_dialog import ShortcutsDialog
-
-        if getattr(self, "shortcuts_dialog", None) is None:
-            self.shortcuts_dialog = ShortcutsDialog(self)
-        self.shortcuts_dialog.show()
-        self.shortcuts_dialog.raise_()
-
-    def on_about(self) -> None:
-        QMessageBox.about(self, "About slicereview", ABOUT)
-
+    # -- view actions: gui/view_actions.py (ViewActions) -----------------------------------
     # -- close -----------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
         """Crash-safe close: every edit is already committed; stop workers, close the file."""

@@ -31,10 +31,8 @@ from slicereview.store.errors import (
     ProjectError,
     ProjectLockedError,
 )
-from slicereview.store.schema import (
-    APPLICATION_ID,
-    MIGRATIONS,
-    SCHEMA_VERSION,
+from slicereview.store.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
+from slicereview.store.schema_check import (
     _names,
     describe_schema,
     expected_schema,

@@ -17,8 +17,6 @@ Conventions:
 
 from __future__ import annotations
 
-import functools
-
 #: ``PRAGMA application_id`` of every slicereview project: ASCII "SRvw".
 APPLICATION_ID = 0x53527677
 
@@ -338,96 +336,3 @@ MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4]
 
 #: The schema version this build writes.
 SCHEMA_VERSION = len(MIGRATIONS)
-
-
-# -- validation ------------------------------------------------------------------------------
-#: Objects SQLite itself may add to any database (ANALYZE statistics, AUTOINCREMENT counters).
-_SQLITE_OWN = ("sqlite_stat1", "sqlite_stat2", "sqlite_stat3", "sqlite_stat4",
-               "sqlite_sequence")
-
-
-def _names(value: object) -> list[str]:
-    """The names in one part of a :func:`describe_schema` result (a dict or a list of names)."""
-    if isinstance(value, dict | list | tuple | set):
-        return [str(v) for v in value]
-    raise TypeError(f"not a list of schema names: {value!r}")
-
-
-def describe_schema(conn: object) -> dict[str, object]:
-    """The shape of a database's schema, comparable between files.
-
-    Returns ``{"tables": {name: [(column, type, notnull, pk, hidden), ...]}, "indexes":
-    {name: table}, "triggers": [names], "views": [names]}``. Automatic indexes (UNIQUE and
-    PRIMARY KEY constraints) and SQLite's own tables are left out. ``conn`` is an
-    :class:`sqlite3.Connection`.
-    """
-    rows = conn.execute(  # type: ignore[attr-defined]
-        "SELECT type, name, tbl_name FROM sqlite_master ORDER BY type, name").fetchall()
-    tables: dict[str, list[tuple]] = {}
-    indexes: dict[str, str] = {}
-    triggers: list[str] = []
-    views: list[str] = []
-    for kind, name, table in rows:
-        if name in _SQLITE_OWN or name.startswith("sqlite_autoindex_"):
-            continue
-        if kind == "table":
-            quoted = '"' + name.replace('"', '""') + '"'
-            columns = conn.execute(  # type: ignore[attr-defined]
-                f"PRAGMA table_xinfo({quoted})").fetchall()
-            tables[name] = [(c[1], str(c[2]).upper(), c[3], c[5], c[6]) for c in columns]
-        elif kind == "index":
-            indexes[name] = table
-        elif kind == "trigger":
-            triggers.append(name)
-        elif kind == "view":
-            views.append(name)
-    return {"tables": tables, "indexes": indexes, "triggers": triggers, "views": views}
-
-
-def expected_schema(migrations: list[str], version: int) -> dict[str, object]:
-    """:func:`describe_schema` of a new file after ``migrations[:version]`` (cached)."""
-    return _expected(tuple(migrations[:version]))
-
-
-@functools.lru_cache(maxsize=8)
-def _expected(scripts: tuple[str, ...]) -> dict[str, object]:
-    import sqlite3
-
-    conn = sqlite3.connect(":memory:")
-    try:
-        for script in scripts:
-            conn.executescript(script)
-        return describe_schema(conn)
-    finally:
-        conn.close()
-
-
-def schema_differences(actual: dict[str, object], expected: dict[str, object]) -> list[str]:
-    """Short phrases naming how ``actual`` differs from ``expected`` (empty: the same).
-
-    Example
-    -------
-    >>> a = {"tables": {"t": [("x", "INT", 0, 0, 0)]}, "indexes": {}, "triggers": ["evil"],
-    ...      "views": []}
-    >>> e = {"tables": {"t": [("x", "INT", 0, 0, 0)], "u": []}, "indexes": {}, "triggers": [],
-    ...      "views": []}
-    >>> schema_differences(a, e)
-    ['table u is missing', 'unknown trigger evil']
-    """
-    found: list[str] = []
-    a_tables, e_tables = actual["tables"], expected["tables"]
-    assert isinstance(a_tables, dict) and isinstance(e_tables, dict)
-    for name in sorted(e_tables):
-        if name not in a_tables:
-            found.append(f"table {name} is missing")
-        elif a_tables[name] != e_tables[name]:
-            found.append(f"the columns of table {name} differ")
-    found += [f"unknown table {n}" for n in sorted(set(a_tables) - set(e_tables))]
-    a_idx, e_idx = actual["indexes"], expected["indexes"]
-    assert isinstance(a_idx, dict) and isinstance(e_idx, dict)
-    found += [f"index {n} is missing" for n in sorted(set(e_idx) - set(a_idx))]
-    found += [f"unknown index {n}" for n in sorted(set(a_idx) - set(e_idx))]
-    for kind in ("triggers", "views"):
-        extra = sorted(set(_names(actual[kind])) - set(_names(expected[kind])))
-        found += [f"unknown {kind[:-1]} {n}" for n in extra]
-    return found

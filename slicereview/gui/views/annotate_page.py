@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from slicereview.gui.active_time import IdleClock
 from slicereview.gui.gateway import ProjectGateway
+from slicereview.gui.views import guideline_notice
 from slicereview.gui.views.annotate_intents import PolygonIntents
 from slicereview.gui.views.annotate_panel import (
     AnnotatePanel,
@@ -92,6 +93,7 @@ class AnnotatePage(PolygonIntents, AnnotatorChoice, AnnotateStatus, QWidget):
         self._ticker.timeout.connect(self._tick)
         self._ticker.start()
         self._set_context_enabled()
+        guideline_notice.install(self)  # "Guidelines changed" + F2 (guideline_notice.py)
 
     # -- layout ----------------------------------------------------------------------------
     def _build(self) -> None:
