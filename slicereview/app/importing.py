@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from slicereview.engines.imaging.errors import ImagingError
@@ -42,6 +42,12 @@ from slicereview.engines.imaging.importer import (
 from slicereview.engines.imaging.limits import Limits
 from slicereview.model import RelinkReport
 from slicereview.store import SUFFIX, Project
+
+#: Image info key: this frame or slice was decoded without harm in the decoding child when it
+#: was imported, so the viewer may decode it in its own process (no child start-up on the first
+#: image shown). Every other image (other frames of the file, images of older projects) is
+#: decoded in the child.
+DECODED_AT_IMPORT = "decoded_at_import"
 
 #: Imported files are read (in the decoding child) and committed in groups of at most this
 #: many files and this many seconds of preparation (see :func:`import_paths`).
@@ -234,6 +240,10 @@ def _store(project: Project, c: _Candidate, result: EntriesOrError, report: Impo
         report.failed.append((str(c.path), _UNEXPECTED))
         return
     info, images = result
+    # The first selected frame or slice was decoded in the decoding child to verify the file:
+    # the viewer may decode exactly that image in-process (see DECODED_AT_IMPORT).
+    images = [replace(images[0], info={**(images[0].info or {}), DECODED_AT_IMPORT: True}),
+              *images[1:]]
     if c.known_source is not None:
         # A volume or multi-frame file already in the project: add only the slices/frames this
         # selection picks that are not there yet (the user may pick more slices later).

@@ -37,17 +37,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from slicereview.engines.agreement.segmentation import (
-    BoxAlpha,
-    LevelAgreement,
-    segmentation_agreement,
-)
 from slicereview.engines.masks import rasterize
 from slicereview.model import Polygon, Review
 from slicereview.store import Project
+
+if TYPE_CHECKING:  # scipy loads with the first review image, not at start-up
+    from slicereview.engines.agreement.segmentation import BoxAlpha, LevelAgreement
 
 
 @dataclass(frozen=True)
@@ -122,6 +121,8 @@ def review_image(project: Project, image_id: int, annotation_ids: Sequence[int])
     for k, w in enumerate(work):
         labels[k] = rasterize(w.polygons, shape)
     used = labels[:len(work)]
+    from slicereview.engines.agreement.segmentation import segmentation_agreement
+
     agreement = segmentation_agreement(labels)
     pins = tuple(r for r in project.reviews(image_id=image_id) if r.is_pin)
     return ReviewImage(

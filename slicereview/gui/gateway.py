@@ -21,7 +21,7 @@ from PySide6.QtGui import QUndoStack
 from slicereview.app import rating as _rating
 from slicereview.app.commands import Changed, Command
 from slicereview.app.errors import NoProjectError
-from slicereview.app.importing import project_limits, relink
+from slicereview.app.importing import DECODED_AT_IMPORT, project_limits, relink
 from slicereview.engines.imaging.display import DisplayImage
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS
 from slicereview.engines.imaging.loader import load_display
@@ -221,7 +221,10 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         return self.open_project.resolve(image.path)
 
     def _load(self, path: Path, image: Image) -> DisplayImage:
-        return load_display(path, image, isolated=True, limits=self.limits)
+        # An image the import already decoded in the child is decoded here (no child start-up
+        # before the first image); any other goes to the child, where an abort is harmless.
+        in_child = not image.info.get(DECODED_AT_IMPORT)
+        return load_display(path, image, isolated=in_child, limits=self.limits)
 
     def display(self, image: Image) -> DisplayImage:
         """Decoded pixels of ``image`` (cached). Raises imaging errors for unreadable files.

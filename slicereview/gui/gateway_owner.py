@@ -16,12 +16,23 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from slicereview.app import guidelines as _guidelines
-from slicereview.app import workflow as _workflow
 from slicereview.model import Batch, Image, Phase, Rater, Role
 
 if TYPE_CHECKING:
     from slicereview.gui.gateway import ProjectGateway
+
+
+def _workflow():  # type: ignore[no-untyped-def]
+    """The workflow job, imported on first use (it loads scipy; the window starts without)."""
+    from slicereview.app import workflow
+
+    return workflow
+
+
+def _guidelines():  # type: ignore[no-untyped-def]
+    from slicereview.app import guidelines
+
+    return guidelines
 
 
 @dataclass(frozen=True)
@@ -101,12 +112,12 @@ class OwnerGateway(QObject):
             raise ValueError("A batch needs a name.")
         if self._project.batch_by_name(name.strip()) or self._project.image_set_id(name.strip()):
             raise ValueError(f"There is already an image set or batch named {name.strip()!r}.")
-        batch_id = _workflow.define_batch(self._project, name.strip(), phase, image_ids, **rules)
+        batch_id = _workflow().define_batch(self._project, name.strip(), phase, image_ids, **rules)
         self.workflow_changed.emit()
         return batch_id
 
     def edit_batch(self, batch_id: int, **rules) -> None:
-        _workflow.edit_batch(self._project, batch_id, **rules)
+        _workflow().edit_batch(self._project, batch_id, **rules)
         self.workflow_changed.emit()
 
     # -- gold and the onboarding pre-filter -------------------------------------------------
@@ -119,7 +130,7 @@ class OwnerGateway(QObject):
         first: reviewers and owners, then annotators)."""
         project = self._project
         found = []
-        for ann in project.annotations(image_id=image_id, status=_workflow.FINISHED):
+        for ann in project.annotations(image_id=image_id, status=_workflow().FINISHED):
             rater = project.rater(ann.rater_id)
             found.append((rater.role is Role.ANNOTATOR, ann.id,
                           f"{rater.name} ({rater.role}) — {ann.phase}, round {ann.round}, "
@@ -127,13 +138,13 @@ class OwnerGateway(QObject):
         return [(i, label) for _, i, label in sorted(found)]
 
     def mark_gold(self, annotation_id: int) -> None:
-        _workflow.mark_gold(self._project, annotation_id)
-        _workflow.score_pending(self._project)
+        _workflow().mark_gold(self._project, annotation_id)
+        _workflow().score_pending(self._project)
         self.workflow_changed.emit()
 
     def import_gold(self, image_id: int, file: str | Path) -> None:
-        _workflow.import_gold_mask(self._project, image_id, file)
-        _workflow.score_pending(self._project)
+        _workflow().import_gold_mask(self._project, image_id, file)
+        _workflow().score_pending(self._project)
         self.workflow_changed.emit()
 
     def onboarding(self, batch_id: int) -> list[OnboardingRow]:
@@ -144,9 +155,9 @@ class OwnerGateway(QObject):
         scores = project.gold_scores()
         decisions = {q.rater_id: q for q in project.qualifications() if q.batch_id == batch_id}
         rows = []
-        for pre in _workflow.prefilter(project, batch_id):
+        for pre in _workflow().prefilter(project, batch_id):
             mine = [scores[a.id] for a in project.annotations(
-                rater_id=pre.rater_id, phase=batch.phase, status=_workflow.FINISHED)
+                rater_id=pre.rater_id, phase=batch.phase, status=_workflow().FINISHED)
                 if a.image_id in images and a.id in scores]
             q = decisions.get(pre.rater_id)
             said = None
@@ -163,7 +174,7 @@ class OwnerGateway(QObject):
 
     def decide(self, batch_id: int, rater_id: int, owner_id: int, go_on: bool | None = None,
                reason: str = "") -> int:
-        found = _workflow.decide(self._project, batch_id, rater_id, owner_id, go_on, reason)
+        found = _workflow().decide(self._project, batch_id, rater_id, owner_id, go_on, reason)
         self.workflow_changed.emit()
         return found
 
@@ -185,7 +196,7 @@ class OwnerGateway(QObject):
     def save_guidelines(self, owner_id: int, text: str) -> int:
         """Save the owner's text; a changed text is a new version. Returns the version."""
         before = self._project.guideline()
-        version = _guidelines.edit_guidelines(self._project, owner_id, text)
+        version = _guidelines().edit_guidelines(self._project, owner_id, text)
         if before is None or before[0] != version:
             self.guidelines_changed.emit(version)
         return version
@@ -205,10 +216,10 @@ class OwnerGateway(QObject):
         return rows[::-1]
 
     def example_crop(self, review_id: int) -> bytes:
-        return _guidelines.example_crop(self._project, review_id)
+        return _guidelines().example_crop(self._project, review_id)
 
     def promote(self, owner_id: int, review_id: int, text: str | None = None) -> int:
-        version, _entry = _guidelines.promote_review(self._project, owner_id, review_id, text)
+        version, _entry = _guidelines().promote_review(self._project, owner_id, review_id, text)
         self.guidelines_changed.emit(version)
         return version
 
@@ -216,10 +227,10 @@ class OwnerGateway(QObject):
         """Entry id → its crop PNG (for ``entry:ID`` pictures in the Markdown)."""
         return {e[0]: e[4] for e in self._project.guideline_entries() if e[4]}
 
-    def changes_for(self, rater_id: int, *, record: bool) -> _guidelines.GuidelineChanges:
+    def changes_for(self, rater_id: int, *, record: bool) -> _guidelines().GuidelineChanges:
         """What changed in the guidelines since an annotator last looked (``record``: they
         look now)."""
-        return _guidelines.guideline_changes(self._project, rater_id, record=record)
+        return _guidelines().guideline_changes(self._project, rater_id, record=record)
 
 
 __all__ = ["OnboardingRow", "OwnerGateway", "Phase"]

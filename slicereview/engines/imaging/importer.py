@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from slicereview.engines.imaging import dicom, raster, volume
 from slicereview.engines.imaging.errors import UnreadableImageError
 from slicereview.engines.imaging.formats import (
     DICOM,
@@ -181,6 +180,8 @@ def read_entries_here(path: str | Path, fmt: str, slices: SliceSelection,
                       limits: Limits = DEFAULT_LIMITS) -> tuple[dict[str, Any], list[NewImage]]:
     """:func:`read_entries` in this process: headers, then the first selected image is
     decoded once (a truncated volume or a missing decoder is refused at import)."""
+    # The readers (pydicom, SimpleITK, scikit-image) load on first use, not at start-up.
+    from slicereview.engines.imaging import dicom, raster, volume
     from slicereview.engines.imaging.loader import load_display
     from slicereview.model import Image
 

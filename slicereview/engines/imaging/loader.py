@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from slicereview.engines.imaging import dicom, raster, volume
 from slicereview.engines.imaging import isolated as child
 from slicereview.engines.imaging.display import DisplayImage
 from slicereview.engines.imaging.errors import UnreadableImageError
@@ -75,11 +74,18 @@ def load_display(path: str | Path, image: Image, *, limits: Limits = DEFAULT_LIM
     child.refuse_known_crash(path)  # a file that crashed the child never reaches a decoder here
     if isolated:
         return child.display(path, image, limits)
+    # Each reader (pydicom, SimpleITK, scikit-image) loads on first use, not at start-up.
     if image.format == DICOM:
+        from slicereview.engines.imaging import dicom
+
         return dicom.load(path, image.frame, limits)
     if image.format in SITK_FORMATS:
+        from slicereview.engines.imaging import volume
+
         return volume.load(path, image.axis, image.slice_index, limits)
     if image.format in RASTER_FORMATS:
+        from slicereview.engines.imaging import raster
+
         return raster.load(path, limits)
     raise UnreadableImageError(
         f"{path.name} has the unknown image format {image.format!r} in the project; "
@@ -88,4 +94,6 @@ def load_display(path: str | Path, image: Image, *, limits: Limits = DEFAULT_LIM
 
 def clear_cache() -> None:
     """Forget the cached volumes (e.g. after closing a project)."""
+    from slicereview.engines.imaging import volume
+
     volume.clear_cache()

@@ -3,41 +3,34 @@ agreement between raters.
 
 The queue functions are imported from their module, ``slicereview.engines.review.priority``
 (``priority``, ``scores``, ``explain``, ``METHODS``): re-exporting the function ``priority`` here
-would shadow the submodule of the same name as a package attribute."""
+would shadow the submodule of the same name as a package attribute.
 
-from slicereview.engines.review.batch import FeatureJob, features_for_batch
-from slicereview.engines.review.evaluation import (
-    MethodEvaluation,
-    ReviewSignal,
-    evaluate_methods,
-    review_relevance,
-)
-from slicereview.engines.review.features import ImageFeatures, image_features
-from slicereview.engines.review.metrics import dcg, ndcg_at_k, precision_at_k, recall_at_k
-from slicereview.engines.review.rankstats import (
-    RankAgreement,
-    RankCorrelations,
-    rank_agreement,
-    rank_correlations,
-    top_n_intersection,
-)
+The names below are loaded on first use (PEP 562): importing one submodule (say ``metrics``)
+does not load scipy through ``features``, so the GUI and CLI start fast.
+"""
 
-__all__ = [
-    "FeatureJob",
-    "ImageFeatures",
-    "MethodEvaluation",
-    "RankAgreement",
-    "RankCorrelations",
-    "ReviewSignal",
-    "dcg",
-    "evaluate_methods",
-    "features_for_batch",
-    "image_features",
-    "ndcg_at_k",
-    "precision_at_k",
-    "rank_agreement",
-    "rank_correlations",
-    "recall_at_k",
-    "review_relevance",
-    "top_n_intersection",
-]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_WHERE = {
+    "FeatureJob": "batch", "features_for_batch": "batch",
+    "MethodEvaluation": "evaluation", "ReviewSignal": "evaluation",
+    "evaluate_methods": "evaluation", "review_relevance": "evaluation",
+    "ImageFeatures": "features", "image_features": "features",
+    "dcg": "metrics", "ndcg_at_k": "metrics", "precision_at_k": "metrics",
+    "recall_at_k": "metrics",
+    "RankAgreement": "rankstats", "RankCorrelations": "rankstats",
+    "rank_agreement": "rankstats", "rank_correlations": "rankstats",
+    "top_n_intersection": "rankstats",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -31,17 +31,20 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from slicereview.engines.agreement import (
-    LevelAgreement,
-    level_agreement,
-    mask_alpha,
-    segmentation_agreement,
-)
+if TYPE_CHECKING:
+    from slicereview.engines.agreement import LevelAgreement
+
+def _agreement() -> Any:
+    """The agreement engine, loaded on first use (scipy.ndimage; not at start-up)."""
+    from slicereview.engines import agreement
+
+    return agreement
+
 
 BoxLevel = Literal["strict", "relaxed"]
 #: A pair of label images ``uint8 (H, W)`` by one annotator on one image: first pass, repeat.
@@ -167,8 +170,8 @@ def intra_rater_alpha(repeats: Sequence[RepeatPair]) -> tuple[float, float]:
     strict, relaxed = [], []
     for first, repeat in repeats:
         pair = np.stack([np.asarray(first), np.asarray(repeat)])
-        strict.append(mask_alpha(pair == 1))
-        relaxed.append(mask_alpha(pair != 0))
+        strict.append(_agreement().mask_alpha(pair == 1))
+        relaxed.append(_agreement().mask_alpha(pair != 0))
     return _mean(strict), _mean(relaxed)
 
 
@@ -179,8 +182,8 @@ def _mean(values: Sequence[float]) -> float:
 
 def _single_annotator(arr: np.ndarray) -> tuple[LevelAgreement, LevelAgreement, int, float]:
     """Strict and relaxed results for one annotator (segmentation_agreement needs two)."""
-    strict = level_agreement(arr == 1)
-    relaxed = level_agreement(arr != 0)
+    strict = _agreement().level_agreement(arr == 1)
+    relaxed = _agreement().level_agreement(arr != 0)
     marked = relaxed.roi_pixels[0]
     uncertain = marked - strict.roi_pixels[0]
     return strict, relaxed, uncertain, (uncertain / marked if marked else 0.0)
@@ -221,7 +224,7 @@ def image_features(
         raise ValueError(f"level must be 'relaxed' or 'strict', got {level!r}")
     arr = _check_labels(labels)
     if arr.shape[0] >= 2:
-        agreement = segmentation_agreement(arr)
+        agreement = _agreement().segmentation_agreement(arr)
         strict, relaxed = agreement.strict, agreement.relaxed
         unsure_pixels, unsure_share = agreement.uncertain_pixels, agreement.uncertain_share
         area_mean, area_std = agreement.area_mean, agreement.area_std
