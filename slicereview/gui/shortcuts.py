@@ -110,6 +110,7 @@ REVIEW_KEYS: list[tuple[str, str]] = [
     ("P, then click", "pin a comment to a point (Esc cancels)"),
     ("H (hold)", "hide every overlay while held"),
     ("M", "heat map: off → relaxed → strict"),
+    ("K", "consensus layer: off → majority vote → STAPLE"),
     ("S", "side by side: one linked pane per annotator"),
     ("Ctrl+Z, Ctrl+Shift+Z", "undo / redo the last decision or pin"),
 ]

@@ -172,3 +172,31 @@ def test_review_heat_map_side_by_side_and_point_pin(qtbot, project_file: Path) -
     views[1].set_window(100, 50)
     assert views[0].window.center == 100 and views[2].window.width == 50
     w.close()
+
+
+def test_consensus_layers_majority_and_staple(qtbot, project_file: Path) -> None:
+    """K cycles the consensus layer: the majority mask drawn is the independent pixel count of
+    the shown labels, and STAPLE (off the GUI thread) draws SimpleITK's mask and names each
+    annotator's sensitivity and specificity."""
+    import numpy as np
+    import SimpleITK as sitk
+
+    w = _open(qtbot, project_file)
+    page: ReviewPage = w.review_page
+    layer = page.consensus
+    labels = np.asarray(page.review.labels)
+    marked = (labels != 0).sum(axis=0)  # relaxed level (the tab's default)
+    qtbot.keyClick(page, Qt.Key.Key_K, _NO)
+    assert layer.mode == "majority" and layer.layer.isVisible()
+    drawn = np.asarray(layer.layer.image).astype(bool)
+    np.testing.assert_array_equal(drawn, marked * 2 > labels.shape[0])
+    assert f"{int(drawn.sum())} px" in layer.summary.text()
+    qtbot.keyClick(page, Qt.Key.Key_K, _NO)
+    assert layer.mode == "STAPLE"
+    qtbot.waitUntil(lambda: "sens./spec." in layer.summary.text(), timeout=20000)
+    images = [sitk.GetImageFromArray((lab != 0).astype(np.uint8)) for lab in labels]
+    expected = sitk.GetArrayFromImage(sitk.STAPLE(images, 1.0)) > 0.5
+    np.testing.assert_array_equal(np.asarray(layer.layer.image).astype(bool), expected)
+    assert len(layer.summary.toolTip().splitlines()) == 1 + labels.shape[0]
+    qtbot.keyClick(page, Qt.Key.Key_K, _NO)
+    assert layer.mode == "off" and not layer.layer.isVisible()

@@ -91,7 +91,7 @@ class ImageView(QWidget):
 
         self.preset_box = QComboBox()
         self.preset_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.preset_box.setToolTip("WindowPreset presets from the file, and an automatic window")
+        self.preset_box.setToolTip("Window presets from the file, and an automatic window")
         self.preset_box.activated.connect(self._on_preset)
         self.invert_box = QCheckBox("Invert")
         self.invert_box.setToolTip("Invert the grey scale (I)")
@@ -112,7 +112,7 @@ class ImageView(QWidget):
 
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 2)
-        for w in (QLabel("WindowPreset:"), self.preset_box, self.invert_box, self.fit_button,
+        for w in (QLabel("Window:"), self.preset_box, self.invert_box, self.fit_button,
                   self.one_button, self.window_label):
             bar.addWidget(w)
         bar.addStretch(1)

@@ -38,6 +38,7 @@ from slicereview.app.review_queue import QueueRow
 from slicereview.gui.active_time import IdleClock
 from slicereview.gui.views.image_view import ImageView
 from slicereview.gui.views.review_actions import ReviewActions
+from slicereview.gui.views.review_consensus import ConsensusLayer
 from slicereview.gui.views.review_decisions_panel import ReviewDecisionsPanel
 from slicereview.gui.views.review_keys import ReviewKeys
 from slicereview.gui.views.review_overlay import ReviewOverlay
@@ -87,6 +88,7 @@ class ReviewPage(ReviewActions, QWidget):
         self.queue_panel = ReviewQueuePanel()
         self.view = ImageView()
         self.overlay = ReviewOverlay(self.view)
+        self.consensus = ConsensusLayer(self.view)  # majority vote / STAPLE (K)
         self.panes = SideBySide()
         self.centre = QStackedWidget()
         self.centre.addWidget(self.view)
@@ -102,7 +104,8 @@ class ReviewPage(ReviewActions, QWidget):
     def _build(self) -> None:
         top = QHBoxLayout()
         for w in (QLabel("Reviewer:"), self.reviewer_box, self.new_reviewer_button,
-                  self.level_box, self.heat_box, self.side_box):
+                  self.level_box, self.heat_box, self.consensus.box, self.side_box,
+                  self.consensus.summary):
             top.addWidget(w)
         top.addStretch(1)
         top.addWidget(self.hover_label)
@@ -277,6 +280,7 @@ class ReviewPage(ReviewActions, QWidget):
             if not keep_view or self.view.display is not display:
                 self.view.set_image(display, keep_view=keep_view)
             self.overlay.set_review(self.review, level)
+            self.consensus.set_review(self.review, level)
         self.panel.set_review(self.review, level, row.features, keep_selection=keep_view)
         self.overlay.mark_box(None)
 
@@ -294,6 +298,9 @@ class ReviewPage(ReviewActions, QWidget):
     def cycle_heat(self) -> None:
         self.heat_box.setCurrentIndex((self.heat_box.currentIndex() + 1) % len(HEAT_MODES))
 
+    def cycle_consensus(self) -> None:
+        self.consensus.cycle()
+
     def _on_side_by_side(self, on: bool) -> None:
         self.centre.setCurrentWidget(self.panes if on else self.view)
         self._redraw()
@@ -307,6 +314,7 @@ class ReviewPage(ReviewActions, QWidget):
     def hold_overlays(self, held: bool) -> None:
         for overlay in self.overlays():
             overlay.hold_hidden(held)
+        self.consensus.hold_hidden(held)
 
     # -- navigation ------------------------------------------------------------------------
     def next_image(self) -> None:
