@@ -71,7 +71,7 @@ class RepeatsBox(QGroupBox):
                 self.list.setCurrentRow(0)
         self.open_button.setEnabled(self.list.currentRow() >= 0)
         if current is not None:
-            text = "<b>Repeat open</b>: your first mask is hidden; Submit saves this pass."
+            text = "<b>Repeat open</b>: your first mask is hidden."
         elif due:
             text = f"{len(due)} to do after your batch."
         else:
