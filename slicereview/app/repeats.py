@@ -96,3 +96,50 @@ def repeat_pairs_for_queue(project: Project, phase: Phase | str,
         if raters is None or first.rater_id in raters:
             out.setdefault(first.image_id, []).append((first, again))
     return out
+
+
+def repeats_due(project: Project, rater_id: int, batch: Sequence[int],
+                phase: Phase | str = Phase.FORMAL, round: int = 1) -> list[Annotation]:
+    """The repeats to offer an annotator now in ``phase``: :func:`pending_repeats` of that
+    phase and round, once every first pass of ``batch`` (the images they work through) is
+    finished — repeats come *after* the batch, never mixed in, so the first mask is as far
+    back in the annotator's memory as the batch allows. Ordered by image.
+
+    >>> import tempfile, pathlib
+    >>> from slicereview.model import NewImage
+    >>> from slicereview.app.annotating import finish
+    >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
+    >>> images = project.add_source(pathlib.Path(__file__), "0" * 64, "png",
+    ...                             [NewImage(8, 8, frame=k) for k in range(3)])
+    >>> ann = project.add_rater("ann")
+    >>> [chosen] = schedule_repeats(project, ann, images, share=0.1)
+    >>> for done, image in enumerate(images, 1):
+    ...     finish(project, project.annotation_for(ann, image, create=True).id,
+    ...            "nothing_to_annotate")
+    ...     print(done, len(repeats_due(project, ann, images)))
+    1 0
+    2 0
+    3 1
+    >>> project.close()
+    """
+    first_round = abs(int(round))
+    done = {a.image_id for a in project.annotations(rater_id=rater_id, phase=phase,
+                                                    round=first_round, status=FINISHED)}
+    if not set(batch) <= done:
+        return []
+    return [a for a in pending_repeats(project, rater_id)
+            if str(a.phase) == str(Phase(phase)) and a.round == -first_round]
+
+
+def repeat_progress(project: Project, rater_ids: Sequence[int], image_ids: Sequence[int],
+                    phase: Phase | str) -> dict[int, tuple[int, int]]:
+    """rater id → ``(to do, done)`` counts of their repeats on ``image_ids`` in ``phase``
+    (done: the repeat is finished)."""
+    wanted = set(int(i) for i in image_ids)
+    out = {int(r): (0, 0) for r in rater_ids}
+    for _first, again in project.repeat_pairs(phase=phase):
+        if again.rater_id in out and again.image_id in wanted:
+            todo, done = out[again.rater_id]
+            finished = again.status in FINISHED
+            out[again.rater_id] = (todo + (not finished), done + finished)
+    return out

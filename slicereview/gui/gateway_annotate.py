@@ -94,3 +94,16 @@ class AnnotateGateway:
 
     def guideline(self) -> tuple[int, str] | None:
         return self.project.guideline() if self.project else None
+
+    def repeats_due(self, rater_id: int, batch: list[int], phase: Phase | str, round: int
+                    ) -> tuple[list[Annotation], int]:
+        """The annotator's repeats offered now (:func:`slicereview.app.repeats.repeats_due`)
+        and how many of their repeats in ``phase`` are not finished at all."""
+        from slicereview.app import repeats
+
+        if self.project is None:
+            return [], 0
+        due = repeats.repeats_due(self.project, rater_id, batch, phase, round)
+        waiting = sum(again.round == -abs(round) and again.status not in repeats.FINISHED
+                      for _, again in self.project.repeat_pairs(rater_id=rater_id, phase=phase))
+        return due, waiting

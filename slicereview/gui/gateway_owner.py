@@ -120,6 +120,37 @@ class OwnerGateway(QObject):
         _workflow().edit_batch(self._project, batch_id, **rules)
         self.workflow_changed.emit()
 
+    # -- repeats (intra-rater agreement; rules in slicereview.app.repeats) ------------------
+    def repeat_progress(self, batch_id: int) -> list[tuple[Rater, int, int]]:
+        """``(annotator, to do, done)`` repeats of each annotator of the batch."""
+        from slicereview.app import repeats
+
+        project = self._project
+        batch = project.batch(batch_id)
+        ids = _workflow().batch_annotators(project, batch_id)
+        counts = repeats.repeat_progress(project, ids, project.image_set(batch.image_set_id),
+                                         batch.phase)
+        raters = {r.id: r for r in project.raters()}
+        return [(raters[r], *counts[r]) for r in ids]
+
+    def schedule_repeats(self, batch_id: int, percent: float, seed: int) -> dict[int, int]:
+        """Schedule ``percent`` % of the batch to come back to each of its annotators
+        (:func:`slicereview.app.repeats.schedule_repeats`, seeded); returns rater id → number
+        of repeated images. Existing repeats are kept."""
+        from slicereview.app import repeats
+
+        project = self._project
+        batch = project.batch(batch_id)
+        images = project.image_set(batch.image_set_id)
+        ids = _workflow().batch_annotators(project, batch_id)
+        if not ids:
+            raise ValueError("Assign annotators to this batch before scheduling repeats.")
+        with project.transaction():
+            out = {r: len(repeats.schedule_repeats(project, r, images, percent / 100.0, seed,
+                                                   batch.phase)) for r in ids}
+        self.workflow_changed.emit()
+        return out
+
     # -- gold and the onboarding pre-filter -------------------------------------------------
     def gold_origin(self, image_id: int) -> str | None:
         gold = self._project.gold(image_id)

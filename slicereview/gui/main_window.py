@@ -120,6 +120,7 @@ class MainWindow(FileActions, ViewActions, QMainWindow):
         self.browser.image_selected.connect(self.show_image)
         self.browser.image_selected.connect(self.annotate_page.show_image)
         self.annotate_page.step_requested.connect(self.browser.step)
+        self.annotate_page.repeats_box.open_requested.connect(self.browser.select)
         self.annotate_page.statuses_changed.connect(self.browser.set_statuses)
         self.browser_dock = QDockWidget("Images", self)
         self.browser_dock.setObjectName("browser_dock")

@@ -43,6 +43,7 @@ from slicereview.gui.views.annotate_panel import (
     make_toolbar,
 )
 from slicereview.gui.views.annotate_people import AnnotatorChoice
+from slicereview.gui.views.annotate_repeats import AnnotateRepeats
 from slicereview.gui.views.annotate_status import AnnotateStatus
 from slicereview.gui.views.draw_tool import DrawTool, Mode
 from slicereview.gui.views.image_view import ImageView
@@ -50,7 +51,7 @@ from slicereview.gui.views.returned_box import ReturnedBox
 from slicereview.model import Annotation
 
 
-class AnnotatePage(PolygonIntents, AnnotatorChoice, AnnotateStatus, QWidget):
+class AnnotatePage(PolygonIntents, AnnotatorChoice, AnnotateRepeats, AnnotateStatus, QWidget):
     #: Ask for the next (+1) or previous (-1) image of the browser.
     step_requested = Signal(int)
     #: ``{image id: status word}`` of the annotator shown (``None`` when the page is hidden).
@@ -85,6 +86,7 @@ class AnnotatePage(PolygonIntents, AnnotatorChoice, AnnotateStatus, QWidget):
         self.guidelines_dialog: GuidelinesDialog | None = None
         self.actions_: dict[str, QAction] = {}
         self._build()
+        self._install_repeats()  # blind second passes (annotate_repeats.py)
         self._wire()
         gateway.write_failed.connect(self._on_write_failed)
         gateway.changed_elsewhere.connect(self._on_changed_elsewhere)
@@ -262,7 +264,7 @@ class AnnotatePage(PolygonIntents, AnnotatorChoice, AnnotateStatus, QWidget):
         rater = self.rater_id
         self.annotation, self._key = None, None
         if rater is not None and self.image_id is not None:
-            self._key = (rater, self.image_id, self.phase, self.round)
+            self._key = (rater, self.image_id, self.phase, self._key_round())
             self.annotation = self.gateway.annotation_for(*self._key)
         polygons = self.gateway.polygons(self.annotation.id) if self.annotation else []
         self.tool.set_polygons(polygons)

@@ -2,6 +2,12 @@
 assignments, and a form to create one (from an image set or the images in the image list) or
 edit one (rules and added assignments; a batch's images and phase stay as created, since work
 may already exist on them). Saves through :mod:`slicereview.app.workflow`.
+
+*Repeats* (intra-rater agreement): for the selected batch, "Schedule repeats" asks every annotator
+of the batch to annotate a seeded share of its images (in %, at least one image) a second time,
+after their first passes, blind (:mod:`slicereview.app.repeats`); the seed is shown and kept so
+a schedule can be reproduced, scheduling again keeps existing repeats, and each annotator's
+repeats to do / done are listed.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -91,6 +98,16 @@ class BatchesDialog(QDialog):
         self.save_button = QPushButton("Create batch")
         self.save_button.setDefault(True)
         self.save_button.clicked.connect(self.save)
+        self.repeat_share = QDoubleSpinBox(decimals=1, minimum=0.5, maximum=100.0,
+                                           singleStep=0.5, value=5.0, suffix=" %")
+        self.repeat_share.setToolTip("Share of the batch each annotator annotates a second "
+                                     "time (at least one image)")
+        self.repeat_seed = QSpinBox(minimum=0, maximum=2_147_483_647, value=0)
+        self.repeat_seed.setToolTip("Seed of the draw: the same seed picks the same images")
+        self.repeat_button = QPushButton("Schedule repeats")
+        self.repeat_button.clicked.connect(self.schedule_repeats)
+        self.repeat_label = QLabel()
+        self.repeat_label.setWordWrap(True)
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #b00020")
@@ -121,6 +138,16 @@ class BatchesDialog(QDialog):
         right = QVBoxLayout()
         right.addLayout(form)
         right.addLayout(buttons)
+        repeats = QGroupBox("Repeats (intra-rater agreement) of the selected batch")
+        row = QHBoxLayout()
+        for w in (QLabel("Share"), self.repeat_share, QLabel("seed"), self.repeat_seed):
+            row.addWidget(w)
+        row.addStretch(1)
+        row.addWidget(self.repeat_button)
+        col = QVBoxLayout(repeats)
+        col.addLayout(row)
+        col.addWidget(self.repeat_label)
+        right.addWidget(repeats)
         right.addWidget(self.message)
         right.addStretch(1)
         body = QHBoxLayout()
@@ -177,6 +204,7 @@ class BatchesDialog(QDialog):
             w.setEnabled(True)
         self.save_button.setText("Create batch")
         self.message.clear()
+        self._show_repeats()
 
     def edit(self, batch_id: int) -> None:
         """Show a batch in the form (its rules; assignments are shown checked)."""
@@ -202,6 +230,7 @@ class BatchesDialog(QDialog):
         self.low_action.setCurrentIndex(self.low_action.findData(batch.low_action))
         self.save_button.setText("Save changes")
         self.message.clear()
+        self._show_repeats()
 
     # -- writing ---------------------------------------------------------------------------
     def _rules(self) -> dict:
@@ -235,3 +264,29 @@ class BatchesDialog(QDialog):
                 self.table.selectRow(row)
         self.message.setText("")
         return batch_id
+
+    # -- repeats ---------------------------------------------------------------------------
+    def _show_repeats(self) -> None:
+        """Each annotator's repeats of the selected batch (to do / done)."""
+        self.repeat_button.setEnabled(self.editing is not None)
+        if self.editing is None:
+            self.repeat_label.setText("Select a batch to schedule repeats.")
+            return
+        rows = self.owner.repeat_progress(self.editing)
+        self.repeat_label.setText("<br>".join(
+            f"{r.name}: {todo} to do, {done} done" for r, todo, done in rows)
+            or "No annotators assigned.")
+
+    def schedule_repeats(self) -> dict[int, int] | None:
+        """Schedule the share of the selected batch for its annotators; returns rater id →
+        repeated images (``None`` on an error, shown in the dialog)."""
+        if self.editing is None:
+            return None
+        try:
+            out = self.owner.schedule_repeats(self.editing, self.repeat_share.value(),
+                                              self.repeat_seed.value())
+        except (ValueError, KeyError, PermissionError) as exc:
+            self.message.setText(str(exc))
+            return None
+        self._show_repeats()
+        return out
