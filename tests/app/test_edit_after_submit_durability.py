@@ -10,8 +10,8 @@ made while the annotation is *in progress*, restores it before the next Submit. 
 ``submitted`` annotation that is not canonical can only be a torn write: the edit reached the
 file and the reopening did not. Each trial's child makes edits of one kind (add, delete, update,
 replace: one :mod:`slicereview.app.annotating` function each, a quarter of the trials). The
-parent kills the child with SIGKILL at seeded moments
-shortly after a Submit (where the first edit happens), reopens the project and checks that.
+parent kills the child with SIGKILL at seeded moments shortly after a Submit (where the first
+edit happens), reopens the project and checks that.
 """
 
 from __future__ import annotations
