@@ -22,6 +22,7 @@ from slicereview.engines.imaging.display import DisplayImage
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS
 from slicereview.engines.imaging.loader import load_display
 from slicereview.gui import busy
+from slicereview.gui.gateway_qa import QAGateway
 from slicereview.gui.image_cache import ImageCache
 from slicereview.gui.undo import UndoCommand
 from slicereview.model import (
@@ -67,6 +68,7 @@ class ProjectGateway(QObject):
         #: main window shows a dialog, without one a write gives up.
         self.ask_retry: Callable[[str], bool] = lambda message: False
         self.busy_patience_s = busy.PATIENCE_S
+        self.qa = QAGateway(self)  # the owner's QA reads (gui/gateway_qa.py)
 
     @property
     def open_project(self) -> Project:
