@@ -40,6 +40,7 @@ import platformdirs
 from slicereview.app.demo_annotations import DEMO_GUIDELINE, add_demo_annotations
 from slicereview.app.demo_ratings import add_demo_ratings
 from slicereview.app.demo_review import add_demo_review
+from slicereview.app.demo_workflow import add_demo_workflow
 from slicereview.engines.motion import simulate_motion
 from slicereview.store import Project, ProjectError, check_file
 
@@ -137,10 +138,11 @@ def build_demo(folder: str | Path | None = None, progress: Progress | None = Non
             raise ProjectError(f"{exc} Delete {path} to rebuild the demo.") from exc
         return path
     from slicereview.app.importing import import_paths
+    from slicereview.app.review_queue import QueueSpec, compute_features
     from slicereview.engines.imaging.importer import parse_slices
 
     mammos, template = mammogram_files(), mni_template_file()
-    steps = 6
+    steps = 7
     report = progress or (lambda done, total, what: None)
     building = folder / (DEMO_FILE + ".building")
     building.unlink(missing_ok=True)
@@ -166,7 +168,11 @@ def build_demo(folder: str | Path | None = None, progress: Progress | None = Non
         report(3, steps, "review batch")
         add_demo_review(project, mammo_ids, images / "review", import_paths,
                         report=lambda what: report(4, steps, what))
-    report(5, steps, "finishing")
+        report(5, steps, "QA workflow: onboarding, pilot, formal, a work package")
+        add_demo_workflow(project, sorted((images / "review").glob("crop_*.png")), images,
+                          import_paths)
+        compute_features(project, QueueSpec())  # the default queue stays cached
+    report(6, steps, "finishing")
     os.replace(building, path)
     report(steps, steps, "done")
     return path

@@ -167,7 +167,9 @@ def merge(project: Project, file: str | Path) -> MergeReport:
     file = Path(file)
     with tempfile.TemporaryDirectory() as tmp:
         manifest, sub = _read(file, Path(tmp))
-        if manifest.get("project_uuid") != project_uuid(project):
+        # meta, not project_uuid(): a refusal must not write (a project never packaged has
+        # no identity yet, and no package can be its own)
+        if manifest.get("project_uuid") != project.meta("project_uuid"):
             raise PackageError(f"{file.name} belongs to another project: nothing merged")
         try:
             pkg = Project.open(sub)

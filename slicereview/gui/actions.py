@@ -12,6 +12,10 @@ from PySide6.QtWidgets import QWidget
 from slicereview.gui.shortcuts import MAIN_ACTIONS
 
 ACTIONS = [row for rows in MAIN_ACTIONS.values() for row in rows]
+#: The File menu's actions between the two separators (import, relink, work packages).
+FILE_ACTIONS = ("import_files", "import_folder", "relink", "export_package", "merge_package")
+#: Actions that need an open project.
+PROJECT_ACTIONS = (*FILE_ACTIONS, "close_project")
 
 
 def create_actions(parent: QWidget) -> dict[str, QAction]:

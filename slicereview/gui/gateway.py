@@ -28,6 +28,7 @@ from slicereview.engines.imaging.loader import load_display
 from slicereview.gui import busy
 from slicereview.gui.gateway_annotate import AnnotateGateway
 from slicereview.gui.gateway_owner import OwnerGateway
+from slicereview.gui.gateway_qa import QAGateway
 from slicereview.gui.gateway_rating import RatingGateway
 from slicereview.gui.gateway_review import ReviewGateway
 from slicereview.gui.image_cache import ImageCache
@@ -77,6 +78,7 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         #: main window shows a dialog, without one a write gives up.
         self.ask_retry: Callable[[str], bool] = lambda message: False
         self.busy_patience_s = busy.PATIENCE_S
+        self.qa = QAGateway(self)  # the owner's QA reads (gui/gateway_qa.py)
         self.owner = OwnerGateway(self)  # batches, gold, pre-filter, guidelines
         #: The lock file and ``data_version`` watch (two instances on one file).
         self.watch = ProjectWatch(self)

@@ -29,9 +29,10 @@ from slicereview.engines.imaging.display import WindowPreset
 from slicereview.engines.imaging.windowing import volume_auto_window
 from slicereview.gui import busy, owner_menu
 from slicereview.gui import settings as user_settings
-from slicereview.gui.actions import create_actions
+from slicereview.gui.actions import FILE_ACTIONS, PROJECT_ACTIONS, create_actions
 from slicereview.gui.file_actions import FileActions
 from slicereview.gui.gateway import ProjectGateway
+from slicereview.gui.qa_actions import QAActions
 from slicereview.gui.sharing import SharingBanner
 from slicereview.gui.view_actions import ViewActions
 from slicereview.gui.views.annotate_page import AnnotatePage
@@ -79,7 +80,7 @@ class StartPage(QWidget):
         self.window_.open_project(Path(item.data(Qt.ItemDataRole.UserRole)))
 
 
-class MainWindow(FileActions, ViewActions, QMainWindow):
+class MainWindow(FileActions, ViewActions, QAActions, QMainWindow):
     def __init__(self) -> None:
         super().__init__()
         self.setWindowTitle("slicereview")
@@ -102,6 +103,7 @@ class MainWindow(FileActions, ViewActions, QMainWindow):
         self.add_job_page(self.rate_page, "Rate")
         self.review_page = ReviewPage(self.gateway)
         self.add_job_page(self.review_page, "Review")
+        self.add_overview_page()  # gui/qa_actions.py
         self.jobs.currentChanged.connect(self._on_job_changed)
         self.start_page = StartPage(self)
         self.stack = QStackedWidget()
@@ -154,7 +156,7 @@ class MainWindow(FileActions, ViewActions, QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addSeparator()
-        for name in ("import_files", "import_folder", "relink"):
+        for name in FILE_ACTIONS:
             file_menu.addAction(a[name])
         file_menu.addSeparator()
         file_menu.addAction(a["close_project"])
@@ -240,7 +242,7 @@ class MainWindow(FileActions, ViewActions, QMainWindow):
         self.setWindowTitle(f"{project.name} — slicereview")
         self.stack.setCurrentWidget(self.jobs)
         self._on_job_changed(self.jobs.currentIndex())
-        for name in ("import_files", "import_folder", "relink", "close_project"):
+        for name in PROJECT_ACTIONS:
             self.actions_[name].setEnabled(True)
         self.refresh_images()
         missing = self.gateway.missing_files()
@@ -256,7 +258,7 @@ class MainWindow(FileActions, ViewActions, QMainWindow):
         self.start_page.refresh()
         self.stack.setCurrentWidget(self.start_page)
         self.browser_dock.hide()
-        for name in ("import_files", "import_folder", "relink", "close_project"):
+        for name in PROJECT_ACTIONS:
             self.actions_[name].setEnabled(False)
 
     def refresh_images(self) -> None:
@@ -329,6 +331,7 @@ class MainWindow(FileActions, ViewActions, QMainWindow):
         # QUndoStack emits signals while being destroyed (DESIGN §9): empty every history now.
         self.annotate_page.clear_undo()
         self.review_page.clear_undo()
+        self.overview_page.stop_workers()
         self.rate_page.compare.clear_stacks()
         s = user_settings.settings()
         s.setValue("main_window/geometry", self.saveGeometry())

@@ -1,0 +1,107 @@
+"""File ▸ Export work package… and Merge work package…: real dialogs and workers, paths from a
+patched QFileDialog, the result checked in the project files."""
+
+from __future__ import annotations
+
+import hashlib
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
+
+from slicereview.app.demo_workflow import return_package
+from slicereview.gui.views.package_dialog import PackageDialog
+from slicereview.model import Polygon
+from slicereview.store import Project
+from tests.app.qa_project import build
+
+
+@pytest.fixture
+def qa_path(tmp_path: Path) -> Path:
+    folder = tmp_path / "qa"
+    folder.mkdir()
+    return build(folder, images=12)
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def messages(monkeypatch) -> list[tuple[str, str]]:
+    said: list[tuple[str, str]] = []
+    for kind in ("information", "warning", "critical"):
+        monkeypatch.setattr(QMessageBox, kind, lambda parent, title, text, *a, _k=kind, **k:
+                            said.append((_k, text)))
+    return said
+
+
+def test_export_then_merge_back(open_window, qtbot, qa_path: Path, tmp_path: Path,
+                                monkeypatch, messages) -> None:
+    w = open_window(qa_path)
+    assert w.actions_["export_package"].isEnabled() and w.actions_["merge_package"].isEnabled()
+    menu = [a.text() for a in w.menuBar().actions()[0].menu().actions()]
+    assert "&Export work package…" in menu and "&Merge work package…" in menu
+
+    def choose(dialog: PackageDialog) -> int:
+        assert dialog.annotator_box.findText("a0-1") >= 0
+        dialog.annotator_box.setCurrentText("a0-1")
+        batches = [dialog.batch_box.itemText(k) for k in range(dialog.batch_box.count())]
+        assert batches[1:] == ["onboarding", "formal"]      # a0-1 is not in the pilot
+        dialog.batch_box.setCurrentText("formal")
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(PackageDialog, "exec", choose)
+    sent = tmp_path / "a0-1"                               # ".zip" is added
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(sent), ""))
+    w.actions_["export_package"].trigger()
+    qtbot.waitUntil(lambda: w._package_worker is None, timeout=30000)
+    sent = sent.with_suffix(".zip")
+    assert messages[-1][0] == "information" and str(sent) in messages[-1][1]
+    with zipfile.ZipFile(sent) as zf:
+        assert "manifest.json" in zf.namelist() and "project.srproj" in zf.namelist()
+
+    # the annotator outlines one more region on their first formal image, elsewhere
+    def work(remote: Project) -> None:
+        rater = remote.rater_by_name("a0-1").id
+        ann = remote.annotations(rater_id=rater, phase="formal")[0]
+        polys = remote.polygons(ann.id)
+        square = np.array([[50, 50], [58, 50], [58, 58], [50, 58]], float)
+        remote.replace_polygons(ann.id, [*polys, Polygon(square)])
+
+    back = return_package(sent, tmp_path / "back.zip", work)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(back), ""))
+    w.actions_["merge_package"].trigger()
+    qtbot.waitUntil(lambda: w._package_worker is None, timeout=30000)
+    assert messages[-1][0] == "information"
+    assert "0 added, 1 updated" in messages[-1][1] and "0 conflicts" in messages[-1][1]
+    with Project.open(qa_path) as p:
+        ann = p.annotations(rater_id=p.rater_by_name("a0-1").id, phase="formal")[0]
+        assert any(np.allclose(q.vertices[0], [50, 50]) for q in p.polygons(ann.id))
+    # merging twice adds nothing
+    w.actions_["merge_package"].trigger()
+    qtbot.waitUntil(lambda: w._package_worker is None, timeout=30000)
+    assert "0 added, 0 updated" in messages[-1][1]
+
+
+def test_refused_package_leaves_the_project_untouched(open_window, qtbot, qa_path: Path,
+                                                      tmp_path: Path, monkeypatch,
+                                                      messages) -> None:
+    other_folder = tmp_path / "other"
+    other_folder.mkdir()
+    other = build(other_folder, images=12, seed=3)
+    from slicereview.app.packages import package
+
+    with Project.open(other) as p:
+        foreign = package(p, "a2-1", tmp_path / "foreign.zip")
+    w = open_window(qa_path)
+    qtbot.wait(300)          # opening settles first (the pages read and may stamp the file)
+    before = _sha(qa_path)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(foreign), ""))
+    w.actions_["merge_package"].trigger()
+    qtbot.waitUntil(lambda: w._package_worker is None, timeout=30000)
+    kind, text = messages[-1]
+    assert kind == "warning" and "\n" not in text and "project" in text.lower()
+    assert _sha(qa_path) == before
