@@ -109,7 +109,7 @@ class OverviewPage(QWidget):
         split = QSplitter()
         split.addWidget(self.matrix)
         split.addWidget(pair_side)
-        split.setSizes([640, 360])
+        split.setSizes([780, 320])
         curve_row = QHBoxLayout()
         curve_row.addWidget(QLabel("Phase:"))
         curve_row.addWidget(self.phase_box)
@@ -128,10 +128,11 @@ class OverviewPage(QWidget):
             "LOO Δ strict α: mean over images with three or more annotators of α (nominal, "
             "strict, image level) without the annotator minus α with all; positive means "
             "agreement rises without them.")]), "Annotators")
+        split.setMinimumHeight(300)
         self.sections.addTab(section([split, note(
             "Cells: mean pairwise Krippendorff's α (nominal, strict, image level) over the "
             "images both annotated; colour by band (≤ 0.1 disagreement, ≤ 0.667 low, ≤ 0.8 "
-            "moderate, high).")]), "Agreement")
+            "moderate, high).")], fill=True), "Agreement")
         self.sections.addTab(section([self.hist["strict"], self.hist["relaxed"]]),
                              "α histograms")
         curve_plots = QHBoxLayout()

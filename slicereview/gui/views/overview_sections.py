@@ -24,16 +24,18 @@ def note(text: str) -> QLabel:
     return label
 
 
-def section(parts: list[QWidget | QLayout]) -> QScrollArea:
-    """Widgets and layouts stacked in a vertically scrolling page."""
+def section(parts: list[QWidget | QLayout], *, fill: bool = False) -> QScrollArea:
+    """Widgets and layouts stacked in a vertically scrolling page; ``fill``: the first part
+    takes the free height (else the parts keep their size, top-aligned)."""
     inner = QWidget()
     layout = QVBoxLayout(inner)
-    for part in parts:
+    for k, part in enumerate(parts):
         if isinstance(part, QLayout):
             layout.addLayout(part)
         else:
-            layout.addWidget(part)
-    layout.addStretch(1)
+            layout.addWidget(part, 1 if fill and k == 0 else 0)
+    if not fill:
+        layout.addStretch(1)
     scroll = QScrollArea()
     scroll.setWidgetResizable(True)
     scroll.setWidget(inner)

@@ -37,6 +37,15 @@ def new_table(columns: list[str]) -> QTableWidget:
     return table
 
 
+def fit_height(table: QTableWidget) -> None:
+    """Make the table as tall as its rows (the page scrolls, not the table)."""
+    table.resizeRowsToContents()
+    height = (table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
+              + sum(table.rowHeight(r) for r in range(table.rowCount()))
+              + table.horizontalScrollBar().sizeHint().height())
+    table.setFixedHeight(max(height, 60))
+
+
 def _fill(table: QTableWidget, rows: list[list[str]], left: int) -> None:
     table.setRowCount(len(rows))
     for r, row in enumerate(rows):
@@ -45,6 +54,7 @@ def _fill(table: QTableWidget, rows: list[list[str]], left: int) -> None:
             align = Qt.AlignmentFlag.AlignLeft if c < left else Qt.AlignmentFlag.AlignRight
             item.setTextAlignment(align | Qt.AlignmentFlag.AlignVCenter)
             table.setItem(r, c, item)
+    fit_height(table)
 
 
 def fill_acceptance(table: QTableWidget, data: Any) -> None:
@@ -63,6 +73,9 @@ def fill_onboarding(table: QTableWidget, data: Any) -> None:
                          r["decision"] or "not decided", r["by"] or "", r["when"] or "",
                          r["why"]])
     _fill(table, rows, 2)
+    for r in range(table.rowCount()):  # the reason is text: left-aligned like the names
+        table.item(r, len(ONBOARDING) - 1).setTextAlignment(
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
 
 
 def fill_quality(table: QTableWidget, data: Any) -> None:
@@ -79,24 +92,29 @@ def fill_matrix(table: QTableWidget, data: Any) -> list[int]:
     table.clear()
     table.setRowCount(len(ids))
     table.setColumnCount(len(ids))
-    table.setHorizontalHeaderLabels(names)
-    table.setVerticalHeaderLabels(names)
+    # numbered columns (names can be long); the rows carry number and name
+    table.setHorizontalHeaderLabels([str(k + 1) for k in range(len(ids))])
+    table.setVerticalHeaderLabels([f"{k + 1}  {n}" for k, n in enumerate(names)])
     table.verticalHeader().setVisible(True)
+    for k, name in enumerate(names):
+        table.horizontalHeaderItem(k).setToolTip(name)
     for r, a in enumerate(ids):
         for c, b in enumerate(ids):
             key = (min(a, b), max(a, b))
-            if a == b:
+            n = data.agreement.pair_images.get(key, 0) if a != b else 0
+            if n == 0:
                 item = QTableWidgetItem("")
                 item.setFlags(Qt.ItemFlag.NoItemFlags)
+                if a != b:
+                    item.setToolTip(f"{names[r]} and {names[c]} share no image")
             else:
                 value = data.agreement.pairwise.get(key, math.nan)
-                n = data.agreement.pair_images.get(key, 0)
                 item = QTableWidgetItem(f"{_fmt(value)}\n{n} img")
                 item.setData(PAIR_ROLE, key)
                 item.setToolTip(f"{names[r]} × {names[c]}: mean strict α over {n} image(s); "
                                 "click to list where they disagree most")
             item.setBackground(QBrush(QColor(_colour(
-                data.agreement.pairwise.get(key, math.nan) if a != b else math.nan))))
+                data.agreement.pairwise.get(key, math.nan) if n else math.nan))))
             item.setForeground(QBrush(QColor("#222")))
             item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
             table.setItem(r, c, item)
