@@ -1,22 +1,41 @@
 """Background work with a progress dialog (and a Cancel button where the work can stop).
 
-Each worker runs in a ``QThread``; the importer opens its own project connection (SQLite
-connections are not shared across threads). Progress and the result come back as queued
-signals; connect them to bound methods of objects in the GUI thread.
+Each worker runs in a plain Python thread (:meth:`Worker.start`) and opens its own project
+connection (SQLite connections are not shared across threads). Progress and the result come
+back as queued signals; connect them to bound methods of objects in the GUI thread.
 """
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, Signal
 
 from slicereview.store import Project
 
 if TYPE_CHECKING:  # the imaging engines (pydicom, SimpleITK) load when an import starts
     from slicereview.app.importing import ImportReport
     from slicereview.engines.imaging.importer import SliceSelection
+
+
+class WorkerThread:
+    """The handle :meth:`Worker.start` returns (``quit``/``wait``/``isRunning`` as a QThread's,
+    so callers stop and join it the same way)."""
+
+    def __init__(self, thread: threading.Thread) -> None:
+        self.thread = thread
+
+    def quit(self) -> None:
+        """Nothing to do: the thread ends when :meth:`Worker.work` returns (Cancel asks it)."""
+
+    def wait(self, msecs: int = 30000) -> bool:
+        self.thread.join(msecs / 1000.0)
+        return not self.thread.is_alive()
+
+    def isRunning(self) -> bool:
+        return self.thread.is_alive()
 
 
 class Worker(QObject):
@@ -29,7 +48,7 @@ class Worker(QObject):
     def __init__(self) -> None:
         super().__init__()
         self._cancel = False
-        self._thread: QThread | None = None
+        self._thread: WorkerThread | None = None
 
     def cancel(self) -> None:
         self._cancel = True
@@ -37,14 +56,18 @@ class Worker(QObject):
     def work(self) -> object:
         raise NotImplementedError
 
-    def start(self) -> QThread:
-        thread = QThread()
+    def start(self) -> WorkerThread:
+        """Run :meth:`work` in a plain Python thread; returns its handle.
+
+        The worker object stays in the GUI thread (its signals, emitted from the work thread,
+        are queued to it): no Qt object is moved to, owned by or deleted in another thread, so
+        the GUI thread's garbage collector can never wait on one (a ``QObject`` moved to a
+        ``QThread`` deadlocked that way while a report rendered).
+        """
+        thread = WorkerThread(threading.Thread(target=self.run, daemon=True,
+                                               name=type(self).__name__))
         self._thread = thread
-        self.moveToThread(thread)
-        thread.started.connect(self.run)
-        self.finished.connect(thread.quit)
-        self.failed.connect(thread.quit)
-        thread.start()
+        thread.thread.start()
         return thread
 
     def run(self) -> None:
