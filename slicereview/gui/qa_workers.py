@@ -101,8 +101,20 @@ class HtmlReportWorker(Worker):
         self.data, self.out = data, Path(out)
 
     def work(self) -> object:
-        from slicereview.app.report import render
+        # matplotlib draws in a child process: drawing it in a thread of the GUI process
+        # deadlocked when the GUI thread's garbage collector finalised an earlier figure
+        # (matplotlib's Agg renderer lock is held by the drawing thread).
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
 
         self.progress.emit(0, 0, "html")
-        self.out.write_text(render(self.data), encoding="utf-8")  # type: ignore[arg-type]
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            pool.submit(_write_html, self.data, self.out).result()
         return self.out
+
+
+def _write_html(data: object, out: Path) -> None:
+    """Child process: render the report values to ``out``."""
+    from slicereview.app.report import render
+
+    out.write_text(render(data), encoding="utf-8")  # type: ignore[arg-type]
