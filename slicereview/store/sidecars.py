@@ -20,6 +20,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -60,6 +61,11 @@ def check_wal(path: Path, header: bytes) -> None:
         )
 
 
+#: How long a journal may take to disappear (another process committing) before it is checked
+#: as a leftover.
+ACTIVE_JOURNAL_WAIT_S = 2.0
+
+
 def check_journal(path: Path, check: Callable[[Path], int]) -> None:
     """Refuse a hot journal that does not belong to the project at ``path``.
 
@@ -68,7 +74,14 @@ def check_journal(path: Path, check: Callable[[Path], int]) -> None:
     project in a temporary folder first; if the copy then fails ``check``, the journal is
     foreign or damaged and the project is refused untouched.
     """
-    if not has_live_journal(path):
+    # Another process's transaction in progress has a journal too (deleted at its commit, a
+    # few milliseconds later): wait a moment before taking a journal for a leftover one.
+    deadline = time.monotonic() + ACTIVE_JOURNAL_WAIT_S
+    while has_live_journal(path):
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(0.02)
+    else:
         return
     journal = journal_path(path)
     with tempfile.TemporaryDirectory(prefix="slicereview-journal-") as folder:
