@@ -34,6 +34,8 @@ import numpy as np
 from slicereview.app import qa_stats, report_plots
 from slicereview.app.report_agreement import InterRater, inter_rater
 from slicereview.app.report_classes import TARGET, QuestionAnalysis, analyse_questions
+from slicereview.app.report_format import colour as _colour
+from slicereview.app.report_format import fmt as _fmt
 from slicereview.app.workflow import prefilter, score_pending
 from slicereview.model import Phase, Role
 from slicereview.store import Project
@@ -61,11 +63,6 @@ class ReportData:
     questions: list[QuestionAnalysis] = field(default_factory=list)
     flags: dict[str, int] = field(default_factory=dict)
     subset: str = "all annotators"
-
-
-def _fmt(value: float | None, digits: int = 3) -> str:
-    return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else (
-        f"{value:.{digits}f}")
 
 
 def _quality(project: Project, agreement: InterRater) -> list[dict[str, Any]]:
@@ -191,16 +188,6 @@ def _table(head: list[str], rows: list[list[str]], left: int = 1) -> str:
 
 def _img(b64: str, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{b64}">'
-
-
-def _colour(alpha: float) -> str:
-    if math.isnan(alpha):
-        return "#fff"
-    if alpha <= 0.1:
-        return "#f4a6a6"
-    if alpha <= 0.667:
-        return "#f8d49a"
-    return "#fff3a8" if alpha <= 0.8 else "#b9e4b0"
 
 
 def _matrix(data: ReportData) -> str:

@@ -60,6 +60,14 @@ def run(project: Path | None = None, *, screenshot: Path | None = None,
     _ensure_platform(screenshot)
     app = application()
     from slicereview.gui import settings as user_settings
+
+    if project is None and screenshot is None:
+        recent = [p for p in user_settings.recent_projects() if p.is_file()]
+        project = recent[0] if recent else None
+    if project is not None:  # thumbnails need the decoding child: start it beside the window
+        from slicereview.engines.imaging import isolated
+
+        isolated.prestart()
     from slicereview.gui.main_window import MainWindow
 
     window = MainWindow()
@@ -67,9 +75,6 @@ def run(project: Path | None = None, *, screenshot: Path | None = None,
         window.restore_layout()
     else:
         window.resize(*_parse_size(size))
-    if project is None and screenshot is None:
-        recent = [p for p in user_settings.recent_projects() if p.is_file()]
-        project = recent[0] if recent else None
     if project is not None and not window.open_project(Path(project)) and screenshot:
         return 2
     window.show()

@@ -3,11 +3,14 @@
 The centre is a tab widget. "View" (the image viewer) is always there; the rating, annotation
 and review jobs add their own tab through :meth:`MainWindow.add_job_page` when they exist —
 there are no placeholder pages. Without an open project the centre shows a start page.
+The Rate, Review and Overview pages are built when first shown or used
+(:mod:`slicereview.gui.views.job_tabs`: about half a second less start-up).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent
@@ -20,7 +23,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QStackedWidget,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -38,10 +40,13 @@ from slicereview.gui.view_actions import ViewActions
 from slicereview.gui.views.annotate_page import AnnotatePage
 from slicereview.gui.views.browser import ProjectBrowser
 from slicereview.gui.views.image_view import ImageView
+from slicereview.gui.views.job_tabs import JobTabs
 from slicereview.gui.views.polygon_items import set_scheme
-from slicereview.gui.views.rate_page import RatePage
-from slicereview.gui.views.review_page import ReviewPage
 from slicereview.gui.workers import DemoWorker, ImportWorker
+
+if TYPE_CHECKING:
+    from slicereview.gui.views.rate_page import RatePage
+    from slicereview.gui.views.review_page import ReviewPage
 
 
 class StartPage(QWidget):
@@ -94,15 +99,14 @@ class MainWindow(FileActions, ViewActions, QAActions, QMainWindow):
         self._demo_worker: DemoWorker | None = None
 
         self.viewer = ImageView()
-        self.jobs = QTabWidget()
+        self.jobs = JobTabs()
         self.jobs.setObjectName("jobs")
         self.jobs.addTab(self.viewer, "View")
         self.annotate_page = AnnotatePage(self.gateway)
         self.add_job_page(self.annotate_page, "Annotate")
-        self.rate_page = RatePage(self.gateway)
-        self.add_job_page(self.rate_page, "Rate")
-        self.review_page = ReviewPage(self.gateway)
-        self.add_job_page(self.review_page, "Review")
+        self._rate_tab = self.jobs.add_lazy("Rate", self._build_rate_page, hides_browser=True)
+        self._review_tab = self.jobs.add_lazy("Review", self._build_review_page,
+                                              hides_browser=True)
         self.add_overview_page()  # gui/qa_actions.py
         self.jobs.currentChanged.connect(self._on_job_changed)
         self.start_page = StartPage(self)
@@ -206,9 +210,31 @@ class MainWindow(FileActions, ViewActions, QAActions, QMainWindow):
     def _on_job_changed(self, index: int) -> None:
         """Hide the image list on pages that set ``hides_browser`` (rating: file names and
         thumbnails of other images would bias the rater); show it elsewhere."""
-        page = self.jobs.widget(index)
+        page = self.jobs.widget(index)  # a lazy tab knows the flag before its page exists
         if self.gateway.is_open:
             self.browser_dock.setVisible(not getattr(page, "hides_browser", False))
+
+    # Pages built on first need (gui/views/job_tabs.py); each starts on the open project.
+    @property
+    def rate_page(self) -> RatePage:
+        return self._rate_tab.page  # type: ignore[return-value]
+
+    @property
+    def review_page(self) -> ReviewPage:
+        return self._review_tab.page  # type: ignore[return-value]
+
+    def _build_rate_page(self) -> RatePage:
+        from slicereview.gui.views.rate_page import RatePage
+
+        return RatePage(self.gateway)  # reads the open project itself
+
+    def _build_review_page(self) -> ReviewPage:
+        from slicereview.gui.views.review_page import ReviewPage
+
+        page = ReviewPage(self.gateway)
+        if self.gateway.is_open:
+            page._on_project_opened(str(self.gateway.open_project.path))
+        return page
 
     def add_job_page(self, widget: QWidget, title: str) -> int:
         """Add a job's page (rate, annotate, review) as a tab; returns its index."""
@@ -330,9 +356,12 @@ class MainWindow(FileActions, ViewActions, QAActions, QMainWindow):
             self._demo_thread.wait(60000)  # the demo is renamed into place only when complete
         # QUndoStack emits signals while being destroyed (DESIGN §9): empty every history now.
         self.annotate_page.clear_undo()
-        self.review_page.clear_undo()
-        self.overview_page.stop_workers()
-        self.rate_page.compare.clear_stacks()
+        if self._review_tab.built:
+            self.review_page.clear_undo()
+        if self._overview_tab.built:
+            self.overview_page.stop_workers()
+        if self._rate_tab.built:
+            self.rate_page.compare.clear_stacks()
         s = user_settings.settings()
         s.setValue("main_window/geometry", self.saveGeometry())
         s.setValue("main_window/state", self.saveState())

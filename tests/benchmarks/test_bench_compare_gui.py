@@ -23,7 +23,6 @@ from skimage import io
 from slicereview.app.importing import import_paths
 from slicereview.app.rating import Comparison, NewSessionSpec
 from slicereview.gui.main_window import MainWindow
-from slicereview.gui.views.rate_page import RatePage
 from slicereview.model import SessionKind
 from slicereview.store import Project
 
@@ -55,7 +54,7 @@ def test_next_pair_latency(qtbot, tmp_path: Path) -> None:
     w.activateWindow()
     qtbot.waitUntil(w.isActiveWindow)
     assert w.open_project(path)
-    page = w.findChild(RatePage)
+    page = w.rate_page
     w.jobs.setCurrentWidget(page)
     gateway = page.gateway
     for im in gateway.images():  # decoded once, as after a first look at every image

@@ -61,7 +61,7 @@ def _window(qtbot, path: Path) -> tuple[MainWindow, RatePage]:
     w.activateWindow()
     qtbot.waitUntil(w.isActiveWindow)
     assert w.open_project(path)
-    page = w.findChild(RatePage)
+    page = w.rate_page
     w.jobs.setCurrentWidget(page)
     return w, page
 

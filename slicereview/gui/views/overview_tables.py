@@ -13,7 +13,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from slicereview.app.report import _colour, _fmt
+from slicereview.app.report_format import colour as _colour
+from slicereview.app.report_format import fmt as _fmt
 
 ACCEPTANCE = ["phase", "group", "images", "time all (s)", "accepted (s)", "rejected (s)",
               "Welch p", "", "accepted", "acc. ratio (%)", "time outliers"]
