@@ -23,7 +23,7 @@ from slicereview.app.commands import Changed, Command
 from slicereview.app.errors import NoProjectError
 from slicereview.app.importing import DECODED_AT_IMPORT, project_limits, relink
 from slicereview.engines.imaging.display import DisplayImage
-from slicereview.engines.imaging.limits import DEFAULT_LIMITS
+from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.engines.imaging.loader import load_display
 from slicereview.gui import busy
 from slicereview.gui.gateway_annotate import AnnotateGateway
@@ -191,16 +191,30 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         return self.project is not None
 
     def open(self, path: str | Path) -> Project:
-        """Open ``path`` (closing the current project first). Raises ProjectError subclasses."""
-        project = Project.open(path)
-        project.set_busy_timeout(busy.ATTEMPT_S)  # the window freezes no longer than this
+        """Open ``path`` (closing the current project first). Raises ProjectError subclasses.
+
+        While another program commits to the file (it holds the file's lock), opening waits as
+        a busy write does (:meth:`write`: the busy message, Retry / Cancel after the patience);
+        a journal of its transaction in progress is never taken for damage (store/locks.py)."""
+        project, limits, images = self.write(lambda: self._open_file(path))
         self.close()
         self.project = project
-        self.limits = project_limits(project)  # what `import --max-...` admitted
+        self.limits = limits  # what `import --max-...` admitted
         self.watch.start(project)
-        self._images_seen = [(im.id, im.path) for im in project.images()]
+        self._images_seen = images
         self.project_opened.emit(str(project.path))
         return project
+
+    @staticmethod
+    def _open_file(path: str | Path) -> tuple[Project, Limits, list[tuple[int, str]]]:
+        # The window freezes no longer than busy.ATTEMPT_S per attempt.
+        project = Project.open(path, busy_timeout_s=busy.ATTEMPT_S)
+        try:
+            return (project, project_limits(project),
+                    [(im.id, im.path) for im in project.images()])
+        except BaseException:
+            project.close()
+            raise
 
     def close(self) -> None:
         if self.project is not None:

@@ -178,12 +178,16 @@ class AnnotationsMixin(QuestionsMixin, PolygonCountsMixin, StoreBase):
             self._touch(annotation_id, "status = ?", (str(status),))
 
     def add_active_time(self, annotation_id: int, ms: int) -> int:
-        """Add ``ms`` (>= 0) milliseconds of active annotation time; returns the new total."""
+        """Add ``ms`` (>= 0) milliseconds of active annotation time; returns the new total.
+
+        Time is not an edit: ``updated_at`` stays (merging packages and the review queue's
+        cache take a changed ``updated_at`` for changed work)."""
         if ms < 0:
             raise ValueError(f"active time cannot be negative, got {ms} ms")
         with self.transaction():
             self._require_annotation(annotation_id)
-            self._touch(annotation_id, "active_ms = active_ms + ?", (int(ms),))
+            self.conn.execute("UPDATE annotations SET active_ms = active_ms + ? WHERE id = ?",
+                              (int(ms), annotation_id))
             return int(self.conn.execute(
                 "SELECT active_ms FROM annotations WHERE id = ?", (annotation_id,)
             ).fetchone()[0])

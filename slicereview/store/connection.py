@@ -23,13 +23,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from slicereview.store import locks
 from slicereview.store.errors import (
     DamagedProjectError,
     NewerProjectError,
     NotAProjectError,
     ProjectBusyError,
     ProjectError,
-    ProjectLockedError,
 )
 from slicereview.store.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 from slicereview.store.schema_check import (
@@ -51,26 +51,29 @@ def _configure(conn: sqlite3.Connection) -> sqlite3.Connection:
     return conn
 
 
-def _read_only(path: Path) -> sqlite3.Connection:
+def _read_only(path: Path, timeout: float = _BUSY_TIMEOUT_S) -> sqlite3.Connection:
     uri = f"{path.resolve().as_uri()}?mode=ro"
-    return sqlite3.connect(uri, uri=True, timeout=_BUSY_TIMEOUT_S)
+    return sqlite3.connect(uri, uri=True, timeout=timeout)
 
 
-def check_file(path: str | Path) -> int:
+def check_file(path: str | Path, *, busy_timeout_s: float = _BUSY_TIMEOUT_S) -> int:
     """Check that ``path`` is a healthy slicereview project this version can open.
 
     Returns the file's schema version. Raises :class:`NotAProjectError`,
     :class:`DamagedProjectError` or :class:`NewerProjectError` and then has not written to the
     file. The only write is SQLite's roll-back of a hot journal in a file whose header says it
-    is ours (see the module docstring).
+    is ours (see the module docstring). While another program commits (it holds the file's
+    PENDING or EXCLUSIVE lock for longer than ``busy_timeout_s``) the check cannot read:
+    :class:`ProjectBusyError`, and the same call may be retried.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(
             f"No project file at {path}. Create one with `slicereview new {path}`."
         )
-    with path.open("rb") as fh:
-        header = fh.read(100)
+    # (Not open()/close(): closing a descriptor of the file would drop the POSIX locks of this
+    # process's other connections to it; see store/locks.py.)
+    header = locks.read(path, 100)
     if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
         raise NotAProjectError(
             f"{path} is not a slicereview project (it is not an SQLite database). "
@@ -88,10 +91,10 @@ def check_file(path: str | Path) -> int:
     check_wal(path, header)
     check_journal(path, _check_sqlite)
     try:
-        return _check_sqlite(path)
+        return _check_sqlite(path, busy_timeout_s)
     except _HotJournal:
         _roll_back_hot_journal(path)
-        return _check_sqlite(path)
+        return _check_sqlite(path, busy_timeout_s)
 
 
 class _HotJournal(Exception):
@@ -132,9 +135,9 @@ def _damaged(path: Path, what: str) -> DamagedProjectError:
     )
 
 
-def _check_sqlite(path: Path) -> int:
+def _check_sqlite(path: Path, timeout: float = _BUSY_TIMEOUT_S) -> int:
     try:
-        conn = _read_only(path)
+        conn = _read_only(path, timeout)
     except sqlite3.Error as exc:  # pragma: no cover - sqlite opens lazily
         raise _damaged(path, "SQLite cannot open it") from exc
     # Damaged text in the schema or in quick_check's report must not raise UnicodeDecodeError.
@@ -161,9 +164,10 @@ def _check_sqlite(path: Path) -> int:
         except sqlite3.OperationalError as exc:
             if _is_hot_journal(path, exc):
                 raise _HotJournal from exc
-            if "locked" in str(exc):
-                raise ProjectLockedError(
-                    f"{path} is locked by another program; close it there and try again."
+            if is_busy(exc):
+                raise ProjectBusyError(
+                    f"{path} is busy (another program is writing it); try again when it is "
+                    "done (the file was left untouched)."
                 ) from exc
             raise _damaged(path, "SQLite cannot read it") from exc
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
@@ -263,15 +267,17 @@ def create_file(path: str | Path) -> None:
     conn.close()
 
 
-def connect(path: str | Path, *, read_only: bool = False) -> sqlite3.Connection:
+def connect(path: str | Path, *, read_only: bool = False,
+            busy_timeout_s: float = _BUSY_TIMEOUT_S) -> sqlite3.Connection:
     """Open an existing project after :func:`check_file`, migrating older files.
 
     The connection is in autocommit mode (``isolation_level=None``); group the statements of one
     user intent with :func:`transaction`. Worker threads open their own connection with
-    ``read_only=True``.
+    ``read_only=True``. ``busy_timeout_s``: how long the check and the connection wait for
+    another program's lock (:class:`ProjectBusyError` after that).
     """
     path = Path(path)
-    version = check_file(path)
+    version = check_file(path, busy_timeout_s=busy_timeout_s)
     if read_only:
         if version < SCHEMA_VERSION:
             # A read-only connection cannot migrate, and the code expects the current tables.
@@ -279,14 +285,20 @@ def connect(path: str | Path, *, read_only: bool = False) -> sqlite3.Connection:
                 f"{path} uses project format {version}; open it once with write access to "
                 f"upgrade it to format {SCHEMA_VERSION}."
             )
-        conn = _read_only(path)
+        conn = _read_only(path, busy_timeout_s)
         conn.isolation_level = None
         return _configure(conn)
-    conn = sqlite3.connect(path, isolation_level=None, timeout=_BUSY_TIMEOUT_S,
+    conn = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout_s,
                            check_same_thread=False)
     _configure(conn)
     if version < SCHEMA_VERSION:
-        migrate(conn)
+        try:
+            migrate(conn)
+        except BaseException as exc:
+            conn.close()
+            if is_busy(exc):
+                raise ProjectBusyError(ProjectBusyError.MESSAGE) from exc
+            raise
     return conn
 
 

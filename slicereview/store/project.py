@@ -51,10 +51,17 @@ class Project(ImagesMixin, RatersMixin, RatingMixin, AnnotationsMixin, RepeatsMi
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path, *, read_only: bool = False) -> Project:
-        """Open an existing project (checks it, migrates an older one; see ``connection``)."""
+    def open(cls, path: str | Path, *, read_only: bool = False,
+             busy_timeout_s: float | None = None) -> Project:
+        """Open an existing project (checks it, migrates an older one; see ``connection``).
+
+        ``busy_timeout_s``: how long opening (and later calls) wait for another program's lock
+        before :class:`~slicereview.store.errors.ProjectBusyError` (default: the store's 5 s).
+        """
         path = Path(path).absolute()
-        return cls(connect(path, read_only=read_only), path)
+        if busy_timeout_s is None:
+            return cls(connect(path, read_only=read_only), path)
+        return cls(connect(path, read_only=read_only, busy_timeout_s=busy_timeout_s), path)
 
     @classmethod
     def create(cls, path: str | Path, *, name: str | None = None) -> Project:

@@ -6,9 +6,12 @@ database (copied in with the project, or from a file that once had the same name
 back into the project when it is opened, writing foreign pages over ours; a ``-wal`` beside a
 project in rollback-journal mode is replayed as if it were the project's own. So:
 
-* :func:`check_journal` rolls a hot journal back into a *copy* of the project in a temporary
-  folder and checks the copy (application id, schema, ``quick_check``) with the caller's check;
-  only when the copy is a healthy project may SQLite roll the journal back into the real file.
+* :func:`check_journal` leaves a *live* journal to SQLite: while a connection (another
+  process, or this one) holds SQLite's write lock on the file, the journal belongs to a
+  transaction in progress (tested directly with ``fcntl``, :mod:`.locks`). A journal that no
+  writer holds is rolled back into a *copy* of the project in a temporary folder and the copy
+  is checked (application id, schema, ``quick_check``) with the caller's check; only when the
+  copy is a healthy project may SQLite roll the journal back into the real file.
 * :func:`check_wal` refuses a project whose header says "rollback journal" but which has a
   ``-wal`` beside it (slicereview never uses WAL, so the log cannot be the project's).
 
@@ -24,6 +27,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from slicereview.store import locks
 from slicereview.store.errors import DamagedProjectError, ProjectError
 
 #: First 8 bytes of a rollback journal that may be hot (SQLite's ``aJournalMagic``).
@@ -61,33 +65,75 @@ def check_wal(path: Path, header: bytes) -> None:
         )
 
 
-#: How long a journal may take to disappear (another process committing) before it is checked
-#: as a leftover.
+#: Where the lock cannot be tested (:data:`.locks.UNKNOWN`, e.g. Windows): how long a journal
+#: may take to disappear (another process committing) before it is checked as a leftover.
 ACTIVE_JOURNAL_WAIT_S = 2.0
+#: How often a journal that changed while its copy was checked is looked at again.
+_ATTEMPTS = 3
 
 
 def check_journal(path: Path, check: Callable[[Path], int]) -> None:
     """Refuse a hot journal that does not belong to the project at ``path``.
 
-    ``check(copy)`` is the caller's full read-only check of a project file (it raises a
-    :class:`ProjectError` for anything wrong). The journal is rolled back into a copy of the
-    project in a temporary folder first; if the copy then fails ``check``, the journal is
-    foreign or damaged and the project is refused untouched.
+    A journal is *live* while a connection holds SQLite's write lock on the file
+    (:func:`.locks.writer`): another process's transaction in progress, or one of this
+    process. It is then no leftover, and SQLite treats it as such: reads go on under RESERVED
+    and wait for PENDING / EXCLUSIVE up to the busy timeout (then
+    :class:`~.errors.ProjectBusyError`, which the GUI retries like any busy write). Nothing
+    is checked and nothing waits here.
+
+    Otherwise ``check(copy)``, the caller's full read-only check of a project file (it raises a
+    :class:`ProjectError` for anything wrong), decides: the journal is rolled back into a copy
+    of the project in a temporary folder first; if the copy then fails ``check``, the journal
+    is foreign or damaged and the project is refused untouched. A journal that changed while
+    its copy was checked (a writer started meanwhile) is looked at again.
+
+    Where the lock cannot be tested, a journal gets :data:`ACTIVE_JOURNAL_WAIT_S` to
+    disappear first (another process committing) before it is checked as a leftover.
     """
-    # Another process's transaction in progress has a journal too (deleted at its commit, a
-    # few milliseconds later): wait a moment before taking a journal for a leftover one.
+    for attempt in range(_ATTEMPTS):
+        if not has_live_journal(path):
+            return
+        holder = locks.writer(path)
+        if holder in (locks.ELSEWHERE, locks.HERE):
+            return  # a transaction in progress: SQLite handles its journal
+        if holder == locks.UNKNOWN:
+            _wait_for_journal(path)
+        # Stamped after the lock test: a writer that committed in between deleted it.
+        stamp = _stamp(journal_path(path))
+        if stamp is None:
+            return
+        try:
+            _check_copy(path, check)
+            return
+        except DamagedProjectError:
+            unchanged = _stamp(journal_path(path)) == stamp
+            if holder == locks.UNKNOWN or attempt == _ATTEMPTS - 1 or (
+                    unchanged and locks.writer(path) == locks.NONE):
+                raise
+
+
+def _wait_for_journal(path: Path) -> None:
     deadline = time.monotonic() + ACTIVE_JOURNAL_WAIT_S
-    while has_live_journal(path):
-        if time.monotonic() >= deadline:
-            break
+    while has_live_journal(path) and time.monotonic() < deadline:
         time.sleep(0.02)
-    else:
-        return
+
+
+def _stamp(journal: Path) -> tuple[int, int, int] | None:
+    """The journal's identity (inode, size, mtime); ``None`` when it is gone."""
+    try:
+        st = journal.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _check_copy(path: Path, check: Callable[[Path], int]) -> None:
     journal = journal_path(path)
     with tempfile.TemporaryDirectory(prefix="slicereview-journal-") as folder:
         copy = Path(folder) / path.name
         try:
-            shutil.copyfile(path, copy)
+            locks.copy(path, copy)  # (closing a descriptor would drop our locks)
             shutil.copyfile(journal, journal_path(copy))
             conn = sqlite3.connect(copy, timeout=1.0)
             try:

@@ -83,9 +83,12 @@ class AnnotateStatus:
         ms = self.clock.take()
         if ms <= 0 or self._key is None or not self.own:
             return  # (the clock does not run on someone else's annotation)
-        if self.annotation is None:  # kept until the first edit creates the annotation
+        if self.annotation is None or self.annotation.status != AnnotationStatus.IN_PROGRESS:
+            # Kept until an edit creates the annotation (or reopens finished work): looking
+            # at a submitted annotation changes nothing in the file.
             self._unsaved_ms[self._key] = self._unsaved_ms.get(self._key, 0) + ms
             return
+        ms += self._unsaved_ms.pop(self._key, 0)
         self.gateway.add_active_time(self.annotation.id, ms)
 
     def _tick(self) -> None:

@@ -1,0 +1,218 @@
+"""A journal of another process's transaction in progress is live, not a leftover.
+
+Real second processes hold SQLite write transactions open (``BEGIN IMMEDIATE`` + an insert:
+RESERVED, with a ``-journal`` on disk; ``BEGIN EXCLUSIVE`` + an insert: EXCLUSIVE) while this
+process opens the project. The lock is tested directly (store/locks.py), so opening never calls
+such a journal damaged and does not wait for it to disappear; it waits for a lock that stops
+reads (EXCLUSIVE) as for any busy file. Leftover journals of killed writers are covered by
+test_damaged_projects.py (still detected, still rolled back when they are the project's own).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from slicereview.store import Project, ProjectBusyError, check_file, locks
+from slicereview.store.connection import _check_sqlite
+from slicereview.store.sidecars import check_journal, has_live_journal, journal_path
+
+_HOLDER = textwrap.dedent("""
+    import sqlite3, sys
+    conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    if sys.argv[2] == "spill":  # a big transaction: pages spill into the file under EXCLUSIVE
+        conn.execute("PRAGMA cache_size = 2")
+        for k in range(3000):
+            conn.execute("INSERT INTO meta VALUES (?, ?)", (f"spill{k}", "y" * 300))
+    conn.execute("INSERT INTO meta VALUES ('held', 'yes')")
+    print("holding", flush=True)
+    sys.stdin.readline()  # until the test says so (or closes the pipe)
+    conn.execute("COMMIT")
+""")
+
+# Many short transactions, as a second slicereview rating at full speed.
+_BUSY_WRITER = textwrap.dedent("""
+    import sqlite3, sys, time
+    conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)
+    conn.executemany("INSERT INTO meta VALUES (?, '')", [(f"w{j}",) for j in range(100)])
+    conn.execute("PRAGMA cache_size = 2")  # spills: a magic journal for most of each commit
+    print("writing", flush=True)
+    end = time.monotonic() + float(sys.argv[2])
+    k = 0
+    while time.monotonic() < end:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("UPDATE meta SET value = ? WHERE key LIKE 'w%'", (str(k) * 1000,))
+        conn.execute("COMMIT")
+        k += 1
+        time.sleep(0.01)
+    print(k, flush=True)
+""")
+
+
+@pytest.fixture
+def project_path(tmp_path: Path) -> Path:
+    path = tmp_path / "live.srproj"
+    with Project.create(path, name="live") as project:
+        project.add_rater("alice")
+    return path
+
+
+def _hold(path: Path, mode: str) -> subprocess.Popen[str]:
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(path), mode],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+    return holder
+
+
+def _release(holder: subprocess.Popen[str]) -> None:
+    assert holder.stdin is not None
+    holder.stdin.write("go\n")
+    holder.stdin.close()
+    assert holder.wait(30) == 0
+
+
+def test_the_probe_tells_another_process_from_this_one_and_from_none(project_path: Path):
+    assert locks.writer(project_path) == locks.NONE
+    holder = _hold(project_path, "small")
+    try:
+        # A transaction that has not spilled has a journal whose magic is still zero (SQLite
+        # writes it at the commit): not checked at all, but the probe sees the writer.
+        assert journal_path(project_path).exists() and not has_live_journal(project_path)
+        assert locks.writer(project_path) == locks.ELSEWHERE
+    finally:
+        _release(holder)
+    assert locks.writer(project_path) == locks.NONE
+    own = sqlite3.connect(project_path, isolation_level=None)
+    own.execute("BEGIN IMMEDIATE")
+    own.execute("INSERT INTO meta VALUES ('own', 'yes')")
+    expected = locks.HERE if hasattr(locks.fcntl, "F_OFD_GETLK") else locks.NONE
+    assert locks.writer(project_path) == expected
+    own.execute("COMMIT")
+    own.close()
+
+
+def test_a_small_transaction_elsewhere_does_not_stop_opening(project_path: Path):
+    holder = _hold(project_path, "small")
+    try:
+        start = time.monotonic()
+        with Project.open(project_path) as project:  # readers go on under RESERVED
+            opened_s = time.monotonic() - start
+            assert project.meta("held") is None  # only what is committed
+            assert [r.name for r in project.raters()] == ["alice"]
+            _release(holder)
+            assert project.meta("held") == "yes"  # the other transaction landed
+    finally:
+        if holder.poll() is None:
+            _release(holder)
+    assert opened_s < 1.5, opened_s
+
+
+def test_a_live_journal_elsewhere_is_waited_for_as_a_busy_file_never_damage(
+        project_path: Path):
+    holder = _hold(project_path, "spill")  # magic journal on disk, EXCLUSIVE held
+    try:
+        assert has_live_journal(project_path)
+        assert locks.writer(project_path) == locks.ELSEWHERE
+        journal = journal_path(project_path).read_bytes()
+        start = time.monotonic()
+        with pytest.raises(ProjectBusyError, match="busy"):
+            Project.open(project_path, busy_timeout_s=0.2)
+        # At once (no 2 s wait for the journal to disappear, no copy checked) and untouched.
+        assert time.monotonic() - start < 1.5
+        assert journal_path(project_path).read_bytes() == journal
+        threading.Timer(1.0, _release, (holder,)).start()
+        start = time.monotonic()
+        with Project.open(project_path, busy_timeout_s=10.0) as project:  # waits, then opens
+            waited = time.monotonic() - start
+            assert project.meta("held") == "yes" and project.meta("spill2999") is not None
+        assert waited > 0.8, waited
+    finally:
+        if holder.poll() is None:
+            _release(holder)
+    assert not journal_path(project_path).exists()
+
+
+def test_our_own_transaction_is_live_and_the_probe_keeps_its_locks(project_path: Path):
+    own = sqlite3.connect(project_path, isolation_level=None)
+    own.execute("BEGIN IMMEDIATE")
+    own.execute("PRAGMA cache_size = 2")
+    for k in range(3000):  # spilled: a magic journal, and EXCLUSIVE held by this process
+        own.execute("INSERT INTO meta VALUES (?, ?)", (f"own{k}", "y" * 300))
+    assert has_live_journal(project_path)
+    # A worker thread opening its own connection meanwhile waits as for a busy file.
+    with pytest.raises(ProjectBusyError):
+        Project.open(project_path, read_only=True, busy_timeout_s=0.2)
+    assert locks.writer(project_path) in (locks.HERE, locks.NONE)
+    # The probe's descriptor stays open: closing it would have dropped our locks.
+    other = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent("""
+            import sqlite3, sys
+            conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=0)
+            try:
+                print(conn.execute("SELECT count(*) FROM meta").fetchone())
+            except sqlite3.OperationalError as exc:
+                print(exc)
+        """), str(project_path)], capture_output=True, text=True, check=True)
+    assert "locked" in other.stdout, other.stdout
+    own.execute("COMMIT")
+    own.close()
+    with Project.open(project_path, read_only=True) as worker:
+        assert worker.meta("own2999") is not None
+
+
+def test_opening_again_and_again_beside_a_busy_writer_never_refuses(project_path: Path,
+                                                                    monkeypatch):
+    """Issue #8/#11: two processes at once; a live journal was once taken for a leftover."""
+    probed: list[str] = []
+    probe = locks.writer
+
+    def counted(path: Path) -> str:
+        probed.append(probe(path))
+        return probed[-1]
+
+    monkeypatch.setattr(locks, "writer", counted)
+    writer = subprocess.Popen([sys.executable, "-c", _BUSY_WRITER, str(project_path), "3"],
+                              stdout=subprocess.PIPE, text=True)
+    assert writer.stdout is not None and writer.stdout.readline().strip() == "writing"
+    opened = rounds = 0
+    while writer.poll() is None:
+        check_journal(project_path, _check_sqlite)  # the step that took it for a leftover
+        rounds += 1
+        if rounds % 200 == 0:  # and now and then the whole of opening
+            with Project.open(project_path, busy_timeout_s=5.0) as project:
+                project.meta("name")
+            opened += 1
+    assert writer.returncode == 0
+    commits = int(writer.stdout.read())
+    live = probed.count(locks.ELSEWHERE)
+    print(f"{opened} opens beside {commits} commits; a live journal met {live} times")
+    assert opened >= 1 and commits > 5 and live > 0, (opened, commits, live)
+
+
+def test_without_a_lock_test_a_journal_gets_time_to_disappear(project_path: Path,
+                                                              monkeypatch):
+    """Windows (no fcntl): the old wait for another process's commit stays."""
+    monkeypatch.setattr(locks, "writer", lambda path: locks.UNKNOWN)
+    holder = _hold(project_path, "spill")
+    timer = threading.Timer(0.5, _release, (holder,))
+    start = time.monotonic()
+    timer.start()
+    try:
+        assert has_live_journal(project_path)
+        assert check_file(project_path) > 0  # waited for the journal, then checked the file
+        assert 0.4 < time.monotonic() - start < locks_wait_s() + 1.0
+    finally:
+        timer.join()
+
+
+def locks_wait_s() -> float:
+    from slicereview.store.sidecars import ACTIVE_JOURNAL_WAIT_S
+    return ACTIVE_JOURNAL_WAIT_S
