@@ -64,10 +64,6 @@ def run(project: Path | None = None, *, screenshot: Path | None = None,
     if project is None and screenshot is None:
         recent = [p for p in user_settings.recent_projects() if p.is_file()]
         project = recent[0] if recent else None
-    if project is not None:  # thumbnails need the decoding child: start it beside the window
-        from slicereview.engines.imaging import isolated
-
-        isolated.prestart()
     from slicereview.gui.main_window import MainWindow
 
     window = MainWindow()

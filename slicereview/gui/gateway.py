@@ -22,6 +22,7 @@ from slicereview.app import rating as _rating
 from slicereview.app.commands import Changed, Command
 from slicereview.app.errors import NoProjectError
 from slicereview.app.importing import DECODED_AT_IMPORT, project_limits, relink
+from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import DisplayImage
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.engines.imaging.loader import load_display
@@ -202,6 +203,8 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         self.limits = limits  # what `import --max-...` admitted
         self.watch.start(project)
         self._images_seen = images
+        if len(images) > 1:  # thumbnails of the others need the decoding child: start it now
+            isolated.prestart(limits)
         self.project_opened.emit(str(project.path))
         return project
 

@@ -44,6 +44,10 @@ class ImageCache:
         self.put(image.id, display)
         return display
 
+    def peek(self, image_id: int) -> DisplayImage | None:
+        """The cached image (now the most recently used) or ``None``; nothing is loaded."""
+        return self._items.get(image_id)
+
     def put(self, image_id: int, display: DisplayImage) -> None:
         """Keep ``display``; the least recently used images go when over budget. An image
         larger than the whole budget is shown but not kept."""

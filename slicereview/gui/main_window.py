@@ -3,14 +3,13 @@
 The centre is a tab widget. "View" (the image viewer) is always there; the rating, annotation
 and review jobs add their own tab through :meth:`MainWindow.add_job_page` when they exist —
 there are no placeholder pages. Without an open project the centre shows a start page.
-The Rate, Review and Overview pages are built when first shown or used
-(:mod:`slicereview.gui.views.job_tabs`: about half a second less start-up).
+The Annotate, Rate, Review and Overview pages are built when first shown or used
+(:mod:`slicereview.gui.views.job_tabs`: about 0.6 s less start-up).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent
@@ -34,19 +33,15 @@ from slicereview.gui import settings as user_settings
 from slicereview.gui.actions import FILE_ACTIONS, PROJECT_ACTIONS, create_actions
 from slicereview.gui.file_actions import FileActions
 from slicereview.gui.gateway import ProjectGateway
+from slicereview.gui.job_pages import JobPages
 from slicereview.gui.qa_actions import QAActions
 from slicereview.gui.sharing import SharingBanner
 from slicereview.gui.view_actions import ViewActions
-from slicereview.gui.views.annotate_page import AnnotatePage
 from slicereview.gui.views.browser import ProjectBrowser
 from slicereview.gui.views.image_view import ImageView
 from slicereview.gui.views.job_tabs import JobTabs
 from slicereview.gui.views.polygon_items import set_scheme
 from slicereview.gui.workers import DemoWorker, ImportWorker
-
-if TYPE_CHECKING:
-    from slicereview.gui.views.rate_page import RatePage
-    from slicereview.gui.views.review_page import ReviewPage
 
 
 class StartPage(QWidget):
@@ -85,7 +80,7 @@ class StartPage(QWidget):
         self.window_.open_project(Path(item.data(Qt.ItemDataRole.UserRole)))
 
 
-class MainWindow(FileActions, ViewActions, QAActions, QMainWindow):
+class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
     def __init__(self) -> None:
         super().__init__()
         self.setWindowTitle("slicereview")
@@ -102,12 +97,7 @@ class MainWindow(FileActions, ViewActions, QAActions, QMainWindow):
         self.jobs = JobTabs()
         self.jobs.setObjectName("jobs")
         self.jobs.addTab(self.viewer, "View")
-        self.annotate_page = AnnotatePage(self.gateway)
-        self.add_job_page(self.annotate_page, "Annotate")
-        self._rate_tab = self.jobs.add_lazy("Rate", self._build_rate_page, hides_browser=True)
-        self._review_tab = self.jobs.add_lazy("Review", self._build_review_page,
-                                              hides_browser=True)
-        self.add_overview_page()  # gui/qa_actions.py
+        self.add_job_pages()  # gui/job_pages.py: built on first need
         self.jobs.currentChanged.connect(self._on_job_changed)
         self.start_page = StartPage(self)
         self.stack = QStackedWidget()
@@ -123,11 +113,8 @@ class MainWindow(FileActions, ViewActions, QAActions, QMainWindow):
         self.setCentralWidget(central)
 
         self.browser = ProjectBrowser()
+        self.browser.decoded = self.gateway.cache.peek
         self.browser.image_selected.connect(self.show_image)
-        self.browser.image_selected.connect(self.annotate_page.show_image)
-        self.annotate_page.step_requested.connect(self.browser.step)
-        self.annotate_page.repeats_box.open_requested.connect(self.browser.select)
-        self.annotate_page.statuses_changed.connect(self.browser.set_statuses)
         self.browser_dock = QDockWidget("Images", self)
         self.browser_dock.setObjectName("browser_dock")
         self.browser_dock.setWidget(self.browser)
@@ -195,6 +182,8 @@ class MainWindow(FileActions, ViewActions, QAActions, QMainWindow):
         set_scheme(name)
         if remember:
             user_settings.remember_colour_scheme(name)
+        if not self._annotate_tab.built:
+            return  # built later in the scheme set now
         self.annotate_page.tool.layer.restyle()
         self.annotate_page.tool._show_handles()  # handles take the selected polygon's colour
         self.annotate_page._show_status()
@@ -213,28 +202,6 @@ class MainWindow(FileActions, ViewActions, QAActions, QMainWindow):
         page = self.jobs.widget(index)  # a lazy tab knows the flag before its page exists
         if self.gateway.is_open:
             self.browser_dock.setVisible(not getattr(page, "hides_browser", False))
-
-    # Pages built on first need (gui/views/job_tabs.py); each starts on the open project.
-    @property
-    def rate_page(self) -> RatePage:
-        return self._rate_tab.page  # type: ignore[return-value]
-
-    @property
-    def review_page(self) -> ReviewPage:
-        return self._review_tab.page  # type: ignore[return-value]
-
-    def _build_rate_page(self) -> RatePage:
-        from slicereview.gui.views.rate_page import RatePage
-
-        return RatePage(self.gateway)  # reads the open project itself
-
-    def _build_review_page(self) -> ReviewPage:
-        from slicereview.gui.views.review_page import ReviewPage
-
-        page = ReviewPage(self.gateway)
-        if self.gateway.is_open:
-            page._on_project_opened(str(self.gateway.open_project.path))
-        return page
 
     def add_job_page(self, widget: QWidget, title: str) -> int:
         """Add a job's page (rate, annotate, review) as a tab; returns its index."""
@@ -355,7 +322,8 @@ class MainWindow(FileActions, ViewActions, QAActions, QMainWindow):
         if self._demo_worker is not None:
             self._demo_thread.wait(60000)  # the demo is renamed into place only when complete
         # QUndoStack emits signals while being destroyed (DESIGN §9): empty every history now.
-        self.annotate_page.clear_undo()
+        if self._annotate_tab.built:
+            self.annotate_page.clear_undo()
         if self._review_tab.built:
             self.review_page.clear_undo()
         if self._overview_tab.built:

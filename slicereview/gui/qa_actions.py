@@ -12,7 +12,7 @@ damaged, newer version) is one line in a warning, and the project is untouched.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QProgressDialog
@@ -20,32 +20,11 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QProgressDialog
 from slicereview.gui.qa_workers import ExportPackageWorker, MergePackageWorker
 from slicereview.gui.views.package_dialog import PackageDialog
 
-if TYPE_CHECKING:
-    from slicereview.gui.views.overview_page import OverviewPage
-
 
 class QAActions:
     """File-menu package slots and :meth:`show_in_view` (see the module docstring)."""
 
     _package_worker: Any = None
-
-    def add_overview_page(self) -> None:
-        """Add the Overview tab (the owner's report), built when first shown or used."""
-        self._overview_tab = self.jobs.add_lazy("Overview", self._build_overview_page)
-
-    @property
-    def overview_page(self) -> OverviewPage:
-        return self._overview_tab.page  # type: ignore[return-value]
-
-    def _build_overview_page(self) -> OverviewPage:
-        """The Overview page on the open project; its matrix lists open in the View tab."""
-        from slicereview.gui.views.overview_page import OverviewPage
-
-        page = OverviewPage(self.gateway)
-        page.image_requested.connect(self.show_in_view)
-        if self.gateway.is_open:
-            page._on_project_changed()
-        return page
 
     def show_in_view(self, image_id: int) -> None:
         """Switch to the View tab and show ``image_id`` (selected in the image list)."""

@@ -7,7 +7,9 @@
 * ``slicereview open P --screenshot out.png`` against a bare PySide6 + pyqtgraph window that
   shows the same image offscreen and grabs it: ``open`` ≤ 1.3 × the bare window.
 
-Each time is the best of 5 runs of a fresh subprocess.
+Each time is the best of 7 runs of a fresh subprocess, with bytecode caching on (an installed
+package has its ``.pyc`` files; ``PYTHONDONTWRITEBYTECODE`` in a developer's shell would make
+every run compile slicereview's ~110 modules, ~0.2 s the baseline never pays).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from slicereview.store import Project
 
 pytestmark = pytest.mark.benchmark
 
-RUNS = 5
+RUNS = 7
 
 BARE_WINDOW = """
 import sys
@@ -50,14 +52,18 @@ sys.exit(0 if widget.grab().save(sys.argv[2], "PNG") else 2)
 """
 
 
-def _best_of(args: list[str], cwd: Path) -> float:
+def _best_of(*commands: list[str], cwd: Path) -> list[float]:
+    """The best time of each command over :data:`RUNS` rounds; the commands take turns within
+    a round, so a busy spell on the shared machine slows them alike."""
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    best = float("inf")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    best = [float("inf")] * len(commands)
     for _ in range(RUNS):
-        t0 = time.perf_counter()
-        subprocess.run(args, cwd=cwd, env=env, check=True, timeout=300,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        best = min(best, time.perf_counter() - t0)
+        for k, args in enumerate(commands):
+            t0 = time.perf_counter()
+            subprocess.run(args, cwd=cwd, env=env, check=True, timeout=300,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            best[k] = min(best[k], time.perf_counter() - t0)
     return best
 
 
@@ -79,8 +85,9 @@ def small_project(tmp_path_factory) -> tuple[Path, Path]:
 
 def test_info_starts_fast(small_project, tmp_path) -> None:
     project, _ = small_project
-    bare = _best_of([sys.executable, "-c", "pass"], tmp_path)
-    info = _best_of([sys.executable, "-m", "slicereview", "info", str(project)], tmp_path)
+    bare, info = _best_of([sys.executable, "-c", "pass"],
+                          [sys.executable, "-m", "slicereview", "info", str(project)],
+                          cwd=tmp_path)
     print(f"\npython -c pass {bare * 1000:.0f} ms, slicereview info {info * 1000:.0f} ms "
           f"(bound 3 × pass + 250 ms = {(3 * bare + 0.25) * 1000:.0f} ms)")
     assert info <= 3 * bare + 0.5  # target 0.4 s absolute; measured 0.27-0.47 s under load
@@ -90,14 +97,13 @@ def test_open_screenshot_close_to_a_bare_window(small_project, tmp_path) -> None
     project, png = small_project
     script = tmp_path / "bare_window.py"
     script.write_text(BARE_WINDOW)
-    bare = _best_of([sys.executable, str(script), str(png), str(tmp_path / "bare.png")],
-                    tmp_path)
     shot = tmp_path / "open.png"
-    gui = _best_of([sys.executable, "-m", "slicereview", "open", str(project),
-                    "--screenshot", str(shot)], tmp_path)
+    bare, gui = _best_of([sys.executable, str(script), str(png), str(tmp_path / "bare.png")],
+                         [sys.executable, "-m", "slicereview", "open", str(project),
+                          "--screenshot", str(shot)], cwd=tmp_path)
     assert shot.is_file()
     print(f"\nbare PySide6 + pyqtgraph window {bare * 1000:.0f} ms, "
           f"slicereview open --screenshot {gui * 1000:.0f} ms ({gui / bare:.2f} ×, bound 1.3 ×)")
-    # The issue's target is 1.3x; measured 2.9-3.5x (README, Performance): the window builds
-    # five job tabs with their viewers and opens the project's checks. Fail on a regression.
-    assert gui <= 5.0 * bare
+    # Measured 1.15-1.31x on the loaded 2-core machine (was 2.9-4.3x before the job pages were
+    # built on first need and the first image's thumbnail came from the viewer's pixels).
+    assert gui <= 1.3 * bare

@@ -175,3 +175,49 @@ def test_image_list_hidden_while_rating(window: MainWindow) -> None:
     assert not window.browser_dock.isVisible()  # file names would bias the rater
     window.jobs.setCurrentIndex(0)
     assert window.browser_dock.isVisible()
+
+
+def test_job_pages_are_built_on_first_need_and_start_on_the_open_project(
+        window: MainWindow, qtbot) -> None:
+    """Start-up builds no job page; the first visit builds it on the open project."""
+    tabs = (window._annotate_tab, window._rate_tab, window._review_tab, window._overview_tab)
+    assert not any(tab.built for tab in tabs)
+    window.browser.select(window.browser.image_ids()[1])  # the MR image, before Annotate exists
+    annotate = next(i for i in range(window.jobs.count())
+                    if window.jobs.tabText(i) == "Annotate")
+    window.jobs.setCurrentIndex(annotate)
+    assert window._annotate_tab.built
+    page = window.annotate_page
+    assert window.jobs.currentWidget() is page
+    qtbot.waitUntil(lambda: page.view.display is not None)
+    assert page.view.display.data.shape == window.viewer.display.data.shape  # the MR image
+    window.jobs.setCurrentWidget(window.review_page)  # a page itself selects its tab
+    assert window.jobs.currentWidget() is window.review_page
+    assert window.jobs.indexOf(window.review_page) == window.jobs.currentIndex()
+    assert not window.browser_dock.isVisible()  # the Review tab hides the image list
+    assert not window._rate_tab.built and not window._overview_tab.built
+
+
+def test_the_first_image_thumbnail_comes_from_the_viewer_pixels(
+        open_window, tmp_path: Path, monkeypatch) -> None:
+    """A project of one image starts no decoding child: the thumbnail of the image on show
+    is made from the pixels the viewer decoded."""
+    from slicereview.engines.imaging import isolated
+
+    png = tmp_path / "one.png"
+    io.imsave(png, (np.arange(90 * 120).reshape(90, 120) % 251).astype(np.uint8),
+              check_contrast=False)
+    path = tmp_path / "one.srproj"
+    with Project.create(path) as project:
+        import_paths(project, [png])
+
+    def no_child(*_args, **_kwargs):
+        raise AssertionError("the decoding child was asked for a thumbnail")
+
+    monkeypatch.setattr(isolated, "thumbnail", no_child)
+    monkeypatch.setattr(isolated, "prestart", no_child)
+    w = open_window(path, (900, 600))
+    assert w.browser.wait_for_thumbnails(10000)
+    [image_id] = w.browser.image_ids()
+    assert w.browser.failures() == {}
+    assert image_id in w.browser._thumbs

@@ -162,10 +162,28 @@ def auto_window(data: np.ndarray, percentiles: tuple[float, float] = AUTO_PERCEN
         sample = sample[np.isfinite(sample)]
     if sample.size == 0:
         return WindowPreset("auto", 0.0, 1.0)
-    low, high = np.percentile(sample, percentiles)
+    low, high = _percentiles(sample, percentiles)
     if not high > low:
         return WindowPreset("auto", float(low), 1.0)
     return WindowPreset.from_levels("auto", round(float(low), 6), round(float(high), 6))
+
+
+def _percentiles(values: np.ndarray, qs: tuple[float, float]) -> tuple[float, float]:
+    """``np.percentile(values, qs)`` (its default linear method) from one sort: numpy's own
+    imports ``numpy.ma`` on first use, ~60 ms of the window's start-up.
+
+    >>> v = np.array([5, 1, 9, 3, 7], np.uint16)
+    >>> _percentiles(v, (1, 99.5)) == tuple(np.percentile(v, (1, 99.5)))
+    True
+    """
+    ordered = np.sort(values, axis=None).astype(np.float64)
+    out = []
+    for q in qs:
+        position = q / 100.0 * (ordered.size - 1)
+        below = int(np.floor(position))
+        above = min(below + 1, ordered.size - 1)
+        out.append(float(ordered[below] + (position - below) * (ordered[above] - ordered[below])))
+    return out[0], out[1]
 
 
 def apply_window(data: np.ndarray, window: WindowPreset, *, invert: bool = False) -> np.ndarray:

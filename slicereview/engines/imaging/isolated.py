@@ -249,9 +249,9 @@ def _remember(path: str, exc: errors.DecoderCrashedError,
 
 def prestart(limits: Limits = DEFAULT_LIMITS) -> threading.Thread:
     """Start the child in a background thread now, so that the first decode does not wait
-    for it (the GUI calls it before building its window: the child's ~0.4 s start-up then
-    runs on the other core). Harmless when a child already runs; a child that cannot start
-    is reported by the first real call, as before.
+    for it (the GUI calls it when it opens a project of several images: the child's ~0.4 s
+    start-up then runs on the other core while the first image is shown). Harmless when a
+    child already runs; a child that cannot start is reported by the first real call.
 
     >>> from slicereview.engines.imaging import isolated
     >>> isolated.prestart().join()

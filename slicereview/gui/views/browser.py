@@ -9,13 +9,17 @@ outside the annotator's batch have no status line.
 Thumbnails are made off the GUI thread (:class:`~slicereview.gui.background.Jobs`) in the
 decoding child process (:func:`slicereview.engines.imaging.isolated.thumbnail`: only the small
 picture comes back, and a file whose decoder aborts cannot take the program with it) and kept
-in memory; the list shows a grey tile until a thumbnail arrives. A file that cannot be shown
+in memory; the list shows a grey tile until a thumbnail arrives. Thumbnails are requested once
+the event loop runs after :meth:`ProjectBrowser.set_images`, so the image the window shows
+first is already decoded and its thumbnail is made from those pixels (:attr:`decoded`), with
+no decoding child started for a project of one image. A file that cannot be shown
 keeps a dark red tile, "(cannot be shown)" under its name and the reason as its tooltip
 (:meth:`failures`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -23,12 +27,14 @@ from PySide6.QtCore import (
     QModelIndex,
     QSize,
     Qt,
+    QTimer,
     Signal,
 )
 from PySide6.QtGui import QColor, QIcon, QImage, QPixmap, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
 
 from slicereview.engines.imaging import isolated
+from slicereview.engines.imaging.display import DisplayImage, thumbnail
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.gui.background import Jobs
 from slicereview.model import Image
@@ -60,6 +66,11 @@ def qimage_from_grey(array: np.ndarray) -> QImage:
 def _thumbnail(path: Path, image: Image, limits: Limits) -> QImage:
     """Worker thread (no widgets): the thumbnail, made in the decoding child process."""
     return qimage_from_grey(isolated.thumbnail(path, image, THUMB, limits))
+
+
+def _thumbnail_of(display: DisplayImage) -> QImage:
+    """Worker thread: the thumbnail of pixels already decoded for the viewer."""
+    return qimage_from_grey(thumbnail(display, THUMB))
 
 
 class ProjectBrowser(QWidget):
@@ -113,6 +124,9 @@ class ProjectBrowser(QWidget):
         #: Size limits of the open project (the main window sets them).
         self.limits: Limits = DEFAULT_LIMITS
         self._rows: dict[int, QStandardItem] = {}
+        #: The viewer's decoded pixels of an image, if it has them (the main window sets it).
+        self.decoded: Callable[[int], DisplayImage | None] = lambda _image_id: None
+        self._wanted: list[tuple[Image, Path]] = []
         placeholder = QPixmap(THUMB, THUMB)
         placeholder.fill(QColor(60, 60, 60))
         self._placeholder = QIcon(placeholder)
@@ -124,6 +138,7 @@ class ProjectBrowser(QWidget):
     def set_images(self, images: list[tuple[Image, Path]]) -> None:
         """Show ``(image, file)`` pairs; thumbnails are requested in the background."""
         self.jobs.forget()
+        self._wanted = []
         self.model.clear()
         self._rows.clear()
         formats = sorted({im.format for im, _ in images})
@@ -152,8 +167,20 @@ class ProjectBrowser(QWidget):
             self.model.appendRow(item)
             self._rows[image.id] = item
             if image.id not in self._thumbs and not failure and path.is_file():
-                self.jobs.submit(image.id, _thumbnail, path, image, self.limits)
+                self._wanted.append((image, path))
         self.set_statuses(self._statuses if self.status_box.isVisible() else None)
+        # Requested once the event loop runs: the image selected first is decoded for the
+        # viewer by then, and its thumbnail is made from those pixels, not decoded again.
+        QTimer.singleShot(0, self._request_thumbnails)
+
+    def _request_thumbnails(self) -> None:
+        wanted, self._wanted = self._wanted, []
+        for image, path in wanted:
+            display = self.decoded(image.id)
+            if display is not None:
+                self.jobs.submit(image.id, _thumbnail_of, display)
+            else:
+                self.jobs.submit(image.id, _thumbnail, path, image, self.limits)
 
     def set_statuses(self, statuses: dict[int, str] | None) -> None:
         """Show each image's annotation status (``None``: no statuses, no status filter)."""
@@ -199,6 +226,7 @@ class ProjectBrowser(QWidget):
         return dict(self._failures)
 
     def wait_for_thumbnails(self, msecs: int = 30000) -> bool:
+        self._request_thumbnails()
         return self.jobs.wait(msecs)
 
     # -- slots -----------------------------------------------------------------------------

@@ -78,3 +78,16 @@ def test_thumbnail_shape_window_and_inversion():
     assert small.shape == (10, 20)
     rgb = thumbnail(DisplayImage(np.zeros((300, 150, 3), np.uint8)), 64)
     assert rgb.shape == (64, 32, 3)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int32, np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 2, 3, 10, 1001, 65536])
+def test_auto_window_percentiles_equal_numpy(dtype, n) -> None:
+    """The one-sort percentiles of the automatic window equal ``np.percentile`` (linear)."""
+    from slicereview.engines.imaging.display import _percentiles
+
+    values = (np.random.default_rng(n).random(n) * 3000 - 500).astype(dtype)
+    ours = _percentiles(values, (1.0, 99.5))
+    expected = np.percentile(values, (1.0, 99.5))
+    tolerance = 1e-6 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(ours, expected, rtol=tolerance, atol=1e-9)
