@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
+from slicereview.app.people import add_person
 from slicereview.model import Batch, Image, Phase, Rater, Role
 
 if TYPE_CHECKING:
@@ -78,16 +79,10 @@ class OwnerGateway(QObject):
 
     def add_owner(self, name: str) -> int:
         """Create a rater with the owner role (or return the owner of that name)."""
-        name = name.strip()
-        if not name:
-            raise ValueError("The owner needs a name.")
-        found = self._project.rater_by_name(name)
-        if found is not None:
-            if found.role is not Role.OWNER:
-                raise ValueError(f"{name!r} is already a rater with role {found.role}.")
-            return found.id
-        rater_id = self._project.add_rater(name, Role.OWNER)
-        self.gateway.raters_changed.emit()
+        known = {r.id for r in self._project.raters()}
+        rater_id = add_person(self._project, name, Role.OWNER)
+        if rater_id not in known:
+            self.gateway.raters_changed.emit()
         return rater_id
 
     # -- batches ----------------------------------------------------------------------------

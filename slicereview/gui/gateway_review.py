@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QUndoStack
 
+from slicereview.app.people import add_person
 from slicereview.model import (
     Rater,
     Role,
@@ -36,16 +37,10 @@ class ReviewGateway:
 
     def add_reviewer(self, name: str) -> int:
         """Create a reviewer; a rater of that name must not exist with another role."""
-        name = name.strip()
-        if not name:
-            raise ValueError("A reviewer needs a name.")
-        existing = self.open_project.rater_by_name(name)
-        if existing is not None:
-            if existing.role is not Role.REVIEWER:
-                raise ValueError(f"{name!r} is already a rater with role {existing.role}.")
-            return existing.id
-        rater_id = self.open_project.add_rater(name, Role.REVIEWER)
-        self.raters_changed.emit()
+        known = {r.id for r in self.open_project.raters()}
+        rater_id = add_person(self.open_project, name, Role.REVIEWER)
+        if rater_id not in known:
+            self.raters_changed.emit()
         return rater_id
 
     def annotator_groups(self) -> list[str]:
