@@ -9,10 +9,12 @@ marked, ``"relaxed"`` (default) counts certain and uncertain pixels.
   half) is *not* in the mask: a consensus claims what most annotators claim, and half is not
   most. One annotator: their own mask.
 * :func:`staple` — Warfield's STAPLE (simultaneous truth and performance level estimation) as
-  SimpleITK's ``STAPLEImageFilter`` computes it: an EM estimate of each pixel's probability of
-  being foreground and of each annotator's sensitivity and specificity. The mask is
-  ``probability > 0.5`` (a pixel more likely in than out; exactly 0.5 is out, as for majority
-  ties).
+  ITK's / SimpleITK's ``STAPLEImageFilter`` computes it: an EM estimate of each pixel's
+  probability of being foreground and of each annotator's sensitivity and specificity. The
+  mask is ``probability > 0.5`` (a pixel more likely in than out; exactly 0.5 is out, as for
+  majority ties). The EM runs over the vote patterns, not the pixels
+  (:mod:`slicereview.engines.agreement.staple_em`: same numbers as SimpleITK to ~1e-12, e.g.
+  3 × 2900 × 4500 in a fraction of SimpleITK's 3.6 s); SimpleITK is only the test oracle.
 
 Degenerate cases (defined, never a silent 0):
 
@@ -47,6 +49,8 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+from slicereview.engines.agreement.staple_em import staple_counts, vote_patterns
 
 Level = Literal["strict", "relaxed"]
 #: Methods of :func:`consensus_mask`.
@@ -118,8 +122,9 @@ def majority_vote(labels: ArrayLike, level: Level = "relaxed") -> np.ndarray:
 
 
 def staple(labels: ArrayLike, level: Level = "relaxed") -> StapleResult:
-    """STAPLE consensus (SimpleITK ``STAPLEImageFilter``, foreground value 1, its default
-    iteration limit and convergence threshold).
+    """STAPLE consensus (ITK's ``STAPLEImageFilter`` EM, foreground value 1, its default
+    iteration limit and convergence threshold, run over vote patterns by
+    :func:`~slicereview.engines.agreement.staple_em.staple_counts`).
 
     Parameters
     ----------
@@ -147,16 +152,12 @@ def staple(labels: ArrayLike, level: Level = "relaxed") -> StapleResult:
     n = masks.shape[0]
     if n == 1 or bool((masks == masks[:1]).all()):
         return _identical(masks)
-    import SimpleITK as sitk
-
-    f = sitk.STAPLEImageFilter()
-    f.SetForegroundValue(1.0)
-    images = [sitk.GetImageFromArray(m.astype(np.uint8)) for m in masks]
-    probability = sitk.GetArrayFromImage(f.Execute(images)).astype(np.float32)
-    probability = np.clip(np.nan_to_num(probability, nan=0.0), 0.0, 1.0)
-    return StapleResult(probability, probability > 0.5,
-                        tuple(float(s) for s in f.GetSensitivity()),
-                        tuple(float(s) for s in f.GetSpecificity()))
+    codes, counts = vote_patterns(masks)
+    em = staple_counts(counts, n)
+    # a 0/0 pattern (ITK: NaN) is not foreground; float32 as the product always showed it
+    table = np.clip(np.nan_to_num(em.table(n), nan=0.0), 0.0, 1.0).astype(np.float32)
+    probability = table[codes]
+    return StapleResult(probability, probability > 0.5, em.sensitivity, em.specificity)
 
 
 def _identical(masks: np.ndarray) -> StapleResult:
