@@ -18,7 +18,8 @@ Definitions:
   Pairwise and leave-one-out α come from one table of pixel overlaps per image
   (:mod:`slicereview.engines.agreement.gram`), not one pass over the pixels each.
 * **STAPLE sensitivity / specificity** — per image, STAPLE (Warfield 2004;
-  :func:`~slicereview.engines.agreement.staple`, ITK's EM over vote patterns) of the image's
+  :func:`~slicereview.engines.agreement.consensus_masks.staple_performance`, ITK's EM
+  over vote patterns) of the image's
   annotators at the *relaxed* level (certain or uncertain pixels count as marked: STAPLE is
   binary, and the relaxed mask is what an annotator claims is lesion); per annotator the mean
   over the images they annotated with at least one other annotator. Undefined values (nobody
@@ -53,7 +54,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from slicereview.engines.agreement import segmentation_agreement, staple
+from slicereview.engines.agreement import segmentation_agreement
+from slicereview.engines.agreement.consensus_masks import staple_performance
 from slicereview.engines.agreement.gram import overlaps, subset_alpha
 from slicereview.engines.masks import rasterize
 from slicereview.model import Annotation, AnnotationStatus
@@ -112,11 +114,11 @@ def image_summary(job: tuple[tuple[int, int], list[list[tuple[np.ndarray, str]]]
     labels = np.stack([rasterize([_Poly(v, c) for v, c in polys], shape)
                        for polys in annotators])
     agreement = segmentation_agreement(labels)
-    estimate = staple(labels, "relaxed")
+    sensitivity, specificity = staple_performance(labels, "relaxed")
     return (agreement.strict.alpha, agreement.relaxed.alpha,
             [b.alpha for b in agreement.strict.boxes],
             [b.alpha for b in agreement.relaxed.boxes], overlaps(labels == 1),
-            estimate.sensitivity, estimate.specificity)
+            sensitivity, specificity)
 
 
 @dataclass(frozen=True)
