@@ -9,7 +9,7 @@ Methods (:mod:`slicereview.engines.agreement.consensus_masks`), at a level (``re
 default: certain and uncertain pixels count as marked; ``strict``: certain only):
 
 * ``majority`` — pixels marked by strictly more than half of the annotators (ties out);
-* ``staple`` — SimpleITK's STAPLE, mask ``probability > 0.5``.
+* ``staple`` — STAPLE (ITK's EM, run over vote patterns), mask ``probability > 0.5``.
 
 Files (``DIR`` is created), in the per-rater export's formats:
 

@@ -1,7 +1,8 @@
 """The owner's report: one stand-alone HTML file (plots embedded as base64 PNG) with where the
 project stands — acceptance per phase × group with times and Welch tests (Table 2), the
-onboarding pre-filter and the owner's decisions, per-annotator quality, the annotator ×
-annotator agreement matrix, α histograms (Fig. 5), the queue evaluation curves (Fig. 6),
+onboarding pre-filter and the owner's decisions, per-annotator quality (with STAPLE
+sensitivity and specificity), the annotator × annotator agreement matrix, inter- and
+intra-rater α histograms (Fig. 5), the queue evaluation curves (Fig. 6),
 annotation times per phase and, for classification questions, majority vote against gold and
 the generalizability coefficient. Every number names its method.
 
@@ -34,8 +35,10 @@ import numpy as np
 from slicereview.app import qa_stats, report_plots
 from slicereview.app.report_agreement import InterRater, inter_rater
 from slicereview.app.report_classes import TARGET, QuestionAnalysis, analyse_questions
+from slicereview.app.report_format import STAPLE_COLUMNS, STAPLE_NOTE, intra_note, staple_cells
 from slicereview.app.report_format import colour as _colour
 from slicereview.app.report_format import fmt as _fmt
+from slicereview.app.report_intra import IntraRater, intra_rater
 from slicereview.app.workflow import prefilter, score_pending
 from slicereview.model import Phase, Role
 from slicereview.store import Project
@@ -63,6 +66,7 @@ class ReportData:
     questions: list[QuestionAnalysis] = field(default_factory=list)
     flags: dict[str, int] = field(default_factory=dict)
     subset: str = "all annotators"
+    intra: IntraRater = field(default_factory=IntraRater)
 
 
 def _quality(project: Project, agreement: InterRater) -> list[dict[str, Any]]:
@@ -85,7 +89,10 @@ def _quality(project: Project, agreement: InterRater) -> list[dict[str, Any]]:
             "dice": sum(dices) / len(dices) if dices else math.nan,
             "accepted": acc[0], "rejected": acc[1], "ratio": acc[2],
             "uncertain": uncertain / (certain + uncertain) if certain + uncertain else math.nan,
-            "loo": agreement.loo.get(r.id, math.nan)})
+            "loo": agreement.loo.get(r.id, math.nan),
+            "sensitivity": agreement.sensitivity.get(r.id, math.nan),
+            "specificity": agreement.specificity.get(r.id, math.nan),
+            "staple_images": agreement.staple_images.get(r.id, 0)})
     return rows
 
 
@@ -140,6 +147,7 @@ def collect(project: Project, raters: Iterable[int] | None = None,
             progress(total[0] + k, total[0] + _STEPS)
 
     agreement = inter_rater(project, raters, agreement_progress)
+    intra = intra_rater(project, raters)
     step(1)
     acceptance = qa_stats.acceptance_table(project)
     step(2)
@@ -165,7 +173,7 @@ def collect(project: Project, raters: Iterable[int] | None = None,
         project.name, {r.id: (r.name, r.group or qa_stats.NO_GROUP) for r in project.raters()},
         acceptance, quality, onboarding, agreement, times,
         {p: qa_stats.outlier_limit(t) for p, t in times.items()}, evaluations, questions,
-        flags, subset)
+        flags, subset, intra)
 
 
 # -- HTML ------------------------------------------------------------------------------------
@@ -247,13 +255,14 @@ def render(data: ReportData) -> str:
     parts.append("<h2>Per-annotator quality</h2>")
     parts.append(_table(
         ["annotator", "group", "gold images", "mean Dice vs gold (relaxed)", "accepted",
-         "rejected", "acc. ratio (%)", "uncertain polygons (%)", "LOO Δ strict α"],
+         "rejected", "acc. ratio (%)", "uncertain polygons (%)", "LOO Δ strict α"]
+        + list(STAPLE_COLUMNS),
         [[e(q["rater"]), e(q["group"]), str(q["scored"]), _fmt(q["dice"]), str(q["accepted"]),
           str(q["rejected"]), _fmt(100 * q["ratio"], 0), _fmt(100 * q["uncertain"], 0),
-          _fmt(q["loo"])] for q in data.quality], 2))
-    parts.append("<p class=note>LOO Δ strict α: mean over images with three or more annotators "
-                 "of α (nominal, strict, image level) without the annotator minus α with all; "
-                 "positive means agreement rises without them.</p>")
+          _fmt(q["loo"])] + staple_cells(q) for q in data.quality], 2))
+    parts.append(f"<p class=note>LOO Δ strict α: mean over images with three or more annotators "
+                 f"of α (nominal, strict, image level) without the annotator minus α with all; "
+                 f"positive means agreement rises without them. {e(STAPLE_NOTE)}</p>")
     parts.append("<h2>Annotator × annotator agreement</h2>" + _matrix(data))
     parts.append("<p class=note>Cells: mean pairwise Krippendorff's α (nominal, strict, image "
                  "level) over the images both annotated; colour by band (≤ 0.1 disagreement, "
@@ -265,6 +274,15 @@ def render(data: ReportData) -> str:
             "alpha histograms"))
     else:
         parts.append("<p>No image has two finished annotations yet.</p>")
+    parts.append("<h2>Intra-rater agreement: image level vs box level (Fig. 5, intra-rater)"
+                 "</h2>")
+    if data.intra.image_alpha["strict"] or data.intra.image_alpha["relaxed"]:
+        parts.append(_img(report_plots.alpha_histograms(
+            data.intra.image_alpha, data.intra.box_alpha, "intra-rater"),
+            "intra-rater alpha histograms"))
+        parts.append(f"<p class=note>{e(intra_note(data.intra))}</p>")
+    else:
+        parts.append(f"<p>{e(intra_note(data.intra))}</p>")
     for phase, evaluation in data.evaluations.items():
         parts.append(f"<h2>Review queue evaluation, {e(phase)} (Fig. 6)</h2>")
         if all(math.isnan(v) for series in evaluation.recall.values() for v in series):

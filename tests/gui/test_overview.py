@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6.QtWidgets import QFileDialog
 
@@ -103,3 +104,36 @@ def test_cancel_stops_the_worker(open_window, qtbot, qa_path: Path) -> None:
     page.compute()                  # and it starts again
     qtbot.waitUntil(lambda: page.data is not None, timeout=60000)
     assert page.acceptance.rowCount() == 5
+
+
+def test_overview_shows_staple_and_intra_rater(open_window, qtbot, tmp_path: Path) -> None:
+    from tests.app.repeat_project import build as build_repeats
+
+    path = build_repeats(tmp_path)
+    w = open_window(path, size=(1400, 900))
+    page = w.overview_page
+    w.jobs.setCurrentWidget(page)
+    qtbot.waitUntil(lambda: page.data is not None, timeout=60000)
+    header = [page.quality.horizontalHeaderItem(c).text()
+              for c in range(page.quality.columnCount())]
+    quality = {row[0]: row for row in _cells(page.quality)}
+    sens = header.index("STAPLE sens. (relaxed)")
+    spec = header.index("STAPLE spec. (relaxed)")
+    assert quality["c"][sens] == "0.000" and quality["a"][sens] == "1.000"
+    assert quality["c"][spec] == "1.000" and quality["c"][sens + 2] == "2"
+    page.sections.setCurrentIndex(3)                      # "α histograms"
+    assert page.sections.tabText(3) == "α histograms"
+    for level, plot in page.intra_hist.items():
+        assert plot.isVisible()
+        curves = plot.getPlotItem().listDataItems()
+        counts = {c.name(): int(np.sum(c.getData()[1])) for c in curves}
+        assert counts["image level (n = 2)"] == 2, level      # a's pair and b's pair
+    assert "2 repeat pairs" in page.intra_label.text()
+    if os.environ.get("OVERVIEW_SHOTS"):
+        for k in (1, 3):
+            page.sections.setCurrentIndex(k)
+            qtbot.wait(100)
+            w.grab().save(f"{os.environ['OVERVIEW_SHOTS']}/overview_repeats_{k}.png")
+        page.sections.currentWidget().verticalScrollBar().setValue(10**6)
+        qtbot.wait(100)
+        w.grab().save(f"{os.environ['OVERVIEW_SHOTS']}/overview_repeats_intra.png")

@@ -6,7 +6,8 @@
 * :func:`dice` and :func:`iou` of two masks;
 * intraclass correlations (:func:`intraclass_correlation`), the generalizability coefficient
   for random annotators (:func:`generalizability`) and :func:`raters_needed`;
-* consensus masks: pixel-wise :func:`majority_vote` and :func:`staple` (SimpleITK);
+* consensus masks: pixel-wise :func:`majority_vote` and :func:`staple` (ITK's EM over vote
+  patterns, :mod:`~slicereview.engines.agreement.staple_em`);
 * Labelbox-style consensus (:func:`label_consensus`, :func:`consensus_scores`,
   :func:`benchmark_score`);
 * Label Studio-style task agreement (:func:`task_agreement`, :func:`agreement_matrix`,

@@ -9,10 +9,12 @@ marked, ``"relaxed"`` (default) counts certain and uncertain pixels.
   half) is *not* in the mask: a consensus claims what most annotators claim, and half is not
   most. One annotator: their own mask.
 * :func:`staple` — Warfield's STAPLE (simultaneous truth and performance level estimation) as
-  SimpleITK's ``STAPLEImageFilter`` computes it: an EM estimate of each pixel's probability of
-  being foreground and of each annotator's sensitivity and specificity. The mask is
-  ``probability > 0.5`` (a pixel more likely in than out; exactly 0.5 is out, as for majority
-  ties).
+  ITK's / SimpleITK's ``STAPLEImageFilter`` computes it: an EM estimate of each pixel's
+  probability of being foreground and of each annotator's sensitivity and specificity. The
+  mask is ``probability > 0.5`` (a pixel more likely in than out; exactly 0.5 is out, as for
+  majority ties). The EM runs over the vote patterns, not the pixels
+  (:mod:`slicereview.engines.agreement.staple_em`: same numbers as SimpleITK to ~1e-12, e.g.
+  3 × 2900 × 4500 in a fraction of SimpleITK's 3.6 s); SimpleITK is only the test oracle.
 
 Degenerate cases (defined, never a silent 0):
 
@@ -47,6 +49,8 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+from slicereview.engines.agreement.staple_em import StapleEM, staple_counts, vote_patterns
 
 Level = Literal["strict", "relaxed"]
 #: Methods of :func:`consensus_mask`.
@@ -118,8 +122,9 @@ def majority_vote(labels: ArrayLike, level: Level = "relaxed") -> np.ndarray:
 
 
 def staple(labels: ArrayLike, level: Level = "relaxed") -> StapleResult:
-    """STAPLE consensus (SimpleITK ``STAPLEImageFilter``, foreground value 1, its default
-    iteration limit and convergence threshold).
+    """STAPLE consensus (ITK's ``STAPLEImageFilter`` EM, foreground value 1, its default
+    iteration limit and convergence threshold, run over vote patterns by
+    :func:`~slicereview.engines.agreement.staple_em.staple_counts`).
 
     Parameters
     ----------
@@ -145,26 +150,42 @@ def staple(labels: ArrayLike, level: Level = "relaxed") -> StapleResult:
     """
     masks = roi_masks(labels, level)
     n = masks.shape[0]
-    if n == 1 or bool((masks == masks[:1]).all()):
-        return _identical(masks)
-    import SimpleITK as sitk
-
-    f = sitk.STAPLEImageFilter()
-    f.SetForegroundValue(1.0)
-    images = [sitk.GetImageFromArray(m.astype(np.uint8)) for m in masks]
-    probability = sitk.GetArrayFromImage(f.Execute(images)).astype(np.float32)
-    probability = np.clip(np.nan_to_num(probability, nan=0.0), 0.0, 1.0)
-    return StapleResult(probability, probability > 0.5,
-                        tuple(float(s) for s in f.GetSensitivity()),
-                        tuple(float(s) for s in f.GetSpecificity()))
+    codes, counts = vote_patterns(masks)
+    em, sensitivity, specificity = _estimate(counts, n)
+    if em is None:                                     # identical masks: their common mask
+        common = masks[0]
+        return StapleResult(common.astype(np.float32), common.copy(), sensitivity, specificity)
+    # a 0/0 pattern (ITK: NaN) is not foreground; float32 as the product always showed it
+    table = np.clip(np.nan_to_num(em.table(n), nan=0.0), 0.0, 1.0).astype(np.float32)
+    probability = table[codes]
+    return StapleResult(probability, probability > 0.5, sensitivity, specificity)
 
 
-def _identical(masks: np.ndarray) -> StapleResult:
-    common = masks[0]
-    sens = 1.0 if common.any() else math.nan
-    spec = 1.0 if not common.all() else math.nan
-    n = masks.shape[0]
-    return StapleResult(common.astype(np.float32), common.copy(), (sens,) * n, (spec,) * n)
+def staple_performance(labels: ArrayLike, level: Level = "relaxed"
+                       ) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Only each annotator's STAPLE sensitivity and specificity (as :func:`staple`, without
+    mapping the probability back to the pixels): the owner's report calls it per image.
+
+    >>> lab = np.zeros((3, 4, 4), np.uint8); lab[:2, 1:3, 1:3] = 1
+    >>> [round(x, 3) for x in staple_performance(lab)[0]]
+    [1.0, 1.0, 0.0]
+    """
+    masks = roi_masks(labels, level)
+    _, sensitivity, specificity = _estimate(vote_patterns(masks)[1], masks.shape[0])
+    return sensitivity, specificity
+
+
+def _estimate(counts: np.ndarray, n: int
+              ) -> tuple[StapleEM | None, tuple[float, ...], tuple[float, ...]]:
+    """The EM on the pattern counts, or ``None`` with the module's rates when every annotator
+    drew the same mask (only the patterns "nobody" and "everybody" occur)."""
+    everybody = (1 << n) - 1
+    if n == 1 or counts[1:everybody].sum() == 0:
+        sens = 1.0 if counts[everybody] else math.nan
+        spec = 1.0 if counts[0] else math.nan
+        return None, (sens,) * n, (spec,) * n
+    em = staple_counts(counts, n)
+    return em, em.sensitivity, em.specificity
 
 
 def consensus_mask(labels: ArrayLike, method: str = "majority",

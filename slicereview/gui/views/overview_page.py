@@ -3,9 +3,10 @@
 The same values as ``slicereview report`` (:func:`slicereview.app.report.collect`, computed by
 a :class:`~slicereview.gui.qa_workers.ReportWorker` in its own thread and connection, with a
 progress bar and Cancel) shown as tables — acceptance per phase × group with times and Welch
-tests, the onboarding pre-filter, per-annotator quality, the annotator × annotator agreement
-matrix, classification questions — and interactive pyqtgraph plots (α histograms, queue
-curves, times). Clicking a matrix cell lists the images where that pair disagrees most (lowest
+tests, the onboarding pre-filter, per-annotator quality (with STAPLE sensitivity and
+specificity), the annotator × annotator agreement matrix, classification questions — and
+interactive pyqtgraph plots (inter- and intra-rater α histograms, queue curves, times).
+Clicking a matrix cell lists the images where that pair disagrees most (lowest
 strict α first, computed in a worker); selecting one shows it in the View tab
 (:attr:`OverviewPage.image_requested`). "Save HTML report…" writes the same file as the CLI.
 
@@ -38,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.app.report_format import STAPLE_NOTE, intra_note
 from slicereview.gui.qa_workers import HtmlReportWorker, PairWorker, ReportWorker
 from slicereview.gui.views import overview_plots as plots
 from slicereview.gui.views import overview_tables as tables
@@ -93,6 +95,10 @@ class OverviewPage(QWidget):
         self.questions = QuestionsSection()
         self.hist = {level: plots.new_plot(f"Krippendorff's α (nominal, {level})", "α",
                                            "count") for level in ("strict", "relaxed")}
+        self.intra_hist = {level: plots.new_plot(
+            f"Intra-rater: Krippendorff's α (nominal, {level}) of each annotation and its "
+            "repeat", "α", "count") for level in ("strict", "relaxed")}
+        self.intra_label = note("")
         self.phase_box = QComboBox()
         self.phase_box.currentTextChanged.connect(self._draw_curves)
         self.curves = [plots.new_plot(t, "k (images reviewed, queue order)", t)
@@ -127,14 +133,18 @@ class OverviewPage(QWidget):
         self.sections.addTab(section([self.quality, note(
             "LOO Δ strict α: mean over images with three or more annotators of α (nominal, "
             "strict, image level) without the annotator minus α with all; positive means "
-            "agreement rises without them.")]), "Annotators")
+            "agreement rises without them. " + STAPLE_NOTE)]), "Annotators")
         split.setMinimumHeight(300)
         self.sections.addTab(section([split, note(
             "Cells: mean pairwise Krippendorff's α (nominal, strict, image level) over the "
             "images both annotated; colour by band (≤ 0.1 disagreement, ≤ 0.667 low, ≤ 0.8 "
             "moderate, high).")], fill=True), "Agreement")
-        self.sections.addTab(section([self.hist["strict"], self.hist["relaxed"]]),
-                             "α histograms")
+        self.sections.addTab(section([
+            QLabel("<b>Inter-rater: image level vs box level (Fig. 5)</b>"), self.hist["strict"],
+            self.hist["relaxed"],
+            QLabel("<b>Intra-rater: image level vs box level (Fig. 5, intra-rater)</b>"),
+            self.intra_label, self.intra_hist["strict"], self.intra_hist["relaxed"]]),
+            "α histograms")
         curve_plots = QHBoxLayout()
         for plot in self.curves:
             curve_plots.addWidget(plot)
@@ -233,6 +243,12 @@ class OverviewPage(QWidget):
         for level, plot in self.hist.items():
             plots.alpha_histogram(plot, data.agreement.image_alpha[level],
                                   data.agreement.box_alpha[level])
+        shown = bool(data.intra.image_alpha["strict"] or data.intra.image_alpha["relaxed"])
+        self.intra_label.setText(intra_note(data.intra))
+        for level, plot in self.intra_hist.items():
+            plot.setVisible(shown)
+            plots.alpha_histogram(plot, data.intra.image_alpha[level],
+                                  data.intra.box_alpha[level])
         self.phase_box.blockSignals(True)
         self.phase_box.clear()
         self.phase_box.addItems(list(data.evaluations))

@@ -1,7 +1,8 @@
 """The Overview tab's tables, filled from :class:`slicereview.app.report.ReportData` with the
 same columns, numbers and methods as the HTML report (``slicereview report``): acceptance per
 phase × group (Table 2) with times and Welch tests, the onboarding pre-filter and decisions,
-per-annotator quality and the annotator × annotator agreement matrix.
+per-annotator quality (with STAPLE sensitivity and specificity) and the annotator ×
+annotator agreement matrix.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
+from slicereview.app.report_format import STAPLE_COLUMNS, staple_cells
 from slicereview.app.report_format import colour as _colour
 from slicereview.app.report_format import fmt as _fmt
 
@@ -21,7 +23,8 @@ ACCEPTANCE = ["phase", "group", "images", "time all (s)", "accepted (s)", "rejec
 ONBOARDING = ["batch", "annotator", "images scored", "mean Dice vs gold", "pre-filter",
               "decision", "by", "when", "why"]
 QUALITY = ["annotator", "group", "gold images", "mean Dice vs gold (relaxed)", "accepted",
-           "rejected", "acc. ratio (%)", "uncertain polygons (%)", "LOO Δ strict α"]
+           "rejected", "acc. ratio (%)", "uncertain polygons (%)", "LOO Δ strict α",
+           *STAPLE_COLUMNS]
 #: Item data role holding a matrix cell's (rater a, rater b).
 PAIR_ROLE = Qt.ItemDataRole.UserRole
 
@@ -82,7 +85,8 @@ def fill_onboarding(table: QTableWidget, data: Any) -> None:
 def fill_quality(table: QTableWidget, data: Any) -> None:
     _fill(table, [[q["rater"], q["group"], str(q["scored"]), _fmt(q["dice"]),
                    str(q["accepted"]), str(q["rejected"]), _fmt(100 * q["ratio"], 0),
-                   _fmt(100 * q["uncertain"], 0), _fmt(q["loo"])] for q in data.quality], 2)
+                   _fmt(100 * q["uncertain"], 0), _fmt(q["loo"])] + staple_cells(q)
+                  for q in data.quality], 2)
 
 
 def fill_matrix(table: QTableWidget, data: Any) -> list[int]:

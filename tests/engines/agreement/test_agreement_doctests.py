@@ -16,6 +16,7 @@ MODULES = [
     "slicereview.engines.agreement.g_study",
     "slicereview.engines.agreement.consensus",
     "slicereview.engines.agreement.consensus_masks",
+    "slicereview.engines.agreement.staple_em",
     "slicereview.engines.agreement.labelstudio",
     "slicereview.engines.review.metrics",
     "slicereview.engines.review.rankstats",

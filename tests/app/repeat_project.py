@@ -1,0 +1,46 @@
+"""A hand-made project for the report's STAPLE and intra-rater parts: three annotators on two
+64 × 64 frames of scikit-image's camera; ``a`` and ``b`` draw the same square, ``c`` marks
+nothing; ``a`` repeats image 1 exactly, ``b`` repeats image 2 shifted by 3 pixels."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+from PIL import Image as PILImage
+
+from slicereview.model import NewImage, Polygon
+from slicereview.store import Project
+
+SIZE = 64
+
+
+def square(x: float, y: float, s: float, certainty: str = "certain") -> Polygon:
+    return Polygon(np.array([[x, y], [x + s, y], [x + s, y + s], [x, y + s]], float), certainty)
+
+
+def build(folder: Path) -> Path:
+    from skimage import data
+    from skimage.transform import resize
+
+    png = folder / "camera.png"
+    PILImage.fromarray((resize(data.camera(), (SIZE, SIZE)) * 255).astype(np.uint8)).save(png)
+    path = folder / "repeats.srproj"
+    with Project.create(path, name="Repeats") as p:
+        images = p.add_source(png, hashlib.sha256(png.read_bytes()).hexdigest(), "png",
+                              [NewImage(SIZE, SIZE, frame=k) for k in range(2)])
+        a, b, c = (p.add_rater(n) for n in "abc")
+        for image in images:
+            for rater in (a, b):
+                ann = p.annotation_for(rater, image, create=True)
+                p.replace_polygons(ann.id, [square(10, 12, 20)])
+                p.set_annotation_status(ann.id, "submitted")
+            p.set_annotation_status(p.annotation_for(c, image, create=True).id,
+                                    "nothing_to_annotate")
+        for rater, image, polygons in ((a, images[0], [square(10, 12, 20)]),
+                                       (b, images[1], [square(13, 12, 20)])):
+            again = p.create_repeat(p.annotation_for(rater, image).id)
+            p.replace_polygons(again.id, polygons)
+            p.set_annotation_status(again.id, "submitted")
+    return path
