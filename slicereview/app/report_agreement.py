@@ -18,13 +18,13 @@ Definitions:
   Pairwise and leave-one-out α come from one table of pixel overlaps per image
   (:mod:`slicereview.engines.agreement.gram`), not one pass over the pixels each.
 * **STAPLE sensitivity / specificity** — per image, STAPLE (Warfield 2004;
-  :func:`~slicereview.engines.agreement.consensus_masks.staple_performance`, ITK's EM
-  over vote patterns) of the image's
+  :func:`~slicereview.engines.agreement.consensus_masks.staple_rates`, ITK's EM
+  over vote patterns, all images with the same number of annotators at once) of the image's
   annotators at the *relaxed* level (certain or uncertain pixels count as marked: STAPLE is
   binary, and the relaxed mask is what an annotator claims is lesion); per annotator the mean
   over the images they annotated with at least one other annotator. Undefined values (nobody
-  marked anything: sensitivity NaN) are left out of the mean. Computed in the same per-image
-  pass (~0.7 ms an image of 3 × 256 × 256).
+  marked anything: sensitivity NaN) are left out of the mean. The per-image pass counts the
+  vote patterns; the EMs run after it in batches (one at a time they took ~1 ms an image).
 
 Example
 -------
@@ -55,8 +55,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from slicereview.engines.agreement import segmentation_agreement
-from slicereview.engines.agreement.consensus_masks import staple_performance
+from slicereview.engines.agreement.consensus_masks import roi_masks, staple_rates
 from slicereview.engines.agreement.gram import overlaps, subset_alpha
+from slicereview.engines.agreement.staple_em import vote_patterns
 from slicereview.engines.masks import rasterize
 from slicereview.model import Annotation, AnnotationStatus
 from slicereview.store import Project
@@ -103,22 +104,20 @@ def selections(project: Project, raters: Iterable[int] | None = None
 
 
 def image_summary(job: tuple[tuple[int, int], list[list[tuple[np.ndarray, str]]]]
-                  ) -> tuple[float, float, list[float], list[float], np.ndarray,
-                             tuple[float, ...], tuple[float, ...]]:
+                  ) -> tuple[float, float, list[float], list[float], np.ndarray, np.ndarray]:
     """One image's part of the pass (module level, so a spawned worker can run it): ``job`` is
     ``((H, W), [annotator polygons as (vertices, certainty)])``; returns strict and relaxed
     image α, strict and relaxed box α values, the strict overlap table
-    (:func:`~slicereview.engines.agreement.gram.overlaps`) and each annotator's relaxed STAPLE
-    sensitivity and specificity."""
+    (:func:`~slicereview.engines.agreement.gram.overlaps`) and the counts of the relaxed vote
+    patterns (:func:`~slicereview.engines.agreement.staple_em.vote_patterns`) for STAPLE."""
     shape, annotators = job
     labels = np.stack([rasterize([_Poly(v, c) for v, c in polys], shape)
                        for polys in annotators])
     agreement = segmentation_agreement(labels)
-    sensitivity, specificity = staple_performance(labels, "relaxed")
+    patterns = vote_patterns(roi_masks(labels, "relaxed"))[1]
     return (agreement.strict.alpha, agreement.relaxed.alpha,
             [b.alpha for b in agreement.strict.boxes],
-            [b.alpha for b in agreement.relaxed.boxes], overlaps(labels == 1),
-            sensitivity, specificity)
+            [b.alpha for b in agreement.relaxed.boxes], overlaps(labels == 1), patterns)
 
 
 @dataclass(frozen=True)
@@ -163,9 +162,10 @@ def inter_rater(project: Project, raters: Iterable[int] | None = None,
     out = InterRater()
     sums: dict[tuple[int, int], float] = {}
     loo_sum: dict[int, list[float]] = {}
-    estimates: dict[int, tuple[list[float], list[float]]] = {}
-    for anns, (strict_a, relaxed_a, strict_boxes, relaxed_boxes, g, sens, spec) in zip(
+    patterns: list[np.ndarray] = []
+    for anns, (strict_a, relaxed_a, strict_boxes, relaxed_boxes, g, counts) in zip(
             groups, _summaries(jobs, workers, progress), strict=True):
+        patterns.append(counts)
         for level, alpha, boxes in (("strict", strict_a, strict_boxes),
                                     ("relaxed", relaxed_a, relaxed_boxes)):
             if not math.isnan(alpha):
@@ -173,10 +173,6 @@ def inter_rater(project: Project, raters: Iterable[int] | None = None,
             out.box_alpha[level] += [b for b in boxes if not math.isnan(b)]
         pixels = shapes[anns[0].image_id][0] * shapes[anns[0].image_id][1]
         ids = [a.rater_id for a in anns]
-        for rater, se, sp in zip(ids, sens, spec, strict=True):
-            found = estimates.setdefault(rater, ([], []))
-            found[0].append(se)
-            found[1].append(sp)
         everyone = range(len(anns))
         for i in everyone:
             for j in range(i + 1, len(anns)):
@@ -193,10 +189,17 @@ def inter_rater(project: Project, raters: Iterable[int] | None = None,
         out.images += 1
     out.pairwise = {k: sums[k] / out.pair_images[k] for k in sums}
     out.loo = {r: float(np.mean(v)) for r, v in loo_sum.items()}
-    for rater, (se, sp) in estimates.items():
-        out.sensitivity[rater] = _mean(se)
-        out.specificity[rater] = _mean(sp)
-        out.staple_images[rater] = len(se)
+    estimates: dict[int, tuple[list[float], list[float]]] = {}
+    rates = staple_rates(patterns, [len(anns) for anns in groups])
+    for anns, (sens, spec) in zip(groups, rates, strict=True):
+        for ann, one_se, one_sp in zip(anns, sens, spec, strict=True):
+            found = estimates.setdefault(ann.rater_id, ([], []))
+            found[0].append(one_se)
+            found[1].append(one_sp)
+    for rater, (all_se, all_sp) in estimates.items():
+        out.sensitivity[rater] = _mean(all_se)
+        out.specificity[rater] = _mean(all_sp)
+        out.staple_images[rater] = len(all_se)
     return out
 
 

@@ -44,13 +44,19 @@ array([1, 1, 0, 0])
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from slicereview.engines.agreement.staple_em import StapleEM, staple_counts, vote_patterns
+from slicereview.engines.agreement.staple_em import (
+    StapleEM,
+    staple_batch,
+    staple_counts,
+    vote_patterns,
+)
 
 Level = Literal["strict", "relaxed"]
 #: Methods of :func:`consensus_mask`.
@@ -175,15 +181,51 @@ def staple_performance(labels: ArrayLike, level: Level = "relaxed"
     return sensitivity, specificity
 
 
-def _estimate(counts: np.ndarray, n: int
-              ) -> tuple[StapleEM | None, tuple[float, ...], tuple[float, ...]]:
-    """The EM on the pattern counts, or ``None`` with the module's rates when every annotator
-    drew the same mask (only the patterns "nobody" and "everybody" occur)."""
+def staple_rates(counts: Sequence[np.ndarray], raters: Sequence[int]
+                 ) -> list[tuple[tuple[float, ...], tuple[float, ...]]]:
+    """:func:`staple_performance` of many images from their vote-pattern counts
+    (:func:`~.staple_em.vote_patterns`, relaxed or strict as the caller chose): images with the
+    same number of annotators run in one :func:`~.staple_em.staple_batch`.
+
+    >>> lab = np.zeros((3, 4, 4), np.uint8); lab[:2, 1:3, 1:3] = 1
+    >>> counts = vote_patterns(roi_masks(lab, "relaxed"))[1]
+    >>> staple_rates([counts], [3]) == [staple_performance(lab)]
+    True
+    """
+    out: list[tuple[tuple[float, ...], tuple[float, ...]]] = [((), ())] * len(counts)
+    batches: dict[int, list[int]] = {}
+    for k, (row, n) in enumerate(zip(counts, raters, strict=True)):
+        same = _identical_rates(row, n)
+        if same is None:
+            batches.setdefault(n, []).append(k)
+        else:
+            out[k] = same
+    for n, rows in batches.items():
+        sensitivity, specificity = staple_batch(np.stack([counts[k] for k in rows]), n)
+        for k, se, sp in zip(rows, sensitivity, specificity, strict=True):
+            out[k] = (tuple(float(x) for x in se), tuple(float(x) for x in sp))
+    return out
+
+
+def _identical_rates(counts: np.ndarray, n: int
+                     ) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+    """The rates when every annotator drew the same mask (only the patterns "nobody" and
+    "everybody" occur; see the module doc), else ``None``."""
     everybody = (1 << n) - 1
     if n == 1 or counts[1:everybody].sum() == 0:
         sens = 1.0 if counts[everybody] else math.nan
         spec = 1.0 if counts[0] else math.nan
-        return None, (sens,) * n, (spec,) * n
+        return (sens,) * n, (spec,) * n
+    return None
+
+
+def _estimate(counts: np.ndarray, n: int
+              ) -> tuple[StapleEM | None, tuple[float, ...], tuple[float, ...]]:
+    """The EM on the pattern counts, or ``None`` with the module's rates when every annotator
+    drew the same mask."""
+    same = _identical_rates(counts, n)
+    if same is not None:
+        return None, same[0], same[1]
     em = staple_counts(counts, n)
     return em, em.sensitivity, em.specificity
 

@@ -113,3 +113,32 @@ def test_vote_patterns_many_raters() -> None:
     assert (codes == expected).all()
     with pytest.raises(ValueError):
         staple_counts([0, 0], 1)
+
+
+@pytest.mark.parametrize("raters", range(2, 6))
+def test_batched_rates_equal_simpleitk_and_one_at_a_time(raters: int) -> None:
+    """The owner's report runs many EMs at once (staple_batch via staple_rates): the same
+    rates as one EM per image, and as SimpleITK's filter."""
+    from slicereview.engines.agreement.consensus_masks import staple_performance, staple_rates
+    from slicereview.engines.agreement.staple_em import staple_batch
+
+    images = [_polygon_masks(raters, seed) for seed in range(24)]
+    images.append(np.repeat(images[0][:1], raters, axis=0))     # identical masks
+    images.append(np.zeros_like(images[0]))                      # nobody marked anything
+    counts = [vote_patterns(m)[1] for m in images]
+    batched = staple_rates(counts, [raters] * len(images))
+    for masks, (sens, spec) in zip(images, batched, strict=True):
+        one = staple_performance(masks.astype(np.uint8))
+        np.testing.assert_allclose(sens, one[0], atol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(spec, one[1], atol=1e-12, equal_nan=True)
+    for masks, (sens, spec) in list(zip(images, batched, strict=True))[:6]:
+        _, ref_sens, ref_spec, _ = _oracle(masks)
+        np.testing.assert_allclose(sens, ref_sens, atol=TOL, equal_nan=True)
+        np.testing.assert_allclose(spec, ref_spec, atol=TOL, equal_nan=True)
+    rng = np.random.default_rng(raters)   # slow rows: finished one at a time
+    rows = rng.integers(1, 1000, (40, 1 << raters))
+    sens, spec = staple_batch(rows, raters)
+    for row, se, sp in zip(rows, sens, spec, strict=True):
+        em = staple_counts(row, raters)
+        np.testing.assert_allclose(se, em.sensitivity, atol=1e-11, equal_nan=True)
+        np.testing.assert_allclose(sp, em.specificity, atol=1e-11, equal_nan=True)
