@@ -131,9 +131,10 @@ def entries_of(ds: Dataset, path: Path, frames_for: Callable[[int], list[int]] |
             "another selection."
         )
     with decoder_edge(path.name, "read the DICOM header of"):
+        technical = meta.technical_info(ds)
         images = [NewImage(rows, cols, frame=f, axis=-1, slice_index=0,
-                           info=meta.frame_info(ds, f)) for f in wanted]
-        return meta.technical_info(ds), images
+                           info=meta.frame_info(ds, f, technical)) for f in wanted]
+        return technical, images
 
 
 # -- pixels ----------------------------------------------------------------------------------

@@ -278,9 +278,11 @@ def technical_info(ds: Dataset) -> dict[str, Any]:
     return info
 
 
-def frame_info(ds: Dataset, frame: int) -> dict[str, Any]:
-    """Per-image metadata: :func:`technical_info` plus spacing, windows and units of ``frame``."""
-    info = technical_info(ds)
+def frame_info(ds: Dataset, frame: int, technical: dict[str, Any] | None = None
+               ) -> dict[str, Any]:
+    """Per-image metadata: :func:`technical_info` (``technical`` when the caller has it
+    already) plus spacing, windows and units of ``frame``."""
+    info = dict(technical) if technical is not None else technical_info(ds)
     spacing, source = pixel_spacing(ds, frame)
     slope, intercept, _ = rescale(ds, frame)
     info.update(

@@ -9,8 +9,9 @@ copy of a GUI's threads), under an address-space limit (``RLIMIT_AS`` =
 (:attr:`Limits.decode_timeout_s`). A child that dies, runs out of its memory or time becomes a
 :class:`~.errors.DecoderCrashedError` with a plain message; the next call starts a new child.
 
-Calls are serialised by a lock (one child per process); the child exits when its parent does
-(its pipe closes).
+Calls to one child are serialised by its lock; a process has at most :data:`MAX_CHILDREN`
+children (slot 0 for the viewer and single calls, slot 1 also for large imports, see
+:mod:`.parallel`); a child exits when its parent does (its pipe closes).
 
 A file that crashed the child (or ran out of its time) is remembered for the rest of the
 process, keyed by its path, size and modification time: every later call -- here or in-process
@@ -189,9 +190,37 @@ class _Child:
         self.process.join(5)
 
 
+class _Slot:
+    """A place for one child: the lock serialising its calls and the child (None: not
+    started, or stopped after a crash)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.child: _Child | None = None
+
+    def ready_child(self, limits: Limits) -> _Child:
+        """The running child with ``limits`` (started if needed); call with the lock held."""
+        if self.child is not None and (not self.child.process.is_alive()
+                                       or self.child.address_space != limits.child_address_space):
+            self.child.stop()
+            self.child = None
+        if self.child is None:
+            self.child = _Child(limits)
+        return self.child
+
+    def drop(self) -> None:
+        """Stop the child (call with the lock held)."""
+        if self.child is not None:
+            self.child.stop()
+            self.child = None
+
+
 _START_TIMEOUT_S = 120.0
-_lock = threading.Lock()
-_child: _Child | None = None
+#: Decoding children a process may run: slot 0 serves the viewer and every call that names no
+#: slot; an import of many files also uses slot 1 (:mod:`.parallel`), so that both cores
+#: decode. Each child has its own address-space limit.
+MAX_CHILDREN = 2
+_slots = [_Slot() for _ in range(MAX_CHILDREN)]
 #: Files that crashed the child or ran out of its time: (path, size, mtime) -> (message,
 #: the time-out that ran out, infinite for a crash).
 _crashed: dict[tuple[str, int, int], tuple[str, float]] = {}
@@ -218,6 +247,8 @@ def known_crash(path: str | Path, timeout_s: float | None = None) -> str | None:
     >>> known_crash(__file__) is None
     True
     """
+    if not _crashed:  # the usual case: no stat() per file
+        return None
     key = _file_key(path)
     entry = None if key is None else _crashed.get(key)
     if entry is None or (timeout_s is not None and timeout_s > entry[1]):
@@ -247,34 +278,41 @@ def _remember(path: str, exc: errors.DecoderCrashedError,
     return exc
 
 
-def _call(task: str, args: tuple[Any, ...], limits: Limits) -> Any:
-    global _child, last_peak_kb
+def start(slot: int, limits: Limits = DEFAULT_LIMITS) -> None:
+    """Start the child of ``slot`` now unless it runs (an import starts its second child
+    in the background while the first one works); raises
+    :class:`~.errors.ImagingError` when it cannot start."""
+    with _slots[slot].lock:
+        _slots[slot].ready_child(limits)
+
+
+def running(slot: int) -> bool:
+    """True when the child of ``slot`` is alive (no start-up cost to use it)."""
+    child = _slots[slot].child
+    return child is not None and child.process.is_alive()
+
+
+def _call(task: str, args: tuple[Any, ...], limits: Limits, slot: int = 0) -> Any:
+    global last_peak_kb
     if isinstance(args[0], list):
         name = "a group of files"
     else:
         name = Path(str(args[0])).name
         refuse_known_crash(str(args[0]), limits.decode_timeout_s)
-    with _lock:
-        if _child is not None and (not _child.process.is_alive()
-                                   or _child.address_space != limits.child_address_space):
-            _child.stop()
-            _child = None
-        if _child is None:
-            _child = _Child(limits)
-        child = _child
+    place = _slots[slot]
+    with place.lock:
+        child = place.ready_child(limits)
         try:
             child.conn.send((task, args))
             if not child.conn.poll(limits.decode_timeout_s):
-                child.stop()
-                _child = None
+                place.drop()
                 raise _remember(str(args[0]), errors.DecoderCrashedError(
                     f"Reading {name} took longer than {limits.decode_timeout_s:g} s "
                     "(decode_timeout_s), so it was stopped; the file is probably damaged, "
                     "so leave it out."), limits.decode_timeout_s)
             reply = child.conn.recv()
         except (EOFError, OSError, BrokenPipeError):
-            child.stop()
-            _child = None
+            place.drop()
             raise _remember(str(args[0]), errors.DecoderCrashedError(
                 f"The decoder stopped abnormally on {name} (the file is probably damaged, or "
                 f"needs more than {limits.child_address_space >> 30} GB of memory); the "
@@ -309,35 +347,36 @@ def thumbnail(path: str | Path, image: Any, size: int = 128,
 
 
 def read_entries(path: str | Path, fmt: str, slices: Any,
-                 limits: Limits = DEFAULT_LIMITS) -> Any:
-    """:func:`~.importer.read_entries_here` in the child: headers read and one image
-    decoded, so a file that cannot be shown is refused at import."""
-    return _call("entries", (str(path), fmt, slices, limits), limits)
+                 limits: Limits = DEFAULT_LIMITS, slot: int = 0) -> Any:
+    """:func:`~.importer.read_entries_here` in the child (of ``slot``): headers read and one
+    image decoded, so a file that cannot be shown is refused at import."""
+    return _call("entries", (str(path), fmt, slices, limits), limits, slot)
 
 
 def read_entries_many(items: list[tuple[Path, str]], slices: Any,
-                      limits: Limits = DEFAULT_LIMITS) -> list[Any]:
-    """:func:`read_entries` of several ``(path, format)`` files in one round trip; each
-    result is the entries or the exception that refused that file. If the child dies on the
-    group, each file is read again alone, so only the culprit is refused."""
+                      limits: Limits = DEFAULT_LIMITS, slot: int = 0) -> list[Any]:
+    """:func:`read_entries` of several ``(path, format)`` files in one round trip to the
+    child of ``slot``; each result is the entries or the exception that refused that file.
+    If the child dies on the group, each file is read again alone, so only the culprit is
+    refused."""
     if not items:
         return []
     known = [known_crash(p, limits.decode_timeout_s) for p, _ in items]
     if any(known):  # never send a file that crashed the child again
         fresh = [item for item, message in zip(items, known, strict=True) if message is None]
-        done = iter(read_entries_many(fresh, slices, limits))
+        done = iter(read_entries_many(fresh, slices, limits, slot))
         return [errors.DecoderCrashedError(message) if message is not None else next(done)
                 for message in known]
     try:
         replies = _call("entries_many", ([(str(p), f) for p, f in items], slices, limits),
-                        limits)
+                        limits, slot)
     except errors.DecoderCrashedError:
         replies = None
     if replies is None:
         out: list[Any] = []
         for path, fmt in items:
             try:
-                out.append(read_entries(path, fmt, slices, limits))
+                out.append(read_entries(path, fmt, slices, limits, slot))
             except Exception as exc:
                 out.append(exc)
         return out
@@ -351,9 +390,7 @@ def read_entries_many(items: list[tuple[Path, str]], slices: Any,
 
 
 def shutdown() -> None:
-    """Stop the child process (a new one starts on the next call)."""
-    global _child
-    with _lock:
-        if _child is not None:
-            _child.stop()
-            _child = None
+    """Stop the child processes (a new one starts on the next call)."""
+    for place in _slots:
+        with place.lock:
+            place.drop()
