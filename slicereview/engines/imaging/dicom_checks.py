@@ -21,6 +21,7 @@ from typing import Any
 from pydicom import Dataset
 from pydicom.uid import UID
 
+from slicereview.engines.imaging import dicom_meta as meta
 from slicereview.engines.imaging.errors import LimitExceededError, UnreadableImageError
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 
@@ -47,7 +48,7 @@ def _bad(name: str, what: str) -> UnreadableImageError:
 def _int(ds: Dataset, keyword: str, default: int | None = None) -> int | None:
     """``ds.keyword`` as an int (first value of a multi-value), ``default`` when absent/bad."""
     try:
-        value = ds.get(keyword)
+        value = meta.value(ds, keyword)
     except Exception:  # a malformed value raises on access
         return default
     if value is None or value == "":
@@ -82,7 +83,7 @@ def transfer_syntax(ds: Dataset, name: str) -> UID | None:
 
 def frame_count(ds: Dataset, name: str) -> int:
     """*Number of Frames* (1 when absent); refuses zero, negative or malformed values."""
-    if "NumberOfFrames" not in ds:
+    if not meta.has(ds, 0x00280008):  # Number of Frames
         return 1
     n = _int(ds, "NumberOfFrames", None)
     if n is None or n < 1:
@@ -123,8 +124,8 @@ def validate_header(ds: Dataset, path: str | Path, limits: Limits = DEFAULT_LIMI
     allocated = _int(ds, "BitsAllocated")
     stored = _int(ds, "BitsStored", allocated)
     samples = _int(ds, "SamplesPerPixel", 1)
-    photometric = str(ds.get("PhotometricInterpretation", "") or "").strip().upper()
-    float_data = 0x7FE00008 in ds or 0x7FE00009 in ds
+    photometric = str(meta.value(ds, "PhotometricInterpretation", "") or "").strip().upper()
+    float_data = meta.has(ds, 0x7FE00008) or meta.has(ds, 0x7FE00009)
     if allocated not in (1, 8, 16, 32, 64) or (allocated == 64 and not float_data):
         raise _bad(name, f"its Bits Allocated ({ds.get('BitsAllocated')!r}) is not 1, 8, 16 "
                          "or 32")
