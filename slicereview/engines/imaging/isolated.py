@@ -79,9 +79,7 @@ def _limit_child(address_space: int) -> None:
 
 def _run(task: str, args: tuple[Any, ...]) -> Any:
     """Do one task in the child (imports happen here, after the limits are set)."""
-    crash_name = os.environ.get(_CRASH_HOOK)
-    if task == "abort" or (crash_name and Path(str(args[0])).name == crash_name):
-        os.abort()  # tests prove with it that a crashing decoder is contained
+    _crash_hook(args[0], task == "abort")
     if task == "entries":
         from slicereview.engines.imaging.importer import read_entries_here
 
@@ -99,10 +97,18 @@ def _run(task: str, args: tuple[Any, ...]) -> Any:
     return make_thumbnail(display, args[3])
 
 
+def _crash_hook(path: Any, abort: bool = False) -> None:
+    """Tests prove with it that a crashing decoder is contained (module docstring)."""
+    crash_name = os.environ.get(_CRASH_HOOK)
+    if abort or crash_name and Path(str(path)).name == crash_name:
+        os.abort()
+
+
 def _one_entry(path: str, fmt: str, slices: Any, limits: Limits) -> tuple[Any, ...]:
     """One file of an ``entries_many`` task as a reply tuple (its errors do not stop the rest)."""
     from slicereview.engines.imaging.importer import read_entries_here
 
+    _crash_hook(path)
     try:
         with errors.decoder_edge(Path(path).name, "read"):
             return ("ok", read_entries_here(path, fmt, slices, limits))
@@ -191,8 +197,7 @@ class _Child:
 
 
 class _Slot:
-    """A place for one child: the lock serialising its calls and the child (None: not
-    started, or stopped after a crash)."""
+    """One child (None: not started, or stopped) and the lock serialising its calls."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -208,17 +213,15 @@ class _Slot:
             self.child = _Child(limits)
         return self.child
 
-    def drop(self) -> None:
-        """Stop the child (call with the lock held)."""
+    def drop(self) -> None:  # (call with the lock held)
         if self.child is not None:
             self.child.stop()
             self.child = None
 
 
 _START_TIMEOUT_S = 120.0
-#: Decoding children a process may run: slot 0 serves the viewer and every call that names no
-#: slot; an import of many files also uses slot 1 (:mod:`.parallel`), so that both cores
-#: decode. Each child has its own address-space limit.
+#: Decoding children a process may run: slot 0 (the viewer, calls naming no slot) and slot 1
+#: (large imports, :mod:`.parallel`), each with its own address-space limit.
 MAX_CHILDREN = 2
 _slots = [_Slot() for _ in range(MAX_CHILDREN)]
 #: Files that crashed the child or ran out of its time: (path, size, mtime) -> (message,
@@ -279,15 +282,14 @@ def _remember(path: str, exc: errors.DecoderCrashedError,
 
 
 def start(slot: int, limits: Limits = DEFAULT_LIMITS) -> None:
-    """Start the child of ``slot`` now unless it runs (an import starts its second child
-    in the background while the first one works); raises
-    :class:`~.errors.ImagingError` when it cannot start."""
+    """Start the child of ``slot`` unless it runs; :class:`~.errors.ImagingError` if it
+    cannot start."""
     with _slots[slot].lock:
         _slots[slot].ready_child(limits)
 
 
 def running(slot: int) -> bool:
-    """True when the child of ``slot`` is alive (no start-up cost to use it)."""
+    """True when the child of ``slot`` is alive."""
     child = _slots[slot].child
     return child is not None and child.process.is_alive()
 

@@ -1,0 +1,155 @@
+"""The import pipeline (issue 8): groups read by two decoding children while the importing
+thread hashes the next files; results written in file order, promptly; Cancel keeps what was
+read; a file that crashes a child is refused alone."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+from pydicom import dcmread
+from pydicom.data import get_testdata_file
+
+from slicereview.app import importing
+from slicereview.app.importing import DECODED_AT_IMPORT, import_paths
+from slicereview.engines.imaging import dicom_checks, importer, isolated, parallel
+from slicereview.store import Project
+
+N = 40
+TWO_CORES = parallel.decoding_children(N, importing.GROUP_FILES) == 2
+
+
+@pytest.fixture()
+def dicoms(tmp_path) -> list[Path]:
+    folder = tmp_path / "dcm"
+    folder.mkdir()
+    ds = dcmread(get_testdata_file("MR_small.dcm"))
+    for k in range(N):
+        ds.InstanceNumber = k + 1  # unique bytes: no duplicates
+        ds.save_as(folder / f"mr_{k:03d}.dcm")
+    return sorted(folder.iterdir())
+
+
+@pytest.fixture()
+def slots_used(monkeypatch) -> list[int]:
+    """The decoding child (slot) each group of an import went to."""
+    used: list[int] = []
+    real = importing.read_entries_many
+
+    def recording(items, slices, *, slot=0, **kwargs):
+        used.append(slot)
+        return real(items, slices, slot=slot, **kwargs)
+
+    monkeypatch.setattr(importing, "read_entries_many", recording)
+    return used
+
+
+def _names(project: Project) -> list[str]:
+    return [Path(im.path).name for im in project.images()]
+
+
+@pytest.mark.skipif(not TWO_CORES, reason="one core: the import uses one decoding child")
+def test_a_large_import_reads_on_two_children_and_keeps_the_file_order(
+        tmp_path, dicoms, slots_used):
+    isolated.shutdown()  # the second child starts in the background during the first import
+    with Project.create(tmp_path / "a.srproj") as project:
+        report = import_paths(project, dicoms)
+        assert report.added_files == N and not report.failed
+        assert _names(project) == [f.name for f in dicoms]
+    deadline = time.monotonic() + 120
+    while not isolated.running(1) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert isolated.running(1)
+    slots_used.clear()
+    with Project.create(tmp_path / "b.srproj") as project:
+        report = import_paths(project, [dicoms[0].parent])
+        images = project.images()
+    assert report.added_files == N and not report.failed
+    assert sorted(set(slots_used)) == [0, 1]  # both children read groups
+    assert len(slots_used) == -(-N // importing.GROUP_FILES)
+    assert [Path(im.path).name for im in images] == [f.name for f in dicoms]
+    assert [im.case_id for im in images] == [f"C{k:06d}" for k in range(1, N + 1)]
+    assert all(im.info[DECODED_AT_IMPORT] for im in images)
+
+
+def test_a_file_that_crashes_a_child_is_refused_alone(tmp_path, dicoms, monkeypatch):
+    isolated.shutdown()
+    monkeypatch.setenv("SLICEREVIEW_TEST_CRASH_FILE", "mr_013.dcm")  # new children have it
+    try:
+        with Project.create(tmp_path / "c.srproj") as project:
+            report = import_paths(project, dicoms)
+            names = _names(project)
+    finally:
+        isolated.shutdown()
+        isolated.forget_crashes()
+    [(path, reason)] = report.failed
+    assert Path(path).name == "mr_013.dcm" and "stopped abnormally on mr_013.dcm" in reason
+    assert report.added_files == N - 1
+    assert names == [f.name for f in dicoms if f.name != "mr_013.dcm"]
+
+
+def test_files_are_committed_while_the_import_runs(tmp_path, dicoms, monkeypatch):
+    monkeypatch.setattr(importing, "COMMIT_EVERY_S", 0.0)  # commit each group
+    monkeypatch.setattr(importing, "GROUP_FILES", 4)
+    path = tmp_path / "d.srproj"
+    committed: dict[int, int] = {}
+
+    def progress(done, total, current):
+        if done in (20, 36):  # another connection sees what was committed so far
+            with sqlite3.connect(path) as other:
+                committed[done] = other.execute("SELECT count(*) FROM sources").fetchone()[0]
+
+    with Project.create(path) as project:
+        report = import_paths(project, dicoms, progress=progress)
+    assert report.added_files == N
+    # At most (children + 1) groups of 4 are read but not yet written when a file is hashed.
+    lag = (parallel.decoding_children(N, 4) + 1) * 4
+    assert committed[20] >= 20 - lag and committed[36] >= 36 - lag
+    assert 0 < committed[20] < committed[36]
+
+
+def test_cancel_keeps_every_file_read_so_far_and_a_second_import_adds_the_rest(
+        tmp_path, dicoms):
+    seen: list[int] = []
+    with Project.create(tmp_path / "e.srproj") as project:
+        report = import_paths(project, dicoms, progress=lambda d, t, p: seen.append(d),
+                              cancel=lambda: len(seen) >= 10)
+        assert report.cancelled and report.added_files == 10 and not report.failed
+        assert _names(project) == [f.name for f in dicoms[:10]]
+        again = import_paths(project, dicoms)
+        assert again.added_files == N - 10 and len(again.duplicates) == 10
+        assert _names(project) == [f.name for f in dicoms]
+
+
+def test_the_deflate_check_reads_pydicoms_file_meta_only_when_in_doubt(tmp_path, monkeypatch):
+    asked: list[Path] = []
+    real = dicom_checks._meta_end
+    monkeypatch.setattr(dicom_checks, "_meta_end", lambda p: asked.append(p) or real(p))
+    plain = Path(get_testdata_file("CT_small.dcm"))
+    dicom_checks.check_deflated(plain)
+    assert asked == []  # a plain file: decided from its first bytes
+    deflated = Path(get_testdata_file("image_dfl.dcm"))
+    assert not dicom_checks._surely_not_deflated(deflated)
+    dicom_checks.check_deflated(deflated)  # (small: within the limits)
+    assert asked == [deflated]
+    # A file meta group longer than the bytes read first: pydicom decides.
+    ds = dcmread(plain)
+    ds.file_meta.add_new(0x00020102, "OB", bytes(40_000))  # Private Information
+    big = tmp_path / "big_meta.dcm"
+    ds.save_as(big)
+    assert not dicom_checks._surely_not_deflated(big)
+    # No preamble: pydicom decides too.
+    assert not dicom_checks._surely_not_deflated(Path(get_testdata_file("no_meta.dcm")))
+
+
+def test_the_group_reader_runs_the_reader_given(tmp_path, dicoms):
+    """The in-process reader (tests, scripts) goes through the same reader as the children."""
+    from functools import partial
+
+    read = partial(importer.read_entries_many, isolated=False)
+    with parallel.GroupReader(read, children=1) as reader:
+        futures = [reader.submit([(f, "dicom")], importer.SliceSelection()) for f in dicoms[:3]]
+        results = [f.result() for f in futures]
+    assert [r[0][1][0].rows for r in results] == [64, 64, 64]
