@@ -156,9 +156,10 @@ def import_paths(
     this thread detects formats, hashes and looks up duplicates of groups of at most
     :data:`GROUP_FILES` files and hands each group to a decoding child
     (:class:`~slicereview.engines.imaging.parallel.GroupReader`: two children on a machine
-    with two cores or more, each group one round trip), keeping one group more in flight than
-    there are children, and writes the groups read, in file order, in one transaction at most
-    every :data:`COMMIT_EVERY_S` seconds and at the end. A durable commit costs a disk flush
+    with two cores or more, each group one round trip, the next group of each child waiting
+    in its pipe), keeping one group more in flight than the children hold, and writes the
+    groups read, in file order, in one transaction at most every :data:`COMMIT_EVERY_S`
+    seconds and at the end. A durable commit costs a disk flush
     (1-8 ms) and a round trip about as much as reading a small DICOM, so neither is paid per
     file. A crash loses at most the files read since the last commit; importing the folder
     again adds exactly the missing files (the others are recognised by their SHA-256).
@@ -176,7 +177,7 @@ def import_paths(
     done = 0
     with GroupReader(read_entries_many, children, limits) as reader:
         while True:
-            while not report.cancelled and done < total and len(in_flight) <= children:
+            while not report.cancelled and done < total and len(in_flight) <= reader.capacity:
                 group, done = _prepare_group(project, files, done, report, seen, progress,
                                              cancel)
                 if group:

@@ -97,17 +97,18 @@ def test_files_are_committed_while_the_import_runs(tmp_path, dicoms, monkeypatch
     committed: dict[int, int] = {}
 
     def progress(done, total, current):
-        if done in (20, 36):  # another connection sees what was committed so far
+        if done in (24, 36):  # another connection sees what was committed so far
             with sqlite3.connect(path) as other:
                 committed[done] = other.execute("SELECT count(*) FROM sources").fetchone()[0]
 
     with Project.create(path) as project:
         report = import_paths(project, dicoms, progress=progress)
     assert report.added_files == N
-    # At most (children + 1) groups of 4 are read but not yet written when a file is hashed.
-    lag = (parallel.decoding_children(N, 4) + 1) * 4
-    assert committed[20] >= 20 - lag and committed[36] >= 36 - lag
-    assert 0 < committed[20] < committed[36]
+    # At most one group more than the children hold (LANES each) is read but not yet written
+    # when a file is hashed.
+    lag = (parallel.LANES * parallel.decoding_children(N, 4) + 1) * 4
+    assert committed[24] >= 24 - lag and committed[36] >= 36 - lag
+    assert 0 < committed[24] < committed[36]
 
 
 def test_cancel_keeps_every_file_read_so_far_and_a_second_import_adds_the_rest(
@@ -153,3 +154,46 @@ def test_the_group_reader_runs_the_reader_given(tmp_path, dicoms):
         futures = [reader.submit([(f, "dicom")], importer.SliceSelection()) for f in dicoms[:3]]
         results = [f.result() for f in futures]
     assert [r[0][1][0].rows for r in results] == [64, 64, 64]
+
+
+def test_a_request_waiting_behind_a_crash_is_answered_by_a_new_child(tmp_path, monkeypatch):
+    """Two requests in one child's pipe (an import's group and a thumbnail): the first crashes
+    the child; the second is sent again to a new child, and only the first file is refused."""
+    import shutil
+    import threading
+
+    from slicereview.engines.imaging.errors import DecoderCrashedError
+    from slicereview.model import Image
+
+    bad, good = tmp_path / "bad.dcm", tmp_path / "good.dcm"
+    shutil.copy(get_testdata_file("MR_small.dcm"), bad)
+    shutil.copy(get_testdata_file("CT_small.dcm"), good)
+    isolated.shutdown()
+    monkeypatch.setenv("SLICEREVIEW_TEST_CRASH_FILE", "bad.dcm")
+    isolated.start(0)  # (a running child: the two requests go to the same one)
+    sent = isolated._slots[0].tickets
+    outcome: list[BaseException] = []
+
+    def crash() -> None:
+        try:
+            isolated.read_entries(bad, "dicom", importer.SliceSelection())
+        except DecoderCrashedError as exc:
+            outcome.append(exc)
+
+    first = threading.Thread(target=crash)
+    try:
+        first.start()
+        while isolated._slots[0].tickets == sent:  # the crashing request is in the pipe
+            time.sleep(0.001)
+        thumb = isolated.thumbnail(good, Image(0, 0, "", "", "dicom"), 32)
+        first.join(60)
+        # (3 requests: the crash, the thumbnail lost with the child, the thumbnail again;
+        # 2 when the child died before the thumbnail was sent)
+        assert isolated._slots[0].tickets - sent in (2, 3)
+        assert thumb.shape == (32, 32)
+        [exc] = outcome
+        assert "stopped abnormally on bad.dcm" in str(exc)
+        assert isolated.known_crash(bad) and isolated.known_crash(good) is None
+    finally:
+        isolated.shutdown()
+        isolated.forget_crashes()

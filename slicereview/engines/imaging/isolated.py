@@ -48,121 +48,12 @@ from pathlib import Path
 from typing import Any
 
 from slicereview.engines.imaging import errors
+from slicereview.engines.imaging.decoder_child import serve
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 
-#: Environment of the child: single-threaded maths libraries and ITK (threads reserve
-#: address space, which RLIMIT_AS counts).
-_CHILD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-              "ITK_GLOBAL_DEFAULT_NUMBER_OF_THREADS": "1"}
-_CRASH_HOOK = "SLICEREVIEW_TEST_CRASH_FILE"
 _ERRORS = {cls.__name__: cls for cls in (
     errors.ImagingError, errors.UnreadableImageError, errors.MissingCodecError,
     errors.LimitExceededError, errors.DecoderCrashedError)}
-
-
-# -- the child ---------------------------------------------------------------------------------
-def _limit_child(address_space: int) -> None:
-    os.environ.update(_CHILD_ENV)
-    with contextlib.suppress(Exception):  # glibc only: fewer malloc arenas, less address space
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").mallopt(-8, 2)  # M_ARENA_MAX
-    try:
-        import resource
-    except ImportError:  # Windows: no address-space limit, the child still isolates crashes
-        return
-    with contextlib.suppress(ValueError, OSError):  # macOS refuses RLIMIT_AS
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        soft = address_space if hard == resource.RLIM_INFINITY else min(address_space, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-
-
-def _run(task: str, args: tuple[Any, ...]) -> Any:
-    """Do one task in the child (imports happen here, after the limits are set)."""
-    _crash_hook(args[0], task == "abort")
-    if task == "entries":
-        from slicereview.engines.imaging.importer import read_entries_here
-
-        return read_entries_here(*args)
-    if task == "entries_many":
-        return [_one_entry(*item, *args[1:]) for item in args[0]]
-    from slicereview.engines.imaging.loader import load_display
-
-    path, image, limits = args[:3]
-    display = load_display(path, image, limits=limits)
-    if task == "display":
-        return display
-    from slicereview.engines.imaging.display import thumbnail as make_thumbnail
-
-    return make_thumbnail(display, args[3])
-
-
-def _crash_hook(path: Any, abort: bool = False) -> None:
-    """Tests prove with it that a crashing decoder is contained (module docstring)."""
-    crash_name = os.environ.get(_CRASH_HOOK)
-    if abort or crash_name and Path(str(path)).name == crash_name:
-        os.abort()
-
-
-def _one_entry(path: str, fmt: str, slices: Any, limits: Limits) -> tuple[Any, ...]:
-    """One file of an ``entries_many`` task as a reply tuple (its errors do not stop the rest)."""
-    from slicereview.engines.imaging.importer import read_entries_here
-
-    _crash_hook(path)
-    try:
-        with errors.decoder_edge(Path(path).name, "read"):
-            return ("ok", read_entries_here(path, fmt, slices, limits))
-    except errors.ImagingError as exc:
-        return ("error", type(exc).__name__, str(exc), getattr(exc, "limit", ""))
-    except FileNotFoundError as exc:
-        return ("missing", str(exc))
-
-
-def _peak_kb(resource: Any) -> int:
-    """The child's own peak resident memory in kB.
-
-    Linux keeps ``ru_maxrss`` across fork and exec, so a child spawned by a large parent would
-    report the parent's peak; ``VmHWM`` in ``/proc/self/status`` is this process image's own.
-    """
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-
-
-def _serve(conn: Any, address_space: int) -> None:  # pragma: no cover - runs in the child
-    import logging
-    import warnings
-
-    _limit_child(address_space)
-    conn.send(("ready",))
-    # Readers log and warn about each damaged tag; the errors returned say what matters.
-    logging.getLogger("tifffile").setLevel(logging.ERROR)
-    warnings.simplefilter("ignore")
-    import resource
-
-    while True:
-        try:
-            task, args = conn.recv()
-        except (EOFError, OSError, KeyboardInterrupt):
-            return
-        try:
-            name = Path(str(args[0])).name
-            with errors.decoder_edge(name, "read"):
-                reply: tuple[Any, ...] = ("ok", _run(task, args))
-        except errors.ImagingError as exc:
-            reply = ("error", type(exc).__name__, str(exc), getattr(exc, "limit", ""))
-        except FileNotFoundError as exc:
-            reply = ("missing", str(exc))
-        peak = _peak_kb(resource)
-        try:
-            conn.send((*reply, peak))
-        except (OSError, ValueError):
-            return
 
 
 # -- the parent --------------------------------------------------------------------------------
@@ -172,7 +63,7 @@ class _Child:
     def __init__(self, limits: Limits) -> None:
         ctx = multiprocessing.get_context("spawn")
         self.conn, child_conn = ctx.Pipe()
-        self.process = ctx.Process(target=_serve, args=(child_conn, limits.child_address_space),
+        self.process = ctx.Process(target=serve, args=(child_conn, limits.child_address_space),
                                    daemon=True, name="slicereview-decoder")
         self.process.start()
         child_conn.close()
@@ -197,26 +88,79 @@ class _Child:
 
 
 class _Slot:
-    """One child (None: not started, or stopped) and the lock serialising its calls."""
+    """One child (None: not started, or stopped) and the order of its requests.
+
+    Requests are sent under ``lock``, each with a ticket; the child answers them in order, and
+    each caller takes its reply when ``turn`` reaches its ticket. So a second request (the next
+    group of an import, a thumbnail) waits in the pipe while the child works on the first, and
+    the child never idles between the two. A request sent to a child that was stopped before
+    answering it (another request crashed it or ran out of time) is *lost*: it is sent again.
+    """
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # sending, starting and stopping the child
+        self.turn_changed = threading.Condition()
         self.child: _Child | None = None
+        self.tickets = 0  # handed out
+        self.turn = 0  # the ticket whose reply comes next
 
     def ready_child(self, limits: Limits) -> _Child:
         """The running child with ``limits`` (started if needed); call with the lock held."""
         if self.child is not None and (not self.child.process.is_alive()
                                        or self.child.address_space != limits.child_address_space):
-            self.child.stop()
-            self.child = None
+            self.drop()
         if self.child is None:
             self.child = _Child(limits)
         return self.child
 
-    def drop(self) -> None:  # (call with the lock held)
-        if self.child is not None:
-            self.child.stop()
-            self.child = None
+    def drop(self, child: _Child | None = None) -> bool:
+        """Stop the child (only if it is still ``child``, when given); call with the lock
+        held. True when this call stopped it."""
+        if self.child is None or (child is not None and self.child is not child):
+            return False
+        self.child, old = None, self.child
+        old.stop()
+        return True
+
+    def send(self, request: tuple[Any, Any], limits: Limits
+             ) -> tuple[int, _Child | None, BaseException | None]:
+        """Send ``request``: ``(ticket, child, None)``, or ``(ticket, None, error)`` when the
+        child cannot start (the ticket must still be redeemed with :meth:`receive`)."""
+        with self.lock:
+            ticket, self.tickets = self.tickets, self.tickets + 1
+            try:
+                child = self.ready_child(limits)
+            except BaseException as exc:  # the ticket is redeemed all the same
+                return ticket, None, exc
+            try:
+                child.conn.send(request)
+            except (OSError, ValueError):  # (a dead child's pipe: found at the turn)
+                pass
+            except BaseException as exc:  # e.g. an argument that cannot be pickled
+                return ticket, None, exc
+            return ticket, child, None
+
+    def receive(self, ticket: int, child: _Child | None, timeout_s: float
+                ) -> tuple[str, Any]:
+        """At the ticket's turn: ``("ok", reply)``, ``("lost", None)``, ``("timeout", None)``
+        or ``("crashed", None)``."""
+        with self.turn_changed:
+            self.turn_changed.wait_for(lambda: self.turn == ticket)
+        try:
+            if child is None or self.child is not child:
+                return "lost", None
+            try:
+                if not child.conn.poll(timeout_s):
+                    with self.lock:
+                        return ("timeout" if self.drop(child) else "lost"), None
+                return "ok", child.conn.recv()
+            except (EOFError, OSError):
+                with self.lock:
+                    return ("crashed" if self.drop(child) else "lost"), None
+        finally:
+            with self.turn_changed:
+                self.turn += 1
+                self.turn_changed.notify_all()
 
 
 _START_TIMEOUT_S = 120.0
@@ -282,10 +226,9 @@ def _remember(path: str, exc: errors.DecoderCrashedError,
 
 
 def start(slot: int, limits: Limits = DEFAULT_LIMITS) -> None:
-    """Start the child of ``slot`` unless it runs; :class:`~.errors.ImagingError` if it
-    cannot start."""
-    with _slots[slot].lock:
-        _slots[slot].ready_child(limits)
+    """Start the child of ``slot`` unless it runs, and load its readers;
+    :class:`~.errors.ImagingError` if it cannot start."""
+    _call("warm", ("",), limits, slot)
 
 
 def running(slot: int) -> bool:
@@ -302,24 +245,25 @@ def _call(task: str, args: tuple[Any, ...], limits: Limits, slot: int = 0) -> An
         name = Path(str(args[0])).name
         refuse_known_crash(str(args[0]), limits.decode_timeout_s)
     place = _slots[slot]
-    with place.lock:
-        child = place.ready_child(limits)
-        try:
-            child.conn.send((task, args))
-            if not child.conn.poll(limits.decode_timeout_s):
-                place.drop()
-                raise _remember(str(args[0]), errors.DecoderCrashedError(
-                    f"Reading {name} took longer than {limits.decode_timeout_s:g} s "
-                    "(decode_timeout_s), so it was stopped; the file is probably damaged, "
-                    "so leave it out."), limits.decode_timeout_s)
-            reply = child.conn.recv()
-        except (EOFError, OSError, BrokenPipeError):
-            place.drop()
-            raise _remember(str(args[0]), errors.DecoderCrashedError(
-                f"The decoder stopped abnormally on {name} (the file is probably damaged, or "
-                f"needs more than {limits.child_address_space >> 30} GB of memory); the "
-                "program is unaffected, so leave the file out or re-export it from its "
-                "source.")) from None
+    for _attempt in range(3):
+        ticket, child, error = place.send((task, args), limits)
+        if error is not None or child is None:
+            place.receive(ticket, child, 0.0)  # (redeem the ticket)
+            raise error or errors.ImagingError("The decoding process could not start.")
+        status, reply = place.receive(ticket, child, limits.decode_timeout_s)
+        if status != "lost":
+            break
+    if status == "timeout":
+        raise _remember(str(args[0]), errors.DecoderCrashedError(
+            f"Reading {name} took longer than {limits.decode_timeout_s:g} s "
+            "(decode_timeout_s), so it was stopped; the file is probably damaged, "
+            "so leave it out."), limits.decode_timeout_s)
+    if status != "ok":  # (crashed, or lost three times: the child keeps dying)
+        raise _remember(str(args[0]), errors.DecoderCrashedError(
+            f"The decoder stopped abnormally on {name} (the file is probably damaged, or "
+            f"needs more than {limits.child_address_space >> 30} GB of memory); the "
+            "program is unaffected, so leave the file out or re-export it from its "
+            "source."))
     last_peak_kb = int(reply[-1])
     return _result(reply[:-1])
 

@@ -33,6 +33,9 @@ from typing import Any
 from slicereview.engines.imaging import errors, isolated
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 
+#: Groups one child holds at once: the one it reads and the next one, waiting in its pipe.
+LANES = 2
+
 
 def decoding_children(files: int, group: int) -> int:
     """How many decoding children an import of ``files`` files in groups of ``group`` uses:
@@ -70,24 +73,32 @@ class GroupReader:
     def __init__(self, read: Callable[..., list[Any]], children: int = 1,
                  limits: Limits = DEFAULT_LIMITS) -> None:
         self._read = read
+        # Each child has LANES places: while it reads one group the next one waits in its
+        # pipe (see isolated._Slot), so it never idles between two groups.
         self._free: queue.SimpleQueue[int] = queue.SimpleQueue()
-        self._free.put(0)
+        self._lanes(0)
         children = max(1, min(children, isolated.MAX_CHILDREN))
         for slot in range(1, children):
             if isolated.running(slot):
-                self._free.put(slot)
+                self._lanes(slot)
             else:
                 threading.Thread(target=self._start, args=(slot, limits), daemon=True,
                                  name="slicereview-decoder-start").start()
-        self._pool = ThreadPoolExecutor(max_workers=children,
+        #: Groups that can be in the children at once: submit about this many plus one.
+        self.capacity = LANES * children
+        self._pool = ThreadPoolExecutor(max_workers=self.capacity,
                                         thread_name_prefix="slicereview-import")
+
+    def _lanes(self, slot: int) -> None:
+        for _ in range(LANES):
+            self._free.put(slot)
 
     def _start(self, slot: int, limits: Limits) -> None:
         try:
             isolated.start(slot, limits)
         except errors.ImagingError:
             return  # the first child reports the same problem, with its message
-        self._free.put(slot)
+        self._lanes(slot)
 
     def submit(self, items: list[Any], *args: Any, **kwargs: Any) -> Future[list[Any]]:
         """Read ``items`` on the next free child; the future's result is ``read``'s."""
