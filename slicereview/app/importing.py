@@ -25,6 +25,7 @@ Example
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections import deque
@@ -176,19 +177,27 @@ def import_paths(
     in_flight: deque[tuple[list[_Candidate], Future[list[EntriesOrError]]]] = deque()
     done = 0
     with GroupReader(read_entries_many, children, limits) as reader:
-        while True:
-            while not report.cancelled and done < total and len(in_flight) <= reader.capacity:
-                group, done = _prepare_group(project, files, done, report, seen, progress,
-                                             cancel)
-                if group:
-                    future = reader.submit([(c.path, c.fmt) for c in group], slices,
-                                           limits=limits)
-                    in_flight.append((group, future))
-            if not in_flight:
-                break
-            group, future = in_flight.popleft()
-            last = not in_flight and (report.cancelled or done >= total)
-            writer.add(group, future.result(), flush=last)
+        try:
+            while True:
+                while (not report.cancelled and done < total
+                       and len(in_flight) <= reader.capacity):
+                    group, done = _prepare_group(project, files, done, report, seen,
+                                                 progress, cancel)
+                    if group:
+                        future = reader.submit([(c.path, c.fmt) for c in group], slices,
+                                               limits=limits)
+                        in_flight.append((group, future))
+                if not in_flight:
+                    break
+                group, future = in_flight.popleft()
+                last = not in_flight and (report.cancelled or done >= total)
+                writer.add(group, future.result(), flush=last)
+        except BaseException:  # Ctrl-C in the CLI: keep the files read or being read
+            with contextlib.suppress(Exception):
+                for group, future in in_flight:
+                    writer.add(group, future.result(), flush=False)
+                writer.flush()
+            raise
     writer.flush()
     if progress is not None and not report.cancelled:
         progress(total, total, "")

@@ -197,3 +197,20 @@ def test_a_request_waiting_behind_a_crash_is_answered_by_a_new_child(tmp_path, m
     finally:
         isolated.shutdown()
         isolated.forget_crashes()
+
+
+def test_an_interrupted_import_keeps_the_groups_handed_to_the_children(
+        tmp_path, dicoms, monkeypatch):
+    """Ctrl-C in the CLI raises KeyboardInterrupt in the progress callback: the groups handed
+    to the children so far are read and committed before the interrupt goes on (the group
+    being hashed is not: none of its files was read)."""
+    monkeypatch.setattr(importing, "GROUP_PREPARE_S", 60.0)  # groups of exactly 8 files
+
+    def progress(done, total, current):
+        if done == 20:
+            raise KeyboardInterrupt
+
+    with Project.create(tmp_path / "k.srproj") as project:
+        with pytest.raises(KeyboardInterrupt):
+            import_paths(project, dicoms, progress=progress)
+        assert _names(project) == [f.name for f in dicoms[:16]]
