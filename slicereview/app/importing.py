@@ -31,8 +31,10 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from slicereview.app.relinking import relink as relink  # (its home before it had its own)
 from slicereview.engines.imaging.errors import ImagingError
@@ -158,9 +160,9 @@ def import_paths(
     :data:`GROUP_FILES` files and hands each group to a decoding child
     (:class:`~slicereview.engines.imaging.parallel.GroupReader`: two children on a machine
     with two cores or more, each group one round trip, the next group of each child waiting
-    in its pipe), keeping one group more in flight than the children hold, and writes the
-    groups read, in file order, in one transaction at most every :data:`COMMIT_EVERY_S`
-    seconds and at the end. A durable commit costs a disk flush
+    in its pipe), keeping one group more in flight than the children hold, and writes each
+    group read as it arrives, in file order, in a transaction committed every
+    :data:`COMMIT_EVERY_S` seconds and at the end. A durable commit costs a disk flush
     (1-8 ms) and a round trip about as much as reading a small DICOM, so neither is paid per
     file. A crash loses at most the files read since the last commit; importing the folder
     again adds exactly the missing files (the others are recognised by their SHA-256).
@@ -194,7 +196,7 @@ def import_paths(
                 writer.add(group, future.result(), flush=last)
         except BaseException:  # Ctrl-C in the CLI: keep the files read or being read
             with contextlib.suppress(Exception):
-                for group, future in in_flight:
+                for group, future in in_flight if not writer.broken else ():
                     writer.add(group, future.result(), flush=False)
                 writer.flush()
             raise
@@ -228,27 +230,38 @@ def _prepare_group(project: Project, files: list[Path], done: int, report: Impor
 
 
 class _Writer:
-    """Read files waiting to be written, written in one transaction every
-    :data:`COMMIT_EVERY_S` seconds (or when asked)."""
+    """Writes read files as their groups arrive (while the children decode the next ones) in
+    a transaction committed every :data:`COMMIT_EVERY_S` seconds and when asked; a store
+    error rolls it back (the files since the last commit are not in the project)."""
 
     def __init__(self, project: Project, report: ImportReport) -> None:
         self.project, self.report = project, report
         self.intents: dict[str, int] = {}
-        self.pending: list[tuple[_Candidate, EntriesOrError]] = []
-        self.last = time.monotonic()
+        self.open: AbstractContextManager[Any] | None = None
+        self.began = 0.0
+        self.broken = False  # a store error: write nothing more
 
     def add(self, group: list[_Candidate], results: list[EntriesOrError], flush: bool) -> None:
-        self.pending.extend(zip(group, results, strict=True))
-        if flush or time.monotonic() - self.last >= COMMIT_EVERY_S:
+        tx = self.open
+        if tx is None:
+            tx = self.open = self.project.transaction()
+            tx.__enter__()
+            self.began = time.monotonic()
+        try:
+            for candidate, result in zip(group, results, strict=True):
+                _store(self.project, candidate, result, self.report, self.intents)
+        except BaseException as exc:
+            self.open, self.broken = None, True
+            tx.__exit__(type(exc), exc, exc.__traceback__)  # (rolls back)
+            raise
+        if flush or time.monotonic() - self.began >= COMMIT_EVERY_S:
             self.flush()
 
     def flush(self) -> None:
-        if self.pending:
-            with self.project.transaction():
-                for candidate, result in self.pending:
-                    _store(self.project, candidate, result, self.report, self.intents)
-            self.pending = []
-        self.last = time.monotonic()
+        """Commit what was written."""
+        tx, self.open = self.open, None
+        if tx is not None:
+            tx.__exit__(None, None, None)
 
 
 @dataclass(frozen=True)

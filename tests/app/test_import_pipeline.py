@@ -214,3 +214,26 @@ def test_an_interrupted_import_keeps_the_groups_handed_to_the_children(
         with pytest.raises(KeyboardInterrupt):
             import_paths(project, dicoms, progress=progress)
         assert _names(project) == [f.name for f in dicoms[:16]]
+
+
+def test_a_store_error_rolls_back_the_files_since_the_last_commit(tmp_path, dicoms,
+                                                                  monkeypatch):
+    """Rows are written as groups arrive, inside a transaction: a failing write leaves no
+    half-written file (a source without its image) and nothing after it."""
+    monkeypatch.setattr(importing, "COMMIT_EVERY_S", 60.0)  # one transaction
+    path = tmp_path / "s.srproj"
+    with Project.create(path) as project:
+        real = project.add_source
+
+        def add_source(file, *args, **kwargs):
+            if Path(file).name == "mr_013.dcm":
+                raise sqlite3.OperationalError("disk I/O error")
+            return real(file, *args, **kwargs)
+
+        monkeypatch.setattr(project, "add_source", add_source)
+        with pytest.raises(sqlite3.OperationalError):
+            import_paths(project, dicoms)
+    with sqlite3.connect(path) as other:
+        sources = other.execute("SELECT count(*) FROM sources").fetchone()[0]
+        images = other.execute("SELECT count(*) FROM images").fetchone()[0]
+    assert sources == images == 0

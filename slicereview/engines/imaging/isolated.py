@@ -118,7 +118,7 @@ class _Slot:
         held. True when this call stopped it."""
         if self.child is None or (child is not None and self.child is not child):
             return False
-        self.child, old = None, self.child
+        old, self.child = self.child, None
         old.stop()
         return True
 
