@@ -31,10 +31,8 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from slicereview.app.relinking import relink as relink  # (its home before it had its own)
 from slicereview.engines.imaging.errors import ImagingError
@@ -56,13 +54,14 @@ from slicereview.store import SUFFIX, Project
 #: decoded in the child.
 DECODED_AT_IMPORT = "decoded_at_import"
 
-#: Files go to a decoding child in groups of at most this many files and this many seconds of
-#: hashing: small enough that two children share an import evenly and the first group starts
-#: at once, large enough that the round trips cost little (see :func:`import_paths`).
+#: Files go to a decoding child in groups of at most this many files and seconds of hashing:
+#: two children share an import evenly, the first group starts at once, and round trips cost
+#: little (see :func:`import_paths`).
 GROUP_FILES = 8
 GROUP_PREPARE_S = 0.05
-#: Read files are written to the project in one transaction at most this often, and at the
-#: end (or on Cancel).
+#: Read files are written in one transaction when the import waits for a child anyway, at
+#: most every COMMIT_IDLE_S, at least every COMMIT_EVERY_S, and at the end (or on Cancel).
+COMMIT_IDLE_S = 0.05
 COMMIT_EVERY_S = 0.25
 
 #: ``progress(done, total, current_path)``: called before each file and once at the end.
@@ -160,12 +159,13 @@ def import_paths(
     :data:`GROUP_FILES` files and hands each group to a decoding child
     (:class:`~slicereview.engines.imaging.parallel.GroupReader`: two children on a machine
     with two cores or more, each group one round trip, the next group of each child waiting
-    in its pipe), keeping one group more in flight than the children hold, and writes each
-    group read as it arrives, in file order, in a transaction committed every
-    :data:`COMMIT_EVERY_S` seconds and at the end. A durable commit costs a disk flush
-    (1-8 ms) and a round trip about as much as reading a small DICOM, so neither is paid per
-    file. A crash loses at most the files read since the last commit; importing the folder
-    again adds exactly the missing files (the others are recognised by their SHA-256).
+    in its pipe), keeping one group more in flight than the children hold, and writes the
+    groups read, in file order, in one transaction whenever it is about to wait for a child
+    anyway (see :class:`_Writer`), so that the writing overlaps the decoding. A durable
+    commit costs a disk flush (1-8 ms) and a round trip about as much as reading a small
+    DICOM, so neither is paid per file. A crash loses at most the files read since the last
+    commit; importing the folder again adds exactly the missing files (the others are
+    recognised by their SHA-256).
     Cancel stops the hashing; the groups already in a child are read and kept.
     """
     slices = slices or SliceSelection()
@@ -192,6 +192,8 @@ def import_paths(
                 if not in_flight:
                     break
                 group, future = in_flight.popleft()
+                if not future.done():
+                    writer.idle()
                 last = not in_flight and (report.cancelled or done >= total)
                 writer.add(group, future.result(), flush=last)
         except BaseException:  # Ctrl-C in the CLI: keep the files read or being read
@@ -230,38 +232,36 @@ def _prepare_group(project: Project, files: list[Path], done: int, report: Impor
 
 
 class _Writer:
-    """Writes read files as their groups arrive (while the children decode the next ones) in
-    a transaction committed every :data:`COMMIT_EVERY_S` seconds and when asked; a store
-    error rolls it back (the files since the last commit are not in the project)."""
+    """Read files waiting to be written: written in one transaction when the import is about
+    to wait for a child anyway (at most every :data:`COMMIT_IDLE_S`), at least every
+    :data:`COMMIT_EVERY_S` and at the end; no transaction stays open in between."""
 
     def __init__(self, project: Project, report: ImportReport) -> None:
         self.project, self.report = project, report
         self.intents: dict[str, int] = {}
-        self.open: AbstractContextManager[Any] | None = None
-        self.began = 0.0
+        self.pending: list[tuple[_Candidate, EntriesOrError]] = []
+        self.last = time.monotonic()
         self.broken = False  # a store error: write nothing more
 
     def add(self, group: list[_Candidate], results: list[EntriesOrError], flush: bool) -> None:
-        tx = self.open
-        if tx is None:
-            tx = self.open = self.project.transaction()
-            tx.__enter__()
-            self.began = time.monotonic()
-        try:
-            for candidate, result in zip(group, results, strict=True):
-                _store(self.project, candidate, result, self.report, self.intents)
-        except BaseException as exc:
-            self.open, self.broken = None, True
-            tx.__exit__(type(exc), exc, exc.__traceback__)  # (rolls back)
-            raise
-        if flush or time.monotonic() - self.began >= COMMIT_EVERY_S:
+        self.pending.extend(zip(group, results, strict=True))
+        if flush or time.monotonic() - self.last >= COMMIT_EVERY_S:
+            self.flush()
+
+    def idle(self) -> None:
+        """The importing thread is about to wait for a child: write now, if it is time."""
+        if self.pending and time.monotonic() - self.last >= COMMIT_IDLE_S:
             self.flush()
 
     def flush(self) -> None:
-        """Commit what was written."""
-        tx, self.open = self.open, None
-        if tx is not None:
-            tx.__exit__(None, None, None)
+        """Write and commit what is waiting."""
+        if self.pending:
+            self.broken = True  # until the commit succeeded
+            with self.project.transaction():
+                for candidate, result in self.pending:
+                    _store(self.project, candidate, result, self.report, self.intents)
+            self.pending, self.broken = [], False
+        self.last = time.monotonic()
 
 
 @dataclass(frozen=True)

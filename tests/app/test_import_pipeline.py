@@ -216,11 +216,12 @@ def test_an_interrupted_import_keeps_the_groups_handed_to_the_children(
         assert _names(project) == [f.name for f in dicoms[:16]]
 
 
-def test_a_store_error_rolls_back_the_files_since_the_last_commit(tmp_path, dicoms,
-                                                                  monkeypatch):
-    """Rows are written as groups arrive, inside a transaction: a failing write leaves no
-    half-written file (a source without its image) and nothing after it."""
-    monkeypatch.setattr(importing, "COMMIT_EVERY_S", 60.0)  # one transaction
+def test_a_store_error_rolls_back_its_transaction_and_stops_the_writing(tmp_path, dicoms,
+                                                                        monkeypatch):
+    """A failing write leaves no half-written file (a source without its image) and nothing
+    after it; the files committed before stay."""
+    monkeypatch.setattr(importing, "COMMIT_EVERY_S", 60.0)  # one transaction at the end
+    monkeypatch.setattr(importing, "COMMIT_IDLE_S", 60.0)
     path = tmp_path / "s.srproj"
     with Project.create(path) as project:
         real = project.add_source
@@ -237,3 +238,22 @@ def test_a_store_error_rolls_back_the_files_since_the_last_commit(tmp_path, dico
         sources = other.execute("SELECT count(*) FROM sources").fetchone()[0]
         images = other.execute("SELECT count(*) FROM images").fetchone()[0]
     assert sources == images == 0
+
+
+def test_no_transaction_stays_open_between_the_imports_writes(tmp_path, dicoms):
+    """Another connection (the GUI recording an answer) can write while the import hashes
+    files and waits for its decoding children: the import holds the project's write lock only
+    while it writes."""
+    path = tmp_path / "w.srproj"
+    writes: list[str] = []
+
+    def progress(done, total, current):
+        if done and done % 8 == 0:  # meanwhile, another connection writes
+            with Project.open(path) as other:
+                other.set_meta("probe", str(done))
+            writes.append(str(done))
+
+    with Project.create(path) as project:
+        report = import_paths(project, dicoms, progress=progress)
+        assert project.meta("probe") == "40"  # (the last progress call: done == total)
+    assert report.added_files == N and writes == ["8", "16", "24", "32", "40"]
