@@ -2,8 +2,9 @@
 
 :func:`import_paths` walks files and folders (recursively), detects each file's format, hashes
 it, skips duplicates (same SHA-256 as a file already in the project), reads only the headers it
-needs, and adds each file with its images in one transaction
-(:meth:`~slicereview.store.images.ImagesMixin.add_source`). Unreadable files are listed
+needs, verifies each file by decoding one image in a decoding child, and adds the files with
+their images (:meth:`~slicereview.store.images.ImagesMixin.add_source`), a few hundred
+milliseconds' worth of files per transaction. Unreadable files are listed
 with the reason and do not stop the import.
 
 Only technical, non-identifying metadata is stored (see :mod:`.metadata`): never patient
@@ -24,12 +25,16 @@ Example
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
+from slicereview.app.relinking import relink as relink  # (its home before it had its own)
 from slicereview.engines.imaging.errors import ImagingError
 from slicereview.engines.imaging.formats import DICOM, SITK_FORMATS, detect_format, is_companion
 from slicereview.engines.imaging.hashing import sha256_file
@@ -40,7 +45,7 @@ from slicereview.engines.imaging.importer import (
     read_entries_many,
 )
 from slicereview.engines.imaging.limits import Limits
-from slicereview.model import RelinkReport
+from slicereview.engines.imaging.parallel import GroupReader, decoding_children
 from slicereview.store import SUFFIX, Project
 
 #: Image info key: this frame or slice was decoded without harm in the decoding child when it
@@ -49,9 +54,14 @@ from slicereview.store import SUFFIX, Project
 #: decoded in the child.
 DECODED_AT_IMPORT = "decoded_at_import"
 
-#: Imported files are read (in the decoding child) and committed in groups of at most this
-#: many files and this many seconds of preparation (see :func:`import_paths`).
-GROUP_FILES = 32
+#: Files go to a decoding child in groups of at most this many files and seconds of hashing:
+#: two children share an import evenly, the first group starts at once, and round trips cost
+#: little (see :func:`import_paths`).
+GROUP_FILES = 8
+GROUP_PREPARE_S = 0.05
+#: Read files are written in one transaction when the import waits for a child anyway, at
+#: most every COMMIT_IDLE_S, at least every COMMIT_EVERY_S, and at the end (or on Cancel).
+COMMIT_IDLE_S = 0.05
 COMMIT_EVERY_S = 0.25
 
 #: ``progress(done, total, current_path)``: called before each file and once at the end.
@@ -144,45 +154,114 @@ def import_paths(
 
     Notes
     -----
-    Files are verified and committed in groups of at most :data:`GROUP_FILES` files (one round
-    trip to the decoding child, one transaction): a durable commit costs a disk flush (1–8 ms)
-    and a round trip about as much as reading a small DICOM, so doing both per file made the
-    import several times slower than reading the files. A crash loses at
-    most the last group; importing the folder again adds exactly the missing files (the others
-    are recognised by their SHA-256).
+    A pipeline (measured in ``tests/benchmarks/test_bench_decode.py``; README, Performance):
+    this thread detects formats, hashes and looks up duplicates of groups of at most
+    :data:`GROUP_FILES` files and hands each group to a decoding child
+    (:class:`~slicereview.engines.imaging.parallel.GroupReader`: two children on a machine
+    with two cores or more, each group one round trip, the next group of each child waiting
+    in its pipe), keeping one group more in flight than the children hold, and writes the
+    groups read, in file order, in one transaction whenever it is about to wait for a child
+    anyway (see :class:`_Writer`), so that the writing overlaps the decoding. A durable
+    commit costs a disk flush (1-8 ms) and a round trip about as much as reading a small
+    DICOM, so neither is paid per file. A crash loses at most the files read since the last
+    commit; importing the folder again adds exactly the missing files (the others are
+    recognised by their SHA-256).
+    Cancel stops the hashing; the groups already in a child are read and kept.
     """
     slices = slices or SliceSelection()
     limits = limits or project_limits(project)
     files = iter_files(paths)
     report = ImportReport()
     seen: set[str] = set()
-    intents: dict[str, int] = {}
+    writer = _Writer(project, report)
     total = len(files)
+    children = decoding_children(total, GROUP_FILES)
+    in_flight: deque[tuple[list[_Candidate], Future[list[EntriesOrError]]]] = deque()
     done = 0
-    while done < total and not report.cancelled:
-        group: list[_Candidate] = []
-        started = time.monotonic()
-        while (done < total and len(group) < GROUP_FILES
-               and time.monotonic() - started < COMMIT_EVERY_S):
-            if cancel is not None and cancel():
-                report.cancelled = True
-                break
-            if progress is not None:
-                progress(done, total, str(files[done]))
-            candidate = _prepare(project, files[done], report, seen)
-            if candidate is not None:
-                group.append(candidate)
-            done += 1
-        results = read_entries_many([(c.path, c.fmt) for c in group], slices, limits=limits)
-        with project.transaction():
-            for candidate, result in zip(group, results, strict=True):
-                _store(project, candidate, result, report, intents)
+    with GroupReader(read_entries_many, children, limits) as reader:
+        try:
+            while True:
+                while (not report.cancelled and done < total
+                       and len(in_flight) <= reader.capacity):
+                    group, done = _prepare_group(project, files, done, report, seen,
+                                                 progress, cancel)
+                    if group:
+                        future = reader.submit([(c.path, c.fmt) for c in group], slices,
+                                               limits=limits)
+                        in_flight.append((group, future))
+                if not in_flight:
+                    break
+                group, future = in_flight.popleft()
+                if not future.done():
+                    writer.idle()
+                last = not in_flight and (report.cancelled or done >= total)
+                writer.add(group, future.result(), flush=last)
+        except BaseException:  # Ctrl-C in the CLI: keep the files read or being read
+            with contextlib.suppress(Exception):
+                for group, future in in_flight if not writer.broken else ():
+                    writer.add(group, future.result(), flush=False)
+                writer.flush()
+            raise
+    writer.flush()
     if progress is not None and not report.cancelled:
         progress(total, total, "")
-    warning = _intent_warning(project, intents)
+    warning = _intent_warning(project, writer.intents)
     if warning:
         report.warnings.append(warning)
     return report
+
+
+def _prepare_group(project: Project, files: list[Path], done: int, report: ImportReport,
+                   seen: set[str], progress: ProgressFn | None, cancel: CancelFn | None
+                   ) -> tuple[list[_Candidate], int]:
+    """The next group of candidates from ``files[done:]`` and the new ``done``."""
+    group: list[_Candidate] = []
+    started = time.monotonic()
+    while (done < len(files) and len(group) < GROUP_FILES
+           and time.monotonic() - started < GROUP_PREPARE_S):
+        if cancel is not None and cancel():
+            report.cancelled = True
+            break
+        if progress is not None:
+            progress(done, len(files), str(files[done]))
+        candidate = _prepare(project, files[done], report, seen)
+        if candidate is not None:
+            group.append(candidate)
+        done += 1
+    return group, done
+
+
+class _Writer:
+    """Read files waiting to be written: written in one transaction when the import is about
+    to wait for a child anyway (at most every :data:`COMMIT_IDLE_S`), at least every
+    :data:`COMMIT_EVERY_S` and at the end; no transaction stays open in between."""
+
+    def __init__(self, project: Project, report: ImportReport) -> None:
+        self.project, self.report = project, report
+        self.intents: dict[str, int] = {}
+        self.pending: list[tuple[_Candidate, EntriesOrError]] = []
+        self.last = time.monotonic()
+        self.broken = False  # a store error: write nothing more
+
+    def add(self, group: list[_Candidate], results: list[EntriesOrError], flush: bool) -> None:
+        self.pending.extend(zip(group, results, strict=True))
+        if flush or time.monotonic() - self.last >= COMMIT_EVERY_S:
+            self.flush()
+
+    def idle(self) -> None:
+        """The importing thread is about to wait for a child: write now, if it is time."""
+        if self.pending and time.monotonic() - self.last >= COMMIT_IDLE_S:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write and commit what is waiting."""
+        if self.pending:
+            self.broken = True  # until the commit succeeded
+            with self.project.transaction():
+                for candidate, result in self.pending:
+                    _store(self.project, candidate, result, self.report, self.intents)
+            self.pending, self.broken = [], False
+        self.last = time.monotonic()
 
 
 @dataclass(frozen=True)
@@ -290,69 +369,6 @@ def _intent_warning(project: Project, added: dict[str, int]) -> str | None:
     return (f"the project now mixes {parts} DICOM images (Presentation Intent Type): "
             "'FOR PROCESSING' images are raw detector data and look different from "
             "'FOR PRESENTATION' ones; do not put both in one rating set")
-
-
-def relink(project: Project, new_root: str | Path, *, verify: bool = True) -> RelinkReport:
-    """Find each missing file below ``new_root`` and store its new location.
-
-    A missing file is looked up by the longest tail of its stored path that exists below
-    ``new_root`` (so both ``/old/study/a/b.dcm`` → ``/new/study/a/b.dcm`` and a flattened copy
-    are found). Failing that, files of the same name anywhere below ``new_root`` are tried
-    (a renamed folder, or ``new_root`` a parent of the moved folder): with ``verify`` the
-    one whose SHA-256 matches is taken, without it only a name that occurs once. With
-    ``verify`` the SHA-256 must match; mismatches are reported, not relinked. All updates
-    are one transaction.
-    """
-    new_root = Path(new_root)
-    missing: list[str] = []
-    mismatch: list[str] = []
-    updates: list[tuple[int, Path]] = []
-    by_name: dict[str, list[Path]] | None = None  # built once, only when a tail fails
-    hashes: dict[Path, str] = {}
-    for source in project.missing_sources():
-        parts = PurePosixPath(source.path).parts
-        found = None
-        for start in range(len(parts)):
-            tail = parts[start:]
-            if tail and tail[0] == "/":
-                continue
-            candidate = new_root.joinpath(*tail)
-            if candidate.is_file():
-                found = candidate
-                break
-        if found is None:
-            if by_name is None:
-                by_name = _files_by_name(new_root)
-            candidates = by_name.get(parts[-1], []) if parts else []
-            if verify:
-                for candidate in candidates:
-                    if candidate not in hashes:
-                        hashes[candidate] = sha256_file(candidate)
-                    if hashes[candidate] == source.sha256:
-                        updates.append((source.id, candidate))
-                        break
-                else:
-                    missing.append(source.path)
-            elif len(candidates) == 1:
-                updates.append((source.id, candidates[0]))
-            else:
-                missing.append(source.path)
-            continue
-        if verify and sha256_file(found) != source.sha256:
-            mismatch.append(os.fspath(found))
-            continue
-        updates.append((source.id, found))
-    relinked = project.set_source_paths(updates)
-    return RelinkReport(relinked, missing, mismatch)
-
-
-def _files_by_name(root: Path) -> dict[str, list[Path]]:
-    """Every file below ``root`` by file name (sorted paths, so the choice is reproducible)."""
-    found: dict[str, list[Path]] = {}
-    for folder, _dirs, names in os.walk(root):
-        for name in names:
-            found.setdefault(name, []).append(Path(folder) / name)
-    return {name: sorted(paths) for name, paths in found.items()}
 
 
 _LIMITS_KEY = "limits"

@@ -20,6 +20,7 @@ from pydicom import dcmread
 from pydicom.data import get_testdata_file
 
 from slicereview.app.importing import import_paths
+from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.hashing import sha256_file
 from slicereview.engines.imaging.loader import load_display
 from slicereview.store import Project
@@ -108,10 +109,23 @@ def _decode_floor(files) -> None:
         dcmread(f).pixel_array  # noqa: B018
 
 
+REPEATS = 9
+TARGET_RATIO = 0.8
+
+
 def test_import_100_dicoms_near_the_hash_and_decode_floor(tmp_path):
-    """Import (format detection, hashing, header checks, one verifying decode in the decoding
+    """Import (format detection, hashing, header checks, one verifying decode in a decoding
     child, the durable commit) against a loop that only hashes and decodes the same files, in
-    the same run; target ≥ 0.8× the floor's rate."""
+    the same run: target ≥ 0.8× the floor's rate (issue 8).
+
+    The machine is shared and noisy, so the two are measured alternately, :data:`REPEATS`
+    times each, and their medians compared (a burst of load from elsewhere hits both sides
+    alike, and the median ignores the runs it spoiled). The warm-up imports the folder once, so
+    that both decoding children run (as they do after an application's first large import).
+    The import's speed comes from using the second core: when other jobs keep both cores busy,
+    the ratio falls towards the CPU ratio (about 0.6) and this fails (README, *Import
+    throughput*).
+    """
     data = tmp_path / "dcm"
     data.mkdir()
     ds = dcmread(get_testdata_file("MR_small.dcm"))
@@ -119,11 +133,12 @@ def test_import_100_dicoms_near_the_hash_and_decode_floor(tmp_path):
         ds.InstanceNumber = k + 1
         ds.save_as(data / f"mr_{k:03d}.dcm")
     files = sorted(data.iterdir())
-    import_paths_warm = tmp_path / "warm.srproj"
-    with Project.create(import_paths_warm) as project:  # start the decoding child once
-        import_paths(project, files[:1])
+    with Project.create(tmp_path / "warm.srproj") as project:
+        import_paths(project, [data])
+    isolated.start(1)  # (waits for the second child, started in the background by the import)
+    _decode_floor(files)
     ours_runs, base_runs = [], []
-    for k in range(3):
+    for k in range(REPEATS):
         t = time.perf_counter()
         _decode_floor(files)
         base_runs.append(time.perf_counter() - t)
@@ -131,11 +146,11 @@ def test_import_100_dicoms_near_the_hash_and_decode_floor(tmp_path):
             t = time.perf_counter()
             report = import_paths(project, [data])
             ours_runs.append(time.perf_counter() - t)
-        assert report.added_files == 100 and not report.failed
-    ours, base = min(ours_runs), min(base_runs)
+            assert report.added_files == 100 and not report.failed
+            assert len(project.images()) == 100
+    ours, base = statistics.median(ours_runs), statistics.median(base_runs)
+    ratios = sorted(b / o for b, o in zip(base_runs, ours_runs, strict=True))
     print(f"\nimport 100 DICOMs (MR_small 64x64): {100 / ours:.0f} files/s; hash + decode "
-          f"floor {100 / base:.0f} files/s; rate ratio {base / ours:.2f} (target >= 0.8)")
-    # The target (0.8) is met on a quiet machine only: each group's round trip to the decoding
-    # child costs process switches that a loaded 2-core machine makes slow (README,
-    # Performance). The assertion is the floor below which something is wrong.
-    assert base / ours >= 0.3
+          f"floor {100 / base:.0f} files/s; rate ratio of the medians {base / ours:.2f} "
+          f"(target >= {TARGET_RATIO}); per pair {ratios[0]:.2f}..{ratios[-1]:.2f}")
+    assert base / ours >= TARGET_RATIO

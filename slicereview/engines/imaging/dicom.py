@@ -74,7 +74,7 @@ def _ensure_transfer_syntax(ds: Dataset) -> None:
 
 def _pixel_element(ds: Dataset) -> Any:
     for tag in _PIXEL_TAGS:
-        if tag in ds:
+        if meta.has(ds, tag):
             return ds.get_item(tag)
     return None
 
@@ -88,7 +88,7 @@ def validate(ds: Dataset, path: Path, limits: Limits = DEFAULT_LIMITS) -> None:
     """Refuse a data set without pixel data, with an inconsistent or oversized header, or
     whose decoder is missing (see :func:`~.dicom_checks.validate_header`); no decoder runs."""
     element = _pixel_element(ds)
-    if "Rows" not in ds or element is None:
+    if not meta.has(ds, 0x00280010) or element is None:  # Rows
         raise UnreadableImageError(
             f"{path.name} is a DICOM file without image pixel data (e.g. a DICOMDIR, report "
             "or presentation state); leave it out."
@@ -98,7 +98,7 @@ def validate(ds: Dataset, path: Path, limits: Limits = DEFAULT_LIMITS) -> None:
         checks.validate_header(ds, path, limits, checks.pixel_length(element, path))
         if transfer_syntax:
             check_codestream(element, path, UID(transfer_syntax).name, int(ds.Rows),
-                             int(ds.Columns), int(ds.get("SamplesPerPixel", 1) or 1),
+                             int(ds.Columns), int(meta.value(ds, "SamplesPerPixel", 1) or 1),
                              int(ds.BitsAllocated))
     if transfer_syntax:
         meta.check_decoder(transfer_syntax)
@@ -131,9 +131,10 @@ def entries_of(ds: Dataset, path: Path, frames_for: Callable[[int], list[int]] |
             "another selection."
         )
     with decoder_edge(path.name, "read the DICOM header of"):
+        technical = meta.technical_info(ds)
         images = [NewImage(rows, cols, frame=f, axis=-1, slice_index=0,
-                           info=meta.frame_info(ds, f)) for f in wanted]
-        return meta.technical_info(ds), images
+                           info=meta.frame_info(ds, f, technical)) for f in wanted]
+        return technical, images
 
 
 # -- pixels ----------------------------------------------------------------------------------
@@ -171,7 +172,7 @@ def _modality(arr: np.ndarray, ds: Dataset, frame: int) -> np.ndarray:
     """Apply the modality LUT or rescale, keeping integers where the result is integral."""
     from pydicom.pixels import apply_modality_lut
 
-    if ds.get("ModalityLUTSequence"):
+    if meta.value(ds, "ModalityLUTSequence"):
         return _narrow(apply_modality_lut(arr, ds))
     slope, intercept, _ = meta.rescale(ds, frame)
     if slope == 1.0 and intercept == 0.0:
@@ -245,8 +246,8 @@ def display_of(ds: Dataset, path: Path, frame: int = 0) -> DisplayImage:
 
 def _display(arr: np.ndarray, ds: Dataset, frame: int) -> DisplayImage:
     spacing, spacing_source = meta.pixel_spacing(ds, frame)
-    photometric = str(ds.get("PhotometricInterpretation", "")).upper()
-    modality = str(ds.get("Modality", "") or "")
+    photometric = str(meta.value(ds, "PhotometricInterpretation", "")).upper()
+    modality = str(meta.value(ds, "Modality", "") or "")
     colour = arr.ndim == 3 or photometric == "PALETTE COLOR"
     if colour:
         data = _to_rgb8(arr, ds)
@@ -257,8 +258,8 @@ def _display(arr: np.ndarray, ds: Dataset, frame: int) -> DisplayImage:
         data = _modality(arr, ds, frame)
         presets = meta.window_presets(ds, frame)
         unit = meta.value_unit(ds, frame)
-        function = str(ds.get("VOILUTFunction", "") or "").upper()
-        if ds.get("VOILUTSequence"):
+        function = str(meta.value(ds, "VOILUTFunction", "") or "").upper()
+        if meta.value(ds, "VOILUTSequence"):
             data, preset = _voi_lut(data, ds)
             presets, unit = [preset], ""
         elif function == "SIGMOID" and presets:

@@ -21,6 +21,7 @@ from typing import Any
 from pydicom import Dataset
 from pydicom.uid import UID
 
+from slicereview.engines.imaging import dicom_meta as meta
 from slicereview.engines.imaging.errors import LimitExceededError, UnreadableImageError
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 
@@ -47,7 +48,7 @@ def _bad(name: str, what: str) -> UnreadableImageError:
 def _int(ds: Dataset, keyword: str, default: int | None = None) -> int | None:
     """``ds.keyword`` as an int (first value of a multi-value), ``default`` when absent/bad."""
     try:
-        value = ds.get(keyword)
+        value = meta.value(ds, keyword)
     except Exception:  # a malformed value raises on access
         return default
     if value is None or value == "":
@@ -82,7 +83,7 @@ def transfer_syntax(ds: Dataset, name: str) -> UID | None:
 
 def frame_count(ds: Dataset, name: str) -> int:
     """*Number of Frames* (1 when absent); refuses zero, negative or malformed values."""
-    if "NumberOfFrames" not in ds:
+    if not meta.has(ds, 0x00280008):  # Number of Frames
         return 1
     n = _int(ds, "NumberOfFrames", None)
     if n is None or n < 1:
@@ -123,8 +124,8 @@ def validate_header(ds: Dataset, path: str | Path, limits: Limits = DEFAULT_LIMI
     allocated = _int(ds, "BitsAllocated")
     stored = _int(ds, "BitsStored", allocated)
     samples = _int(ds, "SamplesPerPixel", 1)
-    photometric = str(ds.get("PhotometricInterpretation", "") or "").strip().upper()
-    float_data = 0x7FE00008 in ds or 0x7FE00009 in ds
+    photometric = str(meta.value(ds, "PhotometricInterpretation", "") or "").strip().upper()
+    float_data = meta.has(ds, 0x7FE00008) or meta.has(ds, 0x7FE00009)
     if allocated not in (1, 8, 16, 32, 64) or (allocated == 64 and not float_data):
         raise _bad(name, f"its Bits Allocated ({ds.get('BitsAllocated')!r}) is not 1, 8, 16 "
                          "or 32")
@@ -203,6 +204,48 @@ def pixel_length(element: Any, path: Path) -> int | None:
     return min(int(length), max(0, path.stat().st_size - int(tell)))
 
 
+#: VRs whose explicit-VR length field is 4 bytes (after 2 reserved bytes).
+_LONG_VRS = frozenset({b"OB", b"OD", b"OF", b"OL", b"OV", b"OW", b"SQ", b"UC", b"UN", b"UR",
+                       b"UT"})
+_HEAD_BYTES = 1 << 14
+
+
+def _surely_not_deflated(path: Path) -> bool:
+    """True when the file's meta group can be walked in its first 16 kB and nowhere holds the
+    deflated transfer syntax UID (the common case, decided without pydicom).
+
+    Any doubt -- no ``DICM`` preamble, an implicit-VR or malformed meta group, a group longer
+    than the bytes read, or the UID's text anywhere in it -- answers False, so that
+    :func:`check_deflated` asks pydicom's file meta reader as before. Reading the meta group
+    with pydicom costs about as much as decoding a small image; this costs a few µs.
+    """
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(_HEAD_BYTES)
+    except OSError:
+        return False
+    if len(head) < 132 or head[128:132] != b"DICM":
+        return False
+    pos = 132
+    while pos + 8 <= len(head) and head[pos:pos + 2] == b"\x02\x00":  # group 0x0002
+        vr = head[pos + 4:pos + 6]
+        if not (vr.isalpha() and vr.isupper()):
+            return False  # implicit VR or damage: let pydicom decide
+        if vr in _LONG_VRS:
+            if pos + 12 > len(head):
+                return False
+            length = int.from_bytes(head[pos + 8:pos + 12], "little")
+            pos += 12 + length
+        else:
+            length = int.from_bytes(head[pos + 6:pos + 8], "little")
+            pos += 8 + length
+        if length == _UNDEFINED:
+            return False
+    if pos + 8 > len(head):
+        return False  # the group may go on beyond the bytes read
+    return DEFLATED.encode("ascii") not in head[:pos]
+
+
 def _meta_end(path: Path) -> tuple[str, int] | None:
     """``(transfer syntax, offset of the data set)`` from the file meta, or None."""
     from pydicom.filereader import _read_file_meta_info, read_preamble
@@ -224,6 +267,8 @@ def check_deflated(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> None:
     first (files in other transfer syntaxes return at once).
     """
     path = Path(path)
+    if _surely_not_deflated(path):
+        return
     found = _meta_end(path)
     if found is None or found[0].strip().rstrip("\x00") != DEFLATED:
         return

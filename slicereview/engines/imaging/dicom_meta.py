@@ -12,10 +12,12 @@ Functional Groups, then at the top level.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
 from pydicom import Dataset
+from pydicom.datadict import tag_for_keyword
 from pydicom.uid import UID
 
 from slicereview.engines.imaging.display import WindowPreset
@@ -77,9 +79,44 @@ def check_decoder(transfer_syntax: str) -> None:
         )
 
 
+# -- fast attribute access ---------------------------------------------------------------------
+@functools.cache
+def _tag(keyword: str) -> int:
+    tag = tag_for_keyword(keyword)
+    if tag is None:
+        raise KeyError(keyword)
+    return tag
+
+
+def has(ds: Dataset, tag: int) -> bool:
+    """``tag in ds`` as a dictionary look-up (pydicom's ``in`` costs ~7 µs)."""
+    return tag in ds.keys()  # noqa: SIM118 - the point: no Dataset.__contains__
+
+
+def value(ds: Dataset, keyword: str, default: Any = None) -> Any:
+    """``ds.get(keyword, default)`` without pydicom's keyword machinery: a dictionary look-up
+    for an absent attribute instead of ~6 µs, half the time for a present one (an import asks
+    for about a hundred attributes per file, most of them absent).
+
+    Example
+    -------
+    >>> value(Dataset(), "Rows", 0)
+    0
+    """
+    tag = _tag(keyword)
+    if not has(ds, tag):
+        return default
+    return ds[tag].value
+
+
 # -- functional groups -----------------------------------------------------------------------
+_PER_FRAME, _SHARED = 0x52009230, 0x52009229
+
+
 def _group_item(ds: Dataset, frame: int, sequence: str) -> Dataset | None:
     """The first item of ``sequence`` for ``frame``: per-frame group, else shared group."""
+    if not (has(ds, _PER_FRAME) or has(ds, _SHARED)):
+        return None  # not an enhanced object (most files)
     per_frame = ds.get("PerFrameFunctionalGroupsSequence")
     if per_frame and frame < len(per_frame):
         seq = per_frame[frame].get(sequence)
@@ -98,7 +135,7 @@ def frame_attr(ds: Dataset, frame: int, sequence: str, keyword: str) -> Any:
     item = _group_item(ds, frame, sequence)
     if item is not None and keyword in item:
         return item.get(keyword)
-    return ds.get(keyword)
+    return value(ds, keyword)
 
 
 def _as_list(value: Any) -> list:
@@ -172,8 +209,9 @@ def value_unit(ds: Dataset, frame: int = 0) -> str:
     slope, intercept, kind = rescale(ds, frame)
     if kind and kind not in ("US", "UNSPECIFIED"):
         return kind
-    if str(ds.get("Modality", "")).upper() == "CT" and (
-        "RescaleIntercept" in ds or _group_item(ds, frame, "PixelValueTransformationSequence")
+    if str(value(ds, "Modality", "")).upper() == "CT" and (
+        has(ds, _tag("RescaleIntercept"))
+        or _group_item(ds, frame, "PixelValueTransformationSequence")
     ):
         return "HU"
     return ""
@@ -188,9 +226,9 @@ def window_presets(ds: Dataset, frame: int = 0) -> list[WindowPreset]:
     """
     item = _group_item(ds, frame, "FrameVOILUTSequence")
     src = item if item is not None and "WindowCenter" in item else ds
-    centers = _as_list(src.get("WindowCenter"))
-    widths = _as_list(src.get("WindowWidth"))
-    names = _as_list(src.get("WindowCenterWidthExplanation"))
+    centers = _as_list(value(src, "WindowCenter"))
+    widths = _as_list(value(src, "WindowWidth"))
+    names = _as_list(value(src, "WindowCenterWidthExplanation"))
     presets = []
     for k, (c, w) in enumerate(zip(centers, widths, strict=False)):
         try:
@@ -227,7 +265,7 @@ def pixel_spacing(ds: Dataset, frame: int = 0) -> tuple[tuple[float, float], str
     pair = _positive_pair(frame_attr(ds, frame, "PixelMeasuresSequence", "PixelSpacing"))
     if pair is not None:
         return pair, "PixelSpacing"
-    pair = _positive_pair(ds.get("ImagerPixelSpacing"))
+    pair = _positive_pair(value(ds, "ImagerPixelSpacing"))
     if pair is not None:
         return pair, "ImagerPixelSpacing"
     return (1.0, 1.0), "fallback 1.0"
@@ -235,7 +273,7 @@ def pixel_spacing(ds: Dataset, frame: int = 0) -> tuple[tuple[float, float], str
 
 def number_of_frames(ds: Dataset) -> int:
     try:
-        return max(1, int(ds.get("NumberOfFrames") or 1))
+        return max(1, int(value(ds, "NumberOfFrames") or 1))
     except (TypeError, ValueError):
         return 1
 
@@ -260,27 +298,29 @@ def technical_info(ds: Dataset) -> dict[str, Any]:
     meta = getattr(ds, "file_meta", None)
     ts = str(meta.get("TransferSyntaxUID", "")) if meta is not None else ""
     info: dict[str, Any] = {
-        "modality": str(ds.get("Modality", "") or ""),
-        "photometric_interpretation": str(ds.get("PhotometricInterpretation", "") or ""),
-        "bits_allocated": int(ds.get("BitsAllocated", 0) or 0),
-        "bits_stored": int(ds.get("BitsStored", 0) or 0),
-        "pixel_representation": int(ds.get("PixelRepresentation", 0) or 0),
-        "samples_per_pixel": int(ds.get("SamplesPerPixel", 1) or 1),
+        "modality": str(value(ds, "Modality", "") or ""),
+        "photometric_interpretation": str(value(ds, "PhotometricInterpretation", "") or ""),
+        "bits_allocated": int(value(ds, "BitsAllocated", 0) or 0),
+        "bits_stored": int(value(ds, "BitsStored", 0) or 0),
+        "pixel_representation": int(value(ds, "PixelRepresentation", 0) or 0),
+        "samples_per_pixel": int(value(ds, "SamplesPerPixel", 1) or 1),
         "transfer_syntax_uid": ts,
         "transfer_syntax": UID(ts).name if ts else "",
-        "sop_class_uid": str(ds.get("SOPClassUID", "") or ""),
-        "presentation_intent": str(ds.get("PresentationIntentType", "") or ""),
+        "sop_class_uid": str(value(ds, "SOPClassUID", "") or ""),
+        "presentation_intent": str(value(ds, "PresentationIntentType", "") or ""),
         "number_of_frames": number_of_frames(ds),
-        "has_voi_lut": bool(ds.get("VOILUTSequence")),
-        "has_modality_lut": bool(ds.get("ModalityLUTSequence")),
-        "voi_lut_function": str(ds.get("VOILUTFunction", "") or ""),
+        "has_voi_lut": bool(value(ds, "VOILUTSequence")),
+        "has_modality_lut": bool(value(ds, "ModalityLUTSequence")),
+        "voi_lut_function": str(value(ds, "VOILUTFunction", "") or ""),
     }
     return info
 
 
-def frame_info(ds: Dataset, frame: int) -> dict[str, Any]:
-    """Per-image metadata: :func:`technical_info` plus spacing, windows and units of ``frame``."""
-    info = technical_info(ds)
+def frame_info(ds: Dataset, frame: int, technical: dict[str, Any] | None = None
+               ) -> dict[str, Any]:
+    """Per-image metadata: :func:`technical_info` (``technical`` when the caller has it
+    already) plus spacing, windows and units of ``frame``."""
+    info = dict(technical) if technical is not None else technical_info(ds)
     spacing, source = pixel_spacing(ds, frame)
     slope, intercept, _ = rescale(ds, frame)
     info.update(

@@ -2,7 +2,7 @@
 entries (header info and frames/slices) one file contributes.
 
 Nothing here touches a project; :mod:`slicereview.app.importing` writes the entries to the
-project file, one transaction per file.
+project file.
 
 Example
 -------
@@ -152,20 +152,21 @@ EntriesOrError = tuple[dict[str, Any], list[NewImage]] | Exception
 
 
 def read_entries_many(items: list[tuple[Path, str]], slices: SliceSelection, *,
-                      isolated: bool = True, limits: Limits = DEFAULT_LIMITS
+                      isolated: bool = True, limits: Limits = DEFAULT_LIMITS, slot: int = 0
                       ) -> list[EntriesOrError]:
     """:func:`read_entries` of several ``(path, format)`` files, in order; each result is the
     entries or the exception that refused the file.
 
-    Isolated, the whole group goes to the decoding child in one round trip (a round trip costs
-    as much as reading a small DICOM); if the child dies on one of them, the group is read again
-    one file at a time so that only the culprit is refused.
+    Isolated, the whole group goes to the decoding child of ``slot`` (see
+    :data:`.isolated.MAX_CHILDREN`) in one round trip (a round trip costs as much as reading a
+    small DICOM); if the child dies on one of them, the group is read again one file at a time
+    so that only the culprit is refused.
     """
     if not isolated:
         return [_entries_or_error(path, fmt, slices, limits) for path, fmt in items]
     from slicereview.engines.imaging import isolated as child
 
-    return child.read_entries_many(items, slices, limits)
+    return child.read_entries_many(items, slices, limits, slot)
 
 
 def _entries_or_error(path: Path, fmt: str, slices: SliceSelection, limits: Limits

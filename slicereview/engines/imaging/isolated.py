@@ -9,8 +9,9 @@ copy of a GUI's threads), under an address-space limit (``RLIMIT_AS`` =
 (:attr:`Limits.decode_timeout_s`). A child that dies, runs out of its memory or time becomes a
 :class:`~.errors.DecoderCrashedError` with a plain message; the next call starts a new child.
 
-Calls are serialised by a lock (one child per process); the child exits when its parent does
-(its pipe closes).
+Calls to one child are serialised by its lock; a process has at most :data:`MAX_CHILDREN`
+children (slot 0 for the viewer and single calls, slot 1 also for large imports, see
+:mod:`.parallel`); a child exits when its parent does (its pipe closes).
 
 A file that crashed the child (or ran out of its time) is remembered for the rest of the
 process, keyed by its path, size and modification time: every later call -- here or in-process
@@ -47,115 +48,12 @@ from pathlib import Path
 from typing import Any
 
 from slicereview.engines.imaging import errors
+from slicereview.engines.imaging.decoder_child import serve
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 
-#: Environment of the child: single-threaded maths libraries and ITK (threads reserve
-#: address space, which RLIMIT_AS counts).
-_CHILD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-              "ITK_GLOBAL_DEFAULT_NUMBER_OF_THREADS": "1"}
-_CRASH_HOOK = "SLICEREVIEW_TEST_CRASH_FILE"
 _ERRORS = {cls.__name__: cls for cls in (
     errors.ImagingError, errors.UnreadableImageError, errors.MissingCodecError,
     errors.LimitExceededError, errors.DecoderCrashedError)}
-
-
-# -- the child ---------------------------------------------------------------------------------
-def _limit_child(address_space: int) -> None:
-    os.environ.update(_CHILD_ENV)
-    with contextlib.suppress(Exception):  # glibc only: fewer malloc arenas, less address space
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").mallopt(-8, 2)  # M_ARENA_MAX
-    try:
-        import resource
-    except ImportError:  # Windows: no address-space limit, the child still isolates crashes
-        return
-    with contextlib.suppress(ValueError, OSError):  # macOS refuses RLIMIT_AS
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        soft = address_space if hard == resource.RLIM_INFINITY else min(address_space, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-
-
-def _run(task: str, args: tuple[Any, ...]) -> Any:
-    """Do one task in the child (imports happen here, after the limits are set)."""
-    crash_name = os.environ.get(_CRASH_HOOK)
-    if task == "abort" or (crash_name and Path(str(args[0])).name == crash_name):
-        os.abort()  # tests prove with it that a crashing decoder is contained
-    if task == "entries":
-        from slicereview.engines.imaging.importer import read_entries_here
-
-        return read_entries_here(*args)
-    if task == "entries_many":
-        return [_one_entry(*item, *args[1:]) for item in args[0]]
-    from slicereview.engines.imaging.loader import load_display
-
-    path, image, limits = args[:3]
-    display = load_display(path, image, limits=limits)
-    if task == "display":
-        return display
-    from slicereview.engines.imaging.display import thumbnail as make_thumbnail
-
-    return make_thumbnail(display, args[3])
-
-
-def _one_entry(path: str, fmt: str, slices: Any, limits: Limits) -> tuple[Any, ...]:
-    """One file of an ``entries_many`` task as a reply tuple (its errors do not stop the rest)."""
-    from slicereview.engines.imaging.importer import read_entries_here
-
-    try:
-        with errors.decoder_edge(Path(path).name, "read"):
-            return ("ok", read_entries_here(path, fmt, slices, limits))
-    except errors.ImagingError as exc:
-        return ("error", type(exc).__name__, str(exc), getattr(exc, "limit", ""))
-    except FileNotFoundError as exc:
-        return ("missing", str(exc))
-
-
-def _peak_kb(resource: Any) -> int:
-    """The child's own peak resident memory in kB.
-
-    Linux keeps ``ru_maxrss`` across fork and exec, so a child spawned by a large parent would
-    report the parent's peak; ``VmHWM`` in ``/proc/self/status`` is this process image's own.
-    """
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-
-
-def _serve(conn: Any, address_space: int) -> None:  # pragma: no cover - runs in the child
-    import logging
-    import warnings
-
-    _limit_child(address_space)
-    conn.send(("ready",))
-    # Readers log and warn about each damaged tag; the errors returned say what matters.
-    logging.getLogger("tifffile").setLevel(logging.ERROR)
-    warnings.simplefilter("ignore")
-    import resource
-
-    while True:
-        try:
-            task, args = conn.recv()
-        except (EOFError, OSError, KeyboardInterrupt):
-            return
-        try:
-            name = Path(str(args[0])).name
-            with errors.decoder_edge(name, "read"):
-                reply: tuple[Any, ...] = ("ok", _run(task, args))
-        except errors.ImagingError as exc:
-            reply = ("error", type(exc).__name__, str(exc), getattr(exc, "limit", ""))
-        except FileNotFoundError as exc:
-            reply = ("missing", str(exc))
-        peak = _peak_kb(resource)
-        try:
-            conn.send((*reply, peak))
-        except (OSError, ValueError):
-            return
 
 
 # -- the parent --------------------------------------------------------------------------------
@@ -165,7 +63,7 @@ class _Child:
     def __init__(self, limits: Limits) -> None:
         ctx = multiprocessing.get_context("spawn")
         self.conn, child_conn = ctx.Pipe()
-        self.process = ctx.Process(target=_serve, args=(child_conn, limits.child_address_space),
+        self.process = ctx.Process(target=serve, args=(child_conn, limits.child_address_space),
                                    daemon=True, name="slicereview-decoder")
         self.process.start()
         child_conn.close()
@@ -189,9 +87,87 @@ class _Child:
         self.process.join(5)
 
 
+class _Slot:
+    """One child (None: not started, or stopped) and the order of its requests.
+
+    Requests are sent under ``lock``, each with a ticket; the child answers them in order, and
+    each caller takes its reply when ``turn`` reaches its ticket. So a second request (the next
+    group of an import, a thumbnail) waits in the pipe while the child works on the first, and
+    the child never idles between the two. A request sent to a child that was stopped before
+    answering it (another request crashed it or ran out of time) is *lost*: it is sent again.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()  # sending, starting and stopping the child
+        self.turn_changed = threading.Condition()
+        self.child: _Child | None = None
+        self.tickets = 0  # handed out
+        self.turn = 0  # the ticket whose reply comes next
+
+    def ready_child(self, limits: Limits) -> _Child:
+        """The running child with ``limits`` (started if needed); call with the lock held."""
+        if self.child is not None and (not self.child.process.is_alive()
+                                       or self.child.address_space != limits.child_address_space):
+            self.drop()
+        if self.child is None:
+            self.child = _Child(limits)
+        return self.child
+
+    def drop(self, child: _Child | None = None) -> bool:
+        """Stop the child (only if it is still ``child``, when given); call with the lock
+        held. True when this call stopped it."""
+        if self.child is None or (child is not None and self.child is not child):
+            return False
+        old, self.child = self.child, None
+        old.stop()
+        return True
+
+    def send(self, request: tuple[Any, Any], limits: Limits
+             ) -> tuple[int, _Child | None, BaseException | None]:
+        """Send ``request``: ``(ticket, child, None)``, or ``(ticket, None, error)`` when the
+        child cannot start (the ticket must still be redeemed with :meth:`receive`)."""
+        with self.lock:
+            ticket, self.tickets = self.tickets, self.tickets + 1
+            try:
+                child = self.ready_child(limits)
+            except BaseException as exc:  # the ticket is redeemed all the same
+                return ticket, None, exc
+            try:
+                child.conn.send(request)
+            except (OSError, ValueError):  # (a dead child's pipe: found at the turn)
+                pass
+            except BaseException as exc:  # e.g. an argument that cannot be pickled
+                return ticket, None, exc
+            return ticket, child, None
+
+    def receive(self, ticket: int, child: _Child | None, timeout_s: float
+                ) -> tuple[str, Any]:
+        """At the ticket's turn: ``("ok", reply)``, ``("lost", None)``, ``("timeout", None)``
+        or ``("crashed", None)``."""
+        with self.turn_changed:
+            self.turn_changed.wait_for(lambda: self.turn == ticket)
+        try:
+            if child is None or self.child is not child:
+                return "lost", None
+            try:
+                if not child.conn.poll(timeout_s):
+                    with self.lock:
+                        return ("timeout" if self.drop(child) else "lost"), None
+                return "ok", child.conn.recv()
+            except (EOFError, OSError):
+                with self.lock:
+                    return ("crashed" if self.drop(child) else "lost"), None
+        finally:
+            with self.turn_changed:
+                self.turn += 1
+                self.turn_changed.notify_all()
+
+
 _START_TIMEOUT_S = 120.0
-_lock = threading.Lock()
-_child: _Child | None = None
+#: Decoding children a process may run: slot 0 (the viewer, calls naming no slot) and slot 1
+#: (large imports, :mod:`.parallel`), each with its own address-space limit.
+MAX_CHILDREN = 2
+_slots = [_Slot() for _ in range(MAX_CHILDREN)]
 #: Files that crashed the child or ran out of its time: (path, size, mtime) -> (message,
 #: the time-out that ran out, infinite for a crash).
 _crashed: dict[tuple[str, int, int], tuple[str, float]] = {}
@@ -218,6 +194,8 @@ def known_crash(path: str | Path, timeout_s: float | None = None) -> str | None:
     >>> known_crash(__file__) is None
     True
     """
+    if not _crashed:  # the usual case: no stat() per file
+        return None
     key = _file_key(path)
     entry = None if key is None else _crashed.get(key)
     if entry is None or (timeout_s is not None and timeout_s > entry[1]):
@@ -248,61 +226,64 @@ def _remember(path: str, exc: errors.DecoderCrashedError,
 
 
 def prestart(limits: Limits = DEFAULT_LIMITS) -> threading.Thread:
-    """Start the child in a background thread now, so that the first decode does not wait
-    for it (the GUI calls it when it opens a project of several images: the child's ~0.4 s
-    start-up then runs on the other core while the first image is shown). Harmless when a
-    child already runs; a child that cannot start is reported by the first real call.
+    """:func:`start` the first child in a background thread now, so that the first decode
+    does not wait for it (the GUI calls it when it opens a project of several images: the
+    child's start-up then runs on the other core while the first image is shown). A child
+    that cannot start is reported by the first real call.
 
     >>> from slicereview.engines.imaging import isolated
     >>> isolated.prestart().join()
-    >>> isolated._child is not None and isolated._child.process.is_alive()
+    >>> isolated.running(0)
     True
     """
-    def start() -> None:
-        global _child
-        with _lock:
-            if _child is None:
-                with contextlib.suppress(errors.ImagingError):
-                    _child = _Child(limits)
+    def run() -> None:
+        with contextlib.suppress(errors.ImagingError):
+            start(0, limits)
 
-    thread = threading.Thread(target=start, name="slicereview-decoder-start", daemon=True)
+    thread = threading.Thread(target=run, name="slicereview-decoder-start", daemon=True)
     thread.start()
     return thread
 
 
-def _call(task: str, args: tuple[Any, ...], limits: Limits) -> Any:
-    global _child, last_peak_kb
+def start(slot: int, limits: Limits = DEFAULT_LIMITS) -> None:
+    """Start the child of ``slot`` unless it runs, and load its readers;
+    :class:`~.errors.ImagingError` if it cannot start."""
+    _call("warm", ("",), limits, slot)
+
+
+def running(slot: int) -> bool:
+    """True when the child of ``slot`` is alive."""
+    child = _slots[slot].child
+    return child is not None and child.process.is_alive()
+
+
+def _call(task: str, args: tuple[Any, ...], limits: Limits, slot: int = 0) -> Any:
+    global last_peak_kb
     if isinstance(args[0], list):
         name = "a group of files"
     else:
         name = Path(str(args[0])).name
         refuse_known_crash(str(args[0]), limits.decode_timeout_s)
-    with _lock:
-        if _child is not None and (not _child.process.is_alive()
-                                   or _child.address_space != limits.child_address_space):
-            _child.stop()
-            _child = None
-        if _child is None:
-            _child = _Child(limits)
-        child = _child
-        try:
-            child.conn.send((task, args))
-            if not child.conn.poll(limits.decode_timeout_s):
-                child.stop()
-                _child = None
-                raise _remember(str(args[0]), errors.DecoderCrashedError(
-                    f"Reading {name} took longer than {limits.decode_timeout_s:g} s "
-                    "(decode_timeout_s), so it was stopped; the file is probably damaged, "
-                    "so leave it out."), limits.decode_timeout_s)
-            reply = child.conn.recv()
-        except (EOFError, OSError, BrokenPipeError):
-            child.stop()
-            _child = None
-            raise _remember(str(args[0]), errors.DecoderCrashedError(
-                f"The decoder stopped abnormally on {name} (the file is probably damaged, or "
-                f"needs more than {limits.child_address_space >> 30} GB of memory); the "
-                "program is unaffected, so leave the file out or re-export it from its "
-                "source.")) from None
+    place = _slots[slot]
+    for _attempt in range(3):
+        ticket, child, error = place.send((task, args), limits)
+        if error is not None or child is None:
+            place.receive(ticket, child, 0.0)  # (redeem the ticket)
+            raise error or errors.ImagingError("The decoding process could not start.")
+        status, reply = place.receive(ticket, child, limits.decode_timeout_s)
+        if status != "lost":
+            break
+    if status == "timeout":
+        raise _remember(str(args[0]), errors.DecoderCrashedError(
+            f"Reading {name} took longer than {limits.decode_timeout_s:g} s "
+            "(decode_timeout_s), so it was stopped; the file is probably damaged, "
+            "so leave it out."), limits.decode_timeout_s)
+    if status != "ok":  # (crashed, or lost three times: the child keeps dying)
+        raise _remember(str(args[0]), errors.DecoderCrashedError(
+            f"The decoder stopped abnormally on {name} (the file is probably damaged, or "
+            f"needs more than {limits.child_address_space >> 30} GB of memory); the "
+            "program is unaffected, so leave the file out or re-export it from its "
+            "source."))
     last_peak_kb = int(reply[-1])
     return _result(reply[:-1])
 
@@ -332,35 +313,36 @@ def thumbnail(path: str | Path, image: Any, size: int = 128,
 
 
 def read_entries(path: str | Path, fmt: str, slices: Any,
-                 limits: Limits = DEFAULT_LIMITS) -> Any:
-    """:func:`~.importer.read_entries_here` in the child: headers read and one image
-    decoded, so a file that cannot be shown is refused at import."""
-    return _call("entries", (str(path), fmt, slices, limits), limits)
+                 limits: Limits = DEFAULT_LIMITS, slot: int = 0) -> Any:
+    """:func:`~.importer.read_entries_here` in the child (of ``slot``): headers read and one
+    image decoded, so a file that cannot be shown is refused at import."""
+    return _call("entries", (str(path), fmt, slices, limits), limits, slot)
 
 
 def read_entries_many(items: list[tuple[Path, str]], slices: Any,
-                      limits: Limits = DEFAULT_LIMITS) -> list[Any]:
-    """:func:`read_entries` of several ``(path, format)`` files in one round trip; each
-    result is the entries or the exception that refused that file. If the child dies on the
-    group, each file is read again alone, so only the culprit is refused."""
+                      limits: Limits = DEFAULT_LIMITS, slot: int = 0) -> list[Any]:
+    """:func:`read_entries` of several ``(path, format)`` files in one round trip to the
+    child of ``slot``; each result is the entries or the exception that refused that file.
+    If the child dies on the group, each file is read again alone, so only the culprit is
+    refused."""
     if not items:
         return []
     known = [known_crash(p, limits.decode_timeout_s) for p, _ in items]
     if any(known):  # never send a file that crashed the child again
         fresh = [item for item, message in zip(items, known, strict=True) if message is None]
-        done = iter(read_entries_many(fresh, slices, limits))
+        done = iter(read_entries_many(fresh, slices, limits, slot))
         return [errors.DecoderCrashedError(message) if message is not None else next(done)
                 for message in known]
     try:
         replies = _call("entries_many", ([(str(p), f) for p, f in items], slices, limits),
-                        limits)
+                        limits, slot)
     except errors.DecoderCrashedError:
         replies = None
     if replies is None:
         out: list[Any] = []
         for path, fmt in items:
             try:
-                out.append(read_entries(path, fmt, slices, limits))
+                out.append(read_entries(path, fmt, slices, limits, slot))
             except Exception as exc:
                 out.append(exc)
         return out
@@ -374,9 +356,7 @@ def read_entries_many(items: list[tuple[Path, str]], slices: Any,
 
 
 def shutdown() -> None:
-    """Stop the child process (a new one starts on the next call)."""
-    global _child
-    with _lock:
-        if _child is not None:
-            _child.stop()
-            _child = None
+    """Stop the child processes (a new one starts on the next call)."""
+    for place in _slots:
+        with place.lock:
+            place.drop()
