@@ -83,15 +83,28 @@ def time_summary(seconds: Sequence[float]) -> TimeSummary:
 
 
 def welch(a: Sequence[float], b: Sequence[float]) -> WelchTest:
-    """Two-sided Welch t-test of ``a`` against ``b`` (scipy); NaN below two values each."""
+    """Two-sided Welch t-test of ``a`` against ``b``; NaN below two values each.
+
+    ``t = (mean a − mean b) / √(s²a/na + s²b/nb)`` with Welch–Satterthwaite degrees of
+    freedom and ``p = 2 · F_t(−|t|; df)`` from scipy's Student t distribution
+    (``scipy.special.stdtr``) — what ``scipy.stats.ttest_ind(equal_var=False)`` computes
+    (tested equal), without importing scipy.stats (about a second of the report). Both samples
+    constant: t and p are NaN.
+
+    >>> round(welch([1.0, 2.0, 3.0, 4.0], [3.0, 5.0, 7.0]).p, 4)
+    0.1485
+    """
     if len(a) < 2 or len(b) < 2:
         return WelchTest(math.nan, math.nan, math.nan)
-    from scipy.stats import ttest_ind
+    from scipy.special import stdtr
 
-    res = ttest_ind(np.asarray(a, float), np.asarray(b, float), equal_var=False)
-    va, vb = np.var(a, ddof=1) / len(a), np.var(b, ddof=1) / len(b)
-    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1)) if va + vb else math.nan
-    return WelchTest(float(res.statistic), float(res.pvalue), float(df))
+    x, y = np.asarray(a, float), np.asarray(b, float)
+    va, vb = x.var(ddof=1) / x.size, y.var(ddof=1) / y.size
+    if not va + vb:
+        return WelchTest(math.nan, math.nan, math.nan)
+    t = float((x.mean() - y.mean()) / math.sqrt(va + vb))
+    df = float((va + vb) ** 2 / (va**2 / (x.size - 1) + vb**2 / (y.size - 1)))
+    return WelchTest(t, float(2.0 * stdtr(df, -abs(t))), df)
 
 
 def outlier_limit(seconds: Sequence[float]) -> float:

@@ -39,6 +39,14 @@ def test_welch_by_hand_and_against_scipy() -> None:
     ref = stats.ttest_ind(x, y, equal_var=False)
     assert welch(list(x), list(y)).p == pytest.approx(ref.pvalue)
     assert math.isnan(welch([1.0], [2.0, 3.0]).p) and not welch([1.0], [2.0, 3.0]).significant()
+    for seed in range(20):  # t and p equal scipy.stats to 1e-12 (no scipy.stats at run time)
+        r = np.random.default_rng(seed)
+        x, y = r.normal(100, r.uniform(1, 50), r.integers(2, 60)), r.gamma(2, 40, r.integers(2, 9))
+        ref = stats.ttest_ind(x, y, equal_var=False)
+        w = welch(list(x), list(y))
+        assert w.t == pytest.approx(ref.statistic, rel=1e-12)
+        assert w.p == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-300)
+    assert math.isnan(welch([5.0, 5.0], [5.0, 5.0, 5.0]).p)  # both constant: undefined
 
 
 def test_time_summary_and_outlier_limit() -> None:
