@@ -10,10 +10,10 @@ preset of the file, the automatic one, or "Custom (C/W)" after a change by hand.
 Speed: the image is handed to pyqtgraph in a fast dtype (``uint8``/``uint16``; signed data is
 shifted to ``uint16``, see :func:`fast_display_copy`), levels are set explicitly and never
 auto-computed, and a window/level change only changes the levels (pyqtgraph folds them into one
-lookup table), so a drag never converts the pixel array. When zoomed out, the view shows a
-block-mean reduced copy (a small pyramid: 1/2, 1/4, 1/8, built once per image on demand) drawn
-over the full-resolution rectangle, so a redraw touches about as many pixels as the screen
-has instead of all 13 M of a mammogram; coordinates stay those of the full image.
+lookup table), so a drag never converts the pixel array. Zoomed out, the view shows a block-mean
+reduced copy (1/2, 1/4, 1/8, built once per image on demand, only while shown) over the
+full-resolution rectangle: a redraw touches about as many pixels as the screen has, not all
+13 M of a mammogram; coordinates stay those of the full image.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -49,10 +50,8 @@ __all__ = ["ImageView", "block_mean", "fast_display_copy"]
 
 
 class ImageView(QWidget):
-    """Shows one image with zoom, pan, window/level, presets, invert and a pixel readout.
-
-    Feed it with :meth:`set_image` (a :class:`~slicereview.engines.imaging.loader.DisplayImage`).
-    """
+    """Shows one image with zoom, pan, window/level, presets, invert and a pixel readout; feed
+    it with :meth:`set_image` (a :class:`~slicereview.engines.imaging.loader.DisplayImage`)."""
 
     #: ``(center, width)`` after every window change (drags emit on each step).
     window_changed = Signal(float, float)
@@ -169,8 +168,8 @@ class ImageView(QWidget):
         self.cursor_info.emit("")  # the old readout belongs to the old image
 
     def _update_level(self, *_args: object) -> None:
-        """Show the pyramid level that has about one image pixel per screen pixel."""
-        if self._data is None:
+        """Show the pyramid level with about one image pixel per screen pixel."""
+        if self._data is None or not self.isVisible():
             return
         px = self.viewbox.viewPixelSize()
         image_per_screen = max(px[0], px[1]) if px else 1.0
@@ -377,6 +376,10 @@ class ImageView(QWidget):
             return None
         value = data[row, col]
         return row, col, value.tolist() if hasattr(value, "tolist") else value
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._update_level()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Leave and watched is self.graphics.viewport():
