@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, QPointF, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -79,7 +79,9 @@ class ImageView(QWidget):
         self.viewbox.addItem(self.image_item)
         self._pyramid: dict[int, np.ndarray] = {}
         self._level = 1
-        self.viewbox.sigRangeChanged.connect(self._update_level)
+        # A settling layout changes the range in bursts: one level update after a burst.
+        self._level_timer = QTimer(self, singleShot=True, interval=0, timeout=self._update_level)
+        self.viewbox.sigRangeChanged.connect(lambda *_: self._level_timer.start())
         # Not bound to the image item: that would show the shifted display copy's values.
         self.histogram = pg.HistogramLUTWidget()
         self.histogram.setMinimumWidth(110)
@@ -88,21 +90,17 @@ class ImageView(QWidget):
         self.histogram.item.sigLevelsChanged.connect(self._on_histogram_levels)
         self.histogram.item.sigLookupTableChanged.connect(self._on_lut_changed)
 
-        self.preset_box = QComboBox()
-        self.preset_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.preset_box.setToolTip("Window presets from the file, and an automatic window")
+        self.preset_box = QComboBox(
+            sizeAdjustPolicy=QComboBox.SizeAdjustPolicy.AdjustToContents,
+            toolTip="Window presets from the file, and an automatic window")
         self.preset_box.activated.connect(self._on_preset)
-        self.invert_box = QCheckBox("Invert")
-        self.invert_box.setToolTip("Invert the grey scale (I)")
+        self.invert_box = QCheckBox("Invert", toolTip="Invert the grey scale (I)")
         self.invert_box.toggled.connect(self.set_inverted)
-        self.fit_button = QPushButton("Fit")
-        self.fit_button.setToolTip("Fit the image to the view (F, or double-click)")
+        self.fit_button = QPushButton("Fit", toolTip="Fit the image to the view (F, double-click)")
         self.fit_button.clicked.connect(self.fit)
-        self.one_button = QPushButton("1:1")
-        self.one_button.setToolTip("One image pixel per screen pixel (1)")
+        self.one_button = QPushButton("1:1", toolTip="One image pixel per screen pixel (1)")
         self.one_button.clicked.connect(self.actual_size)
-        self.window_label = QLabel()
-        self.window_label.setToolTip("Current window: centre / width (right-drag to change)")
+        self.window_label = QLabel(toolTip="Current window: centre / width (right-drag to change)")
         self.slice_slider = QSlider(Qt.Orientation.Horizontal)
         self.slice_slider.setToolTip("Slice (Page Up / Page Down)")
         self.slice_slider.valueChanged.connect(self.slice_requested)
@@ -332,6 +330,7 @@ class ImageView(QWidget):
         if self._data is not None:
             h, w = self._data.shape[:2]
             self.viewbox.setRange(xRange=(0, w), yRange=(0, h), padding=0.02)
+            self._update_level()
 
     def actual_size(self) -> None:
         """Zoom so that one image pixel covers one screen pixel, keeping the view centre."""
@@ -341,13 +340,14 @@ class ImageView(QWidget):
         size = self.viewbox.screenGeometry().size() if self.viewbox.screenGeometry() else None
         if size is None or size.width() <= 0:
             return
-        cx, cy = rect.center().x(), rect.center().y()
-        hw, hh = size.width() / 2.0, size.height() / 2.0
+        cx, cy, hw, hh = rect.center().x(), rect.center().y(), size.width() / 2, size.height() / 2
         self.viewbox.setRange(xRange=(cx - hw, cx + hw), yRange=(cy - hh, cy + hh), padding=0)
+        self._update_level()
 
     def zoom(self, factor: float) -> None:
         """Zoom in (``factor`` < 1) or out (> 1) about the view centre."""
         self.viewbox.scaleBy((factor, factor))
+        self._update_level()
 
     # -- slices ----------------------------------------------------------------------------
     def set_slices(self, count: int, current: int) -> None:
@@ -379,7 +379,7 @@ class ImageView(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        self._update_level()
+        self._level_timer.start()  # once the layout has its final size
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Leave and watched is self.graphics.viewport():
