@@ -72,7 +72,7 @@ class OverviewPage(QWidget):
         self.cancel_button.clicked.connect(self.cancel)
         self.save_button = QPushButton("Save HTML report…")
         self.save_button.clicked.connect(self.on_save_html)
-        self.status = QLabel()
+        self.status = QLabel(wordWrap=True)  # a long status must not widen the window
         bar = QHBoxLayout()
         for w in (QLabel("Agreement over:"), self.subset_box, self.compute_button,
                   self.progress, self.cancel_button, self.save_button):
