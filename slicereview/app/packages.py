@@ -9,8 +9,9 @@ annotator, :func:`merge` takes their work back. Rules held here:
 * **self-contained** — the zip holds ``project.srproj``, copies of the image files under
   ``images/`` (stored, not recompressed: medical images are large and often compressed) and
   ``manifest.json``: format, the project's UUID, the annotator, the package's own id, each
-  image's SHA-256 and the edit stamp of each annotation when packed (the merge base). Unzip it
-  and open ``project.srproj``.
+  image's SHA-256 and the edit stamp of each annotation when packed (the merge base). The
+  annotator opens the zip itself in slicereview (:func:`unpack`: verified, then unpacked once
+  beside it) or unzips it and opens ``project.srproj``.
 * **merge is verified** — a package from another project (UUID), a damaged zip or project
   file, a newer format, an image whose hash differs or an unknown annotator is refused before
   anything is written; the merge is one transaction, so the project is unchanged on refusal.
@@ -252,3 +253,48 @@ def copy_floor(files: list[Path], dest: Path) -> None:
 
 
 __all__ = ["MergeReport", "PackageError", "Phase", "merge", "package"]
+
+
+def unpack(file: str | Path) -> Path:
+    """Open a work package zip directly (the annotator's side): the path of its project.
+
+    * **where** — the zip is unpacked once into a folder beside it named after it
+      (``anna.zip`` → ``anna/``), in the layout :func:`merge` takes back zipped
+      (``project.srproj``, ``images/``, ``manifest.json``); opening the zip again opens that
+      folder's project, so the work done there is never replaced by the zip's copy;
+    * **verified first** — the manifest's format, every member's checksum and each image's
+      hash, as :func:`merge` checks them, and the unpacked size (at most four times the zip's
+      plus 256 MiB: a deflate bomb is refused); nothing is written before that (``PackageError``);
+    * **never over another folder** — a folder of that name holding anything but this package
+      is left alone and ``anna (2)/`` is used. Only the manifest's members are extracted.
+    """
+    file = Path(file)
+    with tempfile.TemporaryDirectory() as tmp:
+        manifest, _ = _read(file, Path(tmp))
+    members = [MANIFEST, PROJECT, *manifest["images"]]
+    with zipfile.ZipFile(file) as zf:
+        unpacked = sum(zf.getinfo(name).file_size for name in members)
+    if unpacked > 4 * file.stat().st_size + (256 << 20):
+        raise PackageError(f"{file.name} would unpack to {unpacked >> 20} MB, far more than "
+                           "its size: it is damaged or not a slicereview package")
+    for k in range(1, 1000):
+        folder = file.with_name(file.stem if k == 1 else f"{file.stem} ({k})")
+        if not folder.exists():
+            break
+        if _package_id(folder) == manifest.get("package_id"):
+            return folder / PROJECT
+    partial = folder.with_name(folder.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    with zipfile.ZipFile(file) as zf:
+        for name in members:
+            zf.extract(name, partial)  # zipfile drops "..", drive and root parts of a name
+    partial.rename(folder)  # the folder appears whole or not at all
+    return folder / PROJECT
+
+
+def _package_id(folder: Path) -> str | None:
+    try:
+        found = json.loads((folder / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+    return found.get("package_id") if isinstance(found, dict) else None

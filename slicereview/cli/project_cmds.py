@@ -18,7 +18,8 @@ from slicereview.store import SUFFIX, Project
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("open", help="open a project in the GUI (the default command)")
     p.add_argument("project", nargs="?", type=Path,
-                   help=f"project file ({SUFFIX}); without it, the last project or a start page")
+                   help=f"project file ({SUFFIX}) or a work package (.zip, unpacked beside "
+                        "itself once); without it, the last project or a start page")
     _screenshot_option(p)
     p.set_defaults(func=cmd_open)
 
@@ -94,6 +95,10 @@ def _screenshot_option(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_open(args: argparse.Namespace) -> GuiRequest:
+    if args.project is not None and args.project.suffix.lower() == ".zip":
+        from slicereview.app.packages import unpack
+
+        args.project = unpack(args.project)  # a work package: checked, unpacked beside it once
     if args.screenshot is not None and args.project is not None:
         # Unattended: report a bad project here as one line instead of in a GUI dialog that
         # nobody can close. Read-only, so the file is left untouched.

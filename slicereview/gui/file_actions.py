@@ -41,8 +41,9 @@ class FileActions:
         user_settings.add_recent_project(path)
 
     def on_open_project(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", "",
-                                              f"slicereview project (*{SUFFIX});;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open project", "",
+            f"slicereview project (*{SUFFIX});;Work package (*.zip);;All files (*)")
         if path:
             self.open_project(Path(path))
 

@@ -196,7 +196,12 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
 
         While another program commits to the file (it holds the file's lock), opening waits as
         a busy write does (:meth:`write`: the busy message, Retry / Cancel after the patience);
-        a journal of its transaction in progress is never taken for damage (store/locks.py)."""
+        a journal of its transaction in progress is never taken for damage (store/locks.py).
+        A work package zip is unpacked beside itself first (app/packages.unpack)."""
+        if Path(path).suffix.lower() == ".zip":
+            from slicereview.app.packages import unpack
+
+            path = unpack(path)
         project, limits, images = self.write(lambda: self._open_file(path))
         self.close()
         self.project = project

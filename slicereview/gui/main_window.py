@@ -210,11 +210,11 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
     # -- project ---------------------------------------------------------------------------
     def open_project(self, path: Path) -> bool:
         try:
-            self.gateway.open(path)
+            project = self.gateway.open(path)
         except Exception as exc:
             QMessageBox.critical(self, "Cannot open project", str(exc))
             return False
-        user_settings.add_recent_project(Path(path))
+        user_settings.add_recent_project(Path(project.path))  # a package's unpacked project
         return True
 
     def _on_project_busy(self, message: str) -> None:

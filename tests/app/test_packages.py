@@ -229,3 +229,52 @@ def test_random_edits_nothing_lost_nothing_duplicated(tmp_path_factory, edits) -
                 assert stored == want
             else:                                              # theirs is in, or kept apart
                 assert stored == want or [c["v"] for c in kept[a.id]["polygons"]] == want
+
+
+def test_a_package_zip_opens_directly_and_its_work_is_kept(tmp_path: Path) -> None:
+    """``unpack``: verified, unpacked once beside the zip, reopened (never replaced), another
+    folder of that name left alone, and the folder merges back like an unzipped package."""
+    from slicereview.app.packages import unpack
+
+    path = make_project(tmp_path / "src")
+    (tmp_path / "share").mkdir()
+    with Project.open(path) as p:
+        out = package(p, "ann", tmp_path / "share" / "ann.zip")
+    project_file = unpack(out)
+    assert project_file == tmp_path / "share" / "ann" / "project.srproj"
+    with Project.open(project_file) as pkg:
+        assert pkg.missing_sources() == []
+        ann = pkg.rater_by_name("ann").id
+        work = pkg.annotation_for(ann, 2)
+        pkg.replace_polygons(work.id, [square(4)])
+        pkg.set_annotation_status(work.id, "submitted")
+    assert unpack(out) == project_file                      # opened again: the same folder
+    with Project.open(project_file) as pkg:
+        assert len(pkg.polygons(work.id)) == 1              # the work is still there
+    other = tmp_path / "share" / "ann2.zip"
+    other.write_bytes(out.read_bytes())
+    (tmp_path / "share" / "ann2").mkdir()                   # someone else's folder of that name
+    (tmp_path / "share" / "ann2" / "notes.txt").write_text("mine")
+    assert unpack(other) == tmp_path / "share" / "ann2 (2)" / "project.srproj"
+    assert (tmp_path / "share" / "ann2" / "notes.txt").read_text() == "mine"
+    back = tmp_path / "back.zip"                            # sent back zipped, same layout
+    with zipfile.ZipFile(back, "w") as zf:
+        for f in sorted(project_file.parent.rglob("*")):
+            if f.is_file():
+                zf.write(f, f.relative_to(project_file.parent).as_posix())
+    with Project.open(path) as p:
+        assert len(merge(p, back).added) == 1
+
+
+def test_a_damaged_package_zip_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    from slicereview.app.packages import unpack
+
+    path = make_project(tmp_path / "src")
+    with Project.open(path) as p:
+        out = package(p, "ann", tmp_path / "ann.zip")
+    data = bytearray(out.read_bytes())
+    data[len(data) // 2] ^= 0xFF                            # one flipped byte in an image
+    out.write_bytes(bytes(data))
+    with pytest.raises(PackageError, match="damaged|not a readable"):
+        unpack(out)
+    assert not (tmp_path / "ann").exists() and not (tmp_path / "ann.partial").exists()

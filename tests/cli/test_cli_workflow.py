@@ -57,3 +57,25 @@ def test_owner_runs_onboarding_from_the_command_line(tmp_path: Path, capsys) -> 
     assert "+Outline lesions." in capsys.readouterr().out
     assert main(["guidelines", str(path), "--changes", "good"]) == 0
     assert "no change since version 1" in capsys.readouterr().out
+
+
+def test_open_accepts_a_work_package_zip(tmp_path: Path, capsys) -> None:
+    """``slicereview open NAME.zip``: checked, unpacked beside the zip once, and the GUI gets
+    the unpacked project; a damaged zip is one line and exit code 2, nothing unpacked."""
+    from slicereview.app.packages import package
+    from tests.app.test_packages import make_project
+
+    path = make_project(tmp_path / "src")
+    with Project.open(path) as project:
+        sent = package(project, "ann", tmp_path / "ann.zip")
+    asked: list = []
+    shot = tmp_path / "shot.png"
+    assert main(["open", str(sent), "--screenshot", str(shot)], gui=asked.append) == 0
+    assert [r.project for r in asked] == [tmp_path / "ann" / "project.srproj"]
+    bad = tmp_path / "bad.zip"
+    data = bytearray(sent.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    bad.write_bytes(bytes(data))
+    assert main(["open", str(bad), "--screenshot", str(shot)], gui=asked.append) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "bad.zip" in err[0] and not (tmp_path / "bad").exists()

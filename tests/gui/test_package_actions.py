@@ -105,3 +105,38 @@ def test_refused_package_leaves_the_project_untouched(open_window, qtbot, qa_pat
     kind, text = messages[-1]
     assert kind == "warning" and "\n" not in text and "project" in text.lower()
     assert _sha(qa_path) == before
+
+
+def test_the_annotator_opens_the_package_zip_with_file_open(open_window, qtbot, qa_path: Path,
+                                                            tmp_path: Path, monkeypatch,
+                                                            messages) -> None:
+    """File ▸ Open project… accepts the zip: it is unpacked beside itself and opened; the
+    annotator outlines a region in the Annotate tab and the edit is in the unpacked project."""
+    from slicereview.app.packages import package
+    from tests.gui.test_annotate import _click
+
+    (tmp_path / "inbox").mkdir()
+    with Project.open(qa_path) as p:
+        sent = package(p, "a0-1", tmp_path / "inbox" / "a0-1.zip", batch="formal")
+    w = open_window(None)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(sent), ""))
+    w.on_open_project()
+    unpacked = tmp_path / "inbox" / "a0-1" / "project.srproj"
+    assert not messages and w.gateway.is_open and w.gateway.open_project.path == unpacked
+    assert w.browser.image_ids() and not w.gateway.missing_files()
+    w.jobs.setCurrentWidget(w.annotate_page)
+    page = w.annotate_page
+    me = w.gateway.open_project.rater_by_name("a0-1").id
+    page.select_you(me)
+    page.select_annotator(me)
+    qtbot.waitUntil(lambda: page.view.display is not None)
+
+    def stored() -> int:
+        with Project.open(unpacked) as remote:
+            return sum(len(remote.polygons(a.id)) for a in remote.annotations(rater_id=me)
+                       if a.image_id == page.image_id)
+
+    before = stored()
+    for x, y in [(10, 10), (40, 12), (38, 40), (12, 36), (10.3, 10.2)]:
+        _click(qtbot, page, x, y)
+    assert stored() == before + 1                # written through to the unpacked project
