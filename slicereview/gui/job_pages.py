@@ -38,7 +38,9 @@ class JobPages:
         self._rate_tab = self.jobs.add_lazy("Rate", self._build_rate_page, hides_browser=True)
         self._review_tab = self.jobs.add_lazy("Review", self._build_review_page,
                                               hides_browser=True)
-        self._overview_tab = self.jobs.add_lazy("Overview", self._build_overview_page)
+        # the report needs the width, and its image lists open in the View tab
+        self._overview_tab = self.jobs.add_lazy("Overview", self._build_overview_page,
+                                                hides_browser=True)
 
     @property
     def annotate_page(self) -> AnnotatePage:

@@ -114,7 +114,7 @@ def test_overview_shows_staple_and_intra_rater(open_window, qtbot, tmp_path: Pat
     page = w.overview_page
     w.jobs.setCurrentWidget(page)
     qtbot.waitUntil(lambda: page.data is not None, timeout=60000)
-    header = [page.quality.horizontalHeaderItem(c).text()
+    header = [page.quality.horizontalHeaderItem(c).text().replace("\n", " ")
               for c in range(page.quality.columnCount())]
     quality = {row[0]: row for row in _cells(page.quality)}
     sens = header.index("STAPLE sens. (relaxed)")

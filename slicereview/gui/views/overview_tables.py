@@ -29,10 +29,23 @@ QUALITY = ["annotator", "group", "gold images", "mean Dice vs gold (relaxed)", "
 PAIR_ROLE = Qt.ItemDataRole.UserRole
 
 
+def header_label(text: str) -> str:
+    r"""A long column name on two lines, split at the space nearest its middle (so that wide
+    tables such as per-annotator quality fit a 1400-pixel window without scrolling).
+
+    >>> header_label("STAPLE sens. (relaxed)"), header_label("images")
+    ('STAPLE sens.\n(relaxed)', 'images')
+    """
+    if len(text) <= 10 or " " not in text:
+        return text
+    cut = min((k for k, ch in enumerate(text) if ch == " "), key=lambda k: abs(2 * k - len(text)))
+    return f"{text[:cut]}\n{text[cut + 1:]}"
+
+
 def new_table(columns: list[str]) -> QTableWidget:
-    """A read-only, sortable-looking table with the given header."""
+    """A read-only, sortable-looking table with the given header (long names on two lines)."""
     table = QTableWidget(0, len(columns))
-    table.setHorizontalHeaderLabels(columns)
+    table.setHorizontalHeaderLabels([header_label(c) for c in columns])
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.verticalHeader().setVisible(False)
@@ -87,6 +100,13 @@ def fill_quality(table: QTableWidget, data: Any) -> None:
                    str(q["accepted"]), str(q["rejected"]), _fmt(100 * q["ratio"], 0),
                    _fmt(100 * q["uncertain"], 0), _fmt(q["loo"])] + staple_cells(q)
                   for q in data.quality], 2)
+    # long annotator names are elided (full name in the tooltip): the numbers stay in view
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+    table.resizeColumnToContents(0)
+    table.setColumnWidth(0, min(table.columnWidth(0), 230))
+    for r in range(table.rowCount()):
+        table.item(r, 0).setToolTip(table.item(r, 0).text())
 
 
 def fill_matrix(table: QTableWidget, data: Any) -> list[int]:
