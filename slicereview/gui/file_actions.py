@@ -127,6 +127,7 @@ class FileActions:
         worker.finished.connect(self._on_import_done)
         worker.failed.connect(self._on_import_failed)
         self._import_worker = worker
+        self.gateway.hold_changes()  # its commits are ours: one re-read when it ends
         self._import_thread = worker.start()
         return worker
 
@@ -138,7 +139,7 @@ class FileActions:
     def _on_import_done(self, report: object) -> None:
         self._import_dialog.reset()
         self._import_worker = None
-        self.gateway.images_added()
+        self.gateway.release_changes()  # the new images are listed once, now
         self.statusBar().showMessage(report.summary(), 10000)
         details = report.details()
         if details:
@@ -148,6 +149,7 @@ class FileActions:
     def _on_import_failed(self, message: str) -> None:
         self._import_dialog.reset()
         self._import_worker = None
+        self.gateway.release_changes()
         QMessageBox.critical(self, "Import failed", message)
 
     def on_relink(self) -> None:

@@ -85,9 +85,25 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         self.watch = ProjectWatch(self)
         self.watch.changed_elsewhere.connect(self._on_changed_elsewhere)
         self._images_seen: list[tuple[int, str]] = []
+        self._holding: bool | None = None  # None: not holding; else whether a change came
+
+    def hold_changes(self) -> None:
+        """Hold the re-reads of :meth:`_on_changed_elsewhere` until :meth:`release_changes`:
+        this window's own import worker commits every quarter second on its connection, and
+        re-listing every image each time froze the window for seconds on a busy machine."""
+        self._holding = False
+
+    def release_changes(self) -> None:
+        """Stop holding and re-read once (the import's last commit may not have been seen by
+        the watch yet)."""
+        self._holding = None
+        self._on_changed_elsewhere()
 
     def _on_changed_elsewhere(self) -> None:
         """Drop cached engines and tell every view to re-read (images, sessions, annotations)."""
+        if self._holding is not None:
+            self._holding = True
+            return
         if self._runs is not None:
             self._runs.forget()
         self.changed_elsewhere.emit()

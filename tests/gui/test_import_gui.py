@@ -29,18 +29,24 @@ def window(open_window, tmp_path: Path) -> MainWindow:
 
 
 def test_import_in_background_updates_browser(window: MainWindow, qtbot, tmp_path: Path) -> None:
-    folder = _pngs(tmp_path / "images", 30)
+    folder = _pngs(tmp_path / "images", 120)
+    relisted: list[int] = []
+    window.gateway.images_changed.connect(lambda: relisted.append(1))
     worker = window.start_import([folder])
     assert worker is not None
     progress: list[tuple[int, int]] = []
     worker.progress.connect(lambda done, total, _: progress.append((done, total)))
+    # the project watch polls every second; here at every progress step, as on a slow import
+    worker.progress.connect(lambda *_: window.gateway.watch.check())
     with qtbot.waitSignal(worker.finished, timeout=60000) as blocker:
         pass
     report = blocker.args[0]
-    assert report.added_images == 30 and not report.cancelled
-    qtbot.waitUntil(lambda: len(window.browser.image_ids()) == 30, timeout=5000)
-    assert progress and progress[-1][1] == 30
+    assert report.added_images == 120 and not report.cancelled
+    qtbot.waitUntil(lambda: len(window.browser.image_ids()) == 120, timeout=5000)
+    assert progress and progress[-1][1] == 120
     assert window._import_worker is None
+    # the window's own import is listed once at its end, not re-listed at every commit
+    assert len(relisted) == 1
 
 
 def test_cancel_stops_the_import(window: MainWindow, qtbot, tmp_path: Path) -> None:
