@@ -238,30 +238,47 @@ def _em_scalar(w: np.ndarray, patterns: np.ndarray, raters: int, confidence_weig
 def _em_numpy(w: np.ndarray, patterns: np.ndarray, raters: int, confidence_weight: float,
               max_iterations: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     marked = ((patterns[:, None] >> np.arange(raters)) & 1).astype(bool)   # (K, R)
-    marked_f, unmarked_f = marked.astype(np.float64), (~marked).astype(np.float64)
-    weights = marked_f.mean(axis=1)                        # W: the vote fraction
-    g = float(w @ weights) / float(w.sum()) * confidence_weight
-    p, q = np.ones(raters), np.ones(raters)
-    last_p, last_q = np.full(raters, -10.0), np.full(raters, -10.0)
+    weights, p, q, iterations, _ = _em_rows(w[None, :], marked, confidence_weight,
+                                            max_iterations, 0)
+    return weights[0], p[0], q[0], int(iterations[0])
+
+
+def _em_rows(w: np.ndarray, marked: np.ndarray, confidence_weight: float, max_iterations: int,
+             leave: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The EM on ``(N, K)`` pattern counts at once, the patterns' votes ``marked (K, R)``;
+    each row stops by ITK's test on its own. Stops early when at most ``leave`` rows still
+    run; returns ``(weights (N, K), p (N, R), q (N, R), iterations (N,), rows still running)``.
+    A pattern with no pixel keeps weight 0 (it must not spread a 0/0 NaN into the sums)."""
+    marked_f = marked.astype(np.float64)
+    present = w > 0
+    weights = np.where(present, marked_f.mean(axis=1), 0.0)        # W: the vote fraction
+    g = (w * weights).sum(axis=1) / w.sum(axis=1) * confidence_weight
+    n, raters = len(w), marked.shape[1]
+    p, q = np.ones((n, raters)), np.ones((n, raters))
+    last_p, last_q = np.full_like(p, -10.0), np.full_like(q, -10.0)
+    iterations = np.zeros(n, np.int64)
+    running = np.arange(n)
     iteration = 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        while iteration < max_iterations:
-            fore = w * weights
-            back = w * (1.0 - weights)
-            p_denom, q_denom = fore.sum(), back.sum()
-            if p_denom != 0.0:
-                p = (fore @ marked_f) / p_denom
-            if q_denom != 0.0:
-                q = (back @ unmarked_f) / q_denom
-            num = g * np.where(marked, p, 1.0 - p).prod(axis=1)
-            weights = num / (num + (1.0 - g) * np.where(marked, 1.0 - q, q).prod(axis=1))
-            done = iteration != 0 and _converged(p.tolist(), q.tolist(), last_p.tolist(),
-                                                 last_q.tolist())
-            last_p, last_q = p, q
-            if done:
-                break
+        while running.size > leave and iteration < max_iterations:
+            wr, xr, gr = w[running], weights[running], g[running][:, None]
+            fore, back = wr * xr, wr * (1.0 - xr)
+            p_denom, q_denom = fore.sum(axis=1)[:, None], back.sum(axis=1)[:, None]
+            pr = np.where(p_denom != 0.0, (fore @ marked_f) / p_denom, p[running])
+            qr = np.where(q_denom != 0.0, (back @ (1.0 - marked_f)) / q_denom, q[running])
+            num = gr * np.where(marked, pr[:, None, :], 1.0 - pr[:, None, :]).prod(axis=2)
+            beta = np.where(marked, 1.0 - qr[:, None, :], qr[:, None, :]).prod(axis=2)
+            weights[running] = np.where(present[running], num / (num + (1.0 - gr) * beta), 0.0)
+            # ITK's test: every squared change ≤ the limit (a NaN change never counts as one)
+            moved = (((pr - last_p[running]) ** 2 > MIN_SQUARED_CHANGE).any(axis=1)
+                     | ((qr - last_q[running]) ** 2 > MIN_SQUARED_CHANGE).any(axis=1))
+            p[running] = last_p[running] = pr
+            q[running] = last_q[running] = qr
+            if iteration != 0:
+                running = running[moved]
+            iterations[running] += 1
             iteration += 1
-    return weights, p, q, iteration
+    return weights, p, q, iterations, running
 
 
 def staple_batch(counts: ArrayLike, raters: int, *, confidence_weight: float = 1.0,
@@ -297,32 +314,9 @@ def staple_batch(counts: ArrayLike, raters: int, *, confidence_weight: float = 1
     if (w.sum(axis=1) == 0).any():
         raise ValueError("a row of counts is all zero: no pixel to estimate")
     marked = ((np.arange(w.shape[1])[:, None] >> np.arange(raters)) & 1).astype(bool)  # (K, R)
-    marked_f = marked.astype(np.float64)
-    present = w > 0
-    weights = np.where(present, marked_f.mean(axis=1), 0.0)        # W: the vote fraction
-    g = (w * weights).sum(axis=1) / w.sum(axis=1) * confidence_weight
-    p, q = np.ones((len(w), raters)), np.ones((len(w), raters))
-    last_p, last_q = np.full_like(p, -10.0), np.full_like(q, -10.0)
-    running = np.arange(len(w))
-    iteration = 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        while running.size > _BATCH_FINISH and iteration < max_iterations:
-            wr, xr, gr = w[running], weights[running], g[running][:, None]
-            fore, back = wr * xr, wr * (1.0 - xr)
-            p_denom, q_denom = fore.sum(axis=1)[:, None], back.sum(axis=1)[:, None]
-            pr = np.where(p_denom != 0.0, (fore @ marked_f) / p_denom, p[running])
-            qr = np.where(q_denom != 0.0, (back @ (1.0 - marked_f)) / q_denom, q[running])
-            num = gr * np.where(marked, pr[:, None, :], 1.0 - pr[:, None, :]).prod(axis=2)
-            beta = np.where(marked, 1.0 - qr[:, None, :], qr[:, None, :]).prod(axis=2)
-            weights[running] = np.where(present[running], num / (num + (1.0 - gr) * beta), 0.0)
-            moved = (((pr - last_p[running]) ** 2 > MIN_SQUARED_CHANGE).any(axis=1)
-                     | ((qr - last_q[running]) ** 2 > MIN_SQUARED_CHANGE).any(axis=1))
-            p[running] = last_p[running] = pr
-            q[running] = last_q[running] = qr
-            if iteration != 0:
-                running = running[moved]
-            iteration += 1
-    if iteration < max_iterations:  # the few slow rows: one at a time, from the start
+    _, p, q, iterations, running = _em_rows(w, marked, confidence_weight, max_iterations,
+                                            _BATCH_FINISH)
+    if iterations.max(initial=0) < max_iterations:  # the slow rows: one at a time, anew
         for row in running:
             em = staple_counts(w[row], raters, confidence_weight=confidence_weight,
                                max_iterations=max_iterations)
