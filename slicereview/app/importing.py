@@ -34,6 +34,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from slicereview.app.decoding import DECODED_AT_IMPORT, project_limits
 from slicereview.app.relinking import relink as relink  # (its home before it had its own)
 from slicereview.engines.imaging.errors import ImagingError
 from slicereview.engines.imaging.formats import DICOM, SITK_FORMATS, detect_format, is_companion
@@ -47,12 +48,6 @@ from slicereview.engines.imaging.importer import (
 from slicereview.engines.imaging.limits import Limits
 from slicereview.engines.imaging.parallel import GroupReader, decoding_children
 from slicereview.store import SUFFIX, Project
-
-#: Image info key: this frame or slice was decoded without harm in the decoding child when it
-#: was imported, so the viewer may decode it in its own process (no child start-up on the first
-#: image shown). Every other image (other frames of the file, images of older projects) is
-#: decoded in the child.
-DECODED_AT_IMPORT = "decoded_at_import"
 
 #: Files go to a decoding child in groups of at most this many files and seconds of hashing:
 #: two children share an import evenly, the first group starts at once, and round trips cost
@@ -369,31 +364,3 @@ def _intent_warning(project: Project, added: dict[str, int]) -> str | None:
     return (f"the project now mixes {parts} DICOM images (Presentation Intent Type): "
             "'FOR PROCESSING' images are raw detector data and look different from "
             "'FOR PRESENTATION' ones; do not put both in one rating set")
-
-
-_LIMITS_KEY = "limits"
-
-
-def project_limits(project: Project) -> Limits:
-    """The project's size limits (:class:`~slicereview.engines.imaging.limits.Limits`): the
-    defaults, with the values a user raised or lowered (``slicereview import
-    --max-frame-pixels ...``) stored in the project, so that the viewer reads what the import
-    admitted."""
-    import json
-
-    stored = json.loads(project.meta(_LIMITS_KEY) or "{}")
-    known = Limits.__dataclass_fields__
-    return Limits(**{k: v for k, v in stored.items() if k in known})
-
-
-def set_project_limits(project: Project, **changes: float) -> Limits:
-    """Store changed limits in the project (one transaction) and return the new limits."""
-    import dataclasses
-    import json
-
-    limits = dataclasses.replace(project_limits(project), **changes)  # type: ignore[arg-type]
-    default = Limits()
-    changed = {f.name: getattr(limits, f.name) for f in dataclasses.fields(limits)
-               if getattr(limits, f.name) != getattr(default, f.name)}
-    project.set_meta(_LIMITS_KEY, json.dumps(changed, sort_keys=True))
-    return limits

@@ -135,7 +135,8 @@ def _limit_changes(args: argparse.Namespace) -> dict[str, float]:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from slicereview.app.importing import import_paths, set_project_limits
+    from slicereview.app.decoding import set_project_limits
+    from slicereview.app.importing import import_paths
     from slicereview.engines.imaging.importer import parse_slices
 
     slices = parse_slices(args.slices, axis=args.axis)

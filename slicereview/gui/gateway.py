@@ -13,15 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 
-from slicereview.app import rating as _rating
-from slicereview.app.commands import Changed, Command
+from slicereview.app.decoding import decodes_in_process, project_limits
 from slicereview.app.errors import NoProjectError
-from slicereview.app.importing import DECODED_AT_IMPORT, project_limits, relink
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import DisplayImage
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
@@ -40,6 +38,10 @@ from slicereview.model import (
 )
 from slicereview.store import Project
 from slicereview.store.connection import is_busy
+
+if TYPE_CHECKING:
+    from slicereview.app import rating as _rating
+    from slicereview.app.commands import Changed, Command
 
 T = TypeVar("T")
 
@@ -195,6 +197,8 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
     def relink(self, folder: str | Path) -> object:
         """Find moved image files below ``folder`` (SHA-256 verified); see
         :func:`slicereview.app.importing.relink`."""
+        from slicereview.app.relinking import relink
+
         report = relink(self.open_project, folder)
         self.images_changed.emit()
         return report
@@ -263,8 +267,8 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
     def _load(self, path: Path, image: Image) -> DisplayImage:
         # An image the import already decoded in the child is decoded here (no child start-up
         # before the first image); any other goes to the child, where an abort is harmless.
-        in_child = not image.info.get(DECODED_AT_IMPORT)
-        return load_display(path, image, isolated=in_child, limits=self.limits)
+        return load_display(path, image, isolated=not decodes_in_process(image),
+                            limits=self.limits)
 
     def display(self, image: Image) -> DisplayImage:
         """Decoded pixels of ``image`` (cached). Raises imaging errors for unreadable files.

@@ -1,15 +1,21 @@
 """The gateway's rating methods (a mixin of ProjectGateway; the rules are in
-:mod:`slicereview.app.rating`)."""
+:mod:`slicereview.app.rating`).
+
+The rating modules (ranking engines, reliability statistics, commands) are imported on the
+first use of the Rate tab, not before the main window's first paint.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QUndoStack
 
-from slicereview.app import rating as _rating
-from slicereview.app.commands import RecordAnswer, RecordGrade, RemoveLastAnswer
 from slicereview.store import Project
+
+if TYPE_CHECKING:
+    from slicereview.app import rating as _rating
 
 
 class RatingGateway:
@@ -23,8 +29,10 @@ class RatingGateway:
     # answer), kept by slicereview.app.rating.RatingRuns while the project is open.
 
     def _rating_runs(self) -> _rating.RatingRuns:
+        from slicereview.app.rating import RatingRuns
+
         if self._runs is None or self._runs.project is not self.open_project:
-            self._runs = _rating.RatingRuns(self.open_project)
+            self._runs = RatingRuns(self.open_project)
         return self._runs
 
     def rating(self, session_id: int) -> _rating.RatingRun:
@@ -47,13 +55,17 @@ class RatingGateway:
         return [r.name for r in sorted(raters, key=lambda r: (r.simulated, r.name.lower()))]
 
     def create_rating_session(self, spec: _rating.NewSessionSpec) -> int:
-        session_id = _rating.start_session(self.open_project, spec)
+        from slicereview.app.rating import start_session
+
+        session_id = start_session(self.open_project, spec)
         self.rating_sessions_changed.emit()
         return session_id
 
     def second_pass(self, session_id: int) -> int:
         """A new sort session of the same rater, images and settings in a new random order."""
-        new_id = _rating.second_pass(self.open_project, session_id)
+        from slicereview.app.rating import second_pass
+
+        new_id = second_pass(self.open_project, session_id)
         self.rating_sessions_changed.emit()
         return new_id
 
@@ -62,6 +74,8 @@ class RatingGateway:
         """Store an answer through ``stack``; what to show next, or ``None`` if not saved (a
         stale pair — someone else answered it — drops the cached engine so the view can show
         the session's real next question)."""
+        from slicereview.app.commands import RecordAnswer
+
         self.watch.check()
         command = RecordAnswer(self.rating(session_id), choice, active_ms, pair)
         if self.execute(stack, command):
@@ -72,6 +86,8 @@ class RatingGateway:
     def rate_grade(self, stack: QUndoStack, session_id: int, grade: int, active_ms: int,
                    image_id: int) -> _rating.Current | None:
         """Store a grade through ``stack``; what to show next, or ``None`` if not saved."""
+        from slicereview.app.commands import RecordGrade
+
         self.watch.check()
         command = RecordGrade(self.rating(session_id), grade, active_ms, image_id)
         if self.execute(stack, command):
@@ -81,14 +97,20 @@ class RatingGateway:
 
     def remove_last_answer(self, stack: QUndoStack, session_id: int) -> bool:
         """Delete the session's last stored answer or grade (undoable through ``stack``)."""
+        from slicereview.app.commands import RemoveLastAnswer
+
         self.watch.check()
         return self.execute(stack, RemoveLastAnswer(self.rating(session_id)))
 
     def export_ranking_csv(self, session_id: int, path: str | Path) -> int:
         """Write the session's ranking as ``slicereview ranking --csv`` does; returns rows."""
-        return _rating.write_ranking_csv(Path(path), self.rating(session_id).rows())
+        from slicereview.app.rating import write_ranking_csv
+
+        return write_ranking_csv(Path(path), self.rating(session_id).rows())
 
     def reliability(self, session_ids: list[int], randomisations: int = 100
                     ) -> _rating.ReliabilityReport:
-        return _rating.reliability([self.rating(s).session_scores() for s in session_ids],
-                                   randomisations=randomisations)
+        from slicereview.app.rating import reliability
+
+        return reliability([self.rating(s).session_scores() for s in session_ids],
+                           randomisations=randomisations)

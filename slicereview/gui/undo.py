@@ -24,9 +24,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QUndoCommand
 
-from slicereview.app.commands import Command
-
 if TYPE_CHECKING:
+    from slicereview.app.commands import Command
     from slicereview.gui.gateway import ProjectGateway
 
 

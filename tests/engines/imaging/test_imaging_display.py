@@ -91,3 +91,36 @@ def test_auto_window_percentiles_equal_numpy(dtype, n) -> None:
     expected = np.percentile(values, (1.0, 99.5))
     tolerance = 1e-6 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(ours, expected, rtol=tolerance, atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "uint16", "int16", "float32", "float64", "int32",
+                                   "rgb"])
+@pytest.mark.parametrize("factor", [2, 3, 4, 8])
+def test_block_mean_equals_skimage_block_reduce(dtype, factor) -> None:
+    """The display pyramid's block means (Pillow's box filter for the common dtypes) against
+    ``skimage.measure.block_reduce(..., np.mean)``: rounded to the nearest for grey
+    integers, less than one level off for 8-bit RGB, 1e-5 relative for floats; odd sizes
+    drop the partial blocks."""
+    from skimage.measure import block_reduce
+
+    from slicereview.engines.imaging.windowing import block_mean
+
+    rng = np.random.default_rng(factor)
+    shape = (101, 67, 3) if dtype == "rgb" else (101, 67)
+    kind = np.uint8 if dtype == "rgb" else np.dtype(dtype)
+    if np.issubdtype(kind, np.integer):
+        info = np.iinfo(kind)
+        data = rng.integers(info.min, info.max, size=shape, endpoint=True).astype(kind)
+    else:
+        data = (rng.normal(size=shape) * 1000).astype(kind)
+    got = block_mean(data, factor)
+    h, w = (shape[0] // factor) * factor, (shape[1] // factor) * factor
+    want = block_reduce(data[:h, :w].astype(np.float64),
+                        (factor, factor) + (1,) * (data.ndim - 2), np.mean)
+    assert got.dtype == data.dtype and got.shape == want.shape
+    if dtype == "rgb":  # Pillow's 8-bit box filter rounds in fixed point
+        assert np.abs(got.astype(np.float64) - want).max() < 1
+    elif np.issubdtype(kind, np.integer):  # rounded to the nearest (ties to even)
+        assert np.abs(got.astype(np.float64) - want).max() <= 0.5 + 1e-9
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-3)
