@@ -6,8 +6,9 @@
   ``info ≤ 3 × pass + 0.25 s``;
 * ``slicereview open P --screenshot out.png`` against a bare PySide6 + pyqtgraph window that
   shows the same image offscreen and grabs it, on the issue's case, a 4432 × 2864 mammogram
-  (the bare window reads it with pydicom; target 1.3 ×), and on a small PNG, where only fixed
-  costs count; both assert ≤ 1.6 × against regressions and print the ratio.
+  (the bare window reads it with pydicom), which asserts the issue's target, ≤ 1.3 ×; and on a
+  small PNG, where only the fixed costs count (the project file, the window's menus, tabs and
+  histogram), which asserts ≤ 1.6 × against regressions and prints the ratio.
 
 Each time is the best of 7 runs of a fresh subprocess, with bytecode caching on (an installed
 package has its ``.pyc`` files; ``PYTHONDONTWRITEBYTECODE`` in a developer's shell would make
@@ -125,10 +126,10 @@ def test_open_screenshot_close_to_a_bare_window(case, request, tmp_path) -> None
     assert shot.is_file()
     print(f"\n{case}: bare PySide6 + pyqtgraph window {bare * 1000:.0f} ms, "
           f"slicereview open --screenshot {gui * 1000:.0f} ms ({gui / bare:.2f} ×; target 1.3 ×)")
-    # The target is 1.3x on its own case, the mammogram: measured 1.22-1.38x on the
-    # 2-core machine with nothing else running, the small PNG (fixed costs only: the project
-    # file, the window's menus and tabs) 1.15-1.52x. Both were 2.9-4.3x before the job pages
-    # were built on first need, the first image's thumbnail came from the viewer's pixels and
-    # no scipy or skimage.io loaded at start-up. The target is printed; the test guards
-    # against regressions (README, Performance).
-    assert gui <= 1.6 * bare
+    # The target is 1.3x on its own case, the mammogram: 1.06-1.17x on the 2-core
+    # machine (1.22-1.38x before the display pyramid used strided sums and the gateway
+    # imported the rating and import modules on first use; 2.9-4.3x before the job pages were
+    # built on first need). The small PNG (fixed costs only: the project file, the window's
+    # menus, tabs and histogram) measured 1.19-1.38x: a regression guard, its ratio printed
+    # (README, Performance).
+    assert gui <= (1.3 if case == "mammogram" else 1.6) * bare
