@@ -44,7 +44,9 @@ class FileActions:
         path, _ = QFileDialog.getOpenFileName(
             self, "Open project", "",
             f"slicereview project (*{SUFFIX});;Work package (*.zip);;All files (*)")
-        if path:
+        if path.lower().endswith(".zip"):
+            self.open_package(Path(path))  # unpacked in a worker (qa_actions.py)
+        elif path:
             self.open_project(Path(path))
 
     def on_open_demo(self) -> DemoWorker | None:

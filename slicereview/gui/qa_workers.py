@@ -1,5 +1,5 @@
 """Workers of the owner's QA views (see :mod:`slicereview.gui.workers` for the pattern): the
-report's values, one matrix cell's images, exporting and merging a work package. Each opens
+report's values, one matrix cell's images, exporting, merging and opening a work package. Each opens
 its own :class:`~slicereview.store.Project` (SQLite connections stay in their thread).
 
 Cancel: :func:`slicereview.app.report.collect` reports progress but takes no cancel flag, so
@@ -90,6 +90,22 @@ class MergePackageWorker(Worker):
         self.progress.emit(0, 0, "merge")
         with Project.open(self.project_path) as project:
             return merge(project, self.file)
+
+
+class UnpackPackageWorker(Worker):
+    """``finished(Path)``: the project of a work package zip, checked and unpacked beside the
+    zip (or found there from an earlier opening) by :func:`slicereview.app.packages.unpack`;
+    a refused zip (damaged, newer, far larger unpacked) is ``failed`` with the reason."""
+
+    def __init__(self, file: Path) -> None:
+        super().__init__()
+        self.file = Path(file)
+
+    def work(self) -> object:
+        from slicereview.app.packages import unpack
+
+        self.progress.emit(0, 0, "unpack")
+        return unpack(self.file)
 
 
 class HtmlReportWorker(Worker):

@@ -120,7 +120,9 @@ def test_the_annotator_opens_the_package_zip_with_file_open(open_window, qtbot, 
         sent = package(p, "a0-1", tmp_path / "inbox" / "a0-1.zip", batch="formal")
     w = open_window(None)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(sent), ""))
-    w.on_open_project()
+    w.on_open_project()                        # checked and unpacked in a worker:
+    assert w._package_worker is not None and not w.gateway.is_open  # the GUI thread is free
+    qtbot.waitUntil(lambda: w._package_worker is None and w.gateway.is_open, timeout=30000)
     unpacked = tmp_path / "inbox" / "a0-1" / "project.srproj"
     assert not messages and w.gateway.is_open and w.gateway.open_project.path == unpacked
     assert w.browser.image_ids() and not w.gateway.missing_files()
@@ -140,3 +142,28 @@ def test_the_annotator_opens_the_package_zip_with_file_open(open_window, qtbot, 
     for x, y in [(10, 10), (40, 12), (38, 40), (12, 36), (10.3, 10.2)]:
         _click(qtbot, page, x, y)
     assert stored() == before + 1                # written through to the unpacked project
+
+
+def test_a_damaged_package_zip_is_refused_by_file_open(open_window, qtbot, qa_path: Path,
+                                                       tmp_path: Path, monkeypatch,
+                                                       messages) -> None:
+    """A zip whose image does not match its manifest: one-line warning, no folder written,
+    the window stays usable (the check runs in the worker, off the GUI thread)."""
+    from slicereview.app.packages import package
+
+    with Project.open(qa_path) as p:
+        sent = package(p, "a0-1", tmp_path / "a0-1.zip", batch="formal")
+    damaged = tmp_path / "damaged.zip"
+    with zipfile.ZipFile(sent) as src, zipfile.ZipFile(damaged, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename.startswith("images/"):
+                data = data[:-1] + bytes([data[-1] ^ 0xFF])  # one byte of an image changed
+            dst.writestr(info, data)
+    w = open_window(None)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(damaged), ""))
+    w.on_open_project()
+    qtbot.waitUntil(lambda: w._package_worker is None, timeout=30000)
+    kind, text = messages[-1]
+    assert kind == "warning" and "damaged" in text and "\n" not in text
+    assert not w.gateway.is_open and not (tmp_path / "damaged").exists()
