@@ -18,9 +18,10 @@ from slicereview.engines.imaging import errors
 from slicereview.engines.imaging.limits import Limits
 
 #: Environment of the child: single-threaded maths libraries and ITK (threads reserve
-#: address space, which RLIMIT_AS counts).
+#: address space, which RLIMIT_AS counts); SLICEREVIEW_DECODING_CHILD tells the readers
+#: they run here (dicom.py then skips pydicom's value checks, whose warnings are ignored).
 _CHILD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-              "ITK_GLOBAL_DEFAULT_NUMBER_OF_THREADS": "1"}
+              "ITK_GLOBAL_DEFAULT_NUMBER_OF_THREADS": "1", "SLICEREVIEW_DECODING_CHILD": "1"}
 _CRASH_HOOK = "SLICEREVIEW_TEST_CRASH_FILE"
 
 def _limit_child(address_space: int) -> None:
