@@ -170,13 +170,11 @@ def block_mean(data: np.ndarray, factor: int) -> np.ndarray:
     """
     h, w = (data.shape[0] // factor) * factor, (data.shape[1] // factor) * factor
     whole = data[:h, :w]
+    wide: type[np.generic] = np.float64
     if np.issubdtype(data.dtype, np.integer):
-        narrow = data.dtype.itemsize <= 2
         signed = np.issubdtype(data.dtype, np.signedinteger)
-        wide = np.dtype(np.int32 if signed else np.uint32) if narrow else np.dtype(np.int64)
-    else:
-        wide = np.dtype(np.float64)
-    rows = whole[0::factor].astype(wide)  # rows first: contiguous runs, the fastest order
+        wide = (np.int32 if signed else np.uint32) if data.dtype.itemsize <= 2 else np.int64
+    rows: np.ndarray = whole[0::factor].astype(wide)  # rows first: contiguous runs, fastest
     for k in range(1, factor):
         rows += whole[k::factor]
     sums = rows[:, 0::factor].copy()
