@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 import time
@@ -109,11 +110,36 @@ def _decode_floor(files) -> None:
         dcmread(f).pixel_array  # noqa: B018
 
 
-REPEATS = 9
+REPEATS = 21
 TARGET_RATIO = 0.8
-#: What the test asserts: the target is met on a quiet machine (0.79-1.20, 1.09 in the last
-#: quiet run) but not when other jobs hold both cores (0.44-0.77); CI must not fail on load.
+#: Asserted instead of the target when other jobs held a core around the measurement: the
+#: import's speed comes from the second core (medians 0.94-1.18 with a core free, 21 pairs;
+#: 0.44-0.77 when other jobs kept both cores busy), and CI must not fail on load.
 GUARD_RATIO = 0.6
+#: Cores' worth of CPU other processes may use while the test waits, for "a core is free".
+FREE_CORE_BELOW = 0.5
+
+
+def _other_jobs_cores(seconds: float = 1.0) -> float:
+    """Cores' worth of CPU used by other processes over ``seconds`` while this process sleeps
+    (``/proc/stat``: all but idle and iowait, the hypervisor's steal included); 0.0 where
+    there is no ``/proc/stat``."""
+    def snapshot() -> list[int] | None:
+        try:
+            with open("/proc/stat", encoding="ascii") as stat:
+                return [int(x) for x in stat.readline().split()[1:9]]
+        except (OSError, ValueError):
+            return None
+
+    first = snapshot()
+    time.sleep(seconds)
+    second = snapshot()
+    if first is None or second is None:
+        return 0.0
+    delta = [b - a for a, b in zip(first, second, strict=True)]
+    total = sum(delta)
+    busy = total - delta[3] - delta[4]
+    return (os.cpu_count() or 1) * busy / total if total else 0.0
 
 
 def test_import_100_dicoms_near_the_hash_and_decode_floor(tmp_path):
@@ -126,9 +152,9 @@ def test_import_100_dicoms_near_the_hash_and_decode_floor(tmp_path):
     alike, and the median ignores the runs it spoiled). The warm-up imports the folder once, so
     that both decoding children run (as they do after an application's first large import).
     The import's speed comes from using the second core: when other jobs keep both cores busy,
-    the ratio falls towards the CPU ratio (about 0.6) and this fails (README, *Import
-    throughput*). So the test asserts :data:`GUARD_RATIO` and prints the ratio against the
-    target.
+    the ratio falls towards the CPU ratio (about 0.6; README, *Import throughput*). So the
+    target is asserted when a core was free just before and just after the measurement
+    (:func:`_other_jobs_cores`), else :data:`GUARD_RATIO`; the ratio is printed either way.
     """
     data = tmp_path / "dcm"
     data.mkdir()
@@ -141,6 +167,7 @@ def test_import_100_dicoms_near_the_hash_and_decode_floor(tmp_path):
         import_paths(project, [data])
     isolated.start(1)  # (waits for the second child, started in the background by the import)
     _decode_floor(files)
+    load_before = _other_jobs_cores()
     ours_runs, base_runs = [], []
     for k in range(REPEATS):
         t = time.perf_counter()
@@ -154,7 +181,11 @@ def test_import_100_dicoms_near_the_hash_and_decode_floor(tmp_path):
             assert len(project.images()) == 100
     ours, base = statistics.median(ours_runs), statistics.median(base_runs)
     ratios = sorted(b / o for b, o in zip(base_runs, ours_runs, strict=True))
+    others = max(load_before, _other_jobs_cores())
+    free = others < FREE_CORE_BELOW
     print(f"\nimport 100 DICOMs (MR_small 64x64): {100 / ours:.0f} files/s; hash + decode "
           f"floor {100 / base:.0f} files/s; rate ratio of the medians {base / ours:.2f} "
-          f"(target >= {TARGET_RATIO}); per pair {ratios[0]:.2f}..{ratios[-1]:.2f}")
-    assert base / ours >= GUARD_RATIO
+          f"(target >= {TARGET_RATIO}); per pair {ratios[0]:.2f}..{ratios[-1]:.2f}; other "
+          f"jobs used {others:.1f} cores: "
+          + ("target asserted" if free else f"machine busy, {GUARD_RATIO} asserted"))
+    assert base / ours >= (TARGET_RATIO if free else GUARD_RATIO)
