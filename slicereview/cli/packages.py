@@ -33,7 +33,8 @@ def cmd_package(args: argparse.Namespace) -> int:
 
     with _open(args.project) as project:
         out = package(project, args.annotator, args.out, args.batch)
-    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB): unzip it and open project.srproj")
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB): the annotator opens it with "
+          f"`slicereview open {out.name}` (it is unpacked beside itself)")
     return 0
 
 

@@ -244,8 +244,11 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
                 f"{len(missing)} image file(s) not found — use File ▸ Relink moved files…")
 
     def _on_project_closed(self) -> None:
+        """Also when another project is opened over this one: nothing of it stays shown."""
         self.setWindowTitle("slicereview")
+        self._current_image = None  # the next project shows its first image
         self._volume_autos.clear()
+        self.image_label.clear()
         self.viewer.clear()
         self.browser.set_images([])
         self.start_page.refresh()
@@ -305,7 +308,6 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
 
     # -- file actions: gui/file_actions.py (FileActions) -----------------------------------
     def on_close_project(self) -> None:
-        self._current_image = None
         self.gateway.close()
 
     def on_quit(self) -> None:

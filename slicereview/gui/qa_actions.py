@@ -90,8 +90,9 @@ class QAActions:
         self._package_worker = None
         self.statusBar().showMessage(f"Wrote the work package {path}", 10000)
         QMessageBox.information(self, "Export work package", f"Wrote {path}.\n\nThe annotator "
-                                "unzips it, opens project.srproj, works offline and sends the "
-                                "folder back zipped in the same layout.")
+                                "opens the zip with File ▸ Open project… (it is unpacked beside "
+                                "itself), works offline and sends the folder back zipped in the "
+                                "same layout.")
 
     def on_merge_package(self) -> MergePackageWorker | None:
         if not self.gateway.is_open or self._package_worker is not None:

@@ -58,7 +58,7 @@ def test_package_and_merge_commands(qa_path: Path, tmp_path: Path, capsys) -> No
     out = tmp_path / "a2-1.zip"
     assert main(["package", str(qa_path), "--annotator", "a2-1", "--batch", "formal",
                  "--out", str(out)]) == 0
-    assert "unzip it and open project.srproj" in capsys.readouterr().out
+    assert "the annotator opens it with `slicereview open" in capsys.readouterr().out
     assert main(["merge", str(qa_path), str(out)]) == 0
     assert "0 added, 0 updated, 8 unchanged" in capsys.readouterr().out
     assert main(["package", str(qa_path), "--annotator", "expert", "--out",

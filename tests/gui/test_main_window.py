@@ -58,6 +58,25 @@ def test_opens_project_lists_images_and_shows_first(window: MainWindow, qtbot) -
     assert window.windowTitle().startswith("study")
 
 
+def test_opening_another_project_shows_its_first_image(window: MainWindow,
+                                                        tmp_path: Path) -> None:
+    """File ▸ Open over an open project (seen under Xvfb: the viewer stayed empty and the status
+    bar kept the old image's description): the new project's first image is shown."""
+    other = tmp_path / "other"
+    other.mkdir()
+    io.imsave(other / "disc.png", (np.hypot(*np.mgrid[-40:40, -50:50]) < 30).astype(np.uint8)
+              * 200, check_contrast=False)
+    path = other / "other.srproj"
+    with Project.create(path, name="other") as project:
+        import_paths(project, [other / "disc.png"])
+    window.browser.select(window.browser.image_ids()[1])  # not the first image of the old one
+    assert window.open_project(path)
+    assert window.windowTitle().startswith("other")
+    assert window.browser.image_ids() == [window.gateway.images()[0].id]
+    assert window.viewer.display is not None and window.viewer.display.data.shape == (80, 100)
+    assert "PNG 100×80" in window.image_label.text()
+
+
 def test_right_drag_changes_window_and_levels(window: MainWindow, qtbot) -> None:
     before = window.viewer.window
     levels_before = window.viewer.image_item.getLevels()
