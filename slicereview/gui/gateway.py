@@ -196,7 +196,7 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
 
     def relink(self, folder: str | Path) -> object:
         """Find moved image files below ``folder`` (SHA-256 verified); see
-        :func:`slicereview.app.importing.relink`."""
+        :func:`slicereview.app.relinking.relink`."""
         from slicereview.app.relinking import relink
 
         report = relink(self.open_project, folder)
