@@ -11,6 +11,14 @@ project connection of the GUI thread.
 Long jobs with a progress bar and Cancel (import, the demo, feature computation) are
 :class:`slicereview.gui.workers.Worker` objects, which report progress as they go.
 
+Python's cyclic garbage collector runs in whichever thread happens to allocate when a
+threshold is crossed. In a worker thread it can finalise Qt wrappers the GUI left behind (a
+closed dialog's) and deadlock with the GUI thread: seen in CI, the report worker holding
+Qt's signal mutex in ``~QObject`` while waiting for the GIL, the GUI thread holding the GIL
+while waiting for that mutex. :func:`collect_garbage_in_gui_thread` (the main window calls it)
+therefore turns automatic collection off and collects on a one-second timer in the GUI
+thread, with pyqtgraph's ``GarbageCollector``.
+
 Example
 -------
 >>> jobs = Jobs()                                    # doctest: +SKIP
@@ -25,6 +33,18 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
+
+_collector: object | None = None
+
+
+def collect_garbage_in_gui_thread() -> None:
+    """Collect cyclic garbage only in the GUI thread from now on (see the module's text);
+    idempotent. Must be called in the GUI thread."""
+    global _collector
+    if _collector is None:
+        from pyqtgraph.util.garbage_collector import GarbageCollector
+
+        _collector = GarbageCollector(interval=1.0)
 
 
 class _Relay(QObject):

@@ -31,6 +31,7 @@ from slicereview.engines.imaging.windowing import volume_auto_window
 from slicereview.gui import busy, owner_menu
 from slicereview.gui import settings as user_settings
 from slicereview.gui.actions import FILE_ACTIONS, PROJECT_ACTIONS, create_actions
+from slicereview.gui.background import collect_garbage_in_gui_thread
 from slicereview.gui.file_actions import FileActions
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.job_pages import JobPages
@@ -83,6 +84,7 @@ class StartPage(QWidget):
 class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
     def __init__(self) -> None:
         super().__init__()
+        collect_garbage_in_gui_thread()  # never in a worker (gui/background.py)
         self.setWindowTitle("slicereview")
         self.gateway = ProjectGateway(self)
         self.actions_ = create_actions(self)
