@@ -82,8 +82,11 @@ class StartPage(QWidget):
 
 
 class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
-    def __init__(self) -> None:
+    def __init__(self, *, remember: bool = True) -> None:
+        """``remember=False`` (``open --screenshot``) leaves the user's settings alone: no
+        recent project and no window layout is written."""
         super().__init__()
+        self.remember = remember
         collect_garbage_in_gui_thread()  # never in a worker (gui/background.py)
         self.setWindowTitle("slicereview")
         self.gateway = ProjectGateway(self)
@@ -216,7 +219,8 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
         except Exception as exc:
             QMessageBox.critical(self, "Cannot open project", str(exc))
             return False
-        user_settings.add_recent_project(Path(project.path))  # a package's unpacked project
+        if self.remember:
+            user_settings.add_recent_project(Path(project.path))  # a package's unpacked one
         return True
 
     def _on_project_busy(self, message: str) -> None:
@@ -334,9 +338,10 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
             self.overview_page.stop_workers()
         if self._rate_tab.built:
             self.rate_page.compare.clear_stacks()
-        s = user_settings.settings()
-        s.setValue("main_window/geometry", self.saveGeometry())
-        s.setValue("main_window/state", self.saveState())
+        if self.remember:
+            s = user_settings.settings()
+            s.setValue("main_window/geometry", self.saveGeometry())
+            s.setValue("main_window/state", self.saveState())
         self.gateway.close()
         super().closeEvent(event)
 

@@ -240,3 +240,28 @@ def test_the_first_image_thumbnail_comes_from_the_viewer_pixels(
     [image_id] = w.browser.image_ids()
     assert w.browser.failures() == {}
     assert image_id in w.browser._thumbs
+
+
+def test_a_screenshot_leaves_the_user_settings_alone(project_file: Path, tmp_path: Path,
+                                                      monkeypatch, qtbot) -> None:
+    """``open --screenshot`` (a rendering for documents and CI) neither adds a recent project
+    nor stores its window size as the user's layout; an interactive window does both."""
+    import os
+    import subprocess
+    import sys
+
+    from slicereview.gui import settings as user_settings
+
+    monkeypatch.setenv("SLICEREVIEW_CONFIG_DIR", str(tmp_path / "config"))
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    shot = tmp_path / "shot.png"
+    subprocess.run([sys.executable, "-m", "slicereview", "open", str(project_file),
+                    "--screenshot", str(shot), "--size", "640x480"], env=env, check=True,
+                   capture_output=True, timeout=120)
+    assert shot.is_file()
+    assert user_settings.recent_projects() == []
+    assert user_settings.settings().value("main_window/geometry") is None
+    w = MainWindow()
+    qtbot.addWidget(w)
+    assert w.open_project(project_file)
+    assert user_settings.recent_projects() == [project_file.absolute()]
