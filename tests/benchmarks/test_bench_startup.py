@@ -10,14 +10,17 @@
   small PNG, where only the fixed costs count (the project file, the window's menus, tabs and
   histogram), which asserts ≤ 1.6 × against regressions and prints the ratio.
 
-Each time is the best of 7 runs of a fresh subprocess, with bytecode caching on (an installed
-package has its ``.pyc`` files; ``PYTHONDONTWRITEBYTECODE`` in a developer's shell would make
-every run compile slicereview's ~110 modules, ~0.2 s the baseline never pays).
+Each command runs 9 times in fresh subprocesses, taking turns with its baseline (``info``
+compares best times, the window the median of the rounds' ratios), with bytecode caching on
+(an installed package has its ``.pyc`` files; ``PYTHONDONTWRITEBYTECODE`` in a developer's
+shell would make every run compile slicereview's ~110 modules, ~0.2 s the baseline never
+pays).
 """
 
 from __future__ import annotations
 
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -31,7 +34,7 @@ from slicereview.store import Project
 
 pytestmark = pytest.mark.benchmark
 
-RUNS = 7
+RUNS = 9
 
 BARE_WINDOW = """
 import sys
@@ -59,19 +62,24 @@ sys.exit(0 if widget.grab().save(sys.argv[2], "PNG") else 2)
 """
 
 
-def _best_of(*commands: list[str], cwd: Path) -> list[float]:
-    """The best time of each command over :data:`RUNS` rounds; the commands take turns within
-    a round, so a busy spell on the shared machine slows them alike."""
+def _rounds(*commands: list[str], cwd: Path) -> list[list[float]]:
+    """Each command's time in each of :data:`RUNS` rounds; the commands take turns within a
+    round, so a busy spell on the shared machine slows them alike."""
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    best = [float("inf")] * len(commands)
+    times: list[list[float]] = [[] for _ in commands]
     for _ in range(RUNS):
         for k, args in enumerate(commands):
             t0 = time.perf_counter()
             subprocess.run(args, cwd=cwd, env=env, check=True, timeout=300,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            best[k] = min(best[k], time.perf_counter() - t0)
-    return best
+            times[k].append(time.perf_counter() - t0)
+    return times
+
+
+def _best_of(*commands: list[str], cwd: Path) -> list[float]:
+    """The best time of each command over :data:`RUNS` alternating rounds."""
+    return [min(t) for t in _rounds(*commands, cwd=cwd)]
 
 
 @pytest.fixture(scope="module")
@@ -120,16 +128,23 @@ def test_open_screenshot_close_to_a_bare_window(case, request, tmp_path) -> None
     script = tmp_path / "bare_window.py"
     script.write_text(BARE_WINDOW)
     shot = tmp_path / "open.png"
-    bare, gui = _best_of([sys.executable, str(script), str(png), str(tmp_path / "bare.png")],
-                         [sys.executable, "-m", "slicereview", "open", str(project),
-                          "--screenshot", str(shot)], cwd=tmp_path)
+    bare_runs, gui_runs = _rounds(
+        [sys.executable, str(script), str(png), str(tmp_path / "bare.png")],
+        [sys.executable, "-m", "slicereview", "open", str(project), "--screenshot", str(shot)],
+        cwd=tmp_path)
     assert shot.is_file()
+    # The median of the rounds' ratios: each round runs both back to back, so a slow spell
+    # hits a pair alike, and one lucky or unlucky run cannot decide (the ratio of the two
+    # best times could: 0.97-1.41 over nine runs of the same code).
+    ratio = statistics.median(g / b for g, b in zip(gui_runs, bare_runs, strict=True))
+    bare, gui = min(bare_runs), min(gui_runs)
     print(f"\n{case}: bare PySide6 + pyqtgraph window {bare * 1000:.0f} ms, "
-          f"slicereview open --screenshot {gui * 1000:.0f} ms ({gui / bare:.2f} ×; target 1.3 ×)")
-    # The issue's target is 1.3x on its own case, the mammogram: 1.06-1.17x on the 2-core
-    # machine (1.22-1.38x before the display pyramid used strided sums and the gateway
-    # imported the rating and import modules on first use; 2.9-4.3x before the job pages were
-    # built on first need). The small PNG (fixed costs only: the project file, the window's
-    # menus, tabs and histogram) measured 1.19-1.38x: a regression guard, its ratio printed
-    # (README, Performance).
-    assert gui <= (1.3 if case == "mammogram" else 1.6) * bare
+          f"slicereview open --screenshot {gui * 1000:.0f} ms (best of {RUNS}); median ratio "
+          f"of the rounds {ratio:.2f} × (target 1.3 ×)")
+    # The issue's target is 1.3x on its own case, the mammogram: 1.06-1.25x on the 2-core
+    # machine (1.22-1.38x before the display pyramid used strided sums, the gateway imported
+    # the rating and import modules on first use and start-up ran without automatic garbage
+    # collection; 2.9-4.3x before the job pages were built on first need). The small PNG
+    # (fixed costs only: the project file, the window's menus, tabs and histogram) measured
+    # 1.15-1.35x: a regression guard, its ratio printed (README, Performance).
+    assert ratio <= (1.3 if case == "mammogram" else 1.6)
