@@ -87,24 +87,23 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         self.watch = ProjectWatch(self)
         self.watch.changed_elsewhere.connect(self._on_changed_elsewhere)
         self._images_seen: list[tuple[int, str]] = []
-        self._holding: bool | None = None  # None: not holding; else whether a change came
+        self._holding = False  # True while this window's own import runs (hold_changes)
 
     def hold_changes(self) -> None:
         """Hold the re-reads of :meth:`_on_changed_elsewhere` until :meth:`release_changes`:
         this window's own import worker commits every quarter second on its connection, and
         re-listing every image each time froze the window for seconds on a busy machine."""
-        self._holding = False
+        self._holding = True
 
     def release_changes(self) -> None:
         """Stop holding and re-read once (the import's last commit may not have been seen by
         the watch yet)."""
-        self._holding = None
+        self._holding = False
         self._on_changed_elsewhere()
 
     def _on_changed_elsewhere(self) -> None:
         """Drop cached engines and tell every view to re-read (images, sessions, annotations)."""
-        if self._holding is not None:
-            self._holding = True
+        if self._holding:
             return
         if self._runs is not None:
             self._runs.forget()
@@ -217,11 +216,8 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         While another program commits to the file (it holds the file's lock), opening waits as
         a busy write does (:meth:`write`: the busy message, Retry / Cancel after the patience);
         a journal of its transaction in progress is never taken for damage (store/locks.py).
-        A work package zip is unpacked beside itself first (app/packages.unpack)."""
-        if Path(path).suffix.lower() == ".zip":
-            from slicereview.app.packages import unpack
-
-            path = unpack(path)
+        A work package zip is unpacked before it gets here: by ``slicereview open`` and, in a
+        worker, by File ▸ Open project… (app/packages.unpack)."""
         project, limits, images = self.write(lambda: self._open_file(path))
         self.close()
         self.project = project
