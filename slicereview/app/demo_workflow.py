@@ -1,4 +1,4 @@
-"""The demo's QA workflow (README "QA workflow", the paper's §3.2–3.3): a small study run the
+"""The demo's QA workflow (docs/qa-process.md, the paper's §3.2–3.3): a small study run the
 way the paper says makes annotations good, so the report and the Overview tab show every table
 and plot with real numbers.
 

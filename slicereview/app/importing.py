@@ -149,7 +149,7 @@ def import_paths(
 
     Notes
     -----
-    A pipeline (measured in ``tests/benchmarks/test_bench_decode.py``; README, Performance):
+    A pipeline (measured in ``tests/benchmarks/test_bench_decode.py``; docs/performance.md):
     this thread detects formats, hashes and looks up duplicates of groups of at most
     :data:`GROUP_FILES` files and hands each group to a decoding child
     (:class:`~slicereview.engines.imaging.parallel.GroupReader`: two children on a machine

@@ -12,7 +12,7 @@ pixels, so masks grow by about half a pixel and disagree with the pixel-centre r
 edge only visits the rows it crosses: one crossing per (edge, row), a bincount of crossings per
 pixel column and a parity cumulative sum over the bounding box. It is exact (it evaluates the
 same inequality as :func:`~slicereview.engines.geometry.contains_points` at every pixel centre) and
-meets the speed target; the numbers are in README "Performance / Masks" and
+meets the speed target; the numbers are in docs/performance.md, "Masks", and
 ``tests/benchmarks/test_bench_masks.py``.
 
 Example

