@@ -185,7 +185,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int | GuiRequest:
-    from slicereview.app.demo import build_demo
+    from slicereview.demo.project import build_demo
 
     if args.dir is not None and args.dir.exists() and not args.dir.is_dir():
         raise NotADirectoryError(f"--dir {args.dir} is a file; give a folder for the demo "

@@ -107,7 +107,7 @@ class DemoWorker(Worker):
         self.folder = folder
 
     def work(self) -> Path:
-        from slicereview.app.demo import build_demo
+        from slicereview.demo.project import build_demo
 
         return build_demo(self.folder, progress=self.progress.emit)
 

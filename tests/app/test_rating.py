@@ -6,8 +6,8 @@ import pytest
 
 from slicereview.app.rating import create_session
 from slicereview.app.rating_run import Comparison, GradeRequest, RatingRun
+from slicereview.demo.raters import SimulatedRater
 from slicereview.engines.ranking import Ranking
-from slicereview.engines.ranking.simulate import SimulatedRater
 from slicereview.model import AnswerChoice, NewImage
 from slicereview.store import Project
 

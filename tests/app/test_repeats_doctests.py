@@ -11,7 +11,7 @@ MODULES = [
     "slicereview.store.repeats",
     "slicereview.app.repeats",
     "slicereview.app.review_queue",
-    "slicereview.app.demo_review",
+    "slicereview.demo.review",
 ]
 
 

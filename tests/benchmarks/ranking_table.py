@@ -13,8 +13,8 @@ import math
 import statistics
 import sys
 
+from slicereview.demo.raters import question_counts
 from slicereview.engines.ranking import ALGORITHMS
-from slicereview.engines.ranking.simulate import question_counts
 
 SIZES = (30, 50, 70, 200)
 

@@ -30,14 +30,14 @@ import pytest
 
 from slicereview.app.rating import create_session
 from slicereview.app.rating_run import RatingRun
-from slicereview.engines.ranking import DEFAULT, replay
-from slicereview.engines.ranking.schedule import placement
-from slicereview.engines.ranking.simulate import (
+from slicereview.demo.raters import (
     SimulatedRater,
     distinct_truth,
     question_counts,
     run_sort,
 )
+from slicereview.engines.ranking import DEFAULT, replay
+from slicereview.engines.ranking.schedule import placement
 from slicereview.model import NewImage
 from slicereview.store import Project
 

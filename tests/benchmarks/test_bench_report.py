@@ -21,7 +21,7 @@ import pytest
 from slicereview.app.report import write_report
 from slicereview.app.review_decisions import decide
 from slicereview.app.review_queue import QueueSpec, compute_features
-from slicereview.engines.simulate_annotators import blob
+from slicereview.demo.annotators import blob
 from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from slicereview.app.demo import mammogram_files
+from slicereview.demo.project import mammogram_files
 from slicereview.engines.imaging.loader import load_display
 from slicereview.model import Image
 

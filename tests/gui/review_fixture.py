@@ -9,7 +9,7 @@ import numpy as np
 from skimage import data, io
 
 from slicereview.app.importing import import_paths
-from slicereview.engines.simulate_annotators import random_regions, simulate_annotators
+from slicereview.demo.annotators import random_regions, simulate_annotators
 from slicereview.store import Project
 
 IMAGES = ("camera", "coins", "moon", "page", "text")

@@ -33,7 +33,7 @@ def test_demo_mammogram_window_level_zoom_and_switch(qtbot, open_window,
 
 def test_open_demo_builds_in_the_background(qtbot, open_window, tmp_path: Path,
                                             monkeypatch) -> None:
-    import slicereview.app.demo as demo
+    import slicereview.demo.project as demo
 
     monkeypatch.setattr(demo, "default_demo_dir", lambda: tmp_path / "demo")
     w = open_window(size=None, exposed=False)

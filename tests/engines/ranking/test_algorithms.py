@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from slicereview.demo.raters import SimulatedRater, run_sort
 from slicereview.engines.ranking import (
     ALGORITHMS,
     DEFAULT,
@@ -17,7 +18,6 @@ from slicereview.engines.ranking import (
     replay,
 )
 from slicereview.engines.ranking.algorithms import _jacobsthal_order
-from slicereview.engines.ranking.simulate import SimulatedRater, run_sort
 
 
 def test_registry_and_default():

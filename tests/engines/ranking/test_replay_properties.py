@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from slicereview.demo.raters import SimulatedRater, run_sort
 from slicereview.engines.ranking import ALGORITHMS, NeedAnswer, Ranking, Replayer, replay
-from slicereview.engines.ranking.simulate import SimulatedRater, run_sort
 
 preorders = st.lists(st.integers(0, 5), min_size=0, max_size=24)
 algorithms = st.sampled_from(sorted(ALGORITHMS))

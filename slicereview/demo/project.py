@@ -8,15 +8,15 @@ when it already exists. Contents:
 * **Brain MRI**: the ICBM 2009a MNI152 T1 template that ``nilearn`` ships, imported as a volume
   (every 8th axial slice) so the viewer's slice scrolling has something to scroll;
 * **Rating set**: 24 axial slices of that template with simulated motion artifacts of known
-  severity (:mod:`slicereview.engines.motion`; four levels none / mild / moderate / severe, six
+  severity (:mod:`slicereview.demo.motion`; four levels none / mild / moderate / severe, six
   slices each). The truth is kept in the project's ``meta`` table (``demo_truth``), never in
   the file names, so that raters cannot see it.
-* **Simulated raters** (:mod:`slicereview.app.demo_ratings`): two finished sort
+* **Simulated raters** (:mod:`slicereview.demo.ratings`): two finished sort
   sessions and a classification session on the rating set, by raters named "Simulated ...";
-* **Simulated annotators** (:mod:`slicereview.app.demo_annotations`): submitted
+* **Simulated annotators** (:mod:`slicereview.demo.annotations`): submitted
   certain/uncertain polygons on the mammograms by three simulated annotators, with answers to
   the demo's classification questions.
-* **Review batch** (:mod:`slicereview.app.demo_review`): 48 crops (512 × 512) of breast tissue
+* **Review batch** (:mod:`slicereview.demo.review`): 48 crops (512 × 512) of breast tissue
   from the mammograms, written as PNGs beside the project, annotated by three more simulated
   annotators of different skill (group "Review batch"), with repeats for intra-rater α and a
   simulated reviewer's decisions, comments and expert-review requests on part of the batch.
@@ -37,11 +37,11 @@ from pathlib import Path
 import numpy as np
 import platformdirs
 
-from slicereview.app.demo_annotations import DEMO_GUIDELINE, add_demo_annotations
-from slicereview.app.demo_ratings import add_demo_ratings
-from slicereview.app.demo_review import add_demo_review
-from slicereview.app.demo_workflow import add_demo_workflow
-from slicereview.engines.motion import simulate_motion
+from slicereview.demo.annotations import DEMO_GUIDELINE, add_demo_annotations
+from slicereview.demo.motion import simulate_motion
+from slicereview.demo.ratings import add_demo_ratings
+from slicereview.demo.review import add_demo_review
+from slicereview.demo.workflow import add_demo_workflow
 from slicereview.store import Project, ProjectError, check_file
 
 DEMO_FILE = "demo.srproj"

@@ -6,7 +6,7 @@ and plot with real numbers.
   (``images/workflow``), split into an onboarding batch (6), a pilot batch (6) and a formal
   batch (8).
 * **Gold** — "Simulated expert" outlines the true spots of the onboarding images
-  (:func:`~slicereview.engines.simulate_annotators.find_bright_regions`); the annotations are
+  (:func:`~slicereview.demo.annotators.find_bright_regions`); the annotations are
   marked gold, so every onboarding submission is scored against them.
 * **Two groups**, all named "Simulated …" and stored as simulated: group *A2 (feedback)* — three
   annotators who do the pilot and get their reviews back with comments, then work closer to the
@@ -14,7 +14,7 @@ and plot with real numbers.
   whose rejections carry reason tags only. The owner's pre-filter (mean Dice ≥ 0.6) is decided
   (A0 kept on with a reason, to compare the groups).
 * **Reviews** — "Simulated reviewer" judges every round-1 annotation against the truth with the
-  review batch's rules (:func:`slicereview.app.demo_review._judge`).
+  review batch's rules (:func:`slicereview.demo.review._judge`).
 * **Guidelines** — the demo's first version, then a second made by promoting a reviewer's
   comment into an example entry with its crop.
 * **A work package** — A0's first annotator gets the formal batch as a package
@@ -34,17 +34,17 @@ from pathlib import Path
 import numpy as np
 
 from slicereview.app.annotating import finish
-from slicereview.app.demo_review import _judge, _raster
 from slicereview.app.guidelines import promote_review
 from slicereview.app.packages import MergeReport, merge, package
 from slicereview.app.review_decisions import decide
 from slicereview.app.workflow import decide as qualify
 from slicereview.app.workflow import define_batch, mark_gold, prefilter
-from slicereview.engines.simulate_annotators import (
+from slicereview.demo.annotators import (
     Profile,
     find_bright_regions,
     simulate_annotators,
 )
+from slicereview.demo.review import _judge, _raster
 from slicereview.model import Certainty, Polygon, Role
 from slicereview.store import Project
 

@@ -2,7 +2,7 @@
 mammograms, plus the demo's classification questions.
 
 Everything here is clearly simulated (raters named "Simulated annotator ...", stored with the
-*simulated* flag; see :mod:`slicereview.engines.simulate_annotators`) and deterministic. It gives
+*simulated* flag; see :mod:`slicereview.demo.annotators`) and deterministic. It gives
 the annotate, review and agreement views real material; it is not data.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from slicereview.engines.simulate_annotators import (
+from slicereview.demo.annotators import (
     find_bright_regions,
     simulate_annotators,
     store_simulated,
@@ -36,7 +36,7 @@ _MAMMOGRAMS = "Mammograms"
 
 #: The demo's guideline: it asks for what the simulated annotators outline (the brightest
 #: compact spots inside the breast, found by
-#: :func:`~slicereview.engines.simulate_annotators.find_bright_regions`), so the demo's masks
+#: :func:`~slicereview.demo.annotators.find_bright_regions`), so the demo's masks
 #: and its instructions agree. A real project writes its own (e.g. breast arterial
 #: calcifications only).
 DEMO_GUIDELINE = (
@@ -69,7 +69,7 @@ def add_demo_annotations(project, image_ids: Sequence[int] | None = None, seed: 
     demo questions. Returns the number of annotations written.
 
     True regions are the brightest blob-like spots inside the breast
-    (:func:`~slicereview.engines.simulate_annotators.find_bright_regions`); false positives are
+    (:func:`~slicereview.demo.annotators.find_bright_regions`); false positives are
     placed inside the tissue. Images that cannot be decoded are skipped.
     """
     from slicereview.engines.imaging.loader import load_display

@@ -18,7 +18,7 @@ annotator does not change the first three).
 
 Example
 -------
->>> from slicereview.engines.simulate_annotators import random_regions, simulate_annotators
+>>> from slicereview.demo.annotators import random_regions, simulate_annotators
 >>> regions = random_regions((400, 300), 6, seed=1)
 >>> sims = simulate_annotators((400, 300), regions, seed=1)
 >>> sorted(sims)[0], all(len(p.vertices) >= 3 for ps in sims.values() for p in ps)

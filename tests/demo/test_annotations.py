@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 from skimage import io
 
-from slicereview.app.demo_annotations import DEMO_QUESTIONS, add_demo_annotations
 from slicereview.app.importing import import_paths
+from slicereview.demo.annotations import DEMO_QUESTIONS, add_demo_annotations
 from slicereview.model import AnnotationStatus
 from slicereview.store import Project
 
@@ -54,7 +54,7 @@ def test_three_simulated_annotators_submit_with_answers(tmp_path: Path) -> None:
 def test_demo_guideline_asks_for_what_the_simulated_annotators_outline(tmp_path: Path) -> None:
     """The guideline says 'bright spots inside the breast' (not arterial calcifications, which
     the simulation does not look for) and the certain polygons sit on the phantom's spots."""
-    from slicereview.app.demo_annotations import DEMO_GUIDELINE
+    from slicereview.demo.annotations import DEMO_GUIDELINE
 
     text = DEMO_GUIDELINE.lower()
     assert "bright spot" in text and "inside the breast" in text

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image as PILImage
 
-from slicereview.app.demo_review import PROFILES, REVIEW_GROUP, REVIEW_SET, REVIEWER
+from slicereview.demo.review import PROFILES, REVIEW_GROUP, REVIEW_SET, REVIEWER
 from slicereview.launcher import main
 from slicereview.model import Decision
 from slicereview.store import Project

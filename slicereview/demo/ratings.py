@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from slicereview.app.rating import create_session
 from slicereview.app.rating_run import Comparison, GradeRequest, RatingRun
-from slicereview.engines.ranking.simulate import SimulatedRater
+from slicereview.demo.raters import SimulatedRater
 from slicereview.model import SessionKind
 
 if TYPE_CHECKING:

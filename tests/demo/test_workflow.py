@@ -1,4 +1,4 @@
-"""The demo walks the whole QA workflow (app/demo_workflow.py), and `slicereview report` on it
+"""The demo walks the whole QA workflow (demo/workflow.py), and `slicereview report` on it
 produces every table and plot with real numbers."""
 
 from __future__ import annotations
@@ -9,7 +9,9 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from slicereview.app.demo_workflow import (
+from slicereview.app.packages import merge
+from slicereview.app.qa_stats import acceptance_table
+from slicereview.demo.workflow import (
     ANNOTATORS,
     EXPERT,
     FEEDBACK,
@@ -19,8 +21,6 @@ from slicereview.app.demo_workflow import (
     SIZE,
     WORKFLOW_SET,
 )
-from slicereview.app.packages import merge
-from slicereview.app.qa_stats import acceptance_table
 from slicereview.launcher import main
 from slicereview.model import Decision, Role
 from slicereview.store import Project

@@ -10,7 +10,7 @@ Everything here is **simulated** and deterministic from a seed; it gives the rev
   (``images/review/``) and imported as the image set :data:`REVIEW_SET`. Six per mammogram,
   48 in all. Where each crop comes from is kept in the ``meta`` table (``demo_review``).
 * **Truth** — the brightest blob-like spots of each crop
-  (:func:`~slicereview.engines.simulate_annotators.find_bright_regions`); small spots count as
+  (:func:`~slicereview.demo.annotators.find_bright_regions`); small spots count as
   faint.
 * **Annotators** — :data:`PROFILES`, group :data:`REVIEW_GROUP`: "— careful" (rarely misses,
   tight outlines), "— misses faint regions" (misses small spots most of the time) and "— noisy,
@@ -37,13 +37,13 @@ import numpy as np
 
 from slicereview.app.repeats import schedule_repeats
 from slicereview.app.review_decisions import decide, pin
-from slicereview.engines.masks import PolygonLike, rasterize
-from slicereview.engines.simulate_annotators import (
+from slicereview.demo.annotators import (
     Profile,
     find_bright_regions,
     simulate_annotators,
     tissue_mask,
 )
+from slicereview.engines.masks import PolygonLike, rasterize
 from slicereview.model import AnnotationStatus, Certainty, Polygon, Role
 from slicereview.store import Project
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from slicereview.engines.ranking.simulate import (
+from slicereview.demo.raters import (
     SimulatedRater,
     distinct_truth,
     level_truth,

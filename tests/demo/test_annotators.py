@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from slicereview.engines import geometry
-from slicereview.engines.masks import binary_mask, rasterize
-from slicereview.engines.simulate_annotators import (
+from slicereview.demo.annotators import (
     DEFAULT_PROFILES,
     Profile,
     find_bright_regions,
@@ -16,6 +14,8 @@ from slicereview.engines.simulate_annotators import (
     store_simulated,
     tissue_mask,
 )
+from slicereview.engines import geometry
+from slicereview.engines.masks import binary_mask, rasterize
 from slicereview.model import AnnotationStatus, NewImage
 from slicereview.store import Project
 
