@@ -274,7 +274,7 @@ class Review:
 
 @dataclass(frozen=True)
 class Batch:
-    """A named image set of one phase with the owner's rules (see ``app/workflow.py``).
+    """A named image set of one phase with the owner's rules (see ``app/qa/workflow.py``).
 
     ``min_dice``: the pre-filter (mean Dice against gold an annotator needs to go on; ``None``:
     no pre-filter). ``alpha_threshold``: the low-agreement threshold on an image's strict α

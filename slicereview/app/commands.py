@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from slicereview.app import annotating
-from slicereview.app.rating_run import Current, RatingRun
+from slicereview.app.rating.run import Current, RatingRun
 from slicereview.model import AnnotationStatus, Answer, Grade, Polygon
 from slicereview.store import Project
 

@@ -96,7 +96,7 @@ def _screenshot_option(p: argparse.ArgumentParser) -> None:
 
 def cmd_open(args: argparse.Namespace) -> GuiRequest:
     if args.project is not None and args.project.suffix.lower() == ".zip":
-        from slicereview.app.packages import unpack
+        from slicereview.app.qa.packages import unpack
 
         args.project = unpack(args.project)  # a work package: checked, unpacked beside it once
     if args.screenshot is not None and args.project is not None:
@@ -135,8 +135,8 @@ def _limit_changes(args: argparse.Namespace) -> dict[str, float]:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from slicereview.app.decoding import set_project_limits
-    from slicereview.app.importing import import_paths
+    from slicereview.app.images.importing import import_paths
+    from slicereview.app.images.limits import set_project_limits
     from slicereview.engines.imaging.importer import parse_slices
 
     slices = parse_slices(args.slices, axis=args.axis)
@@ -154,7 +154,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_relink(args: argparse.Namespace) -> int:
-    from slicereview.app.importing import relink
+    from slicereview.app.images.importing import relink
 
     with Project.open(args.project) as project:
         report = relink(project, args.new_root, verify=not args.no_verify)

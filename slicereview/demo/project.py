@@ -137,8 +137,8 @@ def build_demo(folder: str | Path | None = None, progress: Progress | None = Non
         except ProjectError as exc:
             raise ProjectError(f"{exc} Delete {path} to rebuild the demo.") from exc
         return path
-    from slicereview.app.importing import import_paths
-    from slicereview.app.review_queue import QueueSpec, compute_features
+    from slicereview.app.images.importing import import_paths
+    from slicereview.app.review.queue import QueueSpec, compute_features
     from slicereview.engines.imaging.importer import parse_slices
 
     mammos, template = mammogram_files(), mni_template_file()

@@ -32,8 +32,8 @@ import json
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from slicereview.app.rating import create_session
-from slicereview.app.rating_run import Comparison, GradeRequest, RatingRun
+from slicereview.app.rating.run import Comparison, GradeRequest, RatingRun
+from slicereview.app.rating.sessions import create_session
 from slicereview.demo.raters import SimulatedRater
 from slicereview.model import SessionKind
 
@@ -105,7 +105,7 @@ def add_demo_ratings(project: Project, image_set_name: str,
 
 
 def complete_session(rating_session: RatingRun, rater: SimulatedRater) -> int:
-    """Let ``rater`` finish a stored :class:`~slicereview.app.rating_run.RatingRun`
+    """Let ``rater`` finish a stored :class:`~slicereview.app.rating.run.RatingRun`
     (sort, exhaustive or classify) in one transaction; returns the number of answers given.
 
     Used by the demo to store simulated raters' sessions (name their raters as simulated).

@@ -16,7 +16,7 @@ Everything here is **simulated** and deterministic from a seed; it gives the rev
   tight outlines), "— misses faint regions" (misses small spots most of the time) and "— noisy,
   many uncertain marks" (false positives, loose wobbly outlines, mostly uncertain).
 * **Repeats** — each annotator redoes about 10 % of the batch
-  (:func:`~slicereview.app.repeats.schedule_repeats`): a fresh simulated drawing of the same
+  (:func:`~slicereview.app.qa.repeats.schedule_repeats`): a fresh simulated drawing of the same
   truth, so intra-rater α shows each profile's own noise.
 * **Reviewer** — "Simulated reviewer" compares every annotation of about two thirds of the batch
   (a seeded subset, not the top of any queue, so ``review-eval`` is not biased towards one
@@ -35,8 +35,8 @@ from typing import cast
 
 import numpy as np
 
-from slicereview.app.repeats import schedule_repeats
-from slicereview.app.review_decisions import decide, pin
+from slicereview.app.qa.repeats import schedule_repeats
+from slicereview.app.review.decisions import decide, pin
 from slicereview.demo.annotators import (
     Profile,
     find_bright_regions,
@@ -274,7 +274,7 @@ def review_batch(project: Project, image_ids: Sequence[int], truth: dict[int, li
 def add_demo_review(project: Project, mammogram_ids: Sequence[int], folder: Path,
                     import_paths, seed: int = 11, report: Progress | None = None) -> list[int]:
     """Build the review batch into ``project`` (crops in ``folder``); returns its image ids."""
-    from slicereview.app.review_queue import QueueSpec, compute_features
+    from slicereview.app.review.queue import QueueSpec, compute_features
 
     say = report or (lambda what: None)
     say("cropping mammograms for the review batch")

@@ -34,11 +34,11 @@ from pathlib import Path
 import numpy as np
 
 from slicereview.app.annotating import finish
-from slicereview.app.guidelines import promote_review
-from slicereview.app.packages import MergeReport, merge, package
-from slicereview.app.review_decisions import decide
-from slicereview.app.workflow import decide as qualify
-from slicereview.app.workflow import define_batch, mark_gold, prefilter
+from slicereview.app.qa.guidelines import promote_review
+from slicereview.app.qa.packages import MergeReport, merge, package
+from slicereview.app.qa.workflow import decide as qualify
+from slicereview.app.qa.workflow import define_batch, mark_gold, prefilter
+from slicereview.app.review.decisions import decide
 from slicereview.demo.annotators import (
     Profile,
     find_bright_regions,

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, TypeVar
 from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 
-from slicereview.app.decoding import decodes_in_process, project_limits
 from slicereview.app.errors import NoProjectError
+from slicereview.app.images.limits import decodes_in_process, project_limits
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import DisplayImage
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
@@ -40,8 +40,8 @@ from slicereview.store import Project
 from slicereview.store.connection import is_busy
 
 if TYPE_CHECKING:
-    from slicereview.app import rating as _rating
     from slicereview.app.commands import Changed, Command
+    from slicereview.app.rating import sessions as _rating
 
 T = TypeVar("T")
 
@@ -195,8 +195,8 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
 
     def relink(self, folder: str | Path) -> object:
         """Find moved image files below ``folder`` (SHA-256 verified); see
-        :func:`slicereview.app.relinking.relink`."""
-        from slicereview.app.relinking import relink
+        :func:`slicereview.app.images.relinking.relink`."""
+        from slicereview.app.images.relinking import relink
 
         report = relink(self.open_project, folder)
         self.images_changed.emit()

@@ -63,7 +63,7 @@ class AnnotateGateway:
 
     def returned_annotations(self, rater_id: int) -> list:
         """The rater's rejected annotations not yet revised (``review_decisions.Returned``)."""
-        from slicereview.app.review_decisions import returned_annotations
+        from slicereview.app.review.decisions import returned_annotations
 
         return returned_annotations(self.project, rater_id) if self.project else []
 
@@ -83,7 +83,7 @@ class AnnotateGateway:
 
     def start_revision(self, annotation_id: int) -> int:
         """Start (or find) the revision of a rejected annotation; returns its id."""
-        from slicereview.app.review_decisions import start_revision
+        from slicereview.app.review.decisions import start_revision
 
         new_id = start_revision(self.open_project, annotation_id)
         self.notify(("annotation", new_id))
@@ -97,9 +97,9 @@ class AnnotateGateway:
 
     def repeats_due(self, rater_id: int, batch: list[int], phase: Phase | str, round: int
                     ) -> tuple[list[Annotation], int]:
-        """The annotator's repeats offered now (:func:`slicereview.app.repeats.repeats_due`)
+        """The annotator's repeats offered now (:func:`slicereview.app.qa.repeats.repeats_due`)
         and how many of their repeats in ``phase`` are not finished at all."""
-        from slicereview.app import repeats
+        from slicereview.app.qa import repeats
 
         if self.project is None:
             return [], 0

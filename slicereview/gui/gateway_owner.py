@@ -2,7 +2,7 @@
 pre-filter and decisions, the guidelines), attached as ``ProjectGateway.owner``.
 
 It reaches the project only through the gateway's open project and the app layer
-(:mod:`slicereview.app.workflow`, :mod:`slicereview.app.guidelines`), so the rules stay there.
+(:mod:`slicereview.app.qa.workflow`, :mod:`slicereview.app.qa.guidelines`), so the rules stay there.
 Every write commits at once (one transaction) and emits :attr:`workflow_changed` or
 :attr:`guidelines_changed`.
 """
@@ -25,13 +25,13 @@ if TYPE_CHECKING:
 
 def _workflow():  # type: ignore[no-untyped-def]
     """The workflow job, imported on first use (it loads scipy; the window starts without)."""
-    from slicereview.app import workflow
+    from slicereview.app.qa import workflow
 
     return workflow
 
 
 def _guidelines():  # type: ignore[no-untyped-def]
-    from slicereview.app import guidelines
+    from slicereview.app.qa import guidelines
 
     return guidelines
 
@@ -115,10 +115,10 @@ class OwnerGateway(QObject):
         _workflow().edit_batch(self._project, batch_id, **rules)
         self.workflow_changed.emit()
 
-    # -- repeats (intra-rater agreement; rules in slicereview.app.repeats) ------------------
+    # -- repeats (intra-rater agreement; rules in slicereview.app.qa.repeats) ------------------
     def repeat_progress(self, batch_id: int) -> list[tuple[Rater, int, int]]:
         """``(annotator, to do, done)`` repeats of each annotator of the batch."""
-        from slicereview.app import repeats
+        from slicereview.app.qa import repeats
 
         project = self._project
         batch = project.batch(batch_id)
@@ -130,9 +130,9 @@ class OwnerGateway(QObject):
 
     def schedule_repeats(self, batch_id: int, percent: float, seed: int) -> dict[int, int]:
         """Schedule ``percent`` % of the batch to come back to each of its annotators
-        (:func:`slicereview.app.repeats.schedule_repeats`, seeded); returns rater id → number
+        (:func:`slicereview.app.qa.repeats.schedule_repeats`, seeded); returns rater id → number
         of repeated images. Existing repeats are kept."""
-        from slicereview.app import repeats
+        from slicereview.app.qa import repeats
 
         project = self._project
         batch = project.batch(batch_id)

@@ -34,7 +34,7 @@ class QAGateway:
 
     def batch_names(self, annotator: str) -> list[str]:
         """The batches ``annotator`` is assigned to (directly or through a group)."""
-        from slicereview.app.workflow import batches_for
+        from slicereview.app.qa.workflow import batches_for
 
         project = self.gateway.open_project
         rater = project.rater_by_name(annotator)

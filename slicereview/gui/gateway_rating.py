@@ -1,5 +1,5 @@
 """The gateway's rating methods (a mixin of ProjectGateway; the rules are in
-:mod:`slicereview.app.rating`).
+:mod:`slicereview.app.rating.sessions`).
 
 The rating modules (ranking engines, reliability statistics, commands) are imported on the
 first use of the Rate tab, not before the main window's first paint.
@@ -15,7 +15,7 @@ from PySide6.QtGui import QUndoStack
 from slicereview.store import Project
 
 if TYPE_CHECKING:
-    from slicereview.app import rating as _rating
+    from slicereview.app.rating import sessions as _rating
 
 
 class RatingGateway:
@@ -26,10 +26,10 @@ class RatingGateway:
 
     # -- rating (Rate page) ----------------------------------------------------------------
     # Rating sessions are open RatingRun engines (answers in memory, one transaction per
-    # answer), kept by slicereview.app.rating.RatingRuns while the project is open.
+    # answer), kept by slicereview.app.rating.sessions.RatingRuns while the project is open.
 
     def _rating_runs(self) -> _rating.RatingRuns:
-        from slicereview.app.rating import RatingRuns
+        from slicereview.app.rating.sessions import RatingRuns
 
         if self._runs is None or self._runs.project is not self.open_project:
             self._runs = RatingRuns(self.open_project)
@@ -55,7 +55,7 @@ class RatingGateway:
         return [r.name for r in sorted(raters, key=lambda r: (r.simulated, r.name.lower()))]
 
     def create_rating_session(self, spec: _rating.NewSessionSpec) -> int:
-        from slicereview.app.rating import start_session
+        from slicereview.app.rating.sessions import start_session
 
         session_id = start_session(self.open_project, spec)
         self.rating_sessions_changed.emit()
@@ -63,7 +63,7 @@ class RatingGateway:
 
     def second_pass(self, session_id: int) -> int:
         """A new sort session of the same rater, images and settings in a new random order."""
-        from slicereview.app.rating import second_pass
+        from slicereview.app.rating.sessions import second_pass
 
         new_id = second_pass(self.open_project, session_id)
         self.rating_sessions_changed.emit()
@@ -104,13 +104,13 @@ class RatingGateway:
 
     def export_ranking_csv(self, session_id: int, path: str | Path) -> int:
         """Write the session's ranking as ``slicereview ranking --csv`` does; returns rows."""
-        from slicereview.app.rating import write_ranking_csv
+        from slicereview.app.rating.sessions import write_ranking_csv
 
         return write_ranking_csv(Path(path), self.rating(session_id).rows())
 
     def reliability(self, session_ids: list[int], randomisations: int = 100
                     ) -> _rating.ReliabilityReport:
-        from slicereview.app.rating import reliability
+        from slicereview.app.rating.sessions import reliability
 
         return reliability([self.rating(s).session_scores() for s in session_ids],
                            randomisations=randomisations)

@@ -1,5 +1,5 @@
 """The gateway's reviewing methods (a mixin of ProjectGateway; the rules are in
-:mod:`slicereview.app.review_queue` and :mod:`slicereview.app.review_decisions`)."""
+:mod:`slicereview.app.review.queue` and :mod:`slicereview.app.review.decisions`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from slicereview.model import (
 from slicereview.store import Project
 
 if TYPE_CHECKING:
-    from slicereview.app import review_image, review_queue
+    from slicereview.app.review import image as review_image
+    from slicereview.app.review import queue as review_queue
 
 
 class ReviewGateway:
@@ -26,7 +27,7 @@ class ReviewGateway:
     open_project: Project
 
     # -- review (Review page) --------------------------------------------------------------
-    # Decisions and pins are undoable commands of slicereview.app.review_commands; settings
+    # Decisions and pins are undoable commands of slicereview.app.review.commands; settings
     # of the review job (reviewer, queue position, budget, filters) live in the project's meta
     # under "review." keys, so they travel with the file and come back on reopen.
 
@@ -58,13 +59,13 @@ class ReviewGateway:
     def review_rows(self, spec: review_queue.QueueSpec, result: review_queue.QueueResult
                     ) -> list[review_queue.QueueRow]:
         """The ranked queue from computed features (statuses read now)."""
-        from slicereview.app import review_queue
+        from slicereview.app.review import queue as review_queue
 
         return review_queue.queue(self.open_project, spec, result)
 
     def review_image(self, image_id: int, annotation_ids: tuple[int, ...]
                      ) -> review_image.ReviewImage:
-        from slicereview.app import review_image
+        from slicereview.app.review import image as review_image
 
         return review_image.review_image(self.open_project, image_id, annotation_ids)
 
@@ -73,20 +74,20 @@ class ReviewGateway:
                           annotation_ids: tuple[int, ...]) -> review_image.ReviewImage:
         """:meth:`review_image` for a worker thread, through its own connection (SQLite
         connections belong to the thread that opened them)."""
-        from slicereview.app import review_image
+        from slicereview.app.review import image as review_image
 
         with Project.open(project_path) as project:
             return review_image.review_image(project, image_id, annotation_ids)
 
     def review_status(self, annotation_ids: tuple[int, ...]) -> str:
-        from slicereview.app import review_queue
+        from slicereview.app.review import queue as review_queue
 
         decided = self.open_project.current_decisions(annotation_ids)
         return review_queue.review_status(len(decided), len(annotation_ids))
 
     def decide(self, stack: QUndoStack, reviewer_id: int, annotation_id: int, decision: str,
                tags: tuple[str, ...] = (), note: str = "", active_ms: int = 0) -> bool:
-        from slicereview.app import review_commands
+        from slicereview.app.review import commands as review_commands
 
         text = {"accept": "Accept", "reject": "Reject",
                 "expert_review": "Expert review"}.get(decision, "Decision")
@@ -97,14 +98,14 @@ class ReviewGateway:
     def add_pin(self, stack: QUndoStack, reviewer_id: int, image_id: int, note: str,
                 tags: tuple[str, ...] = (), *, box: tuple[float, float, float, float] | None
                 = None, point: tuple[float, float] | None = None) -> bool:
-        from slicereview.app import review_commands
+        from slicereview.app.review import commands as review_commands
 
         return self.execute(stack, review_commands.AddPin(
             self.open_project, reviewer_id, image_id, note, tuple(tags), box, point))
 
     def accept_all(self, stack: QUndoStack, reviewer_id: int, image_id: int,
                    annotation_ids: tuple[int, ...], active_ms: int = 0) -> bool:
-        from slicereview.app import review_commands
+        from slicereview.app.review import commands as review_commands
 
         return self.execute(stack, review_commands.AcceptAll(
             self.open_project, reviewer_id, image_id, annotation_ids, active_ms=active_ms))

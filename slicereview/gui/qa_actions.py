@@ -53,7 +53,7 @@ class QAActions:
 
     def open_package(self, path: Path) -> UnpackPackageWorker | None:
         """Open a work package zip: checked and unpacked beside itself in a worker (see
-        :func:`slicereview.app.packages.unpack`), then its project is opened."""
+        :func:`slicereview.app.qa.packages.unpack`), then its project is opened."""
         if self._package_worker is not None:
             return None
         return self._start_package_job(UnpackPackageWorker(path),

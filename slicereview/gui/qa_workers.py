@@ -2,9 +2,9 @@
 report's values, one matrix cell's images, exporting, merging and opening a work package. Each opens
 its own :class:`~slicereview.store.Project` (SQLite connections stay in their thread).
 
-Cancel: :func:`slicereview.app.report.collect` reports progress but takes no cancel flag, so
-the report worker's progress callback raises :class:`Cancelled`, which stops the pass at the
-next image; nothing is written by the report, so stopping leaves nothing behind.
+Cancel: :func:`slicereview.app.report.owner_report.collect` reports progress but takes no
+cancel flag, so the report worker's progress callback raises :class:`Cancelled`, which stops the
+pass at the next image; nothing is written by the report, so stopping leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ class Cancelled(Exception):
 
 
 class ReportWorker(Worker):
-    """``finished(ReportData)`` of :func:`slicereview.app.report.collect`; ``finished(None)``
-    after Cancel."""
+    """``finished(ReportData)`` of :func:`slicereview.app.report.owner_report.collect`;
+    ``finished(None)`` after Cancel."""
 
     def __init__(self, project_path: Path, raters: list[int] | None = None,
                  subset: str = "all annotators") -> None:
@@ -36,7 +36,7 @@ class ReportWorker(Worker):
         self.progress.emit(done, total, "report")
 
     def work(self) -> object:
-        from slicereview.app.report import collect
+        from slicereview.app.report.owner_report import collect
 
         try:
             with Project.open(self.project_path) as project:
@@ -53,7 +53,7 @@ class PairWorker(Worker):
         self.project_path, self.a, self.b = Path(project_path), a, b
 
     def work(self) -> object:
-        from slicereview.app.report_pairs import pair_disagreements
+        from slicereview.app.report.pairs import pair_disagreements
 
         with Project.open(self.project_path) as project:
             return pair_disagreements(project, self.a, self.b)
@@ -69,7 +69,7 @@ class ExportPackageWorker(Worker):
         self.out = Path(out)
 
     def work(self) -> object:
-        from slicereview.app.packages import package
+        from slicereview.app.qa.packages import package
 
         self.progress.emit(0, 0, "export")
         with Project.open(self.project_path) as project:
@@ -85,7 +85,7 @@ class MergePackageWorker(Worker):
         self.project_path, self.file = Path(project_path), Path(file)
 
     def work(self) -> object:
-        from slicereview.app.packages import merge
+        from slicereview.app.qa.packages import merge
 
         self.progress.emit(0, 0, "merge")
         with Project.open(self.project_path) as project:
@@ -94,7 +94,7 @@ class MergePackageWorker(Worker):
 
 class UnpackPackageWorker(Worker):
     """``finished(Path)``: the project of a work package zip, checked and unpacked beside the
-    zip (or found there from an earlier opening) by :func:`slicereview.app.packages.unpack`;
+    zip (or found there from an earlier opening) by :func:`slicereview.app.qa.packages.unpack`;
     a refused zip (damaged, newer, far larger unpacked) is ``failed`` with the reason."""
 
     def __init__(self, file: Path) -> None:
@@ -102,7 +102,7 @@ class UnpackPackageWorker(Worker):
         self.file = Path(file)
 
     def work(self) -> object:
-        from slicereview.app.packages import unpack
+        from slicereview.app.qa.packages import unpack
 
         self.progress.emit(0, 0, "unpack")
         return unpack(self.file)
@@ -131,6 +131,6 @@ class HtmlReportWorker(Worker):
 
 def _write_html(data: object, out: Path) -> None:
     """Child process: render the report values to ``out``."""
-    from slicereview.app.report import render
+    from slicereview.app.report.owner_report import render
 
     out.write_text(render(data), encoding="utf-8")  # type: ignore[arg-type]

@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from slicereview.store import Project
 
 if TYPE_CHECKING:  # the imaging engines (pydicom, SimpleITK) load when an import starts
-    from slicereview.app.importing import ImportReport
+    from slicereview.app.images.importing import ImportReport
     from slicereview.engines.imaging.importer import SliceSelection
 
 
@@ -90,7 +90,7 @@ class ImportWorker(Worker):
         self.slices = slices  # None: the default SliceSelection()
 
     def work(self) -> ImportReport:
-        from slicereview.app.importing import import_paths
+        from slicereview.app.images.importing import import_paths
         from slicereview.engines.imaging.importer import SliceSelection
 
         with Project.open(self.project_path) as project:
@@ -122,7 +122,7 @@ class ReviewFeaturesWorker(Worker):
         self.spec = spec
 
     def work(self) -> object:
-        from slicereview.app.review_queue import compute_features
+        from slicereview.app.review.queue import compute_features
 
         with Project.open(self.project_path) as project:
             return compute_features(

@@ -58,8 +58,9 @@ class RatingMixin(StoreBase):
         """Store a new session as given and return its id.
 
         The rules (default algorithm, labels, seed; which kinds have an algorithm) live in
-        :func:`slicereview.app.rating.create_session`; the store adds only ``initial_count``
-        (the image set's size now, so images added later are presented after the first ones).
+        :func:`slicereview.app.rating.sessions.create_session`; the store adds only
+        ``initial_count`` (the image set's size now, so images added later are presented after the
+        first ones).
         """
         kind = SessionKind(kind)
         settings = dict(settings)

@@ -1,6 +1,6 @@
 """Store methods of the QA workflow: batches and assignments, gold, gold scores, the owner's
 qualification decisions and image flags (schema version 3). The rules are in
-:mod:`slicereview.app.workflow`; the store keeps the data consistent only.
+:mod:`slicereview.app.qa.workflow`; the store keeps the data consistent only.
 
 Example
 -------

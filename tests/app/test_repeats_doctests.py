@@ -9,8 +9,8 @@ import pytest
 
 MODULES = [
     "slicereview.store.repeats",
-    "slicereview.app.repeats",
-    "slicereview.app.review_queue",
+    "slicereview.app.qa.repeats",
+    "slicereview.app.review.queue",
     "slicereview.demo.review",
 ]
 

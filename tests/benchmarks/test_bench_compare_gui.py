@@ -20,8 +20,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from skimage import io
 
-from slicereview.app.importing import import_paths
-from slicereview.app.rating import Comparison, NewSessionSpec
+from slicereview.app.images.importing import import_paths
+from slicereview.app.rating.sessions import Comparison, NewSessionSpec
 from slicereview.gui.main_window import MainWindow
 from slicereview.model import SessionKind
 from slicereview.store import Project

@@ -28,8 +28,8 @@ import time
 import numpy as np
 import pytest
 
-from slicereview.app.rating import create_session
-from slicereview.app.rating_run import RatingRun
+from slicereview.app.rating.run import RatingRun
+from slicereview.app.rating.sessions import create_session
 from slicereview.demo.raters import (
     SimulatedRater,
     distinct_truth,

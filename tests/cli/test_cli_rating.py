@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from slicereview.app.rating import create_session
-from slicereview.app.rating_run import RatingRun
+from slicereview.app.rating.run import RatingRun
+from slicereview.app.rating.sessions import create_session
 from slicereview.demo.raters import SimulatedRater
 from slicereview.demo.ratings import complete_session
 from slicereview.launcher import main

@@ -6,7 +6,7 @@ import csv
 
 import pytest
 
-from slicereview.app.reviewing import decide, pin
+from slicereview.app.review.decisions import decide, pin
 from slicereview.demo.annotators import (
     random_regions,
     simulate_annotators,

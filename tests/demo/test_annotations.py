@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 from skimage import io
 
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.demo.annotations import DEMO_QUESTIONS, add_demo_annotations
 from slicereview.model import AnnotationStatus
 from slicereview.store import Project

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from scipy.stats import kendalltau
 
-from slicereview.app.rating_run import RatingRun
+from slicereview.app.rating.run import RatingRun
 from slicereview.demo.ratings import CAREFUL, NOISY, add_demo_ratings
 from slicereview.model import NewImage
 from slicereview.store import Project

@@ -9,8 +9,8 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from slicereview.app.packages import merge
-from slicereview.app.qa_stats import acceptance_table
+from slicereview.app.qa.packages import merge
+from slicereview.app.report.acceptance import acceptance_table
 from slicereview.demo.workflow import (
     ANNOTATORS,
     EXPERT,

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 from skimage import data, io
 
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.demo.annotators import random_regions, simulate_annotators
 from slicereview.store import Project
 

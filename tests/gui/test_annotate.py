@@ -10,7 +10,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from skimage import io
 
 from slicereview.app.annotating import label_image
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.engines import geometry
 from slicereview.engines.masks import rasterize
 from slicereview.gui.active_time import IdleClock

@@ -117,8 +117,8 @@ def test_image_list_shows_and_filters_by_status_and_done_counts_the_batch(qtbot,
     shows each image's status for the annotator shown and filters by it."""
     from skimage import io
 
-    from slicereview.app.importing import import_paths
-    from slicereview.app.rating import create_session
+    from slicereview.app.images.importing import import_paths
+    from slicereview.app.rating.sessions import create_session
 
     path = make_annotate_project(tmp_path)
     extra = tmp_path / "rating"
@@ -189,7 +189,7 @@ def test_colour_blind_scheme_from_the_view_menu_is_remembered_and_dashes_stay(
 
 def test_a_returned_annotation_shows_comments_and_pins_and_revise_starts_the_next_round(
         qtbot, shared_file: Path) -> None:
-    from slicereview.app.review_decisions import decide, pin
+    from slicereview.app.review.decisions import decide, pin
     from slicereview.model import Role
 
     with Project.open(shared_file) as project:

@@ -19,7 +19,7 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from skimage import io
 
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.gui import busy
 from slicereview.gui.main_window import MainWindow
 from slicereview.store import Project

@@ -16,11 +16,11 @@ import sys
 import numpy as np
 from PIL import Image
 
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.store import Project
 
-LATER = ("scipy", "skimage", "SimpleITK", "choix", "slicereview.app.rating",
-         "slicereview.app.commands", "slicereview.app.importing",
+LATER = ("scipy", "skimage", "SimpleITK", "choix", "slicereview.app.rating.sessions",
+         "slicereview.app.commands", "slicereview.app.images.importing",
          "slicereview.engines.ranking.reliability", "slicereview.engines.agreement.alpha")
 
 SCRIPT = """

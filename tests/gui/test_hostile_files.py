@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from skimage import io
 
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.errors import DecoderCrashedError
 from slicereview.engines.imaging.loader import load_display

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from skimage import io
 
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.model import AnnotationStatus, Certainty, Polygon
 from slicereview.store import Project
 

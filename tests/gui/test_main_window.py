@@ -11,7 +11,7 @@ from pydicom.data import get_testdata_file
 from PySide6.QtCore import QPoint, QPointF, Qt
 from skimage import io
 
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.engines.imaging.importer import parse_slices
 from slicereview.gui.main_window import MainWindow
 from slicereview.store import Project

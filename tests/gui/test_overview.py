@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QFileDialog
 
-from slicereview.app.report import _fmt, collect, render
-from slicereview.app.report_pairs import pair_disagreements
+from slicereview.app.report.owner_report import _fmt, collect, render
+from slicereview.app.report.pairs import pair_disagreements
 from slicereview.store import Project
 from tests.app.qa_project import build
 

@@ -14,7 +14,7 @@ from PySide6.QtGui import QImage, QTextDocument
 from skimage import data, io
 
 from slicereview.app.annotating import finish
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.model import Phase, Polygon
 from slicereview.store import Project
 

@@ -92,7 +92,7 @@ def test_refused_package_leaves_the_project_untouched(open_window, qtbot, qa_pat
     other_folder = tmp_path / "other"
     other_folder.mkdir()
     other = build(other_folder, images=12, seed=3)
-    from slicereview.app.packages import package
+    from slicereview.app.qa.packages import package
 
     with Project.open(other) as p:
         foreign = package(p, "a2-1", tmp_path / "foreign.zip")
@@ -112,7 +112,7 @@ def test_the_annotator_opens_the_package_zip_with_file_open(open_window, qtbot, 
                                                             messages) -> None:
     """File ▸ Open project… accepts the zip: it is unpacked beside itself and opened; the
     annotator outlines a region in the Annotate tab and the edit is in the unpacked project."""
-    from slicereview.app.packages import package
+    from slicereview.app.qa.packages import package
     from tests.gui.test_annotate import _click
 
     (tmp_path / "inbox").mkdir()
@@ -149,7 +149,7 @@ def test_a_damaged_package_zip_is_refused_by_file_open(open_window, qtbot, qa_pa
                                                        messages) -> None:
     """A zip whose image does not match its manifest: one-line warning, no folder written,
     the window stays usable (the check runs in the worker, off the GUI thread)."""
-    from slicereview.app.packages import package
+    from slicereview.app.qa.packages import package
 
     with Project.open(qa_path) as p:
         sent = package(p, "a0-1", tmp_path / "a0-1.zip", batch="formal")

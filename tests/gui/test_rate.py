@@ -12,9 +12,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from skimage import io
 
-from slicereview.app.importing import import_paths
-from slicereview.app.rating import CSV_COLUMNS, NewSessionSpec
-from slicereview.app.rating_run import Comparison, GradeRequest, RatingRun
+from slicereview.app.images.importing import import_paths
+from slicereview.app.rating.run import Comparison, GradeRequest, RatingRun
+from slicereview.app.rating.sessions import CSV_COLUMNS, NewSessionSpec
 from slicereview.demo.ratings import add_demo_ratings
 from slicereview.gui.main_window import MainWindow
 from slicereview.gui.views.rate_page import RatePage

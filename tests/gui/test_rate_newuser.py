@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from slicereview.app.rating_run import GradeRequest
+from slicereview.app.rating.run import GradeRequest
 from tests.gui.test_rate import SHOTS, _new_session, _press, _truth, _window, make_rate_project
 
 

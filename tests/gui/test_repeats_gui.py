@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from skimage import data, io
 
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.gui.main_window import MainWindow
 from slicereview.model import AnnotationStatus
 from slicereview.store import Project

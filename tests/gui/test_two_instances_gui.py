@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from slicereview.app.rating_run import Comparison, RatingRun
+from slicereview.app.rating.run import Comparison, RatingRun
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.main_window import MainWindow
 from slicereview.store import Project

@@ -13,7 +13,7 @@ from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtWidgets import QApplication
 from skimage import io
 
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.demo.project import mammogram_files
 from slicereview.engines.imaging.importer import parse_slices
 from slicereview.gui.main_window import MainWindow

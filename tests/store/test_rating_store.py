@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from slicereview.app.rating import create_session
+from slicereview.app.rating.sessions import create_session
 from slicereview.model import AnswerChoice, NewImage, Phase, SessionKind
 from slicereview.store import Project
 

@@ -2,7 +2,7 @@
 (intra-rater agreement, scheduled by the owner in Owner ▸ Phases and batches).
 
 * **when** — repeats are offered once every first pass of the batch is finished ("Done: N of
-  N"), never mixed in earlier (:func:`slicereview.app.repeats.repeats_due`): the first mask is
+  N"), never mixed in earlier (:func:`slicereview.app.qa.repeats.repeats_due`): the first mask is
   then as far back as the batch allows. Before that the box says how many will come.
 * **where** — the *Repeats* box of the panel lists them (the image list keeps showing the first
   passes' statuses); *Open* (or a double click) selects the image in the image list and shows

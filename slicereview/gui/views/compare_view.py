@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.app.rating import Comparison, Current, GradeRequest, Ranking
+from slicereview.app.rating.sessions import Comparison, Current, GradeRequest, Ranking
 from slicereview.gui.active_time import ClockLabel, IdleClock, TouchOnInput
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.prefetch import Prefetcher

@@ -1,6 +1,6 @@
 """Owner ▸ Guidelines…: edit the versioned Markdown guidelines with a live preview, read the
 version history with the diff between any version and the one before, and promote a
-reviewer's comment into a guideline entry with an image crop (:mod:`slicereview.app.guidelines`).
+reviewer's comment into a guideline entry with an image crop (:mod:`slicereview.app.qa.guidelines`).
 
 Saving a changed text makes a new version (the old ones stay: every annotation and review
 names the version in force); saving an unchanged text does nothing. Promoted crops are shown in

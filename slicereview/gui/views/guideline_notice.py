@@ -4,7 +4,7 @@ what changed (F2)" while the guidelines changed since the acting annotator last 
 F2 (anywhere in the main window while the Annotate tab is shown) or the notice's button
 opens :class:`GuidelineChangesDialog` with the newest guidelines and the unified diff since
 the version the annotator last looked at (the whole text the first time); opening it records
-that they looked (:func:`slicereview.app.guidelines.guideline_changes`), and the notice goes
+that they looked (:func:`slicereview.app.qa.guidelines.guideline_changes`), and the notice goes
 away. Attached to the page by :func:`install` (one line in the page), so the page itself
 stays unchanged.
 """
@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from slicereview.gui.views.guideline_editor import GuidelineBrowser, show_markdown
 
 if TYPE_CHECKING:
-    from slicereview.app.guidelines import GuidelineChanges
+    from slicereview.app.qa.guidelines import GuidelineChanges
     from slicereview.gui.views.annotate_page import AnnotatePage
 
 KEY = "F2"

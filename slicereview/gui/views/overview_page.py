@@ -1,9 +1,9 @@
 """The Overview tab: the owner's report inside the app.
 
-The same values as ``slicereview report`` (:func:`slicereview.app.report.collect`, computed by
-a :class:`~slicereview.gui.qa_workers.ReportWorker` in its own thread and connection, with a
-progress bar and Cancel) shown as tables — acceptance per phase × group with times and Welch
-tests, the onboarding pre-filter, per-annotator quality (with STAPLE sensitivity and
+The same values as ``slicereview report`` (:func:`slicereview.app.report.owner_report.collect`,
+computed by a :class:`~slicereview.gui.qa_workers.ReportWorker` in its own thread and
+connection, with a progress bar and Cancel) shown as tables — acceptance per phase × group with
+times and Welch tests, the onboarding pre-filter, per-annotator quality (with STAPLE sensitivity and
 specificity), the annotator × annotator agreement matrix, classification questions — and
 interactive pyqtgraph plots (inter- and intra-rater α histograms, queue curves, times).
 Clicking a matrix cell lists the images where that pair disagrees most (lowest
@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.app.report_format import STAPLE_NOTE, intra_note
+from slicereview.app.report.formatting import STAPLE_NOTE, intra_note
 from slicereview.gui.qa_workers import HtmlReportWorker, PairWorker, ReportWorker
 from slicereview.gui.views import overview_plots as plots
 from slicereview.gui.views import overview_tables as tables
@@ -230,7 +230,8 @@ class OverviewPage(QWidget):
 
     # -- showing -----------------------------------------------------------------------------
     def show_data(self, data: Any) -> None:
-        """Fill every table and plot from a :class:`~slicereview.app.report.ReportData`."""
+        """Fill every table and plot from a
+        :class:`~slicereview.app.report.owner_report.ReportData`."""
         tables.fill_acceptance(self.acceptance, data)
         tables.fill_onboarding(self.onboarding, data)
         tables.fill_quality(self.quality, data)

@@ -2,7 +2,7 @@
 matplotlib): image-level vs box-level α histograms (Fig. 5), the review-queue evaluation
 curves (Fig. 6) and annotation times per phase. Each function fills a white
 ``pg.PlotWidget`` (zoom and pan with the mouse, right-click for export) from the values of
-:class:`slicereview.app.report.ReportData`.
+:class:`slicereview.app.report.owner_report.ReportData`.
 """
 
 from __future__ import annotations

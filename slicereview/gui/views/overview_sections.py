@@ -7,8 +7,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QLabel, QLayout, QScrollArea, QVBoxLayout, QWidget
 
-from slicereview.app.report_classes import TARGET
-from slicereview.app.report_format import fmt as _fmt
+from slicereview.app.report.formatting import fmt as _fmt
+from slicereview.app.report.questions import TARGET
 from slicereview.gui.views import overview_plots as plots
 from slicereview.gui.views import overview_tables as tables
 

@@ -1,6 +1,6 @@
-"""The Overview tab's tables, filled from :class:`slicereview.app.report.ReportData` with the
-same columns, numbers and methods as the HTML report (``slicereview report``): acceptance per
-phase × group (Table 2) with times and Welch tests, the onboarding pre-filter and decisions,
+"""The Overview tab's tables, filled from :class:`slicereview.app.report.owner_report.ReportData`
+with the same columns, numbers and methods as the HTML report (``slicereview report``): acceptance
+per phase × group (Table 2) with times and Welch tests, the onboarding pre-filter and decisions,
 per-annotator quality (with STAPLE sensitivity and specificity) and the annotator ×
 annotator agreement matrix.
 """
@@ -14,9 +14,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from slicereview.app.report_format import STAPLE_COLUMNS, staple_cells
-from slicereview.app.report_format import colour as _colour
-from slicereview.app.report_format import fmt as _fmt
+from slicereview.app.report.formatting import STAPLE_COLUMNS, staple_cells
+from slicereview.app.report.formatting import colour as _colour
+from slicereview.app.report.formatting import fmt as _fmt
 
 ACCEPTANCE = ["phase", "group", "images", "time all (s)", "accepted (s)", "rejected (s)",
               "Welch p", "", "accepted", "acc. ratio (%)", "time outliers"]

@@ -1,11 +1,11 @@
 """Owner ▸ Phases and batches…: the batches of the project per phase with their rules and
 assignments, and a form to create one (from an image set or the images in the image list) or
 edit one (rules and added assignments; a batch's images and phase stay as created, since work
-may already exist on them). Saves through :mod:`slicereview.app.workflow`.
+may already exist on them). Saves through :mod:`slicereview.app.qa.workflow`.
 
 *Repeats* (intra-rater agreement): for the selected batch, "Schedule repeats" asks every annotator
 of the batch to annotate a seeded share of its images (in %, at least one image) a second time,
-after their first passes, blind (:mod:`slicereview.app.repeats`); the seed is shown and kept so
+after their first passes, blind (:mod:`slicereview.app.qa.repeats`); the seed is shown and kept so
 a schedule can be reproduced, scheduling again keeps existing repeats, and each annotator's
 repeats to do / done are listed.
 """

@@ -3,7 +3,7 @@ pre-filter of its annotators, with the owner's decision.
 
 Top: the batch's images with their gold (an expert's finished annotation marked gold, or an
 imported PNG label mask). Bottom: each assigned annotator's mean scores against gold over their
-scored images (computed by :mod:`slicereview.app.workflow` when they finish an image), the
+scored images (computed by :mod:`slicereview.app.qa.workflow` when they finish an image), the
 pre-filter verdict and the decision in force; *Confirm* stores the pre-filter's verdict,
 *Override* the opposite and needs a reason. Each decision is stored with who, when and why.
 Only the owner sees this: the annotators' work lists never say which images are gold.

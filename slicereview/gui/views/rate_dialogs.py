@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.app.rating import NewSessionSpec, default_question
+from slicereview.app.rating.sessions import NewSessionSpec, default_question
 from slicereview.engines.ranking import ALGORITHMS, DEFAULT, DEFAULT_K, estimate_questions
 from slicereview.engines.ranking.scoring import DEFAULT_LABELS
 from slicereview.gui.settings import rating_choices, remember_rating_choices

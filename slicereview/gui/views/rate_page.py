@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.app.rating import NewSessionSpec, SessionSummary
+from slicereview.app.rating.sessions import NewSessionSpec, SessionSummary
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.views.compare_view import CompareView
 from slicereview.gui.views.image_view import ImageView

@@ -1,11 +1,11 @@
 """A returned annotation in the Annotate tab: the reviewer's reason, comments and pins.
 
 When the annotation shown is the acting annotator's own and a reviewer rejected it
-(:func:`slicereview.app.review_decisions.returned_annotations`), the panel shows a *Returned by
+(:func:`slicereview.app.review.decisions.returned_annotations`), the panel shows a *Returned by
 the reviewer* box: the reason tags and comment, and every pin on the image (a box or a point
 with its comment), numbered, listed here and drawn on the image with the same numbers (dotted
 magenta outlines, which neither polygon colour scheme uses). *Revise* starts the next round — a
-copy of the annotator's polygons and answers (:func:`~slicereview.app.review_decisions.
+copy of the annotator's polygons and answers (:func:`~slicereview.app.review.decisions.
 start_revision`) — and switches to it; the rejected round stays as it was.
 """
 

@@ -66,7 +66,7 @@ class ConsensusLayer:
         self.box.setCurrentIndex((self.box.currentIndex() + 1) % len(MODES))
 
     def set_review(self, review: Any, level: str) -> None:
-        """Follow the image shown (``review`` a :class:`~slicereview.app.review_image.ReviewImage`
+        """Follow the image shown (``review`` a :class:`~slicereview.app.review.image.ReviewImage`
         or ``None``)."""
         self._labels = None if review is None else np.asarray(review.labels)
         self._names = [] if review is None else [w.name for w in review.annotators]

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.app.review_image import ReviewImage
+from slicereview.app.review.image import ReviewImage
 from slicereview.engines.review.features import ImageFeatures
 from slicereview.gui.views.review_overlay import annotator_colour, band_colour, vote_colour
 

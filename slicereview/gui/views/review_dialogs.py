@@ -1,6 +1,6 @@
 """Dialogs of the Review tab: the reason of a rejection or a pinned comment.
 
-A rejection needs a reason (a tag or text, :data:`~slicereview.app.review_decisions.REASON_NEEDED`)
+A rejection needs a reason (a tag or text, :data:`~slicereview.app.review.decisions.REASON_NEEDED`)
 and so does a pin; OK stays disabled until there is one, so the rule is visible before the
 click rather than an error after it.
 """
@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.app.review_decisions import REASON_TAGS
+from slicereview.app.review.decisions import REASON_TAGS
 
 
 class ReasonDialog(QDialog):

@@ -26,7 +26,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem
 
-from slicereview.app.review_image import ReviewImage
+from slicereview.app.review.image import ReviewImage
 from slicereview.gui.views.image_view import ImageView
 from slicereview.gui.views.polygon_items import qpolygonf
 

@@ -33,8 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.app.review_image import ReviewImage
-from slicereview.app.review_queue import QueueRow
+from slicereview.app.review.image import ReviewImage
+from slicereview.app.review.queue import QueueRow
 from slicereview.gui.active_time import IdleClock
 from slicereview.gui.views.image_view import ImageView
 from slicereview.gui.views.review_actions import ReviewActions

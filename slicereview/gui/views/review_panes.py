@@ -13,7 +13,7 @@ import math
 from PySide6.QtCore import QSignalBlocker
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
-from slicereview.app.review_image import ReviewImage
+from slicereview.app.review.image import ReviewImage
 from slicereview.gui.views.image_view import ImageView
 from slicereview.gui.views.review_overlay import OKABE_ITO, ReviewOverlay
 

@@ -1,5 +1,5 @@
 """Prepare the next queue images off the GUI thread: decode the pixels and compute the
-overlay values (:class:`~slicereview.app.review_image.ReviewImage`: rasterised masks, votes,
+overlay values (:class:`~slicereview.app.review.image.ReviewImage`: rasterised masks, votes,
 boxes and α) in a one-thread pool, so PgDn shows the next image with every overlay drawn from
 memory. A job reads the project through its own connection
 (:meth:`~slicereview.gui.gateway.ProjectGateway.load_review_image`).

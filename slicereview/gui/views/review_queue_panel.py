@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.app.review_queue import QueueRow, QueueSpec
+from slicereview.app.review.queue import QueueRow, QueueSpec
 from slicereview.engines.review.priority import METHODS
 from slicereview.gui.views.review_overlay import band_colour
 from slicereview.model import Phase
