@@ -1,6 +1,6 @@
 """Can a window be seen here? Checked before the GUI starts (and before a 10–30 s demo build).
 
-Qt-free, so the CLI can ask it; :mod:`slicereview.gui.app` asks it too.
+Qt-free, so the CLI can ask it; :mod:`slicereview.gui.application` asks it too.
 
 Example
 -------

@@ -22,7 +22,7 @@ from skimage import io
 
 from slicereview.app.images.importing import import_paths
 from slicereview.app.rating.sessions import Comparison, NewSessionSpec
-from slicereview.gui.main_window import MainWindow
+from slicereview.gui.window.main_window import MainWindow
 from slicereview.model import SessionKind
 from slicereview.store import Project
 

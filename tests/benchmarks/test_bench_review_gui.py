@@ -19,8 +19,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from slicereview.gui.main_window import MainWindow
-from tests.gui.review_fixture import build_review_project
+from slicereview.gui.window.main_window import MainWindow
+from tests.gui.review.review_fixture import build_review_project
 
 pytestmark = pytest.mark.benchmark
 

@@ -26,7 +26,7 @@ LATER = ("scipy", "skimage", "SimpleITK", "choix", "slicereview.app.rating.sessi
 SCRIPT = """
 import json, sys
 from pathlib import Path
-from slicereview.gui.app import run
+from slicereview.gui.application import run
 code = run(Path(sys.argv[1]), screenshot=Path(sys.argv[2]))
 print(json.dumps([code, [m for m in json.loads(sys.argv[3]) if m in sys.modules]]))
 """
