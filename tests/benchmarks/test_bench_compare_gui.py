@@ -55,7 +55,7 @@ def test_next_pair_latency(qtbot, tmp_path: Path) -> None:
     qtbot.waitUntil(w.isActiveWindow)
     assert w.open_project(path)
     page = w.rate_page
-    w.jobs.setCurrentWidget(page)
+    w.tabs.setCurrentWidget(page)
     gateway = page.gateway
     for im in gateway.images():  # decoded once, as after a first look at every image
         gateway.display(im)

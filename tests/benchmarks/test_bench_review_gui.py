@@ -34,7 +34,7 @@ def test_next_review_image_latency(qtbot, tmp_path: Path) -> None:
     qtbot.waitExposed(w)
     assert w.open_project(path)
     page = w.review_page
-    w.jobs.setCurrentWidget(page)
+    w.tabs.setCurrentWidget(page)
     qtbot.waitUntil(lambda: page.review is not None, timeout=30000)
     page.heat_box.setCurrentIndex(1)  # relaxed heat map on: the most to draw
     page.setFocus()

@@ -9,7 +9,7 @@ Rules held here, once:
 * **later, without seeing the first** — a repeat is created ``in_progress`` and empty (never a
   copy of the first pass); :func:`pending_repeats` lists the repeats an annotator should be
   given now: those whose first pass is finished and that are not finished themselves. Showing
-  them after the rest of the batch, without the first pass, is the front end's job.
+  them after the rest of the batch, without the first pass, is up to the front end.
 * **what counts** — a repeat is used for intra-rater α when it and its first pass are both
   finished (``submitted`` or ``nothing_to_annotate``), see
   :func:`slicereview.app.review.queue.compute_features`.

@@ -4,7 +4,7 @@ A :class:`PolygonLayer` shows a list of stored polygons (each with its id) as
 :class:`~slicereview.gui.common.polygon_items.PolygonItem` s in image coordinates, reusing the
 item of an id when the list is shown again (after an edit only the changed path is rebuilt),
 and keeps the display settings: fill opacity, overlay on/off, outline only, the selected
-polygon. It knows nothing about mouse input (that is the drawing tool's job), so a review view
+polygon. It knows nothing about mouse input (that is the drawing tool's part), so a review view
 can use it to show any annotator's polygons.
 """
 

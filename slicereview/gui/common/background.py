@@ -1,14 +1,14 @@
-"""Short background jobs with results delivered to the GUI thread: one helper for every view.
+"""Short background tasks with results delivered to the GUI thread: one helper for every view.
 
 Views that decode thumbnails, prefetch images or compute a report hand a plain function and its
-plain-data arguments to :class:`Jobs`; it runs them on its own thread pool (one thread by
+plain-data arguments to :class:`Tasks`; it runs them on its own thread pool (one thread by
 default: decoding is memory-bound and the decoding child serialises it anyway) and emits
-:attr:`Jobs.done` ``(key, result)`` or :attr:`Jobs.failed` ``(key, message)`` in the GUI thread.
-:meth:`Jobs.forget` drops everything queued and makes results of jobs still running stale: they
+:attr:`Tasks.done` ``(key, result)`` or :attr:`Tasks.failed` ``(key, message)`` in the GUI thread.
+:meth:`Tasks.forget` drops everything queued and makes results of tasks still running stale: they
 are never delivered (a newer request, or the project closed). Workers touch no widget and no
 project connection of the GUI thread.
 
-Long jobs with a progress bar and Cancel (import, the demo, feature computation) are
+Long work with a progress bar and Cancel (import, the demo, feature computation) are
 :class:`slicereview.gui.common.workers.Worker` objects, which report progress as they go.
 
 Python's cyclic garbage collector runs in whichever thread happens to allocate when a
@@ -21,9 +21,9 @@ thread, with pyqtgraph's ``GarbageCollector``.
 
 Example
 -------
->>> jobs = Jobs()                                    # doctest: +SKIP
->>> jobs.done.connect(lambda key, value: print(key, value))  # doctest: +SKIP
->>> jobs.submit("answer", sum, [1, 2, 3])            # doctest: +SKIP
+>>> tasks = Tasks()                                  # doctest: +SKIP
+>>> tasks.done.connect(lambda key, value: print(key, value))  # doctest: +SKIP
+>>> tasks.submit("answer", sum, [1, 2, 3])            # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -56,12 +56,12 @@ class _Relay(QObject):
     failed = Signal(int, object, str)  # generation, key, message
 
 
-class Jobs(QObject):
-    """A queue of short background jobs whose results come back to the GUI thread."""
+class Tasks(QObject):
+    """A queue of short background tasks whose results come back to the GUI thread."""
 
-    #: A job finished: its key and the function's result.
+    #: A task finished: its key and the function's result.
     done = Signal(object, object)
-    #: A job raised: its key and the exception's text.
+    #: A task raised: its key and the exception's text.
     failed = Signal(object, str)
 
     def __init__(self, parent: QObject | None = None, threads: int = 1) -> None:
@@ -89,14 +89,14 @@ class Jobs(QObject):
         self._relay.finished.emit(generation, key, result)
 
     def forget(self) -> None:
-        """Drop queued jobs; a running one finishes, but its result is not delivered."""
+        """Drop queued tasks; a running one finishes, but its result is not delivered."""
         self._generation += 1
         for future in self._futures:
             future.cancel()
         self._futures = [f for f in self._futures if not f.done()]
 
     def wait(self, msecs: int = 30000) -> bool:
-        """Block until every job ran and its result was delivered (tests, screenshots)."""
+        """Block until every task ran and its result was delivered (tests, screenshots)."""
         _, running = wait(self._futures, timeout=msecs / 1000.0)
         QCoreApplication.processEvents()
         return not running

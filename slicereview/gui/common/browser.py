@@ -6,7 +6,7 @@ word — ``○ not started``, ``◐ in progress``, ``✓ submitted``, ``∅ noth
 ``↩ returned`` (rejected by a reviewer) — and the status box filters the list by it. Images
 outside the annotator's batch have no status line.
 
-Thumbnails are made off the GUI thread (:class:`~slicereview.gui.common.background.Jobs`) in the
+Thumbnails are made off the GUI thread (:class:`~slicereview.gui.common.background.Tasks`) in the
 decoding child process (:func:`slicereview.engines.imaging.isolated.thumbnail`: only the small
 picture comes back, and a file whose decoder aborts cannot take the program with it) and kept
 in memory; the list shows a grey tile until a thumbnail arrives. Thumbnails are requested once
@@ -36,7 +36,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBo
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import DisplayImage, thumbnail
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
-from slicereview.gui.common.background import Jobs
+from slicereview.gui.common.background import Tasks
 from slicereview.model import Image
 
 THUMB = 96
@@ -116,9 +116,9 @@ class ProjectBrowser(QWidget):
         layout.addWidget(self.status_box)
         layout.addWidget(self.list, 1)
 
-        self.jobs = Jobs(self)  # a failure: the list says why, the program goes on
-        self.jobs.done.connect(self._on_thumbnail)
-        self.jobs.failed.connect(self._on_failure)
+        self.tasks = Tasks(self)  # a failure: the list says why, the program goes on
+        self.tasks.done.connect(self._on_thumbnail)
+        self.tasks.failed.connect(self._on_failure)
         self._thumbs: dict[int, QIcon] = {}
         self._failures: dict[int, str] = {}
         #: Size limits of the open project (the main window sets them).
@@ -137,7 +137,7 @@ class ProjectBrowser(QWidget):
     # -- content ---------------------------------------------------------------------------
     def set_images(self, images: list[tuple[Image, Path]]) -> None:
         """Show ``(image, file)`` pairs; thumbnails are requested in the background."""
-        self.jobs.forget()
+        self.tasks.forget()
         self._wanted = []
         self.model.clear()
         self._rows.clear()
@@ -178,9 +178,9 @@ class ProjectBrowser(QWidget):
         for image, path in wanted:
             display = self.decoded(image.id)
             if display is not None:
-                self.jobs.submit(image.id, _thumbnail_of, display)
+                self.tasks.submit(image.id, _thumbnail_of, display)
             else:
-                self.jobs.submit(image.id, _thumbnail, path, image, self.limits)
+                self.tasks.submit(image.id, _thumbnail, path, image, self.limits)
 
     def set_statuses(self, statuses: dict[int, str] | None) -> None:
         """Show each image's annotation status (``None``: no statuses, no status filter)."""
@@ -227,7 +227,7 @@ class ProjectBrowser(QWidget):
 
     def wait_for_thumbnails(self, msecs: int = 30000) -> bool:
         self._request_thumbnails()
-        return self.jobs.wait(msecs)
+        return self.tasks.wait(msecs)
 
     # -- slots -----------------------------------------------------------------------------
     def _apply_filters(self) -> None:

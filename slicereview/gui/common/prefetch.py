@@ -15,7 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject
 
 from slicereview.engines.imaging.loader import load_display
-from slicereview.gui.common.background import Jobs
+from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.image_cache import DEFAULT_BUDGET
 from slicereview.model import Image
 
@@ -34,8 +34,8 @@ class Prefetcher(QObject):
     def __init__(self, gateway, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.gateway = gateway
-        self.jobs = Jobs(self)  # unreadable files are reported when shown, not here
-        self.jobs.done.connect(self._on_done)
+        self.tasks = Tasks(self)  # unreadable files are reported when shown, not here
+        self.tasks.done.connect(self._on_done)
         gateway.project_closed.connect(self.cancel)
 
     def prefetch(self, image_ids: list[int]) -> None:
@@ -45,15 +45,15 @@ class Prefetcher(QObject):
             if image_id in self.gateway.cache:
                 continue
             image = self.gateway.image(image_id)
-            self.jobs.submit(image_id, _decode, self.gateway.file_of(image), image,
+            self.tasks.submit(image_id, _decode, self.gateway.file_of(image), image,
                              self.gateway.limits)
 
     def cancel(self) -> None:
-        self.jobs.forget()  # queued jobs go; a running one finishes and is ignored
+        self.tasks.forget()  # queued tasks go; a running one finishes and is ignored
 
     def wait(self, msecs: int = 30000) -> bool:
         """Block until queued images are decoded (tests, benchmarks)."""
-        return self.jobs.wait(msecs)
+        return self.tasks.wait(msecs)
 
     def _on_done(self, image_id: int, display: object) -> None:
         cache = self.gateway.cache

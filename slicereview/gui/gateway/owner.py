@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 def _workflow():  # type: ignore[no-untyped-def]
-    """The workflow job, imported on first use (it loads scipy; the window starts without)."""
+    """The workflow module, imported on first use (it loads scipy; the window starts without)."""
     from slicereview.app.qa import workflow
 
     return workflow

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import thumbnail
 from slicereview.engines.imaging.limits import Limits
-from slicereview.gui.common.background import Jobs
+from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.browser import qimage_from_grey
 from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.gateway import ProjectGateway
@@ -71,8 +71,8 @@ class RankingGrid(QWidget):
         self.gateway = gateway
         self.session_id: int | None = None
         self._thumbs: dict[int, QPixmap] = {}
-        self.jobs = Jobs(self)  # an unreadable file keeps its grey tile (the browser says why)
-        self.jobs.done.connect(self._on_thumb)
+        self.tasks = Tasks(self)  # an unreadable file keeps its grey tile (the browser says why)
+        self.tasks.done.connect(self._on_thumb)
         gateway.project_closed.connect(self._thumbs.clear)
 
         self.title = QLabel()
@@ -190,7 +190,7 @@ class RankingGrid(QWidget):
             pixmap = QPixmap.fromImage(qimage_from_grey(tile))
             self._thumbs[image_id] = pixmap
             return QIcon(pixmap)
-        self.jobs.submit(image_id, _thumbnail, self.gateway.file_of(image), image,
+        self.tasks.submit(image_id, _thumbnail, self.gateway.file_of(image), image,
                          self.gateway.limits)
         grey = QPixmap(THUMB, THUMB)
         grey.fill(QColor(90, 90, 90))
@@ -206,7 +206,7 @@ class RankingGrid(QWidget):
 
     def wait_for_thumbnails(self, msecs: int = 10000) -> None:
         """Block until queued thumbnails are decoded (tests and screenshots)."""
-        self.jobs.wait(msecs)
+        self.tasks.wait(msecs)
 
     def on_export(self) -> None:
         if self.session_id is None:

@@ -39,7 +39,7 @@ from slicereview.engines.ranking.reliability import (
     SessionScores,
     reliability,
 )
-from slicereview.gui.common.background import Jobs
+from slicereview.gui.common.background import Tasks
 from slicereview.gui.gateway import ProjectGateway
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -76,9 +76,9 @@ class ReliabilityPanel(QWidget):
         super().__init__(parent)
         self.gateway = gateway
         self.report: ReliabilityReport | None = None
-        self.jobs = Jobs(self)
-        self.jobs.done.connect(self._on_done)
-        self.jobs.failed.connect(self._on_done)
+        self.tasks = Tasks(self)
+        self.tasks.done.connect(self._on_done)
+        self.tasks.failed.connect(self._on_done)
         self.choices = QListWidget()
         self.choices.setWordWrap(True)
         self.choices.setMinimumWidth(150)
@@ -167,7 +167,7 @@ class ReliabilityPanel(QWidget):
         Returns ``False`` when fewer than two sessions are ticked."""
         ids = self.checked()
         self.report = None
-        self.jobs.forget()
+        self.tasks.forget()
         if len(ids) < 2:
             self.summary.setText("Tick at least two finished sessions.")
             return False
@@ -175,12 +175,12 @@ class ReliabilityPanel(QWidget):
         self.summary.setText(f"Computing the agreement of {len(ids)} sessions "
                              f"({RANDOMISATIONS} random tie-breaks)…")
         self.compute_button.setEnabled(False)
-        self.jobs.submit("report", _compute, scores)
+        self.tasks.submit("report", _compute, scores)
         return True
 
     def wait(self, msecs: int = 30000) -> ReliabilityReport | None:
         """Block until a running computation is shown (tests, screenshots)."""
-        self.jobs.wait(msecs)
+        self.tasks.wait(msecs)
         return self.report
 
     def _on_done(self, _key: object, report: object) -> None:

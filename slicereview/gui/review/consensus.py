@@ -19,7 +19,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QLabel
 
-from slicereview.gui.common.background import Jobs
+from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.image_view import ImageView
 
 MODES = ("off", "majority", "STAPLE")
@@ -50,9 +50,9 @@ class ConsensusLayer:
         self.layer.setZValue(6)
         self.layer.setVisible(False)
         view.viewbox.addItem(self.layer)
-        self.jobs = Jobs()
-        self.jobs.done.connect(self._on_staple)
-        self.jobs.failed.connect(self._on_failed)
+        self.tasks = Tasks()
+        self.tasks.done.connect(self._on_staple)
+        self.tasks.failed.connect(self._on_failed)
         self.box.currentIndexChanged.connect(lambda _i: self.redraw())
         self._labels: np.ndarray | None = None
         self._names: list[str] = []
@@ -74,7 +74,7 @@ class ConsensusLayer:
         self.redraw()
 
     def redraw(self) -> None:
-        self.jobs.forget()
+        self.tasks.forget()
         self.summary.clear()
         self.summary.setToolTip("")
         labels = self._labels
@@ -91,7 +91,7 @@ class ConsensusLayer:
             return
         self.summary.setText("STAPLE: computing…")
         self.layer.setVisible(False)
-        self.jobs.submit("staple", _staple, labels, self._level)
+        self.tasks.submit("staple", _staple, labels, self._level)
 
     def hold_hidden(self, held: bool) -> None:
         self.layer.setVisible(not held and self.mode != "off" and self._labels is not None)

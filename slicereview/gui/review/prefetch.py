@@ -1,7 +1,7 @@
 """Prepare the next queue images off the GUI thread: decode the pixels and compute the
 overlay values (:class:`~slicereview.app.review.image.ReviewImage`: rasterised masks, votes,
 boxes and α) in a one-thread pool, so PgDn shows the next image with every overlay drawn from
-memory. A job reads the project through its own connection
+memory. A task reads the project through its own connection
 (:meth:`~slicereview.gui.gateway.ProjectGateway.load_review_image`).
 
 Prepared overlays are dropped when a decision or pin of that image changes (they carry the
@@ -16,7 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from slicereview.engines.imaging.loader import load_display
-from slicereview.gui.common.background import Jobs
+from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.image_cache import DEFAULT_BUDGET
 from slicereview.gui.common.prefetch import SHARE
 from slicereview.model import Image
@@ -41,20 +41,20 @@ class ReviewPrefetcher(QObject):
         super().__init__(parent)
         self.gateway = gateway
         self._prepared: dict[Key, object] = {}
-        self.jobs = Jobs(self)  # the page reports problems when it shows the image
-        self.jobs.done.connect(self._on_done)
+        self.tasks = Tasks(self)  # the page reports problems when it shows the image
+        self.tasks.done.connect(self._on_done)
         gateway.project_closed.connect(self.cancel)
 
     def prefetch(self, keys: list[Key]) -> None:
         """Prepare ``keys`` in this order, forgetting other requests and prepared images."""
-        self.jobs.forget()
+        self.tasks.forget()
         self._prepared = {k: v for k, v in self._prepared.items() if k in keys}
         project = self.gateway.open_project.path
         for key in keys:
             if key in self._prepared:
                 continue
             image = self.gateway.image(key[0])
-            self.jobs.submit(key, _prepare, self.gateway.file_of(image), image,
+            self.tasks.submit(key, _prepare, self.gateway.file_of(image), image,
                              self.gateway.limits, project, self.gateway.load_review_image, key)
 
     def take(self, image_id: int, annotation_ids: tuple[int, ...]):
@@ -65,12 +65,12 @@ class ReviewPrefetcher(QObject):
         self._prepared = {k: v for k, v in self._prepared.items() if k[0] != image_id}
 
     def cancel(self) -> None:
-        self.jobs.forget()
+        self.tasks.forget()
         self._prepared.clear()
 
     def wait(self, msecs: int = 30000) -> bool:
-        """Block until queued jobs are done and delivered (tests, benchmarks)."""
-        return self.jobs.wait(msecs)
+        """Block until queued tasks are done and delivered (tests, benchmarks)."""
+        return self.tasks.wait(msecs)
 
     def _on_done(self, key: Key, prepared: tuple[object, object]) -> None:
         if not self.gateway.is_open:

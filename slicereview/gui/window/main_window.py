@@ -1,7 +1,7 @@
 """The main window: project browser (left), a page per job (centre), status bar.
 
 The centre is a tab widget. "View" (the image viewer) is always there; the rating, annotation
-and review jobs add their own tab through :meth:`MainWindow.add_job_page` when they exist —
+and review jobs add their own tab through :meth:`MainWindow.add_page` when they exist —
 there are no placeholder pages. Without an open project the centre shows a start page.
 The Annotate, Rate, Review and Overview pages are built when first shown or used
 (:mod:`slicereview.gui.window.tabs`: about 0.6 s less start-up).
@@ -39,9 +39,9 @@ from slicereview.gui.gateway.sharing import SharingBanner
 from slicereview.gui.window import owner_menu
 from slicereview.gui.window.actions import FILE_ACTIONS, PROJECT_ACTIONS, create_actions
 from slicereview.gui.window.file_actions import FileActions
-from slicereview.gui.window.pages import JobPages
+from slicereview.gui.window.pages import LazyPages
 from slicereview.gui.window.qa_actions import QAActions
-from slicereview.gui.window.tabs import JobTabs
+from slicereview.gui.window.tabs import PageTabs
 from slicereview.gui.window.view_actions import ViewActions
 
 
@@ -81,7 +81,7 @@ class StartPage(QWidget):
         self.window_.open_project(Path(item.data(Qt.ItemDataRole.UserRole)))
 
 
-class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
+class MainWindow(FileActions, ViewActions, QAActions, LazyPages, QMainWindow):
     def __init__(self, *, remember: bool = True) -> None:
         """``remember=False`` (``open --screenshot``) leaves the user's settings alone: no
         recent project and no window layout is written."""
@@ -99,15 +99,15 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
         self._demo_worker: DemoWorker | None = None
 
         self.viewer = ImageView()
-        self.jobs = JobTabs()
-        self.jobs.setObjectName("jobs")
-        self.jobs.addTab(self.viewer, "View")
-        self.add_job_pages()  # gui/window/pages.py: built on first need
-        self.jobs.currentChanged.connect(self._on_job_changed)
+        self.tabs = PageTabs()
+        self.tabs.setObjectName("tabs")
+        self.tabs.addTab(self.viewer, "View")
+        self.add_pages()  # gui/window/pages.py: built on first need
+        self.tabs.currentChanged.connect(self._on_tab_changed)
         self.start_page = StartPage(self)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start_page)
-        self.stack.addWidget(self.jobs)
+        self.stack.addWidget(self.tabs)
         self.sharing_banner = SharingBanner(self.gateway.watch)  # another instance has it open
         central = QWidget()
         column = QVBoxLayout(central)
@@ -201,16 +201,16 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
         if not self.recent_menu.actions():
             self.recent_menu.addAction("(none)").setEnabled(False)
 
-    def _on_job_changed(self, index: int) -> None:
+    def _on_tab_changed(self, index: int) -> None:
         """Hide the image list on pages that set ``hides_browser`` (rating: file names and
         thumbnails of other images would bias the rater); show it elsewhere."""
-        page = self.jobs.widget(index)  # a lazy tab knows the flag before its page exists
+        page = self.tabs.widget(index)  # a lazy tab knows the flag before its page exists
         if self.gateway.is_open:
             self.browser_dock.setVisible(not getattr(page, "hides_browser", False))
 
-    def add_job_page(self, widget: QWidget, title: str) -> int:
+    def add_page(self, widget: QWidget, title: str) -> int:
         """Add a job's page (rate, annotate, review) as a tab; returns its index."""
-        return self.jobs.addTab(widget, title)
+        return self.tabs.addTab(widget, title)
 
     # -- project ---------------------------------------------------------------------------
     def open_project(self, path: Path) -> bool:
@@ -239,8 +239,8 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
         project = self.gateway.project
         assert project is not None
         self.setWindowTitle(f"{project.name} — slicereview")
-        self.stack.setCurrentWidget(self.jobs)
-        self._on_job_changed(self.jobs.currentIndex())
+        self.stack.setCurrentWidget(self.tabs)
+        self._on_tab_changed(self.tabs.currentIndex())
         for name in PROJECT_ACTIONS:
             self.actions_[name].setEnabled(True)
         self.refresh_images()

@@ -1,6 +1,6 @@
-"""The main window's job pages — Annotate, Rate, Review, Overview — built on first need.
+"""The main window's pages — Annotate, Rate, Review, Overview — built on first need.
 
-:class:`JobPages` is a mixin of :class:`~slicereview.gui.window.main_window.MainWindow` (like
+:class:`LazyPages` is a mixin of :class:`~slicereview.gui.window.main_window.MainWindow` (like
 :class:`~slicereview.gui.window.qa_actions.QAActions`). Each page is made by its factory when its
 tab is first shown or when code first uses it (``window.annotate_page`` …), see
 :mod:`slicereview.gui.window.tabs`; a page built while a project is open starts on that
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from slicereview.gui.window.tabs import JobTabs, LazyTab
+from slicereview.gui.window.tabs import LazyTab, PageTabs
 
 if TYPE_CHECKING:
     from slicereview.gui.annotate.page import AnnotatePage
@@ -21,25 +21,25 @@ if TYPE_CHECKING:
     from slicereview.gui.review.page import ReviewPage
 
 
-class JobPages:
-    """Lazily built job pages of the main window (see the module docstring)."""
+class LazyPages:
+    """Lazily built pages of the main window (see the module docstring)."""
 
     gateway: Any
     browser: Any
-    jobs: JobTabs
+    tabs: PageTabs
     _annotate_tab: LazyTab
     _rate_tab: LazyTab
     _review_tab: LazyTab
     _overview_tab: LazyTab
 
-    def add_job_pages(self) -> None:
-        """Add the four job tabs after the View tab (pages not built yet)."""
-        self._annotate_tab = self.jobs.add_lazy("Annotate", self._build_annotate_page)
-        self._rate_tab = self.jobs.add_lazy("Rate", self._build_rate_page, hides_browser=True)
-        self._review_tab = self.jobs.add_lazy("Review", self._build_review_page,
+    def add_pages(self) -> None:
+        """Add the four tabs after the View tab (pages not built yet)."""
+        self._annotate_tab = self.tabs.add_lazy("Annotate", self._build_annotate_page)
+        self._rate_tab = self.tabs.add_lazy("Rate", self._build_rate_page, hides_browser=True)
+        self._review_tab = self.tabs.add_lazy("Review", self._build_review_page,
                                               hides_browser=True)
         # the report needs the width, and its image lists open in the View tab
-        self._overview_tab = self.jobs.add_lazy("Overview", self._build_overview_page,
+        self._overview_tab = self.tabs.add_lazy("Overview", self._build_overview_page,
                                                 hides_browser=True)
 
     @property

@@ -34,7 +34,7 @@ class QAActions:
 
     def show_in_view(self, image_id: int) -> None:
         """Switch to the View tab and show ``image_id`` (selected in the image list)."""
-        self.jobs.setCurrentWidget(self.viewer)
+        self.tabs.setCurrentWidget(self.viewer)
         self.browser.select(image_id)
         if self.browser.current_id() != image_id:  # hidden by a filter
             self.show_image(image_id)

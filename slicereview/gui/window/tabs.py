@@ -1,13 +1,13 @@
-"""The main window's job tabs, with pages built the first time they are needed.
+"""The main window's tabs, with pages built the first time they are needed.
 
-Building every job page when the window opens cost about half a second of start-up (the Rate
+Building every page when the window opens cost about half a second of start-up (the Rate
 tab's two image views, the Review tab, the Overview tab's seven plots) for pages a user may not
-open in that session. :meth:`JobTabs.add_lazy` adds a tab that holds only a
+open in that session. :meth:`PageTabs.add_lazy` adds a tab that holds only a
 :class:`LazyTab`; the page is made by its factory when the tab is first shown or when code asks
 for it (:attr:`LazyTab.page`). A factory must bring a page built while a project is already open
 up to date with it (the pages listen to ``project_opened`` only from then on).
 
-:meth:`JobTabs.setCurrentWidget` and :meth:`JobTabs.currentWidget` accept and return the pages
+:meth:`PageTabs.setCurrentWidget` and :meth:`PageTabs.currentWidget` accept and return the pages
 themselves, so callers need not know which tabs are lazy.
 """
 
@@ -52,7 +52,7 @@ class LazyTab(QWidget):
         super().showEvent(event)
 
 
-class JobTabs(QTabWidget):
+class PageTabs(QTabWidget):
     """A :class:`QTabWidget` whose tabs may be :class:`LazyTab` stand-ins (module doc)."""
 
     def add_lazy(self, title: str, factory: Callable[[], QWidget],

@@ -24,20 +24,20 @@ SciPy, scikit-image, pydicom and SimpleITK.</p>"""
 
 
 class ViewActions:
-    """View and Help actions; the window provides ``viewer``, ``browser``, ``jobs``."""
+    """View and Help actions; the window provides ``viewer``, ``browser``, ``tabs``."""
 
     viewer: Any
     browser: Any
-    jobs: Any
+    tabs: Any
     shortcuts_dialog: Any
 
     def active_views(self) -> list[ImageView]:
-        """The image views the View menu acts on: those of the current job page.
+        """The image views the View menu acts on: those of the current page.
 
-        A job page may define ``image_views() -> list[ImageView]`` (the rating page returns both
+        A page may define ``image_views() -> list[ImageView]`` (the rating page returns both
         sides of its comparison, the annotation page its drawing view); otherwise the viewer.
         """
-        page = self.jobs.currentWidget()
+        page = self.tabs.currentWidget()
         views = getattr(page, "image_views", None)
         return list(views()) if callable(views) else [self.viewer]
 

@@ -53,7 +53,7 @@ def make_annotate_project(tmp_path: Path) -> Path:
 @pytest.fixture
 def window(qtbot, open_window, project_file: Path) -> MainWindow:
     w = open_window(project_file, (1300, 850))
-    w.jobs.setCurrentWidget(w.annotate_page)
+    w.tabs.setCurrentWidget(w.annotate_page)
     qtbot.waitUntil(lambda: w.annotate_page.view.display is not None)
     w.activateWindow()
     return w
@@ -362,7 +362,7 @@ def test_idle_clock_pauses_when_idle_or_not_running(qtbot) -> None:
 def test_render_annotate_tab_on_the_demo(qtbot, open_window, demo_project, tmp_path) -> None:
     w = open_window(demo_project, (1400, 900))
     page = w.annotate_page
-    w.jobs.setCurrentWidget(page)
+    w.tabs.setCurrentWidget(page)
     qtbot.waitUntil(lambda: page.view.display is not None)
     careful = next(r for r in w.gateway.annotators() if "careful" in r.name)
     page.select_annotator(careful.id)

@@ -39,7 +39,7 @@ def _open(qtbot, path: Path) -> MainWindow:
     w.show()
     qtbot.waitExposed(w)
     assert w.open_project(path)
-    w.jobs.setCurrentWidget(w.annotate_page)
+    w.tabs.setCurrentWidget(w.annotate_page)
     qtbot.waitUntil(lambda: w.annotate_page.view.display is not None)
     w.activateWindow()
     qtbot.waitUntil(w.isActiveWindow)
@@ -152,7 +152,7 @@ def test_image_list_shows_and_filters_by_status_and_done_counts_the_batch(qtbot,
     w.grab().save(str(SHOTS / "annotate_statuses.png"))
     browser.status_box.setCurrentIndex(browser.status_box.findData("submitted"))
     assert browser.image_ids() == ids[:1]
-    w.jobs.setCurrentWidget(w.viewer)  # other tabs: no statuses, no status filter
+    w.tabs.setCurrentWidget(w.viewer)  # other tabs: no statuses, no status filter
     assert not browser.status_box.isVisible() and len(browser.image_ids()) == 5
 
 

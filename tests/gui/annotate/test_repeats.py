@@ -71,7 +71,7 @@ def test_schedule_offer_open_blind_draw_submit(qtbot, open_window, project_file)
     dialog.close()
 
     # -- alice: first passes of the whole batch; the repeat waits until they are done
-    w.jobs.setCurrentWidget(w.annotate_page)
+    w.tabs.setCurrentWidget(w.annotate_page)
     page = w.annotate_page
     qtbot.waitUntil(lambda: page.view.display is not None)
     assert page.own and page.panel.you_box.currentText() == "alice"

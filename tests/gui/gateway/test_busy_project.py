@@ -56,7 +56,7 @@ def window(qtbot, tmp_path: Path) -> MainWindow:
     w.show()
     qtbot.waitExposed(w)
     assert w.open_project(path)
-    w.jobs.setCurrentWidget(w.annotate_page)
+    w.tabs.setCurrentWidget(w.annotate_page)
     qtbot.waitUntil(lambda: w.annotate_page.view.display is not None)
     w.activateWindow()
     return w

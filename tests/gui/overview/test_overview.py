@@ -34,7 +34,7 @@ def test_overview_tab_shows_the_report(open_window, qtbot, qa_path: Path, tmp_pa
     w = open_window(qa_path, size=(1400, 900))
     page = w.overview_page
     with qtbot.waitSignal(page.progress.valueChanged, timeout=30000, raising=False):
-        w.jobs.setCurrentWidget(page)            # first show starts the worker
+        w.tabs.setCurrentWidget(page)            # first show starts the worker
     qtbot.waitUntil(lambda: page.data is not None, timeout=60000)
     assert not page.progress.isVisible() and page.save_button.isEnabled()
 
@@ -71,14 +71,14 @@ def test_overview_tab_shows_the_report(open_window, qtbot, qa_path: Path, tmp_pa
     assert page.pair_list.item(0).text().startswith(rows[0].case_id)
     assert names[key[0]] in page.pair_label.text()
     page.pair_list.setCurrentRow(0)                       # → the View tab shows it
-    assert w.jobs.currentWidget() is w.viewer
+    assert w.tabs.currentWidget() is w.viewer
     assert w._current_image.id == rows[0].image_id
 
     # Save HTML report…: the same file as the CLI
     out = tmp_path / "overview.html"
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         lambda *a, **k: (str(out), "HTML (*.html)"))
-    w.jobs.setCurrentWidget(page)
+    w.tabs.setCurrentWidget(page)
     page.on_save_html()
     qtbot.waitUntil(lambda: page._html_worker is None and out.exists(), timeout=60000)
     html = out.read_text(encoding="utf-8")
@@ -112,7 +112,7 @@ def test_overview_shows_staple_and_intra_rater(open_window, qtbot, tmp_path: Pat
     path = build_repeats(tmp_path)
     w = open_window(path, size=(1400, 900))
     page = w.overview_page
-    w.jobs.setCurrentWidget(page)
+    w.tabs.setCurrentWidget(page)
     qtbot.waitUntil(lambda: page.data is not None, timeout=60000)
     header = [page.quality.horizontalHeaderItem(c).text().replace("\n", " ")
               for c in range(page.quality.columnCount())]

@@ -169,10 +169,10 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
     # 4. The annotator sees the notice; F2 shows what changed and records the look.
     page = w.annotate_page
     page.select_annotator(ids["good"])
-    w.jobs.setCurrentIndex(0)  # the View tab: F2 is the Annotate tab's key only
+    w.tabs.setCurrentIndex(0)  # the View tab: F2 is the Annotate tab's key only
     qtbot.keyClick(w.browser, Qt.Key.Key_F2)
     assert page.guideline_notice.dialog is None
-    w.jobs.setCurrentWidget(w.annotate_page)
+    w.tabs.setCurrentWidget(w.annotate_page)
     page.select_annotator(ids["good"])
     notice = page.guideline_notice
     assert notice.isVisible() and "version 3" in notice.label.text()

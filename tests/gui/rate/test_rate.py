@@ -63,7 +63,7 @@ def _window(qtbot, path: Path) -> tuple[MainWindow, RatePage]:
     qtbot.waitUntil(w.isActiveWindow)
     assert w.open_project(path)
     page = w.rate_page
-    w.jobs.setCurrentWidget(page)
+    w.tabs.setCurrentWidget(page)
     return w, page
 
 

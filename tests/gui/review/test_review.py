@@ -29,7 +29,7 @@ def _open(qtbot, path: Path) -> MainWindow:
     w.show()
     qtbot.waitExposed(w)
     assert w.open_project(path)
-    w.jobs.setCurrentWidget(w.review_page)
+    w.tabs.setCurrentWidget(w.review_page)
     page = w.review_page
     qtbot.waitUntil(lambda: page.review is not None, timeout=20000)
     page.setFocus()

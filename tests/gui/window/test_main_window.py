@@ -50,7 +50,7 @@ def _view_center(w: MainWindow) -> QPoint:
 
 
 def test_opens_project_lists_images_and_shows_first(window: MainWindow, qtbot) -> None:
-    assert window.stack.currentWidget() is window.jobs
+    assert window.stack.currentWidget() is window.tabs
     assert len(window.browser.image_ids()) == 7
     assert window.viewer.display is not None
     assert window.viewer.display.data.shape == (64, 80)
@@ -189,30 +189,30 @@ def test_close_and_start_page(window: MainWindow, qtbot) -> None:
 
 
 def test_image_list_hidden_while_rating(window: MainWindow) -> None:
-    rate = next(i for i in range(window.jobs.count()) if window.jobs.tabText(i) == "Rate")
-    window.jobs.setCurrentIndex(rate)
+    rate = next(i for i in range(window.tabs.count()) if window.tabs.tabText(i) == "Rate")
+    window.tabs.setCurrentIndex(rate)
     assert not window.browser_dock.isVisible()  # file names would bias the rater
-    window.jobs.setCurrentIndex(0)
+    window.tabs.setCurrentIndex(0)
     assert window.browser_dock.isVisible()
 
 
-def test_job_pages_are_built_on_first_need_and_start_on_the_open_project(
+def test_pages_are_built_on_first_need_and_start_on_the_open_project(
         window: MainWindow, qtbot) -> None:
     """Start-up builds no job page; the first visit builds it on the open project."""
     tabs = (window._annotate_tab, window._rate_tab, window._review_tab, window._overview_tab)
     assert not any(tab.built for tab in tabs)
     window.browser.select(window.browser.image_ids()[1])  # the MR image, before Annotate exists
-    annotate = next(i for i in range(window.jobs.count())
-                    if window.jobs.tabText(i) == "Annotate")
-    window.jobs.setCurrentIndex(annotate)
+    annotate = next(i for i in range(window.tabs.count())
+                    if window.tabs.tabText(i) == "Annotate")
+    window.tabs.setCurrentIndex(annotate)
     assert window._annotate_tab.built
     page = window.annotate_page
-    assert window.jobs.currentWidget() is page
+    assert window.tabs.currentWidget() is page
     qtbot.waitUntil(lambda: page.view.display is not None)
     assert page.view.display.data.shape == window.viewer.display.data.shape  # the MR image
-    window.jobs.setCurrentWidget(window.review_page)  # a page itself selects its tab
-    assert window.jobs.currentWidget() is window.review_page
-    assert window.jobs.indexOf(window.review_page) == window.jobs.currentIndex()
+    window.tabs.setCurrentWidget(window.review_page)  # a page itself selects its tab
+    assert window.tabs.currentWidget() is window.review_page
+    assert window.tabs.indexOf(window.review_page) == window.tabs.currentIndex()
     assert not window.browser_dock.isVisible()  # the Review tab hides the image list
     assert not window._rate_tab.built and not window._overview_tab.built
 

@@ -126,7 +126,7 @@ def test_the_annotator_opens_the_package_zip_with_file_open(open_window, qtbot, 
     unpacked = tmp_path / "inbox" / "a0-1" / "project.srproj"
     assert not messages and w.gateway.is_open and w.gateway.open_project.path == unpacked
     assert w.browser.image_ids() and not w.gateway.missing_files()
-    w.jobs.setCurrentWidget(w.annotate_page)
+    w.tabs.setCurrentWidget(w.annotate_page)
     page = w.annotate_page
     me = w.gateway.open_project.rater_by_name("a0-1").id
     page.select_you(me)
