@@ -33,7 +33,7 @@ def _selection_args(p: argparse.ArgumentParser) -> None:
                    help="boxes of the box features (default relaxed: anything anyone marked)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random method")
     p.add_argument("--workers", type=int, default=None,
-                   help="processes for computing features (default: inline for small batches)")
+                   help="processes for computing features (default: inline for a few images)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -16,10 +16,10 @@ when it already exists. Contents:
 * **Simulated annotators** (:mod:`slicereview.demo.annotations`): submitted
   certain/uncertain polygons on the mammograms by three simulated annotators, with answers to
   the demo's classification questions.
-* **Review batch** (:mod:`slicereview.demo.review`): 48 crops (512 × 512) of breast tissue
+* **Review set** (:mod:`slicereview.demo.review`): 48 crops (512 × 512) of breast tissue
   from the mammograms, written as PNGs beside the project, annotated by three more simulated
-  annotators of different skill (group "Review batch"), with repeats for intra-rater α and a
-  simulated reviewer's decisions, comments and expert-review requests on part of the batch.
+  annotators of different skill (group "Review set"), with repeats for intra-rater α and a
+  simulated reviewer's decisions, comments and expert-review requests on part of the set.
 
 The images are copied (hard-linked where possible) into the demo folder so the project keeps
 working when the packages are upgraded.
@@ -165,7 +165,7 @@ def build_demo(folder: str | Path | None = None, progress: Progress | None = Non
         project.add_guideline(DEMO_GUIDELINE)
         add_demo_annotations(project)
         add_demo_ratings(project, MRI_SET, SEVERITY_LABELS)
-        report(3, steps, "review batch")
+        report(3, steps, "review set")
         add_demo_review(project, mammo_ids, images / "review", import_paths,
                         report=lambda what: report(4, steps, what))
         report(5, steps, "QA workflow: onboarding, pilot, formal, a work package")

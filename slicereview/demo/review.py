@@ -1,4 +1,4 @@
-"""The demo's review batch: crops of the real demo mammograms, three simulated annotators of
+"""The demo's review set: crops of the real demo mammograms, three simulated annotators of
 different skill, repeats for intra-rater α, and a simulated reviewer's decisions.
 
 Everything here is **simulated** and deterministic from a seed; it gives the review queue,
@@ -15,10 +15,10 @@ Everything here is **simulated** and deterministic from a seed; it gives the rev
 * **Annotators** — :data:`PROFILES`, group :data:`REVIEW_GROUP`: "— careful" (rarely misses,
   tight outlines), "— misses faint regions" (misses small spots most of the time) and "— noisy,
   many uncertain marks" (false positives, loose wobbly outlines, mostly uncertain).
-* **Repeats** — each annotator redoes about 10 % of the batch
+* **Repeats** — each annotator redoes about 10 % of the set
   (:func:`~slicereview.app.qa.repeats.schedule_repeats`): a fresh simulated drawing of the same
   truth, so intra-rater α shows each profile's own noise.
-* **Reviewer** — "Simulated reviewer" compares every annotation of about two thirds of the batch
+* **Reviewer** — "Simulated reviewer" compares every annotation of about two thirds of the set
   (a seeded subset, not the top of any queue, so ``review-eval`` is not biased towards one
   method) with the truth: Dice ≥ 0.6 and nothing missed or added is accepted; otherwise it is
   rejected with the reason that applies ("missed finding", "extra region", "wrong certainty",
@@ -47,8 +47,8 @@ from slicereview.engines.masks import PolygonLike, rasterize
 from slicereview.model import AnnotationStatus, Certainty, Polygon, Role
 from slicereview.store import Project
 
-REVIEW_SET = "Review batch (mammogram crops)"
-REVIEW_GROUP = "Review batch"
+REVIEW_SET = "Review set (mammogram crops)"
+REVIEW_GROUP = "Review set"
 REVIEWER = "Simulated reviewer"
 CROP = 512
 CROPS_PER_IMAGE = 6
@@ -56,7 +56,7 @@ REPEAT_SHARE = 0.10
 #: How many true spots a crop gets (drawn per crop).
 REGIONS_PER_CROP = (0, 0, 1, 1, 1, 2, 3)
 
-#: The three simulated annotators of the review batch.
+#: The three simulated annotators of the review set.
 PROFILES = (
     Profile("Simulated annotator — careful", miss=0.06, extra=0.15, uncertain=0.10,
             margin=0.15, scale=1.00, scale_sd=0.05, wobble=0.04, tremor=0.3),
@@ -226,7 +226,7 @@ _COMMENTS = ("Compare with the guideline's examples of faint calcifications.",
 
 def review_batch(project: Project, image_ids: Sequence[int], truth: dict[int, list[np.ndarray]],
                  seed: int = 31, share: float = 2 / 3, experts: int = 4, pins: int = 5) -> int:
-    """The simulated reviewer's decisions on a seeded ``share`` of the batch; returns the
+    """The simulated reviewer's decisions on a seeded ``share`` of the set; returns the
     number of decisions. Features should be cached first (decisions store α at decision
     time)."""
     reviewer = project.ensure_rater(REVIEWER, Role.REVIEWER, simulated=True)
@@ -273,11 +273,11 @@ def review_batch(project: Project, image_ids: Sequence[int], truth: dict[int, li
 # -- all of it ---------------------------------------------------------------------------------
 def add_demo_review(project: Project, mammogram_ids: Sequence[int], folder: Path,
                     import_paths, seed: int = 11, report: Progress | None = None) -> list[int]:
-    """Build the review batch into ``project`` (crops in ``folder``); returns its image ids."""
+    """Build the review set into ``project`` (crops in ``folder``); returns its image ids."""
     from slicereview.app.review.queue import QueueSpec, compute_features
 
     say = report or (lambda what: None)
-    say("cropping mammograms for the review batch")
+    say("cropping mammograms for the review set")
     origin = write_crops(project, mammogram_ids, folder, seed)
     before = {im.id for im in project.images()}
     result = import_paths(project, [folder / name for name in sorted(origin)])
@@ -287,7 +287,7 @@ def add_demo_review(project: Project, mammogram_ids: Sequence[int], folder: Path
     ids = [im.id for im in project.images() if im.id not in before]
     project.create_image_set(REVIEW_SET, ids)
     project.set_meta("demo_review", json.dumps(origin, sort_keys=True))
-    say("simulating annotators of the review batch")
+    say("simulating annotators of the review set")
     truth = annotate_batch(project, ids, seed + 10)
     # The default queue (every annotator, formal phase) is what `slicereview queue` and the
     # Review tab open first: computing it here (in the process pool) makes that instant.

@@ -2,7 +2,7 @@
 way the paper says makes annotations good, so the report and the Overview tab show every table
 and plot with real numbers.
 
-* **Images** — 20 crops of 256 × 256: the first review-batch crops reduced by two
+* **Images** — 20 crops of 256 × 256: the first review-set crops reduced by two
   (``images/workflow``), split into an onboarding batch (6), a pilot batch (6) and a formal
   batch (8).
 * **Gold** — "Simulated expert" outlines the true spots of the onboarding images
@@ -14,7 +14,7 @@ and plot with real numbers.
   whose rejections carry reason tags only. The owner's pre-filter (mean Dice ≥ 0.6) is decided
   (A0 kept on with a reason, to compare the groups).
 * **Reviews** — "Simulated reviewer" judges every round-1 annotation against the truth with the
-  review batch's rules (:func:`slicereview.demo.review._judge`).
+  review set's rules (:func:`slicereview.demo.review._judge`).
 * **Guidelines** — the demo's first version, then a second made by promoting a reviewer's
   comment into an example entry with its crop.
 * **A work package** — A0's first annotator gets the formal batch as a package

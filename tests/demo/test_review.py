@@ -1,4 +1,4 @@
-"""The demo's review batch: crops of the real mammograms, three simulated annotators, repeats,
+"""The demo's review set: crops of the real mammograms, three simulated annotators, repeats,
 a simulated reviewer; `slicereview queue` and `review-eval` on it."""
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ from slicereview.engines.agreement.consensus_masks import roi_masks, staple_rate
 from slicereview.engines.agreement.gram import overlaps, subset_alpha
 from slicereview.engines.agreement.staple_em import vote_patterns
 from slicereview.engines.masks import rasterize
-from slicereview.engines.review.batch import default_workers, make_pool
+from slicereview.engines.review.parallel import default_workers, make_pool
 from slicereview.model import Annotation, AnnotationStatus
 from slicereview.store import Project
 
@@ -106,14 +106,14 @@ def selections(project: Project, raters: Iterable[int] | None = None
     return [list(v.values()) for _, v in sorted(chosen.items()) if len(v) >= 2]
 
 
-def image_summary(job: tuple[tuple[int, int], list[list[tuple[np.ndarray, str]]]]
+def image_summary(task: tuple[tuple[int, int], list[list[tuple[np.ndarray, str]]]]
                   ) -> tuple[float, float, list[float], list[float], np.ndarray, np.ndarray]:
-    """One image's part of the pass (module level, so a spawned worker can run it): ``job`` is
+    """One image's part of the pass (module level, so a spawned worker can run it): ``task`` is
     ``((H, W), [annotator polygons as (vertices, certainty)])``; returns strict and relaxed
     image α, strict and relaxed box α values, the strict overlap table
     (:func:`~slicereview.engines.agreement.gram.overlaps`) and the counts of the relaxed vote
     patterns (:func:`~slicereview.engines.agreement.staple_em.vote_patterns`) for STAPLE."""
-    shape, annotators = job
+    shape, annotators = task
     labels = np.stack([rasterize([_Poly(v, c) for v, c in polys], shape)
                        for polys in annotators])
     agreement = segmentation_agreement(labels)
@@ -129,21 +129,21 @@ class _Poly:
     certainty: str
 
 
-def _summaries(jobs: list, workers: int, progress: Progress | None) -> Iterator[tuple]:
+def _summaries(tasks: list, workers: int, progress: Progress | None) -> Iterator[tuple]:
     if workers <= 1:
-        for done, job in enumerate(jobs, start=1):
-            yield image_summary(job)
+        for done, task in enumerate(tasks, start=1):
+            yield image_summary(task)
             if progress is not None:
-                progress(done, len(jobs))
+                progress(done, len(tasks))
         return
 
     pool = make_pool(workers)
     try:
-        chunk = max(1, len(jobs) // (8 * workers))
-        for done, result in enumerate(pool.map(image_summary, jobs, chunksize=chunk), start=1):
+        chunk = max(1, len(tasks) // (8 * workers))
+        for done, result in enumerate(pool.map(image_summary, tasks, chunksize=chunk), start=1):
             yield result
             if progress is not None:
-                progress(done, len(jobs))  # may raise to cancel: the queued chunks are dropped
+                progress(done, len(tasks))  # may raise to cancel: the queued chunks are dropped
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 
@@ -161,17 +161,17 @@ def inter_rater(project: Project, raters: Iterable[int] | None = None,
     groups = selections(project, raters)
     shapes = {i: (r, c) for i, (_, r, c) in project.image_cases().items()}
     polygons = project.polygons_for([a.id for g in groups for a in g])
-    jobs = [(shapes[anns[0].image_id],
+    tasks = [(shapes[anns[0].image_id],
              [[(p.vertices, str(p.certainty)) for p in polygons[a.id]] for a in anns])
             for anns in groups]
     if workers is None:
-        workers = min(2, default_workers()) if len(jobs) >= PARALLEL_FROM else 1
+        workers = min(2, default_workers()) if len(tasks) >= PARALLEL_FROM else 1
     out = InterRater()
     sums: dict[tuple[int, int], float] = {}
     loo_sum: dict[int, list[float]] = {}
     patterns: list[np.ndarray] = []
     for anns, (strict_a, relaxed_a, strict_boxes, relaxed_boxes, g, counts) in zip(
-            groups, _summaries(jobs, workers, progress), strict=True):
+            groups, _summaries(tasks, workers, progress), strict=True):
         patterns.append(counts)
         for level, alpha, boxes in (("strict", strict_a, strict_boxes),
                                     ("relaxed", relaxed_a, relaxed_boxes)):

@@ -118,7 +118,7 @@ def _onboarding(project: Project) -> list[tuple[str, list[dict[str, Any]]]]:
 
 def _cutoffs(m: int, points: int = CURVE_POINTS) -> list[int]:
     """Cut-offs of the Fig. 6 curves: every k up to ``points``, else ``points`` evenly spaced
-    ones (each P@k costs O(M), so all M cut-offs of a big batch would cost O(M²)).
+    ones (each P@k costs O(M), so all M cut-offs of many images would cost O(M²)).
 
     >>> _cutoffs(5), _cutoffs(1000, 5)
     ([1, 2, 3, 4, 5], [1, 251, 500, 750, 1000])

@@ -53,9 +53,9 @@ def pair_disagreements(project: Project, a: int, b: int, limit: int = 50) -> lis
         if len(anns) != 2:
             continue
         polygons = project.polygons_for([x.id for x in anns])
-        job = (shapes[anns[0].image_id],
+        task = (shapes[anns[0].image_id],
                [[(p.vertices, str(p.certainty)) for p in polygons[x.id]] for x in anns])
-        alpha = image_summary(job)[0]
+        alpha = image_summary(task)[0]
         found.append(PairImage(anns[0].image_id, cases[anns[0].image_id], str(anns[0].phase),
                                alpha, (anns[0].id, anns[1].id)))
     found.sort(key=lambda r: (math.isnan(r.alpha), r.alpha, r.image_id))

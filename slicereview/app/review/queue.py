@@ -49,7 +49,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slicereview.app.qa.repeats import repeat_pairs_for_queue
-from slicereview.engines.review.batch import FeatureJob, default_workers, features_for_batch
 from slicereview.engines.review.evaluation import (
     MethodEvaluation,
     ReviewSignal,
@@ -57,6 +56,7 @@ from slicereview.engines.review.evaluation import (
     review_relevance,
 )
 from slicereview.engines.review.features import ImageFeatures
+from slicereview.engines.review.parallel import FeatureTask, default_workers, features_of_images
 from slicereview.engines.review.priority import METHODS, explanations, priority, scores
 from slicereview.model import Annotation, AnnotationStatus, Decision, Phase, Role
 from slicereview.store import Project
@@ -209,7 +209,7 @@ def compute_features(
     the source key matches, else computed from the stored polygons and cached.
 
     ``workers`` defaults to inline for fewer than :data:`INLINE_LIMIT` images to compute,
-    else a process pool (:func:`~slicereview.engines.review.batch.features_for_batch`).
+    else a process pool (:func:`~slicereview.engines.review.parallel.features_of_images`).
     ``progress(done, total)`` counts the images to compute.
     """
     chosen = selection(project, spec)
@@ -230,7 +230,7 @@ def compute_features(
             features[image_id] = ImageFeatures.from_dict(hit[1])
         else:
             keys[image_id] = key
-    jobs = [FeatureJob.from_polygons(
+    tasks = [FeatureTask.from_polygons(
                 i, cases[i][1:],
                 [project.polygons(a.id) for a in chosen[i]],
                 [(project.polygons(a.id), project.polygons(b.id))
@@ -238,8 +238,8 @@ def compute_features(
                 level=spec.level)  # type: ignore[arg-type]
             for i in keys]
     if workers is None:
-        workers = 1 if len(jobs) < INLINE_LIMIT else default_workers()
-    new = features_for_batch(jobs, workers=workers, progress=progress, cancelled=cancelled)
+        workers = 1 if len(tasks) < INLINE_LIMIT else default_workers()
+    new = features_of_images(tasks, workers=workers, progress=progress, cancelled=cancelled)
     if new:
         project.store_review_features(spec.phase, rnd, spec.annotators_key, spec.level,
                                       [(i, keys[i], f.to_dict()) for i, f in new.items()])
@@ -250,7 +250,7 @@ def compute_features(
         annotations={i: tuple(a.id for a in chosen[i]) for i in ordered},
         not_enough=tuple(sorted(not_enough)),
         computed=tuple(new),
-        cancelled=len(new) < len(jobs),
+        cancelled=len(new) < len(tasks),
     )
 
 
@@ -288,7 +288,7 @@ def queue(project: Project, spec: QueueSpec, result: QueueResult | None = None,
 
 
 def relevance(project: Project, result: QueueResult) -> dict[int, int]:
-    """Graded ground truth (§5.4) of the batch from the stored reviews: 3 expert review,
+    """Graded ground truth (§5.4) of the queue's images from the stored reviews: 3 expert review,
     2 commented (a pin, a reason or a comment), 1 strict α ≤ 0.667, else 0."""
     decided = project.current_decisions()
     signals: dict[int, list[ReviewSignal]] = {}
@@ -303,7 +303,7 @@ def relevance(project: Project, result: QueueResult) -> dict[int, int]:
 
 def evaluate(project: Project, spec: QueueSpec, ks: Sequence[int] | None = None,
              methods: Sequence[str] = METHODS, **compute: Any) -> MethodEvaluation:
-    """P@k, R@k and NDCG@k of every method on the batch of ``spec`` against the stored
+    """P@k, R@k and NDCG@k of every method on the images of ``spec`` against the stored
     reviews (:func:`relevance`); ``ks`` default ``1 .. M``."""
     result = compute_features(project, spec, **compute)
     if not result.features:

@@ -76,14 +76,14 @@ def test_features_cached_and_one_edit_recomputes_one_image(project: Project):
 
 def test_computations_are_counted_by_the_engine(project: Project, monkeypatch):
     calls = []
-    real = review_queue.features_for_batch
+    real = review_queue.features_of_images
 
-    def counting(jobs, **kw):
-        jobs = list(jobs)
-        calls.extend(j.image_id for j in jobs)
-        return real(jobs, **kw)
+    def counting(tasks, **kw):
+        tasks = list(tasks)
+        calls.extend(j.image_id for j in tasks)
+        return real(tasks, **kw)
 
-    monkeypatch.setattr(review_queue, "features_for_batch", counting)
+    monkeypatch.setattr(review_queue, "features_of_images", counting)
     compute_features(project, QueueSpec())
     compute_features(project, QueueSpec(level="strict"))  # another cache entry
     compute_features(project, QueueSpec())

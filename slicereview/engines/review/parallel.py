@@ -1,13 +1,13 @@
-"""Features of a whole batch, in worker processes.
+"""Features of many images, in worker processes.
 
-A :class:`FeatureJob` carries *polygons*, not pixels: three annotators' label images of a
+A :class:`FeatureTask` carries *polygons*, not pixels: three annotators' label images of a
 4500 × 2900 mammogram are 39 MB to pickle to a worker, their polygons a few hundred kB, and
 rasterising (:func:`slicereview.engines.masks.rasterize`) costs less than the agreement itself. Each
 worker rasterises its own images and sends back the small :class:`ImageFeatures`.
 
 Workers are started with the ``spawn`` method on every platform: ``fork`` in a process that
 runs Qt threads can deadlock, and spawn behaves the same on Linux, macOS and Windows. The worker
-function is a module-level function, so the jobs and results only need to pickle.
+function is a module-level function, so the tasks and results only need to pickle.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def _specs(polygons: Iterable[PolygonLike]) -> tuple[PolygonSpec, ...]:
 
 
 @dataclass(frozen=True)
-class FeatureJob:
+class FeatureTask:
     """One image's annotations as polygons, enough for a worker to compute its features.
 
     Attributes
@@ -74,8 +74,8 @@ class FeatureJob:
         annotations: Sequence[Iterable[PolygonLike]],
         repeats: Sequence[tuple[Iterable[PolygonLike], Iterable[PolygonLike]]] = (),
         level: BoxLevel = "relaxed",
-    ) -> FeatureJob:
-        """A job from any polygons with ``vertices`` and ``certainty`` (e.g. model.Polygon)."""
+    ) -> FeatureTask:
+        """A task from any polygons with ``vertices`` and ``certainty`` (e.g. model.Polygon)."""
         return cls(int(image_id), (int(shape[0]), int(shape[1])),
                    tuple(_specs(a) for a in annotations),
                    tuple((_specs(a), _specs(b)) for a, b in repeats), level)
@@ -84,8 +84,8 @@ class FeatureJob:
         """Rasterise and compute (what a worker runs).
 
         >>> square = PolygonSpec(np.array([[1., 1.], [4., 1.], [4., 4.], [1., 4.]]), "certain")
-        >>> job = FeatureJob(7, (6, 6), ((square,), (square,)))
-        >>> job.features().strict_alpha, job.features().n_high
+        >>> task = FeatureTask(7, (6, 6), ((square,), (square,)))
+        >>> task.features().strict_alpha, task.features().n_high
         (1.0, 1)
         """
         labels = np.zeros((len(self.annotations), *self.shape), dtype=np.uint8)
@@ -102,21 +102,21 @@ def _rasterize(polygons: tuple[PolygonSpec, ...], shape: tuple[int, int]) -> np.
     return rasterize(cast("tuple[PolygonLike, ...]", polygons), shape)
 
 
-#: ``(image_id, labels (R, H, W) uint8, repeats or None)``: a job that already has pixels.
-LabelJob = tuple[int, ArrayLike, Sequence[tuple[ArrayLike, ArrayLike]] | None]
-Job = FeatureJob | LabelJob
+#: ``(image_id, labels (R, H, W) uint8, repeats or None)``: a task that already has pixels.
+LabelTask = tuple[int, ArrayLike, Sequence[tuple[ArrayLike, ArrayLike]] | None]
+Task = FeatureTask | LabelTask
 
 
-def _run(job: Job) -> tuple[int, ImageFeatures]:
+def _run(task: Task) -> tuple[int, ImageFeatures]:
     """Worker entry point (module level, so ``spawn`` workers can import it)."""
-    if isinstance(job, FeatureJob):
-        return job.image_id, job.features()
-    image_id, labels, repeats = job
+    if isinstance(task, FeatureTask):
+        return task.image_id, task.features()
+    image_id, labels, repeats = task
     return int(image_id), image_features(labels, repeats)
 
 
-def _job_id(job: Job) -> int:
-    return job.image_id if isinstance(job, FeatureJob) else int(job[0])
+def _task_id(task: Task) -> int:
+    return task.image_id if isinstance(task, FeatureTask) else int(task[0])
 
 
 def default_workers() -> int:
@@ -126,22 +126,22 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def features_for_batch(
-    jobs: Iterable[Job],
+def features_of_images(
+    tasks: Iterable[Task],
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     executor: Executor | None = None,
 ) -> dict[int, ImageFeatures]:
-    """Features of every job's image, in ``workers`` processes (``1``: inline, no pool).
+    """Features of every task's image, in ``workers`` processes (``1``: inline, no pool).
 
     Parameters
     ----------
-    jobs : iterable of FeatureJob or (image_id, labels, repeats)
-        Image ids must be unique. Polygon jobs are cheap to send to workers; label jobs pickle
+    tasks : iterable of FeatureTask or (image_id, labels, repeats)
+        Image ids must be unique. Polygon tasks are cheap to send to workers; label tasks pickle
         whole ``uint8 (R, H, W)`` arrays.
     workers : int, optional
-        Processes; default :func:`default_workers`, never more than the number of jobs.
+        Processes; default :func:`default_workers`, never more than the number of tasks.
     progress : callable(done, total), optional
         Called after each finished image, in the calling thread.
     cancelled : callable() -> bool, optional
@@ -149,25 +149,25 @@ def features_for_batch(
         True, pending images are dropped.
     executor : concurrent.futures.Executor, optional
         A pool to reuse (``workers`` is then ignored). A spawned worker first imports numpy and
-        scipy, about a second or more each; an application that computes several batches keeps
-        one pool (see :func:`make_pool`) instead of paying that per batch.
+        scipy, about a second or more each; an application that computes features several times
+        keeps one pool (see :func:`make_pool`) instead of paying that each time.
 
     Returns
     -------
     dict of int to ImageFeatures
-        In job order. After a cancellation only the finished images are present.
+        In task order. After a cancellation only the finished images are present.
 
     Examples
     --------
     >>> lab = np.zeros((2, 4, 4), np.uint8); lab[:, 1:3, 1:3] = 1
-    >>> out = features_for_batch([(5, lab, None), (6, lab, None)], workers=1)
+    >>> out = features_of_images([(5, lab, None), (6, lab, None)], workers=1)
     >>> sorted(out), out[5].strict_alpha
     ([5, 6], 1.0)
     """
-    todo = list(jobs)
-    ids = [_job_id(j) for j in todo]
+    todo = list(tasks)
+    ids = [_task_id(j) for j in todo]
     if len(set(ids)) != len(ids):
-        raise ValueError("image ids in a batch must be unique")
+        raise ValueError("image ids must be unique")
     n = len(todo)
     workers = min(default_workers() if workers is None else workers, max(n, 1))
     if workers < 1:
@@ -176,10 +176,10 @@ def features_for_batch(
     if executor is not None:
         _collect(executor, todo, done, progress, cancelled)
     elif workers == 1:
-        for job in todo:
+        for task in todo:
             if cancelled is not None and cancelled():
                 break
-            image_id, feats = _run(job)
+            image_id, feats = _run(task)
             done[image_id] = feats
             if progress is not None:
                 progress(len(done), n)
@@ -190,20 +190,21 @@ def features_for_batch(
 
 
 def make_pool(workers: int | None = None) -> ProcessPoolExecutor:
-    """A process pool of ``spawn`` workers (default :func:`default_workers`) for batches.
+    """A process pool of ``spawn`` workers (default :func:`default_workers`) for
+    :func:`features_of_images`.
 
-    Workers start on the first submitted job, so creating a pool is cheap; shut it down (or
+    Workers start on the first submitted task, so creating a pool is cheap; shut it down (or
     use it as a context manager) when done.
 
     >>> pool = make_pool(2)
-    >>> # features_for_batch(first_batch, executor=pool); features_for_batch(next_batch, ...)
+    >>> # features_of_images(first_tasks, executor=pool); features_of_images(next_tasks, ...)
     >>> pool.shutdown()
     """
     return ProcessPoolExecutor(max_workers=workers or default_workers(),
                                mp_context=multiprocessing.get_context("spawn"))
 
 
-def _collect(pool: Executor, todo: list[Job], done: dict[int, ImageFeatures],
+def _collect(pool: Executor, todo: list[Task], done: dict[int, ImageFeatures],
              progress: Callable[[int, int], None] | None,
              cancelled: Callable[[], bool] | None) -> None:
     pending: set[Future[tuple[int, ImageFeatures]]] = {pool.submit(_run, j) for j in todo}
