@@ -118,7 +118,8 @@ class Session:
     rater_id: int
     image_set_id: int
     name: str
-    question: str = ""
+    #: The text the session asks (stored in the ``sessions.question`` column).
+    prompt: str = ""
     seed: int = 0
     phase: Phase = Phase.FORMAL
     algorithm: str | None = None

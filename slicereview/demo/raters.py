@@ -118,21 +118,22 @@ class SortRun:
     answers: dict[tuple[Item, Item], str]
 
     @property
-    def questions(self) -> int:
+    def comparisons(self) -> int:
         return len(self.answers)
 
 
 def run_sort(
     items: Sequence[Item], rater: SimulatedRater, algorithm: str = DEFAULT,
-    k: int | None = None, max_questions: int = 1_000_000,
+    k: int | None = None, max_comparisons: int = 1_000_000,
 ) -> SortRun:
-    """Let ``rater`` answer a whole sort session in memory (questions in the algorithm's order)."""
+    """Let ``rater`` answer a whole sort session in memory (comparisons in the algorithm's
+    order)."""
     replayer = Replayer(items, {}, algorithm, k)
     answers: dict[tuple[Item, Item], str] = {}
     outcome = replayer.result()
     while not isinstance(outcome, Ranking):
-        if len(answers) >= max_questions:
-            raise RuntimeError(f"more than {max_questions} questions")
+        if len(answers) >= max_comparisons:
+            raise RuntimeError(f"more than {max_comparisons} comparisons")
         a, b = outcome.pair
         choice = rater.answer(a, b)
         answers[(a, b)] = choice
@@ -157,18 +158,18 @@ def kendall_to_truth(ranking: Ranking, truth: Mapping[K, float]) -> float:
     return float(kendalltau([truth[i] for i in items], [scores[i] for i in items])[0])
 
 
-def question_counts(
+def comparison_counts(
     algorithm: str, n: int, orders: int, levels: int | None = None, k: int | None = None,
     noise: float = 0.0, same_within: float = 0.0, first_seed: int = 0,
 ) -> tuple[list[int], list[float]]:
-    """Questions and Kendall τ-b to the truth over ``orders`` random orders (seeds
+    """Comparisons and Kendall τ-b to the truth over ``orders`` random orders (seeds
     ``first_seed ...``): distinct values, or ``levels`` tied levels; a perfect rater unless
     ``noise``/``same_within`` are given. Used by the benchmark and ``ranking_table.py``."""
-    questions, taus = [], []
+    comparisons, taus = [], []
     for seed in range(first_seed, first_seed + orders):
         truth = distinct_truth(n, seed) if levels is None else level_truth(n, levels, seed)
         rater = SimulatedRater(truth, noise, same_within, seed=seed)
         run = run_sort(list(truth), rater, algorithm, k)
-        questions.append(run.questions)
+        comparisons.append(run.comparisons)
         taus.append(kendall_to_truth(run.ranking, truth))
-    return questions, taus
+    return comparisons, taus

@@ -40,8 +40,8 @@ from slicereview.model import SessionKind
 if TYPE_CHECKING:
     from slicereview.store import Project
 
-QUESTION = "Which image shows more motion artifact?"
-CLASSIFY_QUESTION = "How much motion artifact does this image show?"
+PROMPT = "Which image shows more motion artifact?"
+CLASSIFY_PROMPT = "How much motion artifact does this image show?"
 CAREFUL = "Simulated rater 1 (careful)"
 NOISY = "Simulated rater 2 (noisy)"
 
@@ -93,12 +93,12 @@ def add_demo_ratings(project: Project, image_set_name: str,
                                median_s=median_s, slow_share=slow_share)
         raters[name] = rater
         sid = create_session(project, SessionKind.SORT, rater_id, set_id, f"{name} — sort",
-                                     QUESTION, seed=1000 + seed)
+                                     PROMPT, seed=1000 + seed)
         complete_session(RatingRun(project, sid), rater)
         created.append(sid)
     sid = create_session(project,
         SessionKind.CLASSIFY, project.ensure_rater(CAREFUL, simulated=True), set_id,
-        f"{CAREFUL} — classify", CLASSIFY_QUESTION, seed=2000, settings={"labels": list(labels)})
+        f"{CAREFUL} — classify", CLASSIFY_PROMPT, seed=2000, settings={"labels": list(labels)})
     complete_session(RatingRun(project, sid), raters[CAREFUL])
     created.append(sid)
     return created

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from slicereview.demo.raters import (
     SimulatedRater,
+    comparison_counts,
     distinct_truth,
     level_truth,
-    question_counts,
 )
 
 
@@ -53,6 +53,6 @@ def test_times_and_grades():
                                                                       range(40)]
 
 
-def test_question_counts_helper():
-    q, taus = question_counts("merge-insertion", 8, 3)
+def test_comparison_counts_helper():
+    q, taus = comparison_counts("merge-insertion", 8, 3)
     assert len(q) == 3 and all(abs(t - 1.0) < 1e-9 for t in taus) and max(q) <= 16

@@ -46,7 +46,7 @@ def test_demo_sessions_are_finished_and_simulated(project: Project) -> None:
         rs = RatingRun(project, s)
         assert rs.done and rs.answer_count > 0
         assert all(a.active_ms > 0 for a in rs.answers())
-        assert project.session(s).question
+        assert project.session(s).prompt
 
 
 def test_careful_rater_agrees_with_truth_better_than_noisy(project: Project) -> None:

@@ -5,7 +5,7 @@
 (exhaustive) what to show next, writes every answer through the project store (one transaction
 each) and supports undo and adding images. It holds no sort state that is not derived from the
 stored answers: reopening the project and constructing a new ``RatingRun`` gives the same
-next question.
+next comparison.
 
 Example
 -------
@@ -119,7 +119,7 @@ class RatingRun:
                              "not a rating session")
         self.labels: tuple[str, ...] = tuple(self.session.settings.get("labels", DEFAULT_LABELS))
         #: True when the session was stored by another version of its algorithm (its answers
-        #: stay valid, but it may ask different questions than before).
+        #: stay valid, but it may ask different comparisons than before).
         self.version_mismatch = bool(
             self.session.kind == SessionKind.SORT
             and ALGORITHMS.get(self.session.algorithm or "") != self.session.algorithm_version

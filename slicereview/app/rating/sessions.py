@@ -53,18 +53,18 @@ CSV_COLUMNS = ("image_id", "case_id", "file", "rank", "tier", "score", "rater", 
                "answers", "active_time_s")
 
 RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY)
-DEFAULT_QUESTION = "Which image shows more motion artifact?"
-#: The default question of a classify session (one image at a time: a grade, not a choice).
-DEFAULT_GRADE_QUESTION = "How much motion artifact does this image show?"
+DEFAULT_PROMPT = "Which image shows more motion artifact?"
+#: The default prompt of a classify session (one image at a time: a grade, not a choice).
+DEFAULT_GRADE_PROMPT = "How much motion artifact does this image show?"
 
 
-def default_question(kind: SessionKind | str) -> str:
-    """The question a new session of ``kind`` starts with.
+def default_prompt(kind: SessionKind | str) -> str:
+    """The prompt a new session of ``kind`` starts with.
 
-    >>> default_question("classify")
+    >>> default_prompt("classify")
     'How much motion artifact does this image show?'
     """
-    return DEFAULT_GRADE_QUESTION if str(kind) == "classify" else DEFAULT_QUESTION
+    return DEFAULT_GRADE_PROMPT if str(kind) == "classify" else DEFAULT_PROMPT
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ class NewSessionSpec:
     kind: SessionKind
     rater: str
     image_set_id: int | None
-    question: str = DEFAULT_QUESTION
+    prompt: str = DEFAULT_PROMPT
     algorithm: str = DEFAULT
     k: int | None = None
     labels: tuple[str, ...] = DEFAULT_LABELS
@@ -157,7 +157,7 @@ def unique_name(project: Project, base: str) -> str:
 
 def create_session(
     project: Project, kind: SessionKind | str, rater_id: int, image_set_id: int, name: str,
-    question: str = "", seed: int | None = None, phase: Phase | str = Phase.FORMAL,
+    prompt: str = "", seed: int | None = None, phase: Phase | str = Phase.FORMAL,
     algorithm: str | None = None, settings: dict | None = None,
 ) -> int:
     """Create a rating session and return its id: the one place its defaults are applied.
@@ -183,7 +183,7 @@ def create_session(
             raise ValueError("a classify session needs 2 to 9 labels (keys 1-9)")
     if seed is None:
         seed = secrets.randbits(31)
-    return project.create_session(kind, rater_id, image_set_id, name, question, seed,
+    return project.create_session(kind, rater_id, image_set_id, name, prompt, seed,
                                   Phase(phase), algorithm, version, settings)
 
 
@@ -211,7 +211,7 @@ def start_session(project: Project, spec: NewSessionSpec) -> int:
     passes = sum(1 for s in project.sessions(kind, rater_id, image_set_id))
     name = unique_name(project, spec.name.strip() or f"{rater_name} — {kind} {passes + 1}")
     return create_session(
-        project, kind, rater_id, image_set_id, name, spec.question.strip(), seed=spec.seed,
+        project, kind, rater_id, image_set_id, name, spec.prompt.strip(), seed=spec.seed,
         algorithm=spec.algorithm if kind == SessionKind.SORT else None, settings=settings,
     )
 
@@ -225,7 +225,7 @@ def unique_set_name(project: Project, base: str) -> str:
 
 
 def second_pass(project: Project, session_id: int) -> int:
-    """A second pass over a finished sort session: same rater, image set, question, algorithm
+    """A second pass over a finished sort session: same rater, image set, prompt, algorithm
     and settings, a new random seed (so a new presentation order and placement)."""
     s = project.session(session_id)
     if s.kind != SessionKind.SORT:
@@ -236,7 +236,7 @@ def second_pass(project: Project, session_id: int) -> int:
     base = s.name.split(" — pass ")[0]
     passes = sum(1 for o in project.sessions(s.kind, s.rater_id, s.image_set_id))
     name = unique_name(project, f"{base} — pass {passes + 1}")
-    return create_session(project, s.kind, s.rater_id, s.image_set_id, name, s.question,
+    return create_session(project, s.kind, s.rater_id, s.image_set_id, name, s.prompt,
                           phase=s.phase, algorithm=s.algorithm, settings=settings)
 
 

@@ -138,7 +138,7 @@ class IdleClock(QObject):
         return int(ms)
 
     def reset(self) -> None:
-        """Start counting from zero (the next question); the time since the last input still
+        """Start counting from zero (the next comparison); the time since the last input still
         counts as work if the person is there."""
         self.take()
 

@@ -42,6 +42,8 @@ def add_recent_project(path: Path) -> None:
 
 
 #: What the "New rating session" dialog remembers between sessions.
+#: The new-session dialog's remembered choices; the prompts keep the keys question_pairwise and
+#: question_classify they were first stored under.
 RATING_CHOICES = ("kind", "rater", "image_set", "algorithm", "labels", "question_pairwise",
                   "question_classify")
 

@@ -73,7 +73,7 @@ class RatingGateway:
                     pair: tuple[int, int]) -> _rating.Current | None:
         """Store an answer through ``stack``; what to show next, or ``None`` if not saved (a
         stale pair — someone else answered it — drops the cached engine so the view can show
-        the session's real next question)."""
+        the session's real next comparison)."""
         from slicereview.app.commands import RecordAnswer
 
         self.watch.check()

@@ -1,7 +1,7 @@
 """The comparison view: the pair to compare (or the image to grade) of one rating session.
 
 Two :class:`~slicereview.gui.common.image_view.ImageView` s side by side, their zoom, pan and
-window/level linked (a check box unlinks them), the session's question above and the answer
+window/level linked (a check box unlinks them), the session's prompt above and the answer
 buttons below. Keys (also in the buttons' tooltips):
 
 ====================  ===============================================================
@@ -74,12 +74,12 @@ class CompareView(QWidget):
         self.clock = IdleClock(self)
         self.prefetcher = Prefetcher(gateway, self)
 
-        self.question = QLabel()
-        font = QFont(self.question.font())
+        self.prompt = QLabel()
+        font = QFont(self.prompt.font())
         font.setPointSizeF(font.pointSizeF() * 1.35)
         font.setBold(True)
-        self.question.setFont(font)
-        self.question.setWordWrap(True)
+        self.prompt.setFont(font)
+        self.prompt.setWordWrap(True)
         self.progress = QLabel()
         self.progress.setObjectName("rate_progress")
         self.progress.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -111,7 +111,7 @@ class CompareView(QWidget):
         self.grade_buttons: list[QPushButton] = []
 
         top = QHBoxLayout()
-        top.addWidget(self.question, 1)
+        top.addWidget(self.prompt, 1)
         top.addWidget(self.progress)
         views = QHBoxLayout()
         views.setSpacing(6)
@@ -190,7 +190,7 @@ class CompareView(QWidget):
         rs = self.gateway.rating(session_id)
         self.session_id = session_id
         self.current = None
-        self.question.setText(rs.session.question or "Which image shows more?")
+        self.prompt.setText(rs.session.prompt or "Which image shows more?")
         self._set_labels(rs.labels)
         self.message.clear()
         self.clock.touch()  # choosing the session is input
@@ -278,7 +278,7 @@ class CompareView(QWidget):
         self.show_current(nxt if nxt is not None else self._reread())
 
     def _reread(self) -> Current:
-        """The session's question as the file has it now (after a refused write, e.g. a pair
+        """The session's comparison as the file has it now (after a refused write, e.g. a pair
         another instance answered first: never stay stuck on it)."""
         return self.gateway.rating(self.session_id).current()
 
@@ -313,7 +313,7 @@ class CompareView(QWidget):
         self._stacks.clear()
 
     def undo(self) -> None:
-        """Undo the last answer or grade and show that question again: from this window's
+        """Undo the last answer or grade and show that comparison again: from this window's
         history when it has one, else the session's last stored answer (e.g. after reopening)."""
         if self.session_id is None:
             return
@@ -330,7 +330,7 @@ class CompareView(QWidget):
             return
         else:
             ok = confirm_undo(self, self.gateway, self.session_id)
-            self.activateWindow()  # the keys belong to the view again after the question
+            self.activateWindow()  # the keys belong to the view again after the comparison
             self.setFocus(Qt.FocusReason.OtherFocusReason)
             if not (ok and self.gateway.remove_last_answer(stack, self.session_id)):
                 return

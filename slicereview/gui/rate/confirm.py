@@ -4,7 +4,7 @@ The Rate tab's undo takes back the last answer or grade. From this window's hist
 given since the session was opened here) it happens at once, as in any editor. When it would
 delete a *stored* answer — one given before this window opened the session, perhaps by another
 rater — or when the session is finished, the user is asked first, with whose answer it is and
-what it was; the question defaults to *No*.
+what it was; the dialog defaults to *No*.
 """
 
 from __future__ import annotations
@@ -53,6 +53,6 @@ def confirm_undo(parent: QWidget, gateway: ProjectGateway, session_id: int) -> b
                       | QMessageBox.StandardButton.No, parent)
     box.setObjectName("confirm_undo")
     box.setInformativeText("This answer was not given in this window just now; deleting it "
-                           "reopens the session at that question.")
+                           "reopens the session at that comparison.")
     box.setDefaultButton(QMessageBox.StandardButton.No)
     return box.exec() == QMessageBox.StandardButton.Yes

@@ -1,14 +1,14 @@
 """The "New rating session" dialog of the Rate page.
 
 It asks for the kind (sort / exhaustive / classify), the rater (an existing name or a new one,
-created on OK), the image set (or all images, made into a new set), the question, the sort
+created on OK), the image set (or all images, made into a new set), the prompt, the sort
 algorithm (default :data:`slicereview.engines.ranking.DEFAULT`, ``k`` for top-k) and the labels of
 a classify session. The seed is drawn at random by the store and kept with the session.
 
 The dialog remembers the last choices (user settings, :func:`slicereview.gui.common.settings.
-rating_choices`): kind, rater, image set (by name), algorithm, labels, and one question for
-pairwise kinds and one for classify. Changing the kind swaps in that kind's question unless the
-user has typed their own for this session (a grade question — "How much …?" — for classify,
+rating_choices`): kind, rater, image set (by name), algorithm, labels, and one prompt for
+pairwise kinds and one for classify. Changing the kind swaps in that kind's prompt unless the
+user has typed their own for this session (a grade prompt — "How much …?" — for classify,
 a choice — "Which image shows more …?" — for sort and exhaustive).
 """
 
@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.app.rating.sessions import NewSessionSpec, default_question
-from slicereview.engines.ranking import ALGORITHMS, DEFAULT, DEFAULT_K, estimate_questions
+from slicereview.app.rating.sessions import NewSessionSpec, default_prompt
+from slicereview.engines.ranking import ALGORITHMS, DEFAULT, DEFAULT_K, estimate_comparisons
 from slicereview.engines.ranking.scoring import DEFAULT_LABELS
 from slicereview.gui.common.settings import rating_choices, remember_rating_choices
 from slicereview.model import SessionKind
@@ -59,9 +59,9 @@ class NewSessionDialog(QDialog):
             self.image_set.addItem(f"{name} ({count} images)", (set_id, count, name))
         self.image_set.addItem(f"All images of the project ({all_images}) — new set",
                                (None, all_images, None))
-        self.question = QLineEdit()
-        self.question.textEdited.connect(self._on_question_edited)
-        self._question_edited = False
+        self.prompt = QLineEdit()
+        self.prompt.textEdited.connect(self._on_prompt_edited)
+        self._prompt_edited = False
         self.algorithm = QComboBox()
         for name in ALGORITHMS:
             self.algorithm.addItem(name + (" (default)" if name == DEFAULT else ""), name)
@@ -79,7 +79,7 @@ class NewSessionDialog(QDialog):
         form.addRow("Kind", self.kind)
         form.addRow("Rater", self.rater)
         form.addRow("Image set", self.image_set)
-        form.addRow("Question", self.question)
+        form.addRow("Prompt", self.prompt)
         form.addRow("Algorithm", self.algorithm)
         form.addRow("k (top-k)", self.k)
         form.addRow("Labels", self.labels)
@@ -112,18 +112,18 @@ class NewSessionDialog(QDialog):
         if "labels" in last:
             self.labels.setText(last["labels"])
 
-    def _question_key(self) -> str:
+    def _prompt_key(self) -> str:
         classify = self.kind.currentData() == SessionKind.CLASSIFY
         return "question_classify" if classify else "question_pairwise"
 
-    def _on_question_edited(self, _text: str) -> None:
-        self._question_edited = True
+    def _on_prompt_edited(self, _text: str) -> None:
+        self._prompt_edited = True
 
     def _on_kind(self, *_args: object) -> None:
-        """Swap in the kind's question (the remembered one, else the default) unless typed."""
-        if not self._question_edited:
+        """Swap in the kind's prompt (the remembered one, else the default) unless typed."""
+        if not self._prompt_edited:
             kind = self.kind.currentData()
-            self.question.setText(self._last.get(self._question_key(), default_question(kind)))
+            self.prompt.setText(self._last.get(self._prompt_key(), default_prompt(kind)))
 
     def remember(self) -> None:
         """Keep this dialog's choices for the next one."""
@@ -131,7 +131,7 @@ class NewSessionDialog(QDialog):
             "kind": str(self.kind.currentData()), "rater": self.rater.currentText().strip(),
             "algorithm": self.algorithm.currentData(), "labels": self.labels.text(),
             "image_set": self.image_set.currentData()[2] or "",
-            self._question_key(): self.question.text().strip(),
+            self._prompt_key(): self.prompt.text().strip(),
         })
 
     def _update(self, *_args: object) -> None:
@@ -142,7 +142,7 @@ class NewSessionDialog(QDialog):
         n = self.image_set.currentData()[1]
         if kind == SessionKind.SORT:
             k = self.k.value() if self.algorithm.currentData() == "top-k" else None
-            q = estimate_questions(n, self.algorithm.currentData(), k)
+            q = estimate_comparisons(n, self.algorithm.currentData(), k)
             text = f"{n} images: about {q} comparisons (fewer when images tie)"
         elif kind == SessionKind.EXHAUSTIVE:
             text = f"{n} images: {n * (n - 1) // 2} comparisons"
@@ -158,7 +158,7 @@ class NewSessionDialog(QDialog):
         return NewSessionSpec(
             kind=kind, rater=self.rater.currentText().strip(),
             image_set_id=self.image_set.currentData()[0],
-            question=self.question.text().strip(), algorithm=self.algorithm.currentData(),
+            prompt=self.prompt.text().strip(), algorithm=self.algorithm.currentData(),
             k=self.k.value() if self.algorithm.currentData() == "top-k" else None,
             labels=self.label_list(), name=self.name.text().strip(),
         )

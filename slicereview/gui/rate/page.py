@@ -1,6 +1,6 @@
 """The "Rate" tab: the project's rating sessions, the comparison view, results, reliability.
 
-Left: the rating sessions (name; kind and image set; answered and state; the rater and question
+Left: the rating sessions (name; kind and image set; answered and state; the rater and prompt
 in the tooltip) with *New session…*, *Second pass* and *Reliability…*. Right, depending on the
 selection: the comparison view of an unfinished session (it resumes exactly where it stopped:
 the engine replays the stored answers), the ranking grid of a finished one, or the reliability
@@ -137,13 +137,13 @@ class RatePage(QWidget):
         if row is not None:
             s = row.session
             item.setData(INFO_ROLE, (s.name, str(s.kind), row.rater,
-                                     f"{row.image_set} ({row.images})", s.question))
-        name, kind, rater, image_set, question = item.data(INFO_ROLE)
+                                     f"{row.image_set} ({row.images})", s.prompt))
+        name, kind, rater, image_set, prompt = item.data(INFO_ROLE)
         unit = "grades" if kind == "classify" else "answers"
         state = "done" if finished else "in progress"
         item.setText(f"{name}\n    {kind} · {image_set}\n    {answered} {unit} · {state}")
         item.setToolTip(f"{name}\nrater: {rater}\nkind: {kind}\nimage set: {image_set}\n"
-                        f"question: {question}\n{answered} {unit}, {state}")
+                        f"prompt: {prompt}\n{answered} {unit}, {state}")
 
     def _row_of(self, session_id: int) -> int | None:
         for r in range(self.sessions_list.count()):
@@ -207,7 +207,7 @@ class RatePage(QWidget):
 
     # -- pages -----------------------------------------------------------------------------
     def open_session(self, session_id: int) -> None:
-        """Show the session: its next question, or its ranking when finished."""
+        """Show the session: its next comparison, or its ranking when finished."""
         if self.gateway.rating(session_id).done:
             self.grid.show_session(session_id)
             self.stack.setCurrentWidget(self.grid)
@@ -223,7 +223,7 @@ class RatePage(QWidget):
     def _undo_finished(self, session_id: int) -> None:
         """The ranking's *Undo last answer*: the session is finished, so ask first."""
         ok = confirm_undo(self, self.gateway, session_id)
-        self.activateWindow()  # back from the question: the keys go to this window again
+        self.activateWindow()  # back from the comparison: the keys go to this window again
         if not ok:
             return
         stack = self.compare.undo_stack(session_id)

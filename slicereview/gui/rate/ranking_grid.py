@@ -94,7 +94,7 @@ class RankingGrid(QWidget):
                                       "`slicereview ranking --csv`)")
         self.export_button.clicked.connect(self.on_export)
         self.undo_button = QPushButton("Undo last answer")
-        self.undo_button.setToolTip("Reopen the session at its last question")
+        self.undo_button.setToolTip("Reopen the session at its last comparison")
         self.undo_button.clicked.connect(lambda: self.undo_requested.emit(self.session_id))
         self.pass_button = QPushButton("Second pass")
         self.pass_button.setToolTip("Rank the same images again in a new random order")

@@ -72,7 +72,7 @@ def test_ranking_tiles_are_readable_show_whole_grades_and_open_large(qtbot, proj
     viewer.close()
 
 
-def test_new_session_dialog_asks_the_kinds_question_and_remembers_choices(qtbot, project_file
+def test_new_session_dialog_asks_the_kinds_prompt_and_remembers_choices(qtbot, project_file
                                                                           ) -> None:
     from slicereview.gui.rate.dialogs import NewSessionDialog
     from slicereview.model import SessionKind
@@ -87,9 +87,9 @@ def test_new_session_dialog_asks_the_kinds_question_and_remembers_choices(qtbot,
 
     first = dialog()
     assert first.rater.currentText() == ""  # nothing to remember yet
-    assert first.question.text().startswith("Which image")
-    first.kind.setCurrentIndex(2)  # classify: a grading question, not a choice of two
-    assert first.question.text().startswith("How much")
+    assert first.prompt.text().startswith("Which image")
+    first.kind.setCurrentIndex(2)  # classify: a grading prompt, not a choice of two
+    assert first.prompt.text().startswith("How much")
     qtbot.keyClicks(first.rater.lineEdit(), "bob")
     first.labels.setText("ok, blurred, unusable")
     first.accept()
@@ -100,19 +100,19 @@ def test_new_session_dialog_asks_the_kinds_question_and_remembers_choices(qtbot,
     assert again.rater.currentText() == "bob"
     assert again.image_set.currentData()[2] == "six"
     assert again.labels.text() == "ok, blurred, unusable"
-    assert again.question.text().startswith("How much")
+    assert again.prompt.text().startswith("How much")
     again.kind.setCurrentIndex(0)
-    assert again.question.text().startswith("Which image")
-    again.question.clear()
-    qtbot.keyClicks(again.question, "Which image is noisier?")
+    assert again.prompt.text().startswith("Which image")
+    again.prompt.clear()
+    qtbot.keyClicks(again.prompt, "Which image is noisier?")
     again.kind.setCurrentIndex(1)  # typed text is kept when the kind changes
-    assert again.question.text() == "Which image is noisier?"
+    assert again.prompt.text() == "Which image is noisier?"
     again.accept()
     third = dialog()
     assert str(third.kind.currentData()) == "exhaustive"
-    assert third.question.text() == "Which image is noisier?"
+    assert third.prompt.text() == "Which image is noisier?"
     third.kind.setCurrentIndex(2)
-    assert third.question.text().startswith("How much")
+    assert third.prompt.text().startswith("How much")
     third.grab().save(str(SHOTS / "rate_new_session.png"))
 
 

@@ -106,7 +106,7 @@ def _press(qtbot, page: RatePage, key: Qt.Key, modifier=Qt.KeyboardModifier.NoMo
 
 def _new_session(page: RatePage, kind: str, **kw) -> int:
     spec = NewSessionSpec(kind=SessionKind(kind), rater="ann", image_set_id=_set_id(page),
-                          question="Which image is noisier?", **kw)
+                          prompt="Which image is noisier?", **kw)
     sid = page.create_session(spec)
     assert sid is not None
     return sid
@@ -131,7 +131,7 @@ def test_sort_session_keyboard_undo_resume_finish_export(qtbot, project_file: Pa
     w, page = _window(qtbot, project_file)
     sid = _new_session(page, "sort")
     assert page.stack.currentWidget() is page.compare
-    assert page.compare.question.text() == "Which image is noisier?"
+    assert page.compare.prompt.text() == "Which image is noisier?"
     assert page.image_views() == [page.compare.left, page.compare.right]
     assert page.compare.progress.text().startswith("answered 0, about ")
     assert page.compare.prefetcher.wait()
@@ -149,7 +149,7 @@ def test_sort_session_keyboard_undo_resume_finish_export(qtbot, project_file: Pa
     _press(qtbot, page, Qt.Key.Key_Backspace)
     assert len(project.answers(sid)) == 2
     now = page.compare.current
-    assert (now.left, now.right) == third  # the undone question is asked again
+    assert (now.left, now.right) == third  # the undone comparison is asked again
     _press(qtbot, page, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert len(project.answers(sid)) == 1
     _press(qtbot, page, _key_for(page))
@@ -177,8 +177,8 @@ def test_sort_session_keyboard_undo_resume_finish_export(qtbot, project_file: Pa
     assert page2.grid.grid.item(0).text().startswith("#1 · tier 1")
 
     answer_confirmation(True)
-    qtbot.mouseClick(page2.grid.undo_button, Qt.MouseButton.LeftButton)  # reopen the last question
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is page2.compare)  # after the question
+    qtbot.mouseClick(page2.grid.undo_button, Qt.MouseButton.LeftButton)  # reopen the last one
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is page2.compare)  # after the comparison
     assert page2.stack.currentWidget() is page2.compare
     assert len(project2.answers(sid)) == n_answers - 1
     assert project2.session_finished_at(sid) is None
@@ -279,7 +279,7 @@ def test_second_pass_of_a_finished_sort(qtbot, project_file: Path) -> None:
     new = page.second_pass(sid)
     first, second = (page.gateway.project.session(s) for s in (sid, new))
     assert second.image_set_id == first.image_set_id and second.rater_id == first.rater_id
-    assert second.algorithm == first.algorithm and second.question == first.question
+    assert second.algorithm == first.algorithm and second.prompt == first.prompt
     assert second.seed != first.seed and second.name != first.name
     assert page.stack.currentWidget() is page.compare
     assert page.compare.session_id == new
@@ -442,7 +442,7 @@ def test_answers_and_grades_undo_and_redo_through_the_stack(qtbot, project_file:
     answer_confirmation(True)
     _press(qtbot, page, Qt.Key.Key_Backspace)
     assert len(project.answers(sid)) == 1
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is page.compare)  # after the question
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is page.compare)  # after the comparison
     _press(qtbot, page, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # undo the removal
     assert len(project.answers(sid)) == 2
 
