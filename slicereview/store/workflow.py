@@ -145,7 +145,7 @@ class WorkflowMixin(StoreBase):
                                          now_iso()))
 
     def gold_scores(self) -> dict[int, dict]:
-        """annotation id → its scores against gold (see ``app.workflow.score_against_gold``)."""
+        """annotation id → its scores against gold (see ``app.qa.workflow.score_against_gold``)."""
         return {r[0]: json.loads(r[1]) for r in self.conn.execute(
             "SELECT annotation_id, scores FROM gold_scores")}
 
