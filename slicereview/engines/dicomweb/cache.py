@@ -22,9 +22,12 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from slicereview.engines.dicomweb.errors import DicomwebError
-from slicereview.engines.dicomweb.http import Auth, NetLimits
+
+if TYPE_CHECKING:  # (requests loads only when a PACS is asked something)
+    from slicereview.engines.dicomweb.http import Auth, NetLimits
 
 _DEFAULT_MB = 4096
 
