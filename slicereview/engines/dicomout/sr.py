@@ -26,6 +26,7 @@ The tree (relationships in brackets)::
                    [CONTAINS] IMAGE DCM 121191 "Referenced Segment" (the annotation's SEG)
       [CONTAINS] CONTAINER 99SLRV pin "Pinned comment"               one per pin
                    [HAS OBS CONTEXT] PNAME DCM 121008 (the reviewer)
+                   [CONTAINS] TEXT  99SLRV reason "Reason" (each reason tag)
                    [CONTAINS] TEXT  DCM 121106 "Comment"
                    [CONTAINS] SCOORD DCM 111030 "Image Region": POINT (x, y) or a closed
                                      POLYLINE around the box
@@ -117,12 +118,13 @@ class ReviewDecision:
 @dataclass(frozen=True)
 class Pin:
     """A pinned comment: ``kind`` ``"point"`` with ``at = (x, y)`` or ``"box"`` with
-    ``at = (row0, col0, row1, col1)``, in pixels."""
+    ``at = (row0, col0, row1, col1)``, in pixels; ``tags`` its reason tags."""
 
     kind: str
     at: tuple[float, ...]
     comment: str
     reviewer: str
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -251,8 +253,11 @@ def _pin(hd, pin: Pin, source: Dataset):
     scoord.ContentSequence = ContentSequence(
         [_image_item(hd, codes.DCM.SourceImage, source, "SELECTED FROM")])
     group = ContainerContentItem(PIN_GROUP, relationship_type="CONTAINS")
-    group.ContentSequence = ContentSequence(
-        [_observer(hd, pin.reviewer), _text(hd, codes.DCM.Comment, pin.comment), scoord])
+    children = [_observer(hd, pin.reviewer)]
+    children += [_text(hd, REASON, tag) for tag in pin.tags]
+    if pin.comment:
+        children.append(_text(hd, codes.DCM.Comment, pin.comment))
+    group.ContentSequence = ContentSequence([*children, scoord])
     return group
 
 
@@ -322,10 +327,13 @@ def _read_decision(hd, group: Dataset) -> ReviewDecision:
 
 def _read_pin(hd, group: Dataset) -> Pin:
     reviewer = comment = ""
+    tags: list[str] = []
     kind, at = "point", ()
     for item in group.ContentSequence:
         if item.ValueType == "PNAME":
             reviewer = _reviewer(item)
+        elif item.ValueType == "TEXT" and _code(item) == REASON.value:
+            tags.append(str(item.TextValue))
         elif item.ValueType == "TEXT":
             comment = str(item.TextValue)
         elif item.ValueType == "SCOORD":
@@ -336,4 +344,4 @@ def _read_pin(hd, group: Dataset) -> Pin:
             else:
                 (c0, r0), (c1, r1) = data.min(axis=0), data.max(axis=0)
                 kind, at = "box", (float(r0), float(c0), float(r1), float(c1))
-    return Pin(kind, at, comment, reviewer)
+    return Pin(kind, at, comment, reviewer, tuple(tags))

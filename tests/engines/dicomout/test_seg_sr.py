@@ -150,7 +150,7 @@ def test_review_sr_is_valid_and_reads_back(name, tmp_path):
                            SegReference(seg.SOPClassUID, seg.SOPInstanceUID, (1, 2))),
             ReviewDecision("Bob", "Rev", "accept"),
             ReviewDecision("Cy", "Rev", "expert_review", (), "ask Dr X")),
-        pins=(Pin("point", (3.5, 4.0), "here", "Rev"),
+        pins=(Pin("point", (3.5, 4.0), "here", "Rev", ("missed finding",)),
               Pin("box", (1.0, 2.0, 10.5, 20.25), "box here", "Rev 2")),
         alphas={"strict_alpha": 0.5, "relaxed_alpha": math.nan},
         ratings=(Rating("grade", "classify 1", 2.0), Rating("rank", "sort 1", 5.0)))
