@@ -12,6 +12,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
@@ -43,7 +44,12 @@ class Orthanc:
         response.raise_for_status()
         return response.json()
 
-    def get(self, route: str) -> object:
+    def post(self, route: str, body: object) -> Any:
+        response = requests.post(f"{self.url}{route}", json=body, auth=self.auth, timeout=60)
+        response.raise_for_status()
+        return response.json()
+
+    def get(self, route: str) -> Any:
         response = requests.get(f"{self.url}{route}", auth=self.auth, timeout=60)
         response.raise_for_status()
         return response.json()

@@ -229,6 +229,8 @@ class Server:
         reason."""
         import pydicom
 
+        import requests
+
         report = StowReport()
         for k, path in enumerate(files):
             if progress is not None:
@@ -237,17 +239,19 @@ class Server:
             uid = str(ds.SOPInstanceUID)
             try:
                 with http.translate(self.where):
-                    answer = self.client.store_instances([ds])
-            except DicomwebError as exc:
-                if "HTTP" not in str(exc):
-                    raise  # the server is unreachable: the rest would fail alike
-                report.refused.append((uid, _stow_reason(str(exc))))
-                continue
+                    try:
+                        answer = self.client.store_instances([ds])
+                    except requests.HTTPError as exc:
+                        if exc.response is None or exc.response.status_code in (401, 403):
+                            raise
+                        report.refused.append((uid, _refusal(exc.response)))
+                        continue
+            except DicomwebError:
+                raise  # unreachable, refused log-in, misbehaving: the rest would fail alike
             failed = answer.get("FailedSOPSequence") or []
             if failed:
-                reason = failed[0].get("FailureReason")
-                report.refused.append((uid, f"the server refused it (failure reason "
-                                            f"{_failure(reason)})"))
+                report.refused.append((uid, "the server refused it (failure reason "
+                                            f"{_failure(failed[0].get('FailureReason'))})"))
             else:
                 report.stored.append(uid)
         if progress is not None:
@@ -269,11 +273,23 @@ def _failure(reason: Any) -> str:
     return f"0x{code:04X}, {_FAILURES.get(code, 'unknown')}"
 
 
-def _stow_reason(message: str) -> str:
-    """The server's reason from an HTTP error sentence (without the "try again" advice)."""
-    start = message.find("(HTTP")
-    return ("the server refused it " + message[start:message.find(")", start) + 1]
-            if start >= 0 else message)
+def _refusal(response: Any) -> str:
+    """The server's reason for refusing one object: the STOW-RS failure reason of its answer,
+    else the message of Orthanc's error answer, else the HTTP status."""
+    status = f"HTTP {response.status_code} {response.reason or ''}".strip()
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        failed = body.get("00081198", {}).get("Value") or []
+        if failed and isinstance(failed[0], dict):
+            code = (failed[0].get("00081197", {}).get("Value") or [None])[0]
+            return f"the server refused it ({status}: failure reason {_failure(code)})"
+        message = " ".join(str(body.get(k, "")) for k in ("Message", "Details")).strip()
+        if message:
+            return f"the server refused it ({status}: {message[:200]})"
+    return f"the server refused it ({status})"
 
 
 def _sha256(path: Path) -> str:
