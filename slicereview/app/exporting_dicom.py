@@ -226,7 +226,7 @@ def _consensus_jobs(items: list[ExportItem], method: str, level: str, report: Di
     by_image: dict[int, list[ExportItem]] = {}
     for item in items:
         by_image.setdefault(item.image.id, []).append(item)
-    jobs = []
+    jobs: list[tuple[Sequence[ExportItem], Callable[[], tuple[list, dict]]]] = []
     for group in by_image.values():
         if len(group) < 2:
             report.skip(group[0].image.case_id,

@@ -48,8 +48,8 @@ def export_sr(project: Project, out_dir: str | Path, *, phase: Phase | str = Pha
     for k, image in enumerate(images):
         if progress is not None:
             progress(k, len(images), image.case_id)
-        review = _review(project, image, annotations, decisions, ratings.get(image.id, ()),
-                         segs)
+        review = _review(project, image, annotations, decisions,
+                         tuple(ratings.get(image.id, ())), segs)
         if review is None:
             continue
         source = sources.header(image)

@@ -126,10 +126,10 @@ def segmentation(source: Dataset, segments: Sequence[Segment], authoring: Author
         raise ValueError("a segmentation needs at least one segment")
     if fractional and len(segments) != 1:
         raise ValueError("a FRACTIONAL segmentation here has exactly one segment")
-    for seg in segments:
-        if np.shape(seg.mask) != (rows, cols):
-            raise ValueError(f"mask of segment {seg.label!r} is {np.shape(seg.mask)}, the "
-                             f"source image is {(rows, cols)}")
+    for segment in segments:
+        if np.shape(segment.mask) != (rows, cols):
+            raise ValueError(f"mask of segment {segment.label!r} is "
+                             f"{np.shape(segment.mask)}, the source image is {(rows, cols)}")
     if fractional:
         pixels = np.clip(np.asarray(segments[0].mask, dtype=np.float32), 0.0, 1.0)[None]
     else:

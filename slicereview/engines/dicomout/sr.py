@@ -328,7 +328,7 @@ def _read_decision(hd, group: Dataset) -> ReviewDecision:
 def _read_pin(hd, group: Dataset) -> Pin:
     reviewer = comment = ""
     tags: list[str] = []
-    kind, at = "point", ()
+    kind, at = "point", tuple[float, ...]()
     for item in group.ContentSequence:
         if item.ValueType == "PNAME":
             reviewer = _reviewer(item)

@@ -18,6 +18,7 @@ Example
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from dataclasses import dataclass, field
@@ -121,10 +122,8 @@ def fetch(remote: RemoteInstance, max_bytes: int, limits: NetLimits | None = Non
 
     path = remote.path
     if path.is_file():
-        try:
+        with contextlib.suppress(OSError):
             os.utime(path)  # recently used
-        except OSError:
-            pass
         return path
     row = InstanceRow(remote.study_uid, remote.series_uid, remote.sop_uid)
     with Server(remote.url, remote.auth, limits) as server:

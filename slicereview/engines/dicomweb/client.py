@@ -228,7 +228,6 @@ class Server:
         others with it) and report what was stored and what was refused, with the server's
         reason."""
         import pydicom
-
         import requests
 
         report = StowReport()

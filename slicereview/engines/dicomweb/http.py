@@ -127,7 +127,7 @@ class BoundedAdapter(HTTPAdapter):
         super().__init__(max_retries=0)
         self.limits = limits
 
-    def send(self, request: requests.PreparedRequest, stream: bool = False,  # type: ignore[override]
+    def send(self, request: requests.PreparedRequest, stream: bool = False,
              timeout: Any = None, verify: Any = True, cert: Any = None,
              proxies: Any = None) -> requests.Response:
         limits = self.limits
@@ -151,7 +151,7 @@ class BoundedAdapter(HTTPAdapter):
             raise DicomwebError(
                 f"The PACS at {where} announced an answer of {_size(int(length))}, more than "
                 f"the {_size(cap)} a list may take; nothing was read.")
-        accept = request.headers.get("Accept", "")
+        accept = str(request.headers.get("Accept", ""))
         content_type = response.headers.get("content-type", "")
         if response.ok and response.status_code != 204 and length != "0" and not _accepts(
                 accept, content_type):

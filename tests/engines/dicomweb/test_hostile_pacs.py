@@ -90,8 +90,8 @@ def test_unreachable_server():
 
 
 def test_stow_reports_each_refusal_and_goes_on(server, tmp_path):
-    from pydicom.data import get_testdata_file
     from pydicom import dcmread
+    from pydicom.data import get_testdata_file
 
     files = []
     for k in range(4):
