@@ -26,8 +26,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from slicereview.engines.dicomweb.auth import Auth, origin
 from slicereview.engines.dicomweb.cache import RemoteInstance
-from slicereview.engines.dicomweb.http import Auth, origin
 
 if TYPE_CHECKING:
     from slicereview.model import Image

@@ -49,6 +49,16 @@ from slicereview.store import Project
 _GROUP = 8
 
 
+def list_studies(url: str, auth: Auth | None = None, search: str = "",
+                 net_limits: NetLimits | None = None) -> list:
+    """The studies of the service at ``url`` matching ``search`` (a description, or a date
+    ``YYYYMMDD[-YYYYMMDD]``), newest first, as
+    :class:`~slicereview.engines.dicomweb.client.StudyRow` (date, modalities, description,
+    number of images)."""
+    with Server(url, auth, net_limits) as server:
+        return server.studies(search)
+
+
 def list_instances(server: Server, studies: Sequence[str] = (), series: Sequence[str] = (),
                    modality: str | None = None) -> list[InstanceRow]:
     """The instances an import of ``studies`` (all listed when empty), restricted to

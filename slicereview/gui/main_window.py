@@ -35,6 +35,7 @@ from slicereview.gui.background import collect_garbage_in_gui_thread
 from slicereview.gui.file_actions import FileActions
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.job_pages import JobPages
+from slicereview.gui.pacs_actions import PacsActions
 from slicereview.gui.qa_actions import QAActions
 from slicereview.gui.sharing import SharingBanner
 from slicereview.gui.view_actions import ViewActions
@@ -81,7 +82,7 @@ class StartPage(QWidget):
         self.window_.open_project(Path(item.data(Qt.ItemDataRole.UserRole)))
 
 
-class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
+class MainWindow(FileActions, PacsActions, ViewActions, QAActions, JobPages, QMainWindow):
     def __init__(self, *, remember: bool = True) -> None:
         """``remember=False`` (``open --screenshot``) leaves the user's settings alone: no
         recent project and no window layout is written."""

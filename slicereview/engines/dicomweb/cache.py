@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING
 from slicereview.engines.dicomweb.errors import DicomwebError
 
 if TYPE_CHECKING:  # (requests loads only when a PACS is asked something)
-    from slicereview.engines.dicomweb.http import Auth, NetLimits
+    from slicereview.engines.dicomweb.auth import Auth
+    from slicereview.engines.dicomweb.http import NetLimits
 
 _DEFAULT_MB = 4096
 
@@ -113,6 +114,11 @@ class RemoteInstance(os.PathLike):
 
     def cached(self) -> bool:
         return self.path.is_file()
+
+    def is_file(self) -> bool:
+        """True: an image on a PACS is never a missing file (a path-like's question, asked by
+        the image list); its cache file is fetched again when needed."""
+        return True
 
 
 def fetch(remote: RemoteInstance, max_bytes: int, limits: NetLimits | None = None) -> Path:

@@ -128,9 +128,18 @@ class Server:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _list(self, what: str, call: Callable[[], Any]) -> list[dict]:
+    def _list(self, what: str, route: str, params: dict[str, Any]) -> list[dict]:
+        """A QIDO-RS search. The query is built here with ``*`` left as it is: the client
+        library percent-encodes wildcards, which Orthanc then matches literally."""
+        from urllib.parse import urlencode
+
+        query = urlencode(params, doseq=True, safe="*")
         with http.translate(self.where):
-            result = call()
+            response = self._session.get(f"{self.url}/{route}?{query}", headers={
+                "Accept": "application/dicom+json, application/json"})
+            if not response.ok:
+                raise http.http_error(self.where, response)
+            result = response.json() if response.content else []
         if not isinstance(result, list) or not all(isinstance(r, dict) for r in result):
             raise DicomwebError(f"The PACS at {self.where} sent a {what} list slicereview "
                                 "cannot read (not a list of DICOM JSON objects).")
@@ -154,8 +163,8 @@ class Server:
             filters["ModalitiesInStudy"] = modality
         fields = ["StudyDate", "StudyDescription", "ModalitiesInStudy",
                   "NumberOfStudyRelatedInstances"]
-        rows = self._list("study", lambda: self.client.search_for_studies(
-            limit=limit, fields=fields, search_filters=filters or None))
+        rows = self._list("study", "studies",
+                          {"limit": limit, "includefield": fields, **filters})
         out = [StudyRow(_uid(_value(r, "0020000D")), _date(_value(r, "00080020")),
                         _values(r, "00080061"), _value(r, "00081030"),
                         _count(r, "00201208")) for r in rows]
@@ -163,17 +172,16 @@ class Server:
         return sorted(out, key=lambda r: r.date, reverse=True)
 
     def series(self, study_uid: str, modality: str | None = None) -> list[SeriesRow]:
-        filters = {"Modality": modality} if modality else None
+        filters = {"Modality": modality} if modality else {}
         fields = ["Modality", "SeriesDescription", "NumberOfSeriesRelatedInstances"]
-        rows = self._list("series", lambda: self.client.search_for_series(
-            study_uid, fields=fields, search_filters=filters))
+        rows = self._list("series", f"studies/{study_uid}/series",
+                          {"includefield": fields, **filters})
         out = [SeriesRow(_uid(_value(r, "0020000E")), _value(r, "00080060"),
                          _value(r, "0008103E"), _count(r, "00201209")) for r in rows]
         return [r for r in out if r.series_uid]
 
     def instances(self, study_uid: str, series_uid: str) -> list[InstanceRow]:
-        rows = self._list("instance", lambda: self.client.search_for_instances(
-            study_uid, series_uid))
+        rows = self._list("instance", f"studies/{study_uid}/series/{series_uid}/instances", {})
         out = [InstanceRow(study_uid, series_uid, _uid(_value(r, "00080018"))) for r in rows]
         return [r for r in out if r.sop_uid]
 
