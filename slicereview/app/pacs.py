@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from slicereview.engines.dicomweb.auth import Auth, origin
-from slicereview.engines.dicomweb.cache import RemoteInstance
+from slicereview.engines.dicomweb.cache import RemoteInstance, cache_folder
 
 if TYPE_CHECKING:
     from slicereview.model import Image
@@ -93,6 +93,7 @@ class Locator:
 
     def refresh(self) -> None:
         self._remote = self.project.dicomweb_refs()
+        self._folder = str(cache_folder())
 
     def is_remote(self, image: Image) -> bool:
         return image.source_id in self._remote
@@ -103,7 +104,7 @@ class Locator:
             return self.project.resolve(image.path)
         ref, sha = entry
         return RemoteInstance(ref.url, ref.study_uid, ref.series_uid, ref.sop_uid, sha,
-                              auth=self.credentials.get(ref.url))
+                              auth=self.credentials.get(ref.url), folder=self._folder)
 
 
 def local_file(location: Path | RemoteInstance, max_bytes: int) -> Path:

@@ -279,6 +279,8 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, JobPages, QMa
         try:
             display = self.gateway.display(image)
         except Exception as exc:
+            if self.pacs_login(image, exc):  # a PACS asked for credentials: ask the user
+                return self.show_image(image_id, keep_view=keep_view)
             self.image_label.setText(f"{image.case_id}: cannot show this image — {exc}")
             self.viewer.clear()
             return False

@@ -1,12 +1,14 @@
 """The main window's File ▸ Import from PACS… (a mixin of
 :class:`~slicereview.gui.main_window.MainWindow`, beside :mod:`.file_actions`): the study list
 dialog, then the import in a worker with a progress dialog and Cancel; the end is reported as
-a file import's (``_on_import_done`` / ``_on_import_failed``)."""
+a file import's (``_on_import_done`` / ``_on_import_failed``). And the log-in asked for when
+an image on a PACS must be fetched again and the server refuses (:meth:`pacs_login`)."""
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import QProgressDialog
 
+from slicereview.engines.dicomweb.errors import AuthenticationError
 from slicereview.gui.workers import PacsImportWorker
 
 
@@ -42,3 +44,29 @@ class PacsActions:
         self.gateway.hold_changes()
         self._import_thread = worker.start()
         return worker
+
+    def pacs_login(self, image: object, error: Exception) -> bool:
+        """After ``error`` showing ``image``: when a PACS refused the credentials, ask for
+        new ones (once per server and session, if the user cancels) and keep them in memory;
+        True when the caller should try again."""
+        from slicereview.engines.dicomweb.cache import RemoteInstance
+        from slicereview.engines.dicomweb.http import origin
+        from slicereview.gui.views.pacs_dialog import LoginDialog
+
+        if not isinstance(error, AuthenticationError):
+            return False
+        location = self.gateway.file_of(image)
+        if not isinstance(location, RemoteInstance):
+            return False
+        declined = self.__dict__.setdefault("_pacs_declined", set())
+        server = origin(location.url)
+        if server in declined:
+            return False
+        dialog = LoginDialog(server, str(error), self)
+        if dialog.exec() != LoginDialog.DialogCode.Accepted or dialog.auth() is None:
+            declined.add(server)
+            return False
+        self.gateway.credentials.set(location.url, dialog.auth())
+        self.browser.forget_failures()
+        self.refresh_images()  # (thumbnails that failed for want of credentials come back)
+        return True

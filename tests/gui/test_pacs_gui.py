@@ -81,3 +81,32 @@ def test_a_refused_login_is_one_sentence_under_the_list(window, qtbot, orthanc):
     dialog = _dialog(window, qtbot, orthanc, password="wrong")
     assert dialog.table.rowCount() == 0
     assert "refused access (HTTP 401" in dialog.status.text()
+
+
+def test_login_is_asked_when_a_refetch_is_refused(window, qtbot, orthanc, tmp_path,
+                                                  monkeypatch):
+    """A new session (no credentials in memory, none in the environment) whose cache is gone:
+    showing an image asks for a log-in once, then fetches it."""
+    from slicereview.engines.dicomweb.http import Auth
+    from slicereview.gui.views import pacs_dialog
+
+    worker = window.start_pacs_import(orthanc.dicomweb, Auth.basic(USER, PASSWORD), [])
+    with qtbot.waitSignal(worker.finished, timeout=120000):
+        pass
+    qtbot.waitUntil(lambda: len(window.browser.image_ids()) == 2, timeout=10000)
+    for file in (tmp_path / "cache").glob("*.dcm"):
+        file.unlink()
+    window.gateway.cache.clear()
+    window.gateway.credentials.set(orthanc.dicomweb, None)  # as in a new session
+    asked: list[str] = []
+
+    def answer(dialog):
+        asked.append(dialog.windowTitle())
+        dialog.user_edit.setText(USER)
+        dialog.password_edit.setText(PASSWORD)
+        return pacs_dialog.LoginDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(pacs_dialog.LoginDialog, "exec", answer)
+    image_id = window.browser.image_ids()[0]
+    assert window.show_image(image_id), window.image_label.text()
+    assert asked == ["Log in to the PACS"]

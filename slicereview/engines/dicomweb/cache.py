@@ -50,17 +50,20 @@ def budget_bytes() -> int:
         return _DEFAULT_MB << 20
 
 
-def cache_file(url: str, sop_uid: str) -> Path:
+def cache_file(url: str, sop_uid: str, folder: str | Path | None = None) -> Path:
+    """The cache file of one instance, in ``folder`` (default :func:`cache_folder`)."""
     key = hashlib.sha256(f"{url.rstrip('/')}\0{sop_uid}".encode()).hexdigest()[:40]
-    return cache_folder() / f"{key}.dcm"
+    return (Path(folder) if folder else cache_folder()) / f"{key}.dcm"
 
 
 def trim(keep: Path | None = None, budget: int | None = None) -> int:
-    """Remove the least recently used cache files until the folder fits ``budget`` (default
-    :func:`budget_bytes`); ``keep`` is never removed. Returns the files removed."""
+    """Remove the least recently used cache files until the folder (``keep``'s, else
+    :func:`cache_folder`) fits ``budget`` (default :func:`budget_bytes`); ``keep`` is never
+    removed. Returns the files removed."""
     budget = budget_bytes() if budget is None else budget
     entries = []
-    for path in cache_folder().glob("*.dcm"):
+    folder = keep.parent if keep is not None else cache_folder()
+    for path in folder.glob("*.dcm"):
         try:
             st = path.stat()
         except OSError:
@@ -82,8 +85,10 @@ def trim(keep: Path | None = None, budget: int | None = None) -> int:
 @dataclass(frozen=True)
 class RemoteInstance(os.PathLike):
     """An image file that lives on a PACS: the service URL and the instance's UIDs, the
-    SHA-256 it had at import (``""``: not known yet) and the credentials to fetch it again
-    (kept in memory only). ``os.fspath()`` of it is its cache file."""
+    SHA-256 it had at import (``""``: not known yet), the credentials to fetch it again
+    (kept in memory only) and the cache folder (default: :func:`cache_folder` of the process
+    that asks; the viewer passes its own, so the decoding child uses the same one).
+    ``os.fspath()`` of it is its cache file."""
 
     url: str
     study_uid: str
@@ -91,9 +96,10 @@ class RemoteInstance(os.PathLike):
     sop_uid: str
     sha256: str = ""
     auth: Auth | None = field(default=None, compare=False, repr=False)
+    folder: str = field(default="", compare=False, repr=False)
 
     def __fspath__(self) -> str:
-        return str(cache_file(self.url, self.sop_uid))
+        return str(self.path)
 
     def __str__(self) -> str:
         return self.wado_url
@@ -101,7 +107,7 @@ class RemoteInstance(os.PathLike):
     @property
     def path(self) -> Path:
         """The cache file (present or not)."""
-        return cache_file(self.url, self.sop_uid)
+        return cache_file(self.url, self.sop_uid, self.folder or None)
 
     @property
     def name(self) -> str:

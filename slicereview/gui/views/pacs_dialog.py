@@ -162,3 +162,38 @@ class PacsDialog(QDialog):
         """The Study Instance UIDs of the selected rows."""
         rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
         return [self.rows[r].study_uid for r in rows if r < len(self.rows)]
+
+
+class LoginDialog(QDialog):
+    """User name and password, or a token, for ``server`` after it refused (``message``)."""
+
+    def __init__(self, server: str, message: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Log in to the PACS")
+        self.user_edit = QLineEdit(os.environ.get(ENV_USER, ""))
+        self.password_edit = QLineEdit()
+        self.password_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.token_edit = QLineEdit()
+        self.token_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.token_edit.setPlaceholderText("or a bearer token")
+        text = QLabel(f"{message}\n\nThe images of this project at {server} are fetched again "
+                      "when their cached copy is gone. The credentials are kept for this "
+                      "session only.")
+        text.setWordWrap(True)
+        form = QFormLayout(self)
+        form.addRow(text)
+        form.addRow("User name:", self.user_edit)
+        form.addRow("Password:", self.password_edit)
+        form.addRow("Token:", self.token_edit)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def auth(self) -> Auth | None:
+        token = self.token_edit.text().strip()
+        if token:
+            return Auth.bearer(token)
+        user = self.user_edit.text().strip()
+        return Auth.basic(user, self.password_edit.text()) if user else None
