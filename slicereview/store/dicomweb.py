@@ -48,3 +48,9 @@ class DicomwebMixin(StoreBase):
         this server or another)."""
         return self.conn.execute("SELECT 1 FROM dicomweb_sources WHERE sop_uid = ?",
                                  (sop_uid,)).fetchone() is not None
+
+    def forget_dicomweb_sources(self) -> int:
+        """Make every PACS source a plain file source (a work package carries the files
+        themselves); returns how many there were."""
+        with self.transaction():
+            return self.conn.execute("DELETE FROM dicomweb_sources").rowcount

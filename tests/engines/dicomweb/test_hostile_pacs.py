@@ -105,3 +105,27 @@ def test_stow_reports_each_refusal_and_goes_on(server, tmp_path):
     assert report.refused == [("1.2.826.0.1.3680043.8.498.99.37",
                                "the server refused it (HTTP 409 Conflict: failure reason "
                                "0xA900, data set does not match SOP class)")]
+
+
+def test_a_work_package_carries_pacs_images_as_files(server, cache, tmp_path):
+    """An annotator's work package holds the images themselves (fetched again if the cache
+    lost them), so the annotator's machine never needs the PACS."""
+    from slicereview.app import annotating
+    from slicereview.app.packages import package, unpack
+    from slicereview.engines.imaging.loader import load_display
+
+    path = tmp_path / "p.srproj"
+    with Project.create(path) as project:
+        import_dicomweb(project, server.url("good"), net_limits=FAST)
+        ann = annotating.add_annotator(project, "Ann")
+        for image in project.images():
+            project.annotation_for(ann, image.id, create=True)
+        for file in cache.glob("*.dcm"):
+            file.unlink()
+        zipped = package(project, "Ann", tmp_path / "ann.zip")
+    with Project.open(unpack(zipped)) as pkg:
+        assert pkg.dicomweb_refs() == {} and pkg.missing_sources() == []
+        images = pkg.images()
+        assert len(images) == 2
+        for image in images:
+            assert load_display(pkg.resolve(image.path), image).data.size > 0
