@@ -39,6 +39,7 @@ from slicereview.gui.gateway.sharing import SharingBanner
 from slicereview.gui.window import owner_menu
 from slicereview.gui.window.actions import FILE_ACTIONS, PROJECT_ACTIONS, create_actions
 from slicereview.gui.window.file_actions import FileActions
+from slicereview.gui.window.pacs_actions import PacsActions
 from slicereview.gui.window.pages import LazyPages
 from slicereview.gui.window.qa_actions import QAActions
 from slicereview.gui.window.tabs import PageTabs
@@ -81,7 +82,7 @@ class StartPage(QWidget):
         self.window_.open_project(Path(item.data(Qt.ItemDataRole.UserRole)))
 
 
-class MainWindow(FileActions, ViewActions, QAActions, LazyPages, QMainWindow):
+class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QMainWindow):
     def __init__(self, *, remember: bool = True) -> None:
         """``remember=False`` (``open --screenshot``) leaves the user's settings alone: no
         recent project and no window layout is written."""
@@ -278,6 +279,8 @@ class MainWindow(FileActions, ViewActions, QAActions, LazyPages, QMainWindow):
         try:
             display = self.gateway.display(image)
         except Exception as exc:
+            if self.pacs_login(image, exc):  # a PACS asked for credentials: ask the user
+                return self.show_image(image_id, keep_view=keep_view)
             self.image_label.setText(f"{image.case_id}: cannot show this image — {exc}")
             self.viewer.clear()
             return False
