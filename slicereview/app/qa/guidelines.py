@@ -128,7 +128,7 @@ def example_crop(project: Project, review_id: int) -> bytes:
 
     review = project.review(review_id)
     image = project.image(review.image_id)
-    from slicereview.app.pacs import Locator
+    from slicereview.app.images.pacs import Locator
 
     shown = load_display(Locator(project).file_of(image), image)  # (a PACS image: its cache)
     window = shown.presets[0] if shown.presets else auto_window(shown.data)

@@ -133,7 +133,7 @@ class ReviewFeaturesWorker(Worker):
 
 class PacsImportWorker(Worker):
     """Imports ``studies`` from the DICOMweb service at ``url`` into the project at
-    ``project_path``; ``finished(ImportReport)`` (all or nothing, see app/pacs_import.py)."""
+    ``project_path``; ``finished(ImportReport)`` (all or nothing, see app/images/pacs_import.py)."""
 
     def __init__(self, project_path: Path, url: str, auth: object,
                  studies: list[str]) -> None:
@@ -142,7 +142,7 @@ class PacsImportWorker(Worker):
         self.url, self.auth, self.studies = url, auth, list(studies)
 
     def work(self) -> ImportReport:
-        from slicereview.app.pacs_import import import_dicomweb
+        from slicereview.app.images.pacs_import import import_dicomweb
 
         with Project.open(self.project_path) as project:
             return import_dicomweb(project, self.url, studies=self.studies,

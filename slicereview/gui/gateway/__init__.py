@@ -90,7 +90,7 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         self.watch.changed_elsewhere.connect(self._on_changed_elsewhere)
         self._images_seen: list[tuple[int, str]] = []
         self._holding = False  # True while this window's own import runs (hold_changes)
-        #: Credentials of PACS servers, in memory for this session only (app/pacs.py).
+        #: Credentials of PACS servers, in memory for this session only (app/images/pacs.py).
         self.credentials = Credentials()
         self._locator: Locator | None = None
 

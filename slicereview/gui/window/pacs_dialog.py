@@ -3,7 +3,7 @@
 
 The list is fetched in a worker thread (:class:`StudyListWorker`); a server that fails or
 misbehaves shows its one-sentence message under the list. Credentials typed here are kept in
-the gateway's memory for this session (:class:`~slicereview.app.pacs.Credentials`), never
+the gateway's memory for this session (:class:`~slicereview.app.images.pacs.Credentials`), never
 stored; the fields start from ``SLICEREVIEW_DICOMWEB_USER``/``_PASSWORD``/``_TOKEN``.
 """
 
@@ -28,9 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.app.pacs import ENV_PASSWORD, ENV_TOKEN, ENV_USER
+from slicereview.app.images.pacs import ENV_PASSWORD, ENV_TOKEN, ENV_USER
 from slicereview.engines.dicomweb.auth import Auth
-from slicereview.gui.workers import Worker
+from slicereview.gui.common.workers import Worker
 
 DEFAULT_URL = "http://localhost:8042/dicom-web"
 COLUMNS = ("Date", "Modality", "Description", "Images")
@@ -45,7 +45,7 @@ class StudyListWorker(Worker):
         self.url, self.auth, self.search = url, auth, search
 
     def work(self) -> object:
-        from slicereview.app.pacs_import import list_studies
+        from slicereview.app.images.pacs_import import list_studies
 
         return list_studies(self.url, self.auth, self.search)
 

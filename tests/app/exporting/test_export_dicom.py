@@ -9,9 +9,9 @@ import pydicom
 import pytest
 from PIL import Image as PILImage
 
-from slicereview.app.exporting import export_masks
-from slicereview.app.exporting_dicom import export_seg
-from slicereview.app.exporting_sr import export_sr
+from slicereview.app.exporting.masks import export_masks
+from slicereview.app.exporting.seg import export_seg
+from slicereview.app.exporting.sr import export_sr
 from slicereview.engines.agreement.consensus_masks import staple
 from slicereview.engines.dicomout.seg import read_masks
 from slicereview.engines.dicomout.sr import read_review
@@ -82,7 +82,7 @@ def test_consensus_seg(small, tmp_path):
 
 
 def _by_image(project):
-    from slicereview.app.exporting import select
+    from slicereview.app.exporting.masks import select
 
     out: dict = {}
     for item in select(project):

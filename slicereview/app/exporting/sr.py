@@ -20,9 +20,9 @@ from pathlib import Path
 
 from pydicom import Dataset
 
-from slicereview.app.exporting import Progress, _unique, safe_name
-from slicereview.app.exporting_dicom import DicomReport, Sources, describe
-from slicereview.app.pacs import Credentials
+from slicereview.app.exporting.masks import Progress, _unique, safe_name
+from slicereview.app.exporting.seg import DicomReport, Sources, describe
+from slicereview.app.images.pacs import Credentials
 from slicereview.model import Image, Phase, SessionKind
 from slicereview.store import Project
 
@@ -125,7 +125,7 @@ def _evidence(review, segs: DicomReport | None) -> list[Dataset]:
 
 def _ratings(project: Project) -> dict[int, list]:
     """image id → its grades (classification sessions) and ranks (sort sessions)."""
-    from slicereview.app.rating_run import RatingRun
+    from slicereview.app.rating.run import RatingRun
     from slicereview.engines.dicomout.sr import Rating
 
     out: dict[int, list] = {}

@@ -1,7 +1,7 @@
 """Export annotations as DICOM Segmentations (``--format dicom-seg``), one per annotation or
 one consensus per image, for images that came from DICOM (a file or a PACS).
 
-Which annotations: those :func:`slicereview.app.exporting.select` picks (one phase and round,
+Which annotations: those :func:`slicereview.app.exporting.masks.select` picks (one phase and round,
 finished ones). Per annotation, a BINARY SEG with two segments, ``certain`` and ``uncertain``,
 from the label image the PNG export writes (:func:`slicereview.engines.masks.rasterize`):
 **where certain and uncertain polygons overlap, the pixel is certain**, so the segments never
@@ -21,7 +21,7 @@ Files: ``{case_id}_{rater}.seg.dcm`` or ``{case_id}_consensus-{method}.seg.dcm``
 
 Example
 -------
->>> from slicereview.app.exporting_dicom import export_seg  # doctest: +SKIP
+>>> from slicereview.app.exporting.seg import export_seg  # doctest: +SKIP
 >>> export_seg(project, "out/").files  # doctest: +SKIP
 """
 
@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 from pydicom import Dataset
 
-from slicereview.app.exporting import (
+from slicereview.app.exporting.masks import (
     DEFAULT_STATUSES,
     ExportItem,
     Progress,
@@ -43,7 +43,7 @@ from slicereview.app.exporting import (
     safe_name,
     select,
 )
-from slicereview.app.pacs import Credentials, Locator, local_file
+from slicereview.app.images.pacs import Credentials, Locator, local_file
 from slicereview.engines.dicomout.common import Authoring
 from slicereview.engines.imaging.formats import DICOM
 from slicereview.engines.masks import CERTAIN, UNCERTAIN
@@ -79,7 +79,7 @@ class Sources:
     cache lost it), and the series of one export."""
 
     def __init__(self, project: Project, credentials: Credentials | None = None) -> None:
-        from slicereview.app.decoding import project_limits
+        from slicereview.app.images.limits import project_limits
 
         self.project = project
         self.locator = Locator(project, credentials)
@@ -140,7 +140,7 @@ def export_seg(project: Project, out_dir: str | Path, *, consensus: str | None =
                credentials: Credentials | None = None, progress: Progress | None = None,
                sources: Sources | None = None, **filters) -> DicomReport:
     """Write DICOM SEG files (see the module text); ``filters`` (``phase``, ``round``,
-    ``raters``) go to :func:`~slicereview.app.exporting.select`."""
+    ``raters``) go to :func:`~slicereview.app.exporting.masks.select`."""
     from slicereview.engines.dicomout.seg import Segment
 
     filters.pop("statuses", None)
@@ -152,23 +152,23 @@ def export_seg(project: Project, out_dir: str | Path, *, consensus: str | None =
     report = DicomReport()
     rows: list[list[str]] = []
     description = describe(project, phase, round_)
-    jobs: list[tuple[Sequence[ExportItem], Callable[[], tuple[list, dict]]]] = []
+    tasks: list[tuple[Sequence[ExportItem], Callable[[], tuple[list, dict]]]] = []
     if consensus is None:
         for item in items:
-            def job(item: ExportItem = item) -> tuple[list, dict]:
+            def task(item: ExportItem = item) -> tuple[list, dict]:
                 labels = item.labels()
                 return ([Segment("certain", labels == CERTAIN, "drawn as certain"),
                          Segment("uncertain", labels == UNCERTAIN,
                                  "drawn as uncertain (certain wins where both)")],
                         {"creator": item.rater.name})
-            jobs.append(([item], job))
+            tasks.append(([item], task))
     else:
-        jobs = _consensus_jobs(items, consensus, level, report)
-    for k, (group, make) in enumerate(jobs):
+        tasks = _consensus_tasks(items, consensus, level, report)
+    for k, (group, make) in enumerate(tasks):
         first = group[0]
         case = first.image.case_id
         if progress is not None:
-            progress(k, len(jobs), case)
+            progress(k, len(tasks), case)
         source = sources.header(first.image)
         if isinstance(source, str):
             report.skip(case, source)
@@ -194,7 +194,7 @@ def export_seg(project: Project, out_dir: str | Path, *, consensus: str | None =
         report.objects[key] = seg
         rows.append([path.name, case, who, seg.SOPInstanceUID, source.SOPInstanceUID])
     if progress is not None:
-        progress(len(jobs), len(jobs), "")
+        progress(len(tasks), len(tasks), "")
     report.files.append(_write_index(out, rows))
     return report
 
@@ -210,7 +210,7 @@ def _build(source: Dataset, segments: list, authoring: Authoring, image: Image,
                         content_label="CONSENSUS" if "algorithm" in options else "ANNOTATION")
 
 
-def _consensus_jobs(items: list[ExportItem], method: str, level: str, report: DicomReport
+def _consensus_tasks(items: list[ExportItem], method: str, level: str, report: DicomReport
                     ) -> list[tuple[Sequence[ExportItem], Callable[[], tuple[list, dict]]]]:
     from slicereview import __version__
     from slicereview.engines.agreement.consensus_masks import (
@@ -226,14 +226,14 @@ def _consensus_jobs(items: list[ExportItem], method: str, level: str, report: Di
     by_image: dict[int, list[ExportItem]] = {}
     for item in items:
         by_image.setdefault(item.image.id, []).append(item)
-    jobs: list[tuple[Sequence[ExportItem], Callable[[], tuple[list, dict]]]] = []
+    tasks: list[tuple[Sequence[ExportItem], Callable[[], tuple[list, dict]]]] = []
     for group in by_image.values():
         if len(group) < 2:
             report.skip(group[0].image.case_id,
                         "a single finished annotation (a consensus needs two or more)")
             continue
 
-        def job(group: list[ExportItem] = group) -> tuple[list, dict]:
+        def task(group: list[ExportItem] = group) -> tuple[list, dict]:
             labels = np.stack([item.labels() for item in group])
             names = ", ".join(item.rater.name for item in group)
             algorithm = Algorithm("STAPLE" if method == "staple" else "majority vote",
@@ -245,8 +245,8 @@ def _consensus_jobs(items: list[ExportItem], method: str, level: str, report: Di
             segment = Segment(f"consensus ({method})", mask, f"{method} of {names}")
             return [segment], {"creator": f"slicereview {method}", "algorithm": algorithm,
                                "fractional": method == "staple"}
-        jobs.append((group, job))
-    return jobs
+        tasks.append((group, task))
+    return tasks
 
 
 def _write_index(out: Path, rows: list[list[str]]) -> Path:

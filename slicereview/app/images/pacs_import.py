@@ -21,9 +21,10 @@ the checks refuse is listed as unreadable, as a file would be, and the others ar
 
 Example
 -------
->>> from slicereview.app.pacs_import import import_dicomweb  # doctest: +SKIP
->>> import_dicomweb(project, "http://localhost:8042/dicom-web", studies=["1.2.3"]).summary()
-'2 files added (2 images); 0 duplicates skipped; 0 unreadable'                # doctest: +SKIP
+>>> from slicereview.app.images.pacs_import import import_dicomweb  # doctest: +SKIP
+>>> import_dicomweb(project, "http://localhost:8042/dicom-web",  # doctest: +SKIP
+...                 studies=["1.2.3"]).summary()
+'2 files added (2 images); 0 duplicates skipped; 0 unreadable'
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from slicereview.app.decoding import DECODED_AT_IMPORT, project_limits
-from slicereview.app.importing import CancelFn, ImportReport, ProgressFn, _intent_warning
+from slicereview.app.images.importing import CancelFn, ImportReport, ProgressFn, _intent_warning
+from slicereview.app.images.limits import DECODED_AT_IMPORT, project_limits
 from slicereview.engines.dicomweb.cache import cache_file, trim
 from slicereview.engines.dicomweb.client import InstanceRow, Server
 from slicereview.engines.dicomweb.http import Auth, NetLimits, check_url

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from pydicom.data import get_testdata_file
 
-from slicereview.gui.main_window import MainWindow
-from slicereview.gui.views.pacs_dialog import PacsDialog
+from slicereview.gui.window.main_window import MainWindow
+from slicereview.gui.window.pacs_dialog import PacsDialog
 from slicereview.store import Project
 from tests.orthanc_server import PASSWORD, USER, start
 
@@ -88,7 +88,7 @@ def test_login_is_asked_when_a_refetch_is_refused(window, qtbot, orthanc, tmp_pa
     """A new session (no credentials in memory, none in the environment) whose cache is gone:
     showing an image asks for a log-in once, then fetches it."""
     from slicereview.engines.dicomweb.http import Auth
-    from slicereview.gui.views import pacs_dialog
+    from slicereview.gui.window import pacs_dialog
 
     worker = window.start_pacs_import(orthanc.dicomweb, Auth.basic(USER, PASSWORD), [])
     with qtbot.waitSignal(worker.finished, timeout=120000):

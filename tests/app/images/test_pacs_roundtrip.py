@@ -18,9 +18,9 @@ import pytest
 from pydicom.data import get_testdata_file
 
 from slicereview.app import annotating
-from slicereview.app.importing import import_paths
-from slicereview.app.pacs import Credentials, Locator
-from slicereview.app.pacs_import import import_dicomweb
+from slicereview.app.images.importing import import_paths
+from slicereview.app.images.pacs import Credentials, Locator
+from slicereview.app.images.pacs_import import import_dicomweb
 from slicereview.engines.dicomweb.errors import AuthenticationError
 from slicereview.engines.dicomweb.http import Auth
 from slicereview.engines.imaging.loader import load_display
@@ -35,7 +35,7 @@ FILES = ["CT_small.dcm", "MR_small.dcm"]
 def orthanc(tmp_path_factory):
     server = start(tmp_path_factory.mktemp("orthanc"))
     try:
-        from slicereview.app.demo import mammogram_files
+        from slicereview.demo.project import mammogram_files
 
         for name in FILES:
             server.upload(get_testdata_file(name))

@@ -1,6 +1,6 @@
 """The main window's File ▸ Import from PACS… (a mixin of
-:class:`~slicereview.gui.main_window.MainWindow`, beside :mod:`.file_actions`): the study list
-dialog, then the import in a worker with a progress dialog and Cancel; the end is reported as
+:class:`~slicereview.gui.window.main_window.MainWindow`, beside :mod:`.file_actions`): the study
+list dialog, then the import in a worker with a progress dialog and Cancel; the end is reported as
 a file import's (``_on_import_done`` / ``_on_import_failed``). And the log-in asked for when
 an image on a PACS must be fetched again and the server refuses (:meth:`pacs_login`)."""
 
@@ -9,14 +9,14 @@ from __future__ import annotations
 from PySide6.QtWidgets import QProgressDialog
 
 from slicereview.engines.dicomweb.errors import AuthenticationError
-from slicereview.gui.workers import PacsImportWorker
+from slicereview.gui.common.workers import PacsImportWorker
 
 
 class PacsActions:
     """See the module docstring."""
 
     def on_import_pacs(self) -> PacsImportWorker | None:
-        from slicereview.gui.views.pacs_dialog import PacsDialog
+        from slicereview.gui.window.pacs_dialog import PacsDialog
 
         if self.gateway.project is None or self._import_worker is not None:
             return None
@@ -51,7 +51,7 @@ class PacsActions:
         True when the caller should try again."""
         from slicereview.engines.dicomweb.cache import RemoteInstance
         from slicereview.engines.dicomweb.http import origin
-        from slicereview.gui.views.pacs_dialog import LoginDialog
+        from slicereview.gui.window.pacs_dialog import LoginDialog
 
         if not isinstance(error, AuthenticationError):
             return False
