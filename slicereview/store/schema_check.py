@@ -102,3 +102,52 @@ def schema_differences(actual: dict[str, object], expected: dict[str, object]) -
         extra = sorted(set(_names(actual[kind])) - set(_names(expected[kind])))
         found += [f"unknown {kind[:-1]} {n}" for n in extra]
     return found
+
+
+def undecodable_text(conn: sqlite3.Connection) -> list[str]:
+    """The tables holding a text value that is not valid UTF-8 (byte flips in a data page
+    that SQLite's ``quick_check`` does not look at; Python could not read those rows).
+
+    One scan of each table: only text values with a byte above 127 (SQLite's ``GLOB`` reads
+    such a byte as a character outside ``[\\x01-\\x7f]``) or a NUL (``length()`` stops at
+    it) are fetched and decoded here.
+
+    Example
+    -------
+    >>> conn = sqlite3.connect(":memory:")
+    >>> _ = conn.execute("CREATE TABLE t (a TEXT, b INTEGER)")
+    >>> _ = conn.execute("INSERT INTO t VALUES ('caf\u00e9', 1), (CAST(X'41b542' AS TEXT), 2)")
+    >>> undecodable_text(conn)
+    ['t']
+    """
+    found = []
+    tables = [row[0] for row in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    for table in tables:
+        quoted = '"' + table.replace('"', '""') + '"'
+        columns = ['"' + str(c[1]).replace('"', '""') + '"' for c in
+                   conn.execute(f"PRAGMA table_info({quoted})").fetchall()]
+        if not columns:
+            continue
+        suspect = [f"(typeof({c}) = 'text' AND ({c} GLOB {_NOT_ASCII} "
+                   f"OR length(CAST({c} AS BLOB)) <> length({c})))" for c in columns]
+        picked = [f"CASE WHEN {s} THEN CAST({c} AS BLOB) END"
+                  for s, c in zip(suspect, columns, strict=True)]
+        query = f"SELECT {', '.join(picked)} FROM {quoted} WHERE {' OR '.join(suspect)}"
+        if any(_bad_utf8(value) for row in conn.execute(query) for value in row):
+            found.append(table)
+    return found
+
+
+#: A GLOB pattern matching text with a character outside 1-127.
+_NOT_ASCII = "('*[^' || char(1) || '-' || char(127) || ']*')"
+
+
+def _bad_utf8(value: object) -> bool:
+    if not isinstance(value, bytes):
+        return False
+    try:
+        value.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
