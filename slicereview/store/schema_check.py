@@ -108,46 +108,34 @@ def undecodable_text(conn: sqlite3.Connection) -> list[str]:
     """The tables holding a text value that is not valid UTF-8 (byte flips in a data page
     that SQLite's ``quick_check`` does not look at; Python could not read those rows).
 
-    One scan of each table: only text values with a byte above 127 (SQLite's ``GLOB`` reads
-    such a byte as a character outside ``[\\x01-\\x7f]``) or a NUL (``length()`` stops at
-    it) are fetched and decoded here.
+    One scan of each table, decoding the text as every later read does (Python's
+    ``sqlite3`` raises "Could not decode to UTF-8" for such a value). Measured on a shared
+    2-core machine: 0.4-0.6 s for 300 000 rows of 100-character text (a 39 MB file), where
+    ``quick_check`` took 0.15 s; a project's tables are mostly numbers and short names.
 
     Example
     -------
     >>> conn = sqlite3.connect(":memory:")
-    >>> _ = conn.execute("CREATE TABLE t (a TEXT, b INTEGER)")
-    >>> _ = conn.execute("INSERT INTO t VALUES ('caf\u00e9', 1), (CAST(X'41b542' AS TEXT), 2)")
+    >>> _ = conn.execute("CREATE TABLE t (a TEXT, b BLOB)")
+    >>> _ = conn.execute("INSERT INTO t VALUES ('caf\u00e9', X'b5'), (CAST(X'41b542' AS TEXT), 2)")
     >>> undecodable_text(conn)
     ['t']
     """
-    found = []
-    tables = [row[0] for row in conn.execute(
+    tables = [str(row[0]) for row in conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-    for table in tables:
-        quoted = '"' + table.replace('"', '""') + '"'
-        columns = ['"' + str(c[1]).replace('"', '""') + '"' for c in
-                   conn.execute(f"PRAGMA table_info({quoted})").fetchall()]
-        if not columns:
-            continue
-        suspect = [f"(typeof({c}) = 'text' AND ({c} GLOB {_NOT_ASCII} "
-                   f"OR length(CAST({c} AS BLOB)) <> length({c})))" for c in columns]
-        picked = [f"CASE WHEN {s} THEN CAST({c} AS BLOB) END"
-                  for s, c in zip(suspect, columns, strict=True)]
-        query = f"SELECT {', '.join(picked)} FROM {quoted} WHERE {' OR '.join(suspect)}"
-        if any(_bad_utf8(value) for row in conn.execute(query) for value in row):
-            found.append(table)
-    return found
-
-
-#: A GLOB pattern matching text with a character outside 1-127.
-_NOT_ASCII = "('*[^' || char(1) || '-' || char(127) || ']*')"
-
-
-def _bad_utf8(value: object) -> bool:
-    if not isinstance(value, bytes):
-        return False
+    found = []
+    factory = conn.text_factory
+    conn.text_factory = str  # strict, as the project's own connection reads
     try:
-        value.decode("utf-8")
-    except UnicodeDecodeError:
-        return True
-    return False
+        for table in tables:
+            quoted = '"' + table.replace('"', '""') + '"'
+            try:
+                for _row in conn.execute(f"SELECT * FROM {quoted}"):
+                    pass
+            except sqlite3.OperationalError as exc:
+                if "decode to UTF-8" not in str(exc):
+                    raise
+                found.append(table)
+    finally:
+        conn.text_factory = factory
+    return found

@@ -15,8 +15,9 @@ project in rollback-journal mode is replayed as if it were the project's own. So
 * :func:`check_wal` refuses a project whose header says "rollback journal" but which has a
   ``-wal`` beside it (slicereview never uses WAL, so the log cannot be the project's).
 
-A ``-journal`` that is no journal at all (no header SQLite recognises) is refused as well:
-SQLite would delete it on the first read or overwrite it on the first write. All of these
+A ``-journal`` that is no journal at all (neither a header SQLite recognises nor the start of
+one a transaction interrupted before its commit leaves) is refused as well: SQLite would
+delete it on the first read or overwrite it on the first write. All of these
 leave the project and the sidecar files untouched when they refuse.
 """
 
@@ -86,9 +87,12 @@ def check_journal(path: Path, check: Callable[[Path], int]) -> None:
     :class:`~.errors.ProjectBusyError`, which the GUI retries like any busy write). Nothing
     is checked and nothing waits here.
 
-    A ``-journal`` that no writer holds and that SQLite would not roll back (no journal
-    header: garbage, zeros, empty) is no journal of this project; SQLite would silently
-    delete or overwrite it, so the project is refused and both files are left untouched.
+    A ``-journal`` that no writer holds and that has no journal header is either the journal
+    of a transaction interrupted before its commit began (empty, or SQLite's header with its
+    magic still zero and this file's page size: :func:`_unwritten_journal`; SQLite ignores
+    it, as nothing of it reached the project) or no journal of this project at all (garbage,
+    zeros): SQLite would silently delete or overwrite that, so the project is refused and
+    both files are left untouched.
 
     Otherwise ``check(copy)``, the caller's full read-only check of a project file (it raises a
     :class:`ProjectError` for anything wrong), decides: the journal is rolled back into a copy
@@ -116,6 +120,8 @@ def check_journal(path: Path, check: Callable[[Path], int]) -> None:
             return
         try:
             if not has_live_journal(path):
+                if _unwritten_journal(path):
+                    return  # SQLite ignores it; the next transaction replaces it
                 raise _not_a_journal(path)
             _check_copy(path, check)
             return
@@ -124,6 +130,27 @@ def check_journal(path: Path, check: Callable[[Path], int]) -> None:
             if holder == locks.UNKNOWN or attempt == _ATTEMPTS - 1 or (
                     unchanged and locks.writer(path) == locks.NONE):
                 raise
+
+
+def _unwritten_journal(path: Path) -> bool:
+    """True for the journal of a transaction that was interrupted before its commit began
+    (``kill -9``, a power cut): empty, or a header whose magic SQLite had not written yet
+    (12 zero bytes, then a nonce, the file's size in pages, a sector size that is a power
+    of two from 512 to 65536, and this project's page size). SQLite ignores such a journal
+    (no page of the project was changed) and its next transaction overwrites it."""
+    try:
+        with journal_path(path).open("rb") as fh:
+            head = fh.read(28)
+    except OSError:
+        return False
+    if not head:
+        return True
+    if len(head) < 28 or any(head[:12]):
+        return False
+    sector, page = int.from_bytes(head[20:24], "big"), int.from_bytes(head[24:28], "big")
+    own = int.from_bytes(locks.read(path, 2, 16), "big")
+    own = 65536 if own == 1 else own
+    return 512 <= sector <= 65536 and sector & (sector - 1) == 0 and page == own
 
 
 def _not_a_journal(path: Path) -> DamagedProjectError:
