@@ -40,6 +40,7 @@ from slicereview.engines.imaging.errors import ImagingError
 from slicereview.engines.imaging.formats import DICOM, SITK_FORMATS, detect_format, is_companion
 from slicereview.engines.imaging.hashing import sha256_file
 from slicereview.engines.imaging.importer import (
+    WARNING,
     EntriesOrError,
     SliceSelection,
     iter_files,
@@ -322,6 +323,9 @@ def _store(project: Project, c: _Candidate, result: EntriesOrError, report: Impo
         report.failed.append((shown(c.path), _UNEXPECTED))
         return
     info, images = result
+    warning = (images[0].info or {}).get(WARNING) if images else None
+    if warning:
+        report.warnings.append(f"{shown(c.path)}: {warning}")
     # The first selected frame or slice was decoded in the decoding child to verify the file:
     # the viewer may decode exactly that image in-process (see DECODED_AT_IMPORT).
     images = [replace(images[0], info={**(images[0].info or {}), DECODED_AT_IMPORT: True}),

@@ -291,6 +291,7 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
         positions = [s.id for s in slices]
         self.viewer.set_slices(len(slices), positions.index(image.id) if slices else 0)
         self.image_label.setText(f"{image.case_id}   {display.description}")
+        self.image_label.setToolTip(display.warning)  # e.g. pixels that were not finite
         return True
 
     def _volume_auto(self, image, slices: list) -> WindowPreset | None:

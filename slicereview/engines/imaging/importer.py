@@ -261,6 +261,7 @@ def read_entries_here(path: str | Path, fmt: str, slices: SliceSelection,
     decoded once (a truncated volume or a missing decoder is refused at import)."""
     # The readers (pydicom, SimpleITK, scikit-image) load on first use, not at start-up.
     from slicereview.engines.imaging import dicom, raster, volume
+    from slicereview.engines.imaging.display import finite
     from slicereview.engines.imaging.loader import load_display
     from slicereview.model import Image
 
@@ -268,8 +269,8 @@ def read_entries_here(path: str | Path, fmt: str, slices: SliceSelection,
     if fmt == DICOM:  # one parse for the entries and the verifying decode
         ds = dicom.read_header(path, defer=False, limits=limits)
         info, images = dicom.entries_of(ds, path, slices.indices, limits)
-        dicom.display_of(ds, path, images[0].frame)
-        return info, images
+        shown = finite(dicom.display_of(ds, path, images[0].frame), path.name)
+        return info, _with_warning(images, shown.warning)
     if fmt in SITK_FORMATS:
         info, images = volume.import_entries(path, slices.axis, slices.indices, limits)
     elif fmt in RASTER_FORMATS:
@@ -277,7 +278,21 @@ def read_entries_here(path: str | Path, fmt: str, slices: SliceSelection,
     else:
         raise UnreadableImageError(f"{path.name} has the unknown format {fmt!r}; leave it out.")
     first = images[0]
-    load_display(path, Image(0, 0, "", str(path), fmt, first.frame, first.axis,
-                             first.slice_index), limits=limits)
+    shown = load_display(path, Image(0, 0, "", str(path), fmt, first.frame, first.axis,
+                                     first.slice_index), limits=limits)
     volume.clear_cache()
-    return info, images
+    return info, _with_warning(images, shown.warning)
+
+
+#: Image info key: the warning of the image's verifying decode (e.g. non-finite pixels).
+WARNING = "warning"
+
+
+def _with_warning(images: list[NewImage], warning: str) -> list[NewImage]:
+    """``images`` with the decoded first one's warning stored in its info."""
+    if not warning:
+        return images
+    from dataclasses import replace
+
+    return [replace(images[0], info={**(images[0].info or {}), WARNING: warning}),
+            *images[1:]]

@@ -24,7 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from slicereview.engines.imaging import isolated as child
-from slicereview.engines.imaging.display import DisplayImage
+from slicereview.engines.imaging.display import DisplayImage, finite
 from slicereview.engines.imaging.errors import UnreadableImageError
 from slicereview.engines.imaging.formats import DICOM, RASTER_FORMATS, SITK_FORMATS
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
@@ -63,7 +63,9 @@ def load_display(path: str | Path, image: Image, *, limits: Limits = DEFAULT_LIM
         A DICOM file is compressed and its decoder is not installed; the message names the
         package to install.
     UnreadableImageError
-        The file is damaged or not what the project says it is.
+        The file is damaged or not what the project says it is, or no pixel of the image
+        is a finite number (:func:`~.display.finite`; some non-finite pixels are shown with
+        a ``warning``).
     DecoderCrashedError
         The file crashed the child process (now or earlier in this process: it is then
         refused at once, never decoded in-process).
@@ -74,6 +76,10 @@ def load_display(path: str | Path, image: Image, *, limits: Limits = DEFAULT_LIM
     child.refuse_known_crash(path)  # a file that crashed the child never reaches a decoder here
     if isolated:
         return child.display(path, image, limits)
+    return finite(_read(path, image, limits), path.name)
+
+
+def _read(path: Path, image: Image, limits: Limits) -> DisplayImage:
     # Each reader (pydicom, SimpleITK, scikit-image) loads on first use, not at start-up.
     if image.format == DICOM:
         from slicereview.engines.imaging import dicom
