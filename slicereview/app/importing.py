@@ -34,7 +34,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from slicereview.app.decoding import DECODED_AT_IMPORT, project_limits
+from slicereview.app.decoding import DECODED_AT_IMPORT, FILE_STAMP, file_stamp, project_limits
 from slicereview.app.relinking import relink as relink  # (its home before it had its own)
 from slicereview.engines.imaging.errors import ImagingError
 from slicereview.engines.imaging.formats import DICOM, SITK_FORMATS, detect_format, is_companion
@@ -276,6 +276,7 @@ class _Candidate:
     fmt: str
     sha: str
     known_source: int | None
+    stamp: dict[str, int]
 
 
 def _prepare(project: Project, path: Path, report: ImportReport, seen: set[str]
@@ -296,6 +297,7 @@ def _prepare(project: Project, path: Path, report: ImportReport, seen: set[str]
                                              "(DICOM, NIfTI, NRRD, MetaImage, PNG, TIFF, JPEG)."))
         return None
     try:
+        stamp = file_stamp(path)  # (before the hash: a later change shows as a mismatch)
         sha = sha256_file(path)
     except OSError as exc:
         report.failed.append((shown(path), f"The file cannot be read ({exc.strerror or 'error'}); "
@@ -306,7 +308,7 @@ def _prepare(project: Project, path: Path, report: ImportReport, seen: set[str]
         report.duplicates.append(shown(path))
         return None
     seen.add(sha)
-    return _Candidate(path, fmt, sha, None if known is None else known.id)
+    return _Candidate(path, fmt, sha, None if known is None else known.id, stamp)
 
 
 def _store(project: Project, c: _Candidate, result: EntriesOrError, report: ImportReport,
@@ -327,9 +329,11 @@ def _store(project: Project, c: _Candidate, result: EntriesOrError, report: Impo
     if warning:
         report.warnings.append(f"{shown(c.path)}: {warning}")
     # The first selected frame or slice was decoded in the decoding child to verify the file:
-    # the viewer may decode exactly that image in-process (see DECODED_AT_IMPORT).
-    images = [replace(images[0], info={**(images[0].info or {}), DECODED_AT_IMPORT: True}),
-              *images[1:]]
+    # the viewer may decode exactly that image in-process (see DECODED_AT_IMPORT) while the
+    # file keeps the size and modification time it had (FILE_STAMP, app/decoding.py).
+    images = [replace(im, info={**(im.info or {}), FILE_STAMP: c.stamp,
+                                **({DECODED_AT_IMPORT: True} if k == 0 else {})})
+              for k, im in enumerate(images)]
     if c.known_source is not None:
         # A volume or multi-frame file already in the project: add only the slices/frames this
         # selection picks that are not there yet (the user may pick more slices later).

@@ -119,6 +119,7 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
 
         self.browser = ProjectBrowser()
         self.browser.decoded = self.gateway.cache.peek
+        self.browser.check = self.gateway.check_file
         self.browser.image_selected.connect(self.show_image)
         self.browser_dock = QDockWidget("Images", self)
         self.browser_dock.setObjectName("browser_dock")
