@@ -276,7 +276,7 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         # still the imported one (no child start-up before the first image); any other goes
         # to the child, where an abort is harmless; a changed file is not decoded at all.
         return load_display(path, image, isolated=not self.check_file(image, path),
-                            limits=self.limits)
+                            limits=self.limits, large_as_pyramid=True)
 
     def display(self, image: Image) -> DisplayImage:
         """Decoded pixels of ``image`` (cached). Raises imaging errors for unreadable files.

@@ -27,7 +27,8 @@ def _decode(path: Path, image: Image, limits: object, check) -> object:
     """Worker thread: plain data in, a DisplayImage out (in the decoding child process), if
     the file is still the one imported (``check``)."""
     check(image, path)
-    return load_display(path, image, isolated=True, limits=limits)  # type: ignore[arg-type]
+    return load_display(path, image, isolated=True, limits=limits,  # type: ignore[arg-type]
+                        large_as_pyramid=True)
 
 
 class Prefetcher(QObject):

@@ -71,6 +71,12 @@ def _run(task: str, args: tuple[Any, ...], current: Any = None) -> Any:
     display = load_display(path, image, limits=limits)
     if task == "display":
         return display
+    if task == "pyramid":  # a large image: only its screen-sized level crosses the pipe
+        from slicereview.engines.imaging import pyramid
+
+        rows, cols = display.data.shape[:2]
+        return pyramid.build(display, args[3], args[4]) if pyramid.is_large(
+            rows, cols) else display
     from slicereview.engines.imaging.display import thumbnail as make_thumbnail
 
     return make_thumbnail(display, args[3])

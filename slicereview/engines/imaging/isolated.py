@@ -326,6 +326,12 @@ def display(path: str | Path, image: Any, limits: Limits = DEFAULT_LIMITS) -> An
     return _call("display", (str(path), image, limits), limits)
 
 
+def pyramid(path: str | Path, image: Any, limits: Limits, folder: str, key: str) -> Any:
+    """:func:`display` of a large image as a :class:`~.pyramid.PyramidDisplay` whose levels
+    the child writes into ``folder`` (see :mod:`.pyramid`); a small image as it is."""
+    return _call("pyramid", (str(path), image, limits, folder, key), limits)
+
+
 def thumbnail(path: str | Path, image: Any, size: int = 128,
               limits: Limits = DEFAULT_LIMITS) -> Any:
     """The ``uint8`` thumbnail (:func:`~.display.thumbnail`) of ``image``, made in the child:

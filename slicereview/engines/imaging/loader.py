@@ -32,7 +32,7 @@ from slicereview.model import Image
 
 
 def load_display(path: str | Path, image: Image, *, limits: Limits = DEFAULT_LIMITS,
-                 isolated: bool = False) -> DisplayImage:
+                 isolated: bool = False, large_as_pyramid: bool = False) -> DisplayImage:
     """Read ``image`` (one frame or slice) from the file at ``path`` and make its display copy.
 
     Parameters
@@ -49,6 +49,11 @@ def load_display(path: str | Path, image: Image, *, limits: Limits = DEFAULT_LIM
         :class:`~.errors.DecoderCrashedError` instead of ending the program). Use it for files
         not yet shown once, e.g. thumbnails when a project opens
         (:func:`.isolated.thumbnail` sends only the thumbnail back).
+    large_as_pyramid
+        An image of more than :data:`.pyramid.LARGE_PIXELS` pixels (by the project's
+        ``rows``/``cols``) is decoded in the child, always, and comes back as a
+        :class:`~.pyramid.PyramidDisplay` (the viewer's way: its process never holds the
+        whole image).
 
     Returns
     -------
@@ -74,6 +79,11 @@ def load_display(path: str | Path, image: Image, *, limits: Limits = DEFAULT_LIM
     if not path.is_file():
         raise FileNotFoundError(f"image file not found: {path} (moved? use relink)")
     child.refuse_known_crash(path)  # a file that crashed the child never reaches a decoder here
+    if large_as_pyramid:
+        from slicereview.engines.imaging import pyramid
+
+        if pyramid.is_large(image.rows, image.cols):
+            return pyramid.load(path, image, limits)
     if isolated:
         return child.display(path, image, limits)
     return finite(_read(path, image, limits), path.name)

@@ -29,7 +29,8 @@ def _prepare(image_path: Path, image: Image, limits: object, project_path: Path,
     """Worker thread: the image (decoded in the decoding child, if its file is still the one
     imported: ``check``) and its overlays, read through a connection of its own."""
     check(image, image_path)
-    display = load_display(image_path, image, isolated=True, limits=limits)  # type: ignore[arg-type]
+    display = load_display(image_path, image, isolated=True,  # type: ignore[arg-type]
+                           limits=limits, large_as_pyramid=True)
     return load(project_path, *key), display
 
 
