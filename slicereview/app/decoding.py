@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from slicereview.engines.imaging.errors import UnreadableImageError
 from slicereview.engines.imaging.limits import Limits
+from slicereview.store.file_names import shown as shown  # (a file name fit to show)
 
 if TYPE_CHECKING:
     from slicereview.model import Image

@@ -33,6 +33,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QIcon, QImage, QPixmap, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
 
+from slicereview.app.decoding import shown
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import DisplayImage, thumbnail
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
@@ -159,7 +160,7 @@ class ProjectBrowser(QWidget):
         for image, path in images:
             where = f"slice {image.slice_index}" if image.is_slice else (
                 f"frame {image.frame + 1}" if image.frame else "")
-            text = f"{image.case_id}\n{path.name}" + (f"  {where}" if where else "")
+            text = f"{image.case_id}\n{shown(path.name)}" + (f"  {where}" if where else "")
             if not path.is_file():
                 text += "\n(missing file)"
             failure = self._failures.get(image.id)
@@ -169,7 +170,8 @@ class ProjectBrowser(QWidget):
             item.setData(image.id, ID_ROLE)
             item.setData(image.format, FORMAT_ROLE)
             item.setData(text, TEXT_ROLE)
-            item.setToolTip(f"{image.case_id}: {path}" + (f"\n{failure}" if failure else ""))
+            item.setToolTip(f"{image.case_id}: {shown(path)}" + (f"\n{failure}" if failure
+                                                                  else ""))
             self.model.appendRow(item)
             self._rows[image.id] = item
             if image.id not in self._thumbs and not failure and path.is_file():
