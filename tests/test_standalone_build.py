@@ -106,6 +106,7 @@ def test_version_and_contents(app: Path, tmp_path: Path) -> None:
     for name in ("krippendorff*", "pingouin*", "sklearn*", "pytest*", "pandas*", "tests",
                  "libgtk-3*", "translations", "libqeglfs*"):
         assert not list(internal.rglob(name)), name
+    assert not [p for p in app.rglob("*") if p.is_symlink() and not p.exists()], "dangling"
     if sys.platform.startswith("linux"):
         assert (app / "slicereview-cli").resolve() == (app / "slicereview").resolve()
 

@@ -92,6 +92,7 @@ LIBRARY_PACKAGES: dict[str, tuple[str, str | None]] = {
     "libbrotlidec.so.1": ("libbrotli1", None),
 }
 
+_LISTED = 6  # more missing libraries are counted, not listed (the packages are all named)
 _NOT_FOUND = re.compile(r"^\s*(\S+)\s+=>\s+not found", re.MULTILINE)
 _DLERROR = re.compile(r"(?:^|: )(\S+?\.so[.\d]*): cannot open shared object file")
 
@@ -202,8 +203,10 @@ def missing_libraries_reason(environ: Mapping[str, str] | None = None) -> str | 
     if not missing:
         return None
     deb, rpm = packages(missing)
-    return (f"Qt cannot open a window: its X11 platform plugin needs {', '.join(missing)}, "
-            f"not installed on this system (Qt itself would only say that xcb-cursor0 is "
-            f"needed). Install {'it' if len(deb) == 1 else 'them'} and start again:\n"
+    named = ", ".join(missing) if len(missing) <= _LISTED else (
+        f"{len(missing)} libraries ({', '.join(missing[:3])} and {len(missing) - 3} more)")
+    return (f"Qt cannot open a window: its X11 platform plugin needs {named}, not installed "
+            f"on this system (Qt itself would only say that xcb-cursor0 is needed). Install "
+            f"{'it' if len(deb) == 1 else 'them'} and start again:\n"
             f"    sudo apt-get install {' '.join(deb)}\n"
             f"on Fedora/RHEL: sudo dnf install {' '.join(rpm)}")

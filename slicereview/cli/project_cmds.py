@@ -200,7 +200,7 @@ def cmd_demo(args: argparse.Namespace) -> int | GuiRequest:
         raise NotADirectoryError(f"--dir {args.dir} is a file; give a folder for the demo "
                                  "project (it is created if missing)")
     if not args.no_gui:
-        _refuse_without_display(args.screenshot)  # before the 10-30 s build
+        _refuse_without_display(args.screenshot)  # before the build (20-25 s of CPU time)
     project_path = build_demo(args.dir, progress=ProgressBar("Building demo"))
     print(f"Demo project: {project_path}", file=sys.stderr)
     if args.no_gui:

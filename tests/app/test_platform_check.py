@@ -64,14 +64,14 @@ def _library_folder() -> Path:
     return Path(found.group(1)).resolve().parent
 
 
-def _hidden_run(tmp_path: Path, command: list[str], env: dict[str, str]
-                ) -> subprocess.CompletedProcess:
-    """Run ``command`` where the :data:`HIDDEN` libraries do not exist (see the module doc)."""
+def _hidden_run(tmp_path: Path, command: list[str], env: dict[str, str],
+                hidden: tuple[str, ...] = HIDDEN) -> subprocess.CompletedProcess:
+    """Run ``command`` where the ``hidden`` libraries do not exist (see the module doc)."""
     folder = _library_folder()
     upper, work = tmp_path / "upper", tmp_path / "work"
     upper.mkdir(exist_ok=True)
     work.mkdir(exist_ok=True)
-    doomed = {folder / name for name in HIDDEN} | {(folder / name).resolve() for name in HIDDEN}
+    doomed = {folder / name for name in hidden} | {(folder / name).resolve() for name in hidden}
     q = shlex.quote
     script = (f"mount -t overlay overlay -o lowerdir={q(str(folder))},upperdir={q(str(upper))},"
               f"workdir={q(str(work))} {q(str(folder))} && "
@@ -128,3 +128,17 @@ def test_without_ldd_the_loader_names_the_first(tmp_path: Path) -> None:
                           _x11_env(tmp_path, path=str(bare)))
     assert with_ldd.stdout.strip() == str(list(HIDDEN)), with_ldd.stderr
     assert without.stdout.strip() in (str([HIDDEN[0]]), str([HIDDEN[1]])), without.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the xcb plugin is Linux's")
+def test_many_missing_libraries_are_counted_and_every_package_named(tmp_path: Path) -> None:
+    hidden = (*HIDDEN, "libxcb-cursor.so.0", "libxcb-image.so.0", "libxcb-util.so.1",
+              "libxcb-render-util.so.0", "libxkbcommon-x11.so.0")
+    run = _hidden_run(tmp_path, [sys.executable, "-m", "slicereview", "open"],
+                      _x11_env(tmp_path), hidden)
+    assert run.returncode == 2, run.stderr
+    first, apt = run.stderr.strip().splitlines()[:2]
+    assert "needs 7 libraries (" in first and "and 4 more)" in first
+    assert set(apt.split()[3:]) == {"libxcb-icccm4", "libxcb-keysyms1", "libxcb-cursor0",
+                                    "libxcb-image0", "libxcb-util1", "libxcb-render-util0",
+                                    "libxkbcommon-x11-0"}
