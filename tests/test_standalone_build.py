@@ -2,10 +2,11 @@
 
 Every command below runs from the built program, on the demo project the built program makes:
 the demo itself, ``queue``, ``report`` (matplotlib's figures), ``review-eval --plot``, ``stats
-alpha`` and ``stats icc`` (the agreement engines' lazily loaded names), ``export``, and ``open
---screenshot`` on every tab. Missing data files, stubs and hidden imports show up only here.
+alpha`` and ``stats icc`` (the agreement engines' lazily loaded names), ``export`` (PNG, NIfTI
+DICOM SEG and SR with highdicom), and ``open --screenshot`` on every tab. Missing data files,
+stubs and hidden imports show up only here.
 
-Slow (the build alone takes 5–10 minutes on two cores): opt-in locally with
+Slow (the build alone takes 3.5–5.5 minutes on two busy cores): opt-in locally with
 ``SLICEREVIEW_TEST_PYINSTALLER=1`` (or the path of an existing ``dist/slicereview`` folder to
 test that build); ``.ci/run`` always runs it. Needs the ``build`` extra (PyInstaller) and the
 ``demo`` extra (the images the build bundles).
@@ -138,11 +139,20 @@ def test_stats(app: Path, tmp_path: Path) -> None:
 
 
 def test_export(app: Path, demo: Path, tmp_path: Path) -> None:
-    for fmt in ("png", "nifti"):
+    import pydicom
+
+    for fmt in ("png", "nifti", "dicom-seg"):
         _run(app, "export", str(demo), "--masks", str(tmp_path / fmt), "--format", fmt,
              cwd=tmp_path)
     assert len(list((tmp_path / "png").rglob("*.png"))) >= 8
     assert list((tmp_path / "nifti").rglob("*.nii.gz"))
+    _run(app, "export", str(demo), "--reports", str(tmp_path / "sr"), "--format", "dicom-sr",
+         cwd=tmp_path)
+    # highdicom's SEGs of the demo mammograms' annotations and SRs of their reviews
+    for folder, pattern, modality in (("dicom-seg", "*.seg.dcm", "SEG"), ("sr", "*.sr.dcm", "SR")):
+        written = sorted((tmp_path / folder).glob(pattern))
+        assert len(written) >= 8, f"no {modality}: {sorted((tmp_path / folder).iterdir())}"
+        assert pydicom.dcmread(written[0]).Modality == modality
 
 
 @pytest.mark.parametrize("tab", TABS)
