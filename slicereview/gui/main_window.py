@@ -120,6 +120,7 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, JobPages, QMa
 
         self.browser = ProjectBrowser()
         self.browser.decoded = self.gateway.cache.peek
+        self.browser.check = self.gateway.check_file
         self.browser.image_selected.connect(self.show_image)
         self.browser_dock = QDockWidget("Images", self)
         self.browser_dock.setObjectName("browser_dock")
@@ -294,6 +295,7 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, JobPages, QMa
         positions = [s.id for s in slices]
         self.viewer.set_slices(len(slices), positions.index(image.id) if slices else 0)
         self.image_label.setText(f"{image.case_id}   {display.description}")
+        self.image_label.setToolTip(display.warning)  # e.g. pixels that were not finite
         return True
 
     def _volume_auto(self, image, slices: list) -> WindowPreset | None:
