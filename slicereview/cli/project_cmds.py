@@ -93,11 +93,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 @dataclass(frozen=True)
 class GuiRequest:
-    """What ``open`` and ``demo`` ask the GUI to show (``project`` ``None``: the start page)."""
+    """What ``open`` and ``demo`` ask the GUI to show (``project`` ``None``: the start page;
+    ``tab`` ``None``: the View tab)."""
 
     project: Path | None
     screenshot: Path | None = None
     size: str = "1400x900"
+    tab: str | None = None
+
+
+#: The main window's tabs, as ``--tab`` names them.
+TABS = ("view", "annotate", "rate", "review", "overview")
 
 
 def _screenshot_option(p: argparse.ArgumentParser) -> None:
@@ -105,6 +111,9 @@ def _screenshot_option(p: argparse.ArgumentParser) -> None:
                    help="render the main window offscreen to a PNG file and exit")
     p.add_argument("--size", default="1400x900", metavar="WxH",
                    help="window size for --screenshot (default 1400x900)")
+    p.add_argument("--tab", choices=TABS, default=None,
+                   help="the tab to show (with --screenshot: to render, after its background "
+                        "work finished); default: View")
 
 
 def cmd_open(args: argparse.Namespace) -> GuiRequest:
@@ -117,7 +126,7 @@ def cmd_open(args: argparse.Namespace) -> GuiRequest:
         # nobody can close. Read-only, so the file is left untouched.
         Project.open(args.project, read_only=True).close()
     _refuse_without_display(args.screenshot)
-    return GuiRequest(args.project, args.screenshot, args.size)
+    return GuiRequest(args.project, args.screenshot, args.size, args.tab)
 
 
 def _refuse_without_display(screenshot: Path | None) -> None:
@@ -211,9 +220,9 @@ def cmd_demo(args: argparse.Namespace) -> int | GuiRequest:
         raise NotADirectoryError(f"--dir {args.dir} is a file; give a folder for the demo "
                                  "project (it is created if missing)")
     if not args.no_gui:
-        _refuse_without_display(args.screenshot)  # before the 10-30 s build
+        _refuse_without_display(args.screenshot)  # before the build (20-25 s of CPU time)
     project_path = build_demo(args.dir, progress=ProgressBar("Building demo"))
     print(f"Demo project: {project_path}", file=sys.stderr)
     if args.no_gui:
         return 0
-    return GuiRequest(project_path, args.screenshot, args.size)
+    return GuiRequest(project_path, args.screenshot, args.size, args.tab)

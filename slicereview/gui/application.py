@@ -51,10 +51,11 @@ def _parse_size(size: str) -> tuple[int, int]:
 
 
 def run(project: Path | None = None, *, screenshot: Path | None = None,
-        size: str = "1400x900") -> int:
+        size: str = "1400x900", tab: str | None = None) -> int:
     """Open the main window (on ``project``, else the last project) and run the event loop.
 
-    Raises :class:`NoDisplayError` when there is no display and no ``screenshot``.
+    ``tab`` names the tab to show ("review"; default the View tab). Raises
+    :class:`NoDisplayError` when there is no display and no ``screenshot``.
     """
     reason = no_display_reason(screenshot)
     if reason:
@@ -82,9 +83,36 @@ def run(project: Path | None = None, *, screenshot: Path | None = None,
     if project is not None and not window.open_project(Path(project)) and screenshot:
         return 2
     window.show()
+    if tab is not None:
+        show_tab(window, tab)
     if screenshot is not None:
         return save_screenshot(window, Path(screenshot))
     return app.exec()
+
+
+def show_tab(window, name: str) -> None:
+    """Show the main window's tab titled ``name`` (any case); ValueError if there is none."""
+    titles = [window.tabs.tabText(i).replace("&", "") for i in range(window.tabs.count())]
+    lowered = [title.lower() for title in titles]
+    if name.lower() not in lowered:
+        raise ValueError(f"no tab {name!r}; the tabs are {', '.join(titles)}")
+    window.tabs.setCurrentIndex(lowered.index(name.lower()))
+
+
+def _wait_for_workers(timeout_s: float) -> None:
+    """Process events until no :class:`~slicereview.gui.common.workers.Worker` thread is running
+    (they are named after their class) or ``timeout_s`` passed."""
+    import threading
+    import time
+
+    from PySide6.QtWidgets import QApplication
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        QApplication.processEvents()
+        if not any(t.name.endswith("Worker") for t in threading.enumerate()):
+            break
+        time.sleep(0.02)
 
 
 def _answer_dialogs_on_stderr(app):
@@ -115,6 +143,7 @@ def save_screenshot(window, path: Path) -> int:
     for _ in range(5):
         QApplication.processEvents()
     window.browser.wait_for_thumbnails(60000)
+    _wait_for_workers(300)
     for _ in range(5):
         QApplication.processEvents()
     path.parent.mkdir(parents=True, exist_ok=True)
