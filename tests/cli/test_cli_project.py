@@ -11,13 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from pydicom.data import get_testdata_file
-from skimage import io
 
 from slicereview.launcher import main
 from slicereview.store import Project
 
 
 def _images(folder: Path) -> Path:
+    from skimage import io
+
     folder.mkdir(parents=True, exist_ok=True)
     io.imsave(folder / "a.png", np.arange(20, dtype=np.uint8).reshape(4, 5), check_contrast=False)
     io.imsave(folder / "b.tif", np.full((6, 7), 1000, np.uint16), check_contrast=False)
@@ -92,6 +93,8 @@ def test_python_dash_m_and_version() -> None:
 
 @pytest.mark.slow
 def test_demo_builds_reuses_and_screenshots(tmp_path: Path) -> None:
+    from skimage import io
+
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
            "SLICEREVIEW_CONFIG_DIR": str(tmp_path / "config")}
     shot = tmp_path / "demo.png"

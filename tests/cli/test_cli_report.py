@@ -33,6 +33,7 @@ def test_report_command_and_subsets(qa_path: Path, tmp_path: Path, capsys) -> No
     assert "needs two annotators" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # 3 s
 def test_report_opens_in_headless_chromium(qa_path: Path, tmp_path: Path) -> None:
     browser = next((b for b in BROWSERS if shutil.which(b)), None)
     if browser is None:

@@ -9,6 +9,8 @@ import shutil
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from slicereview.app.qa.packages import merge
 from slicereview.app.report.acceptance import acceptance_table
 from slicereview.demo.workflow import (
@@ -26,6 +28,7 @@ from slicereview.model import Decision, Role
 from slicereview.store import Project
 
 
+@pytest.mark.slow  # the demo (17 s)
 def test_demo_has_the_whole_workflow(demo_project: Path) -> None:
     with Project.open(demo_project, read_only=True) as p:
         ids = p.image_set(p.image_set_id(WORKFLOW_SET))
@@ -85,6 +88,7 @@ def test_demo_has_the_whole_workflow(demo_project: Path) -> None:
         copy.unlink()
 
 
+@pytest.mark.slow  # 6 s, and the demo (17 s)
 def test_report_on_the_demo_has_every_table(demo_project: Path, tmp_path: Path) -> None:
     copy = demo_project.parent / "demo-report-copy.srproj"   # beside the images it references
     shutil.copy(demo_project, copy)

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from skimage import io
 
 from slicereview.engines.imaging.loader import load_display
 from slicereview.store import Project
@@ -25,6 +24,8 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX names")
 
 
 def _pngs(folder: Path, names: list[str | bytes]) -> None:
+    from skimage import io
+
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(4)
     for name in names:

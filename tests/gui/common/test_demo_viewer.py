@@ -32,6 +32,7 @@ def test_demo_mammogram_window_level_zoom_and_switch(qtbot, open_window,
     assert w.browser.current_id() == mri[1]
 
 
+@pytest.mark.slow  # 24 s: builds the demo
 def test_open_demo_builds_in_the_background(qtbot, open_window, tmp_path: Path,
                                             monkeypatch) -> None:
     import slicereview.demo.project as demo
@@ -47,6 +48,7 @@ def test_open_demo_builds_in_the_background(qtbot, open_window, tmp_path: Path,
     assert len(w.browser.image_ids()) > 8
 
 
+@pytest.mark.slow  # the demo (17 s)
 def test_show_tab_by_name(open_window, demo_project: Path) -> None:
     # `open --tab NAME` (the stand-alone build's test renders every tab with it)
     from slicereview.cli.project_cmds import TABS

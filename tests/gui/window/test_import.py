@@ -6,13 +6,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from skimage import io
 
 from slicereview.gui.window.main_window import MainWindow
 from slicereview.store import Project
 
 
 def _pngs(folder: Path, n: int, size: int = 64) -> Path:
+    from skimage import io
+
     folder.mkdir(parents=True)
     rng = np.random.default_rng(0)
     for k in range(n):
