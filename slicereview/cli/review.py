@@ -1,5 +1,6 @@
 """Review commands: ``queue`` (the ranked review queue, CSV export) and ``review-eval``
-(P@k, R@k, NDCG@k of every priority method against the stored reviews, Fig. 6 curves).
+(P@k, R@k, NDCG@k of every priority method against the stored reviews, the
+curves of [CrowdSegQA, Fig. 6]).
 
 Both open the project for writing: features that are not cached yet are computed and cached
 (see :mod:`slicereview.app.review.queue`). Engines (numpy, scipy) are imported in the handlers.

@@ -1,6 +1,6 @@
-"""The demo's QA workflow (docs/qa-process.md, the paper's §3.2–3.3): a small study run the
-way the paper says makes annotations good, so the report and the Overview tab show every table
-and plot with real numbers.
+"""The demo's QA workflow (docs/qa-process.md; [CrowdSegQA, §3.2–3.3]): a small study
+run the way [CrowdSegQA] says makes annotations good, so the report and the Overview tab show every
+table and plot with real numbers.
 
 * **Images** — 20 crops of 256 × 256: the first review-set crops reduced by two
   (``images/workflow``), split into an onboarding batch (6), a pilot batch (6) and a formal

@@ -1,9 +1,9 @@
 """Polygons to label images, and the binary masks that agreement statistics compare.
 
 Label images are ``uint8 (H, W)``: :data:`BACKGROUND` 0, :data:`CERTAIN` 1, :data:`UNCERTAIN` 2
-(DESIGN.md §6). Pixel ``(row r, col c)`` covers ``[c, c+1) x [r, r+1)`` and belongs to a polygon
-when its centre ``(c + 0.5, r + 0.5)`` is inside by the even-odd, half-open crossing rule of
-:func:`slicereview.engines.geometry.contains_points` — the same test the drawing tool uses.
+(docs/design.md, "Conventions"). Pixel ``(row r, col c)`` covers ``[c, c+1) x [r, r+1)`` and belongs
+to a polygon when its centre ``(c + 0.5, r + 0.5)`` is inside by the even-odd, half-open crossing
+rule of :func:`slicereview.engines.geometry.contains_points` — the same test the drawing tool uses.
 
 Why our own scanline fill: ``skimage.draw.polygon`` tests every pixel of the bounding box against
 every edge (box area x vertex count: ~27 ms for one 200-vertex polygon of radius 120), and

@@ -103,7 +103,7 @@ def test_report_on_the_demo_has_every_table(demo_project: Path, tmp_path: Path) 
     assert "Low-agreement rule:" in html
     for name in ANNOTATORS:
         assert name in html
-    # Fig. 5, Fig. 6 for at least the formal phase, times: embedded plots
+    # α histograms, queue curves for at least the formal phase, times: embedded plots
     assert html.count("data:image/png;base64,") >= 4
     # real numbers: the A2 formal row has an acceptance ratio and a Welch p
     row = re.search(r"<td class=l>formal</td><td class=l>A2 \(feedback\)</td>(.*?)</tr>", html)

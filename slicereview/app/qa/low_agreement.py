@@ -1,5 +1,5 @@
-"""The low-agreement threshold rule (as Label Studio's agreement threshold), held once; the
-rule is described in :mod:`slicereview.app.qa.workflow`, whose functions this module uses.
+"""The low-agreement threshold rule (as Label Studio's agreement threshold, [LabelStudio]), held
+once; the rule is described in :mod:`slicereview.app.qa.workflow`, whose functions this module uses.
 
 Example
 -------

@@ -22,13 +22,13 @@ low-agreement threshold rule.
   the batch is ≥ the batch's ``min_dice`` (:func:`prefilter`). The owner confirms or
   overrides (:func:`decide`); an override needs a reason; each decision is stored with who,
   when and why, the newest in force.
-* **low agreement** (as Label Studio's agreement threshold) — :func:`apply_low_agreement`: an
-  image of the batch whose strict image α among its finished annotations (latest round each)
-  is below ``alpha_threshold`` gets one more assigned annotator who has not seen it (fewest
-  extra images first, then by id), up to ``max_annotators``; at the maximum, with nobody left,
-  or with ``low_action = "review"`` it is flagged for review first. Each flag records why (the
-  α, the threshold, the annotator count). An image is flagged again only after its
-  annotations changed (a new annotation finished).
+* **low agreement** (as Label Studio's agreement threshold, [LabelStudio]) —
+  :func:`apply_low_agreement`: an image of the batch whose strict image α among its finished
+  annotations (latest round each) is below ``alpha_threshold`` gets one more assigned
+  annotator who has not seen it (fewest extra images first, then by id), up to
+  ``max_annotators``; at the maximum, with nobody left, or with ``low_action = "review"`` it is
+  flagged for review first. Each flag records why (the α, the threshold, the annotator count).
+  An image is flagged again only after its annotations changed (a new annotation finished).
 
 Example
 -------

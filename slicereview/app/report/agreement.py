@@ -1,6 +1,6 @@
 """Inter-rater agreement over a project for the owner's report: image- and box-level α of every
-image (Fig. 5), the annotator × annotator matrix of pairwise strict α, and each annotator's
-leave-one-out effect on α. One pass over the images; each annotation is rasterised once.
+image ([CrowdSegQA, Fig. 5]), the annotator × annotator matrix of pairwise strict α, and each
+annotator's leave-one-out effect on α. One pass over the images; each annotation is rasterised once.
 
 Definitions:
 
@@ -17,7 +17,7 @@ Definitions:
   of α(without the annotator) − α(all), strict. Positive: agreement rises without them.
   Pairwise and leave-one-out α come from one table of pixel overlaps per image
   (:mod:`slicereview.engines.agreement.gram`), not one pass over the pixels each.
-* **STAPLE sensitivity / specificity** — per image, STAPLE (Warfield 2004;
+* **STAPLE sensitivity / specificity** — per image, STAPLE ([Warfield2004];
   :func:`~slicereview.engines.agreement.consensus_masks.staple_rates`, ITK's EM
   over vote patterns, all images with the same number of annotators at once) of the image's
   annotators at the *relaxed* level (certain or uncertain pixels count as marked: STAPLE is

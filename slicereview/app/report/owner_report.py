@@ -1,8 +1,9 @@
 """The owner's report: one stand-alone HTML file (plots embedded as base64 PNG) with where the
-project stands — acceptance per phase × group with times and Welch tests (Table 2), the
-onboarding pre-filter and the owner's decisions, per-annotator quality (with STAPLE
+project stands — acceptance per phase × group with times and Welch tests ([CrowdSegQA, Table 2]),
+the onboarding pre-filter and the owner's decisions, per-annotator quality (with STAPLE
 sensitivity and specificity), the annotator × annotator agreement matrix, inter- and
-intra-rater α histograms (Fig. 5), the queue evaluation curves (Fig. 6),
+intra-rater α histograms ([CrowdSegQA, Fig. 5]), the queue evaluation curves
+([CrowdSegQA, Fig. 6]),
 annotation times per phase and, for classification questions, majority vote against gold and
 the generalizability coefficient. Every number names its method.
 
@@ -47,7 +48,7 @@ from slicereview.store import Project
 Progress = Callable[[int, int], None]
 #: Steps of :func:`collect` besides the per-image agreement pass (which counts per image).
 _STEPS = 6
-#: Points of each Fig. 6 curve.
+#: Points of each queue evaluation curve ([CrowdSegQA, Fig. 6]).
 CURVE_POINTS = 80
 
 
@@ -117,8 +118,8 @@ def _onboarding(project: Project) -> list[tuple[str, list[dict[str, Any]]]]:
 
 
 def _cutoffs(m: int, points: int = CURVE_POINTS) -> list[int]:
-    """Cut-offs of the Fig. 6 curves: every k up to ``points``, else ``points`` evenly spaced
-    ones (each P@k costs O(M), so all M cut-offs of many images would cost O(M²)).
+    """Cut-offs of the queue evaluation curves: every k up to ``points``, else ``points`` evenly
+    spaced ones (each P@k costs O(M), so all M cut-offs of many images would cost O(M²)).
 
     >>> _cutoffs(5), _cutoffs(1000, 5)
     ([1, 2, 3, 4, 5], [1, 251, 500, 750, 1000])
@@ -268,15 +269,14 @@ def render(data: ReportData) -> str:
     parts.append("<p class=note>Cells: mean pairwise Krippendorff's α (nominal, strict, image "
                  "level) over the images both annotated; colour by band (≤ 0.1 disagreement, "
                  "≤ 0.667 low, ≤ 0.8 moderate, high).</p>")
-    parts.append("<h2>Inter-rater agreement: image level vs box level (Fig. 5)</h2>")
+    parts.append("<h2>Inter-rater agreement: image level vs box level</h2>")
     if data.agreement.images:
         parts.append(_img(report_plots.alpha_histograms(
             data.agreement.image_alpha, data.agreement.box_alpha, "inter-rater"),
             "alpha histograms"))
     else:
         parts.append("<p>No image has two finished annotations yet.</p>")
-    parts.append("<h2>Intra-rater agreement: image level vs box level (Fig. 5, intra-rater)"
-                 "</h2>")
+    parts.append("<h2>Intra-rater agreement: image level vs box level</h2>")
     if data.intra.image_alpha["strict"] or data.intra.image_alpha["relaxed"]:
         parts.append(_img(report_plots.alpha_histograms(
             data.intra.image_alpha, data.intra.box_alpha, "intra-rater"),
@@ -285,7 +285,7 @@ def render(data: ReportData) -> str:
     else:
         parts.append(f"<p>{e(intra_note(data.intra))}</p>")
     for phase, evaluation in data.evaluations.items():
-        parts.append(f"<h2>Review queue evaluation, {e(phase)} (Fig. 6)</h2>")
+        parts.append(f"<h2>Review queue evaluation, {e(phase)}</h2>")
         if all(math.isnan(v) for series in evaluation.recall.values() for v in series):
             parts.append("<p>No image of this phase is relevant yet (no expert review, "
                          "comment or strict α ≤ 0.667): R@k and NDCG@k are undefined.</p>")

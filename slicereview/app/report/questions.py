@@ -1,4 +1,4 @@
-"""Image-level classification questions answered by several annotators (seed 003): accuracy
+"""Image-level classification questions answered by several annotators ([Piwowar2008]): accuracy
 of the majority vote against gold answers as a function of the number of annotators, the
 generalizability coefficient ICC(2,1) and the annotators needed for a target.
 
@@ -39,7 +39,8 @@ from slicereview.store import Project
 
 FINISHED = (AnnotationStatus.SUBMITTED, AnnotationStatus.NOTHING_TO_ANNOTATE)
 MAX_SUBSETS = 50
-#: Hripcsak's sufficient generalizability coefficient for system evaluation (seed 003).
+#: The sufficient generalizability coefficient for system evaluation ([Hripcsak1999], as
+#: [Piwowar2008] uses it).
 TARGET = 0.7
 
 

@@ -288,8 +288,8 @@ def queue(project: Project, spec: QueueSpec, result: QueueResult | None = None,
 
 
 def relevance(project: Project, result: QueueResult) -> dict[int, int]:
-    """Graded ground truth (§5.4) of the queue's images from the stored reviews: 3 expert review,
-    2 commented (a pin, a reason or a comment), 1 strict α ≤ 0.667, else 0."""
+    """Graded ground truth ([CrowdSegQA, §5.4]) of the queue's images from the stored reviews: 3
+    expert review, 2 commented (a pin, a reason or a comment), 1 strict α ≤ 0.667, else 0."""
     decided = project.current_decisions()
     signals: dict[int, list[ReviewSignal]] = {}
     for image_id, anns in result.annotations.items():

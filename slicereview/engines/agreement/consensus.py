@@ -1,4 +1,4 @@
-"""Labelbox-style consensus between labels (J. Thomas, "Labelbox Consensus Calculation Method").
+"""Labelbox-style consensus between labels ([Thomas2019], "Labelbox Consensus Calculation Method").
 
 A *label* is one annotator's complete set of global classifications and shapes on one image.
 Scores are fractions in [0, 1] (Labelbox prints percent). Following the method:

@@ -9,7 +9,7 @@ returns ``(tiers, unranked)``: ``tiers`` is a list of lists of items from *most*
 Why generators: the replay engine (:mod:`slicereview.engines.ranking.replay`) answers comparisons
 from the stored answers until it meets one without an answer, then keeps the generator suspended at
 that comparison. The next answer resumes it in O(1) instead of replaying every stored answer
-(Algorithm 1 of the SliceLabeler paper replays from scratch). Because the algorithms use no
+([Jang2022, Algorithm 1] replays from scratch). Because the algorithms use no
 randomness, no hashing of items and no library sort with a comparator, a session asks exactly the
 same comparisons on every Python version. ``"timsort"`` is the exception by design: it is the
 published baseline and runs CPython's own ``sorted`` (whose comparison order changed in 3.11 and
@@ -258,7 +258,7 @@ class _Unanswered(Exception):
 def timsort(
     items: Sequence[Item], values: Mapping[Pair, int],
 ) -> tuple[Result | None, Pair | None, int]:
-    """CPython's ``sorted`` with the stored answers as comparator (``"timsort"``, the paper's
+    """CPython's ``sorted`` with the stored answers as comparator (``"timsort"``, [Jang2022]'s
     baseline): ``(result, None, answered)`` when every comparison it asks has an answer in
     ``values`` (``{(x, y): +1 | -1 | 0}``, both orientations), else ``(None, pair, answered)``
     with the first comparison without one. ``answered`` counts the distinct answers used.
@@ -267,7 +267,7 @@ def timsort(
     ``sorted`` is deterministic, so running it from scratch with the answers known so far asks
     exactly the pairs a sort suspended at each comparison would have asked, in the same
     order, and the comparator stops it (by raising) at the first comparison without an answer.
-    Each new answer therefore costs a replay from scratch, as the paper's Algorithm 1 does.
+    Each new answer therefore costs a replay from scratch, as [Jang2022, Algorithm 1] does.
     Ties keep presentation order (``sorted`` is stable); neighbours answered "same" share a
     tier. The comparison order is CPython's and differs between versions (3.11, 3.13).
     """

@@ -1,8 +1,8 @@
 """Reliability between rating sessions (raters or passes) over the same images.
 
-Following the SliceLabeler paper, each session becomes an ordinal ranking of the images
+Following [Jang2022], each session becomes an ordinal ranking of the images
 (classify: by grade; exhaustive: by win-loss score; sort: by tier). Ties are broken by a random
-order and every statistic is averaged over ``randomisations`` (100, as in the paper) random
+order and every statistic is averaged over ``randomisations`` (100, as in [Jang2022]) random
 tie-breaks; a session without ties gives the same ranking every time. The tie-breaks come from
 ``seed`` (:data:`SEED` by default, used by both the GUI's reliability panel and
 ``slicereview reliability``), drawn per session in session-id order over the images in id order,
@@ -39,7 +39,7 @@ import numpy as np
 
 from slicereview.engines.ranking.replay import Ranking
 
-#: Answers slower than this are outliers in the time statistics (the paper's threshold).
+#: Answers slower than this are outliers in the time statistics ([Jang2022]'s threshold).
 OUTLIER_S = 20.0
 TOP_N = tuple(range(2, 26))
 #: Default seed of the random tie-breaks (GUI and CLI alike).

@@ -1,4 +1,4 @@
-"""Ranking evaluation: precision@k, recall@k and NDCG@k with graded relevance (paper §5.4).
+"""Ranking evaluation: precision@k, recall@k and NDCG@k with graded relevance ([CrowdSegQA, §5.4]).
 
 ``ranked`` is a sequence of item ids, the first the most urgent. ``relevance`` is either a
 mapping ``item -> grade`` (graded ground truth, e.g. 0 = fine … 3 = must be reviewed) or a

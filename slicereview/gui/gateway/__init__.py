@@ -2,8 +2,8 @@
 
 Views never call the store or the application layer directly; they call the gateway (or ask it
 to execute an undoable command of :mod:`slicereview.app.commands`) and listen to its signals,
-which carry ids (DESIGN.md §4). The gateway holds no domain rule: those live in the application
-layer. Its methods are grouped by job in mixins (:mod:`.annotate`,
+which carry ids (docs/design.md, "Data paths"). The gateway holds no domain rule: those live in the
+application layer. Its methods are grouped by job in mixins (:mod:`.annotate`,
 :mod:`.rating`, :mod:`.review`); every signal is declared here, on the QObject.
 Calls that need an open project raise :class:`~slicereview.app.errors.NoProjectError` when none
 is open; calls that only read answer "nothing" (an empty list, ``None``).

@@ -139,9 +139,9 @@ class OverviewPage(QWidget):
             "images both annotated; colour by band (≤ 0.1 disagreement, ≤ 0.667 low, ≤ 0.8 "
             "moderate, high).")], fill=True), "Agreement")
         self.sections.addTab(section([
-            QLabel("<b>Inter-rater: image level vs box level (Fig. 5)</b>"), self.hist["strict"],
+            QLabel("<b>Inter-rater: image level vs box level</b>"), self.hist["strict"],
             self.hist["relaxed"],
-            QLabel("<b>Intra-rater: image level vs box level (Fig. 5, intra-rater)</b>"),
+            QLabel("<b>Intra-rater: image level vs box level</b>"),
             self.intra_label, self.intra_hist["strict"], self.intra_hist["relaxed"]]),
             "α histograms")
         curve_plots = QHBoxLayout()

@@ -1,6 +1,6 @@
 """The right-hand panel of the Review tab: image α, the annotators (legend, visibility and
-decisions), the boxes worst first, the heat-map colour bar, the image's Table 1 features and
-the pins.
+decisions), the boxes worst first, the heat-map colour bar, the image's [CrowdSegQA, Table 1]
+features and the pins.
 
 The panel shows values and emits what the reviewer asks for; the page turns requests into
 undoable commands. Numbers name their method: image α is Krippendorff's α on binary pixel
@@ -154,7 +154,7 @@ class ReviewDecisionsPanel(QWidget):
         QVBoxLayout(box_group).addWidget(self.boxes)
         heat = QGroupBox("Agreement heat map")
         QVBoxLayout(heat).addWidget(self.heat_bar)
-        feats = QGroupBox("Features (Table 1)")
+        feats = QGroupBox("Features")
         QVBoxLayout(feats).addWidget(self.features)
         pins = QGroupBox("Pinned comments")
         QVBoxLayout(pins).addWidget(self.pins)

@@ -334,7 +334,8 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
             self._import_thread.wait(5000)
         if self._demo_worker is not None:
             self._demo_thread.wait(60000)  # the demo is renamed into place only when complete
-        # QUndoStack emits signals while being destroyed (DESIGN §9): empty every history now.
+        # QUndoStack emits signals while being destroyed (docs/design.md, "Qt and pyqtgraph"):
+        # empty every history now.
         if self._annotate_tab.built:
             self.annotate_page.clear_undo()
         if self._review_tab.built:
