@@ -64,7 +64,8 @@ class TimeSummary:
 
 @dataclass(frozen=True)
 class WelchTest:
-    """Two-sided Welch t-test: statistic ``t``, ``p`` value, Welch–Satterthwaite ``df``."""
+    """Two-sided Welch t-test [Welch1947]: statistic ``t``, ``p`` value, Welch–Satterthwaite
+    ``df``."""
 
     t: float
     p: float

@@ -1,4 +1,4 @@
-"""An image's review features: the values of [CrowdSegQA, Table 1] (its §4).
+"""An image's review features: the values of [CrowdSegQA, §4, Table 1].
 
 :func:`image_features` turns the annotators' label images of one image into one
 :class:`ImageFeatures`, from which :mod:`slicereview.engines.review.priority` ranks the queue. It

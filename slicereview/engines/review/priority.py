@@ -13,10 +13,11 @@ Methods (the names are API and are stored with queues):
     ``score = pivoted-Wbbox · W_N`` desc ([CrowdSegQA, Eq. 2, 3]), ties by Wbbox / image pixels
     desc, with ``pivoted-Wbbox = Wbbox / (box_area / avg_box_area)`` (0 when the image has no box
     area), ``avg_box_area`` the mean ``box_area`` over the images, and ``W_N = ln(M / m_N)`` for
-    ``M`` images of which ``m_N`` have the image's number of boxes ``N``. [CrowdSegQA] prints
-    Eq. 3's numerator as ``N``; the IDF it cites ([SparckJones1972]) divides the *collection
-    size* by the document frequency, so we read it as ``M``. Note ``W_N = 0`` when every image
-    has the same number of boxes: the score then ties everywhere and the tie-break decides.
+    ``M`` images of which ``m_N`` have the image's number of boxes ``N``. The numerator of
+    [CrowdSegQA, Eq. 3] is printed as ``N``; the IDF it cites ([SparckJones1972]) divides
+    the *collection size* by the document frequency, so we read it as ``M``. Note ``W_N = 0``
+    when every image has the same number of boxes: the score then ties everywhere and the
+    tie-break decides.
 ``"random"``
     [CrowdSegQA]'s baseline: ten uniform scores per image from ten seeded generators, averaged,
     desc.

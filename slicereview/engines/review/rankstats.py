@@ -32,7 +32,8 @@ class RankCorrelations:
 
 
 def rank_correlations(a_scores: ArrayLike, b_scores: ArrayLike) -> RankCorrelations:
-    """Pearson r, Spearman ρ (average ranks for ties) and Kendall τ-b of paired scores.
+    """Pearson r, Spearman ρ (average ranks for ties) and Kendall τ-b [Kendall1945] of paired
+    scores.
 
     Parameters
     ----------
