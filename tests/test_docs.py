@@ -167,6 +167,11 @@ def test_markdown_links_between_docs_land() -> None:
                     slug(h) for h in _headings(file.name)}:
                 missing.append(f"{_where(path, text, m.start())}: no heading #{anchor} in "
                                f"{target}")
+        if path.parent == DOCS:  # links within the page: [Glossary](#glossary)
+            for m in re.finditer(r"\]\(#([\w-]+)\)", text):
+                if m.group(1) not in {slug(h) for h in _headings(path.name)}:
+                    missing.append(f"{_where(path, text, m.start())}: no heading "
+                                   f"#{m.group(1)} in {path.name}")
     assert not missing, "\n".join(missing)
 
 
