@@ -8,6 +8,10 @@ The GUI's gateway, the CLI and scripts all call these functions, so the rules ho
 * **submitting needs polygons** — an empty annotation is finished with
   :func:`finish` ``(..., NOTHING_TO_ANNOTATE)`` instead, which is refused while polygons exist
   (the store checks that one, it is a consistency rule of the data);
+* **the owner's decision holds** — an annotator held back after onboarding (the owner said
+  *stop*, or has not decided yet) cannot start or change pilot or formal work: every write
+  here refuses with :class:`~slicereview.app.workflow.OnHold` and its one sentence (who
+  decided, when, why; :func:`slicereview.app.workflow.why_not_start`);
 * annotators are raters with the ``annotator`` role, people listed before simulated ones;
 * an annotator's **batch** (:func:`batch_images`) is the set of images they work through in a
   phase — never the rating image sets.
@@ -43,7 +47,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from slicereview.engines.masks import rasterize
-from slicereview.model import AnnotationStatus, Phase, Polygon, Rater, Role
+from slicereview.model import Annotation, AnnotationStatus, Phase, Polygon, Rater, Role
 from slicereview.store import Project
 
 NO_POLYGONS = "No polygons yet: draw some, or use 'Nothing to annotate'."
@@ -63,6 +67,40 @@ def add_annotator(project: Project, name: str) -> int:
     return project.ensure_rater(name, Role.ANNOTATOR)
 
 
+def check_may_work(project: Project, rater_id: int, phase: Phase | str) -> None:
+    """Raise :class:`~slicereview.app.workflow.OnHold` when the owner's decision after
+    onboarding holds the rater back from ``phase``."""
+    if Phase(phase) is Phase.ONBOARDING:
+        return  # (no query: onboarding is always open)
+    from slicereview.app.workflow import check_may_start  # loads scipy: not at start-up
+
+    check_may_start(project, rater_id, phase)
+
+
+def _check(project: Project, annotation_id: int) -> None:
+    ann = project.annotation(annotation_id)
+    check_may_work(project, ann.rater_id, ann.phase)
+
+
+def start(project: Project, rater_id: int, image_id: int, phase: Phase | str = Phase.FORMAL,
+          round: int = 1) -> Annotation:
+    """The rater's annotation of the image in ``phase`` and ``round``, created (empty,
+    *in progress*) when missing — refused while the owner's decision holds the rater back."""
+    found = project.annotation_for(rater_id, image_id, phase, round, create=False)
+    if found is not None:
+        return found
+    check_may_work(project, rater_id, phase)
+    made = project.annotation_for(rater_id, image_id, phase, round, create=True)
+    assert made is not None
+    return made
+
+
+def set_classifications(project: Project, annotation_id: int, answers: dict) -> None:
+    """Store the image-level answers of an annotation (``{question key: answer}``)."""
+    _check(project, annotation_id)
+    project.set_image_classifications(annotation_id, answers)
+
+
 def _reopen(project: Project, annotation_id: int) -> None:
     if project.annotation(annotation_id).status is AnnotationStatus.SUBMITTED:
         project.set_annotation_status(annotation_id, AnnotationStatus.IN_PROGRESS)
@@ -71,6 +109,7 @@ def _reopen(project: Project, annotation_id: int) -> None:
 def add_polygon(project: Project, annotation_id: int, polygon: Polygon,
                 position: int | None = None) -> int:
     """Add ``polygon`` (at drawing ``position``, default on top); returns its id."""
+    _check(project, annotation_id)
     with project.transaction():
         new_id = project.add_polygon(annotation_id, polygon, position)
         _reopen(project, annotation_id)
@@ -81,6 +120,7 @@ def update_polygon(project: Project, annotation_id: int, polygon: Polygon) -> No
     """Replace the stored polygon ``polygon.id`` (vertices, certainty, classifications)."""
     if polygon.id is None:
         raise ValueError("only a stored polygon (with an id) can be updated")
+    _check(project, annotation_id)
     with project.transaction():
         project.update_polygon(polygon.id, polygon)
         _reopen(project, annotation_id)
@@ -88,6 +128,7 @@ def update_polygon(project: Project, annotation_id: int, polygon: Polygon) -> No
 
 def delete_polygon(project: Project, annotation_id: int, polygon_id: int) -> int:
     """Delete a polygon; returns the drawing position it had (for undo)."""
+    _check(project, annotation_id)
     with project.transaction():
         position = project.delete_polygon(polygon_id)
         _reopen(project, annotation_id)
@@ -97,6 +138,7 @@ def delete_polygon(project: Project, annotation_id: int, polygon_id: int) -> int
 def replace_polygons(project: Project, annotation_id: int, polygons: Sequence[Polygon]
                      ) -> list[int]:
     """Make ``polygons`` the annotation's whole content (one transaction); returns ids."""
+    _check(project, annotation_id)
     with project.transaction():
         ids = project.replace_polygons(annotation_id, polygons)
         _reopen(project, annotation_id)
@@ -112,6 +154,7 @@ def finish(project: Project, annotation_id: int, status: AnnotationStatus | str)
     (:func:`slicereview.app.low_agreement.after_finish`).
     """
     status = AnnotationStatus(status)
+    _check(project, annotation_id)
     if status is AnnotationStatus.SUBMITTED and not project.polygons(annotation_id):
         raise ValueError(NO_POLYGONS)
     project.set_annotation_status(annotation_id, status)

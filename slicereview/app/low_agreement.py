@@ -131,3 +131,35 @@ def after_finish(project: Project, annotation_id: int) -> None:
         if batch.alpha_threshold is not None and ann.image_id in project.image_set(
                 batch.image_set_id):
             apply_low_agreement(project, batch.id, [ann.image_id])
+
+
+def _phase_batches(project: Project, phase: str | None) -> dict[int, str]:
+    return {b.id: b.name for b in project.batches(phase)}
+
+
+def readable(reason: str) -> str:
+    """A flag's reason without the bookkeeping suffix (``[annotations 1,2]``)."""
+    return reason.split(" [annotations ")[0].rstrip(":; ")
+
+
+def review_first(project: Project, phase: str | None = None) -> dict[int, str]:
+    """Images flagged *review first* (in ``phase``'s batches; ``None``: any): image id → why,
+    the newest flag's reason."""
+    batches = _phase_batches(project, phase)
+    return {f.image_id: f"Flagged in batch “{batches.get(f.batch_id, '?')}”: "
+                        f"{readable(f.reason)}"
+            for f in project.image_flags()
+            if f.kind == "review" and (f.batch_id in batches or (phase is None and f.batch_id
+                                                                  is None))}
+
+
+def extra_assignments(project: Project, rater_id: int, phase: str | None = None
+                      ) -> dict[int, str]:
+    """Images the rule gave ``rater_id`` as one more annotator (in ``phase``'s batches):
+    image id → why."""
+    batches = _phase_batches(project, phase)
+    return {f.image_id: f"Given to you as one more annotator in batch "
+                        f"“{batches.get(f.batch_id, '?')}”: {readable(f.reason)}"
+            for f in project.image_flags()
+            if f.kind == "assign" and f.rater_id == rater_id
+            and (f.batch_id in batches or (phase is None and f.batch_id is None))}

@@ -77,6 +77,25 @@ def polygon_mask(
     return out
 
 
+def polygon_crop(vertices: ArrayLike, shape: tuple[int, int]
+                 ) -> tuple[int, int, np.ndarray] | None:
+    """One polygon's pixels on its bounding box: ``(row0, col0, inside)`` with ``inside`` a
+    ``bool`` array of the box (clipped to the image ``shape``), or ``None`` when it covers no
+    pixel centre. The same pixels as :func:`polygon_mask`, without a full-image array.
+
+    >>> r0, c0, inside = polygon_crop([[1, 1], [3, 1], [3, 2], [1, 2]], (5, 5))
+    >>> (r0, c0), inside.astype(int).tolist()
+    ((1, 1), [[1, 1, 0]])
+    """
+    from slicereview.engines.geometry import as_vertices
+
+    v = as_vertices(vertices)
+    h, w = int(shape[0]), int(shape[1])
+    if len(v) < 3 or h == 0 or w == 0:
+        return None
+    return _fill_box(v, h, w)
+
+
 def _fill_box(v: np.ndarray, h: int, w: int) -> tuple[int, int, np.ndarray] | None:
     """Scanline even-odd fill of polygon ``v`` on its bounding box clipped to ``(h, w)``.
 

@@ -120,29 +120,17 @@ class OwnerGateway(QObject):
         """``(annotator, to do, done)`` repeats of each annotator of the batch."""
         from slicereview.app import repeats
 
-        project = self._project
-        batch = project.batch(batch_id)
-        ids = _workflow().batch_annotators(project, batch_id)
-        counts = repeats.repeat_progress(project, ids, project.image_set(batch.image_set_id),
-                                         batch.phase)
-        raters = {r.id: r for r in project.raters()}
-        return [(raters[r], *counts[r]) for r in ids]
+        counts = repeats.batch_repeat_progress(self._project, batch_id)
+        raters = {r.id: r for r in self._project.raters()}
+        return [(raters[r], *counts[r]) for r in counts]
 
     def schedule_repeats(self, batch_id: int, percent: float, seed: int) -> dict[int, int]:
         """Schedule ``percent`` % of the batch to come back to each of its annotators
-        (:func:`slicereview.app.repeats.schedule_repeats`, seeded); returns rater id → number
-        of repeated images. Existing repeats are kept."""
+        (:func:`slicereview.app.repeats.schedule_batch_repeats`, seeded); returns rater id →
+        number of repeated images. Existing repeats are kept."""
         from slicereview.app import repeats
 
-        project = self._project
-        batch = project.batch(batch_id)
-        images = project.image_set(batch.image_set_id)
-        ids = _workflow().batch_annotators(project, batch_id)
-        if not ids:
-            raise ValueError("Assign annotators to this batch before scheduling repeats.")
-        with project.transaction():
-            out = {r: len(repeats.schedule_repeats(project, r, images, percent / 100.0, seed,
-                                                   batch.phase)) for r in ids}
+        out = repeats.schedule_batch_repeats(self._project, batch_id, percent / 100.0, seed)
         self.workflow_changed.emit()
         return out
 

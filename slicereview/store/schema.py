@@ -331,8 +331,15 @@ ALTER TABLE reviews ADD COLUMN guideline_version INTEGER;
 INSERT OR IGNORE INTO meta (key, value) VALUES ('project_uuid', lower(hex(randomblob(16))));
 """
 
+# Version 5: questions the owner retired (slicereview/app/questions.py). A retired question is
+# no longer asked; the answers stored under its name stay (they are part of the annotations'
+# classifications JSON), so retiring never loses work and restoring brings it back.
+_V5 = """
+ALTER TABLE questions ADD COLUMN retired_at TEXT;
+"""
+
 #: Ordered migrations; ``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``.
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4]
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5]
 
 #: The schema version this build writes.
 SCHEMA_VERSION = len(MIGRATIONS)
