@@ -99,14 +99,17 @@ def label_of(work: Work, image_shape: tuple[int, int], kinds: Mapping[str, str])
 
 
 def label_scores(image_shape: tuple[int, int], works: Sequence[Work],
-                 kinds: Mapping[str, str]) -> LabelScores:
-    """Both values of one image's annotations (``kinds``: question key → kind)."""
+                 kinds: Mapping[str, str], masks: Sequence[np.ndarray] | None = None
+                 ) -> LabelScores:
+    """Both values of one image's annotations (``kinds``: question key → kind; ``masks``: the
+    annotations' relaxed masks when already rasterised)."""
     if len(works) < 2:
         return LabelScores(math.nan, math.nan)
     labels = [label_of(w, image_shape, kinds) for w in works]
     consensus = float(np.mean(consensus_scores(labels)))
-    masks = [binary_mask(rasterize(w.polygons, image_shape), "relaxed") for w in works]
-    return LabelScores(consensus, task_agreement(masks, iou))
+    if masks is None:
+        masks = [binary_mask(rasterize(w.polygons, image_shape), "relaxed") for w in works]
+    return LabelScores(consensus, task_agreement(list(masks), iou))
 
 
 def question_kinds(project: Any) -> dict[str, str]:

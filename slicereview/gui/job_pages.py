@@ -22,11 +22,18 @@ if TYPE_CHECKING:
 
 
 class JobPages:
-    """Lazily built job pages of the main window (see the module docstring)."""
+    """Lazily built job pages of the main window (see the module docstring).
+
+    The status bar's image label names the image on screen: the image list's on the View and
+    Annotate tabs, the queue's on the Review tab, none on the Rate and Overview tabs (they
+    show no single image of the list)."""
 
     gateway: Any
     browser: Any
     jobs: JobTabs
+    image_label: Any
+    browser_image_text = ""
+    review_image_text = ""
     _annotate_tab: LazyTab
     _rate_tab: LazyTab
     _review_tab: LazyTab
@@ -58,6 +65,22 @@ class JobPages:
     def overview_page(self) -> OverviewPage:
         return self._overview_tab.page  # type: ignore[return-value]
 
+    def update_image_label(self) -> None:
+        """Name the image shown by the current tab in the status bar (see the class doc)."""
+        index = self.jobs.currentIndex()
+        tab = self.jobs.widget(index)
+        if tab is self._review_tab:
+            text = self.review_image_text
+        elif tab in (self._rate_tab, self._overview_tab):
+            text = ""
+        else:
+            text = self.browser_image_text
+        self.image_label.setText(text)
+
+    def _on_review_image_shown(self, text: str) -> None:
+        self.review_image_text = text
+        self.update_image_label()
+
     def _open_path(self) -> str | None:
         return str(self.gateway.open_project.path) if self.gateway.is_open else None
 
@@ -87,6 +110,7 @@ class JobPages:
         from slicereview.gui.views.review_page import ReviewPage
 
         page = ReviewPage(self.gateway)
+        page.image_shown.connect(self._on_review_image_shown)
         path = self._open_path()
         if path is not None:
             page._on_project_opened(path)

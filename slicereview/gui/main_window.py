@@ -207,6 +207,7 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
         page = self.jobs.widget(index)  # a lazy tab knows the flag before its page exists
         if self.gateway.is_open:
             self.browser_dock.setVisible(not getattr(page, "hides_browser", False))
+        self.update_image_label()
 
     def add_job_page(self, widget: QWidget, title: str) -> int:
         """Add a job's page (rate, annotate, review) as a tab; returns its index."""
@@ -254,6 +255,7 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
         self.setWindowTitle("slicereview")
         self._current_image = None  # the next project shows its first image
         self._volume_autos.clear()
+        self.browser_image_text = self.review_image_text = ""
         self.image_label.clear()
         self.viewer.clear()
         self.browser.set_images([])
@@ -278,7 +280,8 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
         try:
             display = self.gateway.display(image)
         except Exception as exc:
-            self.image_label.setText(f"{image.case_id}: cannot show this image — {exc}")
+            self.browser_image_text = f"{image.case_id}: cannot show this image — {exc}"
+            self.update_image_label()
             self.viewer.clear()
             return False
         previous, self._current_image = self._current_image, image
@@ -290,7 +293,8 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
                               auto=self._volume_auto(image, slices))
         positions = [s.id for s in slices]
         self.viewer.set_slices(len(slices), positions.index(image.id) if slices else 0)
-        self.image_label.setText(f"{image.case_id}   {display.description}")
+        self.browser_image_text = f"{image.case_id}   {display.description}"
+        self.update_image_label()
         return True
 
     def _volume_auto(self, image, slices: list) -> WindowPreset | None:

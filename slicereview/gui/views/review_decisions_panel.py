@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.app.report_format import fixed
 from slicereview.app.review_image import ReviewImage
 from slicereview.engines.review.features import ImageFeatures
 from slicereview.gui.views.review_overlay import annotator_colour, band_colour, vote_colour
@@ -212,7 +213,7 @@ class ReviewDecisionsPanel(QWidget):
         blocker = self.boxes.blockSignals(True)
         for b in review.boxes(level):
             r0, c0, r1, c1 = b.box
-            alpha = "n/a" if math.isnan(b.alpha) else f"{b.alpha:.3f}"
+            alpha = "n/a" if math.isnan(b.alpha) else fixed(b.alpha, 3)
             item = QListWidgetItem(f"α {alpha}  {b.band:<12}  {c1 - c0}×{r1 - r0} px at "
                                    f"({c0}, {r0})")
             item.setIcon(swatch(band_colour(b.band)))

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.app.report_format import fixed
 from slicereview.app.review_queue import QueueRow, QueueSpec
 from slicereview.engines.review.priority import METHODS
 from slicereview.gui.views.review_overlay import band_colour
@@ -46,7 +47,7 @@ STATUS_COLOURS = {"reviewed": "#34C759", "partly reviewed": "#FF9500", "not revi
 
 
 def _fmt(value: float, digits: int = 2) -> str:
-    return "—" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+    return "—" if value is None or math.isnan(value) else fixed(value, digits)
 
 
 def _score(value: float) -> str:
