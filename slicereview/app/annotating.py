@@ -72,7 +72,7 @@ def check_may_work(project: Project, rater_id: int, phase: Phase | str) -> None:
     onboarding holds the rater back from ``phase``."""
     if Phase(phase) is Phase.ONBOARDING:
         return  # (no query: onboarding is always open)
-    from slicereview.app.workflow import check_may_start  # loads scipy: not at start-up
+    from slicereview.app.workflow import check_may_start  # (not needed at start-up)
 
     check_may_start(project, rater_id, phase)
 

@@ -148,9 +148,13 @@ def choices_from_paths(paths: Sequence[str]) -> list:
     [{'value': 'A', 'children': ['A1', 'A2']}, 'B']
     """
     root: list = []
+    seen: set[tuple[str, ...]] = set()
     for path in paths:
         level = root
         parts = [p.strip() for p in path.split(">")]
+        if tuple(parts) in seen:
+            raise ValueError(f"The choice {' > '.join(parts)!r} is there twice.")
+        seen.add(tuple(parts))
         for k, part in enumerate(parts):
             found = next((i for i, o in enumerate(level) if _node(o)[0] == part), None)
             last = k == len(parts) - 1

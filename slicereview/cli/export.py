@@ -19,15 +19,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "one phase and round as label masks (0 background, 1 certain, "
                     "2 uncertain) or as COCO polygons.",
     )
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
     p.add_argument("--masks", type=Path, required=True, metavar="DIR",
                    help="output folder (created if missing)")
     p.add_argument("--format", choices=FORMATS, default="png",
                    help="png: one 8-bit label image per annotation; nifti: label images with "
                         "the image geometry (one volume per rater for volume slices); coco: "
                         "annotations.json with polygons (default png)")
-    p.add_argument("--phase", choices=[str(x) for x in Phase], default=str(Phase.FORMAL))
-    p.add_argument("--round", type=int, default=1)
+    p.add_argument("--phase", choices=[str(x) for x in Phase], default=str(Phase.FORMAL),
+                   help="the phase of the annotations (default formal)")
+    p.add_argument("--round", type=int, default=1,
+                   help="the round (default 1, the first pass; revisions are 2, 3, …)")
     p.add_argument("--rater", action="append", metavar="NAME",
                    help="only this rater (repeat for several)")
     p.add_argument("--include-in-progress", action="store_true",

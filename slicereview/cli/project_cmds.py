@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Add image files or folders (recursive) to a project. "
                        "Duplicates (same SHA-256) are skipped; unreadable files are listed with "
                        "the reason and do not stop the import (exit code 1 if there were any).")
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
     p.add_argument("paths", nargs="+", type=Path, help="files and folders to import")
     p.add_argument("--slices", default="middle", metavar="WHICH",
                    help="slices of 3-D volumes to import: middle (default), all, every:K, "
@@ -60,14 +60,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("relink", help="find moved image files below NEW_ROOT and update the paths")
-    p.add_argument("project", type=Path)
-    p.add_argument("new_root", type=Path)
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    p.add_argument("new_root", type=Path,
+                   help="a folder below which the moved files are (searched recursively)")
     p.add_argument("--no-verify", action="store_true",
                    help="accept files whose SHA-256 differs from the imported file")
     p.set_defaults(func=cmd_relink)
 
     p = sub.add_parser("info", help="counts of images, raters, answers..., and missing files")
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
     p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("demo", help="build (or reuse) the demo project and open it")

@@ -21,8 +21,9 @@ _SHOWN = ("strict_alpha", "relaxed_alpha", "unsure_share", "n_disagreement", "n_
 
 
 def _selection_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("project", type=Path)
-    p.add_argument("--phase", default="formal", choices=("onboarding", "pilot", "formal"))
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    p.add_argument("--phase", default="formal", choices=("onboarding", "pilot", "formal"),
+                   help="the phase whose annotations are compared (default formal)")
     p.add_argument("--round", type=int, default=None,
                    help="round number (default: each annotator's latest finished round)")
     who = p.add_mutually_exclusive_group()
@@ -39,7 +40,8 @@ def _selection_args(p: argparse.ArgumentParser) -> None:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("queue", help="rank images by how likely they need a reviewer")
     _selection_args(p)
-    p.add_argument("--method", default="box-score", choices=_METHODS)
+    p.add_argument("--method", default="box-score", choices=_METHODS,
+                   help="the priority method (default box-score; docs/review.md)")
     p.add_argument("--csv", type=Path, metavar="OUT",
                    help="write the queue as CSV: rank, ids, score, status, why it is reviewed "
                         "first, every feature, the mean pairwise consensus (Labelbox) and the "

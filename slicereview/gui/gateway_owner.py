@@ -62,6 +62,10 @@ class OwnerGateway(QObject):
     workflow_changed = Signal()
     #: A new guideline version was saved.
     guidelines_changed = Signal(int)
+    #: Questions were added, edited, moved, retired or imported.
+    questions_changed = Signal()
+    #: Annotators were put in (or taken out of) groups.
+    groups_changed = Signal()
 
     def __init__(self, gateway: ProjectGateway) -> None:
         super().__init__(gateway)
@@ -84,6 +88,43 @@ class OwnerGateway(QObject):
         if rater_id not in known:
             self.gateway.raters_changed.emit()
         return rater_id
+
+    # -- groups (rules in slicereview.app.people) -------------------------------------------
+    def groups(self) -> dict[str, list[str]]:
+        from slicereview.app.people import groups
+
+        return groups(self._project) if self.gateway.is_open else {}
+
+    def set_group(self, rater_ids: list[int], group: str | None) -> None:
+        from slicereview.app.people import set_group
+
+        set_group(self._project, rater_ids, group)
+        self.groups_changed.emit()
+        self.gateway.raters_changed.emit()
+
+    # -- questions (rules in slicereview.app.questions) -------------------------------------
+    def questions(self) -> list:
+        """Every question in its order, retired ones too."""
+        return self._project.questions(retired=True) if self.gateway.is_open else []
+
+    def question_answers(self, question) -> int:
+        from slicereview.app.questions import answered
+
+        return answered(self._project, question)
+
+    def edit_questions(self, action: str, *args, **kwargs):
+        """Run one of :mod:`slicereview.app.questions`' writes (``add_question``,
+        ``edit_question``, ``move_question``, ``retire_question``, ``restore_question``,
+        ``read_questions``, ``write_questions``) on the open project and tell the views."""
+        from slicereview.app import questions
+
+        if action not in ("add_question", "edit_question", "move_question", "retire_question",
+                          "restore_question", "read_questions", "write_questions"):
+            raise ValueError(f"not a question action: {action}")
+        result = getattr(questions, action)(self._project, *args, **kwargs)
+        if action != "write_questions":
+            self.questions_changed.emit()
+        return result
 
     # -- batches ----------------------------------------------------------------------------
     def batches(self) -> list[Batch]:

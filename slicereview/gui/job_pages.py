@@ -92,6 +92,7 @@ class JobPages:
         page.step_requested.connect(self.browser.step)
         page.repeats_box.open_requested.connect(self.browser.select)
         page.statuses_changed.connect(self.browser.set_statuses)
+        page.assignments_changed.connect(self.browser.set_assignments)
         path = self._open_path()
         if path is not None:  # what project_opened did for a page built before it
             page._on_project_opened(path)

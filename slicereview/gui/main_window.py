@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.app.package_info import window_title
 from slicereview.engines.imaging.display import WindowPreset
 from slicereview.engines.imaging.windowing import volume_auto_window
 from slicereview.gui import busy, owner_menu
@@ -239,7 +240,7 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
     def _on_project_opened(self, path: str) -> None:
         project = self.gateway.project
         assert project is not None
-        self.setWindowTitle(f"{project.name} — slicereview")
+        self.setWindowTitle(window_title(project))  # a work package says whose it is
         self.stack.setCurrentWidget(self.jobs)
         self._on_job_changed(self.jobs.currentIndex())
         for name in PROJECT_ACTIONS:

@@ -116,8 +116,8 @@ class ReviewDecisionsPanel(QWidget):
         self.annotators.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.annotators.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.annotators.horizontalHeader().setStretchLastSection(True)
-        self.annotators.setMaximumHeight(150)
-        self.annotators.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.annotators.setMaximumHeight(190)
+        self.annotators.setWordWrap(True)  # a decision with its reason wraps, never cut
         self.annotators.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         buttons = QGridLayout()
         for k, (text, tip, slot) in enumerate((
@@ -196,6 +196,7 @@ class ReviewDecisionsPanel(QWidget):
             show.toggled.connect(lambda on, k=k: self.annotator_toggled.emit(k, on))
             self.annotators.setCellWidget(k, 0, show)
             name = QTableWidgetItem(work.name)  # default text colour: yellow is unreadable
+            name.setToolTip(work.name)
             self.annotators.setItem(k, 1, name)
             d = work.decision
             text = "—" if d is None else DECISION_TEXT[str(d.decision)]
@@ -208,6 +209,8 @@ class ReviewDecisionsPanel(QWidget):
             self.annotators.setItem(k, 2, item)
         self.annotators.resizeColumnToContents(0)
         self.annotators.resizeColumnToContents(1)
+        self.annotators.setColumnWidth(1, min(self.annotators.columnWidth(1), 150))
+        self.annotators.resizeRowsToContents()
         self.annotators.selectRow(selected if selected is not None and
                                   selected < len(review.annotators) else 0)
         blocker = self.boxes.blockSignals(True)

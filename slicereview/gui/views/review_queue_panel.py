@@ -4,9 +4,12 @@ progress of the feature computation.
 Columns: rank, case id, image α strict and relaxed (nominal), the boxes per agreement band as a
 small coloured bar (red disagreement, orange low, yellow moderate, green high; counts in the
 tooltip), the method's score and the review status. Every cell's tooltip says why the image is
-where it is (the queue's ``explain``). A line is drawn under the last row within the *budget*
-(how many images the reviewer means to look at; default 20, stored in the project) and the
-meter counts the reviewed images within the budget.
+where it is (the queue's ``explain``); images the low-agreement rule flagged *review first*
+lead the queue in every method, marked ⚑ by their rank, the flag's reason first in the
+tooltip. The status column is never cut: it takes the width its longest word needs (the case
+column gives way, its full text in the tooltip). A line is drawn under the last row within
+the *budget* (how many images the reviewer means to look at; default 20, stored in the
+project) and the meter counts the reviewed images within the budget.
 """
 
 from __future__ import annotations
@@ -147,8 +150,10 @@ class ReviewQueuePanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.Fixed)
-        header.setStretchLastSection(True)
-        self.table.setColumnWidth(4, 70)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the case gives way
+        header.setStretchLastSection(False)
+        self.table.setColumnWidth(4, 56)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.cellClicked.connect(lambda row, _col: self.row_chosen.emit(row))
         self.empty_label = QLabel()
         self.empty_label.setWordWrap(True)
@@ -255,8 +260,9 @@ class ReviewQueuePanel(QWidget):
                f"{row.explain}\nBoxes ({f.level}): {counts}")
         self.table.horizontalHeaderItem(5).setToolTip(
             f"Priority score of {self.method_box.currentText()} (higher = more urgent)")
-        values = (str(row.rank), row.case_id, _fmt(f.strict_alpha), _fmt(f.relaxed_alpha),
-                  "", _score(row.score), row.status)
+        values = (f"{row.rank} ⚑" if row.flag else str(row.rank), row.case_id,
+                  _fmt(f.strict_alpha), _fmt(f.relaxed_alpha), "", _score(row.score),
+                  row.status)
         for c, text in enumerate(values):
             item = QTableWidgetItem(text)
             item.setToolTip(tip)
