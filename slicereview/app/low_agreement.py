@@ -32,6 +32,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from slicereview.app.report_format import fixed
 from slicereview.app.workflow import FINISHED, batch_annotators, may_start
 from slicereview.engines.agreement import mask_alpha
 from slicereview.engines.masks import binary_mask, rasterize
@@ -95,8 +96,8 @@ def apply_low_agreement(project: Project, batch_id: int,
         alpha = strict_alpha(project, anns)
         if math.isnan(alpha) or alpha >= batch.alpha_threshold:
             continue
-        why = (f"strict α (nominal, image level) {alpha:.3f} < threshold "
-               f"{batch.alpha_threshold:.3f} among {len(anns)} annotators")
+        why = (f"strict α (nominal, image level) {fixed(alpha, 3)} < threshold "
+               f"{fixed(batch.alpha_threshold, 3)} among {len(anns)} annotators")
         started = {a.rater_id for a in project.annotations(image_id=image_id, phase=phase)}
         candidates = sorted(
             (r.id for r in project.raters() if r.role is Role.ANNOTATOR

@@ -65,7 +65,7 @@ def image_rows(project: Project, per_image: Iterable[ImageAgreement],
     rows = [{"image_id": r.image_id, "case": cases[r.image_id][0], "phase": r.phase,
              "annotators": r.annotators, "strict": r.strict_alpha, "relaxed": r.relaxed_alpha,
              "consensus": r.consensus, "mask_iou": r.mask_iou,
-             "flag": "; ".join(said.get(r.image_id, []))} for r in per_image]
+             "flag": "; ".join(dict.fromkeys(said.get(r.image_id, [])))} for r in per_image]
     rows.sort(key=lambda r: (math.isnan(r["strict"]), r["strict"], r["case"]))
     return rows
 

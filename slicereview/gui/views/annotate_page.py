@@ -157,6 +157,7 @@ class AnnotatePage(PolygonIntents, AnnotatorChoice, AnnotateRepeats, AnnotateSta
         s.raters_changed.connect(self._fill_annotators)
         s.images_changed.connect(self._on_images_changed)
         s.owner.questions_changed.connect(self.reload_questions)
+        s.owner.workflow_changed.connect(self._set_context_enabled)  # a decision may hold
 
     # -- the main window's hooks -----------------------------------------------------------
     def image_views(self) -> list[ImageView]:

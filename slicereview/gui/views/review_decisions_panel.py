@@ -1,10 +1,13 @@
 """The right-hand panel of the Review tab: image α, the annotators (legend, visibility and
-decisions), the boxes worst first, the heat-map colour bar, the image's Table 1 features and
-the pins.
+decisions), the boxes worst first, the heat-map colour bar, the image's Table 1 features and the
+pins.
 
 The panel shows values and emits what the reviewer asks for; the page turns requests into
-undoable commands. Numbers name their method: image α is Krippendorff's α on binary pixel
-values, "α (nominal, strict)" with ROI = certain pixels, "relaxed" with certain or uncertain.
+undoable commands. The table's *Decision* column holds the decision's word (never cut); the
+selected annotator's decision with its reason tags and comment is written out in full below the
+table (it used to be cut to "rejected: missed finding, A faint …"). Numbers name their method:
+image α is Krippendorff's α on binary pixel values, "α (nominal, strict)" with ROI = certain
+pixels, "relaxed" with certain or uncertain.
 """
 
 from __future__ import annotations
@@ -44,6 +47,22 @@ FEATURE_NAMES = (
     ("n_high", "  α > 0.8 high"), ("wbbox", "Wbbox Σ(1−α)·area"),
     ("wbbox_per_pixel", "Wbbox per pixel"), ("intra_strict", "intra-rater α strict"),
 )
+
+
+def decision_text(name: str, decision) -> str:
+    """The decision in force on ``name``'s annotation, with reason tags and comment, in full.
+
+    >>> decision_text("Ann", None)
+    'Ann: not decided yet'
+    """
+    if decision is None:
+        return f"{name}: not decided yet"
+    text = f"{name}: {DECISION_TEXT[str(decision.decision)]}"
+    if decision.tags:
+        text += " — " + ", ".join(decision.tags)
+    if decision.comment:
+        text += f" — “{decision.comment}”"
+    return text
 
 
 def _fmt(value: float | int) -> str:
@@ -116,8 +135,13 @@ class ReviewDecisionsPanel(QWidget):
         self.annotators.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.annotators.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.annotators.horizontalHeader().setStretchLastSection(True)
-        self.annotators.setMaximumHeight(190)
-        self.annotators.setWordWrap(True)  # a decision with its reason wraps, never cut
+        self.annotators.setMaximumHeight(170)
+        self.annotators.setWordWrap(True)
+        self.annotators.itemSelectionChanged.connect(self._show_decision)
+        self.decision_label = QLabel()  # the selected annotator's decision, in full
+        self.decision_label.setWordWrap(True)
+        self.decision_label.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse)
         self.annotators.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         buttons = QGridLayout()
         for k, (text, tip, slot) in enumerate((
@@ -150,6 +174,7 @@ class ReviewDecisionsPanel(QWidget):
         who = QGroupBox("Annotators")
         wl = QVBoxLayout(who)
         wl.addWidget(self.annotators)
+        wl.addWidget(self.decision_label)
         wl.addLayout(buttons)
         box_group = QGroupBox("Boxes, worst α first")
         QVBoxLayout(box_group).addWidget(self.boxes)
@@ -200,10 +225,8 @@ class ReviewDecisionsPanel(QWidget):
             self.annotators.setItem(k, 1, name)
             d = work.decision
             text = "—" if d is None else DECISION_TEXT[str(d.decision)]
-            if d is not None and (d.tags or d.comment):
-                text += ": " + ", ".join([*d.tags, *([d.comment] if d.comment else [])])
             item = QTableWidgetItem(text)
-            item.setToolTip(text)
+            item.setToolTip(decision_text(work.name, d))
             if d is not None:
                 item.setForeground(QColor(DECISION_COLOURS[str(d.decision)]))
             self.annotators.setItem(k, 2, item)
@@ -238,6 +261,14 @@ class ReviewDecisionsPanel(QWidget):
         self.features.setText(f"<table cellspacing='0' cellpadding='1'>{rows}</table>")
 
     # -- selection -------------------------------------------------------------------------
+    def _show_decision(self) -> None:
+        index = self.selected_annotator()
+        if self.review is None or index is None or index >= len(self.review.annotators):
+            self.decision_label.setText("")
+            return
+        work = self.review.annotators[index]
+        self.decision_label.setText(decision_text(work.name, work.decision))
+
     def selected_annotator(self) -> int | None:
         rows = self.annotators.selectionModel().selectedRows() if self.review else []
         return rows[0].row() if rows else None

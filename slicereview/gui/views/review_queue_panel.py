@@ -1,15 +1,15 @@
-"""The review queue panel: filters, the ranked table, the budget line and meter, and the
-progress of the feature computation.
+"""The review queue panel: filters, the ranked table, the budget line and meter, and the progress
+of the feature computation.
 
 Columns: rank, case id, image α strict and relaxed (nominal), the boxes per agreement band as a
 small coloured bar (red disagreement, orange low, yellow moderate, green high; counts in the
 tooltip), the method's score and the review status. Every cell's tooltip says why the image is
-where it is (the queue's ``explain``); images the low-agreement rule flagged *review first*
-lead the queue in every method, marked ⚑ by their rank, the flag's reason first in the
-tooltip. The status column is never cut: it takes the width its longest word needs (the case
-column gives way, its full text in the tooltip). A line is drawn under the last row within
-the *budget* (how many images the reviewer means to look at; default 20, stored in the
-project) and the meter counts the reviewed images within the budget.
+where it is (the queue's ``explain``); images the low-agreement rule flagged *review first* lead
+the queue in every method, marked ⚑ by their rank, the flag's reason first in the tooltip. No
+column is cut: each takes the width its values need (the α headers are on two lines to save
+width), and the table scrolls sideways when the panel is narrower than that. A line is drawn
+under the last row within the *budget* (how many images the reviewer means to look at; default
+20, stored in the project) and the meter counts the reviewed images within the budget.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from slicereview.engines.review.priority import METHODS
 from slicereview.gui.views.review_overlay import band_colour
 from slicereview.model import Phase
 
-COLUMNS = ("#", "Case", "α strict", "α relaxed", "Boxes", "Score", "Status")
+COLUMNS = ("#", "Case", "α\nstrict", "α\nrelaxed", "Boxes", "Score", "Status")
 BANDS = (("n_disagreement", "disagreement"), ("n_low", "low"), ("n_moderate", "moderate"),
          ("n_high", "high"))
 _ROW = Qt.ItemDataRole.UserRole
@@ -150,10 +150,8 @@ class ReviewQueuePanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.Fixed)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the case gives way
-        header.setStretchLastSection(False)
+        header.setStretchLastSection(False)  # a stretched last column was cut when narrow
         self.table.setColumnWidth(4, 56)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.cellClicked.connect(lambda row, _col: self.row_chosen.emit(row))
         self.empty_label = QLabel()
         self.empty_label.setWordWrap(True)
