@@ -47,7 +47,6 @@ from slicereview.engines.agreement import (
     task_agreement,
 )
 from slicereview.engines.masks import binary_mask, polygon_crop, rasterize
-from slicereview.model import Polygon
 
 #: Column names (CSV) and headers (tables) of the two values.
 CONSENSUS = "mean_pairwise_consensus"
@@ -62,7 +61,9 @@ class Work:
     """One annotation as the two methods see it: image-level answers and polygons."""
 
     answers: Mapping[str, Any] = field(default_factory=dict)
-    polygons: Sequence[Polygon] = ()
+    #: :class:`~slicereview.model.Polygon` or anything with ``vertices``, ``certainty``,
+    #: ``label`` and ``classifications``.
+    polygons: Sequence[Any] = ()
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ def label_of(work: Work, image_shape: tuple[int, int], kinds: Mapping[str, str])
         top, crop = ((0, 0), np.zeros((0, 0), bool)) if found is None else (found[:2],
                                                                           found[2])
         shapes.append(Shape.from_crop(p.label or REGION, top, crop, nested))
-    return Label(_classifications(work.answers, kinds), shapes)
+    return Label(tuple(_classifications(work.answers, kinds)), tuple(shapes))
 
 
 def label_scores(image_shape: tuple[int, int], works: Sequence[Work],

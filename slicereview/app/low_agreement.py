@@ -147,7 +147,7 @@ def review_first(project: Project, phase: str | None = None) -> dict[int, str]:
     """Images flagged *review first* (in ``phase``'s batches; ``None``: any): image id → why,
     the newest flag's reason."""
     batches = _phase_batches(project, phase)
-    return {f.image_id: f"Flagged in batch “{batches.get(f.batch_id, '?')}”: "
+    return {f.image_id: f"Flagged in batch “{batches.get(f.batch_id or 0, '?')}”: "
                         f"{readable(f.reason)}"
             for f in project.image_flags()
             if f.kind == "review" and (f.batch_id in batches or (phase is None and f.batch_id
@@ -160,7 +160,7 @@ def extra_assignments(project: Project, rater_id: int, phase: str | None = None
     image id → why."""
     batches = _phase_batches(project, phase)
     return {f.image_id: f"Given to you as one more annotator in batch "
-                        f"“{batches.get(f.batch_id, '?')}”: {readable(f.reason)}"
+                        f"“{batches.get(f.batch_id or 0, '?')}”: {readable(f.reason)}"
             for f in project.image_flags()
             if f.kind == "assign" and f.rater_id == rater_id
             and (f.batch_id in batches or (phase is None and f.batch_id is None))}

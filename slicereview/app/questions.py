@@ -280,7 +280,7 @@ def _entries(data: object) -> list[dict[str, Any]]:
         if key in seen:
             raise ValueError(f"The key {key!r} is in the file twice.")
         seen.add(key)
-        entry = {"key": key, "title": str(item.get("title") or key),
+        entry: dict[str, Any] = {"key": key, "title": str(item.get("title") or key),
                  "scope": str(item.get("scope", "image")), "kind": str(item.get("kind", "")),
                  "choices": list(item.get("choices") or []),
                  "retired": bool(item.get("retired", False))}

@@ -48,9 +48,9 @@ def flag_rows(project: Project) -> list[dict[str, Any]]:
     batches = {b.id: b.name for b in project.batches()}
     names = {r.id: r.name for r in project.raters()}
     return [{"image_id": f.image_id, "case": cases[f.image_id][0],
-             "batch": batches.get(f.batch_id, "–") if f.batch_id else "–",
-             "what": (f"one more annotator: {names.get(f.rater_id, '?')}" if f.kind == "assign"
-                      else "review first"),
+             "batch": "–" if f.batch_id is None else batches.get(f.batch_id, "–"),
+             "what": (f"one more annotator: {names.get(f.rater_id or 0, '?')}"
+                      if f.kind == "assign" else "review first"),
              "why": readable(f.reason), "when": f.created_at[:16].replace("T", " ") + " UTC"}
             for f in project.image_flags()]
 
@@ -62,10 +62,11 @@ def image_rows(project: Project, per_image: Iterable[ImageAgreement],
     said: dict[int, list[str]] = {}
     for f in flags:
         said.setdefault(f["image_id"], []).append(f["what"])
-    rows = [{"image_id": r.image_id, "case": cases[r.image_id][0], "phase": r.phase,
-             "annotators": r.annotators, "strict": r.strict_alpha, "relaxed": r.relaxed_alpha,
-             "consensus": r.consensus, "mask_iou": r.mask_iou,
-             "flag": "; ".join(dict.fromkeys(said.get(r.image_id, [])))} for r in per_image]
+    rows: list[dict[str, Any]] = [
+        {"image_id": r.image_id, "case": cases[r.image_id][0], "phase": r.phase,
+         "annotators": r.annotators, "strict": r.strict_alpha, "relaxed": r.relaxed_alpha,
+         "consensus": r.consensus, "mask_iou": r.mask_iou,
+         "flag": "; ".join(dict.fromkeys(said.get(r.image_id, [])))} for r in per_image]
     rows.sort(key=lambda r: (math.isnan(r["strict"]), r["strict"], r["case"]))
     return rows
 

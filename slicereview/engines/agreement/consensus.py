@@ -111,7 +111,7 @@ class Shape:
         >>> Shape.from_crop("a", (4, 5), crop).area, Shape.from_crop("a", (4, 5), crop).centroid()
         (6, (5.0, 6.5))
         """
-        shape = cls(object_class, (0, 0, 0, 0), classifications)
+        shape = cls(object_class, (0, 0, 0, 0), tuple(classifications))
         mask = np.asarray(crop, dtype=bool)
         rows = np.flatnonzero(mask.any(axis=1))
         cols = np.flatnonzero(mask.any(axis=0))
