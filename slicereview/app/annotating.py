@@ -86,19 +86,22 @@ def start(project: Project, rater_id: int, image_id: int, phase: Phase | str = P
           round: int = 1) -> Annotation:
     """The rater's annotation of the image in ``phase`` and ``round``, created (empty,
     *in progress*) when missing — refused while the owner's decision holds the rater back."""
-    found = project.annotation_for(rater_id, image_id, phase, round, create=False)
-    if found is not None:
-        return found
-    check_may_work(project, rater_id, phase)
-    made = project.annotation_for(rater_id, image_id, phase, round, create=True)
+    with project.transaction():  # (a busy file is one clear error, and the check and the
+        # write see the same state)
+        found = project.annotation_for(rater_id, image_id, phase, round, create=False)
+        if found is not None:
+            return found
+        check_may_work(project, rater_id, phase)
+        made = project.annotation_for(rater_id, image_id, phase, round, create=True)
     assert made is not None
     return made
 
 
 def set_classifications(project: Project, annotation_id: int, answers: dict) -> None:
     """Store the image-level answers of an annotation (``{question key: answer}``)."""
-    _check(project, annotation_id)
-    project.set_image_classifications(annotation_id, answers)
+    with project.transaction():
+        _check(project, annotation_id)
+        project.set_image_classifications(annotation_id, answers)
 
 
 def _reopen(project: Project, annotation_id: int) -> None:
@@ -109,8 +112,8 @@ def _reopen(project: Project, annotation_id: int) -> None:
 def add_polygon(project: Project, annotation_id: int, polygon: Polygon,
                 position: int | None = None) -> int:
     """Add ``polygon`` (at drawing ``position``, default on top); returns its id."""
-    _check(project, annotation_id)
     with project.transaction():
+        _check(project, annotation_id)
         new_id = project.add_polygon(annotation_id, polygon, position)
         _reopen(project, annotation_id)
     return new_id
@@ -120,16 +123,16 @@ def update_polygon(project: Project, annotation_id: int, polygon: Polygon) -> No
     """Replace the stored polygon ``polygon.id`` (vertices, certainty, classifications)."""
     if polygon.id is None:
         raise ValueError("only a stored polygon (with an id) can be updated")
-    _check(project, annotation_id)
     with project.transaction():
+        _check(project, annotation_id)
         project.update_polygon(polygon.id, polygon)
         _reopen(project, annotation_id)
 
 
 def delete_polygon(project: Project, annotation_id: int, polygon_id: int) -> int:
     """Delete a polygon; returns the drawing position it had (for undo)."""
-    _check(project, annotation_id)
     with project.transaction():
+        _check(project, annotation_id)
         position = project.delete_polygon(polygon_id)
         _reopen(project, annotation_id)
     return position
@@ -138,8 +141,8 @@ def delete_polygon(project: Project, annotation_id: int, polygon_id: int) -> int
 def replace_polygons(project: Project, annotation_id: int, polygons: Sequence[Polygon]
                      ) -> list[int]:
     """Make ``polygons`` the annotation's whole content (one transaction); returns ids."""
-    _check(project, annotation_id)
     with project.transaction():
+        _check(project, annotation_id)
         ids = project.replace_polygons(annotation_id, polygons)
         _reopen(project, annotation_id)
     return ids
@@ -154,10 +157,11 @@ def finish(project: Project, annotation_id: int, status: AnnotationStatus | str)
     (:func:`slicereview.app.low_agreement.after_finish`).
     """
     status = AnnotationStatus(status)
-    _check(project, annotation_id)
-    if status is AnnotationStatus.SUBMITTED and not project.polygons(annotation_id):
-        raise ValueError(NO_POLYGONS)
-    project.set_annotation_status(annotation_id, status)
+    with project.transaction():
+        _check(project, annotation_id)
+        if status is AnnotationStatus.SUBMITTED and not project.polygons(annotation_id):
+            raise ValueError(NO_POLYGONS)
+        project.set_annotation_status(annotation_id, status)
     if status is not AnnotationStatus.IN_PROGRESS:
         # the QA workflow: onboarding work is scored against gold, low agreement acted on
         from slicereview.app.low_agreement import after_finish

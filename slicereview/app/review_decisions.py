@@ -226,8 +226,8 @@ def start_revision(project: Project, annotation_id: int) -> int:
         return existing.id
     from slicereview.app.annotating import check_may_work
 
-    check_may_work(project, ann.rater_id, ann.phase)
     with project.transaction():
+        check_may_work(project, ann.rater_id, ann.phase)
         new = project.annotation_for(ann.rater_id, ann.image_id, ann.phase, ann.round + 1)
         assert new is not None
         copies = [Polygon(p.vertices.copy(), p.certainty, p.label, dict(p.classifications))

@@ -143,13 +143,13 @@ class OverviewPage(QWidget):
             "Cells: mean pairwise Krippendorff's α (nominal, strict, image level) over the "
             "images both annotated; colour by band (≤ 0.1 disagreement, ≤ 0.667 low, ≤ 0.8 "
             "moderate, high).")], fill=True), "Agreement")
-        self.sections.addTab(self.images, "Per image")
         self.sections.addTab(section([
             QLabel("<b>Inter-rater: image level vs box level (Fig. 5)</b>"), self.hist["strict"],
             self.hist["relaxed"],
             QLabel("<b>Intra-rater: image level vs box level (Fig. 5, intra-rater)</b>"),
             self.intra_label, self.intra_hist["strict"], self.intra_hist["relaxed"]]),
             "α histograms")
+        self.sections.addTab(self.images, "Per image")
         curve_plots = QHBoxLayout()
         for plot in self.curves:
             curve_plots.addWidget(plot)
