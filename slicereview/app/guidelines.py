@@ -128,7 +128,9 @@ def example_crop(project: Project, review_id: int) -> bytes:
 
     review = project.review(review_id)
     image = project.image(review.image_id)
-    shown = load_display(project.resolve(image.path), image)
+    from slicereview.app.pacs import Locator
+
+    shown = load_display(Locator(project).file_of(image), image)  # (a PACS image: its cache)
     window = shown.presets[0] if shown.presets else auto_window(shown.data)
     gray = apply_window(shown.data, window, invert=shown.invert)
     rgb = gray if gray.ndim == 3 else np.repeat(gray[..., None], 3, axis=2)

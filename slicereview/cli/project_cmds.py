@@ -28,12 +28,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--name", help="project name (default: the file name)")
     p.set_defaults(func=cmd_new)
 
-    p = sub.add_parser("import", help="add image files or folders (recursive) to a project",
+    p = sub.add_parser("import", help="add image files or folders (recursive), or images from "
+                       "a PACS over DICOMweb, to a project",
                        description="Add image files or folders (recursive) to a project. "
                        "Duplicates (same SHA-256) are skipped; unreadable files are listed with "
-                       "the reason and do not stop the import (exit code 1 if there were any).")
+                       "the reason and do not stop the import (exit code 1 if there were any). "
+                       "With --dicomweb, import from a PACS instead (docs/dicom.md).")
     p.add_argument("project", type=Path, help="the project file (.srproj)")
-    p.add_argument("paths", nargs="+", type=Path, help="files and folders to import")
+    p.add_argument("paths", nargs="*", type=Path, help="files and folders to import")
+    pacs = p.add_argument_group(
+        "from a PACS", "credentials come from SLICEREVIEW_DICOMWEB_TOKEN (bearer) or "
+        "SLICEREVIEW_DICOMWEB_USER and SLICEREVIEW_DICOMWEB_PASSWORD (basic), or a prompt; "
+        "they are never stored")
+    pacs.add_argument("--dicomweb", metavar="URL",
+                      help="the DICOMweb service, e.g. http://localhost:8042/dicom-web")
+    pacs.add_argument("--study", action="append", default=[], metavar="UID",
+                      help="Study Instance UID to import (repeat; default: every study listed)")
+    pacs.add_argument("--series", action="append", default=[], metavar="UID",
+                      help="only this Series Instance UID (repeat)")
+    pacs.add_argument("--modality", metavar="CODE", help="only series of this modality, e.g. MG")
     p.add_argument("--slices", default="middle", metavar="WHICH",
                    help="slices of 3-D volumes to import: middle (default), all, every:K, "
                         "range:START:STOP[:STEP] (STOP exclusive)")
@@ -140,6 +153,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     from slicereview.app.importing import import_paths
     from slicereview.engines.imaging.importer import parse_slices
 
+    if args.dicomweb:
+        from slicereview.cli.pacs import import_dicomweb
+
+        return import_dicomweb(args, _limit_changes(args))
+    if not args.paths:
+        raise ValueError("give files or folders to import, or --dicomweb URL")
     slices = parse_slices(args.slices, axis=args.axis)
     if args.create and not args.project.exists():
         Project.create(args.project).close()

@@ -20,6 +20,7 @@ from PySide6.QtGui import QUndoStack
 
 from slicereview.app.decoding import decodes_in_process, project_limits
 from slicereview.app.errors import NoProjectError
+from slicereview.app.pacs import Credentials, Locator
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import DisplayImage
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
@@ -42,6 +43,7 @@ from slicereview.store.connection import is_busy
 if TYPE_CHECKING:
     from slicereview.app import rating as _rating
     from slicereview.app.commands import Changed, Command
+    from slicereview.engines.dicomweb.cache import RemoteInstance
 
 T = TypeVar("T")
 
@@ -90,6 +92,9 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         self._holding = False  # True while this window's own import runs (hold_changes)
         #: Why the last :meth:`execute` failed (``None``: it did not).
         self.last_error: Exception | None = None
+        #: Credentials of PACS servers, in memory for this session only (app/pacs.py).
+        self.credentials = Credentials()
+        self._locator: Locator | None = None
 
     def hold_changes(self) -> None:
         """Hold the re-reads of :meth:`_on_changed_elsewhere` until :meth:`release_changes`:
@@ -255,13 +260,21 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
 
     # -- images ----------------------------------------------------------------------------
     def images(self) -> list[Image]:
-        return self.project.images() if self.project else []
+        if self.project is None:
+            return []
+        self._locator = Locator(self.project, self.credentials)  # (new PACS sources)
+        return self.project.images()
 
     def image(self, image_id: int) -> Image:
         return self.open_project.image(image_id)
 
-    def file_of(self, image: Image) -> Path:
-        return self.open_project.resolve(image.path)
+    def file_of(self, image: Image) -> Path | RemoteInstance:
+        """Where ``image`` is read from: its file, or for an image on a PACS the path-like
+        :class:`~slicereview.engines.dicomweb.cache.RemoteInstance` (its cache file, fetched
+        again in the decoding child when missing)."""
+        if self._locator is None or self._locator.project is not self.open_project:
+            self._locator = Locator(self.open_project, self.credentials)
+        return self._locator.file_of(image)
 
     def _load(self, path: Path, image: Image) -> DisplayImage:
         # An image the import already decoded in the child is decoded here (no child start-up

@@ -36,6 +36,7 @@ from slicereview.gui.background import collect_garbage_in_gui_thread
 from slicereview.gui.file_actions import FileActions
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.job_pages import JobPages
+from slicereview.gui.pacs_actions import PacsActions
 from slicereview.gui.qa_actions import QAActions
 from slicereview.gui.sharing import SharingBanner
 from slicereview.gui.view_actions import ViewActions
@@ -82,7 +83,7 @@ class StartPage(QWidget):
         self.window_.open_project(Path(item.data(Qt.ItemDataRole.UserRole)))
 
 
-class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
+class MainWindow(FileActions, PacsActions, ViewActions, QAActions, JobPages, QMainWindow):
     def __init__(self, *, remember: bool = True) -> None:
         """``remember=False`` (``open --screenshot``) leaves the user's settings alone: no
         recent project and no window layout is written."""
@@ -281,6 +282,8 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
         try:
             display = self.gateway.display(image)
         except Exception as exc:
+            if self.pacs_login(image, exc):  # a PACS asked for credentials: ask the user
+                return self.show_image(image_id, keep_view=keep_view)
             self.browser_image_text = f"{image.case_id}: cannot show this image — {exc}"
             self.update_image_label()
             self.viewer.clear()

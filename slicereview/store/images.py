@@ -130,8 +130,11 @@ class ImagesMixin(StoreBase):
 
     # -- missing files and relinking -------------------------------------------------------
     def missing_sources(self) -> list[Source]:
-        """Sources whose file is not where the project says it is."""
-        return [s for s in self.sources() if not self.resolve(s.path).is_file()]
+        """Sources whose file is not where the project says it is (a source on a PACS is
+        never missing: its pixels are fetched again)."""
+        remote = {r[0] for r in self.conn.execute("SELECT source_id FROM dicomweb_sources")}
+        return [s for s in self.sources()
+                if s.id not in remote and not self.resolve(s.path).is_file()]
 
     def set_source_paths(self, updates: Sequence[tuple[int, str | Path]]) -> int:
         """Store new locations ``(source id, file)`` in one transaction; returns how many."""

@@ -36,6 +36,7 @@ from slicereview.engines.agreement import (
 from slicereview.engines.masks import binary_mask, rasterize
 from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
+from slicereview.store.schema import SCHEMA_VERSION
 from tests.app.test_packages import make_project, square
 
 
@@ -183,7 +184,7 @@ def test_older_project_files_get_the_retired_column(tmp_path: Path) -> None:
         p.add_question("q", "Q", "text")
     conn = sqlite3.connect(path)
     conn.execute("ALTER TABLE questions DROP COLUMN retired_at")
-    conn.execute("PRAGMA user_version = 4")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
     conn.commit()
     conn.close()
     with Project.open(path) as p:                                 # migrated on open

@@ -58,6 +58,10 @@ def _run(task: str, args: tuple[Any, ...]) -> Any:
     from slicereview.engines.imaging.loader import load_display
 
     path, image, limits = args[:3]
+    if not isinstance(path, str):  # an image on a PACS: fetch a missing cache file here
+        from slicereview.engines.dicomweb.cache import fetch
+
+        path = fetch(path, limits.max_decoded_bytes)
     display = load_display(path, image, limits=limits)
     if task == "display":
         return display

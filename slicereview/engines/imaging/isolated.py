@@ -47,13 +47,15 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from slicereview.engines.dicomweb.cache import RemoteInstance
+from slicereview.engines.dicomweb.errors import AuthenticationError, DicomwebError
 from slicereview.engines.imaging import errors
 from slicereview.engines.imaging.decoder_child import serve
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 
 _ERRORS = {cls.__name__: cls for cls in (
     errors.ImagingError, errors.UnreadableImageError, errors.MissingCodecError,
-    errors.LimitExceededError, errors.DecoderCrashedError)}
+    errors.LimitExceededError, errors.DecoderCrashedError, DicomwebError, AuthenticationError)}
 
 
 # -- the parent --------------------------------------------------------------------------------
@@ -300,16 +302,23 @@ def _result(reply: tuple[Any, ...]) -> Any:
     raise cls(reply[2])
 
 
-def display(path: str | Path, image: Any, limits: Limits = DEFAULT_LIMITS) -> Any:
+def _where(path: Any) -> Any:
+    """What the child is sent: a file's path as text, or the reference of an image on a
+    PACS (the child fetches a missing cache file itself)."""
+    return path if isinstance(path, RemoteInstance) else str(path)
+
+
+def display(path: str | Path | RemoteInstance, image: Any,
+            limits: Limits = DEFAULT_LIMITS) -> Any:
     """:func:`~.loader.load_display` in the child: the :class:`~.display.DisplayImage`."""
-    return _call("display", (str(path), image, limits), limits)
+    return _call("display", (_where(path), image, limits), limits)
 
 
-def thumbnail(path: str | Path, image: Any, size: int = 128,
+def thumbnail(path: str | Path | RemoteInstance, image: Any, size: int = 128,
               limits: Limits = DEFAULT_LIMITS) -> Any:
     """The ``uint8`` thumbnail (:func:`~.display.thumbnail`) of ``image``, made in the child:
     only the small picture crosses the pipe."""
-    return _call("thumbnail", (str(path), image, limits, size), limits)
+    return _call("thumbnail", (_where(path), image, limits, size), limits)
 
 
 def read_entries(path: str | Path, fmt: str, slices: Any,

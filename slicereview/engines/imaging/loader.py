@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from slicereview.engines.dicomweb.cache import RemoteInstance
 from slicereview.engines.imaging import isolated as child
 from slicereview.engines.imaging.display import DisplayImage
 from slicereview.engines.imaging.errors import UnreadableImageError
@@ -31,14 +32,17 @@ from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.model import Image
 
 
-def load_display(path: str | Path, image: Image, *, limits: Limits = DEFAULT_LIMITS,
-                 isolated: bool = False) -> DisplayImage:
+def load_display(path: str | Path | RemoteInstance, image: Image, *,
+                 limits: Limits = DEFAULT_LIMITS, isolated: bool = False) -> DisplayImage:
     """Read ``image`` (one frame or slice) from the file at ``path`` and make its display copy.
 
     Parameters
     ----------
     path
-        The file's absolute path (``project.resolve(image.path)``).
+        The file's absolute path (``project.resolve(image.path)``), or the
+        :class:`~slicereview.engines.dicomweb.cache.RemoteInstance` of an image on a PACS:
+        its cache file is read, and when it is missing the image is fetched again and
+        decoded in the decoding child (a PACS's answer is untrusted input).
     image
         The project's :class:`~slicereview.model.Image`: its ``format`` picks the reader,
         ``frame`` the DICOM frame, ``axis``/``slice_index`` the volume slice.
@@ -68,6 +72,10 @@ def load_display(path: str | Path, image: Image, *, limits: Limits = DEFAULT_LIM
         The file crashed the child process (now or earlier in this process: it is then
         refused at once, never decoded in-process).
     """
+    if isinstance(path, RemoteInstance):
+        if isolated or not path.cached():
+            return child.display(path, image, limits)
+        path = path.path
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"image file not found: {path} (moved? use relink)")

@@ -247,6 +247,10 @@ class ProjectBrowser(QWidget):
         k = ids.index(current) + delta if current in ids else 0
         self.select(ids[max(0, min(len(ids) - 1, k))])
 
+    def forget_failures(self) -> None:
+        """Forget which images could not be shown (e.g. after logging in to their PACS)."""
+        self._failures.clear()
+
     def failures(self) -> dict[int, str]:
         """Images whose thumbnail could not be made: image id -> the reason (one line)."""
         return dict(self._failures)
