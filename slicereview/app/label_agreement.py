@@ -87,12 +87,14 @@ def _classifications(answers: Mapping[str, Any], kinds: Mapping[str, str]
     return out
 
 
-def label_of(work: Work, image_shape: tuple[int, int], kinds: Mapping[str, str]) -> Label:
-    """The Labelbox label of one annotation (see the module doc)."""
+def label_of(work: Work, image_shape: tuple[int, int], kinds: Mapping[str, str],
+             crops: Sequence | None = None) -> Label:
+    """The Labelbox label of one annotation (see the module doc); ``crops``: its polygons'
+    pixels when already filled (:func:`~slicereview.engines.masks.rasterize`'s ``crops``)."""
     shapes = []
-    for p in work.polygons:
+    for k, p in enumerate(work.polygons):
         nested = _classifications(p.classifications, kinds)
-        found = polygon_crop(p.vertices, image_shape)
+        found = polygon_crop(p.vertices, image_shape) if crops is None else crops[k]
         top, crop = ((0, 0), np.zeros((0, 0), bool)) if found is None else (found[:2],
                                                                           found[2])
         shapes.append(Shape.from_crop(p.label or REGION, top, crop, nested))
@@ -100,13 +102,15 @@ def label_of(work: Work, image_shape: tuple[int, int], kinds: Mapping[str, str])
 
 
 def label_scores(image_shape: tuple[int, int], works: Sequence[Work],
-                 kinds: Mapping[str, str], masks: Sequence[np.ndarray] | None = None
-                 ) -> LabelScores:
+                 kinds: Mapping[str, str], masks: Sequence[np.ndarray] | None = None,
+                 crops: Sequence[Sequence] | None = None) -> LabelScores:
     """Both values of one image's annotations (``kinds``: question key → kind; ``masks``: the
-    annotations' relaxed masks when already rasterised)."""
+    annotations' relaxed masks and ``crops`` their polygons' pixels, when already
+    rasterised)."""
     if len(works) < 2:
         return LabelScores(math.nan, math.nan)
-    labels = [label_of(w, image_shape, kinds) for w in works]
+    labels = [label_of(w, image_shape, kinds, None if crops is None else crops[k])
+              for k, w in enumerate(works)]
     consensus = float(np.mean(consensus_scores(labels)))
     if masks is None:
         masks = [binary_mask(rasterize(w.polygons, image_shape), "relaxed") for w in works]

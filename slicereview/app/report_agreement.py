@@ -133,6 +133,11 @@ def image_summary(job: tuple[tuple[int, int], list[list[tuple[np.ndarray, str]]]
     shape, annotators = job
     labels = np.stack([rasterize([_Poly(v, c) for v, c in polys], shape)
                        for polys in annotators])
+    return _summary(labels)
+
+
+def _summary(labels: np.ndarray) -> tuple:
+    """:func:`image_summary` of the rasterised label images ``uint8 (R, H, W)``."""
     agreement = segmentation_agreement(labels)
     patterns = vote_patterns(roi_masks(labels, "relaxed"))[1]
     return (agreement.strict.alpha, agreement.relaxed.alpha,
@@ -152,15 +157,15 @@ def image_row(job: tuple) -> tuple:
     """:func:`image_summary` of ``job[:2]`` plus the label scores (consensus, mask IoU) of
     ``job[2] = (answers per annotator, (label, classifications) per polygon, question kinds)``."""
     from slicereview.app.label_agreement import Work, label_scores
-    from slicereview.engines.masks import binary_mask
 
     shape, annotators, (answers, extras, kinds) = job
-    summary = image_summary((shape, annotators))
     works = [Work(a, tuple(_Poly(v, c, *x) for (v, c), x in zip(polys, more, strict=True)))
              for a, polys, more in zip(answers, annotators, extras, strict=True)]
-    masks = [binary_mask(rasterize(w.polygons, shape), "relaxed") for w in works]
-    scores = label_scores(shape, works, kinds, masks)
-    return (*summary, scores.consensus, scores.mask_iou)
+    crops: list[list] = [[] for _ in works]
+    labels = np.stack([rasterize(w.polygons, shape, crops[k])  # one fill serves both
+                       for k, w in enumerate(works)])
+    scores = label_scores(shape, works, kinds, list(labels != 0), crops)
+    return (*_summary(labels), scores.consensus, scores.mask_iou)
 
 
 def _summaries(jobs: list, workers: int, progress: Progress | None) -> Iterator[tuple]:

@@ -133,14 +133,21 @@ class Shape:
         return self._extent[2]
 
     def centroid(self) -> tuple[float, float]:
-        """``(row, col)`` centre of mass (pixel centres at ``r + 0.5, c + 0.5``)."""
+        """``(row, col)`` centre of mass (pixel centres at ``r + 0.5, c + 0.5``); computed once
+        (pairing asks it for every candidate pair)."""
+        cached = self.__dict__.get("_centroid")
+        if cached is not None:
+            return cached
         (r0, c0, r1, c1), crop, area = self._extent
         if area == 0:
-            return (math.nan, math.nan)
-        if crop is None:
-            return ((r0 + r1) / 2.0, (c0 + c1) / 2.0)
-        rr, cc = np.nonzero(crop)
-        return (r0 + float(rr.mean()) + 0.5, c0 + float(cc.mean()) + 0.5)
+            found = (math.nan, math.nan)
+        elif crop is None:
+            found = ((r0 + r1) / 2.0, (c0 + c1) / 2.0)
+        else:
+            rr, cc = np.nonzero(crop)
+            found = (r0 + float(rr.mean()) + 0.5, c0 + float(cc.mean()) + 0.5)
+        object.__setattr__(self, "_centroid", found)
+        return found
 
 
 @dataclass(frozen=True)
