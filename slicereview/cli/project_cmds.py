@@ -170,7 +170,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     print(report.summary())
     for line in report.details():
         print(f"  {line}")
-    return 1 if report.failed else 0  # scripts notice unreadable files; the rest is imported
+    # Scripts notice unreadable and skipped names; the rest is imported.
+    return 1 if report.failed or report.skipped else 0
 
 
 def cmd_relink(args: argparse.Namespace) -> int:

@@ -4,7 +4,8 @@
 ``QT_QPA_PLATFORM=offscreen`` itself for that. Without ``--screenshot`` a display is required:
 :func:`slicereview.app.environment.no_display_reason` says why there is none (the CLI asks it
 before building the demo), instead of Qt falling back to an invisible offscreen window that runs
-forever. Qt is imported only inside functions.
+forever. An unattended run (``--screenshot``) never waits on a dialog: one that opens is written
+to stderr and closed. Qt is imported only inside functions.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ def run(project: Path | None = None, *, screenshot: Path | None = None,
         project = recent[0] if recent else None
     from slicereview.gui.main_window import MainWindow
 
+    if screenshot is not None:
+        _answer_dialogs_on_stderr(app)  # nobody is there to click them
     window = MainWindow(remember=screenshot is None)  # a screenshot changes no settings
     if screenshot is None:
         window.restore_layout()
@@ -82,6 +85,27 @@ def run(project: Path | None = None, *, screenshot: Path | None = None,
     if screenshot is not None:
         return save_screenshot(window, Path(screenshot))
     return app.exec()
+
+
+def _answer_dialogs_on_stderr(app):
+    """An unattended run (``--screenshot``) must never wait for a click: a modal dialog that
+    opens (an error message, a question) is written to stderr as one line and closed
+    (rejected, the safe answer) within a tenth of a second. Returns the timer."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QDialog, QMessageBox
+
+    def close_modal() -> None:
+        dialog = app.activeModalWidget()
+        if not isinstance(dialog, QDialog):
+            return
+        text = dialog.text() if isinstance(dialog, QMessageBox) else ""
+        print(f"{dialog.windowTitle()}: {' '.join(text.split())}".rstrip(": "),
+              file=sys.stderr)
+        dialog.reject()
+
+    timer = QTimer(app, interval=100, timeout=close_modal)
+    timer.start()
+    return timer
 
 
 def save_screenshot(window, path: Path) -> int:

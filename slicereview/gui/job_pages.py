@@ -33,6 +33,7 @@ class JobPages:
     jobs: JobTabs
     image_label: Any
     browser_image_text = ""
+    browser_image_tip = ""
     review_image_text = ""
     _annotate_tab: LazyTab
     _rate_tab: LazyTab
@@ -69,13 +70,15 @@ class JobPages:
         """Name the image shown by the current tab in the status bar (see the class doc)."""
         index = self.jobs.currentIndex()
         tab = self.jobs.widget(index)
+        tip = ""
         if tab is self._review_tab:
             text = self.review_image_text
         elif tab in (self._rate_tab, self._overview_tab):
             text = ""
         else:
-            text = self.browser_image_text
+            text, tip = self.browser_image_text, self.browser_image_tip
         self.image_label.setText(text)
+        self.image_label.setToolTip(tip)
 
     def _on_review_image_shown(self, text: str) -> None:
         self.review_image_text = text

@@ -121,6 +121,7 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, JobPages, QMa
 
         self.browser = ProjectBrowser()
         self.browser.decoded = self.gateway.cache.peek
+        self.browser.check = self.gateway.check_file
         self.browser.image_selected.connect(self.show_image)
         self.browser_dock = QDockWidget("Images", self)
         self.browser_dock.setObjectName("browser_dock")
@@ -257,7 +258,7 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, JobPages, QMa
         self.setWindowTitle("slicereview")
         self._current_image = None  # the next project shows its first image
         self._volume_autos.clear()
-        self.browser_image_text = self.review_image_text = ""
+        self.browser_image_text = self.review_image_text = self.browser_image_tip = ""
         self.image_label.clear()
         self.viewer.clear()
         self.browser.set_images([])
@@ -298,6 +299,7 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, JobPages, QMa
         positions = [s.id for s in slices]
         self.viewer.set_slices(len(slices), positions.index(image.id) if slices else 0)
         self.browser_image_text = f"{image.case_id}   {display.description}"
+        self.browser_image_tip = display.warning  # e.g. pixels that were not finite
         self.update_image_label()
         return True
 
