@@ -29,6 +29,6 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
 @pytest.fixture(scope="session")
 def demo_project(tmp_path_factory) -> Path:  # noqa: F821
     """The demo project, built once per test run (real mammograms, MRI, simulated raters)."""
-    from slicereview.app.demo import build_demo
+    from slicereview.demo.project import build_demo
 
     return build_demo(tmp_path_factory.mktemp("demo"))

@@ -10,8 +10,8 @@ The GUI's gateway, the CLI and scripts all call these functions, so the rules ho
   (the store checks that one, it is a consistency rule of the data);
 * **the owner's decision holds** — an annotator held back after onboarding (the owner said
   *stop*, or has not decided yet) cannot start or change pilot or formal work: every write
-  here refuses with :class:`~slicereview.app.workflow.OnHold` and its one sentence (who
-  decided, when, why; :func:`slicereview.app.workflow.why_not_start`);
+  here refuses with :class:`~slicereview.app.qa.workflow.OnHold` and its one sentence (who
+  decided, when, why; :func:`slicereview.app.qa.workflow.why_not_start`);
 * annotators are raters with the ``annotator`` role, people listed before simulated ones;
 * an annotator's **batch** (:func:`batch_images`) is the set of images they work through in a
   phase — never the rating image sets.
@@ -68,11 +68,11 @@ def add_annotator(project: Project, name: str) -> int:
 
 
 def check_may_work(project: Project, rater_id: int, phase: Phase | str) -> None:
-    """Raise :class:`~slicereview.app.workflow.OnHold` when the owner's decision after
+    """Raise :class:`~slicereview.app.qa.workflow.OnHold` when the owner's decision after
     onboarding holds the rater back from ``phase``."""
     if Phase(phase) is Phase.ONBOARDING:
         return  # (no query: onboarding is always open)
-    from slicereview.app.workflow import check_may_start  # (not needed at start-up)
+    from slicereview.app.qa.workflow import check_may_start  # (not needed at start-up)
 
     check_may_start(project, rater_id, phase)
 
@@ -154,7 +154,7 @@ def finish(project: Project, annotation_id: int, status: AnnotationStatus | str)
     ``submitted`` with no polygons raises :class:`ValueError` (:data:`NO_POLYGONS`);
     ``nothing_to_annotate`` with polygons is refused by the store. A finished annotation is
     then scored against gold and the low-agreement rule applied
-    (:func:`slicereview.app.low_agreement.after_finish`).
+    (:func:`slicereview.app.qa.low_agreement.after_finish`).
     """
     status = AnnotationStatus(status)
     with project.transaction():
@@ -164,7 +164,7 @@ def finish(project: Project, annotation_id: int, status: AnnotationStatus | str)
         project.set_annotation_status(annotation_id, status)
     if status is not AnnotationStatus.IN_PROGRESS:
         # the QA workflow: onboarding work is scored against gold, low agreement acted on
-        from slicereview.app.low_agreement import after_finish
+        from slicereview.app.qa.low_agreement import after_finish
 
         after_finish(project, annotation_id)
 
@@ -187,7 +187,7 @@ def batch_images(project: Project, phase: Phase | str) -> list[int]:
     >>> ids = [project.add_source(pathlib.Path(__file__), str(k) * 64, "png",
     ...                           [NewImage(6, 6)])[0] for k in range(4)]
     >>> rating = project.create_image_set("motion", ids[2:])
-    >>> from slicereview.app.rating import create_session
+    >>> from slicereview.app.rating.sessions import create_session
     >>> _ = create_session(project, "sort", add_annotator(project, "r"), rating, "s")
     >>> batch_images(project, "formal") == ids[:2]      # the rating set is not annotated
     True

@@ -1,5 +1,5 @@
 """People and repeats from the command line (rules in :mod:`slicereview.app.people` and
-:mod:`slicereview.app.repeats`, imported in the handlers):
+:mod:`slicereview.app.qa.repeats`, imported in the handlers):
 
 * ``people list PROJECT`` — name, role, group, simulated;
 * ``people add PROJECT NAME [--role annotator|reviewer|owner] [--group G]``;
@@ -120,7 +120,7 @@ def _batch(project: Project, name: str):
 
 
 def cmd_schedule(args: argparse.Namespace) -> int:
-    from slicereview.app.repeats import schedule_batch_repeats
+    from slicereview.app.qa.repeats import schedule_batch_repeats
 
     if not 0 < args.percent <= 100:
         raise ValueError(f"--percent is a share in % (0 to 100], got {args.percent}")
@@ -135,7 +135,7 @@ def cmd_schedule(args: argparse.Namespace) -> int:
 
 
 def cmd_repeats(args: argparse.Namespace) -> int:
-    from slicereview.app.repeats import batch_repeat_progress
+    from slicereview.app.qa.repeats import batch_repeat_progress
 
     with _open(args.project) as project:
         batch = _batch(project, args.batch)

@@ -94,11 +94,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 @dataclass(frozen=True)
 class GuiRequest:
-    """What ``open`` and ``demo`` ask the GUI to show (``project`` ``None``: the start page)."""
+    """What ``open`` and ``demo`` ask the GUI to show (``project`` ``None``: the start page;
+    ``tab`` ``None``: the View tab)."""
 
     project: Path | None
     screenshot: Path | None = None
     size: str = "1400x900"
+    tab: str | None = None
+
+
+#: The main window's tabs, as ``--tab`` names them.
+TABS = ("view", "annotate", "rate", "review", "overview")
 
 
 def _screenshot_option(p: argparse.ArgumentParser) -> None:
@@ -106,11 +112,14 @@ def _screenshot_option(p: argparse.ArgumentParser) -> None:
                    help="render the main window offscreen to a PNG file and exit")
     p.add_argument("--size", default="1400x900", metavar="WxH",
                    help="window size for --screenshot (default 1400x900)")
+    p.add_argument("--tab", choices=TABS, default=None,
+                   help="the tab to show (with --screenshot: to render, after its background "
+                        "work finished); default: View")
 
 
 def cmd_open(args: argparse.Namespace) -> GuiRequest:
     if args.project is not None and args.project.suffix.lower() == ".zip":
-        from slicereview.app.packages import unpack
+        from slicereview.app.qa.packages import unpack
 
         args.project = unpack(args.project)  # a work package: checked, unpacked beside it once
     if args.screenshot is not None and args.project is not None:
@@ -118,7 +127,7 @@ def cmd_open(args: argparse.Namespace) -> GuiRequest:
         # nobody can close. Read-only, so the file is left untouched.
         Project.open(args.project, read_only=True).close()
     _refuse_without_display(args.screenshot)
-    return GuiRequest(args.project, args.screenshot, args.size)
+    return GuiRequest(args.project, args.screenshot, args.size, args.tab)
 
 
 def _refuse_without_display(screenshot: Path | None) -> None:
@@ -149,8 +158,8 @@ def _limit_changes(args: argparse.Namespace) -> dict[str, float]:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from slicereview.app.decoding import set_project_limits
-    from slicereview.app.importing import import_paths
+    from slicereview.app.images.importing import import_paths
+    from slicereview.app.images.limits import set_project_limits
     from slicereview.engines.imaging.importer import parse_slices
 
     if args.dicomweb:
@@ -175,7 +184,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_relink(args: argparse.Namespace) -> int:
-    from slicereview.app.importing import relink
+    from slicereview.app.images.importing import relink
 
     with Project.open(args.project) as project:
         report = relink(project, args.new_root, verify=not args.no_verify)
@@ -206,15 +215,15 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int | GuiRequest:
-    from slicereview.app.demo import build_demo
+    from slicereview.demo.project import build_demo
 
     if args.dir is not None and args.dir.exists() and not args.dir.is_dir():
         raise NotADirectoryError(f"--dir {args.dir} is a file; give a folder for the demo "
                                  "project (it is created if missing)")
     if not args.no_gui:
-        _refuse_without_display(args.screenshot)  # before the 10-30 s build
+        _refuse_without_display(args.screenshot)  # before the build (20-25 s of CPU time)
     project_path = build_demo(args.dir, progress=ProgressBar("Building demo"))
     print(f"Demo project: {project_path}", file=sys.stderr)
     if args.no_gui:
         return 0
-    return GuiRequest(project_path, args.screenshot, args.size)
+    return GuiRequest(project_path, args.screenshot, args.size, args.tab)

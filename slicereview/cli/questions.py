@@ -1,5 +1,5 @@
 """``slicereview questions list|add|remove|restore|export|import PROJECT``: the project's
-classification questions (rules in :mod:`slicereview.app.questions`, imported in the handlers).
+classification questions (rules in :mod:`slicereview.app.qa.questions`, imported in the handlers).
 
 ``remove`` retires a question: it is no longer asked and every answer stored under its key
 stays (``restore`` asks it again). Nested dropdown choices are paths: ``--choice "Mass >
@@ -73,7 +73,7 @@ def _find(project: Project, key: str):
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from slicereview.app.questions import answered, choices_text, export_questions
+    from slicereview.app.qa.questions import answered, choices_text, export_questions
 
     with _open(args.project) as project:
         if args.json:
@@ -101,7 +101,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from slicereview.app.questions import add_question, choices_from_paths
+    from slicereview.app.qa.questions import add_question, choices_from_paths
 
     with _open(args.project) as project:
         add_question(project, args.key, args.title, args.kind, args.scope,
@@ -111,7 +111,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_retire(args: argparse.Namespace) -> int:
-    from slicereview.app.questions import answered, restore_question, retire_question
+    from slicereview.app.qa.questions import answered, restore_question, retire_question
 
     with _open(args.project) as project:
         q = _find(project, args.key)
@@ -125,7 +125,7 @@ def cmd_retire(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from slicereview.app.questions import write_questions
+    from slicereview.app.qa.questions import write_questions
 
     with _open(args.project) as project:
         write_questions(project, args.out)
@@ -135,7 +135,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from slicereview.app.questions import read_questions
+    from slicereview.app.qa.questions import read_questions
 
     if not args.file.is_file():
         raise FileNotFoundError(f"no questions file {args.file}")

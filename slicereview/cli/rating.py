@@ -44,8 +44,8 @@ def _open(path: Path) -> Project:
 
 
 def cmd_ranking(args: argparse.Namespace) -> int:
-    from slicereview.app.rating import ranking_table, write_ranking_csv
-    from slicereview.app.rating_run import RatingRun
+    from slicereview.app.rating.run import RatingRun
+    from slicereview.app.rating.sessions import ranking_table, write_ranking_csv
 
     with _open(args.project) as project:
         rs = RatingRun(project, project.find_session(args.session).id)
@@ -66,7 +66,7 @@ def cmd_ranking(args: argparse.Namespace) -> int:
 
 
 def cmd_reliability(args: argparse.Namespace) -> int:
-    from slicereview.app.rating_run import RatingRun
+    from slicereview.app.rating.run import RatingRun
     from slicereview.engines.ranking.reliability import SEED, format_report, reliability
 
     if len(args.sessions) < 2:

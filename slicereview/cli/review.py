@@ -2,7 +2,7 @@
 (P@k, R@k, NDCG@k of every priority method against the stored reviews, Fig. 6 curves).
 
 Both open the project for writing: features that are not cached yet are computed and cached
-(see :mod:`slicereview.app.review_queue`). Engines (numpy, scipy) are imported in the handlers.
+(see :mod:`slicereview.app.review.queue`). Engines (numpy, scipy) are imported in the handlers.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _selection_args(p: argparse.ArgumentParser) -> None:
                    help="boxes of the box features (default relaxed: anything anyone marked)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random method")
     p.add_argument("--workers", type=int, default=None,
-                   help="processes for computing features (default: inline for small batches)")
+                   help="processes for computing features (default: inline for a few images)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -80,7 +80,7 @@ def _annotators(project: Project, text: str | None) -> tuple[int, ...] | None:
 
 
 def _spec(project: Project, args: argparse.Namespace, method: str = "box-score"):
-    from slicereview.app.review_queue import QueueSpec
+    from slicereview.app.review.queue import QueueSpec
 
     return QueueSpec(phase=args.phase, round=args.round,
                      annotators=_annotators(project, args.annotators), group=args.group,
@@ -88,7 +88,7 @@ def _spec(project: Project, args: argparse.Namespace, method: str = "box-score")
 
 
 def _compute(project: Project, spec, workers: int | None):
-    from slicereview.app.review_queue import compute_features
+    from slicereview.app.review.queue import compute_features
     from slicereview.cli._common import ProgressBar
 
     return compute_features(project, spec, progress=ProgressBar("features"), workers=workers)
@@ -103,7 +103,7 @@ def _cell(value: object) -> str:
 
 
 def cmd_queue(args: argparse.Namespace) -> int:
-    from slicereview.app.review_queue import queue
+    from slicereview.app.review.queue import queue
 
     with _open(args.project) as project:
         spec = _spec(project, args, args.method)
@@ -139,8 +139,8 @@ def cmd_queue(args: argparse.Namespace) -> int:
 
 
 def _label_columns(project: Project, rows) -> dict[int, dict[str, float]]:
-    """image id → the two label-agreement columns (app.label_agreement)."""
-    from slicereview.app.label_agreement import image_scores, question_kinds
+    """image id → the two label-agreement columns (app.report.label_agreement)."""
+    from slicereview.app.report.label_agreement import image_scores, question_kinds
 
     kinds = question_kinds(project)
     return {r.image_id: image_scores(project, r.image_id, r.annotation_ids, kinds).as_dict()
@@ -148,8 +148,8 @@ def _label_columns(project: Project, rows) -> dict[int, dict[str, float]]:
 
 
 def _write_csv(path: Path, rows, extra: dict[int, dict[str, float]]) -> None:
-    from slicereview.app.label_agreement import CONSENSUS, MASK_IOU
-    from slicereview.app.review_queue import nan_to_none
+    from slicereview.app.report.label_agreement import CONSENSUS, MASK_IOU
+    from slicereview.app.review.queue import nan_to_none
 
     if not rows:
         path.write_text(f"rank,image_id,case_id,score,status,review_first,{CONSENSUS},"
@@ -165,7 +165,7 @@ def _write_csv(path: Path, rows, extra: dict[int, dict[str, float]]) -> None:
 
 
 def cmd_review_eval(args: argparse.Namespace) -> int:
-    from slicereview.app.review_queue import evaluate
+    from slicereview.app.review.queue import evaluate
     from slicereview.engines.review.evaluation import plot_curves
 
     if args.k < 1:

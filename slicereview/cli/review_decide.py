@@ -1,5 +1,5 @@
 """``slicereview review show|accept|reject|expert|comment PROJECT --case C …``: review decisions
-and pinned comments from a terminal (rules in :mod:`slicereview.app.review_decisions`, imported
+and pinned comments from a terminal (rules in :mod:`slicereview.app.review.decisions`, imported
 in the handlers).
 
 * ``show`` lists the image's finished annotations the queue compares (each annotator's latest
@@ -100,8 +100,8 @@ def _numbers(text: str, n: int, what: str) -> tuple[float, ...]:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from slicereview.app.review_decisions import DECISION_WORDS
-    from slicereview.app.review_queue import FINISHED
+    from slicereview.app.review.decisions import DECISION_WORDS
+    from slicereview.app.review.queue import FINISHED
 
     with _open(args.project) as project:
         image = _image(project, args.case)
@@ -135,7 +135,7 @@ def _said(review, words: dict[str, str]) -> str:
 
 def cmd_decide(args: argparse.Namespace) -> int:
     from slicereview.app.people import person
-    from slicereview.app.review_decisions import DECISION_WORDS, annotation_to_review, decide
+    from slicereview.app.review.decisions import DECISION_WORDS, annotation_to_review, decide
 
     with _open(args.project) as project:
         image = _image(project, args.case)
@@ -150,7 +150,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
 
 
 def cmd_comment(args: argparse.Namespace) -> int:
-    from slicereview.app.review_decisions import pin
+    from slicereview.app.review.decisions import pin
 
     with _open(args.project) as project:
         image = _image(project, args.case)

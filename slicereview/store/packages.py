@@ -1,4 +1,4 @@
-"""Store side of work packages (the rules are in :mod:`slicereview.app.packages`): a blind
+"""Store side of work packages (the rules are in :mod:`slicereview.app.qa.packages`): a blind
 copy of the project for one annotator, and the conflicts a merge keeps.
 
 :meth:`PackagesMixin.write_subset` copies the project file with SQLite's backup API and then

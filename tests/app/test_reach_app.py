@@ -16,18 +16,18 @@ import numpy as np
 import pytest
 
 from slicereview.app.annotating import finish
-from slicereview.app.demo_workflow import return_package
-from slicereview.app.label_agreement import label_of, question_kinds
-from slicereview.app.packages import PackageError, merge, package
-from slicereview.app.questions import (
+from slicereview.app.qa.packages import PackageError, merge, package
+from slicereview.app.qa.questions import (
     add_question,
     edit_question,
     import_questions,
     retire_question,
 )
-from slicereview.app.report import collect, render
-from slicereview.app.review_decisions import pin
-from slicereview.app.workflow import define_batch
+from slicereview.app.qa.workflow import define_batch
+from slicereview.app.report.label_agreement import label_of, question_kinds
+from slicereview.app.report.owner_report import collect, render
+from slicereview.app.review.decisions import pin
+from slicereview.demo.workflow import return_package
 from slicereview.engines.agreement import (
     consensus_scores,
     iou,
@@ -37,7 +37,7 @@ from slicereview.engines.masks import binary_mask, rasterize
 from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
 from slicereview.store.schema import SCHEMA_VERSION
-from tests.app.test_packages import make_project, square
+from tests.app.qa.test_packages import make_project, square
 
 
 def test_pins_travel_in_the_package_and_back(tmp_path: Path) -> None:
@@ -122,7 +122,7 @@ def test_report_lists_images_with_both_platform_measures(flagged: Path) -> None:
         for row in data.per_image:
             anns = [a for a in p.annotations(image_id=row["image_id"], status="submitted")]
             image = p.image(row["image_id"])
-            from slicereview.app.label_agreement import Work
+            from slicereview.app.report.label_agreement import Work
 
             works = [Work(a.classifications, tuple(p.polygons(a.id))) for a in anns]
             labels = [label_of(w, (image.rows, image.cols), kinds) for w in works]

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from slicereview.app.annotating import finish
-from slicereview.app.workflow import define_batch
+from slicereview.app.qa.workflow import define_batch
 from slicereview.cli import build_parser
 from slicereview.launcher import main
 from slicereview.model import NewImage, Polygon
@@ -171,7 +171,7 @@ def test_stop_decision_blocks_annotating_and_packages(project: Path, tmp_path: P
     assert main(["package", p, "--annotator", "bob", "--batch", "formal", "--out",
                  str(tmp_path / "bob.zip")]) == 0
     from slicereview.app.annotating import add_polygon, start
-    from slicereview.app.workflow import OnHold
+    from slicereview.app.qa.workflow import OnHold
 
     with Project.open(project) as q:
         with pytest.raises(OnHold, match="ann cannot do formal work"):
@@ -224,10 +224,10 @@ def test_queue_puts_flagged_images_first_with_label_columns(project: Path, tmp_p
 
 
 def test_reliability_columns_are_aligned(tmp_path: Path, capsys) -> None:
-    from slicereview.app.demo_ratings import complete_session
-    from slicereview.app.rating import create_session
-    from slicereview.app.rating_run import RatingRun
-    from slicereview.engines.ranking.simulate import SimulatedRater
+    from slicereview.app.rating.run import RatingRun
+    from slicereview.app.rating.sessions import create_session
+    from slicereview.demo.raters import SimulatedRater
+    from slicereview.demo.ratings import complete_session
 
     path, png = tmp_path / "r.srproj", tmp_path / "x.png"
     png.write_bytes(b"x")

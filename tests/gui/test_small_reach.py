@@ -13,18 +13,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from slicereview.app.demo_annotations import DEMO_GUIDELINE
-from slicereview.app.packages import package, unpack
-from slicereview.app.report import collect
-from slicereview.app.review_queue import QueueRow
+from slicereview.app.qa.packages import package, unpack
+from slicereview.app.report.owner_report import collect
+from slicereview.app.review.queue import QueueRow
+from slicereview.demo.annotations import DEMO_GUIDELINE
 from slicereview.engines.review.features import ImageFeatures
-from slicereview.gui.shortcuts import ANNOTATE_ACTIONS, MAIN_ACTIONS
-from slicereview.gui.views.review_queue_panel import ReviewQueuePanel
+from slicereview.gui.common.shortcuts import ANNOTATE_ACTIONS, MAIN_ACTIONS
+from slicereview.gui.review.queue_panel import ReviewQueuePanel
 from slicereview.model import Polygon
 from slicereview.store import Project
+from tests.app.qa.test_packages import make_project
 from tests.app.qa_project import build
-from tests.app.test_packages import make_project
-from tests.gui.review_fixture import build_review_project
+from tests.gui.review.review_fixture import build_review_project
 
 
 def _square(x: float, s: float = 30.0) -> Polygon:
@@ -38,7 +38,7 @@ def test_overview_lists_every_image_with_both_platform_measures(open_window, qtb
         expected = collect(p)
     w = open_window(path, size=(1400, 900))
     page = w.overview_page
-    w.jobs.setCurrentWidget(page)
+    w.tabs.setCurrentWidget(page)
     qtbot.waitUntil(lambda: page.data is not None, timeout=60000)
     page.sections.setCurrentWidget(page.images)
     table = page.images.table
@@ -52,7 +52,7 @@ def test_overview_lists_every_image_with_both_platform_measures(open_window, qtb
     assert table.item(0, 5).text() == f"{first['consensus']:.3f}"
     assert table.item(0, 6).text() == f"{first['mask_iou']:.3f}"
     table.selectRow(3)                          # a row opens its image in the View tab
-    assert w.jobs.currentWidget() is w.viewer
+    assert w.tabs.currentWidget() is w.viewer
     assert w.browser.current_id() == expected.per_image[3]["image_id"]
 
 
@@ -88,13 +88,13 @@ def test_decision_with_its_reason_is_not_cut(open_window, qtbot, tmp_path: Path)
     with Project.open(path) as p:
         rev = p.add_rater("rev", "reviewer")
         first = p.annotations(status="submitted")[0]
-        from slicereview.app.review_decisions import decide
+        from slicereview.app.review.decisions import decide
 
         for a in p.annotations(image_id=first.image_id, status="submitted"):
             decide(p, rev, a.id, "reject", ["missed finding", "outline too loose"],
                    "the faint spot at the top left is missing")
     w = open_window(path, (1500, 900))
-    w.jobs.setCurrentWidget(w.review_page)
+    w.tabs.setCurrentWidget(w.review_page)
     page = w.review_page
     qtbot.waitUntil(lambda: page.review is not None, timeout=30000)
     k = next(i for i, r in enumerate(page.rows) if r.image_id == first.image_id)
@@ -118,14 +118,14 @@ def test_status_bar_names_the_image_the_tab_shows(open_window, qtbot, tmp_path: 
             p.set_annotation_status(a.id, "in_progress")
     w = open_window(path, (1500, 900))
     assert w.image_label.text().startswith(first.case_id)             # View tab
-    w.jobs.setCurrentWidget(w.review_page)
+    w.tabs.setCurrentWidget(w.review_page)
     page = w.review_page
     qtbot.waitUntil(lambda: page.review is not None, timeout=30000)
     shown = page.rows[page.position].case_id
     assert shown != first.case_id and w.image_label.text().startswith(shown)
     page.next_image()
     assert w.image_label.text().startswith(page.rows[page.position].case_id)
-    w.jobs.setCurrentWidget(w.viewer)
+    w.tabs.setCurrentWidget(w.viewer)
     assert w.image_label.text().startswith(first.case_id)
 
 
@@ -141,7 +141,7 @@ def test_package_window_says_whose_it_is_and_shows_the_pins(open_window, qtbot,
     w = open_window(project)
     assert w.windowTitle() == f"Work package of ann (project {name}) — slicereview"
     page = w.annotate_page
-    w.jobs.setCurrentWidget(page)
+    w.tabs.setCurrentWidget(page)
     ann = next(r.id for r in w.gateway.annotators() if r.name == "ann")
     page.select_you(ann)
     page.select_annotator(ann)
