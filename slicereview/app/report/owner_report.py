@@ -40,6 +40,7 @@ from slicereview.app.report.agreement import InterRater, inter_rater
 from slicereview.app.report.formatting import STAPLE_COLUMNS, STAPLE_NOTE, intra_note, staple_cells
 from slicereview.app.report.formatting import colour as _colour
 from slicereview.app.report.formatting import fmt as _fmt
+from slicereview.app.report.images import flag_rows, image_rows, rows_html
 from slicereview.app.report.intra import IntraRater, intra_rater
 from slicereview.app.report.questions import TARGET, QuestionAnalysis, analyse_questions
 from slicereview.model import Phase, Role
@@ -69,6 +70,9 @@ class ReportData:
     flags: dict[str, int] = field(default_factory=dict)
     subset: str = "all annotators"
     intra: IntraRater = field(default_factory=IntraRater)
+    #: The per-image agreement table and the flags (:mod:`slicereview.app.report.images`).
+    per_image: list[dict[str, Any]] = field(default_factory=list)
+    flagged: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _quality(project: Project, agreement: InterRater) -> list[dict[str, Any]]:
@@ -170,12 +174,13 @@ def collect(project: Project, raters: Iterable[int] | None = None,
     flags: dict[str, int] = {}
     for flag in project.image_flags():
         flags[flag.kind] = flags.get(flag.kind, 0) + 1
+    flagged = flag_rows(project)
     step(6)
     return ReportData(
         project.name, {r.id: (r.name, r.group or qa_stats.NO_GROUP) for r in project.raters()},
         acceptance, quality, onboarding, agreement, times,
         {p: qa_stats.outlier_limit(t) for p, t in times.items()}, evaluations, questions,
-        flags, subset, intra)
+        flags, subset, intra, image_rows(project, agreement.per_image, flagged), flagged)
 
 
 # -- HTML ------------------------------------------------------------------------------------
@@ -253,7 +258,7 @@ def render(data: ReportData) -> str:
         said = {"assign": "given one more annotator", "review": "sent to review first"}
         parts.append("<p>Low-agreement rule: " + ", ".join(
             f"{n} image{'s' * (n != 1)} {said[k]}" for k, n in sorted(data.flags.items()))
-            + ".</p>")
+            + " (listed below, under the per-image agreement).</p>")
     parts.append("<h2>Per-annotator quality</h2>")
     parts.append(_table(
         ["annotator", "group", "gold images", "mean Dice vs gold (relaxed)", "accepted",
@@ -269,6 +274,7 @@ def render(data: ReportData) -> str:
     parts.append("<p class=note>Cells: mean pairwise Krippendorff's α (nominal, strict, image "
                  "level) over the images both annotated; colour by band (≤ 0.1 disagreement, "
                  "≤ 0.667 low, ≤ 0.8 moderate, high).</p>")
+    parts.append("<h2>Per-image agreement</h2>" + rows_html(data.per_image, data.flagged))
     parts.append("<h2>Inter-rater agreement: image level vs box level</h2>")
     if data.agreement.images:
         parts.append(_img(report_plots.alpha_histograms(

@@ -109,10 +109,10 @@ def majority_accuracy(answers: dict[int, dict[int, object]], gold: dict[int, obj
 
 
 def analyse_questions(project: Project, seed: int = 0) -> list[QuestionAnalysis]:
-    """:class:`QuestionAnalysis` of every image-level radio/dropdown question answered by two
-    or more annotators on some image."""
+    """:class:`QuestionAnalysis` of every image-level radio/dropdown question (retired ones
+    too: their answers stay) answered by two or more annotators on some image."""
     found = []
-    for q in project.questions("image"):
+    for q in project.questions("image", retired=True):  # retired ones keep their answers
         if q.kind not in ("radio", "dropdown"):
             continue
         answers, gold = _answers(project, q.name)

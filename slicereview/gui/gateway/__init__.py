@@ -93,6 +93,8 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         self.watch.changed_elsewhere.connect(self._on_changed_elsewhere)
         self._images_seen: list[tuple[int, str]] = []
         self._holding = False  # True while this window's own import runs (hold_changes)
+        #: Why the last :meth:`execute` failed (``None``: it did not).
+        self.last_error: Exception | None = None
         #: Credentials of PACS servers, in memory for this session only (app/images/pacs.py).
         self.credentials = Credentials()
         self._locator: Locator | None = None
@@ -137,6 +139,7 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         self.watch.check()  # (commands built from a cached engine re-check their pair)
         wrapper = UndoCommand(self, command)
         stack.push(wrapper)
+        self.last_error = wrapper.error
         return wrapper.error is None
 
     def write(self, write: Callable[[], T]) -> T:

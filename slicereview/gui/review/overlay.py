@@ -26,6 +26,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem
 
+from slicereview.app.report.formatting import fixed
 from slicereview.app.review.image import ReviewImage
 from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.common.polygon_items import qpolygonf
@@ -161,7 +162,7 @@ class ReviewOverlay:
             item.setZValue(30)
             self.view.viewbox.addItem(item)
             self._boxes.append(item)
-            text = "α n/a" if math.isnan(b.alpha) else f"α {b.alpha:.2f}"
+            text = "α n/a" if math.isnan(b.alpha) else f"α {fixed(b.alpha, 2)}"
             label = pg.TextItem(text, color=band_colour(b.band), anchor=(0, 1),
                                 fill=pg.mkBrush(0, 0, 0, 150))
             label.setPos(c0, r0)
