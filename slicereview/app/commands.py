@@ -182,10 +182,10 @@ class SetImageClassifications:
 
     def apply(self) -> None:
         self.before = dict(self.project.annotation(self.annotation_id).classifications)
-        self.project.set_image_classifications(self.annotation_id, self.answers)
+        annotating.set_classifications(self.project, self.annotation_id, self.answers)
 
     def revert(self) -> None:
-        self.project.set_image_classifications(self.annotation_id, self.before or {})
+        annotating.set_classifications(self.project, self.annotation_id, self.before or {})
 
 
 # -- rating ------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "2 uncertain), as COCO polygons or as DICOM SEG; and each image's review "
                     "as a DICOM SR (docs/dicom.md).",
     )
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
     p.add_argument("--masks", type=Path, metavar="DIR",
                    help="output folder of the masks (created if missing)")
     p.add_argument("--reports", type=Path, metavar="DIR",
@@ -41,8 +41,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--stow", metavar="URL",
                    help="dicom-seg/dicom-sr: send the written objects to this DICOMweb service "
                         "(STOW-RS); credentials as for import --dicomweb")
-    p.add_argument("--phase", choices=[str(x) for x in Phase], default=str(Phase.FORMAL))
-    p.add_argument("--round", type=int, default=1)
+    p.add_argument("--phase", choices=[str(x) for x in Phase], default=str(Phase.FORMAL),
+                   help="the phase of the annotations (default formal)")
+    p.add_argument("--round", type=int, default=1,
+                   help="the round (default 1, the first pass; revisions are 2, 3, …)")
     p.add_argument("--rater", action="append", metavar="NAME",
                    help="only this rater (repeat for several)")
     p.add_argument("--include-in-progress", action="store_true",

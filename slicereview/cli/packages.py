@@ -11,14 +11,17 @@ from slicereview.store import Project
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("package", help="write one annotator's work as a self-contained zip")
-    p.add_argument("project", type=Path)
-    p.add_argument("--annotator", required=True, metavar="NAME")
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    p.add_argument("--annotator", required=True, metavar="NAME",
+                   help="whose work (an annotator's name)")
     p.add_argument("--batch", metavar="B", help="only this batch (default: all their work)")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE.zip")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE.zip",
+                   help="the zip to write (must not exist)")
     p.set_defaults(func=cmd_package)
     p = sub.add_parser("merge", help="take an annotator's package back into the project")
-    p.add_argument("project", type=Path)
-    p.add_argument("file", type=Path)
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    p.add_argument("file", type=Path,
+                   help="the package zip the annotator sent back (same layout as written)")
     p.set_defaults(func=cmd_merge)
 
 

@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "Duplicates (same SHA-256) are skipped; unreadable files are listed with "
                        "the reason and do not stop the import (exit code 1 if there were any). "
                        "With --dicomweb, import from a PACS instead (docs/dicom.md).")
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
     p.add_argument("paths", nargs="*", type=Path, help="files and folders to import")
     pacs = p.add_argument_group(
         "from a PACS", "credentials come from SLICEREVIEW_DICOMWEB_TOKEN (bearer) or "
@@ -73,14 +73,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("relink", help="find moved image files below NEW_ROOT and update the paths")
-    p.add_argument("project", type=Path)
-    p.add_argument("new_root", type=Path)
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    p.add_argument("new_root", type=Path,
+                   help="a folder below which the moved files are (searched recursively)")
     p.add_argument("--no-verify", action="store_true",
                    help="accept files whose SHA-256 differs from the imported file")
     p.set_defaults(func=cmd_relink)
 
     p = sub.add_parser("info", help="counts of images, raters, answers..., and missing files")
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
     p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("demo", help="build (or reuse) the demo project and open it")

@@ -18,7 +18,7 @@ from slicereview.store import Project
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ranking", help="show or export a rating session's ranking")
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
     p.add_argument("session", help="session id or name")
     p.add_argument("--csv", type=Path, metavar="OUT",
                    help="write the ranking as CSV (image_id, case_id, file, rank, tier, score, "
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("reliability",
                        help="agreement between finished rating sessions over the same images")
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
     p.add_argument("sessions", nargs="+", metavar="SESSION", help="two or more session ids/names")
     p.add_argument("--randomisations", type=int, default=100,
                    help="random tie-breaks to average over (default 100, as in SliceLabeler)")

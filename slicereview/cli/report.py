@@ -10,8 +10,9 @@ from pathlib import Path
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="write the owner's QA report (stand-alone HTML)")
-    p.add_argument("project", type=Path)
-    p.add_argument("--out", type=Path, required=True, metavar="report.html")
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    p.add_argument("--out", type=Path, required=True, metavar="report.html",
+                   help="the HTML file to write (stand-alone: plots embedded)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--group", help="agreement over the annotators of this group only")
     who.add_argument("--without-group", metavar="GROUP",

@@ -72,8 +72,10 @@ def test_package_is_blind_and_self_contained(tmp_path: Path) -> None:
         assert [r.name for r in pkg.raters()] == ["ann", "boss"]      # no other annotator
         assert {a.rater_id for a in pkg.annotations()} == {pkg.rater_by_name("ann").id}
         assert pkg.gold_images() == [] and pkg.gold_scores() == {}
-        [review] = pkg.reviews()
+        review, pin = pkg.reviews()          # the decision, and the pin on the returned image
         assert review.comment == "too big" and review.tags == ("outline too loose",)
+        assert (pin.is_pin, pin.pin_kind, pin.pin_at, pin.comment) == (True, "point",
+                                                                       (3.0, 3.0), "pin")
         assert [q.name for q in pkg.questions()] == ["q"] and pkg.guideline()[1] == "# G\n"
         assert [i.case_id for i in pkg.images()] == ["C000001", "C000002", "C000003"]
         for image in pkg.images():                        # the copies open from the package
