@@ -122,6 +122,15 @@ def _nothing_written_to_the_source_tree(request: pytest.FixtureRequest) -> Itera
                     f"{', '.join(changed[:10])}", pytrace=False)
 
 
+@pytest.hookimpl(tryfirst=True)  # (before ``-m`` deselects by marker)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that needs :func:`demo_project` is in the slow tier: building the demo takes
+    17-35 s on two busy cores, and the default run then never builds it."""
+    for item in items:
+        if "demo_project" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def demo_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo project, built once per test run (real mammograms, MRI, simulated raters)."""

@@ -90,6 +90,7 @@ def _check(project: Project, session_id: int) -> None:
     assert ranked == sorted(ranked, reverse=True)
 
 
+@pytest.mark.slow  # 3 s
 def test_two_processes_on_different_sessions_lose_nothing(shared) -> None:
     path, (ann, bob, cy) = shared
     (a, _), (b, _), (c, _) = _rate_at_once(path, [ann, bob, cy])

@@ -21,6 +21,7 @@ def qa_path(tmp_path_factory) -> Path:
     return build(tmp_path_factory.mktemp("qa_cli"))
 
 
+@pytest.mark.slow  # 3 s
 def test_report_command_and_subsets(qa_path: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "report.html"
     assert main(["report", str(qa_path), "--out", str(out), "--without-group", "A0"]) == 0

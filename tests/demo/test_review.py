@@ -10,7 +10,6 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-import pytest
 from PIL import Image as PILImage
 
 from slicereview.demo.review import PROFILES, REVIEW_GROUP, REVIEW_SET, REVIEWER
@@ -19,7 +18,6 @@ from slicereview.model import Decision
 from slicereview.store import Project
 
 
-@pytest.mark.slow  # the demo (17 s)
 def test_review_batch_contents(demo_project: Path) -> None:
     with Project.open(demo_project, read_only=True) as project:
         ids = project.image_set(project.image_set_id(REVIEW_SET))
@@ -63,7 +61,6 @@ def test_review_batch_contents(demo_project: Path) -> None:
         assert any(r.is_pin for i in ids for r in project.reviews(image_id=i))
 
 
-@pytest.mark.slow  # the demo (17 s)
 def test_queue_and_review_eval_on_the_demo(demo_project: Path, tmp_path: Path, capsys) -> None:
     copy = demo_project.parent / "demo-cli-copy.srproj"  # beside the images it references
     shutil.copy(demo_project, copy)

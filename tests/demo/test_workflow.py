@@ -28,7 +28,6 @@ from slicereview.model import Decision, Role
 from slicereview.store import Project
 
 
-@pytest.mark.slow  # the demo (17 s)
 def test_demo_has_the_whole_workflow(demo_project: Path) -> None:
     with Project.open(demo_project, read_only=True) as p:
         ids = p.image_set(p.image_set_id(WORKFLOW_SET))
@@ -88,7 +87,7 @@ def test_demo_has_the_whole_workflow(demo_project: Path) -> None:
         copy.unlink()
 
 
-@pytest.mark.slow  # 6 s, and the demo (17 s)
+@pytest.mark.slow  # 6 s
 def test_report_on_the_demo_has_every_table(demo_project: Path, tmp_path: Path) -> None:
     copy = demo_project.parent / "demo-report-copy.srproj"   # beside the images it references
     shutil.copy(demo_project, copy)

@@ -13,7 +13,6 @@ import sqlite3
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from slicereview.app.images.importing import import_paths
 from slicereview.gui.annotate.status import TIME_COMMIT_MS
@@ -88,7 +87,6 @@ def test_looking_at_a_hand_made_project_changes_no_work(qtbot, open_window, tmp_
     assert _rows(path) == before
 
 
-@pytest.mark.slow  # the demo (17 s)
 def test_looking_at_the_demo_changes_no_work(qtbot, open_window, demo_project: Path,
                                             skip_ahead):
     before = _rows(demo_project)

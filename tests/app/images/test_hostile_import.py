@@ -40,6 +40,7 @@ def _import(project: Path, *paths: Path | str) -> subprocess.CompletedProcess[st
                           timeout=120, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
 
 
+@pytest.mark.slow  # 3 s
 def test_a_named_pipe_in_a_folder_is_skipped_and_said(tmp_path: Path):
     folder = tmp_path / "scans"
     _pngs(folder, ["a.png", "b.png", "c.png", "d.png"])
@@ -76,6 +77,7 @@ def test_names_on_the_command_line_that_are_not_files_do_not_stop_the_batch(tmp_
     assert "no such file or folder" not in out + done.stderr
 
 
+@pytest.mark.slow  # 4 s
 def test_names_that_are_not_utf8_are_imported_shown_and_opened(tmp_path: Path):
     folder = tmp_path / "scans"
     latin1 = "caf\xe9.png".encode("latin-1")  # not UTF-8

@@ -38,6 +38,7 @@ def test_staple_columns(path: Path) -> None:
                      html)
 
 
+@pytest.mark.slow  # 3 s
 def test_intra_rater_histograms(path: Path) -> None:
     with Project.open(path) as p:
         data = collect(p)
@@ -58,6 +59,7 @@ def test_intra_rater_histograms(path: Path) -> None:
     assert "2 repeat pairs" in section
 
 
+@pytest.mark.slow  # 3 s
 def test_no_repeats_is_a_sentence(tmp_path: Path) -> None:
     with Project.open(build(tmp_path)) as p:
         for _first, again in p.repeat_pairs():

@@ -360,7 +360,6 @@ def test_idle_clock_pauses_when_idle_or_not_running(qtbot) -> None:
     assert clock.take() == 1_000
 
 
-@pytest.mark.slow  # the demo (17 s)
 def test_render_annotate_tab_on_the_demo(qtbot, open_window, demo_project, tmp_path) -> None:
     from skimage import io
 

@@ -48,7 +48,6 @@ def test_open_demo_builds_in_the_background(qtbot, open_window, tmp_path: Path,
     assert len(w.browser.image_ids()) > 8
 
 
-@pytest.mark.slow  # the demo (17 s)
 def test_show_tab_by_name(open_window, demo_project: Path) -> None:
     # `open --tab NAME` (the stand-alone build's test renders every tab with it)
     from slicereview.cli.project_cmds import TABS
