@@ -5,6 +5,8 @@ question with gold answers."""
 from __future__ import annotations
 
 import hashlib
+import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +26,25 @@ def box(x: float, y: float, s: float, certainty: str = "certain") -> Polygon:
     return Polygon(np.array([[x, y], [x + s, y], [x + s, y + s], [x, y + s]], float), certainty)
 
 
+#: The project of each ``(images, seed)``, built once per test run (it takes 4-9 s).
+_BUILT: dict[tuple[int, int], Path] = {}
+
+
 def build(folder: Path, images: int = 16, seed: int = 0) -> Path:
+    """The QA project in ``folder`` (``qa.srproj`` beside its image ``camera.png``): a copy of
+    the one built once per test run for ``(images, seed)``. Its image path is stored relative
+    to the project, so the copy is whole."""
+    template = _BUILT.get((images, seed))
+    if template is None:
+        template = Path(tempfile.mkdtemp(prefix=f"qa-project-{images}-{seed}-"))
+        _build(template, images, seed)
+        _BUILT[images, seed] = template
+    for name in ("camera.png", "qa.srproj"):
+        shutil.copy2(template / name, folder / name)
+    return folder / "qa.srproj"
+
+
+def _build(folder: Path, images: int, seed: int) -> Path:
     from skimage import data
     from skimage.transform import resize
 
