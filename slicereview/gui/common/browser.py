@@ -71,16 +71,16 @@ def qimage_from_grey(array: np.ndarray) -> QImage:
 
 
 def _thumbnail(path: Path, image: Image, limits: Limits,
-               check: Callable[[Image, Path], bool]) -> QImage:
-    """Worker thread (no widgets): the thumbnail, made in the decoding child process, of a
-    file that is still the one imported (``check``)."""
+               check: Callable[[Image, Path], bool]) -> np.ndarray:
+    """Worker thread (plain data only): the ``uint8`` thumbnail, made in the decoding child
+    process, of a file that is still the one imported (``check``)."""
     check(image, path)
-    return qimage_from_grey(isolated.thumbnail(path, image, THUMB, limits))
+    return isolated.thumbnail(path, image, THUMB, limits)
 
 
-def _thumbnail_of(display: DisplayImage) -> QImage:
+def _thumbnail_of(display: DisplayImage) -> np.ndarray:
     """Worker thread: the thumbnail of pixels already decoded for the viewer."""
-    return qimage_from_grey(thumbnail(display, THUMB))
+    return thumbnail(display, THUMB)
 
 
 class ProjectBrowser(QWidget):
@@ -139,7 +139,7 @@ class ProjectBrowser(QWidget):
         #: The viewer's decoded pixels of an image, if it has them (the main window sets it).
         self.decoded: Callable[[int], DisplayImage | None] = lambda _image_id: None
         #: Raises when an image's file changed since its import (the main window sets it to
-        #: :meth:`~slicereview.gui.gateway.ProjectGateway.check_file`).
+        #: :meth:`~slicereview.app.images.limits.ImportedFiles.check` of the gateway).
         self.check: Callable[[Image, Path], bool] = lambda _image, _path: False
         self._wanted: list[tuple[Image, Path]] = []
         placeholder = QPixmap(THUMB, THUMB)
@@ -280,8 +280,8 @@ class ProjectBrowser(QWidget):
                 wanted == "assigned" and bool(item.data(ASSIGNED_ROLE)))
             self.list.setRowHidden(row, not (fmt_ok and text_ok and status_ok))
 
-    def _on_thumbnail(self, image_id: int, image: QImage) -> None:
-        icon = QIcon(QPixmap.fromImage(image))
+    def _on_thumbnail(self, image_id: int, tile: np.ndarray) -> None:
+        icon = QIcon(QPixmap.fromImage(qimage_from_grey(tile)))
         self._thumbs[image_id] = icon
         item = self._rows.get(image_id)
         if item is not None:

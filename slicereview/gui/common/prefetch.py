@@ -49,7 +49,7 @@ class Prefetcher(QObject):
                 continue
             image = self.gateway.image(image_id)
             self.tasks.submit(image_id, _decode, self.gateway.file_of(image), image,
-                             self.gateway.limits, self.gateway.check_file)
+                             self.gateway.limits, self.gateway.files.check)
 
     def cancel(self) -> None:
         self.tasks.forget()  # queued tasks go; a running one finishes and is ignored

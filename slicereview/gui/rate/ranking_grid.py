@@ -13,10 +13,12 @@ child process) and kept for the life of the project.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QIcon, QImage, QPixmap
+from PySide6.QtGui import QBrush, QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -47,11 +49,12 @@ CAPTION = QColor(25, 25, 25)
 PAD = 16
 
 
-def _thumbnail(path: Path, image: Image, limits: Limits, check) -> QImage:
-    """Worker thread (no widgets, no project connection): a crash-safe thumbnail of a file
-    still the one imported (``check``, :meth:`ProjectGateway.check_file`)."""
+def _thumbnail(path: Path, image: Image, limits: Limits,
+               check: Callable[[Image, Path], bool]) -> np.ndarray:
+    """Worker thread (plain data only, no project connection): a crash-safe ``uint8``
+    thumbnail of a file still the one imported (``check``: the gateway's file check)."""
     check(image, path)
-    return qimage_from_grey(isolated.thumbnail(path, image, THUMB, limits))
+    return isolated.thumbnail(path, image, THUMB, limits)
 
 
 def _fmt_score(score: float | None, kind: str) -> str:
@@ -193,13 +196,13 @@ class RankingGrid(QWidget):
             self._thumbs[image_id] = pixmap
             return QIcon(pixmap)
         self.tasks.submit(image_id, _thumbnail, self.gateway.file_of(image), image,
-                         self.gateway.limits, self.gateway.check_file)
+                          self.gateway.limits, self.gateway.files.check)
         grey = QPixmap(THUMB, THUMB)
         grey.fill(QColor(90, 90, 90))
         return QIcon(grey)
 
-    def _on_thumb(self, image_id: int, image: QImage) -> None:
-        pixmap = QPixmap.fromImage(image)
+    def _on_thumb(self, image_id: int, tile: np.ndarray) -> None:
+        pixmap = QPixmap.fromImage(qimage_from_grey(tile))
         self._thumbs[image_id] = pixmap
         for i in range(self.grid.count()):
             item = self.grid.item(i)

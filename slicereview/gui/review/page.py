@@ -1,8 +1,8 @@
 """The Review tab: the ranked queue (left), the image with every annotator's outlines, the
 heat map and the boxes (centre), and the decisions panel (right).
 
-Flow: the queue's features are computed (or read from the cache) by a
-:class:`~slicereview.gui.common.workers.ReviewFeaturesWorker` in its own thread and project
+Flow: the queue's features are computed (or read from the cache) by
+:func:`slicereview.gui.common.workers.review_features` in a thread worker with its own project
 connection, with a progress bar and Cancel; the rows are ranked in the GUI thread. Each
 decision or pin is one undoable command (``gateway.decide`` / ``add_pin`` / ``accept_all``
 through this page's ``QUndoStack``) and carries the active review time of an
@@ -14,6 +14,8 @@ of time, off the GUI thread (:class:`~.prefetch.ReviewPrefetcher`).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from PySide6.QtCore import QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QUndoStack
@@ -33,9 +35,10 @@ from PySide6.QtWidgets import (
 
 from slicereview.app.review.image import ReviewImage
 from slicereview.app.review.queue import QueueRow
+from slicereview.gui.common import workers
 from slicereview.gui.common.active_time import IdleClock
+from slicereview.gui.common.background import Worker, thread_worker
 from slicereview.gui.common.image_view import ImageView
-from slicereview.gui.common.workers import ReviewFeaturesWorker
 from slicereview.gui.review.actions import ReviewActions
 from slicereview.gui.review.consensus import ConsensusLayer
 from slicereview.gui.review.decisions_panel import ReviewDecisionsPanel
@@ -66,7 +69,7 @@ class ReviewPage(ReviewRefresh, ReviewActions, QWidget):
         self.review: ReviewImage | None = None
         self.box_index: int | None = None
         self.pin_mode = False
-        self.worker: ReviewFeaturesWorker | None = None
+        self.worker: Worker | None = None
         self._spec = None
         self.stack = QUndoStack(self)
         self.clock = IdleClock(self)
@@ -210,20 +213,20 @@ class ReviewPage(ReviewRefresh, ReviewActions, QWidget):
         for key, value in (("method", spec.method), ("phase", spec.phase),
                            ("round", spec.round or 0), ("group", spec.group or "")):
             self.gateway.set_review_setting(key, value)
-        worker = ReviewFeaturesWorker(self.gateway.open_project.path, spec)
+        worker = thread_worker(workers.review_features, Path(self.gateway.open_project.path),
+                               spec, name="features")
         worker.progress.connect(self._on_progress)
         worker.finished.connect(self._on_computed)
         worker.failed.connect(self._on_compute_failed)
         self.queue_panel.set_busy(True)
         self.worker = worker
-        self._thread = worker.start()
 
     def cancel_compute(self) -> None:
         if self.worker is not None:
             self.worker.cancel()
-            self.worker.finished.disconnect(self._on_computed)
-            self._thread.quit()
-            self._thread.wait(30000)
+            for signal in (self.worker.progress, self.worker.finished, self.worker.failed):
+                signal.disconnect()  # a result that comes now is not for this queue
+            self.worker.wait(30000)
             self.worker = None
             self.queue_panel.set_busy(False)
 

@@ -58,7 +58,7 @@ class ReviewPrefetcher(QObject):
             image = self.gateway.image(key[0])
             self.tasks.submit(key, _prepare, self.gateway.file_of(image), image,
                              self.gateway.limits, project, self.gateway.load_review_image, key,
-                             self.gateway.check_file)
+                             self.gateway.files.check)
 
     def take(self, image_id: int, annotation_ids: tuple[int, ...]):
         """The prepared overlay of this queue row, or ``None``."""

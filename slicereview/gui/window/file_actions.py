@@ -17,7 +17,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
 
 from slicereview.gui.common import settings as user_settings
-from slicereview.gui.common.workers import DemoWorker, ImportWorker
+from slicereview.gui.common import workers
+from slicereview.gui.common.background import Worker, process_worker, thread_worker
 from slicereview.store import SUFFIX
 
 if TYPE_CHECKING:  # pydicom and SimpleITK stay out of the GUI's start-up
@@ -49,11 +50,14 @@ class FileActions:
         elif path:
             self.open_project(Path(path))
 
-    def on_open_demo(self) -> DemoWorker | None:
-        """Build the demo (first time; 20–25 s of CPU time) in a worker thread, then open it."""
+    def on_open_demo(self) -> Worker | None:
+        """Build the demo (first time; 20–25 s of CPU time) in a process worker, then open
+        it."""
         if self._demo_worker is not None:
             return None
-        worker = DemoWorker()
+        from slicereview.demo import project as demo
+
+        worker = process_worker(workers.build_demo, demo.default_demo_dir(), name="demo")
         dialog = QProgressDialog("Building the demo project…", "", 0, 0, self)
         dialog.setCancelButton(None)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
@@ -63,7 +67,6 @@ class FileActions:
         worker.finished.connect(self._on_demo_done)
         worker.failed.connect(self._on_demo_failed)
         self._demo_worker = worker
-        self._demo_thread = worker.start()
         return worker
 
     def _on_demo_progress(self, done: int, total: int, what: str) -> None:
@@ -94,7 +97,7 @@ class FileActions:
         if folder:
             self.ask_and_import([Path(folder)])
 
-    def ask_and_import(self, paths: list[Path]) -> ImportWorker | None:
+    def ask_and_import(self, paths: list[Path]) -> Worker | None:
         """Ask which volume slices to import (when volumes may be among ``paths``), then
         import."""
         from slicereview.engines.imaging.formats import DICOM, SITK_FORMATS, detect_format
@@ -114,11 +117,12 @@ class FileActions:
         return self.start_import(paths, slices)
 
     def start_import(self, paths: list[Path],
-                     slices: SliceSelection | None = None) -> ImportWorker | None:
-        """Import in a worker thread with a cancellable progress dialog."""
+                     slices: SliceSelection | None = None) -> Worker | None:
+        """Import in a thread worker with a cancellable progress dialog."""
         if self.gateway.project is None or self._import_worker is not None:
             return None
-        worker = ImportWorker(self.gateway.project.path, paths, slices)
+        worker = thread_worker(workers.import_files, Path(self.gateway.project.path),
+                               [Path(p) for p in paths], slices, name="import")
         dialog = QProgressDialog("Importing…", "Cancel", 0, 0, self)
         dialog.setWindowTitle("Import images")
         dialog.setMinimumDuration(300)
@@ -130,7 +134,6 @@ class FileActions:
         worker.failed.connect(self._on_import_failed)
         self._import_worker = worker
         self.gateway.hold_changes()  # its commits are ours: one re-read when it ends
-        self._import_thread = worker.start()
         return worker
 
     def _on_import_progress(self, done: int, total: int, what: str) -> None:

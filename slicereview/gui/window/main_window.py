@@ -30,11 +30,10 @@ from slicereview.app.qa.package_info import window_title
 from slicereview.engines.imaging.display import WindowPreset
 from slicereview.engines.imaging.windowing import volume_auto_window
 from slicereview.gui.common import settings as user_settings
-from slicereview.gui.common.background import collect_garbage_in_gui_thread
+from slicereview.gui.common.background import Worker
 from slicereview.gui.common.browser import ProjectBrowser
 from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.common.polygon_items import set_scheme
-from slicereview.gui.common.workers import DemoWorker, ImportWorker
 from slicereview.gui.gateway import ProjectGateway, busy
 from slicereview.gui.gateway.sharing import SharingBanner
 from slicereview.gui.window import owner_menu
@@ -89,7 +88,6 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
         recent project and no window layout is written."""
         super().__init__()
         self.remember = remember
-        collect_garbage_in_gui_thread()  # never in a worker (gui/common/background.py)
         self.setWindowTitle("slicereview")
         self.gateway = ProjectGateway(self)
         self.actions_ = create_actions(self)
@@ -97,8 +95,8 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
             action.triggered.connect(getattr(self, f"on_{name}"))
         self._current_image = None
         self._volume_autos: dict[tuple[int, int], WindowPreset | None] = {}
-        self._import_worker: ImportWorker | None = None
-        self._demo_worker: DemoWorker | None = None
+        self._import_worker: Worker | None = None
+        self._demo_worker: Worker | None = None
 
         self.viewer = ImageView()
         self.tabs = PageTabs()
@@ -121,7 +119,7 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
 
         self.browser = ProjectBrowser()
         self.browser.decoded = self.gateway.cache.peek
-        self.browser.check = self.gateway.check_file
+        self.browser.check = self.gateway.files.check
         self.browser.image_selected.connect(self.show_image)
         self.browser_dock = QDockWidget("Images", self)
         self.browser_dock.setObjectName("browser_dock")
@@ -335,10 +333,10 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
         """Crash-safe close: every edit is already committed; stop workers, close the file."""
         if self._import_worker is not None:
             self._import_worker.cancel()
-            self._import_thread.quit()
-            self._import_thread.wait(5000)
-        if self._demo_worker is not None:
-            self._demo_thread.wait(60000)  # the demo is renamed into place only when complete
+            self._import_worker.wait(5000)
+        if self._demo_worker is not None:  # a half-built demo is never used
+            self._demo_worker.cancel()
+            self._demo_worker.wait(10000)
         # QUndoStack emits signals while being destroyed (docs/design.md, "Qt and pyqtgraph"):
         # empty every history now.
         if self._annotate_tab.built:

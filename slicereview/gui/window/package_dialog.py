@@ -1,7 +1,7 @@
 """The "Export work package…" dialog: which annotator, which batch (or all of theirs).
 
 The file is asked for afterwards (a save dialog); the package is written by
-:class:`~slicereview.gui.common.qa_workers.ExportPackageWorker`.
+:func:`slicereview.gui.common.qa_workers.export_package` in a thread worker.
 """
 
 from __future__ import annotations

@@ -6,16 +6,19 @@ an image on a PACS must be fetched again and the server refuses (:meth:`pacs_log
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtWidgets import QProgressDialog
 
 from slicereview.engines.dicomweb.errors import AuthenticationError
-from slicereview.gui.common.workers import PacsImportWorker
+from slicereview.gui.common import workers
+from slicereview.gui.common.background import Worker, thread_worker
 
 
 class PacsActions:
     """See the module docstring."""
 
-    def on_import_pacs(self) -> PacsImportWorker | None:
+    def on_import_pacs(self) -> Worker | None:
         from slicereview.gui.window.pacs_dialog import PacsDialog
 
         if self.gateway.project is None or self._import_worker is not None:
@@ -27,11 +30,12 @@ class PacsActions:
         return self.start_pacs_import(dialog.url(), dialog.auth(), dialog.chosen())
 
     def start_pacs_import(self, url: str, auth: object, studies: list[str]
-                          ) -> PacsImportWorker | None:
+                          ) -> Worker | None:
         if self.gateway.project is None or self._import_worker is not None:
             return None
         self.gateway.credentials.set(url, auth)  # the viewer fetches with them again
-        worker = PacsImportWorker(self.gateway.project.path, url, auth, studies)
+        worker = thread_worker(workers.import_pacs, Path(self.gateway.project.path), url, auth,
+                               list(studies), name="pacs-import")
         progress = QProgressDialog("Importing from the PACS…", "Cancel", 0, 0, self)
         progress.setWindowTitle("Import from PACS")
         progress.setMinimumDuration(300)
@@ -42,7 +46,6 @@ class PacsActions:
         worker.failed.connect(self._on_import_failed)
         self._import_worker = worker  # one import at a time, files or PACS
         self.gateway.hold_changes()
-        self._import_thread = worker.start()
         return worker
 
     def pacs_login(self, image: object, error: Exception) -> bool:

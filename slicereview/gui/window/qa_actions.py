@@ -19,11 +19,8 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QProgressDialog
 
-from slicereview.gui.common.qa_workers import (
-    ExportPackageWorker,
-    MergePackageWorker,
-    UnpackPackageWorker,
-)
+from slicereview.gui.common import qa_workers
+from slicereview.gui.common.background import Worker, thread_worker
 from slicereview.gui.window.package_dialog import PackageDialog
 
 
@@ -48,15 +45,14 @@ class QAActions:
         worker.finished.connect(done)
         worker.failed.connect(self._on_package_failed)
         self._package_worker = worker
-        self._package_thread = worker.start()
         return worker
 
-    def open_package(self, path: Path) -> UnpackPackageWorker | None:
+    def open_package(self, path: Path) -> Worker | None:
         """Open a work package zip: checked and unpacked beside itself in a worker (see
         :func:`slicereview.app.qa.packages.unpack`), then its project is opened."""
         if self._package_worker is not None:
             return None
-        return self._start_package_job(UnpackPackageWorker(path),
+        return self._start_package_job(thread_worker(qa_workers.unpack_package, Path(path)),
                                        f"Checking and unpacking {path.name}…",
                                        self._on_unpack_done)
 
@@ -65,7 +61,7 @@ class QAActions:
         self._package_worker = None
         self.open_project(Path(str(project)))
 
-    def on_export_package(self) -> ExportPackageWorker | None:
+    def on_export_package(self) -> Worker | None:
         if not self.gateway.is_open or self._package_worker is not None:
             return None
         if not self.gateway.qa.annotator_names():
@@ -81,7 +77,8 @@ class QAActions:
         if not path:
             return None
         out = Path(path) if path.endswith(".zip") else Path(path + ".zip")
-        worker = ExportPackageWorker(self.gateway.qa.project_path(), annotator, batch, out)
+        worker = thread_worker(qa_workers.export_package, self.gateway.qa.project_path(),
+                               annotator, batch, out)
         return self._start_package_job(worker, f"Writing the work package of {annotator}…",
                                        self._on_export_done)
 
@@ -94,14 +91,15 @@ class QAActions:
                                 "itself), works offline and sends the folder back zipped in the "
                                 "same layout.")
 
-    def on_merge_package(self) -> MergePackageWorker | None:
+    def on_merge_package(self) -> Worker | None:
         if not self.gateway.is_open or self._package_worker is not None:
             return None
         path, _ = QFileDialog.getOpenFileName(self, "Merge work package", "",
                                               "Work package (*.zip);;All files (*)")
         if not path:
             return None
-        worker = MergePackageWorker(self.gateway.qa.project_path(), Path(path))
+        worker = thread_worker(qa_workers.merge_package, self.gateway.qa.project_path(),
+                               Path(path))
         return self._start_package_job(worker, f"Merging {Path(path).name}…",
                                        self._on_merge_done)
 
