@@ -10,11 +10,10 @@
 Both return a :class:`Worker` (created in and owned by the GUI thread) whose signals say how it
 went: :attr:`~Worker.progress` ``(done, total, what)``, then exactly one of
 :attr:`~Worker.finished` ``(result)``, :attr:`~Worker.failed` ``(message)`` or
-:attr:`~Worker.cancelled`. ``work`` receives a Qt-free :class:`Job` (report progress, ask
-whether Cancel was pressed). A *generator* ``work`` yields ``(done, total, what)`` steps and
-returns its result; it is checked for Cancel between steps and closed (its ``finally`` and
-``with`` blocks run) when Cancel was pressed. :meth:`Worker.cancel` really cancels: a thread
-worker at its next step or check, a process worker too, and a child that does not stop within
+:attr:`~Worker.cancelled`. ``work`` receives a Qt-free :class:`~slicereview.gui.common.job.Job`
+(report progress, ask whether Cancel was pressed; a generator ``work`` yields its steps, see
+:mod:`slicereview.gui.common.job`). :meth:`Worker.cancel` really cancels: a thread worker at its
+next step or check, a process worker too, and a child that does not stop within
 :data:`GRACE_S` is terminated.
 
 :class:`Tasks` is a keyed queue of short thread work whose results matter only while still
@@ -37,7 +36,6 @@ Example
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import multiprocessing
 import threading
@@ -45,62 +43,19 @@ import time
 import weakref
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from multiprocessing.connection import Connection
 from multiprocessing.connection import wait as wait_for_ready
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
 
-#: ``(done, total, what)``: one step of progress (``total`` 0: unknown).
-Step = tuple[int, int, str]
+from slicereview.gui.common.job import Cancelled, Job, Step, message, outcome, run
+from slicereview.gui.common.job import child as run_child
+
+__all__ = ["GRACE_S", "Cancelled", "Job", "Step", "Tasks", "Worker", "install",
+           "process_worker", "run", "running", "shutdown", "thread_worker", "wait_all"]
+
 #: How long a process worker may take to stop after Cancel before it is terminated.
 GRACE_S = 1.0
-
-
-class Cancelled(Exception):
-    """Raised by :meth:`Job.check` after Cancel; ends the worker with ``cancelled``."""
-
-
-class Job:
-    """What a work function is given: Qt-free, used in the worker's thread or process."""
-
-    def __init__(self, send: Callable[[str, object], None], cancelled: Callable[[], bool]
-                 ) -> None:
-        self._send = send
-        self._cancelled = cancelled
-
-    def progress(self, done: int, total: int, what: str = "") -> None:
-        """Report a step (the GUI shows it; ``total`` 0: unknown)."""
-        self._send("progress", (int(done), int(total), str(what)))
-
-    def cancelled(self) -> bool:
-        """Whether Cancel was pressed."""
-        return self._cancelled()
-
-    def check(self) -> None:
-        """Raise :class:`Cancelled` when Cancel was pressed."""
-        if self._cancelled():
-            raise Cancelled
-
-
-def run(work: Callable[..., Any], job: Job, args: tuple[Any, ...]) -> Any:
-    """Run ``work(job, *args)``; a generator's steps are reported and Cancel is checked
-    between them. Raises :class:`Cancelled` when a generator is stopped."""
-    out = work(job, *args)
-    if not inspect.isgenerator(out):
-        return out
-    try:
-        while True:
-            if job.cancelled():
-                out.close()
-                raise Cancelled
-            job.progress(*next(out))
-    except StopIteration as stop:
-        return stop.value
-
-
-def _message(exc: BaseException) -> str:
-    return str(exc) or type(exc).__name__
 
 
 class _Relay(QObject):
@@ -245,54 +200,45 @@ def _sender(worker_id: int) -> Callable[[str, object], None]:
     return send
 
 
-def _outcome(work: Callable[..., Any], job: Job, args: tuple[Any, ...]) -> tuple[str, object]:
-    try:
-        return "finished", run(work, job, args)
-    except Cancelled:
-        return "cancelled", None
-    except Exception as exc:  # reported to the GUI, which says why in its own words
-        return "failed", _message(exc)
-
-
 def thread_worker(work: Callable[..., Any], *args: Any, name: str | None = None) -> Worker:
     """Start ``work(job, *args)`` in a new thread (see the module text). Call it in the GUI
     thread; ``args`` are plain data (no Qt object, no project connection of the GUI)."""
-    worker = Worker(name or getattr(work, "__name__", "work"))
+    worker = Worker(name or _name(work))
     send = _sender(worker.id)
     job = Job(send, worker._cancel.is_set)
 
     def body() -> None:
-        kind, payload = _outcome(work, job, args)
+        kind, payload = outcome(work, job, args)
         send(kind, payload)
 
     thread = threading.Thread(target=body, daemon=True, name=f"slicereview-{worker.name}")
-    worker._join = lambda timeout: (thread.join(timeout), not thread.is_alive())[1]
+    worker._join = _joiner(thread)
     _live[worker.id] = worker
     thread.start()
     return worker
 
 
-def _child(conn: Connection, cancel: Any, work: Callable[..., Any],
-           args: tuple[Any, ...]) -> None:
-    """The child process: run the work, send its steps and its end over ``conn``."""
-    job = Job(lambda kind, payload: conn.send((kind, payload)), cancel.is_set)
-    kind, payload = _outcome(work, job, args)
-    try:
-        conn.send((kind, payload))
-    except Exception as exc:  # e.g. a result that does not pickle
-        conn.send(("failed", f"the result could not be sent back: {_message(exc)}"))
-    conn.close()
+def _name(work: Callable[..., Any]) -> str:
+    return str(getattr(work, "__name__", "work"))
+
+
+def _joiner(thread: threading.Thread) -> Callable[[float | None], bool]:
+    def join(timeout: float | None) -> bool:
+        thread.join(timeout)
+        return not thread.is_alive()
+
+    return join
 
 
 def process_worker(work: Callable[..., Any], *args: Any, name: str | None = None) -> Worker:
     """Start ``work(job, *args)`` in a ``spawn`` child process (see the module text).
     ``work`` is a module-level function; ``args`` and the result must pickle."""
-    worker = Worker(name or getattr(work, "__name__", "work"))
+    worker = Worker(name or _name(work))
     send = _sender(worker.id)
     ctx = multiprocessing.get_context("spawn")
     receive, transmit = ctx.Pipe(duplex=False)
     cancel = ctx.Event()
-    child = ctx.Process(target=_child, args=(transmit, cancel, work, args),
+    child = ctx.Process(target=run_child, args=(transmit, cancel, work, args),
                         name=f"slicereview-{worker.name}")
     child.start()
     transmit.close()  # the child holds its end: end of file once it exits
@@ -324,7 +270,7 @@ def process_worker(work: Callable[..., Any], *args: Any, name: str | None = None
             child.join()
 
     thread = threading.Thread(target=pump, daemon=True, name=f"slicereview-{worker.name}")
-    worker._join = lambda timeout: (thread.join(timeout), not thread.is_alive())[1]
+    worker._join = _joiner(thread)
     _live[worker.id] = worker
     thread.start()
     return worker
@@ -420,6 +366,6 @@ def _task(relay: _Relay, tasks_id: int, generation: int, key: Hashable,
     try:
         result = fn(*args)
     except Exception as exc:  # reported to the view, which says why in its own words
-        relay.task_event.emit(tasks_id, generation, key, False, _message(exc))
+        relay.task_event.emit(tasks_id, generation, key, False, message(exc))
         return
     relay.task_event.emit(tasks_id, generation, key, True, result)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject
 
+from slicereview.engines.imaging.display import DisplayImage
 from slicereview.engines.imaging.loader import load_display
 from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.image_cache import DEFAULT_BUDGET
@@ -58,7 +59,7 @@ class Prefetcher(QObject):
         """Block until queued images are decoded (tests, benchmarks)."""
         return self.tasks.wait(msecs)
 
-    def _on_done(self, image_id: int, display: object) -> None:
+    def _on_done(self, image_id: int, display: DisplayImage) -> None:
         cache = self.gateway.cache
         if not self.gateway.is_open or image_id in cache:
             return

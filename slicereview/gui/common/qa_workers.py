@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from slicereview.gui.common.background import Job
+from slicereview.gui.common.job import Job
 from slicereview.store import Project
 
 if TYPE_CHECKING:

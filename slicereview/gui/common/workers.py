@@ -4,7 +4,7 @@ studies, building the demo, computing a review queue's features.
 Each is a plain function ``work(job, ...)`` for :func:`~slicereview.gui.common.background.
 thread_worker` or :func:`~slicereview.gui.common.background.process_worker`: plain data in
 (project paths, not connections: SQLite connections stay in the thread that opened them),
-plain data out, progress and Cancel through the :class:`~slicereview.gui.common.background.Job`.
+plain data out, progress and Cancel through the :class:`~slicereview.gui.common.job.Job`.
 Nothing here touches Qt.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from slicereview.gui.common.background import Job
+from slicereview.gui.common.job import Job
 from slicereview.store import Project
 
 if TYPE_CHECKING:  # the imaging engines (pydicom, SimpleITK) load when an import starts
@@ -54,9 +54,9 @@ def list_pacs_studies(job: Job, url: str, auth: Auth | None, search: str) -> lis
 
 
 def build_demo(job: Job, folder: Path) -> Path:
-    """Process worker: build (or find) the demo project in ``folder``; its path. Cancel stops it at the
-    next step (a half-built demo is never used: it is renamed into place only when
-    complete)."""
+    """Process worker: build (or find) the demo project in ``folder``; its path. Cancel
+    stops it at the next step (a half-built demo is never used: it is renamed into place only
+    when complete)."""
     from slicereview.demo.project import build_demo as build
 
     def step(done: int, total: int, what: str) -> None:

@@ -160,12 +160,12 @@ class OverviewPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.sections, 1)
-        gateway.project_opened.connect(self._on_project_changed)
-        gateway.project_closed.connect(self._on_project_changed)
+        gateway.project_opened.connect(self.on_project_changed)
+        gateway.project_closed.connect(self.on_project_changed)
         self._set_running(False)
 
     # -- computing -------------------------------------------------------------------------
-    def _on_project_changed(self, *_: object) -> None:
+    def on_project_changed(self, *_: object) -> None:
         self.cancel()
         self.data, self._stale = None, True
         self.subset_box.clear()

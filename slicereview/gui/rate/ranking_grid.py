@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QSize, Qt, Signal
@@ -41,6 +42,9 @@ from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.model import Image
 
+if TYPE_CHECKING:
+    from slicereview.engines.dicomweb.cache import RemoteInstance
+
 THUMB = 128
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 TIER_COLOURS = (QColor(235, 240, 250), QColor(250, 243, 230))
@@ -49,8 +53,8 @@ CAPTION = QColor(25, 25, 25)
 PAD = 16
 
 
-def _thumbnail(path: Path, image: Image, limits: Limits,
-               check: Callable[[Image, Path], bool]) -> np.ndarray:
+def _thumbnail(path: Path | RemoteInstance, image: Image, limits: Limits,
+               check: Callable[[Image, Path | RemoteInstance], bool]) -> np.ndarray:
     """Worker thread (plain data only, no project connection): a crash-safe ``uint8``
     thumbnail of a file still the one imported (``check``: the gateway's file check)."""
     check(image, path)
@@ -115,7 +119,7 @@ class RankingGrid(QWidget):
         layout.addWidget(self.grid, 1)
 
     def show_session(self, session_id: int) -> None:
-        rs = self.gateway.rating(session_id)
+        rs = self.gateway.rating.run(session_id)
         self.session_id = session_id
         kind = str(rs.kind)
         rows = rs.rows()
@@ -216,7 +220,7 @@ class RankingGrid(QWidget):
     def on_export(self) -> None:
         if self.session_id is None:
             return
-        name = self.gateway.rating(self.session_id).session.name
+        name = self.gateway.rating.run(self.session_id).session.name
         safe = "".join(c if c.isalnum() or c in "-_ " else "_" for c in name).strip()
         path, _ = QFileDialog.getSaveFileName(self, "Export ranking", f"{safe}.csv",
                                               "CSV (*.csv)")
@@ -224,6 +228,7 @@ class RankingGrid(QWidget):
             self.export_csv(Path(path))
 
     def export_csv(self, path: Path) -> int:
-        n = self.gateway.export_ranking_csv(self.session_id, path)
+        assert self.session_id is not None, "no session shown"
+        n = self.gateway.rating.export_ranking_csv(self.session_id, path)
         self.status.setText(f"{n} images written to {path}")
         return n
