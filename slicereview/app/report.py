@@ -3,8 +3,10 @@ project stands — acceptance per phase × group with times and Welch tests (Tab
 onboarding pre-filter and the owner's decisions, per-annotator quality (with STAPLE
 sensitivity and specificity), the annotator × annotator agreement matrix, inter- and
 intra-rater α histograms (Fig. 5), the queue evaluation curves (Fig. 6),
-annotation times per phase and, for classification questions, majority vote against gold and
-the generalizability coefficient. Every number names its method.
+annotation times per phase, for classification questions, majority vote against gold and
+the generalizability coefficient, and per rated image set its rating sessions with the
+Bradley–Terry scores ± SE of exhaustive sessions and the pooled ranking
+(:mod:`slicereview.app.report_rating`). Every number names its method.
 
 :func:`collect` gathers the values (with ``progress(done, total)``), :func:`render` writes the
 HTML, :func:`write_report` does both.
@@ -32,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from slicereview.app import qa_stats, report_plots
+from slicereview.app import qa_stats, report_plots, report_rating
 from slicereview.app.report_agreement import InterRater, inter_rater
 from slicereview.app.report_classes import TARGET, QuestionAnalysis, analyse_questions
 from slicereview.app.report_format import STAPLE_COLUMNS, STAPLE_NOTE, intra_note, staple_cells
@@ -45,7 +47,7 @@ from slicereview.store import Project
 
 Progress = Callable[[int, int], None]
 #: Steps of :func:`collect` besides the per-image agreement pass (which counts per image).
-_STEPS = 6
+_STEPS = 7
 #: Points of each Fig. 6 curve.
 CURVE_POINTS = 80
 
@@ -67,6 +69,7 @@ class ReportData:
     flags: dict[str, int] = field(default_factory=dict)
     subset: str = "all annotators"
     intra: IntraRater = field(default_factory=IntraRater)
+    rating: list[report_rating.ImageSetRating] = field(default_factory=list)
 
 
 def _quality(project: Project, agreement: InterRater) -> list[dict[str, Any]]:
@@ -169,11 +172,13 @@ def collect(project: Project, raters: Iterable[int] | None = None,
     for flag in project.image_flags():
         flags[flag.kind] = flags.get(flag.kind, 0) + 1
     step(6)
+    rating = report_rating.collect(project)
+    step(7)
     return ReportData(
         project.name, {r.id: (r.name, r.group or qa_stats.NO_GROUP) for r in project.raters()},
         acceptance, quality, onboarding, agreement, times,
         {p: qa_stats.outlier_limit(t) for p, t in times.items()}, evaluations, questions,
-        flags, subset, intra)
+        flags, subset, intra, rating)
 
 
 # -- HTML ------------------------------------------------------------------------------------
@@ -312,6 +317,7 @@ def render(data: ReportData) -> str:
                      "the gold answer, ties wrong. ICC(2,1): generalizability coefficient of one "
                      "random annotator (two-way ANOVA, answers coded by option position); "
                      "annotators needed by Spearman–Brown.</p>")
+    parts.append(report_rating.render(data.rating, _table))
     parts.append("</body></html>")
     return "\n".join(parts)
 
