@@ -42,7 +42,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from slicereview.app.rating_run import answer_outcomes
 from slicereview.engines.ranking.bt import Z95
@@ -169,7 +169,7 @@ def gather(project: Project, session_ids: Sequence[int] | None = None) -> Pooled
 def rank_pooled(data: PooledInput) -> PooledRanking:
     """The pooled ranking of ``data`` (pure: no project; safe in a worker thread)."""
     result = bt_fit(data.items, data.outcomes)
-    compared = [i for i, _, _ in result.ranked() if result.comparisons[i]]
+    compared = [cast(int, i) for i, _, _ in result.ranked() if result.comparisons[i]]
     ranks: dict[int, int] = {}
     for k, image_id in enumerate(compared):
         previous = compared[k - 1] if k else None

@@ -59,8 +59,8 @@ def noisy():
 
 
 def _show(label, sim):
-    print(f"\n{label}: sort pass {sim.sort_answers / N:.2f} answers/image, tau {sim.sort_pass_tau:.4f}"
-          f" (ranking() then {sim.sort_tau:.4f}); " + ", ".join(
+    print(f"\n{label}: sort pass {sim.sort_answers / N:.2f} answers/image, tau "
+          f"{sim.sort_pass_tau:.4f} (ranking() then {sim.sort_tau:.4f}); " + ", ".join(
               f"{p:g}/image tau {t:.4f} (expected {e:.3f})"
               for p, t, e in zip(sim.per_image, sim.tau, sim.expected_tau, strict=True)))
 

@@ -13,7 +13,14 @@ from PySide6.QtCore import Qt
 from slicereview.app.demo_ratings import add_demo_ratings
 from slicereview.app.rating_pooled import POOLED_COLUMNS, pooled_ranking
 from slicereview.store import Project
-from tests.gui.test_rate import _answer_all, _new_session, _press, _truth, _window, make_rate_project
+from tests.gui.test_rate import (
+    _answer_all,
+    _new_session,
+    _press,
+    _truth,
+    _window,
+    make_rate_project,
+)
 
 N = 6
 

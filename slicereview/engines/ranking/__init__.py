@@ -10,7 +10,6 @@ accuracy, see :mod:`slicereview.engines.ranking.active`)::
 """
 
 from slicereview.engines.ranking.active import ActiveRanking
-
 from slicereview.engines.ranking.replay import (
     ALGORITHMS,
     DEFAULT,

@@ -248,7 +248,7 @@ class ActiveRanking:
             question = self._sort.result()
             assert not isinstance(question, Ranking)
             if frozenset(question.pair) not in banned:
-                return question.pair  # type: ignore[return-value]
+                return question.pair
         n = len(self.items)
         mask = None
         if banned:
@@ -305,7 +305,7 @@ class ActiveRanking:
         (:func:`slicereview.engines.ranking.raters.estimate_noise`)."""
         return estimate_noise(self.items, [(x.a, x.b, x.s, x.rater) for x in self._answers])
 
-    def _cached(self, key: str, make):  # type: ignore[no-untyped-def]
+    def _cached(self, key: str, make):
         k = len(self._answers)
         hit = self._cache.get(key)
         if hit is None or hit[0] != k:

@@ -58,6 +58,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -76,8 +77,9 @@ Outcome = tuple[Hashable, Hashable, float]
 _VALUE = {"left": 1.0, "right": 0.0, "same": 0.5}
 
 
-def outcomes(answer_maps: Iterable[Mapping[tuple[Hashable, Hashable], str]]) -> list[Outcome]:
-    """Outcomes from one or more ``(left, right) -> "left" | "right" | "same"`` mappings.
+def outcomes(answer_maps: Iterable[Mapping[Any, str]]) -> list[Outcome]:
+    """Outcomes from one or more ``(left, right) -> "left" | "right" | "same"`` mappings (keys
+    are pairs of items; ``Any`` because ``Mapping`` is invariant in its key type).
 
     >>> outcomes([{("x", "y"): "right"}, {("x", "y"): "same"}])
     [('x', 'y', 0.0), ('x', 'y', 0.5)]
@@ -216,15 +218,16 @@ def fit(items: Sequence[Hashable], answers: Iterable[Outcome], alpha: float = BT
         wins[b] += 1.0 - s
     scores = dict.fromkeys(items, 0.0)
     se = dict.fromkeys(items, math.nan)
-    base = dict(comparisons={i: int(count[k]) for i, k in index.items()},
-                wins={i: float(wins[k]) for i, k in index.items()}, alpha=alpha)
+    comparisons = {i: int(count[k]) for i, k in index.items()}
+    won = {i: float(wins[k]) for i, k in index.items()}
     compared = np.flatnonzero(count)
     if n < 2 or len(compared) < 2:
-        return BTFit(items, scores, se, **base)
+        return BTFit(items, scores, se, comparisons, won, alpha)
     local = np.full(n, -1)
     local[compared] = np.arange(len(compared))
-    a, b, s = (np.array(c) for c in zip(*rows, strict=True))
-    w = win_matrix(len(compared), local[a.astype(int)], local[b.astype(int)], s)
+    first = np.array([r[0] for r in rows], dtype=int)
+    second = np.array([r[1] for r in rows], dtype=int)
+    w = win_matrix(len(compared), local[first], local[second], [r[2] for r in rows])
     theta = newton_map(w, alpha)
     theta -= theta.mean()
     sigma = np.linalg.inv(precision(w, theta, alpha))
@@ -233,4 +236,5 @@ def fit(items: Sequence[Hashable], answers: Iterable[Outcome], alpha: float = BT
     for k, i in enumerate(compared):
         scores[items[i]] = float(theta[k])
         se[items[i]] = float(errors[k])
-    return BTFit(items, scores, se, covariance=centred if covariance else None, **base)
+    return BTFit(items, scores, se, comparisons, won, alpha,
+                 centred if covariance else None)

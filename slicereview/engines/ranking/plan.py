@@ -43,7 +43,7 @@ class LogisticRater:
     """Prefers ``a`` with probability ``σ((truth[a] - truth[b]) / T)``, a fresh draw per call
     from its own seeded generator."""
 
-    def __init__(self, truth: Sequence[float], noise: float, seed: int = 0) -> None:
+    def __init__(self, truth: Sequence[float] | np.ndarray, noise: float, seed: int = 0) -> None:
         if noise <= 0:
             raise ValueError("the rater noise T must be > 0")
         self.truth = np.asarray(truth, dtype=float)
@@ -83,7 +83,7 @@ class RepeatedSort:
             self._new_pass()
             question = self._sort.result()
         assert not isinstance(question, Ranking)
-        return question.pair  # type: ignore[return-value]
+        return question.pair
 
     def add(self, a: Hashable, b: Hashable, winner: Hashable | None) -> None:
         s = 0.5 if winner is None else (1.0 if winner == a else 0.0)
@@ -97,7 +97,7 @@ class RepeatedSort:
         """The first pass's tiers once it has finished."""
         return self._first
 
-    def fit(self):  # type: ignore[no-untyped-def]
+    def fit(self):
         return fit(self.items, [(x.a, x.b, x.s) for x in self.answers], self.alpha)
 
 

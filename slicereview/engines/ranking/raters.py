@@ -75,9 +75,10 @@ def crowd_bt(items: Sequence[Hashable], answers: Sequence[RatedOutcome],
     rather than its reverse). M-step: the scores are the Bradley–Terry MAP of the answers
     counted as ``r`` of a win for the stated winner and ``1 - r`` for the other (the penalised
     fit of :mod:`slicereview.engines.ranking.bt`), and ``η_k`` is the mean ``r`` of rater
-    ``k``. Every rater starts at ``η = 0.9`` (trusted) and the scores at the plain fit, so when most answers come from good
-    raters the fit settles on the ranking they agree on; a majority answering the reverse
-    question would be taken for the truth (the model cannot tell which way is "more").
+    ``k``. Every rater starts at ``η = 0.9`` (trusted) and the scores at the plain fit, so
+    when most answers come from good raters the fit settles on the ranking they agree on; a
+    majority answering the reverse question would be taken for the truth (the model cannot
+    tell which way is "more").
     A "same" is half an answer each way.
     """
     index = {item: i for i, item in enumerate(items)}

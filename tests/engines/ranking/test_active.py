@@ -201,7 +201,7 @@ def test_best_pair_is_the_argmax_of_every_pair(criterion):
 
 def test_confidence_meter_raters_and_noise():
     r, _, truth = _session(n=20, noise=0.3, answers=160)
-    for k in range(40):  # a second rater, repeating pairs
+    for _ in range(40):  # a second rater, repeating pairs
         a, b = r.next_pair()
         r.add(a, b, a if truth[a] > truth[b] else b, rater="careful")
     meter = r.confidence(least=3)

@@ -82,7 +82,7 @@ def test_noise_estimate_from_repeats_and_triads(noise):
     est = estimate_noise(range(n), answers)
     assert est.repeat_pairs == len(everything) and est.triads == n * (n - 1) * (n - 2) // 6
     assert est.intransitive > 0 and not est.bound
-    assert est.T == pytest.approx(noise, rel=0.25)
+    assert pytest.approx(noise, rel=0.25) == est.T
 
 
 def test_noise_needs_contradictions_to_be_measured():
