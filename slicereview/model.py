@@ -118,7 +118,8 @@ class Session:
     rater_id: int
     image_set_id: int
     name: str
-    question: str = ""
+    #: The text the session asks (stored in the ``sessions.question`` column).
+    prompt: str = ""
     seed: int = 0
     phase: Phase = Phase.FORMAL
     algorithm: str | None = None
@@ -193,6 +194,23 @@ class NewImage:
     info: dict | None = None
 
 @dataclass(frozen=True)
+class DicomwebRef:
+    """Where a source lives on a PACS: the DICOMweb service's base URL (no credentials) and
+    the instance's Study, Series and SOP Instance UIDs."""
+
+    url: str
+    study_uid: str
+    series_uid: str
+    sop_uid: str
+
+    @property
+    def wado_url(self) -> str:
+        """The instance's WADO-RS address (what the project shows as its path)."""
+        return (f"{self.url}/studies/{self.study_uid}/series/{self.series_uid}"
+                f"/instances/{self.sop_uid}")
+
+
+@dataclass(frozen=True)
 class RelinkReport:
     relinked: int
     still_missing: list[str]
@@ -227,7 +245,8 @@ class Question:
     ``scope`` is ``"image"`` (answered once per image) or ``"polygon"`` (per polygon); ``kind``
     is ``"radio"``, ``"checklist"``, ``"text"`` or ``"dropdown"``. ``options`` is a list of
     choices, or for dropdowns a nested tree ``[{"value": ..., "children": [...]}, ...]``.
-    Answers are stored under ``name`` in the classification JSON.
+    Answers are stored under ``name`` (the question's *key*) in the classification JSON.
+    A ``retired`` question is no longer asked; the answers stored under its key stay.
     """
 
     id: int
@@ -237,6 +256,7 @@ class Question:
     name: str
     title: str
     options: list = field(default_factory=list, compare=False, hash=False)
+    retired: bool = False
 
 
 @dataclass(frozen=True)
@@ -274,7 +294,7 @@ class Review:
 
 @dataclass(frozen=True)
 class Batch:
-    """A named image set of one phase with the owner's rules (see ``app/workflow.py``).
+    """A named image set of one phase with the owner's rules (see ``app/qa/workflow.py``).
 
     ``min_dice``: the pre-filter (mean Dice against gold an annotator needs to go on; ``None``:
     no pre-filter). ``alpha_threshold``: the low-agreement threshold on an image's strict α

@@ -8,6 +8,10 @@ The GUI's gateway, the CLI and scripts all call these functions, so the rules ho
 * **submitting needs polygons** — an empty annotation is finished with
   :func:`finish` ``(..., NOTHING_TO_ANNOTATE)`` instead, which is refused while polygons exist
   (the store checks that one, it is a consistency rule of the data);
+* **the owner's decision holds** — an annotator held back after onboarding (the owner said
+  *stop*, or has not decided yet) cannot start or change pilot or formal work: every write
+  here refuses with :class:`~slicereview.app.qa.workflow.OnHold` and its one sentence (who
+  decided, when, why; :func:`slicereview.app.qa.workflow.why_not_start`);
 * annotators are raters with the ``annotator`` role, people listed before simulated ones;
 * an annotator's **batch** (:func:`batch_images`) is the set of images they work through in a
   phase — never the rating image sets.
@@ -43,7 +47,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from slicereview.engines.masks import rasterize
-from slicereview.model import AnnotationStatus, Phase, Polygon, Rater, Role
+from slicereview.model import Annotation, AnnotationStatus, Phase, Polygon, Rater, Role
 from slicereview.store import Project
 
 NO_POLYGONS = "No polygons yet: draw some, or use 'Nothing to annotate'."
@@ -63,6 +67,43 @@ def add_annotator(project: Project, name: str) -> int:
     return project.ensure_rater(name, Role.ANNOTATOR)
 
 
+def check_may_work(project: Project, rater_id: int, phase: Phase | str) -> None:
+    """Raise :class:`~slicereview.app.qa.workflow.OnHold` when the owner's decision after
+    onboarding holds the rater back from ``phase``."""
+    if Phase(phase) is Phase.ONBOARDING:
+        return  # (no query: onboarding is always open)
+    from slicereview.app.qa.workflow import check_may_start  # (not needed at start-up)
+
+    check_may_start(project, rater_id, phase)
+
+
+def _check(project: Project, annotation_id: int) -> None:
+    ann = project.annotation(annotation_id)
+    check_may_work(project, ann.rater_id, ann.phase)
+
+
+def start(project: Project, rater_id: int, image_id: int, phase: Phase | str = Phase.FORMAL,
+          round: int = 1) -> Annotation:
+    """The rater's annotation of the image in ``phase`` and ``round``, created (empty,
+    *in progress*) when missing — refused while the owner's decision holds the rater back."""
+    with project.transaction():  # (a busy file is one clear error, and the check and the
+        # write see the same state)
+        found = project.annotation_for(rater_id, image_id, phase, round, create=False)
+        if found is not None:
+            return found
+        check_may_work(project, rater_id, phase)
+        made = project.annotation_for(rater_id, image_id, phase, round, create=True)
+    assert made is not None
+    return made
+
+
+def set_classifications(project: Project, annotation_id: int, answers: dict) -> None:
+    """Store the image-level answers of an annotation (``{question key: answer}``)."""
+    with project.transaction():
+        _check(project, annotation_id)
+        project.set_image_classifications(annotation_id, answers)
+
+
 def _reopen(project: Project, annotation_id: int) -> None:
     if project.annotation(annotation_id).status is AnnotationStatus.SUBMITTED:
         project.set_annotation_status(annotation_id, AnnotationStatus.IN_PROGRESS)
@@ -72,6 +113,7 @@ def add_polygon(project: Project, annotation_id: int, polygon: Polygon,
                 position: int | None = None) -> int:
     """Add ``polygon`` (at drawing ``position``, default on top); returns its id."""
     with project.transaction():
+        _check(project, annotation_id)
         new_id = project.add_polygon(annotation_id, polygon, position)
         _reopen(project, annotation_id)
     return new_id
@@ -82,6 +124,7 @@ def update_polygon(project: Project, annotation_id: int, polygon: Polygon) -> No
     if polygon.id is None:
         raise ValueError("only a stored polygon (with an id) can be updated")
     with project.transaction():
+        _check(project, annotation_id)
         project.update_polygon(polygon.id, polygon)
         _reopen(project, annotation_id)
 
@@ -89,6 +132,7 @@ def update_polygon(project: Project, annotation_id: int, polygon: Polygon) -> No
 def delete_polygon(project: Project, annotation_id: int, polygon_id: int) -> int:
     """Delete a polygon; returns the drawing position it had (for undo)."""
     with project.transaction():
+        _check(project, annotation_id)
         position = project.delete_polygon(polygon_id)
         _reopen(project, annotation_id)
     return position
@@ -98,6 +142,7 @@ def replace_polygons(project: Project, annotation_id: int, polygons: Sequence[Po
                      ) -> list[int]:
     """Make ``polygons`` the annotation's whole content (one transaction); returns ids."""
     with project.transaction():
+        _check(project, annotation_id)
         ids = project.replace_polygons(annotation_id, polygons)
         _reopen(project, annotation_id)
     return ids
@@ -109,15 +154,17 @@ def finish(project: Project, annotation_id: int, status: AnnotationStatus | str)
     ``submitted`` with no polygons raises :class:`ValueError` (:data:`NO_POLYGONS`);
     ``nothing_to_annotate`` with polygons is refused by the store. A finished annotation is
     then scored against gold and the low-agreement rule applied
-    (:func:`slicereview.app.low_agreement.after_finish`).
+    (:func:`slicereview.app.qa.low_agreement.after_finish`).
     """
     status = AnnotationStatus(status)
-    if status is AnnotationStatus.SUBMITTED and not project.polygons(annotation_id):
-        raise ValueError(NO_POLYGONS)
-    project.set_annotation_status(annotation_id, status)
+    with project.transaction():
+        _check(project, annotation_id)
+        if status is AnnotationStatus.SUBMITTED and not project.polygons(annotation_id):
+            raise ValueError(NO_POLYGONS)
+        project.set_annotation_status(annotation_id, status)
     if status is not AnnotationStatus.IN_PROGRESS:
         # the QA workflow: onboarding work is scored against gold, low agreement acted on
-        from slicereview.app.low_agreement import after_finish
+        from slicereview.app.qa.low_agreement import after_finish
 
         after_finish(project, annotation_id)
 
@@ -140,7 +187,7 @@ def batch_images(project: Project, phase: Phase | str) -> list[int]:
     >>> ids = [project.add_source(pathlib.Path(__file__), str(k) * 64, "png",
     ...                           [NewImage(6, 6)])[0] for k in range(4)]
     >>> rating = project.create_image_set("motion", ids[2:])
-    >>> from slicereview.app.rating import create_session
+    >>> from slicereview.app.rating.sessions import create_session
     >>> _ = create_session(project, "sort", add_annotator(project, "r"), rating, "s")
     >>> batch_images(project, "formal") == ids[:2]      # the rating set is not annotated
     True

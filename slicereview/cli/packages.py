@@ -1,5 +1,5 @@
 """``slicereview package`` and ``slicereview merge``: work packages for annotators on other
-machines (see :mod:`slicereview.app.packages`; imported in the handlers)."""
+machines (see :mod:`slicereview.app.qa.packages`; imported in the handlers)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,17 @@ from slicereview.store import Project
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("package", help="write one annotator's work as a self-contained zip")
-    p.add_argument("project", type=Path)
-    p.add_argument("--annotator", required=True, metavar="NAME")
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    p.add_argument("--annotator", required=True, metavar="NAME",
+                   help="whose work (an annotator's name)")
     p.add_argument("--batch", metavar="B", help="only this batch (default: all their work)")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE.zip")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE.zip",
+                   help="the zip to write (must not exist)")
     p.set_defaults(func=cmd_package)
     p = sub.add_parser("merge", help="take an annotator's package back into the project")
-    p.add_argument("project", type=Path)
-    p.add_argument("file", type=Path)
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    p.add_argument("file", type=Path,
+                   help="the package zip the annotator sent back (same layout as written)")
     p.set_defaults(func=cmd_merge)
 
 
@@ -29,7 +32,7 @@ def _open(path: Path) -> Project:
 
 
 def cmd_package(args: argparse.Namespace) -> int:
-    from slicereview.app.packages import package
+    from slicereview.app.qa.packages import package
 
     with _open(args.project) as project:
         out = package(project, args.annotator, args.out, args.batch)
@@ -39,7 +42,7 @@ def cmd_package(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from slicereview.app.packages import merge
+    from slicereview.app.qa.packages import merge
 
     if not args.file.is_file():
         raise FileNotFoundError(f"no package file {args.file}")

@@ -28,12 +28,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--name", help="project name (default: the file name)")
     p.set_defaults(func=cmd_new)
 
-    p = sub.add_parser("import", help="add image files or folders (recursive) to a project",
+    p = sub.add_parser("import", help="add image files or folders (recursive), or images from "
+                       "a PACS over DICOMweb, to a project",
                        description="Add image files or folders (recursive) to a project. "
                        "Duplicates (same SHA-256) are skipped; unreadable files are listed with "
-                       "the reason and do not stop the import (exit code 1 if there were any).")
-    p.add_argument("project", type=Path)
-    p.add_argument("paths", nargs="+", type=Path, help="files and folders to import")
+                       "the reason and do not stop the import (exit code 1 if there were any). "
+                       "With --dicomweb, import from a PACS instead (docs/dicom.md).")
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    p.add_argument("paths", nargs="*", type=Path, help="files and folders to import")
+    pacs = p.add_argument_group(
+        "from a PACS", "credentials come from SLICEREVIEW_DICOMWEB_TOKEN (bearer) or "
+        "SLICEREVIEW_DICOMWEB_USER and SLICEREVIEW_DICOMWEB_PASSWORD (basic), or a prompt; "
+        "they are never stored")
+    pacs.add_argument("--dicomweb", metavar="URL",
+                      help="the DICOMweb service, e.g. http://localhost:8042/dicom-web")
+    pacs.add_argument("--study", action="append", default=[], metavar="UID",
+                      help="Study Instance UID to import (repeat; default: every study listed)")
+    pacs.add_argument("--series", action="append", default=[], metavar="UID",
+                      help="only this Series Instance UID (repeat)")
+    pacs.add_argument("--modality", metavar="CODE", help="only series of this modality, e.g. MG")
     p.add_argument("--slices", default="middle", metavar="WHICH",
                    help="slices of 3-D volumes to import: middle (default), all, every:K, "
                         "range:START:STOP[:STEP] (STOP exclusive)")
@@ -60,14 +73,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("relink", help="find moved image files below NEW_ROOT and update the paths")
-    p.add_argument("project", type=Path)
-    p.add_argument("new_root", type=Path)
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    p.add_argument("new_root", type=Path,
+                   help="a folder below which the moved files are (searched recursively)")
     p.add_argument("--no-verify", action="store_true",
                    help="accept files whose SHA-256 differs from the imported file")
     p.set_defaults(func=cmd_relink)
 
     p = sub.add_parser("info", help="counts of images, raters, answers..., and missing files")
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
     p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("demo", help="build (or reuse) the demo project and open it")
@@ -80,11 +94,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 @dataclass(frozen=True)
 class GuiRequest:
-    """What ``open`` and ``demo`` ask the GUI to show (``project`` ``None``: the start page)."""
+    """What ``open`` and ``demo`` ask the GUI to show (``project`` ``None``: the start page;
+    ``tab`` ``None``: the View tab)."""
 
     project: Path | None
     screenshot: Path | None = None
     size: str = "1400x900"
+    tab: str | None = None
+
+
+#: The main window's tabs, as ``--tab`` names them.
+TABS = ("view", "annotate", "rate", "review", "overview")
 
 
 def _screenshot_option(p: argparse.ArgumentParser) -> None:
@@ -92,11 +112,14 @@ def _screenshot_option(p: argparse.ArgumentParser) -> None:
                    help="render the main window offscreen to a PNG file and exit")
     p.add_argument("--size", default="1400x900", metavar="WxH",
                    help="window size for --screenshot (default 1400x900)")
+    p.add_argument("--tab", choices=TABS, default=None,
+                   help="the tab to show (with --screenshot: to render, after its background "
+                        "work finished); default: View")
 
 
 def cmd_open(args: argparse.Namespace) -> GuiRequest:
     if args.project is not None and args.project.suffix.lower() == ".zip":
-        from slicereview.app.packages import unpack
+        from slicereview.app.qa.packages import unpack
 
         args.project = unpack(args.project)  # a work package: checked, unpacked beside it once
     if args.screenshot is not None and args.project is not None:
@@ -104,7 +127,7 @@ def cmd_open(args: argparse.Namespace) -> GuiRequest:
         # nobody can close. Read-only, so the file is left untouched.
         Project.open(args.project, read_only=True).close()
     _refuse_without_display(args.screenshot)
-    return GuiRequest(args.project, args.screenshot, args.size)
+    return GuiRequest(args.project, args.screenshot, args.size, args.tab)
 
 
 def _refuse_without_display(screenshot: Path | None) -> None:
@@ -135,10 +158,16 @@ def _limit_changes(args: argparse.Namespace) -> dict[str, float]:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from slicereview.app.decoding import set_project_limits
-    from slicereview.app.importing import import_paths
+    from slicereview.app.images.importing import import_paths
+    from slicereview.app.images.limits import set_project_limits
     from slicereview.engines.imaging.importer import parse_slices
 
+    if args.dicomweb:
+        from slicereview.cli.pacs import import_dicomweb
+
+        return import_dicomweb(args, _limit_changes(args))
+    if not args.paths:
+        raise ValueError("give files or folders to import, or --dicomweb URL")
     slices = parse_slices(args.slices, axis=args.axis)
     if args.create and not args.project.exists():
         Project.create(args.project).close()
@@ -150,11 +179,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     print(report.summary())
     for line in report.details():
         print(f"  {line}")
-    return 1 if report.failed else 0  # scripts notice unreadable files; the rest is imported
+    # Scripts notice unreadable and skipped names; the rest is imported.
+    return 1 if report.failed or report.skipped else 0
 
 
 def cmd_relink(args: argparse.Namespace) -> int:
-    from slicereview.app.importing import relink
+    from slicereview.app.images.importing import relink
 
     with Project.open(args.project) as project:
         report = relink(project, args.new_root, verify=not args.no_verify)
@@ -185,15 +215,15 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int | GuiRequest:
-    from slicereview.app.demo import build_demo
+    from slicereview.demo.project import build_demo
 
     if args.dir is not None and args.dir.exists() and not args.dir.is_dir():
         raise NotADirectoryError(f"--dir {args.dir} is a file; give a folder for the demo "
                                  "project (it is created if missing)")
     if not args.no_gui:
-        _refuse_without_display(args.screenshot)  # before the 10-30 s build
+        _refuse_without_display(args.screenshot)  # before the build (20-25 s of CPU time)
     project_path = build_demo(args.dir, progress=ProgressBar("Building demo"))
     print(f"Demo project: {project_path}", file=sys.stderr)
     if args.no_gui:
         return 0
-    return GuiRequest(project_path, args.screenshot, args.size)
+    return GuiRequest(project_path, args.screenshot, args.size, args.tab)

@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "ranking", help="show or export a rating session's ranking, or the pooled ranking of "
                         "several pairwise sessions (--pooled)")
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
     p.add_argument("session", nargs="?", help="session id or name (not with --pooled)")
     p.add_argument("--pooled", action="store_true",
                    help="one Bradley–Terry fit over the answers of several sort/exhaustive "
@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("reliability",
                        help="agreement between finished rating sessions over the same images")
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
     p.add_argument("sessions", nargs="+", metavar="SESSION", help="two or more session ids/names")
     p.add_argument("--randomisations", type=int, default=100,
                    help="random tie-breaks to average over (default 100, as in SliceLabeler)")
@@ -56,8 +56,8 @@ def _open(path: Path) -> Project:
 
 
 def cmd_ranking(args: argparse.Namespace) -> int:
-    from slicereview.app.rating import ranking_table, write_ranking_csv
-    from slicereview.app.rating_run import RatingRun
+    from slicereview.app.rating.run import RatingRun
+    from slicereview.app.rating.sessions import ranking_table, write_ranking_csv
 
     if args.pooled:
         if args.session is not None:
@@ -84,10 +84,10 @@ def cmd_ranking(args: argparse.Namespace) -> int:
         for row in table:
             print(f"{row[3]!s:>4}  {row[4]!s:>4}  {row[1]:<8}  {row[5]:>8}  {row[2]}")
         return 0
-    from slicereview.engines.ranking.bt import BT_ALPHA, METHOD
+    from slicereview.app.rating.run import BT_METHOD
 
     own = "wins-losses" if str(rs.kind) == "exhaustive" else "score"
-    print(f"BT = {METHOD.format(alpha=BT_ALPHA)}")
+    print(f"BT = {BT_METHOD}")
     print(f"{'rank':>4}  {'tier':>4}  {'case':<8}  {own:>11}  {'BT score':>8}  {'SE':>6}  "
           f"{'n':>4}  file")
     for row in table:
@@ -102,7 +102,7 @@ def _num(cell: str) -> str:
 
 
 def _pooled(args: argparse.Namespace) -> int:
-    from slicereview.app.rating_pooled import pooled_ranking, pooled_table, write_pooled_csv
+    from slicereview.app.rating.pooled import pooled_ranking, pooled_table, write_pooled_csv
 
     with _open(args.project) as project:
         ids = [project.find_session(ref).id for ref in args.sessions or []]
@@ -130,7 +130,7 @@ def _pooled(args: argparse.Namespace) -> int:
 
 
 def cmd_reliability(args: argparse.Namespace) -> int:
-    from slicereview.app.rating_run import RatingRun
+    from slicereview.app.rating.run import RatingRun
     from slicereview.engines.ranking.reliability import SEED, format_report, reliability
 
     if len(args.sessions) < 2:

@@ -1,6 +1,6 @@
 """``slicereview report PROJECT --out report.html``: the owner's report as one stand-alone HTML
-file (see :mod:`slicereview.app.report`). The application layer (numpy, scipy, matplotlib) is
-imported in the handler."""
+file (see :mod:`slicereview.app.report.owner_report`). The application layer (numpy, scipy,
+matplotlib) is imported in the handler."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from pathlib import Path
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="write the owner's QA report (stand-alone HTML)")
-    p.add_argument("project", type=Path)
-    p.add_argument("--out", type=Path, required=True, metavar="report.html")
+    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    p.add_argument("--out", type=Path, required=True, metavar="report.html",
+                   help="the HTML file to write (stand-alone: plots embedded)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--group", help="agreement over the annotators of this group only")
     who.add_argument("--without-group", metavar="GROUP",
@@ -22,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from slicereview.app.report import write_report
+    from slicereview.app.report.owner_report import write_report
     from slicereview.cli._common import ProgressBar
     from slicereview.model import Role
     from slicereview.store import Project

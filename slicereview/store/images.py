@@ -1,7 +1,8 @@
 """Store methods for files, images, image sets and relinking moved folders.
 
 Paths are stored relative to the project's folder when the file lies below it (forward
-slashes), absolute otherwise, plus the file's SHA-256 so that a moved folder can be relinked
+slashes; a name that is not UTF-8 escaped, :mod:`.file_names`), absolute otherwise, plus the
+file's SHA-256 so that a moved folder can be relinked
 and verified.
 """
 
@@ -13,6 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from slicereview.model import Image, NewImage, Source
 from slicereview.store._base import StoreBase, dumps, last_id, loads, now_iso
+from slicereview.store.file_names import from_text, to_text
 
 
 def _image(row: sqlite3.Row) -> Image:
@@ -36,13 +38,13 @@ class ImagesMixin(StoreBase):
         """How ``file`` is stored: relative to the project folder when below it."""
         file = Path(file).absolute()
         try:
-            return PurePosixPath(*file.relative_to(self.path.parent).parts).as_posix()
+            return to_text(PurePosixPath(*file.relative_to(self.path.parent).parts).as_posix())
         except ValueError:
-            return file.as_posix()
+            return to_text(file.as_posix())
 
     def resolve(self, stored: str) -> Path:
         """The absolute path of a stored path."""
-        p = Path(stored)
+        p = Path(from_text(stored))
         return p if p.is_absolute() else self.path.parent / p
 
     # -- sources and images ----------------------------------------------------------------
@@ -130,8 +132,11 @@ class ImagesMixin(StoreBase):
 
     # -- missing files and relinking -------------------------------------------------------
     def missing_sources(self) -> list[Source]:
-        """Sources whose file is not where the project says it is."""
-        return [s for s in self.sources() if not self.resolve(s.path).is_file()]
+        """Sources whose file is not where the project says it is (a source on a PACS is
+        never missing: its pixels are fetched again)."""
+        remote = {r[0] for r in self.conn.execute("SELECT source_id FROM dicomweb_sources")}
+        return [s for s in self.sources()
+                if s.id not in remote and not self.resolve(s.path).is_file()]
 
     def set_source_paths(self, updates: Sequence[tuple[int, str | Path]]) -> int:
         """Store new locations ``(source id, file)`` in one transaction; returns how many."""

@@ -25,6 +25,7 @@ from slicereview import __version__
 from slicereview.store._base import StoreBase, now_iso
 from slicereview.store.annotations import AnnotationsMixin
 from slicereview.store.connection import connect, create_file, set_busy_timeout
+from slicereview.store.dicomweb import DicomwebMixin
 from slicereview.store.guidelines import GuidelinesMixin
 from slicereview.store.images import ImagesMixin
 from slicereview.store.packages import PackagesMixin
@@ -39,7 +40,7 @@ SUFFIX = ".srproj"
 
 
 class Project(ImagesMixin, RatersMixin, RatingMixin, AnnotationsMixin, RepeatsMixin, ReviewsMixin,
-              WorkflowMixin, GuidelinesMixin, PackagesMixin, StoreBase):
+              WorkflowMixin, GuidelinesMixin, PackagesMixin, DicomwebMixin, StoreBase):
     """An open slicereview project file.
 
     Use :meth:`open` or :meth:`create`; close with :meth:`close` or a ``with`` block.

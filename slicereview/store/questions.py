@@ -5,17 +5,16 @@ from __future__ import annotations
 import sqlite3
 
 from slicereview.model import Question
-from slicereview.store._base import StoreBase, dumps, last_id, loads
+from slicereview.store._base import StoreBase, dumps, last_id, loads, now_iso
 
 QUESTION_SCOPES = ("image", "polygon")
 QUESTION_KINDS = ("radio", "checklist", "text", "dropdown")
 
 
-
-
 def _question(row: sqlite3.Row) -> Question:
     return Question(row["id"], row["position"], row["scope"], row["kind"], row["name"],
-                    row["title"], loads(row["options"]) or [])  # type: ignore[arg-type]
+                    row["title"], loads(row["options"]) or [],  # type: ignore[arg-type]
+                    row["retired_at"] is not None)
 
 
 class QuestionsMixin(StoreBase):
@@ -34,13 +33,37 @@ class QuestionsMixin(StoreBase):
             )
         return last_id(cur)
 
-    def questions(self, scope: str | None = None) -> list[Question]:
-        """The questions in their order, optionally only one ``scope``."""
-        sql = "SELECT * FROM questions"
+    def questions(self, scope: str | None = None, *, retired: bool = False) -> list[Question]:
+        """The questions asked, in their order, optionally only one ``scope``; ``retired``:
+        the retired ones too (in their places)."""
+        where = [] if retired else ["retired_at IS NULL"]
         args: tuple[str, ...] = ()
         if scope is not None:
-            sql, args = sql + " WHERE scope = ?", (scope,)
+            where.append("scope = ?")
+            args = (scope,)
+        sql = "SELECT * FROM questions" + (" WHERE " + " AND ".join(where) if where else "")
         return [_question(r) for r in self.conn.execute(sql + " ORDER BY position, id", args)]
+
+    def question_by_name(self, name: str) -> Question | None:
+        """The question whose answers are stored under ``name`` (retired or not)."""
+        row = self.conn.execute("SELECT * FROM questions WHERE name = ?", (name,)).fetchone()
+        return None if row is None else _question(row)
+
+    def set_question_retired(self, question_id: int, retired: bool) -> None:
+        """Retire a question (no longer asked; stored answers stay) or bring it back."""
+        with self.transaction():
+            self.question(question_id)
+            self.conn.execute("UPDATE questions SET retired_at = ? WHERE id = ?",
+                              (now_iso() if retired else None, question_id))
+
+    def question_answer_count(self, name: str, scope: str) -> int:
+        """How many annotations (``image`` scope) or polygons (``polygon``) hold an answer
+        stored under ``name``."""
+        table = "annotations" if scope == "image" else "polygons"
+        path = '$."' + name.replace('"', '\\"') + '"'
+        return int(self.conn.execute(
+            f"SELECT count(*) FROM {table} WHERE json_type(classifications, ?) IS NOT NULL",
+            (path,)).fetchone()[0])
 
     def question(self, question_id: int) -> Question:
         row = self.conn.execute("SELECT * FROM questions WHERE id = ?",

@@ -29,6 +29,13 @@ class RatersMixin(StoreBase):
         ids = [r[0] for r in self.conn.execute("SELECT id FROM raters ORDER BY id")]
         return [self.rater(i) for i in ids]
 
+    def set_rater_group(self, rater_id: int, group: str | None) -> None:
+        """Put a rater in ``group`` (``None``: in no group)."""
+        with self.transaction():
+            if self.conn.execute("UPDATE raters SET group_name = ? WHERE id = ?",
+                                 (group, rater_id)).rowcount == 0:
+                raise KeyError(f"no rater {rater_id} in this project")
+
     def rater_by_name(self, name: str) -> Rater | None:
         row = self.conn.execute("SELECT id FROM raters WHERE name = ?", (name,)).fetchone()
         return None if row is None else self.rater(row[0])

@@ -223,7 +223,7 @@ CREATE UNIQUE INDEX annotations_one_repeat ON annotations (repeat_of)
     WHERE repeat_of IS NOT NULL;
 """
 
-# Version 4: the QA workflow (see slicereview/app/workflow.py and app/guidelines.py).
+# Version 4: the QA workflow (see slicereview/app/qa/workflow.py and app/qa/guidelines.py).
 #
 # `batches`: a named image set of one phase with the owner's rules: the pre-filter (mean Dice
 # against gold ≥ `min_dice`), the low-agreement threshold on strict α (`alpha_threshold`, NULL:
@@ -236,7 +236,7 @@ CREATE UNIQUE INDEX annotations_one_repeat ON annotations (repeat_of)
 # `image_flags`: why an image got one more annotator or was sent to review first.
 # `guideline_views`: when a rater last looked at which version; `guideline_entries`: examples
 # promoted from reviews (comment or tag, image crop as PNG). `merge_conflicts`: work packages
-# (app/packages.py). Annotations and reviews record
+# (app/qa/packages.py). Annotations and reviews record
 # the guideline version in force. meta 'project_uuid' identifies a project (packages).
 _V4 = """
 CREATE TABLE batches (
@@ -331,8 +331,30 @@ ALTER TABLE reviews ADD COLUMN guideline_version INTEGER;
 INSERT OR IGNORE INTO meta (key, value) VALUES ('project_uuid', lower(hex(randomblob(16))));
 """
 
+_V5 = """
+-- A source that lives on a PACS (imported over DICOMweb): the service's base URL (never with
+-- credentials) and the instance's UIDs, so that its pixels can be fetched again. Its
+-- `sources.path` is the instance's WADO-RS URL; the pixels are cached outside the project.
+CREATE TABLE dicomweb_sources (
+    source_id  INTEGER PRIMARY KEY REFERENCES sources(id) ON DELETE CASCADE,
+    url        TEXT NOT NULL,
+    study_uid  TEXT NOT NULL,
+    series_uid TEXT NOT NULL,
+    sop_uid    TEXT NOT NULL,
+    UNIQUE (url, sop_uid)
+);
+CREATE INDEX dicomweb_sources_sop ON dicomweb_sources (sop_uid);
+"""
+
+# Version 6: questions the owner retired (slicereview/app/questions.py). A retired question is
+# no longer asked; the answers stored under its name stay (they are part of the annotations'
+# classifications JSON), so retiring never loses work and restoring brings it back.
+_V6 = """
+ALTER TABLE questions ADD COLUMN retired_at TEXT;
+"""
+
 #: Ordered migrations; ``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``.
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4]
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6]
 
 #: The schema version this build writes.
 SCHEMA_VERSION = len(MIGRATIONS)

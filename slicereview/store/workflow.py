@@ -1,6 +1,6 @@
 """Store methods of the QA workflow: batches and assignments, gold, gold scores, the owner's
 qualification decisions and image flags (schema version 3). The rules are in
-:mod:`slicereview.app.workflow`; the store keeps the data consistent only.
+:mod:`slicereview.app.qa.workflow`; the store keeps the data consistent only.
 
 Example
 -------
@@ -145,7 +145,7 @@ class WorkflowMixin(StoreBase):
                                          now_iso()))
 
     def gold_scores(self) -> dict[int, dict]:
-        """annotation id → its scores against gold (see ``app.workflow.score_against_gold``)."""
+        """annotation id → its scores against gold (see ``app.qa.workflow.score_against_gold``)."""
         return {r[0]: json.loads(r[1]) for r in self.conn.execute(
             "SELECT annotation_id, scores FROM gold_scores")}
 

@@ -11,9 +11,9 @@ import numpy as np
 from PIL import Image as PILImage
 
 from slicereview.app.annotating import finish
-from slicereview.app.review_decisions import decide
-from slicereview.app.workflow import decide as qualify
-from slicereview.app.workflow import define_batch, mark_gold
+from slicereview.app.qa.workflow import decide as qualify
+from slicereview.app.qa.workflow import define_batch, mark_gold
+from slicereview.app.review.decisions import decide
 from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
 
@@ -80,8 +80,9 @@ def build(folder: Path, images: int = 16, seed: int = 0) -> Path:
                         decide(p, expert, a, "reject", ["outline too loose"])
                     else:
                         decide(p, expert, a, "accept")
-        for name in ann:
-            qualify(p, ob, ann[name], owner, go_on=True,
-                    reason="" if noise[name] < 4 else "kept to compare the groups")
+            if phase == "onboarding":  # the owner lets everyone go on before pilot work
+                for name in ann:
+                    qualify(p, ob, ann[name], owner, go_on=True,
+                            reason="" if noise[name] < 4 else "kept to compare the groups")
         p.add_guideline("# Task\n\nOutline every calcified vessel.\n")
     return path

@@ -13,7 +13,7 @@ reaches — 0.9698 over 20 seeds; docs/rate.md has the numbers):
 - at the budget of one sort pass (where the session's opening sort ends), ``ranking()`` is
   never more than 0.01 below the sort pass's own tiers;
 - at 20 comparisons per image the chosen criterion beats repeated sort passes pooled in one
-  Bradley–Terry fit (Maystre & Grossglauser 2017), the baseline.
+  Bradley–Terry fit [MaystreGrossglauser2017], the baseline.
 
 Latency: n = 500 with 10,000 stored answers (the sort pass, then answers to the session's own
 proposals from a simulated rater), rebuilt from the stored answers; then ROUNDS live answers,

@@ -1,13 +1,12 @@
 """Bradley–Terry scores with standard errors, from any pairwise answers.
 
-The model (Bradley & Terry 1952, "Rank analysis of incomplete block designs: I. The method of
-paired comparisons"): image ``a`` is preferred to ``b`` with probability
+The model [BradleyTerry1952]: image ``a`` is preferred to ``b`` with probability
 ``p = 1 / (1 + exp(-(θ_a - θ_b)))``. :func:`fit` returns the *maximum a posteriori* scores θ
 under an isotropic Gaussian prior, i.e. it minimises
 
     ``alpha * Σ θ_i²  -  Σ_answers log-likelihood``
 
-— exactly the objective of ``choix.opt_pairwise(n, data, alpha)`` (Maystre, choix), solved here
+— exactly the objective of ``choix.opt_pairwise(n, data, alpha)`` [Choix], solved here
 by Newton's method on the aggregated win matrix (vectorised with numpy; ``choix.opt_pairwise``
 loops over the answers in Python and needs seconds where this needs milliseconds; the tests
 check both give the same scores). The light penalty (default :data:`BT_ALPHA` = 0.01, a prior
@@ -17,8 +16,7 @@ or lost all its comparisons, which perfectly consistent answers (a sort) always 
 **Ties.** An answer "same" counts as *half a win each way* (likelihood ``p^½ (1 - p)^½``): it
 pulls the two scores together and carries the information of one comparison. (The older rule,
 one whole win each way, counted a tie as two comparisons and overstated its information.)
-A tie parameter (Davidson 1970, "On extending the Bradley–Terry model to accommodate ties in
-paired comparison experiments") would add a third outcome probability; half a win keeps one
+A tie parameter [Davidson1970] would add a third outcome probability; half a win keeps one
 parameter per image and the same Fisher information as a decided answer.
 
 **Standard errors.** The observed Fisher information of the penalised likelihood at θ̂,

@@ -11,8 +11,7 @@ answer). Accuracy is Kendall's τ between a session's ``ranking()`` and the true
 * :func:`plan` finds the smallest number of comparisons per image whose mean τ reaches a target;
 * ``method`` ``"active"`` is :class:`ActiveRanking` (with ``criterion``); ``"resort"`` repeats
   the tie-aware sort with a new order each pass and pools every answer in one Bradley–Terry fit
-  (Maystre & Grossglauser 2017, "Just sort it! A simple and effective approach to active
-  preference learning", ICML) — the baseline of the benchmark.
+  [MaystreGrossglauser2017] — the baseline of the benchmark.
 
 Everything is seeded: the same arguments give the same numbers.
 

@@ -10,19 +10,21 @@ log-strengths of the model of :mod:`slicereview.engines.ranking.bt` (``P(a prefe
   so it depends on the answers only): ``sigma = H⁻¹``, O(n³);
 * :meth:`Posterior.update` — one answer folded in by an extended Kalman (assumed-density) step
   in O(n²): the predicted preference ``p = σ(μ / √(1 + π v / 8))`` for the pair's difference
-  ``μ ± √v`` (MacKay 1992, "The evidence framework applied to classification networks"), then
-  the rank-one update of the precision by ``p (1 - p)`` along ``e_a - e_b`` (Sherman–Morrison
-  on ``sigma``) and the mean by the score ``y - p``. The same step as Glickman 1999, "Parameter
-  estimation in large dynamic paired comparison experiments", with the full covariance kept.
+  ``μ ± √v`` [MacKay1992], then the rank-one update of the precision by ``p (1 - p)`` along
+  ``e_a - e_b`` (Sherman–Morrison on ``sigma``) and the mean by the score ``y - p``: the step
+  of [Glickman1999] with the full covariance kept.
 
 The pair criteria score every unordered pair ``(i, j)`` from the difference ``d = θ_i - θ_j``
 with mean ``μ`` and variance ``v = Σ_ii + Σ_jj - 2 Σ_ij``:
 
 * ``"information"`` — ``p (1 - p) v``: the entropy the answer removes from the Gaussian
-  posterior is ``½ log(1 + p (1 - p) v)``, so this is expected-information (D-optimal) choice;
+  posterior is ``½ log(1 + p (1 - p) v)``, so this is expected-information (D-optimal) choice,
+  the criterion of [Mikhailiuk2021] on this posterior;
 * ``"misorder"`` — how much the answer is expected to lower the posterior probability that the
   pair is in the wrong order, ``Φ(-|μ| / √v)`` now against its expectation over the two
-  outcomes after the update: information spent only where the order is in doubt;
+  outcomes after the update (a one-step look-ahead, the knowledge gradient of
+  [Frazier2008] with the pair's order as the value): information spent only where the order is
+  in doubt;
 * ``"proxy"`` — ``p (1 - p) (Σ_ii + Σ_jj)``, the information proxy with the marginal variances
   (covariances ignored).
 

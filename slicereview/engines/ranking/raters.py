@@ -1,9 +1,8 @@
 """What the answers say about the raters: per-rater reliability (Crowd-BT) and the rater noise
 ``T`` of the logistic model (from repeats and intransitive triads).
 
-**Reliability** (Chen, Bennett, Collins-Thompson & Horvitz 2013, "Pairwise ranking aggregation in
-a crowdsourced setting", WSDM): rater ``k`` answers a pair as the Bradley–Terry model says with
-probability ``η_k`` and the other way round otherwise, ``P(a over b) = η_k σ(θ_a - θ_b) +
+**Reliability** (Crowd-BT, [Chen2013]): rater ``k`` answers a pair as the Bradley–Terry model
+says with probability ``η_k`` and the other way round otherwise, ``P(a over b) = η_k σ(θ_a - θ_b) +
 (1 - η_k) σ(θ_b - θ_a)``; ``η = 1`` is a perfect rater, ½ a coin, below ½ a rater who
 answers the opposite question. :func:`crowd_bt` estimates the scores and every ``η_k``
 jointly by maximum likelihood (EM, with the prior of the Bradley–Terry fit on the scores). With

@@ -1,14 +1,15 @@
 """Scores from pairwise answers and grades, and tiers and ranks from scores.
 
-* :func:`win_loss_scores` — the paper's counting score for exhaustive sessions: +1 for a win,
+* :func:`win_loss_scores` — [Jang2022]'s counting score for exhaustive sessions: +1 for a win,
   -1 for a loss, 0 for "same". Only meaningful when every pair was asked once (exhaustive); the
   pairs a sort chooses are biased, so never count wins of sort sessions.
-* :func:`bradley_terry` — Bradley–Terry log-strengths: the MAP of ``choix.opt_pairwise``'s
-  objective with a light L2 penalty (``alpha``), which keeps the fit finite on the sparse,
-  perfectly consistent data a sort produces; a "same" counts as half a win each way
-  (:mod:`slicereview.engines.ranking.bt`, which also gives standard errors). Several answer
-  mappings (passes, raters) are simply pooled: this is how several sort passes or raters are
-  combined.
+* :func:`bradley_terry` — Bradley–Terry [BradleyTerry1952] log-strengths: the MAP of
+  ``choix.opt_pairwise``'s [Choix] objective with a light L2 penalty (``alpha``), which keeps the
+  fit finite on the sparse, perfectly consistent data a sort produces (an unpenalised fit exists
+  only under the condition of [Hunter2004], which such data violate); a "same" counts as half a
+  win each way (:mod:`slicereview.engines.ranking.bt`, which also gives standard errors).
+  Several answer mappings (passes, raters) are simply pooled: this is how several sort passes
+  or raters are combined.
 * :func:`tiers_from_scores` / :func:`competition_ranks` — equal scores share a tier and a rank.
 * :data:`DEFAULT_LABELS` — the default ordinal grades of classify sessions; a grade is stored as
   its 0-based index (higher = more of the property).

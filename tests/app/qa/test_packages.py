@@ -1,0 +1,282 @@
+"""Work packages: blind contents, verified and idempotent merge, conflicts kept apart, refusals
+with the project's bytes unchanged, and a property test over random edits on both sides."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from PIL import Image as PILImage
+
+from slicereview.app.images.importing import import_paths
+from slicereview.app.qa.packages import PackageError, merge, package
+from slicereview.app.qa.workflow import define_batch, mark_gold
+from slicereview.model import Polygon
+from slicereview.store import Project
+
+
+def square(x: float, s: float = 5.0, certainty: str = "certain") -> Polygon:
+    return Polygon(np.array([[x, 2], [x + s, 2], [x + s, 2 + s], [x, 2 + s]], float), certainty)
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def make_project(folder: Path) -> Path:
+    from skimage import data
+
+    imgs = folder / "imgs"
+    imgs.mkdir(parents=True)
+    for k, arr in enumerate((data.camera(), data.moon(), data.coins(), data.page())):
+        PILImage.fromarray(arr[:64, :64]).save(imgs / f"img{k}.png")
+    path = folder / "p.srproj"
+    with Project.create(path) as p:
+        import_paths(p, sorted(imgs.glob("*.png")))
+        a, b = p.add_rater("ann", group="A"), p.add_rater("other", group="A")
+        boss, expert = p.add_rater("boss", "reviewer"), p.add_rater("expert", "reviewer")
+        define_batch(p, "b1", "formal", [1, 2, 3], groups=["A"])
+        p.add_question("q", "Question", "radio", "image", ["yes", "no"])
+        p.add_guideline("# G\n")
+        for rater, x in ((a, 1.0), (b, 20.0)):
+            ann = p.annotation_for(rater, 1)
+            p.replace_polygons(ann.id, [square(x)])
+            p.set_annotation_status(ann.id, "submitted")
+        decided = p.annotation_for(a, 1)
+        p.add_review(1, boss, annotation_id=decided.id, decision="reject", comment="too big",
+                     tags=["outline too loose"])
+        p.add_review(1, boss, comment="pin", pin_kind="point", pin_at=(3, 3))
+        g = p.annotation_for(expert, 2)
+        p.replace_polygons(g.id, [square(3)])
+        p.set_annotation_status(g.id, "submitted")
+        mark_gold(p, g.id)
+    return path
+
+
+def test_package_is_blind_and_self_contained(tmp_path: Path) -> None:
+    path = make_project(tmp_path / "src")
+    with Project.open(path) as p:
+        out = package(p, "ann", tmp_path / "ann.zip", batch="b1")
+    folder = tmp_path / "unzipped"
+    with zipfile.ZipFile(out) as zf:
+        zf.extractall(folder)
+        assert len([n for n in zf.namelist() if n.startswith("images/")]) == 3
+    with Project.open(folder / "project.srproj") as pkg:
+        assert [r.name for r in pkg.raters()] == ["ann", "boss"]      # no other annotator
+        assert {a.rater_id for a in pkg.annotations()} == {pkg.rater_by_name("ann").id}
+        assert pkg.gold_images() == [] and pkg.gold_scores() == {}
+        review, pin = pkg.reviews()          # the decision, and the pin on the returned image
+        assert review.comment == "too big" and review.tags == ("outline too loose",)
+        assert (pin.is_pin, pin.pin_kind, pin.pin_at, pin.comment) == (True, "point",
+                                                                       (3.0, 3.0), "pin")
+        assert [q.name for q in pkg.questions()] == ["q"] and pkg.guideline()[1] == "# G\n"
+        assert [i.case_id for i in pkg.images()] == ["C000001", "C000002", "C000003"]
+        for image in pkg.images():                        # the copies open from the package
+            assert pkg.resolve(image.path).is_file()
+        assert pkg.missing_sources() == []
+
+
+def test_merge_idempotent_updates_and_conflicts(tmp_path: Path) -> None:
+    path = make_project(tmp_path / "src")
+    with Project.open(path) as p:
+        out = package(p, "ann", tmp_path / "ann.zip")
+    folder = tmp_path / "remote"
+    with zipfile.ZipFile(out) as zf:
+        zf.extractall(folder)
+    with Project.open(folder / "project.srproj") as pkg:
+        ann = pkg.rater_by_name("ann").id
+        first = pkg.annotation_for(ann, 1)
+        pkg.replace_polygons(first.id, [square(2, 4)])               # changed remotely only
+        new = pkg.annotation_for(ann, 3)
+        pkg.replace_polygons(new.id, [square(8, 3, "uncertain")])
+        pkg.set_annotation_status(new.id, "submitted")
+        pkg.mark_guideline_seen(ann, 1)
+    # the annotator sends the edited project back in the same zip layout
+    back = tmp_path / "back.zip"
+    with zipfile.ZipFile(out) as zin, zipfile.ZipFile(back, "w") as zout:
+        for item in zin.infolist():
+            data = (folder / "project.srproj").read_bytes() if item.filename == \
+                "project.srproj" else zin.read(item)
+            zout.writestr(item, data)
+    with Project.open(path) as p:
+        report = merge(p, back)
+        assert (len(report.added), len(report.updated), report.conflicts) == (1, 1, [])
+        ann = p.rater_by_name("ann").id
+        assert np.allclose(p.polygons(p.annotation_for(ann, 1).id)[0].vertices,
+                           square(2, 4).vertices)
+        assert p.last_seen_guideline(ann) == 1
+    before = sha(path)
+    with Project.open(path) as p:
+        again = merge(p, back)
+        assert not again.added and not again.updated and not again.conflicts
+    # both sides change the same annotation: a conflict, kept apart, reported once
+    with Project.open(path) as p:
+        ann = p.rater_by_name("ann").id
+        p.replace_polygons(p.annotation_for(ann, 3).id, [square(30)])
+    with Project.open(folder / "project.srproj") as pkg:
+        a3 = pkg.annotation_for(pkg.rater_by_name("ann").id, 3)
+        pkg.replace_polygons(a3.id, [square(40)])
+    back2 = tmp_path / "back2.zip"
+    with zipfile.ZipFile(out) as zin, zipfile.ZipFile(back2, "w") as zout:
+        for item in zin.infolist():
+            data = (folder / "project.srproj").read_bytes() if item.filename == \
+                "project.srproj" else zin.read(item)
+            zout.writestr(item, data)
+    with Project.open(path) as p:
+        report = merge(p, back2)
+        assert len(report.conflicts) == 1
+        assert np.allclose(p.polygons(report.conflicts[0])[0].vertices, square(30).vertices)
+        [(_, _, aid, content)] = p.merge_conflicts()
+        assert aid == report.conflicts[0] and content["polygons"][0]["v"][0] == [40.0, 2.0]
+        assert merge(p, back2).conflicts == [] and len(p.merge_conflicts()) == 1
+    assert before != sha(path)
+
+
+def test_refusals_leave_the_project_untouched(tmp_path: Path) -> None:
+    path = make_project(tmp_path / "src")
+    other = make_project(tmp_path / "other")
+    with Project.open(other) as o:
+        foreign = package(o, "ann", tmp_path / "foreign.zip")
+    with Project.open(path) as p:
+        good = package(p, "ann", tmp_path / "good.zip")
+    damaged = tmp_path / "damaged.zip"
+    raw = bytearray(good.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    damaged.write_bytes(bytes(raw))
+    newer = tmp_path / "newer.zip"
+    with zipfile.ZipFile(good) as zin, zipfile.ZipFile(newer, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item)
+            if item.filename == "project.srproj":
+                tmp = tmp_path / "n.srproj"
+                tmp.write_bytes(data)
+                conn = sqlite3.connect(tmp)
+                conn.execute("PRAGMA user_version = 99")
+                conn.commit()
+                conn.close()
+                data = tmp.read_bytes()
+            zout.writestr(item, data)
+    future = tmp_path / "future.zip"
+    with zipfile.ZipFile(good) as zin, zipfile.ZipFile(future, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item)
+            if item.filename == "manifest.json":
+                data = json.dumps({**json.loads(data), "format": 99}).encode()
+            zout.writestr(item, data)
+    before = sha(path)
+    for bad, said in ((foreign, "another project"), (damaged, "damaged|not a readable"),
+                      (newer, "newer"), (future, "newer"), (tmp_path / "src" / "p.srproj",
+                                                             "not a readable")):
+        with Project.open(path) as p, pytest.raises(PackageError, match=said):
+            merge(p, bad)
+        assert sha(path) == before, bad.name
+
+
+# -- property: random edits on both sides, nothing lost, nothing duplicated --------------------
+EDIT = st.tuples(st.sampled_from(["here", "there"]), st.integers(1, 4), st.integers(0, 3))
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(EDIT, max_size=8))
+def test_random_edits_nothing_lost_nothing_duplicated(tmp_path_factory, edits) -> None:
+    root = tmp_path_factory.mktemp("prop")
+    path = make_project(root / "src")
+    with Project.open(path) as p:
+        out = package(p, "ann", root / "ann.zip")
+    remote = root / "remote"
+    with zipfile.ZipFile(out) as zf:
+        zf.extractall(remote)
+    last: dict[tuple[str, int], list] = {}
+    for side, image, x in edits:
+        target = path if side == "here" else remote / "project.srproj"
+        with Project.open(target) as q:
+            if image > len(q.images()):
+                continue
+            a = q.annotation_for(q.rater_by_name("ann").id, image)
+            polys = [square(1 + 10 * x)]
+            q.replace_polygons(a.id, polys)
+            last[(side, image)] = polys
+    back = root / "back.zip"
+    with zipfile.ZipFile(out) as zin, zipfile.ZipFile(back, "w") as zout:
+        for item in zin.infolist():
+            data = (remote / "project.srproj").read_bytes() if item.filename == \
+                "project.srproj" else zin.read(item)
+            zout.writestr(item, data)
+    with Project.open(path) as p:
+        merge(p, back)
+    snapshot = sha(path)
+    with Project.open(path) as p:
+        again = merge(p, back)
+        assert not again.added and not again.updated and not again.conflicts
+    assert sha(path) == snapshot                                # merging twice adds nothing
+    with Project.open(path) as p:
+        ann = p.rater_by_name("ann").id
+        keys = [(a.image_id, a.phase, a.round) for a in p.annotations(rater_id=ann)]
+        assert len(keys) == len(set(keys))                                  # no duplicates
+        kept = {c[2]: c[3] for c in p.merge_conflicts()}
+        for (side, image), polys in last.items():
+            a = p.annotation_for(ann, image, create=False)
+            assert a is not None
+            stored = [x.vertices.tolist() for x in p.polygons(a.id)]
+            want = [x.vertices.tolist() for x in polys]
+            if side == "here":                                 # our edit is never overwritten
+                assert stored == want
+            else:                                              # theirs is in, or kept apart
+                assert stored == want or [c["v"] for c in kept[a.id]["polygons"]] == want
+
+
+def test_a_package_zip_opens_directly_and_its_work_is_kept(tmp_path: Path) -> None:
+    """``unpack``: verified, unpacked once beside the zip, reopened (never replaced), another
+    folder of that name left alone, and the folder merges back like an unzipped package."""
+    from slicereview.app.qa.packages import unpack
+
+    path = make_project(tmp_path / "src")
+    (tmp_path / "share").mkdir()
+    with Project.open(path) as p:
+        out = package(p, "ann", tmp_path / "share" / "ann.zip")
+    project_file = unpack(out)
+    assert project_file == tmp_path / "share" / "ann" / "project.srproj"
+    with Project.open(project_file) as pkg:
+        assert pkg.missing_sources() == []
+        ann = pkg.rater_by_name("ann").id
+        work = pkg.annotation_for(ann, 2)
+        pkg.replace_polygons(work.id, [square(4)])
+        pkg.set_annotation_status(work.id, "submitted")
+    assert unpack(out) == project_file                      # opened again: the same folder
+    with Project.open(project_file) as pkg:
+        assert len(pkg.polygons(work.id)) == 1              # the work is still there
+    other = tmp_path / "share" / "ann2.zip"
+    other.write_bytes(out.read_bytes())
+    (tmp_path / "share" / "ann2").mkdir()                   # someone else's folder of that name
+    (tmp_path / "share" / "ann2" / "notes.txt").write_text("mine")
+    assert unpack(other) == tmp_path / "share" / "ann2 (2)" / "project.srproj"
+    assert (tmp_path / "share" / "ann2" / "notes.txt").read_text() == "mine"
+    back = tmp_path / "back.zip"                            # sent back zipped, same layout
+    with zipfile.ZipFile(back, "w") as zf:
+        for f in sorted(project_file.parent.rglob("*")):
+            if f.is_file():
+                zf.write(f, f.relative_to(project_file.parent).as_posix())
+    with Project.open(path) as p:
+        assert len(merge(p, back).added) == 1
+
+
+def test_a_damaged_package_zip_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    from slicereview.app.qa.packages import unpack
+
+    path = make_project(tmp_path / "src")
+    with Project.open(path) as p:
+        out = package(p, "ann", tmp_path / "ann.zip")
+    data = bytearray(out.read_bytes())
+    data[len(data) // 2] ^= 0xFF                            # one flipped byte in an image
+    out.write_bytes(bytes(data))
+    with pytest.raises(PackageError, match="damaged|not a readable"):
+        unpack(out)
+    assert not (tmp_path / "ann").exists() and not (tmp_path / "ann.partial").exists()
