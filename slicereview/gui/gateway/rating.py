@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Signal
 
 from slicereview.gui.gateway.service import Service
+from slicereview.model import Session
 
 if TYPE_CHECKING:
     from slicereview.app.commands import Command, RecordAnswer, RecordGrade
+    from slicereview.app.rating import pooled as _pooled
     from slicereview.app.rating import sessions as _rating
     from slicereview.app.undo import CommandStack
     from slicereview.gui.gateway import ProjectGateway
@@ -79,6 +81,25 @@ class RatingService(Service):
         """Raters for a new session: people first, simulated raters last."""
         raters = self.project.raters() if self.project else []
         return [r.name for r in sorted(raters, key=lambda r: (r.simulated, r.name.lower()))]
+
+    def pairwise_sessions(self) -> dict[int, list[tuple[Session, str]]]:
+        """Sort and exhaustive sessions with their rater's name, by image set id (the pooled
+        ranking's choices)."""
+        from slicereview.app.rating.pooled import pairwise_sessions
+
+        project = self.project
+        if project is None:
+            return {}
+        raters = {r.id: r.name for r in project.raters()}
+        return {k: [(s, raters.get(s.rater_id, "?")) for s in v]
+                for k, v in pairwise_sessions(project).items()}
+
+    def pooled_input(self, session_ids: list[int]) -> _pooled.PooledInput:
+        """What the pooled ranking of ``session_ids`` is computed from (read here, in the GUI
+        thread; :func:`slicereview.app.rating.pooled.rank_pooled` can then run in a worker)."""
+        from slicereview.app.rating.pooled import gather
+
+        return gather(self.open_project, session_ids)
 
     def reliability(self, session_ids: list[int], randomisations: int = 100
                     ) -> _rating.ReliabilityReport:

@@ -20,7 +20,8 @@ def test_demo_mammogram_window_level_zoom_and_switch(qtbot, open_window,
     qtbot.mousePress(vp, Qt.MouseButton.RightButton, pos=start)
     qtbot.mouseMove(vp, start + QPoint(-60, 40))
     qtbot.mouseRelease(vp, Qt.MouseButton.RightButton, pos=start + QPoint(-60, 40))
-    assert w.viewer.current_window.width < before.width and w.viewer.current_window.center > before.center
+    after = w.viewer.current_window
+    assert after.width < before.width and after.center > before.center
     w.view_menu.actual_size()  # 1:1 shows the full-resolution array
     assert w.viewer.image_item.image.shape == display.data.shape
     ids = w.browser.image_ids()
