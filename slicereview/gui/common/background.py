@@ -1,6 +1,6 @@
 """Work off the GUI thread: one module, two entry points, and the rule they keep.
 
-* :func:`thread_worker` runs ``work(job, *args)`` in a thread of this process: for I/O, for
+* :func:`thread_worker` runs ``work(control, *args)`` in a thread of this process: for I/O, for
   work that already fans out to processes (imports decode in the decoding child, review
   features in a process pool) and for work that needs the project's cached state;
 * :func:`process_worker` runs it in a ``spawn`` child process: for long pure-Python computation
@@ -10,9 +10,9 @@
 Both return a :class:`Worker` (created in and owned by the GUI thread) whose signals say how it
 went: :attr:`~Worker.progress` ``(done, total, what)``, then exactly one of
 :attr:`~Worker.finished` ``(result)``, :attr:`~Worker.failed` ``(message)`` or
-:attr:`~Worker.cancelled`. ``work`` receives a Qt-free :class:`~slicereview.gui.common.job.Job`
+:attr:`~Worker.cancelled`. ``work`` receives a Qt-free :class:`~slicereview.gui.common.work.Control`
 (report progress, ask whether Cancel was pressed; a generator ``work`` yields its steps, see
-:mod:`slicereview.gui.common.job`). :meth:`Worker.cancel` really cancels: a thread worker at its
+:mod:`slicereview.gui.common.work`). :meth:`Worker.cancel` really cancels: a thread worker at its
 next step or check, a process worker too, and a child that does not stop within
 :data:`GRACE_S` is terminated.
 
@@ -26,7 +26,7 @@ one that collects cyclic garbage.
 
 Example
 -------
->>> def count(job, n):                                     # doctest: +SKIP
+>>> def count(control, n):                                     # doctest: +SKIP
 ...     for i in range(n):
 ...         yield i, n, "counting"
 ...     return n
@@ -48,10 +48,10 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
 
-from slicereview.gui.common.job import Cancelled, Job, Step, message, outcome, run
-from slicereview.gui.common.job import child as run_child
+from slicereview.gui.common.work import Cancelled, Control, Step, message, outcome, run
+from slicereview.gui.common.work import child as run_child
 
-__all__ = ["GRACE_S", "Cancelled", "Job", "Step", "Tasks", "Worker", "install",
+__all__ = ["GRACE_S", "Cancelled", "Control", "Step", "Tasks", "Worker", "install",
            "process_worker", "run", "running", "shutdown", "thread_worker", "wait_all"]
 
 #: How long a process worker may take to stop after Cancel before it is terminated.
@@ -201,14 +201,14 @@ def _sender(worker_id: int) -> Callable[[str, object], None]:
 
 
 def thread_worker(work: Callable[..., Any], *args: Any, name: str | None = None) -> Worker:
-    """Start ``work(job, *args)`` in a new thread (see the module text). Call it in the GUI
+    """Start ``work(control, *args)`` in a new thread (see the module text). Call it in the GUI
     thread; ``args`` are plain data (no Qt object, no project connection of the GUI)."""
     worker = Worker(name or _name(work))
     send = _sender(worker.id)
-    job = Job(send, worker._cancel.is_set)
+    control = Control(send, worker._cancel.is_set)
 
     def body() -> None:
-        kind, payload = outcome(work, job, args)
+        kind, payload = outcome(work, control, args)
         send(kind, payload)
 
     thread = threading.Thread(target=body, daemon=True, name=f"slicereview-{worker.name}")
@@ -231,7 +231,7 @@ def _joiner(thread: threading.Thread) -> Callable[[float | None], bool]:
 
 
 def process_worker(work: Callable[..., Any], *args: Any, name: str | None = None) -> Worker:
-    """Start ``work(job, *args)`` in a ``spawn`` child process (see the module text).
+    """Start ``work(control, *args)`` in a ``spawn`` child process (see the module text).
     ``work`` is a module-level function; ``args`` and the result must pickle."""
     worker = Worker(name or _name(work))
     send = _sender(worker.id)

@@ -1,7 +1,7 @@
 """The owner's QA work off the GUI thread: the report's values and its HTML file, one matrix
 cell's images, exporting, merging and opening a work package.
 
-Plain functions ``work(job, ...)`` for :mod:`slicereview.gui.common.background` (see
+Plain functions ``work(control, ...)`` for :mod:`slicereview.gui.common.background` (see
 :mod:`slicereview.gui.common.workers` for the pattern). The report and its HTML are long
 pure-Python and matplotlib computations and run in a process worker (Cancel stops the child);
 the others are short or I/O bound and run in a thread worker, each through a project connection
@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from slicereview.gui.common.job import Job
+from slicereview.gui.common.work import Control
 from slicereview.store import Project
 
 if TYPE_CHECKING:
@@ -22,31 +22,31 @@ if TYPE_CHECKING:
     from slicereview.app.report.pairs import PairImage
 
 
-def report(job: Job, project_path: Path, raters: list[int] | None = None,
+def report(control: Control, project_path: Path, raters: list[int] | None = None,
            subset: str = "all annotators") -> ReportData:
     """Process worker: :func:`slicereview.app.report.owner_report.collect`. Cancel stops the
     pass at the next image (the report writes nothing, so nothing is left behind)."""
     from slicereview.app.report.owner_report import collect
 
     def step(done: int, total: int) -> None:
-        job.check()
-        job.progress(done, total, "report")
+        control.check()
+        control.progress(done, total, "report")
 
     with Project.open(project_path) as project:
         return collect(project, raters, step, subset)
 
 
-def write_html(job: Job, data: ReportData, out: Path) -> Path:
+def write_html(control: Control, data: ReportData, out: Path) -> Path:
     """Process worker: render collected report values to ``out`` — the same file as
     ``slicereview report`` (matplotlib draws the embedded PNGs)."""
     from slicereview.app.report.owner_report import render
 
-    job.progress(0, 0, "html")
+    control.progress(0, 0, "html")
     out.write_text(render(data), encoding="utf-8")
     return out
 
 
-def pair_images(job: Job, project_path: Path, a: int, b: int) -> list[PairImage]:
+def pair_images(control: Control, project_path: Path, a: int, b: int) -> list[PairImage]:
     """Thread worker: where annotators ``a`` and ``b`` disagree most."""
     from slicereview.app.report.pairs import pair_disagreements
 
@@ -54,31 +54,31 @@ def pair_images(job: Job, project_path: Path, a: int, b: int) -> list[PairImage]
         return pair_disagreements(project, a, b)
 
 
-def export_package(job: Job, project_path: Path, annotator: str, batch: str | None,
+def export_package(control: Control, project_path: Path, annotator: str, batch: str | None,
                    out: Path) -> Path:
     """Thread worker: write the work package of ``annotator`` (optionally one ``batch``)."""
     from slicereview.app.qa.packages import package
 
-    job.progress(0, 0, "export")
+    control.progress(0, 0, "export")
     with Project.open(project_path) as project:
         return package(project, annotator, out, batch)
 
 
-def merge_package(job: Job, project_path: Path, file: Path) -> MergeReport:
+def merge_package(control: Control, project_path: Path, file: Path) -> MergeReport:
     """Thread worker: merge ``file`` into the project; a refusal raises with its one-line
     reason and leaves the project untouched."""
     from slicereview.app.qa.packages import merge
 
-    job.progress(0, 0, "merge")
+    control.progress(0, 0, "merge")
     with Project.open(project_path) as project:
         return merge(project, file)
 
 
-def unpack_package(job: Job, file: Path) -> Path:
+def unpack_package(control: Control, file: Path) -> Path:
     """Thread worker: the project of a work package zip, checked and unpacked beside it (or
     found there from an earlier opening) by :func:`slicereview.app.qa.packages.unpack`; a
     refused zip (damaged, newer, far larger unpacked) raises with the reason."""
     from slicereview.app.qa.packages import unpack
 
-    job.progress(0, 0, "unpack")
+    control.progress(0, 0, "unpack")
     return unpack(file)

@@ -1,10 +1,10 @@
 """The work the main window and the Review tab run off the GUI thread: importing files or PACS
 studies, building the demo, computing a review queue's features.
 
-Each is a plain function ``work(job, ...)`` for :func:`~slicereview.gui.common.background.
+Each is a plain function ``work(control, ...)`` for :func:`~slicereview.gui.common.background.
 thread_worker` or :func:`~slicereview.gui.common.background.process_worker`: plain data in
 (project paths, not connections: SQLite connections stay in the thread that opened them),
-plain data out, progress and Cancel through the :class:`~slicereview.gui.common.job.Job`.
+plain data out, progress and Cancel through the :class:`~slicereview.gui.common.work.Control`.
 Nothing here touches Qt.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from slicereview.gui.common.job import Job
+from slicereview.gui.common.work import Control
 from slicereview.store import Project
 
 if TYPE_CHECKING:  # the imaging engines (pydicom, SimpleITK) load when an import starts
@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the imaging engines (pydicom, SimpleITK) load when an impor
     from slicereview.engines.imaging.importer import SliceSelection
 
 
-def import_files(job: Job, project_path: Path, paths: list[Path],
+def import_files(control: Control, project_path: Path, paths: list[Path],
                  slices: SliceSelection | None = None) -> ImportReport:
     """Thread worker: import ``paths`` into the project at ``project_path`` (``slices``:
     ``None`` for the default selection). Cancel keeps what was imported (a report of it)."""
@@ -32,10 +32,10 @@ def import_files(job: Job, project_path: Path, paths: list[Path],
 
     with Project.open(project_path) as project:
         return import_paths(project, paths, slices=slices or SliceSelection(),
-                            progress=job.progress, cancel=job.cancelled)
+                            progress=control.progress, cancel=control.cancelled)
 
 
-def import_pacs(job: Job, project_path: Path, url: str, auth: Auth | None,
+def import_pacs(control: Control, project_path: Path, url: str, auth: Auth | None,
                 studies: list[str]) -> ImportReport:
     """Thread worker: import ``studies`` from the DICOMweb service at ``url`` (all or
     nothing, see :func:`slicereview.app.images.pacs_import.import_dicomweb`)."""
@@ -43,35 +43,35 @@ def import_pacs(job: Job, project_path: Path, url: str, auth: Auth | None,
 
     with Project.open(project_path) as project:
         return import_dicomweb(project, url, studies=studies, auth=auth,
-                               progress=job.progress, cancel=job.cancelled)
+                               progress=control.progress, cancel=control.cancelled)
 
 
-def list_pacs_studies(job: Job, url: str, auth: Auth | None, search: str) -> list:
+def list_pacs_studies(control: Control, url: str, auth: Auth | None, search: str) -> list:
     """Thread worker: the studies of a DICOMweb service (``StudyRow`` s)."""
     from slicereview.app.images.pacs_import import list_studies
 
     return list_studies(url, auth, search)
 
 
-def build_demo(job: Job, folder: Path) -> Path:
+def build_demo(control: Control, folder: Path) -> Path:
     """Process worker: build (or find) the demo project in ``folder``; its path. Cancel
     stops it at the next step (a half-built demo is never used: it is renamed into place only
     when complete)."""
     from slicereview.demo.project import build_demo as build
 
     def step(done: int, total: int, what: str) -> None:
-        job.check()
-        job.progress(done, total, what)
+        control.check()
+        control.progress(done, total, what)
 
     return build(folder, progress=step)
 
 
-def review_features(job: Job, project_path: Path, spec: QueueSpec) -> QueueResult:
+def review_features(control: Control, project_path: Path, spec: QueueSpec) -> QueueResult:
     """Thread worker: compute (or read from the cache) the features of a review queue (the
     engine fans out to worker processes). Cancel keeps what is finished, cached too."""
     from slicereview.app.review.queue import compute_features
 
     with Project.open(project_path) as project:
         return compute_features(
-            project, spec, progress=lambda done, total: job.progress(done, total, "features"),
-            cancelled=job.cancelled)
+            project, spec, progress=lambda done, total: control.progress(done, total, "features"),
+            cancelled=control.cancelled)

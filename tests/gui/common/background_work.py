@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 
-def count(job, n: int, marker: Path | None = None):
+def count(control, n: int, marker: Path | None = None):
     """Yield ``n`` steps, return ``n``; ``marker`` is written when the generator closes."""
     try:
         for i in range(n):
@@ -20,7 +20,7 @@ def count(job, n: int, marker: Path | None = None):
             marker.write_text(threading.current_thread().name)
 
 
-def forever(job, marker: Path | None = None):
+def forever(control, marker: Path | None = None):
     """Yield steps until cancelled (closed: ``marker`` says so)."""
     try:
         i = 0
@@ -33,25 +33,25 @@ def forever(job, marker: Path | None = None):
             marker.write_text("closed")
 
 
-def checked(job, pid_file: Path) -> str:
+def checked(control, pid_file: Path) -> str:
     """Report progress and check for Cancel until asked to stop (a plain function)."""
     pid_file.write_text(str(os.getpid()))
     while True:
-        job.progress(0, 0, "waiting")
-        job.check()
+        control.progress(0, 0, "waiting")
+        control.check()
         time.sleep(0.02)
 
 
-def stubborn(job, pid_file: Path) -> str:
+def stubborn(control, pid_file: Path) -> str:
     """Never looks at Cancel: only terminating the process stops it."""
     pid_file.write_text(str(os.getpid()))
     while True:
         time.sleep(0.05)
 
 
-def fail(job, text: str) -> None:
+def fail(control, text: str) -> None:
     raise ValueError(text)
 
 
-def pid(job) -> int:
+def pid(control) -> int:
     return os.getpid()

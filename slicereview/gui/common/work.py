@@ -1,28 +1,28 @@
 """What a background work function is given and how it is run: Qt-free.
 
-A work function is ``work(job, *args)``; :mod:`slicereview.gui.common.background` runs it in a
-thread or a child process and shows what it reports in the GUI. Here is everything the work
+A work function is ``work(control, *args)``; :mod:`slicereview.gui.common.background` runs
+it in a thread or a child process and shows what it reports in the GUI. Here is everything the work
 side needs, and nothing of Qt, so work functions (:mod:`slicereview.gui.common.workers`) and
 the child process stay free of it:
 
-* :class:`Job` — report progress (:meth:`Job.progress`), ask whether Cancel was pressed
-  (:meth:`Job.cancelled`, :meth:`Job.check`);
+* :class:`Control` — report progress (:meth:`Control.progress`), ask whether Cancel was pressed
+  (:meth:`Control.cancelled`, :meth:`Control.check`);
 * :func:`run` — call the work; a *generator* work yields ``(done, total, what)`` steps and
   returns its result, is checked for Cancel between steps and closed (its ``finally`` and
   ``with`` blocks run) when Cancel was pressed;
 * :func:`outcome` — run and say how it went: ``("finished", result)``, ``("cancelled",
   None)`` or ``("failed", message)``; :func:`child` does so in a child process.
 
->>> def count(job, n):
+>>> def count(control, n):
 ...     for i in range(n):
 ...         yield i, n, "counting"
 ...     return n
 >>> steps = []
->>> outcome(count, Job(lambda kind, step: steps.append(step), lambda: False), (3,))
+>>> outcome(count, Control(lambda kind, step: steps.append(step), lambda: False), (3,))
 ('finished', 3)
 >>> steps
 [(0, 3, 'counting'), (1, 3, 'counting'), (2, 3, 'counting')]
->>> outcome(count, Job(lambda kind, step: None, lambda: True), (3,))
+>>> outcome(count, Control(lambda kind, step: None, lambda: True), (3,))
 ('cancelled', None)
 """
 
@@ -38,10 +38,10 @@ Step = tuple[int, int, str]
 
 
 class Cancelled(Exception):
-    """Raised by :meth:`Job.check` after Cancel; ends the worker with ``cancelled``."""
+    """Raised by :meth:`Control.check` after Cancel; ends the worker with ``cancelled``."""
 
 
-class Job:
+class Control:
     """What a work function is given: Qt-free, used in the worker's thread or process."""
 
     def __init__(self, send: Callable[[str, object], None], cancelled: Callable[[], bool]
@@ -63,20 +63,20 @@ class Job:
             raise Cancelled
 
 
-def run(work: Callable[..., Any], job: Job, args: tuple[Any, ...]) -> Any:
-    """Run ``work(job, *args)``; a generator's steps are reported and Cancel is checked
+def run(work: Callable[..., Any], control: Control, args: tuple[Any, ...]) -> Any:
+    """Run ``work(control, *args)``; a generator's steps are reported and Cancel is checked
     between them. Raises :class:`Cancelled` when a generator is stopped."""
-    out = work(job, *args)
+    out = work(control, *args)
     if not inspect.isgenerator(out):
         return out
     steps = cast("Generator[Step, None, Any]", out)
     try:
         while True:
-            if job.cancelled():
+            if control.cancelled():
                 steps.close()
                 raise Cancelled
             done, total, what = next(steps)
-            job.progress(done, total, what)
+            control.progress(done, total, what)
     except StopIteration as stop:
         return stop.value
 
@@ -86,9 +86,10 @@ def message(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-def outcome(work: Callable[..., Any], job: Job, args: tuple[Any, ...]) -> tuple[str, object]:
+def outcome(work: Callable[..., Any], control: Control, args: tuple[Any, ...]
+            ) -> tuple[str, object]:
     try:
-        return "finished", run(work, job, args)
+        return "finished", run(work, control, args)
     except Cancelled:
         return "cancelled", None
     except Exception as exc:  # reported to the GUI, which says why in its own words
@@ -98,8 +99,8 @@ def outcome(work: Callable[..., Any], job: Job, args: tuple[Any, ...]) -> tuple[
 def child(conn: Connection, cancel: Any, work: Callable[..., Any],
            args: tuple[Any, ...]) -> None:
     """The child process: run the work, send its steps and its end over ``conn``."""
-    job = Job(lambda kind, payload: conn.send((kind, payload)), cancel.is_set)
-    kind, payload = outcome(work, job, args)
+    control = Control(lambda kind, payload: conn.send((kind, payload)), cancel.is_set)
+    kind, payload = outcome(work, control, args)
     try:
         conn.send((kind, payload))
     except Exception as exc:  # e.g. a result that does not pickle
