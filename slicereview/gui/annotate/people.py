@@ -33,7 +33,7 @@ class AnnotatorChoice:
 
     @staticmethod
     def _id(data: object) -> int | None:
-        return int(data) if data is not None else None  # type: ignore[call-overload]
+        return data if isinstance(data, int) else None  # (the boxes hold rater ids)
 
     def shown_id(self) -> int | None:
         """The annotator whose work the "Showing" box names."""

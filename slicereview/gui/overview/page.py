@@ -19,7 +19,7 @@ edit — a 1,200-image project takes seconds.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
@@ -43,9 +43,14 @@ from PySide6.QtWidgets import (
 from slicereview.app.report.formatting import STAPLE_NOTE, fmt, intra_note
 from slicereview.gui.common import qa_workers
 from slicereview.gui.common.background import Worker, process_worker, thread_worker
+from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.overview import plots, tables
 from slicereview.gui.overview.images import ImagesSection
 from slicereview.gui.overview.sections import QuestionsSection, note, section
+
+if TYPE_CHECKING:
+    from slicereview.app.report.owner_report import ReportData
+    from slicereview.app.report.pairs import PairImage
 
 
 class OverviewPage(QWidget):
@@ -54,10 +59,10 @@ class OverviewPage(QWidget):
     #: The user picked an image from a matrix cell's list: show it in the View tab.
     image_requested = Signal(int)
 
-    def __init__(self, gateway: Any) -> None:
+    def __init__(self, gateway: ProjectGateway) -> None:
         super().__init__()
         self.gateway = gateway
-        self.data: Any = None
+        self.data: ReportData | None = None
         self._worker: Worker | None = None
         self._pair_worker: Worker | None = None
         self._html_worker: Worker | None = None
@@ -228,14 +233,14 @@ class OverviewPage(QWidget):
         self._stale = True
         self._set_running(False)
 
-    def _on_done(self, data: object) -> None:
+    def _on_done(self, data: ReportData) -> None:
         self._worker = None
         self.data = data
         self._set_running(False)
         self.show_data(data)
 
     # -- showing -----------------------------------------------------------------------------
-    def show_data(self, data: Any) -> None:
+    def show_data(self, data: ReportData) -> None:
         """Fill every table and plot from a
         :class:`~slicereview.app.report.owner_report.ReportData`."""
         tables.fill_acceptance(self.acceptance, data)
@@ -277,7 +282,7 @@ class OverviewPage(QWidget):
     def open_pair(self, row: int, column: int) -> Worker | None:
         item = self.matrix.item(row, column)
         pair = item.data(tables.PAIR_ROLE) if item is not None else None
-        if not pair or self._pair_worker is not None:
+        if not pair or self._pair_worker is not None or self.data is None:
             return None
         names = [self.data.raters[i][0] for i in pair]
         self.pair_label.setText(f"Images where {names[0]} and {names[1]} disagree most "
@@ -291,13 +296,13 @@ class OverviewPage(QWidget):
         self._pair_names = names
         return worker
 
-    def _on_pair_done(self, rows: object) -> None:
+    def _on_pair_done(self, rows: list[PairImage]) -> None:
         self._pair_worker = None
         a, b = self._pair_names
         self.pair_label.setText(f"Images where {a} and {b} disagree most (Krippendorff's α, "
                                 "nominal, strict, image level; lowest first). Select one to "
                                 "see it in the View tab.")
-        for row in rows:  # type: ignore[attr-defined]
+        for row in rows:
             item = QListWidgetItem(f"{row.case_id}   {row.phase}   α = {fmt(row.alpha)}")
             item.setData(Qt.ItemDataRole.UserRole, row.image_id)
             self.pair_list.addItem(item)

@@ -72,6 +72,7 @@ class CompareView(QWidget):
         self._answerable = False
         self.clock = IdleClock(self)
         self.prefetcher = Prefetcher(gateway, self)
+        gateway.project_closed.connect(self.prefetcher.cancel)
 
         self.prompt = QLabel()
         font = QFont(self.prompt.font())

@@ -79,6 +79,19 @@ def _fmt_bt(row: RankingRow) -> str:
     return f"{row.bt_score:+.2f} ± {row.bt_se:.2f}"
 
 
+class LargeImage(QDialog):
+    """One image of the ranking, large (closed: deleted)."""
+
+    def __init__(self, image_id: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.image_id = image_id
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.view = ImageView(self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
+
+
 class RankingGrid(QWidget):
     """Shows one session's result; :meth:`show_session` fills it."""
 
@@ -109,7 +122,7 @@ class RankingGrid(QWidget):
         self.grid.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.grid.setWordWrap(False)
         self.grid.itemDoubleClicked.connect(self._on_activated)
-        self.viewers: list[QDialog] = []
+        self.viewers: list[LargeImage] = []
         self.export_button = QPushButton("Export CSV…")
         self.export_button.setToolTip("Write the ranking as CSV (the columns of "
                                       "`slicereview ranking --csv`)")
@@ -195,19 +208,12 @@ class RankingGrid(QWidget):
     def _on_activated(self, item: QListWidgetItem) -> None:
         self.open_large(int(item.data(ID_ROLE)))
 
-    def open_large(self, image_id: int) -> QDialog:
+    def open_large(self, image_id: int) -> LargeImage:
         """Show one image large in a window of its own (double-click or Enter on a tile)."""
         image = self.gateway.image(image_id)
-        dialog = QDialog(self)
+        dialog = LargeImage(image_id, self)
         dialog.setWindowTitle(f"{image.case_id} — {Path(image.path).name}")
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        view = ImageView(dialog)
-        view.set_image(self.gateway.display(image))
-        layout = QVBoxLayout(dialog)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(view)
-        dialog.view = view  # type: ignore[attr-defined]
-        dialog.image_id = image_id  # type: ignore[attr-defined]
+        dialog.view.set_image(self.gateway.display(image))
         dialog.resize(900, 800)
         dialog.destroyed.connect(lambda *_: self.viewers.remove(dialog)
                                  if dialog in self.viewers else None)

@@ -28,6 +28,7 @@ from slicereview.model import Image
 
 if TYPE_CHECKING:
     from slicereview.engines.dicomweb.cache import RemoteInstance
+    from slicereview.gui.gateway import ProjectGateway
 
 Key = tuple[int, tuple[int, ...]]
 
@@ -49,10 +50,10 @@ class ReviewPrefetcher(QObject):
 
     ready = Signal(int)
 
-    def __init__(self, gateway, parent: QObject | None = None) -> None:
+    def __init__(self, gateway: ProjectGateway, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.gateway = gateway
-        self._prepared: dict[Key, object] = {}
+        self._prepared: dict[Key, ReviewImage] = {}
         self.tasks = Tasks(self)  # the page reports problems when it shows the image
         self.tasks.done.connect(self._on_done)
         gateway.project_closed.connect(self.cancel)
@@ -70,7 +71,7 @@ class ReviewPrefetcher(QObject):
                              self.gateway.limits, project, self.gateway.review.load_image, key,
                              self.gateway.files.check)
 
-    def take(self, image_id: int, annotation_ids: tuple[int, ...]):
+    def take(self, image_id: int, annotation_ids: tuple[int, ...]) -> ReviewImage | None:
         """The prepared overlay of this queue row, or ``None``."""
         return self._prepared.pop((image_id, tuple(annotation_ids)), None)
 

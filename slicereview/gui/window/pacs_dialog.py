@@ -120,10 +120,10 @@ class PacsDialog(QDialog):
         """Block until a running listing is done (tests)."""
         return self.worker is None or self.worker.wait(msecs)
 
-    def _listed(self, rows: object) -> None:
+    def _listed(self, rows: list) -> None:
         self.worker = None
         self.search_button.setEnabled(True)
-        self.rows = list(rows)  # type: ignore[call-overload]
+        self.rows = list(rows)
         self.table.setRowCount(len(self.rows))
         for r, study in enumerate(self.rows):
             values = (study.date, study.modalities, study.description,
