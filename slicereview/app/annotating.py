@@ -19,8 +19,9 @@ Example
 >>> from slicereview.model import NewImage, Polygon
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> image_id = project.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(6, 6)])[0]
->>> ann = project.annotation_for(add_annotator(project, "ann"), image_id)
+>>> [image_id] = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png",
+...                                        [NewImage(6, 6)])
+>>> ann = project.annotations.for_image(add_annotator(project, "ann"), image_id)
 >>> finish(project, ann.id, "submitted")
 Traceback (most recent call last):
 ...
@@ -29,7 +30,7 @@ ValueError: No polygons yet: draw some, or use 'Nothing to annotate'.
 >>> _ = add_polygon(project, ann.id, square)
 >>> finish(project, ann.id, "submitted")
 >>> _ = add_polygon(project, ann.id, square)      # an edit reopens it
->>> str(project.annotation(ann.id).status)
+>>> str(project.annotations.get(ann.id).status)
 'in_progress'
 >>> int(label_image(project, ann.id).sum())
 9
@@ -51,7 +52,7 @@ NO_POLYGONS = "No polygons yet: draw some, or use 'Nothing to annotate'."
 
 def annotators(project: Project) -> list[Rater]:
     """Raters with the annotator role, people first, simulated ones last (then by name)."""
-    found = [r for r in project.raters() if r.role is Role.ANNOTATOR]
+    found = [r for r in project.raters.all() if r.role is Role.ANNOTATOR]
     return sorted(found, key=lambda r: (r.simulated, r.name.lower()))
 
 
@@ -60,19 +61,19 @@ def add_annotator(project: Project, name: str) -> int:
     name = name.strip()
     if not name:
         raise ValueError("an annotator needs a name")
-    return project.ensure_rater(name, Role.ANNOTATOR)
+    return project.raters.ensure(name, Role.ANNOTATOR)
 
 
 def _reopen(project: Project, annotation_id: int) -> None:
-    if project.annotation(annotation_id).status is AnnotationStatus.SUBMITTED:
-        project.set_annotation_status(annotation_id, AnnotationStatus.IN_PROGRESS)
+    if project.annotations.get(annotation_id).status is AnnotationStatus.SUBMITTED:
+        project.annotations.set_status(annotation_id, AnnotationStatus.IN_PROGRESS)
 
 
 def add_polygon(project: Project, annotation_id: int, polygon: Polygon,
                 position: int | None = None) -> int:
     """Add ``polygon`` (at drawing ``position``, default on top); returns its id."""
     with project.transaction():
-        new_id = project.add_polygon(annotation_id, polygon, position)
+        new_id = project.polygons.add(annotation_id, polygon, position)
         _reopen(project, annotation_id)
     return new_id
 
@@ -82,14 +83,14 @@ def update_polygon(project: Project, annotation_id: int, polygon: Polygon) -> No
     if polygon.id is None:
         raise ValueError("only a stored polygon (with an id) can be updated")
     with project.transaction():
-        project.update_polygon(polygon.id, polygon)
+        project.polygons.update(polygon.id, polygon)
         _reopen(project, annotation_id)
 
 
 def delete_polygon(project: Project, annotation_id: int, polygon_id: int) -> int:
     """Delete a polygon; returns the drawing position it had (for undo)."""
     with project.transaction():
-        position = project.delete_polygon(polygon_id)
+        position = project.polygons.delete(polygon_id)
         _reopen(project, annotation_id)
     return position
 
@@ -98,7 +99,7 @@ def replace_polygons(project: Project, annotation_id: int, polygons: Sequence[Po
                      ) -> list[int]:
     """Make ``polygons`` the annotation's whole content (one transaction); returns ids."""
     with project.transaction():
-        ids = project.replace_polygons(annotation_id, polygons)
+        ids = project.polygons.replace(annotation_id, polygons)
         _reopen(project, annotation_id)
     return ids
 
@@ -112,9 +113,9 @@ def finish(project: Project, annotation_id: int, status: AnnotationStatus | str)
     (:func:`slicereview.app.low_agreement.after_finish`).
     """
     status = AnnotationStatus(status)
-    if status is AnnotationStatus.SUBMITTED and not project.polygons(annotation_id):
+    if status is AnnotationStatus.SUBMITTED and not project.polygons.of(annotation_id):
         raise ValueError(NO_POLYGONS)
-    project.set_annotation_status(annotation_id, status)
+    project.annotations.set_status(annotation_id, status)
     if status is not AnnotationStatus.IN_PROGRESS:
         # the QA workflow: onboarding work is scored against gold, low agreement acted on
         from slicereview.app.low_agreement import after_finish
@@ -137,37 +138,37 @@ def batch_images(project: Project, phase: Phase | str) -> list[int]:
     >>> import tempfile, pathlib
     >>> from slicereview.model import NewImage
     >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
-    >>> ids = [project.add_source(pathlib.Path(__file__), str(k) * 64, "png",
+    >>> ids = [project.images.add_source(pathlib.Path(__file__), str(k) * 64, "png",
     ...                           [NewImage(6, 6)])[0] for k in range(4)]
-    >>> rating = project.create_image_set("motion", ids[2:])
+    >>> rating = project.image_sets.create("motion", ids[2:])
     >>> from slicereview.app.rating import create_session
     >>> _ = create_session(project, "sort", add_annotator(project, "r"), rating, "s")
     >>> batch_images(project, "formal") == ids[:2]      # the rating set is not annotated
     True
-    >>> _ = project.create_image_set("mammograms", ids[:3])
-    >>> _ = project.annotation_for(add_annotator(project, "ann"), ids[0])
+    >>> _ = project.image_sets.create("mammograms", ids[:3])
+    >>> _ = project.annotations.for_image(add_annotator(project, "ann"), ids[0])
     >>> batch_images(project, "formal") == ids[:3]      # the set of the annotated images
     True
     >>> project.close()
     """
-    annotated = {a.image_id for a in project.annotations(phase=phase)}
-    sets = [set(project.image_set(i)) for i in project.image_sets()]
+    annotated = {a.image_id for a in project.annotations.all(phase=phase)}
+    sets = [set(project.image_sets.members(i)) for i in project.image_sets.all()]
     if annotated:
         holding = [members for members in sets if annotated <= members]
         if holding:
             chosen = min(holding, key=len)
-            return [im.id for im in project.images() if im.id in chosen]
+            return [im.id for im in project.images.all() if im.id in chosen]
     rated = set()
     for kind in RATING_KINDS:
-        for session in project.sessions(kind=kind):
-            rated.update(project.image_set(session.image_set_id))
-    batch = [im.id for im in project.images() if im.id not in rated or im.id in annotated]
-    return batch or [im.id for im in project.images()]
+        for session in project.ratings.sessions(kind=kind):
+            rated.update(project.image_sets.members(session.image_set_id))
+    batch = [im.id for im in project.images.all() if im.id not in rated or im.id in annotated]
+    return batch or [im.id for im in project.images.all()]
 
 
 def label_image(project: Project, annotation_id: int) -> np.ndarray:
     """The annotation rasterised: ``uint8 (rows, cols)`` of its image, 0 background,
     1 certain, 2 uncertain (:func:`slicereview.engines.masks.rasterize`)."""
-    ann = project.annotation(annotation_id)
-    image = project.image(ann.image_id)
-    return rasterize(project.polygons(annotation_id), (image.rows, image.cols))
+    ann = project.annotations.get(annotation_id)
+    image = project.images.get(ann.image_id)
+    return rasterize(project.polygons.of(annotation_id), (image.rows, image.cols))

@@ -4,7 +4,7 @@ annotator, :func:`merge` takes their work back. Rules held here:
 * **blind** — the package's project holds only that annotator's annotations, the decisions on
   them (returned annotations with their comments and reason tags), the guidelines with their
   entries, the questions and their batch; nothing of other annotators, no gold, no scores, no
-  pins (see :meth:`slicereview.store.packages.PackagesMixin.write_subset`). Ids and case ids
+  pins (see :meth:`slicereview.store.packages.Packages.write_subset`). Ids and case ids
   are the project's.
 * **self-contained** — the zip holds ``project.srproj``, copies of the image files under
   ``images/`` (stored, not recompressed: medical images are large and often compressed) and
@@ -51,7 +51,7 @@ class PackageError(ProjectError):
 
 def _content(project: Project, ann: Annotation) -> dict:
     polys = [{"v": p.vertices.tolist(), "c": str(p.certainty), "l": p.label,
-              "q": p.classifications} for p in project.polygons(ann.id)]
+              "q": p.classifications} for p in project.polygons.of(ann.id)]
     return {"status": str(ann.status), "classifications": ann.classifications,
             "active_ms": ann.active_ms, "polygons": polys}
 
@@ -71,7 +71,7 @@ def project_uuid(project: Project) -> str:
 def package(project: Project, annotator: str, out: str | Path, batch: str | None = None
             ) -> Path:
     """Write the work package of ``annotator`` (optionally one ``batch``) to ``out`` (zip)."""
-    rater = project.rater_by_name(annotator)
+    rater = project.raters.by_name(annotator)
     if rater is None or rater.role is not Role.ANNOTATOR:
         raise ValueError(f"no annotator named {annotator!r} in this project")
     out = Path(out)
@@ -79,36 +79,36 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
         raise FileExistsError(f"{out} exists: choose another name")
     batch_id = None
     if batch is not None:
-        found = project.batch_by_name(batch)
+        found = project.workflow.batch_by_name(batch)
         if found is None:
             raise ValueError(f"no batch named {batch!r} in this project")
         batch_id = found.id
         images = work_images(project, rater.id, batch_id)
     else:
-        images = sorted({i for b in project.batches() for i in work_images(project, rater.id,
-                                                                            b.id)}
-                        | {a.image_id for a in project.annotations(rater_id=rater.id)})
+        images = sorted({i for b in project.workflow.batches()
+                         for i in work_images(project, rater.id, b.id)}
+                        | {a.image_id for a in project.annotations.all(rater_id=rater.id)})
     if not images:
         raise ValueError(f"{annotator} has no images to work on"
                          + (f" in batch {batch}" if batch else ""))
     package_id = uuid.uuid4().hex
-    base = {str(a.id): a.updated_at for a in project.annotations(rater_id=rater.id)
+    base = {str(a.id): a.updated_at for a in project.annotations.all(rater_id=rater.id)
             if a.image_id in set(images)}
     with tempfile.TemporaryDirectory() as tmp:
         sub = Path(tmp) / PROJECT
-        project.write_subset(sub, rater.id, images, batch_id, {
+        project.packages.write_subset(sub, rater.id, images, batch_id, {
             "package_id": package_id, "package_annotator": annotator,
             "package_created_at": now_iso(), "project_uuid": project_uuid(project)})
         files: dict[str, tuple[Path, str]] = {}
         with Project.open(sub) as pkg:
             paths = {}
-            sources = {s.id: s for s in pkg.sources()}
-            for image in pkg.images():
+            sources = {s.id: s for s in pkg.images.sources()}
+            for image in pkg.images.all():
                 source = sources[image.source_id]
                 name = f"images/{source.sha256[:16]}/{Path(image.path).name}"
-                files[name] = (project.resolve(image.path), source.sha256)
+                files[name] = (project.images.resolve(image.path), source.sha256)
                 paths[source.id] = name
-            pkg.set_stored_paths(paths)
+            pkg.images.set_stored_paths(paths)
         manifest = {"format": FORMAT, "schema": SCHEMA_VERSION, "slicereview": __version__,
                     "project_uuid": project_uuid(project), "package_id": package_id,
                     "annotator": annotator, "batch": batch, "base": base,
@@ -186,14 +186,14 @@ def _merge(project: Project, pkg: Project, manifest: dict) -> MergeReport:
     if pkg.meta("project_uuid") != project_uuid(project):
         raise PackageError("the package's project file belongs to another project")
     name = manifest["annotator"]
-    here, there = project.rater_by_name(name), pkg.rater_by_name(name)
+    here, there = project.raters.by_name(name), pkg.raters.by_name(name)
     if here is None or there is None:
         raise PackageError(f"annotator {name!r} is missing on one side")
-    sources = {s.id: s for s in pkg.sources()}
-    for image in pkg.images():
-        source = project.source_by_hash(sources[image.source_id].sha256)
+    sources = {s.id: s for s in pkg.images.sources()}
+    for image in pkg.images.all():
+        source = project.images.source_by_hash(sources[image.source_id].sha256)
         try:
-            same = source is not None and project.image(image.id).source_id == source.id
+            same = source is not None and project.images.get(image.id).source_id == source.id
         except KeyError:
             same = False
         if not same:
@@ -201,12 +201,12 @@ def _merge(project: Project, pkg: Project, manifest: dict) -> MergeReport:
     base = manifest.get("base", {})
     report = MergeReport()
     with project.transaction():
-        for ann in pkg.annotations(rater_id=there.id):
+        for ann in pkg.annotations.all(rater_id=there.id):
             theirs = _content(pkg, ann)
-            mine = project.annotation_for(here.id, ann.image_id, ann.phase, ann.round,
-                                          create=False)
+            mine = project.annotations.for_image(here.id, ann.image_id, ann.phase, ann.round,
+                                                 create=False)
             if mine is None:
-                new = project.annotation_for(here.id, ann.image_id, ann.phase, ann.round)
+                new = project.annotations.for_image(here.id, ann.image_id, ann.phase, ann.round)
                 assert new is not None
                 _write(project, new.id, theirs)
                 report.added.append(new.id)
@@ -223,12 +223,12 @@ def _merge(project: Project, pkg: Project, manifest: dict) -> MergeReport:
                 report.updated.append(mine.id)
             elif we_changed and not they_changed:
                 report.kept.append(mine.id)
-            elif project.add_merge_conflict(manifest["package_id"], mine.id, theirs,
-                                            _digest(theirs)):
+            elif project.packages.add_merge_conflict(manifest["package_id"], mine.id, theirs,
+                                                     _digest(theirs)):
                 report.conflicts.append(mine.id)
             else:
                 report.unchanged += 1
-        project.merge_guideline_views(here.id, pkg.guideline_views(there.id))
+        project.guidelines.merge_views(here.id, pkg.guidelines.views(there.id))
     return report
 
 
@@ -237,12 +237,12 @@ def _write(project: Project, annotation_id: int, content: dict) -> None:
 
     polys = [Polygon(np.asarray(p["v"], dtype=float).reshape(-1, 2), p["c"], p["l"], p["q"])
              for p in content["polygons"]]
-    project.replace_polygons(annotation_id, polys)
-    project.set_image_classifications(annotation_id, content["classifications"])
-    current = project.annotation(annotation_id).active_ms
+    project.polygons.replace(annotation_id, polys)
+    project.annotations.set_image_classifications(annotation_id, content["classifications"])
+    current = project.annotations.get(annotation_id).active_ms
     if content["active_ms"] > current:
-        project.add_active_time(annotation_id, content["active_ms"] - current)
-    project.set_annotation_status(annotation_id, content["status"])
+        project.annotations.add_active_time(annotation_id, content["active_ms"] - current)
+    project.annotations.set_status(annotation_id, content["status"])
 
 
 def copy_floor(files: list[Path], dest: Path) -> None:

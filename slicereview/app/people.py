@@ -29,9 +29,9 @@ def add_person(project: Project, name: str, role: Role) -> int:
     name = name.strip()
     if not name:
         raise ValueError(f"The {role} needs a name.")
-    found = project.rater_by_name(name)
+    found = project.raters.by_name(name)
     if found is not None:
         if found.role is not role:
             raise ValueError(f"{name!r} is already a rater with role {found.role}.")
         return found.id
-    return project.add_rater(name, role)
+    return project.raters.add(name, role)

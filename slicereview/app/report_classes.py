@@ -68,10 +68,10 @@ class QuestionAnalysis:
 
 def _answers(project: Project, name: str) -> tuple[dict[int, dict[int, object]],
                                                    dict[int, object]]:
-    gold_ids = project.gold_annotation_ids()
+    gold_ids = project.workflow.gold_annotation_ids()
     answers: dict[int, dict[int, object]] = {}
     gold: dict[int, object] = {}
-    for ann in project.annotations(status=FINISHED):
+    for ann in project.annotations.all(status=FINISHED):
         value = ann.classifications.get(name)
         if value is None or isinstance(value, list):
             continue
@@ -111,7 +111,7 @@ def analyse_questions(project: Project, seed: int = 0) -> list[QuestionAnalysis]
     """:class:`QuestionAnalysis` of every image-level radio/dropdown question answered by two
     or more annotators on some image."""
     found = []
-    for q in project.questions("image"):
+    for q in project.questions.all("image"):
         if q.kind not in ("radio", "dropdown"):
             continue
         answers, gold = _answers(project, q.name)

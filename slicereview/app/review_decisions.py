@@ -22,11 +22,11 @@ Example
 >>> from slicereview.model import NewImage, Polygon
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> [image] = project.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(8, 8)])
->>> ann_rater, boss = project.add_rater("ann"), project.add_rater("boss", "reviewer")
->>> ann = project.annotation_for(ann_rater, image)
->>> _ = project.replace_polygons(ann.id, [Polygon(np.array([[1., 1.], [5., 1.], [5., 5.]]))])
->>> project.set_annotation_status(ann.id, "submitted")
+>>> [image] = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(8, 8)])
+>>> ann_rater, boss = project.raters.add("ann"), project.raters.add("boss", "reviewer")
+>>> ann = project.annotations.for_image(ann_rater, image)
+>>> _ = project.polygons.replace(ann.id, [Polygon(np.array([[1., 1.], [5., 1.], [5., 5.]]))])
+>>> project.annotations.set_status(ann.id, "submitted")
 >>> decide(project, boss, ann.id, "reject")
 Traceback (most recent call last):
 ...
@@ -35,7 +35,7 @@ ValueError: A rejection needs a reason: pick a reason tag or write why.
 >>> [r.annotation.id for r in returned_annotations(project, ann_rater)]
 [1]
 >>> revision = start_revision(project, ann.id)
->>> project.annotation(revision).round, len(project.polygons(revision))
+>>> project.annotations.get(revision).round, len(project.polygons.of(revision))
 (2, 1)
 >>> project.close()
 """
@@ -62,7 +62,7 @@ Point = tuple[float, float]
 
 
 def _alphas_now(project: Project, image_id: int) -> dict[str, float | None]:
-    feats = project.latest_review_features(image_id) or {}
+    feats = project.reviews.latest_features(image_id) or {}
     return {k: feats.get(k) for k in ("strict_alpha", "relaxed_alpha") if k in feats}
 
 
@@ -81,14 +81,14 @@ def decide(
     tags = _clean_tags(reason_tags)
     if decision is Decision.REJECT and not (tags or text.strip()):
         raise ValueError(REASON_NEEDED)
-    ann = project.annotation(annotation_id)
+    ann = project.annotations.get(annotation_id)
     if ann.status not in FINISHED:
         raise ValueError("Only finished annotations are reviewed: this one is still in progress.")
     if ann.rater_id == reviewer_id:
         raise ValueError("A reviewer cannot decide on their own annotation.")
     if alphas is None:
         alphas = _alphas_now(project, ann.image_id)
-    return project.add_review(
+    return project.reviews.add(
         ann.image_id, reviewer_id, annotation_id=annotation_id, decision=decision,
         comment=text.strip(), tags=tags, active_ms=active_ms,
         alphas={k: (None if v is None or math.isnan(v) else v) for k, v in alphas.items()},
@@ -115,9 +115,9 @@ def pin(
     else:
         assert point is not None
         kind, at = "point", (float(point[0]), float(point[1]))
-    return project.add_review(image_id, reviewer_id, comment=text.strip(), tags=clean,
-                              active_ms=active_ms, alphas=_alphas_now(project, image_id),
-                              pin_kind=kind, pin_at=at, review_id=review_id)
+    return project.reviews.add(image_id, reviewer_id, comment=text.strip(), tags=clean,
+                               active_ms=active_ms, alphas=_alphas_now(project, image_id),
+                               pin_kind=kind, pin_at=at, review_id=review_id)
 
 
 def accept_all(
@@ -128,11 +128,11 @@ def accept_all(
     a queue row's) in one transaction, except the reviewer's own; returns the new review ids.
     ``active_ms`` is booked on the first one."""
     if annotation_ids is None:
-        anns = project.annotations(image_id=image_id, phase=phase, status=FINISHED)
+        anns = project.annotations.all(image_id=image_id, phase=phase, status=FINISHED)
         annotation_ids = [a.id for a in anns]
-    decided = project.current_decisions(annotation_ids)
+    decided = project.reviews.current_decisions(annotation_ids)
     todo = [a for a in annotation_ids if a not in decided
-            and project.annotation(a).rater_id != reviewer_id]
+            and project.annotations.get(a).rater_id != reviewer_id]
     with project.transaction():
         return [decide(project, reviewer_id, a, Decision.ACCEPT,
                        active_ms=active_ms if k == 0 else 0) for k, a in enumerate(todo)]
@@ -148,14 +148,14 @@ class Returned:
 
 
 def _revision(project: Project, ann: Annotation) -> Annotation | None:
-    return project.annotation_for(ann.rater_id, ann.image_id, ann.phase, ann.round + 1,
-                                  create=False)
+    return project.annotations.for_image(ann.rater_id, ann.image_id, ann.phase, ann.round + 1,
+                                         create=False)
 
 
 def returned_annotations(project: Project, rater_id: int) -> list[Returned]:
     """The rater's rejected annotations whose revision is not finished yet, by image."""
-    mine = project.annotations(rater_id=rater_id)
-    decided = project.current_decisions(a.id for a in mine)
+    mine = project.annotations.all(rater_id=rater_id)
+    decided = project.reviews.current_decisions(a.id for a in mine)
     out = []
     for ann in mine:
         review = decided.get(ann.id)
@@ -172,19 +172,19 @@ def start_revision(project: Project, annotation_id: int) -> int:
     """The revision of a rejected annotation: round + 1 in the same phase, ``in_progress``,
     with a copy of its polygons and image classifications (one transaction). Returns its id;
     an existing revision is returned as it is."""
-    ann = project.annotation(annotation_id)
-    review = project.current_decisions([annotation_id]).get(annotation_id)
+    ann = project.annotations.get(annotation_id)
+    review = project.reviews.current_decisions([annotation_id]).get(annotation_id)
     if review is None or review.decision is not Decision.REJECT:
         raise ValueError("Only a rejected annotation is revised.")
     existing = _revision(project, ann)
     if existing is not None:
         return existing.id
     with project.transaction():
-        new = project.annotation_for(ann.rater_id, ann.image_id, ann.phase, ann.round + 1)
+        new = project.annotations.for_image(ann.rater_id, ann.image_id, ann.phase, ann.round + 1)
         assert new is not None
         copies = [Polygon(p.vertices.copy(), p.certainty, p.label, dict(p.classifications))
-                  for p in project.polygons(annotation_id)]
-        project.replace_polygons(new.id, copies)
-        project.set_image_classifications(new.id, dict(ann.classifications))
-        project.set_annotation_status(new.id, AnnotationStatus.IN_PROGRESS)
+                  for p in project.polygons.of(annotation_id)]
+        project.polygons.replace(new.id, copies)
+        project.annotations.set_image_classifications(new.id, dict(ann.classifications))
+        project.annotations.set_status(new.id, AnnotationStatus.IN_PROGRESS)
     return new.id

@@ -171,7 +171,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         print(f"Project: {project.name}  ({project.path})")
         for table, n in project.counts().items():
             print(f"  {table:12s} {n}")
-        missing = project.missing_sources()
+        missing = project.images.missing_sources()
         if missing:
             print(f"Missing files: {len(missing)} (fix with `slicereview relink "
                   f"{args.project} NEW_FOLDER`)")

@@ -48,7 +48,7 @@ def cmd_ranking(args: argparse.Namespace) -> int:
     from slicereview.app.rating_run import RatingRun
 
     with _open(args.project) as project:
-        rs = RatingRun(project, project.find_session(args.session).id)
+        rs = RatingRun(project, project.ratings.find_session(args.session).id)
         rows = rs.rows()
         done = rs.done
     table = ranking_table(rows)
@@ -72,7 +72,7 @@ def cmd_reliability(args: argparse.Namespace) -> int:
     if len(args.sessions) < 2:
         raise ValueError("give at least two sessions")
     with _open(args.project) as project:
-        scores = [RatingRun(project, project.find_session(ref).id).session_scores()
+        scores = [RatingRun(project, project.ratings.find_session(ref).id).session_scores()
                   for ref in args.sessions]
     report = reliability(scores, randomisations=args.randomisations,
                          seed=SEED if args.seed is None else args.seed)

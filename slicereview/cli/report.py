@@ -30,7 +30,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not args.project.is_file():
         raise FileNotFoundError(f"no project file {args.project}")
     with Project.open(args.project) as project:
-        annotators = [r for r in project.raters() if r.role is Role.ANNOTATOR]
+        annotators = [r for r in project.raters.all() if r.role is Role.ANNOTATOR]
         raters, subset = None, "all annotators"
         if args.group is not None:
             raters = [r.id for r in annotators if r.group == args.group]
@@ -40,10 +40,10 @@ def cmd_report(args: argparse.Namespace) -> int:
             subset = f"all annotators except group {args.without_group}"
         elif args.annotators is not None:
             names = [n.strip() for n in args.annotators.split(",") if n.strip()]
-            unknown = [n for n in names if project.rater_by_name(n) is None]
+            unknown = [n for n in names if project.raters.by_name(n) is None]
             if unknown:
                 raise ValueError(f"no annotator named {', '.join(unknown)} in this project")
-            raters = [project.rater_by_name(n).id for n in names]  # type: ignore[union-attr]
+            raters = [project.raters.by_name(n).id for n in names]  # type: ignore[union-attr]
             subset = "annotators " + ", ".join(names)
         if raters is not None and len(raters) < 2:
             raise ValueError(f"agreement needs two annotators; {subset} has {len(raters)}")

@@ -64,9 +64,9 @@ def _annotators(project: Project, text: str | None) -> tuple[int, ...] | None:
         return None
     ids = []
     for ref in (t.strip() for t in text.split(",") if t.strip()):
-        rater = project.rater_by_name(ref)
+        rater = project.raters.by_name(ref)
         if rater is None and ref.isdigit():
-            rater = project.rater(int(ref))
+            rater = project.raters.get(int(ref))
         if rater is None:
             raise ValueError(f"no annotator {ref!r} in this project")
         ids.append(rater.id)
@@ -105,7 +105,7 @@ def cmd_queue(args: argparse.Namespace) -> int:
         spec = _spec(project, args, args.method)
         result = _compute(project, spec, args.workers)
         rows = queue(project, spec, result)
-        cases = project.image_cases()
+        cases = project.images.cases()
     apart = ", ".join(cases[i][0] for i in result.not_enough)
     summary = (f"{len(rows)} images ranked by {spec.method} ({len(result.computed)} computed, "
                f"{len(rows) - len(result.computed)} cached)")

@@ -71,14 +71,14 @@ def _open(path: Path) -> Project:
 
 
 def _rater(project: Project, name: str | None, what: str) -> int:
-    rater = project.rater_by_name(name or "")
+    rater = project.raters.by_name(name or "")
     if rater is None:
         raise ValueError(f"give the {what}: no rater named {name!r} in this project")
     return rater.id
 
 
 def _cases(project: Project, cases: list[str]) -> list[int]:
-    by_case = {case: i for i, (case, _, _) in project.image_cases().items()}
+    by_case = {case: i for i, (case, _, _) in project.images.cases().items()}
     unknown = [c for c in cases if c not in by_case]
     if unknown:
         raise ValueError(f"no image with case id {', '.join(unknown[:5])}")
@@ -107,7 +107,7 @@ def cmd_gold(args: argparse.Namespace) -> int:
         if args.mask is not None:
             import_gold_mask(project, image, args.mask)
         else:
-            if project.annotation(args.annotation).image_id != image:
+            if project.annotations.get(args.annotation).image_id != image:
                 raise ValueError(f"annotation {args.annotation} is not on {args.case}")
             mark_gold(project, args.annotation)
     print(f"gold set for {args.case}")
@@ -118,7 +118,7 @@ def cmd_onboarding(args: argparse.Namespace) -> int:
     from slicereview.app.workflow import decide, prefilter, score_pending
 
     with _open(args.project) as project:
-        batch = project.batch_by_name(args.batch)
+        batch = project.workflow.batch_by_name(args.batch)
         if batch is None:
             raise ValueError(f"no batch named {args.batch!r}")
         if args.decide:
@@ -126,7 +126,7 @@ def cmd_onboarding(args: argparse.Namespace) -> int:
             decide(project, batch.id, _rater(project, args.decide, "annotator"),
                    _rater(project, args.owner, "owner (--owner)"), go_on, args.reason)
         score_pending(project)
-        latest = {q.rater_id: q for q in project.qualifications(batch_id=batch.id)}
+        latest = {q.rater_id: q for q in project.workflow.qualifications(batch_id=batch.id)}
         print(f"{'annotator':<16} {'scored':>6} {'mean Dice':>9}  pre-filter  decision")
         for row in prefilter(project, batch.id):
             dice = "–" if row.mean_dice is None else f"{row.mean_dice:.3f}"
@@ -134,7 +134,7 @@ def cmd_onboarding(args: argparse.Namespace) -> int:
             q = latest.get(row.rater_id)
             said = "not decided" if q is None else ("go on" if q.go_on else "stop") + (
                 f" ({q.reason})" if q.reason else "")
-            print(f"{project.rater(row.rater_id).name:<16} {row.scored:>6} {dice:>9}  "
+            print(f"{project.raters.get(row.rater_id).name:<16} {row.scored:>6} {dice:>9}  "
                   f"{verdict:<10}  {said}")
     print(f"Mean Dice: relaxed ROI against gold; pre-filter ≥ {batch.min_dice}.")
     return 0
@@ -154,7 +154,7 @@ def cmd_guidelines(args: argparse.Namespace) -> int:
                   f"no change since version {news.last_seen}" if news.version else
                   "no guidelines yet")
         else:
-            current = project.guideline()
+            current = project.guidelines.get()
             print("no guidelines yet" if current is None else
                   f"<!-- version {current[0]} -->\n{current[1]}")
     return 0

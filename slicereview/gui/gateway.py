@@ -176,7 +176,7 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
             self._runs.forget(key)
         if kind == "annotation":
             try:
-                image_id = self.open_project.annotation(key).image_id
+                image_id = self.open_project.annotations.get(key).image_id
             except KeyError:
                 return
             self.annotation_changed.emit(image_id, key)
@@ -235,7 +235,7 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         project = Project.open(path, busy_timeout_s=busy.ATTEMPT_S)
         try:
             return (project, project_limits(project),
-                    [(im.id, im.path) for im in project.images()])
+                    [(im.id, im.path) for im in project.images.all()])
         except BaseException:
             project.close()
             raise
@@ -252,13 +252,13 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
 
     # -- images ----------------------------------------------------------------------------
     def images(self) -> list[Image]:
-        return self.project.images() if self.project else []
+        return self.project.images.all() if self.project else []
 
     def image(self, image_id: int) -> Image:
-        return self.open_project.image(image_id)
+        return self.open_project.images.get(image_id)
 
     def file_of(self, image: Image) -> Path:
-        return self.open_project.resolve(image.path)
+        return self.open_project.images.resolve(image.path)
 
     def _load(self, path: Path, image: Image) -> DisplayImage:
         # An image the import already decoded in the child is decoded here (no child start-up
@@ -279,7 +279,7 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
     def volume_images(self, image: Image) -> list[Image]:
         if self.project is None or not image.is_slice:
             return []
-        return self.project.volume_images(image.source_id, image.axis)
+        return self.project.images.volume_slices(image.source_id, image.axis)
 
     def missing_files(self) -> list[str]:
-        return [s.path for s in self.open_project.missing_sources()] if self.project else []
+        return [s.path for s in self.open_project.images.missing_sources()] if self.project else []

@@ -36,16 +36,17 @@ class AnnotateGateway:
 
     def annotation_for(self, rater_id: int, image_id: int, phase: Phase | str, round: int,
                        *, create: bool = False) -> Annotation | None:
-        return self.open_project.annotation_for(rater_id, image_id, phase, round, create=create)
+        return self.open_project.annotations.for_image(rater_id, image_id, phase, round,
+                                                       create=create)
 
     def annotation(self, annotation_id: int) -> Annotation:
-        return self.open_project.annotation(annotation_id)
+        return self.open_project.annotations.get(annotation_id)
 
     def polygons(self, annotation_id: int) -> list[Polygon]:
-        return self.open_project.polygons(annotation_id)
+        return self.open_project.polygons.of(annotation_id)
 
     def add_active_time(self, annotation_id: int, ms: int) -> int:
-        total = self.open_project.add_active_time(annotation_id, ms)
+        total = self.open_project.annotations.add_active_time(annotation_id, ms)
         self.notify(("annotation", annotation_id))
         return total
 
@@ -54,7 +55,7 @@ class AnnotateGateway:
         """``{image id: status}`` of one annotator's annotations in a phase and round."""
         if self.project is None:
             return {}
-        found = self.project.annotations(rater_id=rater_id, phase=phase, round=round)
+        found = self.project.annotations.all(rater_id=rater_id, phase=phase, round=round)
         return {a.image_id: a.status for a in found}
 
     def annotation_batch(self, phase: Phase | str) -> list[int]:
@@ -73,12 +74,13 @@ class AnnotateGateway:
         from slicereview.model import Decision
 
         project = self.open_project
-        decision = project.current_decisions([annotation.id]).get(annotation.id)
+        decision = project.reviews.current_decisions([annotation.id]).get(annotation.id)
         if decision is None or decision.decision is not Decision.REJECT:
             return None, [], None
-        pins = [r for r in project.reviews(image_id=annotation.image_id) if r.is_pin]
-        revision = project.annotation_for(annotation.rater_id, annotation.image_id,
-                                          annotation.phase, annotation.round + 1, create=False)
+        pins = [r for r in project.reviews.all(image_id=annotation.image_id) if r.is_pin]
+        revision = project.annotations.for_image(annotation.rater_id, annotation.image_id,
+                                                 annotation.phase, annotation.round + 1,
+                                                 create=False)
         return decision, pins, None if revision is None else revision.round
 
     def start_revision(self, annotation_id: int) -> int:
@@ -90,10 +92,10 @@ class AnnotateGateway:
         return new_id
 
     def questions(self, scope: str | None = None) -> list[Question]:
-        return self.project.questions(scope) if self.project else []
+        return self.project.questions.all(scope) if self.project else []
 
     def guideline(self) -> tuple[int, str] | None:
-        return self.project.guideline() if self.project else None
+        return self.project.guidelines.get() if self.project else None
 
     def repeats_due(self, rater_id: int, batch: list[int], phase: Phase | str, round: int
                     ) -> tuple[list[Annotation], int]:
@@ -105,5 +107,5 @@ class AnnotateGateway:
             return [], 0
         due = repeats.repeats_due(self.project, rater_id, batch, phase, round)
         waiting = sum(again.round == -abs(round) and again.status not in repeats.FINISHED
-                      for _, again in self.project.repeat_pairs(rater_id=rater_id, phase=phase))
+                      for _, again in self.project.repeats.pairs(rater_id=rater_id, phase=phase))
         return due, waiting

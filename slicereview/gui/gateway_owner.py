@@ -73,13 +73,13 @@ class OwnerGateway(QObject):
 
     # -- raters ------------------------------------------------------------------------------
     def raters(self, role: Role | None = None) -> list[Rater]:
-        raters = self.gateway.project.raters() if self.gateway.is_open else []
+        raters = self.gateway.project.raters.all() if self.gateway.is_open else []
         return sorted((r for r in raters if role is None or r.role is role),
                       key=lambda r: (r.simulated, r.name.lower()))
 
     def add_owner(self, name: str) -> int:
         """Create a rater with the owner role (or return the owner of that name)."""
-        known = {r.id for r in self._project.raters()}
+        known = {r.id for r in self._project.raters.all()}
         rater_id = add_person(self._project, name, Role.OWNER)
         if rater_id not in known:
             self.gateway.raters_changed.emit()
@@ -87,25 +87,27 @@ class OwnerGateway(QObject):
 
     # -- batches ----------------------------------------------------------------------------
     def batches(self) -> list[Batch]:
-        return self.gateway.project.batches() if self.gateway.is_open else []
+        return self.gateway.project.workflow.batches() if self.gateway.is_open else []
 
     def batch_images(self, batch_id: int) -> list[Image]:
         project = self._project
-        return project.images(project.image_set(project.batch(batch_id).image_set_id))
+        batch = project.workflow.batch(batch_id)
+        return project.images.all(project.image_sets.members(batch.image_set_id))
 
     def assignments(self, batch_id: int) -> list[tuple[int | None, str | None]]:
-        return self._project.batch_assignments(batch_id)
+        return self._project.workflow.batch_assignments(batch_id)
 
     def image_sets(self) -> list[tuple[int, str, int]]:
         return self.gateway.rating_image_sets()
 
     def image_set(self, set_id: int) -> list[int]:
-        return self._project.image_set(set_id)
+        return self._project.image_sets.members(set_id)
 
     def define_batch(self, name: str, phase: str, image_ids: list[int], **rules) -> int:
         if not name.strip():
             raise ValueError("A batch needs a name.")
-        if self._project.batch_by_name(name.strip()) or self._project.image_set_id(name.strip()):
+        if self._project.workflow.batch_by_name(name.strip()) or \
+                self._project.image_sets.id_by_name(name.strip()):
             raise ValueError(f"There is already an image set or batch named {name.strip()!r}.")
         batch_id = _workflow().define_batch(self._project, name.strip(), phase, image_ids, **rules)
         self.workflow_changed.emit()
@@ -121,11 +123,12 @@ class OwnerGateway(QObject):
         from slicereview.app import repeats
 
         project = self._project
-        batch = project.batch(batch_id)
+        batch = project.workflow.batch(batch_id)
         ids = _workflow().batch_annotators(project, batch_id)
-        counts = repeats.repeat_progress(project, ids, project.image_set(batch.image_set_id),
+        counts = repeats.repeat_progress(project, ids,
+                                         project.image_sets.members(batch.image_set_id),
                                          batch.phase)
-        raters = {r.id: r for r in project.raters()}
+        raters = {r.id: r for r in project.raters.all()}
         return [(raters[r], *counts[r]) for r in ids]
 
     def schedule_repeats(self, batch_id: int, percent: float, seed: int) -> dict[int, int]:
@@ -135,8 +138,8 @@ class OwnerGateway(QObject):
         from slicereview.app import repeats
 
         project = self._project
-        batch = project.batch(batch_id)
-        images = project.image_set(batch.image_set_id)
+        batch = project.workflow.batch(batch_id)
+        images = project.image_sets.members(batch.image_set_id)
         ids = _workflow().batch_annotators(project, batch_id)
         if not ids:
             raise ValueError("Assign annotators to this batch before scheduling repeats.")
@@ -148,7 +151,7 @@ class OwnerGateway(QObject):
 
     # -- gold and the onboarding pre-filter -------------------------------------------------
     def gold_origin(self, image_id: int) -> str | None:
-        gold = self._project.gold(image_id)
+        gold = self._project.workflow.gold(image_id)
         return None if gold is None else gold[2]
 
     def gold_candidates(self, image_id: int) -> list[tuple[int, str]]:
@@ -156,8 +159,8 @@ class OwnerGateway(QObject):
         first: reviewers and owners, then annotators)."""
         project = self._project
         found = []
-        for ann in project.annotations(image_id=image_id, status=_workflow().FINISHED):
-            rater = project.rater(ann.rater_id)
+        for ann in project.annotations.all(image_id=image_id, status=_workflow().FINISHED):
+            rater = project.raters.get(ann.rater_id)
             found.append((rater.role is Role.ANNOTATOR, ann.id,
                           f"{rater.name} ({rater.role}) — {ann.phase}, round {ann.round}, "
                           f"annotation {ann.id}"))
@@ -176,23 +179,24 @@ class OwnerGateway(QObject):
     def onboarding(self, batch_id: int) -> list[OnboardingRow]:
         """The pre-filter of a batch with mean scores against gold and the decision in force."""
         project = self._project
-        batch = project.batch(batch_id)
-        images = set(project.image_set(batch.image_set_id))
-        scores = project.gold_scores()
-        decisions = {q.rater_id: q for q in project.qualifications() if q.batch_id == batch_id}
+        batch = project.workflow.batch(batch_id)
+        images = set(project.image_sets.members(batch.image_set_id))
+        scores = project.workflow.gold_scores()
+        decisions = {q.rater_id: q for q in project.workflow.qualifications()
+                     if q.batch_id == batch_id}
         rows = []
         for pre in _workflow().prefilter(project, batch_id):
-            mine = [scores[a.id] for a in project.annotations(
+            mine = [scores[a.id] for a in project.annotations.all(
                 rater_id=pre.rater_id, phase=batch.phase, status=_workflow().FINISHED)
                 if a.image_id in images and a.id in scores]
             q = decisions.get(pre.rater_id)
             said = None
             if q is not None:
-                who = project.rater(q.decided_by).name if q.decided_by else "?"
+                who = project.raters.get(q.decided_by).name if q.decided_by else "?"
                 said = (f"{'go on' if q.go_on else 'stop'} — {who}, {q.created_at[:16]}"
                         + (f": {q.reason}" if q.reason else ""))
             rows.append(OnboardingRow(
-                project.rater(pre.rater_id), pre.scored, pre.mean_dice,
+                project.raters.get(pre.rater_id), pre.scored, pre.mean_dice,
                 _mean([s.get("strict_alpha") for s in mine]),
                 _mean([s.get("relaxed_alpha") for s in mine]),
                 _mean([s.get("strict_box_alpha") for s in mine]), pre.passes, said))
@@ -206,10 +210,10 @@ class OwnerGateway(QObject):
 
     # -- guidelines -------------------------------------------------------------------------
     def guideline_versions(self) -> list[tuple[int, str]]:
-        return self.gateway.project.guideline_versions() if self.gateway.is_open else []
+        return self.gateway.project.guidelines.versions() if self.gateway.is_open else []
 
     def guideline_text(self, version: int | None = None) -> str:
-        found = self._project.guideline(version)
+        found = self._project.guidelines.get(version)
         return found[1] if found else ""
 
     def guideline_diff(self, old: int | None, new: int) -> str:
@@ -221,7 +225,7 @@ class OwnerGateway(QObject):
 
     def save_guidelines(self, owner_id: int, text: str) -> int:
         """Save the owner's text; a changed text is a new version. Returns the version."""
-        before = self._project.guideline()
+        before = self._project.guidelines.get()
         version = _guidelines().edit_guidelines(self._project, owner_id, text)
         if before is None or before[0] != version:
             self.guidelines_changed.emit(version)
@@ -231,14 +235,14 @@ class OwnerGateway(QObject):
         """``(review id, label)`` of reviews that say something (comment or reason tags),
         newest first."""
         project = self._project
-        cases = {i.id: i.case_id for i in project.images()}
+        cases = {i.id: i.case_id for i in project.images.all()}
         rows = []
-        for r in project.reviews():
+        for r in project.reviews.all():
             said = "; ".join([*r.tags, *([r.comment.strip()] if r.comment.strip() else [])])
             if said:
                 kind = r.decision or f"pin ({r.pin_kind})"
                 rows.append((r.id, f"{cases.get(r.image_id, '?')} · {kind} · "
-                             f"{project.rater(r.reviewer_id).name}: {said}"))
+                             f"{project.raters.get(r.reviewer_id).name}: {said}"))
         return rows[::-1]
 
     def example_crop(self, review_id: int) -> bytes:
@@ -251,7 +255,7 @@ class OwnerGateway(QObject):
 
     def entry_crops(self) -> dict[int, bytes]:
         """Entry id → its crop PNG (for ``entry:ID`` pictures in the Markdown)."""
-        return {e[0]: e[4] for e in self._project.guideline_entries() if e[4]}
+        return {e[0]: e[4] for e in self._project.guidelines.entries() if e[4]}
 
     def changes_for(self, rater_id: int, *, record: bool) -> _guidelines().GuidelineChanges:
         """What changed in the guidelines since an annotator last looked (``record``: they

@@ -46,12 +46,12 @@ class RatingGateway:
         """``(id, name, number of images)`` of every image set."""
         if self.project is None:
             return []
-        return [(i, name, len(self.project.image_set(i)))
-                for i, name in self.project.image_sets().items()]
+        return [(i, name, len(self.project.image_sets.members(i)))
+                for i, name in self.project.image_sets.all().items()]
 
     def rater_names(self) -> list[str]:
         """Raters for a new session: people first, simulated raters last."""
-        raters = self.project.raters() if self.project else []
+        raters = self.project.raters.all() if self.project else []
         return [r.name for r in sorted(raters, key=lambda r: (r.simulated, r.name.lower()))]
 
     def create_rating_session(self, spec: _rating.NewSessionSpec) -> int:

@@ -32,19 +32,19 @@ class ReviewGateway:
 
     def reviewers(self) -> list[Rater]:
         """Raters with the reviewer role, by name."""
-        raters = self.project.raters() if self.project else []
+        raters = self.project.raters.all() if self.project else []
         return sorted((r for r in raters if r.role is Role.REVIEWER), key=lambda r: r.name.lower())
 
     def add_reviewer(self, name: str) -> int:
         """Create a reviewer; a rater of that name must not exist with another role."""
-        known = {r.id for r in self.open_project.raters()}
+        known = {r.id for r in self.open_project.raters.all()}
         rater_id = add_person(self.open_project, name, Role.REVIEWER)
         if rater_id not in known:
             self.raters_changed.emit()
         return rater_id
 
     def annotator_groups(self) -> list[str]:
-        raters = self.project.raters() if self.project else []
+        raters = self.project.raters.all() if self.project else []
         return sorted({r.group for r in raters if r.group and r.role is Role.ANNOTATOR})
 
     def review_setting(self, key: str, default: str | None = None) -> str | None:
@@ -81,7 +81,7 @@ class ReviewGateway:
     def review_status(self, annotation_ids: tuple[int, ...]) -> str:
         from slicereview.app import review_queue
 
-        decided = self.open_project.current_decisions(annotation_ids)
+        decided = self.open_project.reviews.current_decisions(annotation_ids)
         return review_queue.review_status(len(decided), len(annotation_ids))
 
     def decide(self, stack: QUndoStack, reviewer_id: int, annotation_id: int, decision: str,

@@ -1,4 +1,5 @@
-"""Shared plumbing of the :class:`~slicereview.store.project.Project` mixins."""
+"""Shared plumbing of the project's parts (the collaborators of
+:class:`~slicereview.store.project.Project`): the database they share, and small helpers."""
 
 from __future__ import annotations
 
@@ -6,9 +7,8 @@ import json
 import sqlite3
 from contextlib import AbstractContextManager
 from datetime import datetime, timezone
-from pathlib import Path
 
-from slicereview.store.connection import transaction
+from slicereview.store.database import Database
 
 
 def now_iso() -> str:
@@ -48,12 +48,13 @@ def last_id(cur: sqlite3.Cursor) -> int:
     return row_id
 
 
-class StoreBase:
-    """Attributes every mixin relies on: the open connection and the project path."""
+class Part:
+    """One area of an open project (``project.images``, ``project.raters``, ...): the
+    project's database, shared by every part, and the store methods of that area."""
 
-    conn: sqlite3.Connection
-    path: Path
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[object]:
         """Group several store calls into one user intent (one transaction)."""
-        return transaction(self.conn)
+        return self.db.transaction()

@@ -47,7 +47,7 @@ def slots_used(monkeypatch) -> list[int]:
 
 
 def _names(project: Project) -> list[str]:
-    return [Path(im.path).name for im in project.images()]
+    return [Path(im.path).name for im in project.images.all()]
 
 
 @pytest.mark.skipif(not TWO_CORES, reason="one core: the import uses one decoding child")
@@ -65,7 +65,7 @@ def test_a_large_import_reads_on_two_children_and_keeps_the_file_order(
     slots_used.clear()
     with Project.create(tmp_path / "b.srproj") as project:
         report = import_paths(project, [dicoms[0].parent])
-        images = project.images()
+        images = project.images.all()
     assert report.added_files == N and not report.failed
     assert sorted(set(slots_used)) == [0, 1]  # both children read groups
     assert len(slots_used) == -(-N // importing.GROUP_FILES)
@@ -224,14 +224,14 @@ def test_a_store_error_rolls_back_its_transaction_and_stops_the_writing(tmp_path
     monkeypatch.setattr(importing, "COMMIT_IDLE_S", 60.0)
     path = tmp_path / "s.srproj"
     with Project.create(path) as project:
-        real = project.add_source
+        real = project.images.add_source
 
         def add_source(file, *args, **kwargs):
             if Path(file).name == "mr_013.dcm":
                 raise sqlite3.OperationalError("disk I/O error")
             return real(file, *args, **kwargs)
 
-        monkeypatch.setattr(project, "add_source", add_source)
+        monkeypatch.setattr(project.images, "add_source", add_source)
         with pytest.raises(sqlite3.OperationalError):
             import_paths(project, dicoms)
     with sqlite3.connect(path) as other:

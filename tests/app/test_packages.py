@@ -40,22 +40,22 @@ def make_project(folder: Path) -> Path:
     path = folder / "p.srproj"
     with Project.create(path) as p:
         import_paths(p, sorted(imgs.glob("*.png")))
-        a, b = p.add_rater("ann", group="A"), p.add_rater("other", group="A")
-        boss, expert = p.add_rater("boss", "reviewer"), p.add_rater("expert", "reviewer")
+        a, b = p.raters.add("ann", group="A"), p.raters.add("other", group="A")
+        boss, expert = p.raters.add("boss", "reviewer"), p.raters.add("expert", "reviewer")
         define_batch(p, "b1", "formal", [1, 2, 3], groups=["A"])
-        p.add_question("q", "Question", "radio", "image", ["yes", "no"])
-        p.add_guideline("# G\n")
+        p.questions.add("q", "Question", "radio", "image", ["yes", "no"])
+        p.guidelines.add("# G\n")
         for rater, x in ((a, 1.0), (b, 20.0)):
-            ann = p.annotation_for(rater, 1)
-            p.replace_polygons(ann.id, [square(x)])
-            p.set_annotation_status(ann.id, "submitted")
-        decided = p.annotation_for(a, 1)
-        p.add_review(1, boss, annotation_id=decided.id, decision="reject", comment="too big",
-                     tags=["outline too loose"])
-        p.add_review(1, boss, comment="pin", pin_kind="point", pin_at=(3, 3))
-        g = p.annotation_for(expert, 2)
-        p.replace_polygons(g.id, [square(3)])
-        p.set_annotation_status(g.id, "submitted")
+            ann = p.annotations.for_image(rater, 1)
+            p.polygons.replace(ann.id, [square(x)])
+            p.annotations.set_status(ann.id, "submitted")
+        decided = p.annotations.for_image(a, 1)
+        p.reviews.add(1, boss, annotation_id=decided.id, decision="reject", comment="too big",
+                      tags=["outline too loose"])
+        p.reviews.add(1, boss, comment="pin", pin_kind="point", pin_at=(3, 3))
+        g = p.annotations.for_image(expert, 2)
+        p.polygons.replace(g.id, [square(3)])
+        p.annotations.set_status(g.id, "submitted")
         mark_gold(p, g.id)
     return path
 
@@ -69,16 +69,16 @@ def test_package_is_blind_and_self_contained(tmp_path: Path) -> None:
         zf.extractall(folder)
         assert len([n for n in zf.namelist() if n.startswith("images/")]) == 3
     with Project.open(folder / "project.srproj") as pkg:
-        assert [r.name for r in pkg.raters()] == ["ann", "boss"]      # no other annotator
-        assert {a.rater_id for a in pkg.annotations()} == {pkg.rater_by_name("ann").id}
-        assert pkg.gold_images() == [] and pkg.gold_scores() == {}
-        [review] = pkg.reviews()
+        assert [r.name for r in pkg.raters.all()] == ["ann", "boss"]      # no other annotator
+        assert {a.rater_id for a in pkg.annotations.all()} == {pkg.raters.by_name("ann").id}
+        assert pkg.workflow.gold_images() == [] and pkg.workflow.gold_scores() == {}
+        [review] = pkg.reviews.all()
         assert review.comment == "too big" and review.tags == ("outline too loose",)
-        assert [q.name for q in pkg.questions()] == ["q"] and pkg.guideline()[1] == "# G\n"
-        assert [i.case_id for i in pkg.images()] == ["C000001", "C000002", "C000003"]
-        for image in pkg.images():                        # the copies open from the package
-            assert pkg.resolve(image.path).is_file()
-        assert pkg.missing_sources() == []
+        assert [q.name for q in pkg.questions.all()] == ["q"] and pkg.guidelines.get()[1] == "# G\n"
+        assert [i.case_id for i in pkg.images.all()] == ["C000001", "C000002", "C000003"]
+        for image in pkg.images.all():                        # the copies open from the package
+            assert pkg.images.resolve(image.path).is_file()
+        assert pkg.images.missing_sources() == []
 
 
 def test_merge_idempotent_updates_and_conflicts(tmp_path: Path) -> None:
@@ -89,13 +89,13 @@ def test_merge_idempotent_updates_and_conflicts(tmp_path: Path) -> None:
     with zipfile.ZipFile(out) as zf:
         zf.extractall(folder)
     with Project.open(folder / "project.srproj") as pkg:
-        ann = pkg.rater_by_name("ann").id
-        first = pkg.annotation_for(ann, 1)
-        pkg.replace_polygons(first.id, [square(2, 4)])               # changed remotely only
-        new = pkg.annotation_for(ann, 3)
-        pkg.replace_polygons(new.id, [square(8, 3, "uncertain")])
-        pkg.set_annotation_status(new.id, "submitted")
-        pkg.mark_guideline_seen(ann, 1)
+        ann = pkg.raters.by_name("ann").id
+        first = pkg.annotations.for_image(ann, 1)
+        pkg.polygons.replace(first.id, [square(2, 4)])               # changed remotely only
+        new = pkg.annotations.for_image(ann, 3)
+        pkg.polygons.replace(new.id, [square(8, 3, "uncertain")])
+        pkg.annotations.set_status(new.id, "submitted")
+        pkg.guidelines.mark_seen(ann, 1)
     # the annotator sends the edited project back in the same zip layout
     back = tmp_path / "back.zip"
     with zipfile.ZipFile(out) as zin, zipfile.ZipFile(back, "w") as zout:
@@ -106,21 +106,21 @@ def test_merge_idempotent_updates_and_conflicts(tmp_path: Path) -> None:
     with Project.open(path) as p:
         report = merge(p, back)
         assert (len(report.added), len(report.updated), report.conflicts) == (1, 1, [])
-        ann = p.rater_by_name("ann").id
-        assert np.allclose(p.polygons(p.annotation_for(ann, 1).id)[0].vertices,
+        ann = p.raters.by_name("ann").id
+        assert np.allclose(p.polygons.of(p.annotations.for_image(ann, 1).id)[0].vertices,
                            square(2, 4).vertices)
-        assert p.last_seen_guideline(ann) == 1
+        assert p.guidelines.last_seen(ann) == 1
     before = sha(path)
     with Project.open(path) as p:
         again = merge(p, back)
         assert not again.added and not again.updated and not again.conflicts
     # both sides change the same annotation: a conflict, kept apart, reported once
     with Project.open(path) as p:
-        ann = p.rater_by_name("ann").id
-        p.replace_polygons(p.annotation_for(ann, 3).id, [square(30)])
+        ann = p.raters.by_name("ann").id
+        p.polygons.replace(p.annotations.for_image(ann, 3).id, [square(30)])
     with Project.open(folder / "project.srproj") as pkg:
-        a3 = pkg.annotation_for(pkg.rater_by_name("ann").id, 3)
-        pkg.replace_polygons(a3.id, [square(40)])
+        a3 = pkg.annotations.for_image(pkg.raters.by_name("ann").id, 3)
+        pkg.polygons.replace(a3.id, [square(40)])
     back2 = tmp_path / "back2.zip"
     with zipfile.ZipFile(out) as zin, zipfile.ZipFile(back2, "w") as zout:
         for item in zin.infolist():
@@ -130,10 +130,10 @@ def test_merge_idempotent_updates_and_conflicts(tmp_path: Path) -> None:
     with Project.open(path) as p:
         report = merge(p, back2)
         assert len(report.conflicts) == 1
-        assert np.allclose(p.polygons(report.conflicts[0])[0].vertices, square(30).vertices)
-        [(_, _, aid, content)] = p.merge_conflicts()
+        assert np.allclose(p.polygons.of(report.conflicts[0])[0].vertices, square(30).vertices)
+        [(_, _, aid, content)] = p.packages.merge_conflicts()
         assert aid == report.conflicts[0] and content["polygons"][0]["v"][0] == [40.0, 2.0]
-        assert merge(p, back2).conflicts == [] and len(p.merge_conflicts()) == 1
+        assert merge(p, back2).conflicts == [] and len(p.packages.merge_conflicts()) == 1
     assert before != sha(path)
 
 
@@ -196,11 +196,11 @@ def test_random_edits_nothing_lost_nothing_duplicated(tmp_path_factory, edits) -
     for side, image, x in edits:
         target = path if side == "here" else remote / "project.srproj"
         with Project.open(target) as q:
-            if image > len(q.images()):
+            if image > len(q.images.all()):
                 continue
-            a = q.annotation_for(q.rater_by_name("ann").id, image)
+            a = q.annotations.for_image(q.raters.by_name("ann").id, image)
             polys = [square(1 + 10 * x)]
-            q.replace_polygons(a.id, polys)
+            q.polygons.replace(a.id, polys)
             last[(side, image)] = polys
     back = root / "back.zip"
     with zipfile.ZipFile(out) as zin, zipfile.ZipFile(back, "w") as zout:
@@ -216,14 +216,14 @@ def test_random_edits_nothing_lost_nothing_duplicated(tmp_path_factory, edits) -
         assert not again.added and not again.updated and not again.conflicts
     assert sha(path) == snapshot                                # merging twice adds nothing
     with Project.open(path) as p:
-        ann = p.rater_by_name("ann").id
-        keys = [(a.image_id, a.phase, a.round) for a in p.annotations(rater_id=ann)]
+        ann = p.raters.by_name("ann").id
+        keys = [(a.image_id, a.phase, a.round) for a in p.annotations.all(rater_id=ann)]
         assert len(keys) == len(set(keys))                                  # no duplicates
-        kept = {c[2]: c[3] for c in p.merge_conflicts()}
+        kept = {c[2]: c[3] for c in p.packages.merge_conflicts()}
         for (side, image), polys in last.items():
-            a = p.annotation_for(ann, image, create=False)
+            a = p.annotations.for_image(ann, image, create=False)
             assert a is not None
-            stored = [x.vertices.tolist() for x in p.polygons(a.id)]
+            stored = [x.vertices.tolist() for x in p.polygons.of(a.id)]
             want = [x.vertices.tolist() for x in polys]
             if side == "here":                                 # our edit is never overwritten
                 assert stored == want
@@ -243,14 +243,14 @@ def test_a_package_zip_opens_directly_and_its_work_is_kept(tmp_path: Path) -> No
     project_file = unpack(out)
     assert project_file == tmp_path / "share" / "ann" / "project.srproj"
     with Project.open(project_file) as pkg:
-        assert pkg.missing_sources() == []
-        ann = pkg.rater_by_name("ann").id
-        work = pkg.annotation_for(ann, 2)
-        pkg.replace_polygons(work.id, [square(4)])
-        pkg.set_annotation_status(work.id, "submitted")
+        assert pkg.images.missing_sources() == []
+        ann = pkg.raters.by_name("ann").id
+        work = pkg.annotations.for_image(ann, 2)
+        pkg.polygons.replace(work.id, [square(4)])
+        pkg.annotations.set_status(work.id, "submitted")
     assert unpack(out) == project_file                      # opened again: the same folder
     with Project.open(project_file) as pkg:
-        assert len(pkg.polygons(work.id)) == 1              # the work is still there
+        assert len(pkg.polygons.of(work.id)) == 1              # the work is still there
     other = tmp_path / "share" / "ann2.zip"
     other.write_bytes(out.read_bytes())
     (tmp_path / "share" / "ann2").mkdir()                   # someone else's folder of that name

@@ -41,8 +41,8 @@ def test_new_import_info(tmp_path: Path, capsys) -> None:
     assert "images" in info and "All image files found." in info
     with Project.open(project) as p:
         assert p.name == "trial"
-        assert len(p.images()) == 3
-        assert all(not s.path.startswith("/") for s in p.sources())  # relative below project
+        assert len(p.images.all()) == 3
+        assert all(not s.path.startswith("/") for s in p.images.sources())  # relative below project
 
 
 def test_moved_folder_is_reported_and_relinked(tmp_path: Path, capsys) -> None:
@@ -57,7 +57,7 @@ def test_moved_folder_is_reported_and_relinked(tmp_path: Path, capsys) -> None:
     assert main(["relink", str(project), str(tmp_path / "moved")]) == 0
     assert "Relinked 3 file(s)." in capsys.readouterr().out
     with Project.open(project) as p:
-        assert p.missing_sources() == []
+        assert p.images.missing_sources() == []
 
 
 def test_errors_are_one_clear_line(tmp_path: Path, capsys) -> None:
@@ -109,10 +109,10 @@ def test_demo_builds_reuses_and_screenshots(tmp_path: Path) -> None:
     assert again.returncode == 0
     assert project.stat().st_mtime_ns == stamp  # reused, not rebuilt
     with Project.open(project, read_only=True) as p:
-        mammograms = [im for im in p.images() if im.format == "dicom"]
+        mammograms = [im for im in p.images.all() if im.format == "dicom"]
         assert len(mammograms) == 8
         assert max(im.rows for im in mammograms) > 4000
-        assert any(im.is_slice for im in p.images())
+        assert any(im.is_slice for im in p.images.all())
         assert p.meta("demo_truth")
 
 

@@ -27,14 +27,14 @@ def project_path(tmp_path):
     f = tmp_path / "img.png"
     f.write_bytes(b"x")
     with Project.create(path) as p:
-        ids = p.add_source(f, "0" * 64, "png", [NewImage(*SHAPE, frame=k) for k in range(N)])
+        ids = p.images.add_source(f, "0" * 64, "png", [NewImage(*SHAPE, frame=k) for k in range(N)])
         for image_id in ids:
             regions = random_regions(SHAPE, 2, seed=image_id, radius=(4.0, 10.0))
             store_simulated(p, image_id, simulate_annotators(SHAPE, regions, seed=image_id))
-        lonely = p.add_source(tmp_path / "img.png", "1" * 64, "png", [NewImage(*SHAPE)])[0]
+        lonely = p.images.add_source(tmp_path / "img.png", "1" * 64, "png", [NewImage(*SHAPE)])[0]
         store_simulated(p, lonely, {"Simulated annotator A (careful)": []})
-        boss = p.add_rater("boss", "reviewer")
-        anns = p.annotations(image_id=ids[0])
+        boss = p.raters.add("boss", "reviewer")
+        anns = p.annotations.all(image_id=ids[0])
         decide(p, boss, anns[0].id, "expert_review")
         pin(p, boss, ids[1], point=(5, 5), text="look here")
     return path

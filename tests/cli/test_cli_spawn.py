@@ -71,11 +71,11 @@ def test_import_limits_are_settable_and_stored(tmp_path: Path, capsys) -> None:
     assert main(["import", "--create", str(project), ct, "--max-frame-pixels", "10000"]) == 1
     assert "max_frame_pixels" in capsys.readouterr().out
     with Project.open(project) as p:
-        assert project_limits(p).max_frame_pixels == 10000 and p.images() == []
+        assert project_limits(p).max_frame_pixels == 10000 and p.images.all() == []
     assert main(["import", str(project), ct]) == 1  # still 10000
     assert main(["import", str(project), ct, "--max-frame-pixels", "20000",
                  "--decode-timeout", "60"]) == 0
     with Project.open(project) as p:
         limits = project_limits(p)
         assert (limits.max_frame_pixels, limits.decode_timeout_s) == (20000, 60.0)
-        assert len(p.images()) == 1
+        assert len(p.images.all()) == 1

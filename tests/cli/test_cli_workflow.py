@@ -20,9 +20,9 @@ def test_owner_runs_onboarding_from_the_command_line(tmp_path: Path, capsys) -> 
     PILImage.fromarray(data.camera()[:32, :32]).save(png)
     path = tmp_path / "p.srproj"
     with Project.create(path) as p:
-        p.add_source(png, "0" * 64, "png", [NewImage(32, 32, frame=k) for k in range(3)])
-        p.add_rater("owner", "owner")
-        good, poor = p.add_rater("good", group="A"), p.add_rater("poor", group="A")
+        p.images.add_source(png, "0" * 64, "png", [NewImage(32, 32, frame=k) for k in range(3)])
+        p.raters.add("owner", "owner")
+        good, poor = p.raters.add("good", group="A"), p.raters.add("poor", group="A")
     mask = np.zeros((32, 32), np.uint8)
     mask[4:14, 4:14] = 1
     PILImage.fromarray(mask).save(tmp_path / "gold.png")
@@ -34,9 +34,9 @@ def test_owner_runs_onboarding_from_the_command_line(tmp_path: Path, capsys) -> 
                  str(tmp_path / "gold.png")]) == 0
     with Project.open(path) as p:
         for rater, x in ((good, 4.0), (poor, 20.0)):
-            a = p.annotation_for(rater, 1, "onboarding")
+            a = p.annotations.for_image(rater, 1, "onboarding")
             v = np.array([[x, 4], [x + 10, 4], [x + 10, 14], [x, 14]])
-            p.replace_polygons(a.id, [Polygon(v)])
+            p.polygons.replace(a.id, [Polygon(v)])
             finish(p, a.id, "submitted")
     capsys.readouterr()
     assert main(["onboarding", str(path), "--batch", "onboarding A"]) == 0

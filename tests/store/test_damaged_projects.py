@@ -38,13 +38,13 @@ def project_path(tmp_path: Path) -> Path:
     path = tmp_path / "study.srproj"
     with Project.create(path, name="study") as project:
         for k in range(30):
-            project.add_rater(f"rater-{k:03d}-" + "x" * 200, "annotator")
+            project.raters.add(f"rater-{k:03d}-" + "x" * 200, "annotator")
         for k in range(10):
             frames = [NewImage(rows=8, cols=8, frame=f) for f in range(3)]
             image = tmp_path / "data" / f"img{k}.png"
             image.parent.mkdir(exist_ok=True)
             image.write_bytes(bytes([k]) * 100)
-            project.add_source(image, f"{k:064x}", "png", frames)
+            project.images.add_source(image, f"{k:064x}", "png", frames)
     return path
 
 
@@ -190,4 +190,4 @@ def test_version_zero_empty_file_still_migrates(tmp_path: Path):
     conn.execute("CREATE TABLE scratch (x)")
     conn.close()
     with Project.open(path) as project:
-        project.add_rater("ann")
+        project.raters.add("ann")

@@ -47,7 +47,7 @@ def add_file(project: Project, path: Path, payload: bytes, n_images: int = 1) ->
     path.write_bytes(payload)
     digest = hashlib.sha256(payload).hexdigest()
     frames = [NewImage(rows=8, cols=8, frame=k) for k in range(n_images)]
-    return project.add_source(path, digest, "png", frames)
+    return project.images.add_source(path, digest, "png", frames)
 
 
 @pytest.fixture
@@ -56,11 +56,11 @@ def project_path(tmp_path: Path) -> Path:
     path = tmp_path / "study.srproj"
     with Project.create(path, name="study") as project:
         for k in range(40):
-            project.add_rater(f"rater-{k:03d}-" + "x" * 100, "annotator", group="g1")
+            project.raters.add(f"rater-{k:03d}-" + "x" * 100, "annotator", group="g1")
         for k in range(12):
             add_file(project, tmp_path / "data" / f"img{k}.png", bytes([k]) * 300, n_images=3)
         for k in range(30):
-            project.add_guideline(f"version {k}: " + "outline every lesion. " * 40)
+            project.guidelines.add(f"version {k}: " + "outline every lesion. " * 40)
     return path
 
 
@@ -69,13 +69,13 @@ def test_create_and_reopen_round_trip(project_path: Path):
     with Project.open(project_path) as project:
         assert project.name == "study"
         assert project.meta("created_by", "").startswith("slicereview ")
-        assert len(project.raters()) == 40
-        assert project.raters()[3].group == "g1"
-        images = project.images()
+        assert len(project.raters.all()) == 40
+        assert project.raters.all()[3].group == "g1"
+        images = project.images.all()
         assert len(images) == 36
         assert images[0].case_id == "C000001" and images[-1].case_id == "C000036"
-        assert project.guideline() == (30, "version 29: " + "outline every lesion. " * 40)
-        assert project.missing_sources() == []
+        assert project.guidelines.get() == (30, "version 29: " + "outline every lesion. " * 40)
+        assert project.images.missing_sources() == []
     with Project.open(project_path) as project:  # a second reopen sees the same
         assert project.counts()["images"] == 36
 
@@ -110,28 +110,28 @@ def test_missing_file_is_a_clear_error(tmp_path: Path):
 @pytest.mark.parametrize("read_only", [False, True])
 def test_foreign_keys_on_for_every_connection(project_path: Path, read_only: bool):
     with Project.open(project_path, read_only=read_only) as project:
-        assert project.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert project.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
 
 def test_foreign_keys_are_enforced(project_path: Path):
     with Project.open(project_path) as project:
         with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"), project.transaction():
-            project.conn.execute(
+            project.db.execute(
                 "INSERT INTO images (source_id, case_id, rows, cols) VALUES (999, 'X', 1, 1)"
             )
         # ON DELETE CASCADE works only with foreign keys on.
-        source_id = project.sources()[0].id
+        source_id = project.images.sources()[0].id
         with project.transaction():
-            project.conn.execute("DELETE FROM sources WHERE id = ?", (source_id,))
+            project.db.execute("DELETE FROM sources WHERE id = ?", (source_id,))
         assert project.counts()["images"] == 33
 
 
 def test_read_only_project_cannot_write(project_path: Path):
     before = sha256(project_path)
     with Project.open(project_path, read_only=True) as project:
-        assert len(project.images()) == 36
+        assert len(project.images.all()) == 36
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
-            project.add_rater("intruder")
+            project.raters.add("intruder")
     assert sha256(project_path) == before
 
 
@@ -153,8 +153,8 @@ def test_version_0_file_is_migrated(tmp_path: Path):
     conn.close()
     assert _version(path) == 0
     with Project.open(path) as project:
-        assert project.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        project.add_rater("ann")  # the tables exist
+        assert project.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        project.raters.add("ann")  # the tables exist
     assert _version(path) == SCHEMA_VERSION
 
 
@@ -187,13 +187,13 @@ def test_migrations_apply_in_order(project_path: Path, monkeypatch: pytest.Monke
     target = _fake_migrations(monkeypatch, steps)
     assert check_file(project_path) == SCHEMA_VERSION
     with Project.open(project_path) as project:
-        rows = project.conn.execute("SELECT step, note FROM history ORDER BY rowid").fetchall()
+        rows = project.db.execute("SELECT step, note FROM history ORDER BY rowid").fetchall()
         assert [tuple(r) for r in rows] == [(2, None), (3, "a;b")]
-        assert len(project.raters()) == 40  # the data survived
+        assert len(project.raters.all()) == 40  # the data survived
     assert _version(project_path) == target
     assert check_file(project_path) == target
     with Project.open(project_path) as project:  # reopening does not migrate again
-        assert project.conn.execute("SELECT count(*) FROM history").fetchone()[0] == 2
+        assert project.db.execute("SELECT count(*) FROM history").fetchone()[0] == 2
 
 
 def test_failing_migration_rolls_back_and_leaves_file_unchanged(
@@ -315,27 +315,27 @@ def test_store_method_failure_rolls_back_whole_intent(project_path: Path, tmp_pa
         # The second frame collides with the first (UNIQUE source/frame/axis/slice): the source
         # row inserted before it must go too.
         with pytest.raises(sqlite3.IntegrityError):
-            project.add_source(file, "f" * 64, "png", [NewImage(4, 4), NewImage(4, 4)])
+            project.images.add_source(file, "f" * 64, "png", [NewImage(4, 4), NewImage(4, 4)])
         assert project.counts() == counts
-        assert not project.conn.in_transaction
+        assert not project.db.in_transaction
 
 
 def test_outer_transaction_rolls_back_nested_store_calls(project_path: Path):
     with Project.open(project_path) as project:
         with pytest.raises(RuntimeError, match="boom"), project.transaction():
-            project.add_rater("new-rater")
-            project.add_guideline("new text")
-            assert project.rater_by_name("new-rater") is not None  # visible inside
+            project.raters.add("new-rater")
+            project.guidelines.add("new text")
+            assert project.raters.by_name("new-rater") is not None  # visible inside
             raise RuntimeError("boom")
-        assert project.rater_by_name("new-rater") is None
-        assert project.guideline()[0] == 30
+        assert project.raters.by_name("new-rater") is None
+        assert project.guidelines.get()[0] == 30
     with Project.open(project_path) as project:  # and nothing reached the file
-        assert project.rater_by_name("new-rater") is None
+        assert project.raters.by_name("new-rater") is None
 
 
 def test_each_store_call_commits_before_returning(project_path: Path):
     with Project.open(project_path) as project:
-        rater_id = project.add_rater("committed")
+        rater_id = project.raters.add("committed")
         # A second connection sees it at once: it is on disk, not pending.
         other = raw(project_path)
         assert other.execute("SELECT name FROM raters WHERE id = ?", (rater_id,)).fetchone()
@@ -362,23 +362,23 @@ WRITER = textwrap.dedent(
     project = Project.open(path)
     # A tiny page cache makes big transactions spill pages into the file before COMMIT, so a
     # kill can land in the middle of a transaction that has already touched the file.
-    project.conn.execute("PRAGMA cache_size = 8")
-    image_ids = [im.id for im in project.images()][:12]  # not all: earlier runs add volumes
-    rater = project.ensure_rater("durable", "annotator")
-    set_id = project.create_image_set(f"set-{{len(project.image_sets())}}", image_ids)
+    project.db.execute("PRAGMA cache_size = 8")
+    image_ids = [im.id for im in project.images.all()][:12]  # not all: earlier runs add volumes
+    rater = project.raters.ensure("durable", "annotator")
+    set_id = project.image_sets.create(f"set-{{len(project.image_sets.all())}}", image_ids)
     print("ready", flush=True)
     pairs = [(a, b) for i, a in enumerate(image_ids) for b in image_ids[i + 1:]]
     for n in range({WRITER_STEPS}):
         if n % 40 == 0:
             with project.transaction():
-                session = project.conn.execute(
+                session = project.db.execute(
                     "INSERT INTO sessions (kind, rater_id, image_set_id, name, seed, created_at)"
                     " VALUES ('exhaustive', ?, ?, 'kill test', 0, 'now')", (rater, set_id),
                 ).lastrowid
             print("session", session, flush=True)
         left, right = pairs[n % len(pairs)]
         with project.transaction():
-            answer = project.conn.execute(
+            answer = project.db.execute(
                 "INSERT INTO answers (session_id, left_id, right_id, answer, active_ms,"
                 " answered_at) VALUES (?, ?, ?, 'left', 1200, 'now')", (session, left, right),
             ).lastrowid
@@ -388,7 +388,7 @@ WRITER = textwrap.dedent(
             payload = f"volume {{n}} of writer {{os.getpid()}}".encode() * 50  # unique per run
             file = f"{{folder}}/vol{{os.getpid()}}-{{n}}.nii"
             open(file, "wb").write(payload)
-            ids = project.add_source(
+            ids = project.images.add_source(
                 file, hashlib.sha256(payload).hexdigest(), "nifti",
                 [NewImage(64, 64, axis=2, slice_index=k, info={{"pad": "z" * 300}})
                  for k in range(150)],
@@ -464,7 +464,7 @@ def test_kill_9_never_loses_a_committed_write(project_path: Path, tmp_path: Path
                                   rng.uniform(0.0, 0.05))
         # Opening recovers from the kill (rolls back a hot journal) and checks the file.
         with Project.open(project_path) as project:
-            conn = project.conn
+            conn = project.db.conn
             assert conn.execute("PRAGMA quick_check").fetchall()[0][0] == "ok"
             assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
             answers = {r[0] for r in conn.execute("SELECT id FROM answers")}
@@ -497,8 +497,8 @@ def test_kill_9_writer_memory_stays_small_on_a_big_project(project_path: Path, t
         for k in range(40):
             file = folder / f"bulk{k}.nii"
             file.write_bytes(f"bulk volume {k}".encode())
-            project.add_source(file, sha256(file), "nifti",
-                               [NewImage(64, 64, axis=2, slice_index=i) for i in range(150)])
+            project.images.add_source(file, sha256(file), "nifti",
+                                      [NewImage(64, 64, axis=2, slice_index=i) for i in range(150)])
     script = tmp_path / "writer.py"
     script.write_text(WRITER)
     peaks: list[int] = []
@@ -516,10 +516,10 @@ def test_open_recovers_from_hot_journal(project_path: Path, tmp_path: Path):
         import sys, time
         from slicereview.store import Project
         project = Project.open(sys.argv[1])
-        project.conn.execute("PRAGMA cache_size = 5")
-        project.conn.execute("BEGIN IMMEDIATE")
+        project.db.execute("PRAGMA cache_size = 5")
+        project.db.execute("BEGIN IMMEDIATE")
         for k in range(2000):
-            project.conn.execute(
+            project.db.execute(
                 "INSERT INTO guidelines (version, text, created_at) VALUES (?, ?, 'x')",
                 (1000 + k, "y" * 500),
             )
@@ -538,7 +538,7 @@ def test_open_recovers_from_hot_journal(project_path: Path, tmp_path: Path):
     journal = project_path.with_name(project_path.name + "-journal")
     assert journal.exists() and project_path.stat().st_size > size_before  # truly hot
     with Project.open(project_path) as project:
-        assert project.guideline()[0] == 30  # the uncommitted rows are gone
-        assert project.conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+        assert project.guidelines.get()[0] == 30  # the uncommitted rows are gone
+        assert project.db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
     assert not journal.exists()
     assert project_path.stat().st_size == size_before

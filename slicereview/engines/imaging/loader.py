@@ -13,8 +13,8 @@ Example
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> with Project.create(folder / "p.srproj") as project:
 ...     _ = import_paths(project, [get_testdata_file("CT_small.dcm")])
-...     image = project.images()[0]
-...     display = load_display(project.resolve(image.path), image)
+...     image = project.images.all()[0]
+...     display = load_display(project.images.resolve(image.path), image)
 >>> display.data.shape, display.data.dtype.name, display.value_unit
 ((128, 128), 'int32', 'HU')
 """
@@ -38,7 +38,7 @@ def load_display(path: str | Path, image: Image, *, limits: Limits = DEFAULT_LIM
     Parameters
     ----------
     path
-        The file's absolute path (``project.resolve(image.path)``).
+        The file's absolute path (``project.images.resolve(image.path)``).
     image
         The project's :class:`~slicereview.model.Image`: its ``format`` picks the reader,
         ``frame`` the DICOM frame, ``axis``/``slice_index`` the volume slice.
