@@ -7,9 +7,8 @@ import argparse
 from pathlib import Path
 
 from slicereview.app.exporting import DEFAULT_STATUSES, FORMATS, export_masks
-from slicereview.cli._common import ProgressBar
+from slicereview.cli._common import ProgressBar, add_project_argument, open_project
 from slicereview.model import AnnotationStatus, Phase
-from slicereview.store import Project
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "one phase and round as label masks (0 background, 1 certain, "
                     "2 uncertain) or as COCO polygons.",
     )
-    p.add_argument("project", type=Path)
+    add_project_argument(p)
     p.add_argument("--masks", type=Path, required=True, metavar="DIR",
                    help="output folder (created if missing)")
     p.add_argument("--format", choices=FORMATS, default="png",
@@ -48,7 +47,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.consensus:
         return _consensus(args)
     statuses = None if args.include_in_progress else DEFAULT_STATUSES
-    with Project.open(args.project, read_only=True) as project:
+    with open_project(args.project, read_only=True) as project:
         report = export_masks(
             project, args.masks, args.format, progress=ProgressBar("Exporting"),
             phase=args.phase, round=args.round, statuses=statuses, raters=args.rater,
@@ -74,7 +73,7 @@ def _consensus(args: argparse.Namespace) -> int:
     if args.include_in_progress:
         raise ValueError("a consensus is made from finished annotations only; "
                          "drop --include-in-progress")
-    with Project.open(args.project, read_only=True) as project:
+    with open_project(args.project, read_only=True) as project:
         report = export_consensus(
             project, args.masks, args.format, args.consensus, level=args.level,
             progress=ProgressBar("Consensus"), phase=args.phase, round=args.round,

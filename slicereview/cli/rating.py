@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from slicereview.store import Project
+from slicereview.cli._common import add_project_argument, open_project
 
 # The rating engines (and scipy through them) are imported inside the handlers, so that other
 # commands start fast.
@@ -18,7 +18,7 @@ from slicereview.store import Project
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ranking", help="show or export a rating session's ranking")
-    p.add_argument("project", type=Path)
+    add_project_argument(p)
     p.add_argument("session", help="session id or name")
     p.add_argument("--csv", type=Path, metavar="OUT",
                    help="write the ranking as CSV (image_id, case_id, file, rank, tier, score, "
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("reliability",
                        help="agreement between finished rating sessions over the same images")
-    p.add_argument("project", type=Path)
+    add_project_argument(p)
     p.add_argument("sessions", nargs="+", metavar="SESSION", help="two or more session ids/names")
     p.add_argument("--randomisations", type=int, default=100,
                    help="random tie-breaks to average over (default 100, as in SliceLabeler)")
@@ -37,17 +37,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_reliability)
 
 
-def _open(path: Path) -> Project:
-    if not path.is_file():
-        raise FileNotFoundError(f"no project file {path}")
-    return Project.open(path, read_only=True)
-
-
 def cmd_ranking(args: argparse.Namespace) -> int:
     from slicereview.app.rating import ranking_table, write_ranking_csv
     from slicereview.app.rating_run import RatingRun
 
-    with _open(args.project) as project:
+    with open_project(args.project, read_only=True) as project:
         rs = RatingRun(project, project.ratings.find_session(args.session).id)
         rows = rs.rows()
         done = rs.done
@@ -71,7 +65,7 @@ def cmd_reliability(args: argparse.Namespace) -> int:
 
     if len(args.sessions) < 2:
         raise ValueError("give at least two sessions")
-    with _open(args.project) as project:
+    with open_project(args.project, read_only=True) as project:
         scores = [RatingRun(project, project.ratings.find_session(ref).id).session_scores()
                   for ref in args.sessions]
     report = reliability(scores, randomisations=args.randomisations,

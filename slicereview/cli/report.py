@@ -7,10 +7,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from slicereview.cli._common import add_project_argument
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="write the owner's QA report (stand-alone HTML)")
-    p.add_argument("project", type=Path)
+    add_project_argument(p)
     p.add_argument("--out", type=Path, required=True, metavar="report.html")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--group", help="agreement over the annotators of this group only")
@@ -23,13 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from slicereview.app.report import write_report
-    from slicereview.cli._common import ProgressBar
+    from slicereview.cli._common import ProgressBar, open_project
     from slicereview.model import Role
-    from slicereview.store import Project
 
-    if not args.project.is_file():
-        raise FileNotFoundError(f"no project file {args.project}")
-    with Project.open(args.project) as project:
+    with open_project(args.project) as project:
         annotators = [r for r in project.raters.all() if r.role is Role.ANNOTATOR]
         raters, subset = None, "all annotators"
         if args.group is not None:

@@ -13,6 +13,7 @@ import math
 import sys
 from pathlib import Path
 
+from slicereview.cli._common import add_project_argument, open_project
 from slicereview.store import Project
 
 _METHODS = ("image-sort", "box-sort", "box-score", "random")  # engines.review.priority.METHODS
@@ -21,7 +22,7 @@ _SHOWN = ("strict_alpha", "relaxed_alpha", "unsure_share", "n_disagreement", "n_
 
 
 def _selection_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("project", type=Path)
+    add_project_argument(p)
     p.add_argument("--phase", default="formal", choices=("onboarding", "pilot", "formal"))
     p.add_argument("--round", type=int, default=None,
                    help="round number (default: each annotator's latest finished round)")
@@ -51,12 +52,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", type=Path, metavar="OUT.png",
                    help="draw P@k, R@k and NDCG@k against k (needs matplotlib)")
     p.set_defaults(func=cmd_review_eval)
-
-
-def _open(path: Path) -> Project:
-    if not path.is_file():
-        raise FileNotFoundError(f"no project file {path}")
-    return Project.open(path)
 
 
 def _annotators(project: Project, text: str | None) -> tuple[int, ...] | None:
@@ -101,7 +96,7 @@ def _cell(value: object) -> str:
 def cmd_queue(args: argparse.Namespace) -> int:
     from slicereview.app.review_queue import queue
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         spec = _spec(project, args, args.method)
         result = _compute(project, spec, args.workers)
         rows = queue(project, spec, result)
@@ -147,7 +142,7 @@ def cmd_review_eval(args: argparse.Namespace) -> int:
 
     if args.k < 1:
         raise ValueError(f"--k must be at least 1, got {args.k}")
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         spec = _spec(project, args)
         n = len(_compute(project, spec, args.workers).features)
         if n == 0:

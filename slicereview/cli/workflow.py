@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from slicereview.cli._common import add_project_argument, open_project
 from slicereview.store import Project
 
 
@@ -23,7 +24,7 @@ def _names(text: str | None) -> list[str]:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("batch", help="define a batch of one phase and assign annotators")
-    p.add_argument("project", type=Path)
+    add_project_argument(p)
     p.add_argument("name")
     p.add_argument("--phase", required=True, choices=("onboarding", "pilot", "formal"))
     p.add_argument("--cases", required=True, metavar="C1,C2", help="case ids of the images")
@@ -37,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_batch)
 
     p = sub.add_parser("gold", help="set the gold standard of an image")
-    p.add_argument("project", type=Path)
+    add_project_argument(p)
     p.add_argument("--case", required=True)
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument("--mask", type=Path, help="label PNG: 0 background, 1 certain, 2 uncertain")
@@ -45,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_gold)
 
     p = sub.add_parser("onboarding", help="the pre-filter of a batch; the owner's decision")
-    p.add_argument("project", type=Path)
+    add_project_argument(p)
     p.add_argument("--batch", required=True)
     p.add_argument("--decide", metavar="NAME")
     p.add_argument("--owner", metavar="OWNER")
@@ -56,18 +57,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_onboarding)
 
     p = sub.add_parser("guidelines", help="show, edit or diff the living guidelines")
-    p.add_argument("project", type=Path)
+    add_project_argument(p)
     act = p.add_mutually_exclusive_group()
     act.add_argument("--edit", type=Path, metavar="FILE.md")
     act.add_argument("--changes", metavar="NAME", help="what changed since NAME last looked")
     p.add_argument("--owner", metavar="OWNER")
     p.set_defaults(func=cmd_guidelines)
-
-
-def _open(path: Path) -> Project:
-    if not path.is_file():
-        raise FileNotFoundError(f"no project file {path}")
-    return Project.open(path)
 
 
 def _rater(project: Project, name: str | None, what: str) -> int:
@@ -88,7 +83,7 @@ def _cases(project: Project, cases: list[str]) -> list[int]:
 def cmd_batch(args: argparse.Namespace) -> int:
     from slicereview.app.workflow import define_batch
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         raters = [_rater(project, n, "annotator") for n in _names(args.annotators)]
         batch = define_batch(
             project, args.name, args.phase, _cases(project, _names(args.cases)), raters=raters,
@@ -102,7 +97,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
 def cmd_gold(args: argparse.Namespace) -> int:
     from slicereview.app.workflow import import_gold_mask, mark_gold
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         [image] = _cases(project, [args.case])
         if args.mask is not None:
             import_gold_mask(project, image, args.mask)
@@ -117,7 +112,7 @@ def cmd_gold(args: argparse.Namespace) -> int:
 def cmd_onboarding(args: argparse.Namespace) -> int:
     from slicereview.app.workflow import decide, prefilter, score_pending
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         batch = project.workflow.batch_by_name(args.batch)
         if batch is None:
             raise ValueError(f"no batch named {args.batch!r}")
@@ -143,7 +138,7 @@ def cmd_onboarding(args: argparse.Namespace) -> int:
 def cmd_guidelines(args: argparse.Namespace) -> int:
     from slicereview.app.guidelines import edit_guidelines, guideline_changes
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         if args.edit is not None:
             version = edit_guidelines(project, _rater(project, args.owner, "owner (--owner)"),
                                       args.edit.read_text(encoding="utf-8"))

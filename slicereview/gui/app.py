@@ -49,9 +49,10 @@ def _parse_size(size: str) -> tuple[int, int]:
     return int(w), int(h)
 
 
-def run(project: Path | None = None, *, screenshot: Path | None = None,
+def run(project: Path | str | None = None, *, screenshot: Path | None = None,
         size: str = "1400x900") -> int:
-    """Open the main window (on ``project``, else the last project) and run the event loop.
+    """Open the main window (on ``project``, a file or a server project's URL, else the last
+    project) and run the event loop.
 
     Raises :class:`NoDisplayError` when there is no display and no ``screenshot``.
     """
@@ -76,7 +77,7 @@ def run(project: Path | None = None, *, screenshot: Path | None = None,
         window.restore_layout()
     else:
         window.resize(*_parse_size(size))
-    if project is not None and not window.open_project(Path(project)) and screenshot:
+    if project is not None and not window.open_project(project) and screenshot:
         return 2
     window.show()
     if screenshot is not None:

@@ -118,7 +118,7 @@ class FileActions:
         """Import in a worker thread with a cancellable progress dialog."""
         if self.gateway.project is None or self._import_worker is not None:
             return None
-        worker = ImportWorker(self.gateway.project.path, paths, slices)
+        worker = ImportWorker(self.gateway.project.location, paths, slices)
         dialog = QProgressDialog("Importing…", "Cancel", 0, 0, self)
         dialog.setWindowTitle("Import images")
         dialog.setMinimumDuration(300)

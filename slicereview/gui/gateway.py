@@ -226,7 +226,7 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         self._images_seen = images
         if len(images) > 1:  # thumbnails of the others need the decoding child: start it now
             isolated.prestart(limits)
-        self.project_opened.emit(str(project.path))
+        self.project_opened.emit(project.describe())
         return project
 
     @staticmethod

@@ -1,7 +1,7 @@
 """The owner's QA part of the gateway: what the Overview tab and the work-package actions read
 from the open project. Attached to :class:`~slicereview.gui.gateway.ProjectGateway` as
 ``gateway.qa``; the heavy work (the report, a matrix cell, packages) runs in the workers of
-:mod:`slicereview.gui.qa_workers`, which open their own connection to :meth:`project_path`.
+:mod:`slicereview.gui.qa_workers`, which open their own connection to :meth:`location`.
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ class QAGateway:
     def __init__(self, gateway: ProjectGateway) -> None:
         self.gateway = gateway
 
-    def project_path(self) -> Path:
-        return Path(self.gateway.open_project.path)
+    def location(self) -> Path | str:
+        """Where the workers open their own connection (a file's path or a server's URL)."""
+        return self.gateway.open_project.location
 
     def annotator_names(self) -> list[str]:
         """Annotators (not gold experts, reviewers or the owner), simulated ones included."""

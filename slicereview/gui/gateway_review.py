@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QUndoStack
@@ -14,6 +13,7 @@ from slicereview.model import (
     Role,
 )
 from slicereview.store import Project
+from slicereview.store.location import Location
 
 if TYPE_CHECKING:
     from slicereview.app import review_image, review_queue
@@ -69,13 +69,13 @@ class ReviewGateway:
         return review_image.review_image(self.open_project, image_id, annotation_ids)
 
     @staticmethod
-    def load_review_image(project_path: str | Path, image_id: int,
+    def load_review_image(location: Location, image_id: int,
                           annotation_ids: tuple[int, ...]) -> review_image.ReviewImage:
         """:meth:`review_image` for a worker thread, through its own connection (SQLite
         connections belong to the thread that opened them)."""
         from slicereview.app import review_image
 
-        with Project.open(project_path) as project:
+        with Project.open(location) as project:
             return review_image.review_image(project, image_id, annotation_ids)
 
     def review_status(self, annotation_ids: tuple[int, ...]) -> str:

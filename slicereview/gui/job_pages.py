@@ -59,7 +59,7 @@ class JobPages:
         return self._overview_tab.page  # type: ignore[return-value]
 
     def _open_path(self) -> str | None:
-        return str(self.gateway.open_project.path) if self.gateway.is_open else None
+        return self.gateway.open_project.describe() if self.gateway.is_open else None
 
     def _build_annotate_page(self) -> AnnotatePage:
         from slicereview.gui.views.annotate_page import AnnotatePage

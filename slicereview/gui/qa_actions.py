@@ -81,7 +81,7 @@ class QAActions:
         if not path:
             return None
         out = Path(path) if path.endswith(".zip") else Path(path + ".zip")
-        worker = ExportPackageWorker(self.gateway.qa.project_path(), annotator, batch, out)
+        worker = ExportPackageWorker(self.gateway.qa.location(), annotator, batch, out)
         return self._start_package_job(worker, f"Writing the work package of {annotator}…",
                                        self._on_export_done)
 
@@ -101,7 +101,7 @@ class QAActions:
                                               "Work package (*.zip);;All files (*)")
         if not path:
             return None
-        worker = MergePackageWorker(self.gateway.qa.project_path(), Path(path))
+        worker = MergePackageWorker(self.gateway.qa.location(), Path(path))
         return self._start_package_job(worker, f"Merging {Path(path).name}…",
                                        self._on_merge_done)
 

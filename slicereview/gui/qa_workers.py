@@ -13,6 +13,7 @@ from pathlib import Path
 
 from slicereview.gui.workers import Worker
 from slicereview.store import Project
+from slicereview.store.location import Location
 
 
 class Cancelled(Exception):
@@ -23,10 +24,10 @@ class ReportWorker(Worker):
     """``finished(ReportData)`` of :func:`slicereview.app.report.collect`; ``finished(None)``
     after Cancel."""
 
-    def __init__(self, project_path: Path, raters: list[int] | None = None,
+    def __init__(self, location: Location, raters: list[int] | None = None,
                  subset: str = "all annotators") -> None:
         super().__init__()
-        self.project_path = Path(project_path)
+        self.location = location
         self.raters = raters
         self.subset = subset
 
@@ -39,7 +40,7 @@ class ReportWorker(Worker):
         from slicereview.app.report import collect
 
         try:
-            with Project.open(self.project_path) as project:
+            with Project.open(self.location) as project:
                 return collect(project, self.raters, self._progress, self.subset)
         except Cancelled:
             return None
@@ -48,31 +49,31 @@ class ReportWorker(Worker):
 class PairWorker(Worker):
     """``finished(list[PairImage])``: where annotators ``a`` and ``b`` disagree most."""
 
-    def __init__(self, project_path: Path, a: int, b: int) -> None:
+    def __init__(self, location: Location, a: int, b: int) -> None:
         super().__init__()
-        self.project_path, self.a, self.b = Path(project_path), a, b
+        self.location, self.a, self.b = location, a, b
 
     def work(self) -> object:
         from slicereview.app.report_pairs import pair_disagreements
 
-        with Project.open(self.project_path) as project:
+        with Project.open(self.location) as project:
             return pair_disagreements(project, self.a, self.b)
 
 
 class ExportPackageWorker(Worker):
     """``finished(Path)``: the work package of ``annotator`` (optionally one ``batch``)."""
 
-    def __init__(self, project_path: Path, annotator: str, batch: str | None, out: Path
+    def __init__(self, location: Location, annotator: str, batch: str | None, out: Path
                  ) -> None:
         super().__init__()
-        self.project_path, self.annotator, self.batch = Path(project_path), annotator, batch
+        self.location, self.annotator, self.batch = location, annotator, batch
         self.out = Path(out)
 
     def work(self) -> object:
         from slicereview.app.packages import package
 
         self.progress.emit(0, 0, "export")
-        with Project.open(self.project_path) as project:
+        with Project.open(self.location) as project:
             return package(project, self.annotator, self.out, self.batch)
 
 
@@ -80,15 +81,15 @@ class MergePackageWorker(Worker):
     """``finished(MergeReport)`` of merging ``file`` into the project (refusals: ``failed``
     with the one-line reason; the project is untouched then)."""
 
-    def __init__(self, project_path: Path, file: Path) -> None:
+    def __init__(self, location: Location, file: Path) -> None:
         super().__init__()
-        self.project_path, self.file = Path(project_path), Path(file)
+        self.location, self.file = location, Path(file)
 
     def work(self) -> object:
         from slicereview.app.packages import merge
 
         self.progress.emit(0, 0, "merge")
-        with Project.open(self.project_path) as project:
+        with Project.open(self.location) as project:
             return merge(project, self.file)
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from slicereview.store import Project
+from slicereview.store.location import Location
 
 if TYPE_CHECKING:  # the imaging engines (pydicom, SimpleITK) load when an import starts
     from slicereview.app.importing import ImportReport
@@ -80,12 +81,12 @@ class Worker(QObject):
 
 
 class ImportWorker(Worker):
-    """Imports ``paths`` into the project at ``project_path``; ``finished(ImportReport)``."""
+    """Imports ``paths`` into the project at ``location``; ``finished(ImportReport)``."""
 
-    def __init__(self, project_path: Path, paths: list[Path],
+    def __init__(self, location: Location, paths: list[Path],
                  slices: SliceSelection | None = None) -> None:
         super().__init__()
-        self.project_path = Path(project_path)
+        self.location = location
         self.paths = [Path(p) for p in paths]
         self.slices = slices  # None: the default SliceSelection()
 
@@ -93,7 +94,7 @@ class ImportWorker(Worker):
         from slicereview.app.importing import import_paths
         from slicereview.engines.imaging.importer import SliceSelection
 
-        with Project.open(self.project_path) as project:
+        with Project.open(self.location) as project:
             return import_paths(project, self.paths, slices=self.slices or SliceSelection(),
                                 progress=self.progress.emit, cancel=lambda: self._cancel)
 
@@ -116,15 +117,15 @@ class ReviewFeaturesWorker(Worker):
     """Computes (or reads from the cache) the features of a review queue in its own project
     connection; ``finished(QueueResult)``. Cancel keeps what is finished (cached too)."""
 
-    def __init__(self, project_path: Path, spec: object) -> None:
+    def __init__(self, location: Location, spec: object) -> None:
         super().__init__()
-        self.project_path = Path(project_path)
+        self.location = location
         self.spec = spec
 
     def work(self) -> object:
         from slicereview.app.review_queue import compute_features
 
-        with Project.open(self.project_path) as project:
+        with Project.open(self.location) as project:
             return compute_features(
                 project, self.spec,  # type: ignore[arg-type]
                 progress=lambda done, total: self.progress.emit(done, total, "features"),

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 
@@ -38,14 +37,6 @@ def filters(*conditions: str, **equal: object) -> tuple[str, list[object]]:
             where.append(f"{column} = ?")
             args.append(value)
     return (" WHERE " + " AND ".join(where) if where else ""), args
-
-
-def last_id(cur: sqlite3.Cursor) -> int:
-    """The id of the row the ``INSERT`` on ``cur`` just added."""
-    row_id = cur.lastrowid
-    if row_id is None:  # only after a statement that is not an INSERT
-        raise RuntimeError("no row was inserted")
-    return row_id
 
 
 class Part:

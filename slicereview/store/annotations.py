@@ -22,17 +22,16 @@ Example
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 
 from slicereview.model import Annotation, AnnotationStatus, Phase, Polygon
 from slicereview.store._base import Part, dumps, filters, loads, now_iso
-from slicereview.store.database import Database
+from slicereview.store.database import Database, Row
 
 __all__ = ["Annotations", "polygon_count", "require_annotation", "require_dict", "touch"]
 
 
-def _annotation(row: sqlite3.Row) -> Annotation:
+def _annotation(row: Row) -> Annotation:
     return Annotation(
         id=row["id"], rater_id=row["rater_id"], image_id=row["image_id"],
         phase=Phase(row["phase"]), round=row["round"], status=AnnotationStatus(row["status"]),
@@ -73,9 +72,10 @@ class Annotations(Part):
         if row is None and create:
             with self.transaction():
                 self.db.execute(
-                    "INSERT OR IGNORE INTO annotations (rater_id, image_id, phase, round, "
-                    "updated_at, guideline_version) VALUES (?, ?, ?, ?, ?, "
-                    "(SELECT max(version) FROM guidelines))", (*key, now_iso()),
+                    "INSERT INTO annotations (rater_id, image_id, phase, round, updated_at, "
+                    "guideline_version) VALUES (?, ?, ?, ?, ?, "
+                    "(SELECT max(version) FROM guidelines)) ON CONFLICT DO NOTHING",
+                    (*key, now_iso()),
                 )
             row = self._row(*key)
         return None if row is None else _annotation(row)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from slicereview.store._base import Part, last_id, now_iso
+from slicereview.store._base import Part, now_iso
 
 
 class Guidelines(Part):
@@ -75,8 +75,9 @@ class Guidelines(Part):
         """Record that a rater looked at ``version`` (now)."""
         with self.transaction():
             self.db.execute(
-                "INSERT OR REPLACE INTO guideline_views (rater_id, version, seen_at) "
-                "VALUES (?, ?, ?)", (rater_id, int(version), now_iso()))
+                "INSERT INTO guideline_views (rater_id, version, seen_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (rater_id, version) DO UPDATE SET seen_at = excluded.seen_at",
+                (rater_id, int(version), now_iso()))
 
     def last_seen(self, rater_id: int) -> int | None:
         """The newest version a rater has looked at, ``None`` if never."""
@@ -94,18 +95,18 @@ class Guidelines(Part):
         """Add ``(version, seen_at)`` views of a rater that are not stored yet (packages)."""
         with self.transaction():
             self.db.executemany(
-                "INSERT OR IGNORE INTO guideline_views (rater_id, version, seen_at) "
-                "VALUES (?, ?, ?)", [(rater_id, v, t) for v, t in views])
+                "INSERT INTO guideline_views (rater_id, version, seen_at) VALUES (?, ?, ?) "
+                "ON CONFLICT DO NOTHING", [(rater_id, v, t) for v, t in views])
 
     # -- entries promoted from reviews -----------------------------------------------------
     def add_entry(self, version: int, text: str, *, review_id: int | None = None,
                   crop_png: bytes | None = None) -> int:
         """Attach an entry (promoted from a review, with an optional crop) to a version."""
         with self.transaction():
-            cur = self.db.execute(
+            new_id = self.db.insert(
                 "INSERT INTO guideline_entries (version, review_id, text, crop_png, created_at)"
                 " VALUES (?, ?, ?, ?, ?)", (int(version), review_id, text, crop_png, now_iso()))
-        return last_id(cur)
+        return new_id
 
     def entries(self, version: int | None = None
                 ) -> list[tuple[int, int, int | None, str, bytes | None]]:

@@ -1,22 +1,21 @@
 """``project.images`` (files, images, relinking moved folders) and ``project.image_sets``.
 
-Paths are stored relative to the project's folder when the file lies below it (forward
-slashes), absolute otherwise, plus the file's SHA-256 so that a moved folder can be relinked
-and verified.
+Paths are stored relative to the project file's folder when the image file lies below it
+(forward slashes), absolute otherwise (always on a server), plus the file's SHA-256 so that a
+moved folder can be relinked and verified.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
 from slicereview.model import Image, NewImage, Source
-from slicereview.store._base import Part, dumps, last_id, loads, now_iso
-from slicereview.store.database import Database
+from slicereview.store._base import Part, dumps, loads, now_iso
+from slicereview.store.database import Database, Row
 
 
-def _image(row: sqlite3.Row) -> Image:
+def _image(row: Row) -> Image:
     return Image(
         id=row["id"], source_id=row["source_id"], case_id=row["case_id"], path=row["path"],
         format=row["format"], frame=row["frame"], axis=row["axis"],
@@ -32,9 +31,13 @@ _IMAGE_SELECT = (
 
 
 class Images(Part):
-    """The project's files (*sources*) and the 2-D *images* shown to people."""
+    """The project's files (*sources*) and the 2-D *images* shown to people.
 
-    def __init__(self, db: Database, folder: Path) -> None:
+    ``folder``: the project file's folder, where relative paths start; ``None`` on a server,
+    which stores absolute paths only (a server has no folder of its own).
+    """
+
+    def __init__(self, db: Database, folder: Path | None) -> None:
         super().__init__(db)
         self.folder = folder
 
@@ -42,15 +45,17 @@ class Images(Part):
     def stored_path(self, file: str | Path) -> str:
         """How ``file`` is stored: relative to the project folder when below it."""
         file = Path(file).absolute()
-        try:
-            return PurePosixPath(*file.relative_to(self.folder).parts).as_posix()
-        except ValueError:
-            return file.as_posix()
+        if self.folder is not None:
+            try:
+                return PurePosixPath(*file.relative_to(self.folder).parts).as_posix()
+            except ValueError:
+                pass
+        return file.as_posix()
 
     def resolve(self, stored: str) -> Path:
         """The absolute path of a stored path."""
         p = Path(stored)
-        return p if p.is_absolute() else self.folder / p
+        return p if p.is_absolute() or self.folder is None else self.folder / p
 
     # -- sources and images ----------------------------------------------------------------
     def source_by_hash(self, sha256: str) -> Source | None:
@@ -70,25 +75,25 @@ class Images(Part):
         """
         file = Path(file)
         with self.transaction():
-            cur = self.db.execute(
+            new_id = self.db.insert(
                 "INSERT INTO sources (path, sha256, format, size_bytes, added_at, info) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (self.stored_path(file), sha256, fmt, file.stat().st_size, now_iso(),
                  dumps(info or {})),
             )
-            return self._insert_images(last_id(cur), images)
+            return self._insert_images(new_id, images)
 
     def _insert_images(self, source_id: int, images: Sequence[NewImage]) -> list[int]:
         first = self.db.execute("SELECT coalesce(max(id), 0) FROM images").fetchone()[0]
         ids = []
         for k, im in enumerate(images, start=1):
-            cur = self.db.execute(
+            new_id = self.db.insert(
                 "INSERT INTO images (source_id, case_id, frame, axis, slice_index, rows, "
                 "cols, info) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (source_id, f"C{first + k:06d}", im.frame, im.axis, im.slice_index,
                  im.rows, im.cols, dumps(im.info or {})),
             )
-            ids.append(last_id(cur))
+            ids.append(new_id)
         return ids
 
     def add_to_source(self, source_id: int, images: Sequence[NewImage]) -> list[int]:
@@ -128,7 +133,7 @@ class Images(Part):
 
     def cases(self) -> dict[int, tuple[str, int, int]]:
         """image id → ``(case_id, rows, cols)`` of every image (one SELECT)."""
-        rows = self.db.execute("SELECT id, case_id, rows, cols FROM images").fetchall()
+        rows = self.db.execute("SELECT id, case_id, rows, cols FROM images ORDER BY id")
         return {r[0]: (r[1], r[2], r[3]) for r in rows}
 
     def sources(self) -> list[Source]:
@@ -162,10 +167,9 @@ class ImageSets(Part):
     def create(self, name: str, image_ids: Sequence[int]) -> int:
         """A new image set ``name`` holding ``image_ids`` in this order; returns its id."""
         with self.transaction():
-            cur = self.db.execute(
+            set_id = self.db.insert(
                 "INSERT INTO image_sets (name, created_at) VALUES (?, ?)", (name, now_iso())
             )
-            set_id = last_id(cur)
             self.db.executemany(
                 "INSERT INTO image_set_members (image_set_id, image_id, position) "
                 "VALUES (?, ?, ?)",
@@ -181,8 +185,8 @@ class ImageSets(Part):
                 "WHERE image_set_id = ?", (set_id,)
             ).fetchone()[0]
             self.db.executemany(
-                "INSERT OR IGNORE INTO image_set_members (image_set_id, image_id, position) "
-                "VALUES (?, ?, ?)",
+                "INSERT INTO image_set_members (image_set_id, image_id, position) "
+                "VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 [(set_id, image_id, start + k) for k, image_id in enumerate(image_ids)],
             )
 

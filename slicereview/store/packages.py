@@ -2,7 +2,8 @@
 :mod:`slicereview.app.packages`): a blind copy of the project for one annotator, and the
 conflicts a merge keeps.
 
-:meth:`Packages.write_subset` copies the project file with SQLite's backup API and then
+:meth:`Packages.write_subset` copies the project into a new project file (SQLite's backup
+API from a file, a copy of every row from a server) and then
 deletes, in the copy only, everything the annotator must not see or does not need: other raters'
 annotations, sessions and views, pins, gold and gold scores, qualifications, image flags, the
 features cache, images outside the package and their files' records, other batches, and every
@@ -27,9 +28,9 @@ class Packages(Part):
         dest = Path(dest)
         if dest.exists():
             raise FileExistsError(f"{dest} exists")
+        self.db.copy_to_file(dest)
         out = sqlite3.connect(dest)
         try:
-            self.db.conn.backup(out)
             out.execute("PRAGMA foreign_keys = ON")
             with out:
                 out.execute("CREATE TEMP TABLE keep_images (id INTEGER PRIMARY KEY)")
@@ -48,8 +49,8 @@ class Packages(Part):
         kept (merging twice adds nothing)."""
         with self.transaction():
             cur = self.db.execute(
-                "INSERT OR IGNORE INTO merge_conflicts (package_id, annotation_id, content, "
-                "digest, created_at) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO merge_conflicts (package_id, annotation_id, content, digest, "
+                "created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (package_id, annotation_id, json.dumps(content), digest, now_iso()))
         return cur.rowcount == 1
 

@@ -27,15 +27,14 @@ True
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
 import numpy as np
 
 from slicereview.model import Certainty, Polygon
-from slicereview.store._base import Part, dumps, last_id, loads
+from slicereview.store._base import Part, dumps, loads
 from slicereview.store.annotations import polygon_count, require_annotation, require_dict, touch
-from slicereview.store.database import Database
+from slicereview.store.database import Database, Row
 
 __all__ = ["Polygons", "blob_to_vertices", "polygons_of", "vertices_to_blob"]
 
@@ -56,7 +55,7 @@ def blob_to_vertices(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype="<f8").reshape(-1, 2).astype(np.float64)
 
 
-def _polygon(row: sqlite3.Row) -> Polygon:
+def _polygon(row: Row) -> Polygon:
     return Polygon(
         vertices=blob_to_vertices(row["vertices"]), certainty=Certainty(row["certainty"]),
         label=row["label"], classifications=loads(row["classifications"]),  # type: ignore[arg-type]
@@ -103,9 +102,11 @@ class Polygons(Part):
         """rater id → ``(certain, uncertain)`` polygons in their finished annotations (one
         SELECT; for the report's share of "uncertain")."""
         rows = self.db.execute(
-            "SELECT a.rater_id, sum(p.certainty = 'certain'), sum(p.certainty = 'uncertain') "
+            "SELECT a.rater_id, count(CASE WHEN p.certainty = 'certain' THEN 1 END), "
+            "count(CASE WHEN p.certainty = 'uncertain' THEN 1 END) "
             "FROM polygons p JOIN annotations a ON a.id = p.annotation_id "
-            "WHERE a.status IN ('submitted', 'nothing_to_annotate') GROUP BY a.rater_id"
+            "WHERE a.status IN ('submitted', 'nothing_to_annotate') GROUP BY a.rater_id "
+            "ORDER BY a.rater_id"
         ).fetchall()
         return {r[0]: (int(r[1]), int(r[2])) for r in rows}
 
@@ -193,12 +194,13 @@ class Polygons(Part):
                 "INSERT INTO polygons (id, annotation_id, position, certainty, vertices, label, "
                 "classifications) VALUES (?, ?, ?, ?, ?, ?, ?)", (polygon.id, *values),
             )
+            self.db.reset_ids(["polygons"])
             return int(polygon.id)
-        cur = self.db.execute(
+        new_id = self.db.insert(
             "INSERT INTO polygons (annotation_id, position, certainty, vertices, label, "
             "classifications) VALUES (?, ?, ?, ?, ?, ?)", values,
         )
-        return last_id(cur)
+        return new_id
 
     def _annotation_of(self, polygon_id: int) -> int:
         row = self.db.execute("SELECT annotation_id FROM polygons WHERE id = ?",

@@ -1,4 +1,4 @@
-"""The :class:`Project`: one open project and its parts.
+"""The :class:`Project`: one open project (a file or a server database) and its parts.
 
 A project owns one database (:class:`~slicereview.store.database.Database`) and one *part* per
 area, each a small object over that database: ``project.images``, ``project.image_sets``,
@@ -22,6 +22,7 @@ Example
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from types import TracebackType
@@ -30,9 +31,10 @@ from slicereview import __version__
 from slicereview.store._base import now_iso
 from slicereview.store.annotations import Annotations
 from slicereview.store.connection import connect, create_file
-from slicereview.store.database import Database
+from slicereview.store.database import Database, SqliteDatabase
 from slicereview.store.guidelines import Guidelines
 from slicereview.store.images import Images, ImageSets
+from slicereview.store.location import Location, describe, is_server
 from slicereview.store.packages import Packages
 from slicereview.store.polygons import Polygons
 from slicereview.store.questions import Questions
@@ -51,15 +53,19 @@ _COUNTED = ("sources", "images", "raters", "sessions", "answers", "grades", "ann
 
 
 class Project:
-    """An open slicereview project.
+    """An open slicereview project, on a file or on a server.
 
-    Use :meth:`open` or :meth:`create`; close with :meth:`close` or a ``with`` block.
+    Use :meth:`open` or :meth:`create` with a *location* (a ``.srproj`` path or a
+    ``postgresql://`` URL, :mod:`.location`); close with :meth:`close` or a ``with`` block.
     """
 
-    def __init__(self, db: Database, path: Path) -> None:
+    def __init__(self, db: Database, location: Location) -> None:
         self.db = db
-        self.path = path
-        self.images = Images(db, path.parent)
+        #: What opens this project again (a worker's own connection): the path or the URL.
+        self.location: Location = location
+        #: The project file; ``None`` on a server.
+        self.path: Path | None = None if is_server(location) else Path(location)
+        self.images = Images(db, self.folder)
         self.image_sets = ImageSets(db)
         self.raters = Raters(db)
         self.guidelines = Guidelines(db)
@@ -74,30 +80,50 @@ class Project:
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path, *, read_only: bool = False,
+    def open(cls, location: Location, *, read_only: bool = False,
              busy_timeout_s: float | None = None) -> Project:
-        """Open an existing project (checks it, migrates an older one; see ``connection``).
+        """Open an existing project: a file (checked, an older one migrated; see
+        :mod:`.connection`) or a server database (:mod:`.postgres`).
 
         ``busy_timeout_s``: how long opening (and later calls) wait for another program's lock
         before :class:`~slicereview.store.errors.ProjectBusyError` (default: the store's 5 s).
+        ``read_only``: every write fails (workers that only read use it).
         """
-        path = Path(path).absolute()
-        if busy_timeout_s is None:
-            return cls(Database(connect(path, read_only=read_only)), path)
-        return cls(Database(connect(path, read_only=read_only,
-                                    busy_timeout_s=busy_timeout_s)), path)
+        timeout = {} if busy_timeout_s is None else {"busy_timeout_s": busy_timeout_s}
+        if is_server(location):
+            from slicereview.store.postgres_opening import connect_server
+
+            url = str(location).strip()
+            return cls(connect_server(url, read_only=read_only, **timeout), url)
+        path = Path(location).absolute()
+        return cls(SqliteDatabase(connect(path, read_only=read_only, **timeout)), path)
 
     @classmethod
-    def create(cls, path: str | Path, *, name: str | None = None) -> Project:
-        """Create a new project file at ``path`` (which must not exist) and open it."""
-        path = Path(path).absolute()
-        create_file(path)
-        project = cls.open(path)
-        with project.transaction():
-            project.set_meta("name", name or path.stem)
-            project.set_meta("created_at", now_iso())
-            project.set_meta("created_by", f"slicereview {__version__}")
-        return project
+    def create(cls, location: Location, *, name: str | None = None) -> Project:
+        """Create a new project (a file that must not exist, or an empty database) and open
+        it. Its name defaults to the file's stem or the database's name."""
+        location = _absolute(location)
+
+        def describe_project(db: Database) -> None:
+            for key, value in (("name", name or default_name(location)),
+                               ("created_at", now_iso()),
+                               ("created_by", f"slicereview {__version__}")):
+                db.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+        cls.create_empty(location, describe_project)
+        return cls.open(location)
+
+    @staticmethod
+    def create_empty(location: Location, fill: Callable[[Database], None] | None = None
+                     ) -> None:
+        """Create the schema at a new ``location`` and run ``fill`` in the same
+        transaction (what :meth:`create` and :func:`~.copying.copy_project` build on)."""
+        if is_server(location):
+            from slicereview.store.postgres_opening import create_server
+
+            create_server(str(location).strip(), fill)
+        else:
+            create_file(Path(location), fill)
 
     def close(self) -> None:
         """Close the connection (everything is already committed)."""
@@ -149,10 +175,33 @@ class Project:
 
     @property
     def name(self) -> str:
-        return self.meta("name") or self.path.stem
+        return self.meta("name") or default_name(self.location)
 
     @property
-    def folder(self) -> Path:
-        """The folder holding the project file; relative image paths start here."""
-        return self.path.parent
+    def folder(self) -> Path | None:
+        """The folder holding the project file; relative image paths start here (``None`` on
+        a server, where image paths are absolute)."""
+        return None if self.path is None else self.path.parent
+
+    @property
+    def is_server(self) -> bool:
+        """Whether the project lives on a PostgreSQL server (not in a file)."""
+        return self.db.kind == "postgres"
+
+    def describe(self) -> str:
+        """The location as shown to people (a URL without its password)."""
+        return describe(self.location)
+
+
+def _absolute(location: Location) -> Location:
+    return str(location).strip() if is_server(location) else Path(location).absolute()
+
+
+def default_name(location: Location) -> str:
+    """A project's name when none was given: the file's stem, or the database's name."""
+    if is_server(location):
+        from urllib.parse import urlsplit
+
+        return urlsplit(str(location).strip()).path.lstrip("/") or "project"
+    return Path(location).stem
 

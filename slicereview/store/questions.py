@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 from slicereview.model import Question
-from slicereview.store._base import Part, dumps, last_id, loads
+from slicereview.store._base import Part, dumps, loads
+from slicereview.store.database import Row
 
 QUESTION_SCOPES = ("image", "polygon")
 QUESTION_KINDS = ("radio", "checklist", "text", "dropdown")
 
 
-def _question(row: sqlite3.Row) -> Question:
+def _question(row: Row) -> Question:
     return Question(row["id"], row["position"], row["scope"], row["kind"], row["name"],
                     row["title"], loads(row["options"]) or [])  # type: ignore[arg-type]
 
@@ -24,12 +23,12 @@ class Questions(Part):
         with self.transaction():
             pos = self.db.execute(
                 "SELECT coalesce(max(position) + 1, 0) FROM questions").fetchone()[0]
-            cur = self.db.execute(
+            new_id = self.db.insert(
                 "INSERT INTO questions (position, scope, kind, name, title, options) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (pos, scope, kind, name, title, dumps(options or [])),
             )
-        return last_id(cur)
+        return new_id
 
     def all(self, scope: str | None = None) -> list[Question]:
         """The questions in their order, optionally only one ``scope``."""

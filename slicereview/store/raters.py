@@ -4,7 +4,7 @@ group."""
 from __future__ import annotations
 
 from slicereview.model import Rater, Role
-from slicereview.store._base import Part, last_id
+from slicereview.store._base import Part
 
 
 class Raters(Part):
@@ -14,11 +14,11 @@ class Raters(Part):
     ) -> int:
         """A new rater; returns its id (names are unique: ``IntegrityError`` for a taken one)."""
         with self.transaction():
-            cur = self.db.execute(
+            new_id = self.db.insert(
                 "INSERT INTO raters (name, role, group_name, simulated) VALUES (?, ?, ?, ?)",
                 (name, str(Role(role)), group, int(simulated)),
             )
-        return last_id(cur)
+        return new_id
 
     def get(self, rater_id: int) -> Rater:
         row = self.db.execute("SELECT * FROM raters WHERE id = ?", (rater_id,)).fetchone()

@@ -20,17 +20,15 @@ Example
 
 from __future__ import annotations
 
-import sqlite3
-
 from slicereview.model import Answer, AnswerChoice, Grade, Phase, Session, SessionKind
-from slicereview.store._base import Part, dumps, filters, last_id, loads, now_iso
-from slicereview.store.database import Database
+from slicereview.store._base import Part, dumps, filters, loads, now_iso
+from slicereview.store.database import Database, Row
 from slicereview.store.images import ImageSets
 
 _RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY)
 
 
-def _session(row: sqlite3.Row) -> Session:
+def _session(row: Row) -> Session:
     return Session(
         id=row["id"], kind=SessionKind(row["kind"]), rater_id=row["rater_id"],
         image_set_id=row["image_set_id"], name=row["name"], question=row["question"],
@@ -40,12 +38,12 @@ def _session(row: sqlite3.Row) -> Session:
     )
 
 
-def _answer(row: sqlite3.Row) -> Answer:
+def _answer(row: Row) -> Answer:
     return Answer(row["id"], row["session_id"], row["left_id"], row["right_id"],
                   AnswerChoice(row["answer"]), row["active_ms"], row["answered_at"])
 
 
-def _grade(row: sqlite3.Row) -> Grade:
+def _grade(row: Row) -> Grade:
     return Grade(row["id"], row["session_id"], row["image_id"], row["grade"], row["active_ms"],
                  row["graded_at"])
 
@@ -80,14 +78,14 @@ class Ratings(Part):
             settings.setdefault("initial_count", self.db.execute(
                 "SELECT count(*) FROM image_set_members WHERE image_set_id = ?", (image_set_id,)
             ).fetchone()[0])
-            cur = self.db.execute(
+            new_id = self.db.insert(
                 "INSERT INTO sessions (kind, rater_id, image_set_id, name, question, settings, "
                 "seed, phase, algorithm, algorithm_version, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (str(kind), rater_id, image_set_id, name, question, dumps(settings), int(seed),
                  str(Phase(phase)), algorithm, version, now_iso()),
             )
-        return last_id(cur)
+        return new_id
 
     def session(self, session_id: int) -> Session:
         row = self.db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
@@ -163,15 +161,15 @@ class Ratings(Part):
                 raise ValueError(f"images {left} and {right} are not a pair of session "
                                  f"{session_id}'s image set")
             try:
-                cur = self.db.execute(
+                new_id = self.db.insert(
                     "INSERT INTO answers (session_id, left_id, right_id, answer, active_ms, "
                     "answered_at) VALUES (?, ?, ?, ?, ?, ?)",
                     (session_id, left, right, str(answer), max(0, int(active_ms)), now_iso()),
                 )
-            except sqlite3.IntegrityError as exc:
+            except self.db.IntegrityError as exc:
                 raise ValueError(f"images {left} and {right} were already compared in "
                                  f"session {session_id}") from exc
-        return last_id(cur)
+        return new_id
 
     def answers(self, session_id: int) -> list[Answer]:
         """The session's answers in the order they were given."""

@@ -54,8 +54,8 @@ class Repeats(Part):
                              "only passes (rounds ≥ 1) are repeated")
         with self.transaction():
             self.db.execute(
-                "INSERT OR IGNORE INTO annotations (rater_id, image_id, phase, round, "
-                "updated_at, repeat_of) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO annotations (rater_id, image_id, phase, round, updated_at, "
+                "repeat_of) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (first.rater_id, first.image_id, str(first.phase), -first.round, now_iso(),
                  first.id),
             )

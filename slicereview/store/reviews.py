@@ -33,16 +33,16 @@ Example
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Sequence
 
 from slicereview.model import Decision, Review
-from slicereview.store._base import Part, dumps, filters, last_id, loads, now_iso
+from slicereview.store._base import Part, dumps, filters, loads, now_iso
+from slicereview.store.database import Row
 
 _PIN_SIZES = {"box": 4, "point": 2}
 
 
-def _review(row: sqlite3.Row) -> Review:
+def _review(row: Row) -> Review:
     pin_at = json.loads(row["pin_at"]) if row["pin_at"] else []
     return Review(
         id=row["id"], image_id=row["image_id"], reviewer_id=row["reviewer_id"],
@@ -85,7 +85,7 @@ class Reviews(Part):
         with self.transaction():
             if annotation_id is not None:
                 row = self.db.execute("SELECT image_id FROM annotations WHERE id = ?",
-                                        (annotation_id,)).fetchone()
+                                      (annotation_id,)).fetchone()
                 if row is None:
                     raise KeyError(f"no annotation {annotation_id} in this project")
                 if row[0] != image_id:
@@ -96,13 +96,15 @@ class Reviews(Part):
                 columns = "id, "
             else:
                 columns = ""
-            cur = self.db.execute(
+            new_id = self.db.insert(
                 f"INSERT INTO reviews ({columns}image_id, reviewer_id, annotation_id, decision, "
                 "comment, tags, created_at, active_ms, alphas, pin_kind, pin_at, "
                 f"guideline_version) VALUES ({', '.join('?' * len(values))}, "
                 "(SELECT max(version) FROM guidelines))", values,
             )
-        return last_id(cur)
+            if columns:
+                self.db.reset_ids(["reviews"])
+        return new_id
 
     def delete(self, review_id: int) -> None:
         """Delete one decision or pin (undo)."""
@@ -128,7 +130,7 @@ class Reviews(Part):
         """annotation id → its decision in force (the newest), for annotations that have one."""
         rows = self.db.execute(
             "SELECT * FROM reviews WHERE id IN (SELECT max(id) FROM reviews "
-            "WHERE decision IS NOT NULL GROUP BY annotation_id)"
+            "WHERE decision IS NOT NULL GROUP BY annotation_id) ORDER BY id"
         ).fetchall()
         found = {r["annotation_id"]: _review(r) for r in rows}
         if annotation_ids is None:
@@ -142,7 +144,7 @@ class Reviews(Part):
         SELECT)."""
         rows = self.db.execute(
             "SELECT image_id, source_key, features FROM review_features WHERE phase = ? "
-            "AND round = ? AND annotators_key = ? AND level = ?",
+            "AND round = ? AND annotators_key = ? AND level = ? ORDER BY image_id",
             (phase, int(round), annotators_key, level),
         ).fetchall()
         return {r[0]: (r[1], json.loads(r[2])) for r in rows}
@@ -156,8 +158,11 @@ class Reviews(Part):
         now = now_iso()
         with self.transaction():
             self.db.executemany(
-                "INSERT OR REPLACE INTO review_features (image_id, phase, round, annotators_key, "
-                "level, source_key, features, computed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO review_features (image_id, phase, round, annotators_key, level, "
+                "source_key, features, computed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (phase, round, annotators_key, level, image_id) DO UPDATE SET "
+                "source_key = excluded.source_key, features = excluded.features, "
+                "computed_at = excluded.computed_at",
                 [(i, phase, int(round), annotators_key, level, key, dumps(f), now)
                  for i, key, f in entries],
             )
@@ -166,5 +171,6 @@ class Reviews(Part):
         """The most recently computed cached features of an image, whatever the selection."""
         row = self.db.execute(
             "SELECT features FROM review_features WHERE image_id = ? "
-            "ORDER BY computed_at DESC LIMIT 1", (image_id,)).fetchone()
+            "ORDER BY computed_at DESC, phase, round, annotators_key, level LIMIT 1",
+            (image_id,)).fetchone()
         return None if row is None else json.loads(row[0])

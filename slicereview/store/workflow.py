@@ -20,22 +20,21 @@ Example
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 
 from slicereview.model import Batch, ImageFlag, Phase, Qualification
-from slicereview.store._base import Part, filters, last_id, now_iso
-from slicereview.store.database import Database
+from slicereview.store._base import Part, filters, now_iso
+from slicereview.store.database import Database, Row
 from slicereview.store.images import ImageSets
 
 
-def _batch(row: sqlite3.Row) -> Batch:
+def _batch(row: Row) -> Batch:
     return Batch(row["id"], row["name"], Phase(row["phase"]), row["image_set_id"],
                  row["min_dice"], row["alpha_threshold"], row["max_annotators"],
                  row["low_action"])
 
 
-def _qualification(row: sqlite3.Row) -> Qualification:
+def _qualification(row: Row) -> Qualification:
     pre = row["prefilter"]
     return Qualification(row["id"], row["batch_id"], row["rater_id"], bool(row["go_on"]),
                          None if pre is None else bool(pre), row["mean_dice"],
@@ -56,12 +55,12 @@ class Workflow(Part):
         """A batch: a new image set ``name`` of ``image_ids`` in ``phase``; returns its id."""
         with self.transaction():
             set_id = self._image_sets.create(name, image_ids)
-            cur = self.db.execute(
+            new_id = self.db.insert(
                 "INSERT INTO batches (name, phase, image_set_id, min_dice, alpha_threshold, "
                 "max_annotators, low_action, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (name, str(Phase(phase)), set_id, min_dice, alpha_threshold,
                  int(max_annotators), low_action, now_iso()))
-        return last_id(cur)
+        return new_id
 
     def set_batch_rules(self, batch_id: int, *, min_dice: float | None = None,
                         alpha_threshold: float | None = None, max_annotators: int = 3,
@@ -127,8 +126,10 @@ class Workflow(Part):
                 if row is None or row[0] != image_id:
                     raise ValueError(f"annotation {annotation_id} is not on image {image_id}")
             self.db.execute(
-                "INSERT OR REPLACE INTO gold (image_id, annotation_id, mask_png, origin, "
-                "created_at) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO gold (image_id, annotation_id, mask_png, origin, created_at) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (image_id) DO UPDATE SET "
+                "annotation_id = excluded.annotation_id, mask_png = excluded.mask_png, "
+                "origin = excluded.origin, created_at = excluded.created_at",
                 (image_id, annotation_id, mask_png, origin, now_iso()))
 
     def gold(self, image_id: int) -> tuple[int | None, bytes | None, str] | None:
@@ -147,26 +148,28 @@ class Workflow(Part):
     def store_gold_score(self, annotation_id: int, image_id: int, scores: dict) -> None:
         with self.transaction():
             self.db.execute(
-                "INSERT OR REPLACE INTO gold_scores (annotation_id, image_id, scores, scored_at)"
-                " VALUES (?, ?, ?, ?)", (annotation_id, image_id, json.dumps(scores),
+                "INSERT INTO gold_scores (annotation_id, image_id, scores, scored_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (annotation_id) DO UPDATE SET "
+                "image_id = excluded.image_id, scores = excluded.scores, "
+                "scored_at = excluded.scored_at", (annotation_id, image_id, json.dumps(scores),
                                          now_iso()))
 
     def gold_scores(self) -> dict[int, dict]:
         """annotation id → its scores against gold (see ``app.workflow.score_against_gold``)."""
         return {r[0]: json.loads(r[1]) for r in self.db.execute(
-            "SELECT annotation_id, scores FROM gold_scores")}
+            "SELECT annotation_id, scores FROM gold_scores ORDER BY annotation_id")}
 
     # -- qualifications and flags ----------------------------------------------------------
     def add_qualification(self, batch_id: int, rater_id: int, go_on: bool, *,
                           prefilter: bool | None, mean_dice: float | None,
                           decided_by: int | None, reason: str = "") -> int:
         with self.transaction():
-            cur = self.db.execute(
+            new_id = self.db.insert(
                 "INSERT INTO qualifications (batch_id, rater_id, go_on, prefilter, mean_dice, "
                 "decided_by, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (batch_id, rater_id, int(go_on), None if prefilter is None else int(prefilter),
                  mean_dice, decided_by, reason, now_iso()))
-        return last_id(cur)
+        return new_id
 
     def qualifications(self, *, batch_id: int | None = None, rater_id: int | None = None
                        ) -> list[Qualification]:
@@ -178,11 +181,11 @@ class Workflow(Part):
     def add_image_flag(self, image_id: int, kind: str, reason: str, *,
                        batch_id: int | None = None, rater_id: int | None = None) -> int:
         with self.transaction():
-            cur = self.db.execute(
+            new_id = self.db.insert(
                 "INSERT INTO image_flags (image_id, batch_id, kind, rater_id, reason, "
                 "created_at) VALUES (?, ?, ?, ?, ?, ?)",
                 (image_id, batch_id, kind, rater_id, reason, now_iso()))
-        return last_id(cur)
+        return new_id
 
     def image_flags(self, image_id: int | None = None) -> list[ImageFlag]:
         sql = "SELECT * FROM image_flags"

@@ -16,6 +16,7 @@ from slicereview.app.workflow import decide as qualify
 from slicereview.app.workflow import define_batch, mark_gold
 from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
+from slicereview.store.location import Location
 
 SIZE = 64
 
@@ -24,7 +25,9 @@ def box(x: float, y: float, s: float, certainty: str = "certain") -> Polygon:
     return Polygon(np.array([[x, y], [x + s, y], [x + s, y + s], [x, y + s]], float), certainty)
 
 
-def build(folder: Path, images: int = 16, seed: int = 0) -> Path:
+def build(folder: Path, images: int = 16, seed: int = 0, *,
+          location: Location | None = None) -> Location:
+    """The project at ``location`` (default ``folder / "qa.srproj"``); images in ``folder``."""
     from skimage import data
     from skimage.transform import resize
 
@@ -32,7 +35,7 @@ def build(folder: Path, images: int = 16, seed: int = 0) -> Path:
     png = folder / "camera.png"
     small = (resize(data.camera(), (SIZE, SIZE)) * 255).astype(np.uint8)
     PILImage.fromarray(small).save(png)
-    path = folder / "qa.srproj"
+    path = location or folder / "qa.srproj"
     with Project.create(path, name="QA test") as p:
         ids = p.images.add_source(png, hashlib.sha256(png.read_bytes()).hexdigest(), "png",
                                   [NewImage(SIZE, SIZE, frame=k) for k in range(images)])

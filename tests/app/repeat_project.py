@@ -12,6 +12,7 @@ from PIL import Image as PILImage
 
 from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
+from slicereview.store.location import Location
 
 SIZE = 64
 
@@ -20,13 +21,15 @@ def square(x: float, y: float, s: float, certainty: str = "certain") -> Polygon:
     return Polygon(np.array([[x, y], [x + s, y], [x + s, y + s], [x, y + s]], float), certainty)
 
 
-def build(folder: Path) -> Path:
+def build(folder: Path, *, location: Location | None = None) -> Location:
+    """The project at ``location`` (default ``folder / "repeats.srproj"``); images in
+    ``folder``."""
     from skimage import data
     from skimage.transform import resize
 
     png = folder / "camera.png"
     PILImage.fromarray((resize(data.camera(), (SIZE, SIZE)) * 255).astype(np.uint8)).save(png)
-    path = folder / "repeats.srproj"
+    path = location or folder / "repeats.srproj"
     with Project.create(path, name="Repeats") as p:
         images = p.images.add_source(png, hashlib.sha256(png.read_bytes()).hexdigest(), "png",
                                      [NewImage(SIZE, SIZE, frame=k) for k in range(2)])

@@ -24,9 +24,9 @@ def _phantom(path: Path) -> None:
     io.imsave(path, np.clip(img, 0, 65535).astype(np.uint16), check_contrast=False)
 
 
-def test_three_simulated_annotators_submit_with_answers(tmp_path: Path) -> None:
+def test_three_simulated_annotators_submit_with_answers(location, tmp_path: Path) -> None:
     _phantom(tmp_path / "m.png")
-    with Project.create(tmp_path / "d.srproj") as project:
+    with Project.create(location("d.srproj")) as project:
         import_paths(project, [tmp_path / "m.png"])
         [image] = project.images.all()
         assert add_demo_annotations(project, [image.id]) == 3
@@ -51,7 +51,8 @@ def test_three_simulated_annotators_submit_with_answers(tmp_path: Path) -> None:
         assert len(project.questions.all()) == len(DEMO_QUESTIONS)
 
 
-def test_demo_guideline_asks_for_what_the_simulated_annotators_outline(tmp_path: Path) -> None:
+def test_demo_guideline_asks_for_what_the_simulated_annotators_outline(location,
+                                                                       tmp_path: Path) -> None:
     """The guideline says 'bright spots inside the breast' (not arterial calcifications, which
     the simulation does not look for) and the certain polygons sit on the phantom's spots."""
     from slicereview.app.demo_annotations import DEMO_GUIDELINE
@@ -61,7 +62,7 @@ def test_demo_guideline_asks_for_what_the_simulated_annotators_outline(tmp_path:
     assert "arterial" not in text
     assert "dashed" in text  # certainty is not told by colour alone
     _phantom(tmp_path / "m.png")
-    with Project.create(tmp_path / "d.srproj") as project:
+    with Project.create(location("d.srproj")) as project:
         import_paths(project, [tmp_path / "m.png"])
         [image] = project.images.all()
         add_demo_annotations(project, [image.id])

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +17,8 @@ from slicereview.model import Decision
 from slicereview.store import Project
 
 
-def test_review_batch_contents(demo_project: Path) -> None:
-    with Project.open(demo_project, read_only=True) as project:
+def test_review_batch_contents(demo_project: Path, demo_location) -> None:
+    with Project.open(demo_location, read_only=True) as project:
         ids = project.image_sets.members(project.image_sets.id_by_name(REVIEW_SET))
         assert len(ids) >= 40
         images = project.images.all(ids)
@@ -61,26 +60,22 @@ def test_review_batch_contents(demo_project: Path) -> None:
         assert any(r.is_pin for i in ids for r in project.reviews.all(image_id=i))
 
 
-def test_queue_and_review_eval_on_the_demo(demo_project: Path, tmp_path: Path, capsys) -> None:
-    copy = demo_project.parent / "demo-cli-copy.srproj"  # beside the images it references
-    shutil.copy(demo_project, copy)
-    try:
-        assert main(["queue", str(copy), "--group", REVIEW_GROUP, "--method",
-                     "image-sort"]) == 0
-        out = capsys.readouterr().out
-        lines = out.splitlines()
-        assert re.match(r"\d+ images ranked by image-sort", lines[0])
-        ranks = [int(line.split()[0]) for line in lines[2:] if line.strip()]
-        assert ranks == list(range(1, len(ranks) + 1)) and len(ranks) >= 40
-        assert main(["queue", str(copy)]) == 0  # the default queue was cached by the build
-        assert "0 computed" in capsys.readouterr().out
-        assert main(["review-eval", str(copy), "--group", REVIEW_GROUP, "--k", "10"]) == 0
-        table = capsys.readouterr().out.splitlines()
-        rows = {line.split()[0]: [float(v) for v in line.split()[1:]]
-                for line in table[2:] if line.strip()}
-        assert set(rows) == {"image-sort", "box-sort", "box-score", "random"}
-        assert all(not math.isnan(v) for values in rows.values() for v in values)
-        # the reviewer followed the true disagreement: α-based ranking beats random
-        assert rows["image-sort"][2] > rows["random"][2]
-    finally:
-        copy.unlink(missing_ok=True)
+def test_queue_and_review_eval_on_the_demo(demo_location, capsys) -> None:
+    copy = demo_location
+    assert main(["queue", str(copy), "--group", REVIEW_GROUP, "--method",
+                 "image-sort"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert re.match(r"\d+ images ranked by image-sort", lines[0])
+    ranks = [int(line.split()[0]) for line in lines[2:] if line.strip()]
+    assert ranks == list(range(1, len(ranks) + 1)) and len(ranks) >= 40
+    assert main(["queue", str(copy)]) == 0  # the default queue was cached by the build
+    assert "0 computed" in capsys.readouterr().out
+    assert main(["review-eval", str(copy), "--group", REVIEW_GROUP, "--k", "10"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    rows = {line.split()[0]: [float(v) for v in line.split()[1:]]
+            for line in table[2:] if line.strip()}
+    assert set(rows) == {"image-sort", "box-sort", "box-score", "random"}
+    assert all(not math.isnan(v) for values in rows.values() for v in values)
+    # the reviewer followed the true disagreement: α-based ranking beats random
+    assert rows["image-sort"][2] > rows["random"][2]

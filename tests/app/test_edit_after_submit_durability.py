@@ -132,9 +132,9 @@ def _run_and_kill(path: Path, script: Path, seed: int, kind: str, submits: int,
 
 
 @pytest.fixture
-def project_path(tmp_path: Path) -> Path:
+def project_path(location, tmp_path: Path) -> Path:
     """Three annotators' annotations of one image, each submitted with two polygons."""
-    path = tmp_path / "study.srproj"
+    path = location("study.srproj")
     image = tmp_path / "image.png"
     image.write_bytes(b"not decoded here")
     with Project.create(path) as project:
@@ -164,9 +164,11 @@ def test_kill_9_never_leaves_an_edited_annotation_submitted(project_path: Path,
         lines = _run_and_kill(project_path, script, rng.randrange(2**32), EDITS[trial % 4],
                               rng.randint(1, 3), rng.uniform(0.0, 0.4))
         submits += sum(line.startswith("submitted") for line in lines)
-        # Opening recovers from the kill (rolls back a hot journal) and checks the file.
+        # Opening recovers from the kill (rolls back a hot journal) and checks the file; a
+        # server rolled the killed client's transaction back itself.
         with Project.open(project_path) as project:
-            assert project.db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+            if project.db.kind == "sqlite":
+                assert project.db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
             for ann in project.annotations.all():
                 polygons = project.polygons.of(ann.id)
                 if ann.status is AnnotationStatus.SUBMITTED:
@@ -177,7 +179,8 @@ def test_kill_9_never_leaves_an_edited_annotation_submitted(project_path: Path,
                 else:
                     assert ann.status is AnnotationStatus.IN_PROGRESS
                     mid_edit += 1
-        assert check_file(project_path) == SCHEMA_VERSION  # no hot journal left behind
+        if not isinstance(project_path, str):
+            assert check_file(project_path) == SCHEMA_VERSION  # no hot journal left behind
     elapsed = time.perf_counter() - start
     print(f"{TRIALS} trials, {TRIALS} kills, {mid_edit} annotations found mid-edit, "
           f"{submits} submits, {elapsed:.1f} s")

@@ -23,11 +23,11 @@ from slicereview.store import Project
 
 
 @pytest.fixture
-def project(tmp_path: Path):
+def project(location, tmp_path: Path):
     from skimage import data
 
     PILImage.fromarray(data.camera()).save(tmp_path / "camera.png")
-    p = Project.create(tmp_path / "p.srproj")
+    p = Project.create(location("p.srproj"))
     import_paths(p, [tmp_path / "camera.png"])
     yield p
     p.close()

@@ -3,7 +3,6 @@ with the project's bytes unchanged, and a property test over random edits on bot
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import zipfile
@@ -20,24 +19,23 @@ from slicereview.app.packages import PackageError, merge, package
 from slicereview.app.workflow import define_batch, mark_gold
 from slicereview.model import Polygon
 from slicereview.store import Project
+from slicereview.store.location import Location
+from tests.postgres_cluster import fingerprint
 
 
 def square(x: float, s: float = 5.0, certainty: str = "certain") -> Polygon:
     return Polygon(np.array([[x, 2], [x + s, 2], [x + s, 2 + s], [x, 2 + s]], float), certainty)
 
 
-def sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def make_project(folder: Path) -> Path:
+def make_project(folder: Path, where: Location | None = None) -> Location:
+    """The project at ``where`` (default ``folder / "p.srproj"``), its images in ``folder``."""
     from skimage import data
 
     imgs = folder / "imgs"
     imgs.mkdir(parents=True)
     for k, arr in enumerate((data.camera(), data.moon(), data.coins(), data.page())):
         PILImage.fromarray(arr[:64, :64]).save(imgs / f"img{k}.png")
-    path = folder / "p.srproj"
+    path = where or folder / "p.srproj"
     with Project.create(path) as p:
         import_paths(p, sorted(imgs.glob("*.png")))
         a, b = p.raters.add("ann", group="A"), p.raters.add("other", group="A")
@@ -60,8 +58,8 @@ def make_project(folder: Path) -> Path:
     return path
 
 
-def test_package_is_blind_and_self_contained(tmp_path: Path) -> None:
-    path = make_project(tmp_path / "src")
+def test_package_is_blind_and_self_contained(location, tmp_path: Path) -> None:
+    path = make_project(tmp_path / "src", location("p.srproj"))
     with Project.open(path) as p:
         out = package(p, "ann", tmp_path / "ann.zip", batch="b1")
     folder = tmp_path / "unzipped"
@@ -81,8 +79,8 @@ def test_package_is_blind_and_self_contained(tmp_path: Path) -> None:
         assert pkg.images.missing_sources() == []
 
 
-def test_merge_idempotent_updates_and_conflicts(tmp_path: Path) -> None:
-    path = make_project(tmp_path / "src")
+def test_merge_idempotent_updates_and_conflicts(location, tmp_path: Path) -> None:
+    path = make_project(tmp_path / "src", location("p.srproj"))
     with Project.open(path) as p:
         out = package(p, "ann", tmp_path / "ann.zip")
     folder = tmp_path / "remote"
@@ -110,7 +108,7 @@ def test_merge_idempotent_updates_and_conflicts(tmp_path: Path) -> None:
         assert np.allclose(p.polygons.of(p.annotations.for_image(ann, 1).id)[0].vertices,
                            square(2, 4).vertices)
         assert p.guidelines.last_seen(ann) == 1
-    before = sha(path)
+    before = fingerprint(path)
     with Project.open(path) as p:
         again = merge(p, back)
         assert not again.added and not again.updated and not again.conflicts
@@ -134,12 +132,12 @@ def test_merge_idempotent_updates_and_conflicts(tmp_path: Path) -> None:
         [(_, _, aid, content)] = p.packages.merge_conflicts()
         assert aid == report.conflicts[0] and content["polygons"][0]["v"][0] == [40.0, 2.0]
         assert merge(p, back2).conflicts == [] and len(p.packages.merge_conflicts()) == 1
-    assert before != sha(path)
+    assert before != fingerprint(path)
 
 
-def test_refusals_leave_the_project_untouched(tmp_path: Path) -> None:
-    path = make_project(tmp_path / "src")
-    other = make_project(tmp_path / "other")
+def test_refusals_leave_the_project_untouched(location, tmp_path: Path) -> None:
+    path = make_project(tmp_path / "src", location("p.srproj"))
+    other = make_project(tmp_path / "other", location("other.srproj"))
     with Project.open(other) as o:
         foreign = package(o, "ann", tmp_path / "foreign.zip")
     with Project.open(path) as p:
@@ -168,13 +166,14 @@ def test_refusals_leave_the_project_untouched(tmp_path: Path) -> None:
             if item.filename == "manifest.json":
                 data = json.dumps({**json.loads(data), "format": 99}).encode()
             zout.writestr(item, data)
-    before = sha(path)
+    decoy = tmp_path / "decoy.srproj"  # a project file given instead of a package
+    Project.create(decoy).close()
+    before = fingerprint(path)
     for bad, said in ((foreign, "another project"), (damaged, "damaged|not a readable"),
-                      (newer, "newer"), (future, "newer"), (tmp_path / "src" / "p.srproj",
-                                                             "not a readable")):
+                      (newer, "newer"), (future, "newer"), (decoy, "not a readable")):
         with Project.open(path) as p, pytest.raises(PackageError, match=said):
             merge(p, bad)
-        assert sha(path) == before, bad.name
+        assert fingerprint(path) == before, bad.name
 
 
 # -- property: random edits on both sides, nothing lost, nothing duplicated --------------------
@@ -184,9 +183,9 @@ EDIT = st.tuples(st.sampled_from(["here", "there"]), st.integers(1, 4), st.integ
 @settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(edits=st.lists(EDIT, max_size=8))
-def test_random_edits_nothing_lost_nothing_duplicated(tmp_path_factory, edits) -> None:
+def test_random_edits_nothing_lost_nothing_duplicated(location, tmp_path_factory, edits) -> None:
     root = tmp_path_factory.mktemp("prop")
-    path = make_project(root / "src")
+    path = make_project(root / "src", location(f"{root.name}.srproj"))
     with Project.open(path) as p:
         out = package(p, "ann", root / "ann.zip")
     remote = root / "remote"
@@ -210,11 +209,11 @@ def test_random_edits_nothing_lost_nothing_duplicated(tmp_path_factory, edits) -
             zout.writestr(item, data)
     with Project.open(path) as p:
         merge(p, back)
-    snapshot = sha(path)
+    snapshot = fingerprint(path)
     with Project.open(path) as p:
         again = merge(p, back)
         assert not again.added and not again.updated and not again.conflicts
-    assert sha(path) == snapshot                                # merging twice adds nothing
+    assert fingerprint(path) == snapshot                                # merging twice adds nothing
     with Project.open(path) as p:
         ann = p.raters.by_name("ann").id
         keys = [(a.image_id, a.phase, a.round) for a in p.annotations.all(rater_id=ann)]
@@ -231,12 +230,12 @@ def test_random_edits_nothing_lost_nothing_duplicated(tmp_path_factory, edits) -
                 assert stored == want or [c["v"] for c in kept[a.id]["polygons"]] == want
 
 
-def test_a_package_zip_opens_directly_and_its_work_is_kept(tmp_path: Path) -> None:
+def test_a_package_zip_opens_directly_and_its_work_is_kept(location, tmp_path: Path) -> None:
     """``unpack``: verified, unpacked once beside the zip, reopened (never replaced), another
     folder of that name left alone, and the folder merges back like an unzipped package."""
     from slicereview.app.packages import unpack
 
-    path = make_project(tmp_path / "src")
+    path = make_project(tmp_path / "src", location("p.srproj"))
     (tmp_path / "share").mkdir()
     with Project.open(path) as p:
         out = package(p, "ann", tmp_path / "share" / "ann.zip")
@@ -266,10 +265,11 @@ def test_a_package_zip_opens_directly_and_its_work_is_kept(tmp_path: Path) -> No
         assert len(merge(p, back).added) == 1
 
 
-def test_a_damaged_package_zip_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+def test_a_damaged_package_zip_is_refused_before_anything_is_written(location, tmp_path: Path
+                                                                     ) -> None:
     from slicereview.app.packages import unpack
 
-    path = make_project(tmp_path / "src")
+    path = make_project(tmp_path / "src", location("p.srproj"))
     with Project.open(path) as p:
         out = package(p, "ann", tmp_path / "ann.zip")
     data = bytearray(out.read_bytes())

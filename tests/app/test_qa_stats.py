@@ -60,9 +60,9 @@ def test_time_summary_and_outlier_limit() -> None:
 
 
 @pytest.fixture
-def project(tmp_path: Path):
+def project(location, tmp_path: Path):
     (tmp_path / "x.png").write_bytes(b"png")
-    p = Project.create(tmp_path / "p.srproj")
+    p = Project.create(location("p.srproj"))
     p.images.add_source(tmp_path / "x.png", "0" * 64, "png",
                         [NewImage(8, 8, frame=k) for k in range(8)])
     yield p

@@ -12,8 +12,8 @@ from slicereview.model import AnswerChoice, NewImage
 from slicereview.store import Project
 
 
-def _project(tmp_path, n=12):
-    p = Project.create(tmp_path / "p.srproj")
+def _project(location, tmp_path, n=12):
+    p = Project.create(location("p.srproj"))
     f = tmp_path / "img.png"
     f.write_bytes(b"x")
     ids = [p.images.add_source(f, f"{i:064x}", "png", [NewImage(4, 4)])[0] for i in range(n + 3)]
@@ -28,8 +28,8 @@ def _finish(rs, rater):
     return now
 
 
-def test_sort_session_resumes_exactly_and_finishes(tmp_path):
-    p, ids, set_id, rater_id = _project(tmp_path)
+def test_sort_session_resumes_exactly_and_finishes(location, tmp_path):
+    p, ids, set_id, rater_id = _project(location, tmp_path)
     truth = {i: float(i % 4) for i in ids}
     rater = SimulatedRater(truth)
     sid = create_session(p, "sort", rater_id, set_id, "s", seed=11)
@@ -38,7 +38,7 @@ def test_sort_session_resumes_exactly_and_finishes(tmp_path):
         now = rs.current()
         rs.answer(rater.answer(now.left, now.right), 1000)
     pending = rs.current()
-    path = p.path
+    path = p.location
     p.close()
     p = Project.open(path)
     rs = RatingRun(p, sid)
@@ -60,8 +60,8 @@ def test_sort_session_resumes_exactly_and_finishes(tmp_path):
     p.close()
 
 
-def test_left_right_placement_is_random_and_stored_as_shown(tmp_path):
-    p, ids, set_id, rater_id = _project(tmp_path, n=30)
+def test_left_right_placement_is_random_and_stored_as_shown(location, tmp_path):
+    p, ids, set_id, rater_id = _project(location, tmp_path, n=30)
     truth = {i: float(i) for i in ids}
     sid = create_session(p, "sort", rater_id, set_id, "s", seed=2, algorithm="merge-insertion")
     rs = RatingRun(p, sid)
@@ -75,8 +75,8 @@ def test_left_right_placement_is_random_and_stored_as_shown(tmp_path):
     p.close()
 
 
-def test_stale_pair_and_wrong_kind_are_refused(tmp_path):
-    p, ids, set_id, rater_id = _project(tmp_path, n=4)
+def test_stale_pair_and_wrong_kind_are_refused(location, tmp_path):
+    p, ids, set_id, rater_id = _project(location, tmp_path, n=4)
     rs = RatingRun(p, create_session(p, "sort", rater_id, set_id, "s"))
     now = rs.current()
     with pytest.raises(ValueError, match="pair shown"):
@@ -89,8 +89,8 @@ def test_stale_pair_and_wrong_kind_are_refused(tmp_path):
     p.close()
 
 
-def test_exhaustive_session_asks_every_pair_once(tmp_path):
-    p, ids, set_id, rater_id = _project(tmp_path, n=8)
+def test_exhaustive_session_asks_every_pair_once(location, tmp_path):
+    p, ids, set_id, rater_id = _project(location, tmp_path, n=8)
     truth = {i: float(k // 2) for k, i in enumerate(ids)}
     sid = create_session(p, "exhaustive", rater_id, set_id, "e", seed=4)
     rs = RatingRun(p, sid)
@@ -107,8 +107,8 @@ def test_exhaustive_session_asks_every_pair_once(tmp_path):
     p.close()
 
 
-def test_classify_session_grades_undo_and_tiers(tmp_path):
-    p, ids, set_id, rater_id = _project(tmp_path, n=5)
+def test_classify_session_grades_undo_and_tiers(location, tmp_path):
+    p, ids, set_id, rater_id = _project(location, tmp_path, n=5)
     sid = create_session(p, "classify", rater_id, set_id, "c", seed=1)
     rs = RatingRun(p, sid)
     first = rs.current()
@@ -127,8 +127,8 @@ def test_classify_session_grades_undo_and_tiers(tmp_path):
     p.close()
 
 
-def test_adding_images_replays_and_keeps_the_first_order(tmp_path):
-    p, ids, set_id, rater_id = _project(tmp_path, n=10)
+def test_adding_images_replays_and_keeps_the_first_order(location, tmp_path):
+    p, ids, set_id, rater_id = _project(location, tmp_path, n=10)
     truth = {i: float(i) for i in ids}
     rater = SimulatedRater(truth)
     sid = create_session(p, "sort", rater_id, set_id, "s", seed=8)
@@ -148,8 +148,8 @@ def test_adding_images_replays_and_keeps_the_first_order(tmp_path):
     p.close()
 
 
-def test_top_k_session_rows_and_version_mismatch(tmp_path):
-    p, ids, set_id, rater_id = _project(tmp_path, n=9)
+def test_top_k_session_rows_and_version_mismatch(location, tmp_path):
+    p, ids, set_id, rater_id = _project(location, tmp_path, n=9)
     truth = {i: float(i) for i in ids}
     sid = create_session(p, "sort", rater_id, set_id, "top", algorithm="top-k",
                            settings={"k": 3})

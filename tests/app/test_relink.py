@@ -6,9 +6,15 @@ import hashlib
 import shutil
 from pathlib import Path
 
+import pytest
+
 from slicereview.app.importing import relink
 from slicereview.model import NewImage
 from slicereview.store import Project
+
+#: What only a project file has: image paths relative to its folder (a server stores absolute
+#: paths).
+RELATIVE = pytest.mark.file_only("image paths relative to a project file's folder")
 
 
 def add_file(project: Project, path: Path, payload: bytes) -> int:
@@ -18,6 +24,7 @@ def add_file(project: Project, path: Path, payload: bytes) -> int:
     return project.images.sources()[-1].id
 
 
+@RELATIVE
 def test_paths_below_project_folder_are_relative(tmp_path: Path):
     with Project.create(tmp_path / "proj" / "p.srproj") as project:
         add_file(project, tmp_path / "proj" / "data" / "a" / "x.dcm", b"inside")
@@ -29,6 +36,7 @@ def test_paths_below_project_folder_are_relative(tmp_path: Path):
         assert project.images.missing_sources() == []
 
 
+@RELATIVE
 def test_moving_project_with_its_data_needs_no_relink(tmp_path: Path):
     with Project.create(tmp_path / "proj" / "p.srproj") as project:
         for k in range(3):
@@ -52,10 +60,10 @@ def _study(root: Path) -> dict[str, bytes]:
     return files
 
 
-def test_relink_moved_folder_by_path_tail_and_hash(tmp_path: Path):
+def test_relink_moved_folder_by_path_tail_and_hash(location, tmp_path: Path):
     old = tmp_path / "old"
     files = _study(old)
-    with Project.create(tmp_path / "proj" / "p.srproj") as project:
+    with Project.create(location("proj/p.srproj")) as project:
         for rel, payload in files.items():
             project.images.add_source(old / rel, hashlib.sha256(payload).hexdigest(), "dicom",
                                       [NewImage(4, 4)])
@@ -68,10 +76,11 @@ def test_relink_moved_folder_by_path_tail_and_hash(tmp_path: Path):
         for rel, payload in files.items():
             expected = (tmp_path / "new" / rel).as_posix()
             assert by_hash[hashlib.sha256(payload).hexdigest()] == expected
-    with Project.open(tmp_path / "proj" / "p.srproj") as project:  # committed
+    with Project.open(location("proj/p.srproj")) as project:  # committed
         assert project.images.missing_sources() == []
 
 
+@RELATIVE
 def test_relink_into_project_folder_stores_relative_paths(tmp_path: Path):
     old = tmp_path / "old"
     files = _study(old)
@@ -87,10 +96,10 @@ def test_relink_into_project_folder_stores_relative_paths(tmp_path: Path):
         )
 
 
-def test_relink_reports_missing_and_mismatched_files(tmp_path: Path):
+def test_relink_reports_missing_and_mismatched_files(location, tmp_path: Path):
     old = tmp_path / "old"
     files = _study(old)
-    with Project.create(tmp_path / "proj" / "p.srproj") as project:
+    with Project.create(location("proj/p.srproj")) as project:
         for rel, payload in files.items():
             project.images.add_source(old / rel, hashlib.sha256(payload).hexdigest(), "dicom",
                                       [NewImage(4, 4)])
@@ -112,8 +121,8 @@ def test_relink_reports_missing_and_mismatched_files(tmp_path: Path):
         assert len(project.images.missing_sources()) == 2
 
 
-def test_relink_without_verify_accepts_a_changed_file(tmp_path: Path):
-    with Project.create(tmp_path / "p.srproj") as project:
+def test_relink_without_verify_accepts_a_changed_file(location, tmp_path: Path):
+    with Project.create(location("p.srproj")) as project:
         add_file(project, tmp_path / "old" / "a.dcm", b"original")
         shutil.rmtree(tmp_path / "old")
         (tmp_path / "new").mkdir()
@@ -122,8 +131,8 @@ def test_relink_without_verify_accepts_a_changed_file(tmp_path: Path):
         assert project.images.missing_sources() == []
 
 
-def test_relink_finds_a_flattened_copy(tmp_path: Path):
-    with Project.create(tmp_path / "proj" / "p.srproj") as project:
+def test_relink_finds_a_flattened_copy(location, tmp_path: Path):
+    with Project.create(location("proj/p.srproj")) as project:
         add_file(project, tmp_path / "old" / "deep" / "er" / "a.dcm", b"aaa")
         shutil.rmtree(tmp_path / "old")
         (tmp_path / "flat").mkdir()
@@ -133,8 +142,8 @@ def test_relink_finds_a_flattened_copy(tmp_path: Path):
         assert project.images.sources()[0].path == (tmp_path / "flat" / "a.dcm").as_posix()
 
 
-def test_relink_with_nothing_missing_changes_nothing(tmp_path: Path):
-    with Project.create(tmp_path / "p.srproj") as project:
+def test_relink_with_nothing_missing_changes_nothing(location, tmp_path: Path):
+    with Project.create(location("p.srproj")) as project:
         add_file(project, tmp_path / "d" / "a.dcm", b"a")
         before = project.images.sources()
         report = relink(project, tmp_path)
@@ -142,6 +151,7 @@ def test_relink_with_nothing_missing_changes_nothing(tmp_path: Path):
         assert project.images.sources() == before
 
 
+@RELATIVE
 def test_relink_relative_path_moved_out_of_project_folder(tmp_path: Path):
     with Project.create(tmp_path / "proj" / "p.srproj") as project:
         add_file(project, tmp_path / "proj" / "data" / "a" / "x.dcm", b"xx")
@@ -152,12 +162,12 @@ def test_relink_relative_path_moved_out_of_project_folder(tmp_path: Path):
         assert project.images.missing_sources() == []
 
 
-def test_relink_searches_below_new_root_for_a_renamed_folder(tmp_path: Path):
+def test_relink_searches_below_new_root_for_a_renamed_folder(location, tmp_path: Path):
     # The user renamed the data folder and points relink at its parent: the tail of the old
     # path no longer matches, so files are found by name below NEW_ROOT and chosen by hash.
     old = tmp_path / "old"
     files = _study(old)
-    with Project.create(tmp_path / "proj" / "p.srproj") as project:
+    with Project.create(location("proj/p.srproj")) as project:
         for rel, payload in files.items():
             project.images.add_source(old / rel, hashlib.sha256(payload).hexdigest(), "dicom",
                                       [NewImage(4, 4)])
@@ -172,10 +182,10 @@ def test_relink_searches_below_new_root_for_a_renamed_folder(tmp_path: Path):
             assert by_hash[hashlib.sha256(payload).hexdigest()] == expected.as_posix()
 
 
-def test_relink_by_name_without_verify_needs_a_unique_name(tmp_path: Path):
+def test_relink_by_name_without_verify_needs_a_unique_name(location, tmp_path: Path):
     old = tmp_path / "old"
     files = _study(old)  # two files named img.dcm
-    with Project.create(tmp_path / "proj" / "p.srproj") as project:
+    with Project.create(location("proj/p.srproj")) as project:
         for rel, payload in files.items():
             project.images.add_source(old / rel, hashlib.sha256(payload).hexdigest(), "dicom",
                                       [NewImage(4, 4)])

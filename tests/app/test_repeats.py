@@ -23,9 +23,9 @@ def square(x: float, y: float, size: float = 5.0, certainty=Certainty.CERTAIN) -
 
 
 @pytest.fixture
-def project(tmp_path: Path):
+def project(location, tmp_path: Path):
     (tmp_path / "x.png").write_bytes(b"png")
-    p = Project.create(tmp_path / "p.srproj")
+    p = Project.create(location("p.srproj"))
     p.images.add_source(tmp_path / "x.png", "0" * 64, "png",
                         [NewImage(20, 20, frame=k) for k in range(40)])
     yield p

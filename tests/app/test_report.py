@@ -19,8 +19,8 @@ from tests.app.qa_project import build
 
 
 @pytest.fixture(scope="module")
-def qa_path(tmp_path_factory) -> Path:
-    return build(tmp_path_factory.mktemp("qa"))
+def qa_path(tmp_path_factory, module_backend, on_backend):
+    return on_backend(module_backend, build(tmp_path_factory.mktemp("qa")))
 
 
 def test_pairwise_and_loo_against_direct_computation(qa_path: Path) -> None:

@@ -17,8 +17,8 @@ from tests.app.repeat_project import build, square
 
 
 @pytest.fixture(scope="module")
-def path(tmp_path_factory) -> Path:
-    return build(tmp_path_factory.mktemp("repeats"))
+def path(tmp_path_factory, module_backend, on_backend):
+    return on_backend(module_backend, build(tmp_path_factory.mktemp("repeats")))
 
 
 def test_staple_columns(path: Path) -> None:
@@ -58,8 +58,8 @@ def test_intra_rater_histograms(path: Path) -> None:
     assert "2 repeat pairs" in section
 
 
-def test_no_repeats_is_a_sentence(tmp_path: Path) -> None:
-    with Project.open(build(tmp_path)) as p:
+def test_no_repeats_is_a_sentence(location, tmp_path: Path) -> None:
+    with Project.open(build(tmp_path, location=location("r.srproj"))) as p:
         for _first, again in p.repeats.pairs():
             p.annotations.set_status(again.id, "in_progress")   # unfinished repeats don't count
         data = collect(p)

@@ -34,11 +34,11 @@ def square(x: float, y: float, size: float = 4.0) -> Polygon:
 
 
 @pytest.fixture
-def project(tmp_path: Path):
+def project(location, tmp_path: Path):
     """Four 16×16 images; annotators a, b (group G) and c. Image 1..3: a, b and c, with the
     disagreement growing with the image id; image 4: a only."""
     (tmp_path / "x.png").write_bytes(b"png")
-    p = Project.create(tmp_path / "p.srproj")
+    p = Project.create(location("p.srproj"))
     images = p.images.add_source(tmp_path / "x.png", "0" * 64, "png",
                                  [NewImage(16, 16, frame=k) for k in range(4)])
     raters = [p.raters.add(n, "annotator", "G" if n != "c" else None) for n in "abc"]

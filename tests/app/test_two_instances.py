@@ -47,14 +47,14 @@ print(stored, stale, flush=True)
 
 
 @pytest.fixture
-def shared(tmp_path: Path) -> tuple[Path, list[int]]:
+def shared(location, tmp_path: Path) -> tuple[Path, list[int]]:
     folder = tmp_path / "images"
     folder.mkdir()
     rng = np.random.default_rng(1)
     for k in range(N):
         io.imsave(folder / f"img_{k}.png", rng.integers(0, 50 * (k + 1), (24, 24),
                                                         dtype=np.uint16), check_contrast=False)
-    path = tmp_path / "shared.srproj"
+    path = location("shared.srproj")
     with Project.create(path) as project:
         import_paths(project, sorted(folder.glob("*.png")))
         set_id = project.image_sets.create("all", [im.id for im in project.images.all()])

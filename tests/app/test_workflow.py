@@ -45,13 +45,13 @@ def annotate(project: Project, rater: int, image: int, polygons: list[Polygon],
 
 
 @pytest.fixture
-def project(tmp_path: Path):
+def project(location, tmp_path: Path):
     """Real pixels: skimage's camera image saved as PNG; 4 frames of 20 × 20 described on it."""
     from skimage import data
 
     png = tmp_path / "camera.png"
     PILImage.fromarray(data.camera()).save(png)
-    p = Project.create(tmp_path / "p.srproj")
+    p = Project.create(location("p.srproj"))
     p.images.add_source(png, "0" * 64, "png", [NewImage(20, 20, frame=k) for k in range(4)])
     p.raters.add("owner", "owner")
     p.raters.add("expert", "reviewer")
@@ -80,7 +80,7 @@ def test_batches_groups_repeat_onboarding_and_skip_pilot(project: Project) -> No
     assert [b.name for b in project.workflow.batches("pilot")] == ["pilot A"]
     with pytest.raises(ValueError, match="needs images"):
         define_batch(project, "empty", "formal", [])
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(project.db.IntegrityError):
         define_batch(project, "formal", "formal", [1])
     # nothing half-made by the refused batch
     assert project.image_sets.id_by_name("formal") is not None
@@ -197,6 +197,7 @@ def test_guideline_version_recorded(project: Project) -> None:
     assert project.guidelines.version_of(review_id=review) == 1
 
 
+@pytest.mark.file_only("a format-2 file made with raw SQLite; test_server.py migrates a server")
 def test_version_2_file_upgrades(tmp_path: Path) -> None:
     path = tmp_path / "old.srproj"
     conn = sqlite3.connect(path)

@@ -171,21 +171,21 @@ def test_include_in_progress_and_empty_selection(project_path, tmp_path, capsys)
     assert "nobody" in capsys.readouterr().err
 
 
-def test_a_failing_image_is_reported_and_the_rest_exported(project_path, tmp_path, capsys):
+def test_a_failing_image_is_reported_and_the_rest_exported(location, project_path, tmp_path,
+                                                           capsys):
     """A negative pixel spacing (a damaged header) made SimpleITK refuse one image, which
     aborted the whole NIfTI export after the first file."""
-    import sqlite3
+    from slicereview.store.copying import copy_project
 
-    damaged = tmp_path / "damaged.srproj"
-    shutil.copy(project_path, damaged)
-    with Project.open(damaged, read_only=True) as project:
-        dicom = {im.id: im.case_id for im in project.images.all() if im.format == "dicom"}
-    bad = set(dicom.values())
-    conn = sqlite3.connect(damaged)
-    with conn:
-        conn.executemany("UPDATE images SET info = json_set(info, '$.pixel_spacing', "
-                         "json('[-0.5, 0.5]')) WHERE id = ?", [(i,) for i in dicom])
-    conn.close()
+    damaged = location("damaged.srproj")
+    copy_project(project_path, damaged)
+    with Project.open(damaged) as project, project.transaction():
+        dicom = {im.id: im for im in project.images.all() if im.format == "dicom"}
+        for image in dicom.values():
+            info = {**image.info, "pixel_spacing": [-0.5, 0.5]}
+            project.db.execute("UPDATE images SET info = ? WHERE id = ?",
+                               (json.dumps(info), image.id))
+    bad = {im.case_id for im in dicom.values()}
     out = tmp_path / "nii"
     code = main(["export", str(damaged), "--masks", str(out), "--format", "nifti"])
     printed = capsys.readouterr().out

@@ -17,8 +17,8 @@ from slicereview.store import Project
 
 
 @pytest.fixture
-def project_path(tmp_path):
-    path = tmp_path / "p.srproj"
+def project_path(location, tmp_path):
+    path = location("p.srproj")
     f = tmp_path / "img.png"
     f.write_bytes(b"x")
     with Project.create(path) as p:

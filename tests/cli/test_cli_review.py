@@ -22,8 +22,8 @@ N = 10
 
 
 @pytest.fixture
-def project_path(tmp_path):
-    path = tmp_path / "p.srproj"
+def project_path(location, tmp_path):
+    path = location("p.srproj")
     f = tmp_path / "img.png"
     f.write_bytes(b"x")
     with Project.create(path) as p:
@@ -69,13 +69,13 @@ def test_queue_csv_columns(project_path, tmp_path, capsys):
     assert "written to" in capsys.readouterr().out
 
 
-def test_queue_errors_are_one_line(project_path, capsys):
+def test_queue_errors_are_one_line(location, project_path, capsys):
     assert main(["queue", str(project_path), "--annotators", "nobody,boss"]) == 2
     err = capsys.readouterr().err
     assert err.strip() == "slicereview: error: no annotator 'nobody' in this project"
     assert main(["queue", str(project_path), "--group", "none"]) == 2
     assert "no annotators in group 'none'" in capsys.readouterr().err
-    assert main(["queue", str(project_path.with_name("missing.srproj"))]) == 2
+    assert main(["queue", str(location("missing.srproj"))]) == 2
 
 
 def test_review_eval_table_and_plot(project_path, tmp_path, capsys):

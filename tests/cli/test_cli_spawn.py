@@ -59,14 +59,14 @@ def test_script_without_main_guard_is_told_why(tmp_path: Path) -> None:
     assert "__main__" in result.stdout
 
 
-def test_import_limits_are_settable_and_stored(tmp_path: Path, capsys) -> None:
+def test_import_limits_are_settable_and_stored(location, tmp_path: Path, capsys) -> None:
     """``--max-frame-pixels`` refuses a file over it (plain message, exit 1), is stored in
     the project (the viewer reads what the import admitted) and kept for the next import."""
     from slicereview.app.decoding import project_limits
     from slicereview.launcher import main
     from slicereview.store import Project
 
-    project = tmp_path / "limits.srproj"
+    project = location("limits.srproj")
     ct = get_testdata_file("CT_small.dcm")  # 128 x 128 = 16384 pixels
     assert main(["import", "--create", str(project), ct, "--max-frame-pixels", "10000"]) == 1
     assert "max_frame_pixels" in capsys.readouterr().out

@@ -13,12 +13,12 @@ from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
 
 
-def test_owner_runs_onboarding_from_the_command_line(tmp_path: Path, capsys) -> None:
+def test_owner_runs_onboarding_from_the_command_line(location, tmp_path: Path, capsys) -> None:
     from skimage import data
 
     png = tmp_path / "camera.png"
     PILImage.fromarray(data.camera()[:32, :32]).save(png)
-    path = tmp_path / "p.srproj"
+    path = location("p.srproj")
     with Project.create(path) as p:
         p.images.add_source(png, "0" * 64, "png", [NewImage(32, 32, frame=k) for k in range(3)])
         p.raters.add("owner", "owner")
@@ -59,13 +59,13 @@ def test_owner_runs_onboarding_from_the_command_line(tmp_path: Path, capsys) -> 
     assert "no change since version 1" in capsys.readouterr().out
 
 
-def test_open_accepts_a_work_package_zip(tmp_path: Path, capsys) -> None:
+def test_open_accepts_a_work_package_zip(location, tmp_path: Path, capsys) -> None:
     """``slicereview open NAME.zip``: checked, unpacked beside the zip once, and the GUI gets
     the unpacked project; a damaged zip is one line and exit code 2, nothing unpacked."""
     from slicereview.app.packages import package
     from tests.app.test_packages import make_project
 
-    path = make_project(tmp_path / "src")
+    path = make_project(tmp_path / "src", location("p.srproj"))
     with Project.open(path) as project:
         sent = package(project, "ann", tmp_path / "ann.zip")
     asked: list = []

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import numpy as np
 import pytest
 from hypothesis import given
@@ -19,9 +17,9 @@ SQUARE = np.array([[2, 3], [3, 3], [3, 4], [2, 4]], dtype=float)
 
 
 @pytest.fixture
-def project(tmp_path):
+def project(location, tmp_path):
     (tmp_path / "img.png").write_bytes(b"fake")
-    p = Project.create(tmp_path / "p.srproj")
+    p = Project.create(location("p.srproj"))
     p.images.add_source(tmp_path / "img.png", "a" * 64, "png", [NewImage(rows=20, cols=30)])
     p.raters.add("ann1")
     p.raters.add("ann2")
@@ -30,9 +28,9 @@ def project(tmp_path):
 
 
 def reopen(project):
-    path = project.path
+    where = project.location
     project.close()
-    return Project.open(path)
+    return Project.open(where)
 
 
 def test_annotation_for_creates_once(project):
@@ -204,7 +202,7 @@ def test_questions_crud(project):
         project.questions.add("y", "Y", "radio", options=[])
     with pytest.raises(ValueError):
         project.questions.update(q1, scope="box")
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(project.db.IntegrityError):
         project.questions.add("density", "again", "text")
     project.questions.delete(q2)
     assert [q.id for q in project.questions.all()] == [q3, q1]

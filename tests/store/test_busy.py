@@ -10,6 +10,10 @@ import pytest
 from slicereview.store import Project, ProjectBusyError
 from slicereview.store.connection import is_busy
 
+pytestmark = pytest.mark.file_only(
+    "SQLite's file locks (another connection's SHARED or RESERVED lock); the server's busy "
+    "handling is in test_server.py")
+
 
 def test_write_under_another_lock_raises_project_busy_and_changes_nothing(tmp_path: Path):
     path = tmp_path / "p.srproj"

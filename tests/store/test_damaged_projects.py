@@ -24,6 +24,8 @@ from slicereview.store import DamagedProjectError, Project, ProjectError, check_
 from slicereview.store.schema import SCHEMA_VERSION
 from slicereview.store.sidecars import JOURNAL_MAGIC
 
+pytestmark = pytest.mark.file_only("damaged project files and their sidecar files, byte for byte")
+
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -24,6 +24,8 @@ from slicereview.store import Project, ProjectBusyError, check_file, locks
 from slicereview.store.connection import _check_sqlite
 from slicereview.store.sidecars import check_journal, has_live_journal, journal_path
 
+pytestmark = pytest.mark.file_only("SQLite's rollback journal beside a project file")
+
 _HOLDER = textwrap.dedent("""
     import sqlite3, sys
     conn = sqlite3.connect(sys.argv[1], isolation_level=None)

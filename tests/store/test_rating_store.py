@@ -10,8 +10,8 @@ from slicereview.store import Project
 
 
 @pytest.fixture
-def project(tmp_path):
-    p = Project.create(tmp_path / "p.srproj")
+def project(location, tmp_path):
+    p = Project.create(location("p.srproj"))
     f = tmp_path / "img.png"
     f.write_bytes(b"x")
     ids = [p.images.add_source(f, f"{i:064x}", "png", [NewImage(4, 4)])[0] for i in range(5)]

@@ -34,6 +34,7 @@ def _v2_file(path: Path) -> None:
     conn.close()
 
 
+@pytest.mark.file_only("a format-2 file made with raw SQLite; test_server.py migrates a server")
 def test_version_2_file_upgrades(tmp_path: Path):
     path = tmp_path / "old.srproj"
     _v2_file(path)
@@ -51,9 +52,9 @@ def test_version_2_file_upgrades(tmp_path: Path):
 
 
 @pytest.fixture
-def project(tmp_path: Path):
+def project(location, tmp_path: Path):
     (tmp_path / "x.png").write_bytes(b"png")
-    p = Project.create(tmp_path / "p.srproj")
+    p = Project.create(location("p.srproj"))
     p.images.add_source(tmp_path / "x.png", "0" * 64, "png",
                         [NewImage(8, 8, frame=k) for k in range(2)])
     yield p
@@ -68,7 +69,7 @@ def test_one_repeat_per_annotation_and_no_repeat_of_a_repeat(project: Project):
     assert project.repeats.of(first.id) == again and project.repeats.of(again.id) is None
     with pytest.raises(ValueError, match="itself a repeat"):
         project.repeats.create(again.id)
-    with pytest.raises(sqlite3.IntegrityError), project.transaction():
+    with pytest.raises(project.db.IntegrityError), project.transaction():
         project.db.execute(
             "INSERT INTO annotations (rater_id, image_id, round, updated_at, repeat_of) "
             "VALUES (?, 2, 1, 'x', ?)", (ann, first.id))

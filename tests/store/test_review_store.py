@@ -29,6 +29,7 @@ def _v1_file(path: Path) -> None:
     conn.close()
 
 
+@pytest.mark.file_only("a format-1 file made with raw SQLite; test_server.py migrates a server")
 def test_version_1_file_upgrades_keeping_reviews(tmp_path: Path):
     path = tmp_path / "old.srproj"
     _v1_file(path)
@@ -41,8 +42,8 @@ def test_version_1_file_upgrades_keeping_reviews(tmp_path: Path):
 
 
 @pytest.fixture
-def project(tmp_path: Path):
-    p = Project.create(tmp_path / "p.srproj")
+def project(location, tmp_path: Path):
+    p = Project.create(location("p.srproj"))
     (tmp_path / "x.png").write_bytes(b"png")
     p.images.add_source(tmp_path / "x.png", "0" * 64, "png",
                         [NewImage(8, 8, frame=k) for k in range(2)])

@@ -1,4 +1,6 @@
-"""The project file: creation, reopening, migrations, refusals, transactions and durability."""
+"""The project file: its header, migrations, refusals of files that are not ours or damaged
+(byte for byte untouched), durability under ``kill -9`` and hot journals. What every project
+does on both backends (reopening, foreign keys, transactions) is in test_project_lifecycle.py."""
 
 from __future__ import annotations
 
@@ -26,6 +28,10 @@ from slicereview.store import (
 )
 from slicereview.store import connection as connection_module
 from slicereview.store.schema import _V1, APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
+
+pytestmark = pytest.mark.file_only(
+    "a project file's bytes, header, journal and migrations by raw SQLite; the server's are in "
+    "test_server.py")
 
 TABLES = {
     "meta", "sources", "images", "raters", "image_sets", "image_set_members", "sessions",
@@ -65,21 +71,6 @@ def project_path(tmp_path: Path) -> Path:
 
 
 # -- create / reopen --------------------------------------------------------------------------
-def test_create_and_reopen_round_trip(project_path: Path):
-    with Project.open(project_path) as project:
-        assert project.name == "study"
-        assert project.meta("created_by", "").startswith("slicereview ")
-        assert len(project.raters.all()) == 40
-        assert project.raters.all()[3].group == "g1"
-        images = project.images.all()
-        assert len(images) == 36
-        assert images[0].case_id == "C000001" and images[-1].case_id == "C000036"
-        assert project.guidelines.get() == (30, "version 29: " + "outline every lesion. " * 40)
-        assert project.images.missing_sources() == []
-    with Project.open(project_path) as project:  # a second reopen sees the same
-        assert project.counts()["images"] == 36
-
-
 def test_header_pragmas_and_tables(project_path: Path):
     conn = raw(project_path)
     assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
@@ -101,29 +92,11 @@ def test_create_refuses_existing_file(project_path: Path):
     assert sha256(project_path) == before
 
 
-def test_missing_file_is_a_clear_error(tmp_path: Path):
-    with pytest.raises(FileNotFoundError, match="slicereview new"):
-        Project.open(tmp_path / "nope.srproj")
-
-
 # -- foreign keys ------------------------------------------------------------------------------
 @pytest.mark.parametrize("read_only", [False, True])
 def test_foreign_keys_on_for_every_connection(project_path: Path, read_only: bool):
     with Project.open(project_path, read_only=read_only) as project:
         assert project.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-
-
-def test_foreign_keys_are_enforced(project_path: Path):
-    with Project.open(project_path) as project:
-        with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"), project.transaction():
-            project.db.execute(
-                "INSERT INTO images (source_id, case_id, rows, cols) VALUES (999, 'X', 1, 1)"
-            )
-        # ON DELETE CASCADE works only with foreign keys on.
-        source_id = project.images.sources()[0].id
-        with project.transaction():
-            project.db.execute("DELETE FROM sources WHERE id = ?", (source_id,))
-        assert project.counts()["images"] == 33
 
 
 def test_read_only_project_cannot_write(project_path: Path):
@@ -307,32 +280,6 @@ def test_refuses_damaged_file(project_path: Path, how: str):
 
 
 # -- transactions ------------------------------------------------------------------------------
-def test_store_method_failure_rolls_back_whole_intent(project_path: Path, tmp_path: Path):
-    with Project.open(project_path) as project:
-        counts = project.counts()
-        file = tmp_path / "dup.png"
-        file.write_bytes(b"dup")
-        # The second frame collides with the first (UNIQUE source/frame/axis/slice): the source
-        # row inserted before it must go too.
-        with pytest.raises(sqlite3.IntegrityError):
-            project.images.add_source(file, "f" * 64, "png", [NewImage(4, 4), NewImage(4, 4)])
-        assert project.counts() == counts
-        assert not project.db.in_transaction
-
-
-def test_outer_transaction_rolls_back_nested_store_calls(project_path: Path):
-    with Project.open(project_path) as project:
-        with pytest.raises(RuntimeError, match="boom"), project.transaction():
-            project.raters.add("new-rater")
-            project.guidelines.add("new text")
-            assert project.raters.by_name("new-rater") is not None  # visible inside
-            raise RuntimeError("boom")
-        assert project.raters.by_name("new-rater") is None
-        assert project.guidelines.get()[0] == 30
-    with Project.open(project_path) as project:  # and nothing reached the file
-        assert project.raters.by_name("new-rater") is None
-
-
 def test_each_store_call_commits_before_returning(project_path: Path):
     with Project.open(project_path) as project:
         rater_id = project.raters.add("committed")

@@ -183,7 +183,7 @@ class OverviewPage(QWidget):
         if self._worker is not None or not self.gateway.is_open:
             return None
         self._stale = False
-        worker = ReportWorker(self.gateway.qa.project_path(), self.subset_box.currentData(),
+        worker = ReportWorker(self.gateway.qa.location(), self.subset_box.currentData(),
                               self.subset_box.currentText() or "all annotators")
         worker.progress.connect(self._on_progress)
         worker.finished.connect(self._on_done)
@@ -275,7 +275,7 @@ class OverviewPage(QWidget):
                                 "(Krippendorff's α, nominal, strict, image level; lowest "
                                 "first) — computing…")
         self.pair_list.clear()
-        worker = PairWorker(self.gateway.qa.project_path(), *pair)
+        worker = PairWorker(self.gateway.qa.location(), *pair)
         worker.finished.connect(self._on_pair_done)
         worker.failed.connect(self._on_pair_failed)
         self._pair_worker = worker

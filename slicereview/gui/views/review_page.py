@@ -206,7 +206,7 @@ class ReviewPage(ReviewActions, QWidget):
         for key, value in (("method", spec.method), ("phase", spec.phase),
                            ("round", spec.round or 0), ("group", spec.group or "")):
             self.gateway.set_review_setting(key, value)
-        worker = ReviewFeaturesWorker(self.gateway.open_project.path, spec)
+        worker = ReviewFeaturesWorker(self.gateway.open_project.location, spec)
         worker.progress.connect(self._on_progress)
         worker.finished.connect(self._on_computed)
         worker.failed.connect(self._on_compute_failed)

@@ -24,12 +24,12 @@ from slicereview.model import Image
 Key = tuple[int, tuple[int, ...]]
 
 
-def _prepare(image_path: Path, image: Image, limits: object, project_path: Path, load,
+def _prepare(image_path: Path, image: Image, limits: object, location: Path | str, load,
              key: Key) -> tuple[object, object]:
     """Worker thread: the image (decoded in the decoding child) and its overlays, read
     through a connection of its own."""
     display = load_display(image_path, image, isolated=True, limits=limits)  # type: ignore[arg-type]
-    return load(project_path, *key), display
+    return load(location, *key), display
 
 
 class ReviewPrefetcher(QObject):
@@ -49,7 +49,7 @@ class ReviewPrefetcher(QObject):
         """Prepare ``keys`` in this order, forgetting other requests and prepared images."""
         self.jobs.forget()
         self._prepared = {k: v for k, v in self._prepared.items() if k in keys}
-        project = self.gateway.open_project.path
+        project = self.gateway.open_project.location
         for key in keys:
             if key in self._prepared:
                 continue
