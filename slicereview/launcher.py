@@ -18,7 +18,8 @@ def run_gui(request: GuiRequest) -> int:
     """Show the main window for ``request`` (imports Qt)."""
     from slicereview.gui.app import run
 
-    return run(request.project, screenshot=request.screenshot, size=request.size)
+    return run(request.project, screenshot=request.screenshot, size=request.size,
+               tab=request.tab)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

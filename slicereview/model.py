@@ -194,6 +194,23 @@ class NewImage:
     info: dict | None = None
 
 @dataclass(frozen=True)
+class DicomwebRef:
+    """Where a source lives on a PACS: the DICOMweb service's base URL (no credentials) and
+    the instance's Study, Series and SOP Instance UIDs."""
+
+    url: str
+    study_uid: str
+    series_uid: str
+    sop_uid: str
+
+    @property
+    def wado_url(self) -> str:
+        """The instance's WADO-RS address (what the project shows as its path)."""
+        return (f"{self.url}/studies/{self.study_uid}/series/{self.series_uid}"
+                f"/instances/{self.sop_uid}")
+
+
+@dataclass(frozen=True)
 class RelinkReport:
     relinked: int
     still_missing: list[str]

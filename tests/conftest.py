@@ -25,6 +25,9 @@ import pytest  # noqa: E402
 def _isolated_settings(tmp_path_factory, monkeypatch):
     """No test reads or writes the real user's settings (recent projects, window layout)."""
     monkeypatch.setenv("SLICEREVIEW_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
+    # The decoding children's log of what native decoders print (a child started in this
+    # test writes there).
+    monkeypatch.setenv("SLICEREVIEW_LOG_DIR", str(tmp_path_factory.mktemp("log")))
 
 
 @pytest.fixture(scope="session")

@@ -277,23 +277,4 @@ def test_pyinstaller_spec_is_valid_python_and_names_the_entry_point():
     assert "from slicereview.launcher import main" in launcher
     assert "launcher.py" in spec and '"slicereview/resources"' in spec
     assert '"krippendorff"' in spec and '"tests"' in spec  # excluded from the bundle
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("SLICEREVIEW_TEST_PYINSTALLER"),
-                    reason="set SLICEREVIEW_TEST_PYINSTALLER=1 (and install pyinstaller) to build")
-def test_pyinstaller_one_folder_build(tmp_path: Path):
-    pytest.importorskip("PyInstaller")
-    proc = subprocess.run(
-        [sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean",
-         "--workpath", str(tmp_path / "build"), "--distpath", str(tmp_path / "dist"),
-         str(PACKAGING / "slicereview.spec")],
-        capture_output=True, text=True, timeout=1800,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    app = tmp_path / "dist" / "slicereview"
-    out = subprocess.run([str(app / "slicereview-cli"), "--version"], capture_output=True,
-                         text=True, timeout=120)
-    assert out.stdout.strip() == f"slicereview {slicereview.__version__}", out.stderr
-    assert list(app.rglob("slicereview/resources/slicereview.qss"))
-    assert not list(app.rglob("krippendorff*"))
+    # The build itself and the commands run from it: tests/test_standalone_build.py.

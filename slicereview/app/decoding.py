@@ -8,8 +8,11 @@ Two rules, kept here once for the GUI, the CLI and the import:
   import admitted;
 * **which images may be decoded in the viewer's own process** (:func:`decodes_in_process`):
   the one frame or slice of each file that the import already decoded without harm in the
-  decoding child (:data:`DECODED_AT_IMPORT`). Every other image goes to the child, where a
-  decoder that aborts on a damaged file cannot end the program.
+  decoding child (:data:`DECODED_AT_IMPORT`), and only while the file is still the one that
+  was imported (:class:`ImportedFiles`: its size and modification time as stored at import,
+  or else its SHA-256). Every other image goes to the child, where a decoder that aborts on
+  a damaged file cannot end the program; a file whose content changed since the import is
+  not decoded at all (:class:`FileChangedError`: relink or import it again).
 
 This module imports no decoder: the main window imports it before its first paint.
 
@@ -24,9 +27,13 @@ Example
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from slicereview.engines.imaging.errors import UnreadableImageError
 from slicereview.engines.imaging.limits import Limits
+from slicereview.store.file_names import shown as shown  # (a file name fit to show)
 
 if TYPE_CHECKING:
     from slicereview.model import Image
@@ -38,7 +45,76 @@ if TYPE_CHECKING:
 #: decoded in the child.
 DECODED_AT_IMPORT = "decoded_at_import"
 
+#: Image info key: ``{"size": bytes, "mtime_ns": ns}`` of the file when it was imported.
+FILE_STAMP = "file_stamp"
+
 _LIMITS_KEY = "limits"
+
+
+class FileChangedError(UnreadableImageError):
+    """The file at an image's path is no longer the file that was imported."""
+
+
+class ImportedFiles:
+    """Checks, before any decode, that an image's file is still the one imported.
+
+    The rule (issue: a file swapped after its import for one that crashes a decoder used to
+    abort the viewer on every open): the file's size and modification time are compared with
+    those stored at import (:data:`FILE_STAMP`); when they differ (or a project imported
+    before stamps has none), the file's SHA-256 is compared with the stored one, once per
+    file version and session. A file with the same content may be decoded in-process (if
+    :func:`decodes_in_process`); a changed one raises :class:`FileChangedError`. A file
+    changed without its size and modification time changing is not noticed.
+
+    Built on the GUI thread from the project's sources (:meth:`refresh` after imports and
+    relinks); :meth:`check` may run in worker threads (it reads no project).
+    """
+
+    def __init__(self, project: Project | None = None) -> None:
+        self._sources: dict[int, tuple[str, int]] = {}
+        self._verdicts: dict[tuple[str, int, int], bool] = {}
+        self.refresh(project)
+
+    def refresh(self, project: Project | None) -> None:
+        """Read the sources' hashes and sizes again (on the project's own thread)."""
+        self._sources = {} if project is None else {
+            s.id: (s.sha256, s.size_bytes) for s in project.images.sources()}
+
+    def check(self, image: Image, path: Path) -> bool:
+        """Whether ``image`` may be decoded in this process; raises
+        :class:`FileChangedError` when the file at ``path`` is not the imported one. A file
+        that cannot be looked at (missing) gives ``False``: the loader says what is wrong."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False
+        stamp = (image.info or {}).get(FILE_STAMP)
+        same = isinstance(stamp, dict) and stamp.get("size") == st.st_size and stamp.get(
+            "mtime_ns") == st.st_mtime_ns
+        if not same:
+            source = self._sources.get(image.source_id)
+            if source is None:  # (imported since the last refresh: no claim, the child)
+                return False
+            key = (os.fspath(path), st.st_size, st.st_mtime_ns)
+            same = self._verdicts.get(key)
+            if same is None:
+                from slicereview.engines.imaging.hashing import sha256_file
+
+                same = st.st_size == source[1] and sha256_file(path) == source[0]
+                self._verdicts[key] = same
+        if not same:
+            raise FileChangedError(
+                f"{path.name} has changed since it was imported (its content is not the "
+                "imported file's), so it is not shown; relink the project to the original "
+                "file (File > Relink moved files, or `slicereview relink`) or import the "
+                "new file as a new image.")
+        return decodes_in_process(image)
+
+
+def file_stamp(path: Path) -> dict[str, int]:
+    """The :data:`FILE_STAMP` of the file at ``path`` now."""
+    st = os.stat(path)
+    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns}
 
 
 def decodes_in_process(image: Image) -> bool:

@@ -122,13 +122,19 @@ def example_crop(project: Project, review_id: int) -> bytes:
     from PIL import Image as PILImage
     from scipy import ndimage
 
+    from slicereview.app.decoding import ImportedFiles, project_limits
     from slicereview.engines.imaging.display import apply_window, auto_window
     from slicereview.engines.imaging.loader import load_display
     from slicereview.engines.masks import rasterize
 
     review = project.reviews.get(review_id)
     image = project.images.get(review.image_id)
-    shown = load_display(project.images.resolve(image.path), image)
+    from slicereview.app.pacs import Locator
+
+    path = Locator(project).file_of(image)  # (a PACS image: its cache)
+    # The decoding rule of the viewer: checked against the import, in-process only if safe.
+    in_process = ImportedFiles(project).check(image, path)  # type: ignore[arg-type]
+    shown = load_display(path, image, isolated=not in_process, limits=project_limits(project))
     window = shown.presets[0] if shown.presets else auto_window(shown.data)
     gray = apply_window(shown.data, window, invert=shown.invert)
     rgb = gray if gray.ndim == 3 else np.repeat(gray[..., None], 3, axis=2)

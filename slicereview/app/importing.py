@@ -34,12 +34,13 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from slicereview.app.decoding import DECODED_AT_IMPORT, project_limits
+from slicereview.app.decoding import DECODED_AT_IMPORT, FILE_STAMP, file_stamp, project_limits
 from slicereview.app.relinking import relink as relink  # (its home before it had its own)
 from slicereview.engines.imaging.errors import ImagingError
 from slicereview.engines.imaging.formats import DICOM, SITK_FORMATS, detect_format, is_companion
 from slicereview.engines.imaging.hashing import sha256_file
 from slicereview.engines.imaging.importer import (
+    WARNING,
     EntriesOrError,
     SliceSelection,
     iter_files,
@@ -48,6 +49,7 @@ from slicereview.engines.imaging.importer import (
 from slicereview.engines.imaging.limits import Limits
 from slicereview.engines.imaging.parallel import GroupReader, decoding_children
 from slicereview.store import SUFFIX, Project
+from slicereview.store.file_names import shown
 
 #: Files go to a decoding child in groups of at most this many files and seconds of hashing:
 #: two children share an import evenly, the first group starts at once, and round trips cost
@@ -72,7 +74,9 @@ class ImportReport:
     ``duplicates`` are the paths skipped because a file with the same SHA-256 is already in the
     project (or earlier in the same import) — for a volume or multi-frame file, only when the
     chosen slices/frames are all in the project already (new ones are added to it);
-    ``failed`` pairs a path with the reason it could not be imported; ``warnings`` are
+    ``failed`` pairs a path with the reason it could not be imported; ``skipped`` pairs a
+    name that is not a regular file (a named pipe, a device, a link loop, a missing path)
+    with what it is -- it was never opened; ``warnings`` are
     import-wide remarks (e.g. this import made the project mix "FOR PROCESSING" and
     "FOR PRESENTATION" mammograms).
     """
@@ -82,6 +86,7 @@ class ImportReport:
     image_ids: list[int] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     cancelled: bool = False
 
@@ -92,6 +97,8 @@ class ImportReport:
 
         text = (f"{n(self.added_files, 'file')} added ({n(self.added_images, 'image')}); "
                 f"{n(len(self.duplicates), 'duplicate')} skipped; {len(self.failed)} unreadable")
+        if self.skipped:
+            text += f"; {len(self.skipped)} not a file, skipped"
         if self.cancelled:
             text += "; cancelled"
         return text
@@ -107,6 +114,7 @@ class ImportReport:
         """
         lines = [f"warning: {w}" for w in self.warnings]
         for title, items in (("unreadable", [f"{p}: {r}" for p, r in self.failed]),
+                             ("not a file, skipped", [f"{p}: {r}" for p, r in self.skipped]),
                              ("duplicate, skipped", self.duplicates)):
             lines += [f"{title}: {item}" for item in items[:limit]]
             if len(items) > limit:
@@ -165,8 +173,9 @@ def import_paths(
     """
     slices = slices or SliceSelection()
     limits = limits or project_limits(project)
-    files = iter_files(paths)
-    report = ImportReport()
+    skipped: list[tuple[Path, str]] = []
+    files = iter_files(paths, skipped)
+    report = ImportReport(skipped=[(shown(p), reason) for p, reason in skipped])
     seen: set[str] = set()
     writer = _Writer(project, report)
     total = len(files)
@@ -218,7 +227,7 @@ def _prepare_group(project: Project, files: list[Path], done: int, report: Impor
             report.cancelled = True
             break
         if progress is not None:
-            progress(done, len(files), str(files[done]))
+            progress(done, len(files), shown(files[done]))
         candidate = _prepare(project, files[done], report, seen)
         if candidate is not None:
             group.append(candidate)
@@ -267,6 +276,7 @@ class _Candidate:
     fmt: str
     sha: str
     known_source: int | None
+    stamp: dict[str, int]
 
 
 def _prepare(project: Project, path: Path, report: ImportReport, seen: set[str]
@@ -277,53 +287,59 @@ def _prepare(project: Project, path: Path, report: ImportReport, seen: set[str]
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException:  # one odd file must not stop the import
-        report.failed.append((str(path), _UNEXPECTED))
+        report.failed.append((shown(path), _UNEXPECTED))
         return None
     if fmt is None:
         # Pixel-data files of a header (a.raw next to a.mhd) and project files (with their
         # SQLite -wal/-shm/-journal files) are not images: skip them without a complaint.
         if not (is_companion(path) or _is_project_file(path)):
-            report.failed.append((str(path), "This is not an image format slicereview reads "
+            report.failed.append((shown(path), "This is not an image format slicereview reads "
                                              "(DICOM, NIfTI, NRRD, MetaImage, PNG, TIFF, JPEG)."))
         return None
     try:
+        stamp = file_stamp(path)  # (before the hash: a later change shows as a mismatch)
         sha = sha256_file(path)
     except OSError as exc:
-        report.failed.append((str(path), f"The file cannot be read ({exc.strerror or 'error'}); "
+        report.failed.append((shown(path), f"The file cannot be read ({exc.strerror or 'error'}); "
                                          "check its permissions."))
         return None
     known = project.images.source_by_hash(sha)
     if sha in seen or (known is not None and fmt not in SITK_FORMATS and fmt != DICOM):
-        report.duplicates.append(str(path))
+        report.duplicates.append(shown(path))
         return None
     seen.add(sha)
-    return _Candidate(path, fmt, sha, None if known is None else known.id)
+    return _Candidate(path, fmt, sha, None if known is None else known.id, stamp)
 
 
 def _store(project: Project, c: _Candidate, result: EntriesOrError, report: ImportReport,
            intents: dict[str, int]) -> None:
     """Add a read file (or report why it was refused)."""
     if isinstance(result, ImagingError):
-        report.failed.append((str(c.path), str(result)))
+        report.failed.append((shown(c.path), shown(str(result))))
         return
     if isinstance(result, FileNotFoundError):
-        report.failed.append((str(c.path), "The file disappeared during the import; import it "
+        report.failed.append((shown(c.path), "The file disappeared during the import; import it "
                                            "again."))
         return
     if isinstance(result, Exception):  # a reader bug or odd file must not stop the import
-        report.failed.append((str(c.path), _UNEXPECTED))
+        report.failed.append((shown(c.path), _UNEXPECTED))
         return
     info, images = result
+    warning = (images[0].info or {}).get(WARNING) if images else None
+    if warning:
+        report.warnings.append(f"{shown(c.path)}: {warning}")
     # The first selected frame or slice was decoded in the decoding child to verify the file:
-    # the viewer may decode exactly that image in-process (see DECODED_AT_IMPORT).
-    images = [replace(images[0], info={**(images[0].info or {}), DECODED_AT_IMPORT: True}),
-              *images[1:]]
+    # the viewer may decode exactly that image in-process (see DECODED_AT_IMPORT) while the
+    # file keeps the size and modification time it had (FILE_STAMP, app/decoding.py).
+    images = [replace(im, info={**(im.info or {}), FILE_STAMP: c.stamp,
+                                **({DECODED_AT_IMPORT: True} if k == 0 else {})})
+              for k, im in enumerate(images)]
     if c.known_source is not None:
         # A volume or multi-frame file already in the project: add only the slices/frames this
         # selection picks that are not there yet (the user may pick more slices later).
         ids = project.images.add_to_source(c.known_source, images)
         if not ids:
-            report.duplicates.append(str(c.path))
+            report.duplicates.append(shown(c.path))
             return
         report.added_images += len(ids)
         report.image_ids.extend(ids)

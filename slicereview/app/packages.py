@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from slicereview import __version__
+from slicereview.app.decoding import project_limits
+from slicereview.app.pacs import Locator, local_file
 from slicereview.app.workflow import work_images
 from slicereview.model import Annotation, Phase, Polygon, Role
 from slicereview.store import NewerProjectError, Project, ProjectError
@@ -100,15 +102,20 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
             "package_id": package_id, "package_annotator": annotator,
             "package_created_at": now_iso(), "project_uuid": project_uuid(project)})
         files: dict[str, tuple[Path, str]] = {}
+        locator = Locator(project)
+        max_bytes = project_limits(project).max_decoded_bytes
         with Project.open(sub) as pkg:
             paths = {}
             sources = {s.id: s for s in pkg.images.sources()}
             for image in pkg.images.all():
                 source = sources[image.source_id]
                 name = f"images/{source.sha256[:16]}/{Path(image.path).name}"
-                files[name] = (project.images.resolve(image.path), source.sha256)
+                # An image on a PACS travels as its file (fetched if the cache lost it): the
+                # annotator's machine need not reach the PACS.
+                files[name] = (local_file(locator.file_of(image), max_bytes), source.sha256)
                 paths[source.id] = name
             pkg.images.set_stored_paths(paths)
+            pkg.dicomweb.forget_sources()
         manifest = {"format": FORMAT, "schema": SCHEMA_VERSION, "slicereview": __version__,
                     "project_uuid": project_uuid(project), "package_id": package_id,
                     "annotator": annotator, "batch": batch, "base": base,

@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 from slicereview.engines.imaging.hashing import sha256_file
 from slicereview.model import RelinkReport
 from slicereview.store import Project
+from slicereview.store.file_names import from_text, shown
 
 
 def relink(project: Project, new_root: str | Path, *, verify: bool = True) -> RelinkReport:
@@ -31,7 +32,7 @@ def relink(project: Project, new_root: str | Path, *, verify: bool = True) -> Re
     by_name: dict[str, list[Path]] | None = None  # built once, only when a tail fails
     hashes: dict[Path, str] = {}
     for source in project.images.missing_sources():
-        parts = PurePosixPath(source.path).parts
+        parts = PurePosixPath(from_text(source.path)).parts
         found = None
         for start in range(len(parts)):
             tail = parts[start:]
@@ -60,7 +61,7 @@ def relink(project: Project, new_root: str | Path, *, verify: bool = True) -> Re
                 missing.append(source.path)
             continue
         if verify and sha256_file(found) != source.sha256:
-            mismatch.append(os.fspath(found))
+            mismatch.append(shown(found))
             continue
         updates.append((source.id, found))
     relinked = project.images.set_source_paths(updates)

@@ -1,5 +1,6 @@
-"""``slicereview export PROJECT --masks DIR --format png|nifti|coco
-[--consensus majority|staple [--level strict|relaxed]]``."""
+"""``slicereview export PROJECT --masks DIR --format png|nifti|coco|dicom-seg
+[--consensus majority|staple [--level strict|relaxed]]`` and ``--reports DIR --format
+dicom-sr`` (DICOM: :mod:`slicereview.cli.export_dicom`)."""
 
 from __future__ import annotations
 
@@ -10,21 +11,35 @@ from slicereview.app.exporting import DEFAULT_STATUSES, FORMATS, export_masks
 from slicereview.cli._common import ProgressBar, add_project_argument, open_project
 from slicereview.model import AnnotationStatus, Phase
 
+DICOM_FORMATS = ("dicom-seg", "dicom-sr")
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "export", help="export annotation masks as PNG, NIfTI or COCO JSON",
+        "export", help="export annotation masks as PNG, NIfTI, COCO JSON or DICOM SEG, and "
+                       "reviews as DICOM SR",
         description="Write every finished annotation (submitted or 'nothing to annotate') of "
                     "one phase and round as label masks (0 background, 1 certain, "
-                    "2 uncertain) or as COCO polygons.",
+                    "2 uncertain), as COCO polygons or as DICOM SEG; and each image's review "
+                    "as a DICOM SR (docs/dicom.md).",
     )
     add_project_argument(p)
-    p.add_argument("--masks", type=Path, required=True, metavar="DIR",
-                   help="output folder (created if missing)")
-    p.add_argument("--format", choices=FORMATS, default="png",
+    p.add_argument("--masks", type=Path, metavar="DIR",
+                   help="output folder of the masks (created if missing)")
+    p.add_argument("--reports", type=Path, metavar="DIR",
+                   help="with --format dicom-sr: output folder of the review reports")
+    p.add_argument("--format", choices=(*FORMATS, *DICOM_FORMATS), default="png",
                    help="png: one 8-bit label image per annotation; nifti: label images with "
                         "the image geometry (one volume per rater for volume slices); coco: "
-                        "annotations.json with polygons (default png)")
+                        "annotations.json with polygons; dicom-seg: one DICOM SEG per "
+                        "annotation of a DICOM image; dicom-sr: one DICOM SR per reviewed DICOM "
+                        "image to --reports (with --masks too, the SEGs as well, referenced "
+                        "by the SRs) (default png)")
+    p.add_argument("--include-empty", action="store_true",
+                   help="dicom-seg: also write a SEG with empty segments for an empty annotation")
+    p.add_argument("--stow", metavar="URL",
+                   help="dicom-seg/dicom-sr: send the written objects to this DICOMweb service "
+                        "(STOW-RS); credentials as for import --dicomweb")
     p.add_argument("--phase", choices=[str(x) for x in Phase], default=str(Phase.FORMAL))
     p.add_argument("--round", type=int, default=1)
     p.add_argument("--rater", action="append", metavar="NAME",
@@ -33,7 +48,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also export annotations that were not submitted yet")
     p.add_argument("--consensus", choices=("majority", "staple"),
                    help="instead of one mask per annotation, write one consensus mask per "
-                        "image with two or more finished annotations (0/1; png or nifti): "
+                        "image with two or more finished annotations (0/1; png, nifti or "
+                        "dicom-seg, where staple is a FRACTIONAL probability): "
                         "majority = marked by more than half of the annotators, staple = "
                         "SimpleITK STAPLE probability > 0.5; per-annotator sensitivity and "
                         "specificity go to consensus.csv")
@@ -44,6 +60,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.format in DICOM_FORMATS:
+        from slicereview.cli.export_dicom import export_dicom
+
+        return export_dicom(args)
+    if args.masks is None:
+        raise ValueError("give the output folder with --masks DIR")
+    if args.reports or args.stow or args.include_empty:
+        raise ValueError("--reports, --stow and --include-empty go with --format dicom-seg or "
+                         "dicom-sr")
     if args.consensus:
         return _consensus(args)
     statuses = None if args.include_in_progress else DEFAULT_STATUSES

@@ -13,7 +13,8 @@ from slicereview.gui.shortcuts import MAIN_ACTIONS
 
 ACTIONS = [row for rows in MAIN_ACTIONS.values() for row in rows]
 #: The File menu's actions between the two separators (import, relink, work packages).
-FILE_ACTIONS = ("import_files", "import_folder", "relink", "export_package", "merge_package")
+FILE_ACTIONS = ("import_files", "import_folder", "import_pacs", "relink", "export_package",
+                "merge_package")
 #: Actions that need an open project.
 PROJECT_ACTIONS = (*FILE_ACTIONS, "close_project")
 

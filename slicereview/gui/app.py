@@ -4,7 +4,8 @@
 ``QT_QPA_PLATFORM=offscreen`` itself for that. Without ``--screenshot`` a display is required:
 :func:`slicereview.app.environment.no_display_reason` says why there is none (the CLI asks it
 before building the demo), instead of Qt falling back to an invisible offscreen window that runs
-forever. Qt is imported only inside functions.
+forever. An unattended run (``--screenshot``) never waits on a dialog: one that opens is written
+to stderr and closed. Qt is imported only inside functions.
 """
 
 from __future__ import annotations
@@ -50,11 +51,12 @@ def _parse_size(size: str) -> tuple[int, int]:
 
 
 def run(project: Path | str | None = None, *, screenshot: Path | None = None,
-        size: str = "1400x900") -> int:
+        size: str = "1400x900", tab: str | None = None) -> int:
     """Open the main window (on ``project``, a file or a server project's URL, else the last
     project) and run the event loop.
 
-    Raises :class:`NoDisplayError` when there is no display and no ``screenshot``.
+    ``tab`` names the tab to show ("review"; default the View tab). Raises
+    :class:`NoDisplayError` when there is no display and no ``screenshot``.
     """
     reason = no_display_reason(screenshot)
     if reason:
@@ -72,6 +74,8 @@ def run(project: Path | str | None = None, *, screenshot: Path | None = None,
         project = recent[0] if recent else None
     from slicereview.gui.main_window import MainWindow
 
+    if screenshot is not None:
+        _answer_dialogs_on_stderr(app)  # nobody is there to click them
     window = MainWindow(remember=screenshot is None)  # a screenshot changes no settings
     if screenshot is None:
         window.restore_layout()
@@ -80,9 +84,57 @@ def run(project: Path | str | None = None, *, screenshot: Path | None = None,
     if project is not None and not window.open_project(project) and screenshot:
         return 2
     window.show()
+    if tab is not None:
+        show_tab(window, tab)
     if screenshot is not None:
         return save_screenshot(window, Path(screenshot))
     return app.exec()
+
+
+def show_tab(window, name: str) -> None:
+    """Show the main window's tab titled ``name`` (any case); ValueError if there is none."""
+    titles = [window.jobs.tabText(i).replace("&", "") for i in range(window.jobs.count())]
+    lowered = [title.lower() for title in titles]
+    if name.lower() not in lowered:
+        raise ValueError(f"no tab {name!r}; the tabs are {', '.join(titles)}")
+    window.jobs.setCurrentIndex(lowered.index(name.lower()))
+
+
+def _wait_for_workers(timeout_s: float) -> None:
+    """Process events until no :class:`~slicereview.gui.workers.Worker` thread is running
+    (they are named after their class) or ``timeout_s`` passed."""
+    import threading
+    import time
+
+    from PySide6.QtWidgets import QApplication
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        QApplication.processEvents()
+        if not any(t.name.endswith("Worker") for t in threading.enumerate()):
+            break
+        time.sleep(0.02)
+
+
+def _answer_dialogs_on_stderr(app):
+    """An unattended run (``--screenshot``) must never wait for a click: a modal dialog that
+    opens (an error message, a question) is written to stderr as one line and closed
+    (rejected, the safe answer) within a tenth of a second. Returns the timer."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QDialog, QMessageBox
+
+    def close_modal() -> None:
+        dialog = app.activeModalWidget()
+        if not isinstance(dialog, QDialog):
+            return
+        text = dialog.text() if isinstance(dialog, QMessageBox) else ""
+        print(f"{dialog.windowTitle()}: {' '.join(text.split())}".rstrip(": "),
+              file=sys.stderr)
+        dialog.reject()
+
+    timer = QTimer(app, interval=100, timeout=close_modal)
+    timer.start()
+    return timer
 
 
 def save_screenshot(window, path: Path) -> int:
@@ -92,6 +144,7 @@ def save_screenshot(window, path: Path) -> int:
     for _ in range(5):
         QApplication.processEvents()
     window.browser.wait_for_thumbnails(60000)
+    _wait_for_workers(300)
     for _ in range(5):
         QApplication.processEvents()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -50,7 +50,7 @@ class FileActions:
             self.open_project(Path(path))
 
     def on_open_demo(self) -> DemoWorker | None:
-        """Build the demo (first time, 10–30 s) in a worker thread, then open it."""
+        """Build the demo (first time; 20–25 s of CPU time) in a worker thread, then open it."""
         if self._demo_worker is not None:
             return None
         worker = DemoWorker()

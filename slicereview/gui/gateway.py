@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, TypeVar
 from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 
-from slicereview.app.decoding import decodes_in_process, project_limits
+from slicereview.app.decoding import ImportedFiles, project_limits
 from slicereview.app.errors import NoProjectError
+from slicereview.app.pacs import Credentials, Locator
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import DisplayImage
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
@@ -42,6 +43,7 @@ from slicereview.store.connection import is_busy
 if TYPE_CHECKING:
     from slicereview.app import rating as _rating
     from slicereview.app.commands import Changed, Command
+    from slicereview.engines.dicomweb.cache import RemoteInstance
 
 T = TypeVar("T")
 
@@ -76,6 +78,9 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         self.project: Project | None = None
         self.limits = DEFAULT_LIMITS
         self.cache = ImageCache(self._load)
+        #: Whether each file is still the one imported (checked before any decode).
+        self.files = ImportedFiles()
+        self.images_changed.connect(lambda: self.files.refresh(self.project))
         self._runs: _rating.RatingRuns | None = None
         #: Asked Retry (True) / Cancel after :data:`busy.PATIENCE_S` of a busy file; the
         #: main window shows a dialog, without one a write gives up.
@@ -88,6 +93,9 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         self.watch.changed_elsewhere.connect(self._on_changed_elsewhere)
         self._images_seen: list[tuple[int, str]] = []
         self._holding = False  # True while this window's own import runs (hold_changes)
+        #: Credentials of PACS servers, in memory for this session only (app/pacs.py).
+        self.credentials = Credentials()
+        self._locator: Locator | None = None
 
     def hold_changes(self) -> None:
         """Hold the re-reads of :meth:`_on_changed_elsewhere` until :meth:`release_changes`:
@@ -223,6 +231,7 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         self.project = project
         self.limits = limits  # what `import --max-...` admitted
         self.watch.start(project)
+        self.files.refresh(project)
         self._images_seen = images
         if len(images) > 1:  # thumbnails of the others need the decoding child: start it now
             isolated.prestart(limits)
@@ -248,23 +257,39 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
             self.project = None
             self._runs = None
             self.cache.clear()
+            self.files.refresh(None)
             self.project_closed.emit()
 
     # -- images ----------------------------------------------------------------------------
     def images(self) -> list[Image]:
-        return self.project.images.all() if self.project else []
+        if self.project is None:
+            return []
+        self._locator = Locator(self.project, self.credentials)  # (new PACS sources)
+        return self.project.images.all()
 
     def image(self, image_id: int) -> Image:
         return self.open_project.images.get(image_id)
 
-    def file_of(self, image: Image) -> Path:
-        return self.open_project.images.resolve(image.path)
+    def file_of(self, image: Image) -> Path | RemoteInstance:
+        """Where ``image`` is read from: its file, or for an image on a PACS the path-like
+        :class:`~slicereview.engines.dicomweb.cache.RemoteInstance` (its cache file, fetched
+        again in the decoding child when missing)."""
+        if self._locator is None or self._locator.project is not self.open_project:
+            self._locator = Locator(self.open_project, self.credentials)
+        return self._locator.file_of(image)
+
+    def check_file(self, image: Image, path: Path) -> bool:
+        """Raise :class:`~slicereview.app.decoding.FileChangedError` when the file of
+        ``image`` changed since its import; else whether it may be decoded in this process
+        (thread-safe: workers call it before they decode)."""
+        return self.files.check(image, path)
 
     def _load(self, path: Path, image: Image) -> DisplayImage:
-        # An image the import already decoded in the child is decoded here (no child start-up
-        # before the first image); any other goes to the child, where an abort is harmless.
-        return load_display(path, image, isolated=not decodes_in_process(image),
-                            limits=self.limits)
+        # An image the import already decoded in the child is decoded here while its file is
+        # still the imported one (no child start-up before the first image); any other goes
+        # to the child, where an abort is harmless; a changed file is not decoded at all.
+        return load_display(path, image, isolated=not self.check_file(image, path),
+                            limits=self.limits, large_as_pyramid=True)
 
     def display(self, image: Image) -> DisplayImage:
         """Decoded pixels of ``image`` (cached). Raises imaging errors for unreadable files.

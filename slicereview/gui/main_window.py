@@ -35,6 +35,7 @@ from slicereview.gui.background import collect_garbage_in_gui_thread
 from slicereview.gui.file_actions import FileActions
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.job_pages import JobPages
+from slicereview.gui.pacs_actions import PacsActions
 from slicereview.gui.qa_actions import QAActions
 from slicereview.gui.sharing import SharingBanner
 from slicereview.gui.view_actions import ViewActions
@@ -81,7 +82,7 @@ class StartPage(QWidget):
         self.window_.open_project(Path(item.data(Qt.ItemDataRole.UserRole)))
 
 
-class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
+class MainWindow(FileActions, PacsActions, ViewActions, QAActions, JobPages, QMainWindow):
     def __init__(self, *, remember: bool = True) -> None:
         """``remember=False`` (``open --screenshot``) leaves the user's settings alone: no
         recent project and no window layout is written."""
@@ -119,6 +120,7 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
 
         self.browser = ProjectBrowser()
         self.browser.decoded = self.gateway.cache.peek
+        self.browser.check = self.gateway.check_file
         self.browser.image_selected.connect(self.show_image)
         self.browser_dock = QDockWidget("Images", self)
         self.browser_dock.setObjectName("browser_dock")
@@ -279,6 +281,8 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
         try:
             display = self.gateway.display(image)
         except Exception as exc:
+            if self.pacs_login(image, exc):  # a PACS asked for credentials: ask the user
+                return self.show_image(image_id, keep_view=keep_view)
             self.image_label.setText(f"{image.case_id}: cannot show this image — {exc}")
             self.viewer.clear()
             return False
@@ -292,6 +296,7 @@ class MainWindow(FileActions, ViewActions, QAActions, JobPages, QMainWindow):
         positions = [s.id for s in slices]
         self.viewer.set_slices(len(slices), positions.index(image.id) if slices else 0)
         self.image_label.setText(f"{image.case_id}   {display.description}")
+        self.image_label.setToolTip(display.warning)  # e.g. pixels that were not finite
         return True
 
     def _volume_auto(self, image, slices: list) -> WindowPreset | None:

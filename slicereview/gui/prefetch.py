@@ -23,9 +23,12 @@ from slicereview.model import Image
 SHARE = 0.75
 
 
-def _decode(path: Path, image: Image, limits: object) -> object:
-    """Worker thread: plain data in, a DisplayImage out (in the decoding child process)."""
-    return load_display(path, image, isolated=True, limits=limits)  # type: ignore[arg-type]
+def _decode(path: Path, image: Image, limits: object, check) -> object:
+    """Worker thread: plain data in, a DisplayImage out (in the decoding child process), if
+    the file is still the one imported (``check``)."""
+    check(image, path)
+    return load_display(path, image, isolated=True, limits=limits,  # type: ignore[arg-type]
+                        large_as_pyramid=True)
 
 
 class Prefetcher(QObject):
@@ -46,7 +49,7 @@ class Prefetcher(QObject):
                 continue
             image = self.gateway.image(image_id)
             self.jobs.submit(image_id, _decode, self.gateway.file_of(image), image,
-                             self.gateway.limits)
+                             self.gateway.limits, self.gateway.check_file)
 
     def cancel(self) -> None:
         self.jobs.forget()  # queued jobs go; a running one finishes and is ignored

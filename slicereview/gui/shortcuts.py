@@ -27,6 +27,8 @@ MAIN_ACTIONS: dict[str, list[ActionRow]] = {
         ("import_files", "&Import images…", "Ctrl+I",
          "Add DICOM, NIfTI, NRRD, MHA/MHD, PNG, TIFF or JPEG files"),
         ("import_folder", "Import &folder…", "Ctrl+Shift+I", "Add every image below a folder"),
+        ("import_pacs", "Import from &PACS…", "",
+         "List a PACS's studies over DICOMweb and import the ones you choose"),
         ("relink", "&Relink moved files…", "", "Find missing image files below a new folder"),
         ("export_package", "&Export work package…", "",
          "Write one annotator's work (a batch or all) as a zip for another machine"),

@@ -130,3 +130,22 @@ class ReviewFeaturesWorker(Worker):
                 project, self.spec,  # type: ignore[arg-type]
                 progress=lambda done, total: self.progress.emit(done, total, "features"),
                 cancelled=lambda: self._cancel)
+
+
+class PacsImportWorker(Worker):
+    """Imports ``studies`` from the DICOMweb service at ``url`` into the project at
+    ``location``; ``finished(ImportReport)`` (all or nothing, see app/pacs_import.py)."""
+
+    def __init__(self, location: Location, url: str, auth: object,
+                 studies: list[str]) -> None:
+        super().__init__()
+        self.location = location
+        self.url, self.auth, self.studies = url, auth, list(studies)
+
+    def work(self) -> ImportReport:
+        from slicereview.app.pacs_import import import_dicomweb
+
+        with Project.open(self.location) as project:
+            return import_dicomweb(project, self.url, studies=self.studies,
+                                   auth=self.auth,  # type: ignore[arg-type]
+                                   progress=self.progress.emit, cancel=lambda: self._cancel)

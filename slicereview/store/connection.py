@@ -7,7 +7,9 @@ committed transaction survives a crash or ``kill -9``, and the file works on net
 Opening never changes a file that is not ours, is damaged or is newer: all checks run on a
 read-only connection first: the header's application id, the schema version, the schema itself
 (the tables and columns the migrations made, and no unknown tables, indexes, triggers or views:
-a trigger slipped into the file could delete every new answer) and ``quick_check``. The one
+a trigger slipped into the file could delete every new answer), ``quick_check`` and the text
+itself (a flipped byte in a data page passes ``quick_check`` but leaves text that is not
+UTF-8, which no later read could decode). The one
 write before the checks is SQLite's own crash recovery of a file that is ours: a program killed
 in the middle of a transaction leaves a *hot journal* (``<file>-journal``) that a read-only
 connection cannot roll back, so :func:`check_file` rolls it back on a read-write connection
@@ -34,10 +36,10 @@ from slicereview.store.errors import (
 )
 from slicereview.store.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 from slicereview.store.schema_check import (
-    _names,
     describe_schema,
     expected_schema,
     schema_differences,
+    undecodable_text,
 )
 from slicereview.store.sidecars import check_journal, check_wal
 
@@ -165,6 +167,9 @@ def _check_sqlite(path: Path, timeout: float = _BUSY_TIMEOUT_S) -> int:
             problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
             if problems == ["ok"]:
                 _check_schema(conn, path, int(version))
+                bad = undecodable_text(conn)
+                if bad:
+                    raise _damaged(path, f"the text in table {bad[0]} is not valid UTF-8")
         except sqlite3.OperationalError as exc:
             if _is_hot_journal(path, exc):
                 raise _HotJournal from exc
@@ -188,25 +193,25 @@ def _check_sqlite(path: Path, timeout: float = _BUSY_TIMEOUT_S) -> int:
 def _check_schema(conn: sqlite3.Connection, path: Path, version: int) -> None:
     """Refuse a schema that is not the one ``MIGRATIONS[:version]`` makes (see module doc).
 
-    Version 0 is a file that was never migrated: it may hold other tables, but none of ours.
+    Version 0 (or less) is never one of ours: :func:`create_file` sets the application id
+    and the format number in one transaction. So such a file is refused by every command
+    alike (``info`` and ``open`` read-only, ``import`` read-write), never migrated into: it
+    may be another program's database that copied our application id.
     """
     actual = describe_schema(conn)
     if version <= 0:
         current = expected_schema(MIGRATIONS, SCHEMA_VERSION)
-        ours = sorted(set(_names(actual["tables"])) & set(_names(current["tables"])))
-        if version < 0 or ours:
-            matches = not schema_differences(actual, current)
-            advice = (
-                f"restore it from a backup, or, as its tables are those of format "
-                f"{SCHEMA_VERSION}, repair it with `sqlite3 \"{path}\" \"PRAGMA user_version = "
-                f"{SCHEMA_VERSION}\"` and open it again" if matches else
-                "restore it from a backup"
-            )
-            raise DamagedProjectError(
-                f"{path} has a damaged project format number ({version}); {advice} "
-                f"{_UNTOUCHED}."
-            )
-        return
+        matches = not schema_differences(actual, current)
+        advice = (
+            f"restore it from a backup, or, as its tables are those of format "
+            f"{SCHEMA_VERSION}, repair it with `sqlite3 \"{path}\" \"PRAGMA user_version = "
+            f"{SCHEMA_VERSION}\"` and open it again" if matches else
+            "restore it from a backup"
+        )
+        raise DamagedProjectError(
+            f"{path} has a damaged project format number ({version}); {advice} "
+            f"{_UNTOUCHED}."
+        )
     differences = schema_differences(actual, expected_schema(MIGRATIONS, version))
     if differences:
         shown = ", ".join(differences[:3]) + (", ..." if len(differences) > 3 else "")

@@ -29,17 +29,18 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
 from slicereview.store.database import Database
+from slicereview.store.file_names import from_text, to_text
 from slicereview.store.location import Location, is_server
 from slicereview.store.schema import MIGRATIONS, SCHEMA_VERSION
 from slicereview.store.schema_check import expected_schema
 
 #: Every table, parents before children (foreign keys hold after each table is loaded).
 TABLES = (
-    "meta", "sources", "images", "raters", "image_sets", "image_set_members", "sessions",
-    "answers", "grades", "guidelines", "annotations", "polygons", "questions", "reviews",
-    "review_features", "batches", "batch_assignments", "gold", "gold_scores",
-    "qualifications", "image_flags", "guideline_views", "guideline_entries",
-    "merge_conflicts",
+    "meta", "sources", "dicomweb_sources", "images", "raters", "image_sets",
+    "image_set_members", "sessions", "answers", "grades", "guidelines", "annotations",
+    "polygons", "questions", "reviews", "review_features", "batches", "batch_assignments",
+    "gold", "gold_scores", "qualifications", "image_flags", "guideline_views",
+    "guideline_entries", "merge_conflicts",
 )
 
 #: Rows per batch read from the source (memory stays small for big projects).
@@ -103,17 +104,19 @@ def path_mapper(source_folder: Path | None, dest_folder: Path | None
         return None
 
     def mapped(stored: str) -> str:
-        path = Path(stored)
+        if "://" in stored:  # an image on a PACS: its WADO-RS URL stays as it is
+            return stored
+        path = Path(from_text(stored))
         if not path.is_absolute():
             if source_folder is None:  # a relative path on a server: nothing to resolve it by
                 return stored
             path = source_folder / path
         if dest_folder is not None:
             try:
-                return PurePosixPath(*path.relative_to(dest_folder).parts).as_posix()
+                return to_text(PurePosixPath(*path.relative_to(dest_folder).parts).as_posix())
             except ValueError:
                 pass
-        return path.as_posix()
+        return to_text(path.as_posix())
 
     return mapped
 

@@ -1,8 +1,9 @@
 """``project.images`` (files, images, relinking moved folders) and ``project.image_sets``.
 
 Paths are stored relative to the project file's folder when the image file lies below it
-(forward slashes), absolute otherwise (always on a server), plus the file's SHA-256 so that a
-moved folder can be relinked and verified.
+(forward slashes; a name that is not UTF-8 escaped, :mod:`.file_names`), absolute otherwise
+(always on a server), plus the file's SHA-256 so that a moved folder can be relinked and
+verified.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from slicereview.model import Image, NewImage, Source
 from slicereview.store._base import Part, dumps, loads, now_iso
 from slicereview.store.database import Database, Row
+from slicereview.store.file_names import from_text, to_text
 
 
 def _image(row: Row) -> Image:
@@ -47,14 +49,14 @@ class Images(Part):
         file = Path(file).absolute()
         if self.folder is not None:
             try:
-                return PurePosixPath(*file.relative_to(self.folder).parts).as_posix()
+                return to_text(PurePosixPath(*file.relative_to(self.folder).parts).as_posix())
             except ValueError:
                 pass
-        return file.as_posix()
+        return to_text(file.as_posix())
 
     def resolve(self, stored: str) -> Path:
         """The absolute path of a stored path."""
-        p = Path(stored)
+        p = Path(from_text(stored))
         return p if p.is_absolute() or self.folder is None else self.folder / p
 
     # -- sources and images ----------------------------------------------------------------
@@ -81,9 +83,11 @@ class Images(Part):
                 (self.stored_path(file), sha256, fmt, file.stat().st_size, now_iso(),
                  dumps(info or {})),
             )
-            return self._insert_images(new_id, images)
+            return self.insert_images(new_id, images)
 
-    def _insert_images(self, source_id: int, images: Sequence[NewImage]) -> list[int]:
+    def insert_images(self, source_id: int, images: Sequence[NewImage]) -> list[int]:
+        """Add ``images`` to source ``source_id`` with the next case ids (inside the caller's
+        transaction); returns their ids."""
         first = self.db.execute("SELECT coalesce(max(id), 0) FROM images").fetchone()[0]
         ids = []
         for k, im in enumerate(images, start=1):
@@ -106,7 +110,7 @@ class Images(Part):
                     (source_id,))
             }
             new = [im for im in images if (im.frame, im.axis, im.slice_index) not in have]
-            return self._insert_images(source_id, new)
+            return self.insert_images(source_id, new)
 
     def get(self, image_id: int) -> Image:
         """One image; ``KeyError`` when the project has none with that id."""
@@ -142,8 +146,11 @@ class Images(Part):
 
     # -- missing files and relinking -------------------------------------------------------
     def missing_sources(self) -> list[Source]:
-        """Sources whose file is not where the project says it is."""
-        return [s for s in self.sources() if not self.resolve(s.path).is_file()]
+        """Sources whose file is not where the project says it is (a source on a PACS is
+        never missing: its pixels are fetched again)."""
+        remote = {r[0] for r in self.db.execute("SELECT source_id FROM dicomweb_sources")}
+        return [s for s in self.sources()
+                if s.id not in remote and not self.resolve(s.path).is_file()]
 
     def set_source_paths(self, updates: Sequence[tuple[int, str | Path]]) -> int:
         """Store new locations ``(source id, file)`` in one transaction; returns how many."""

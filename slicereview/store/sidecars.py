@@ -15,7 +15,10 @@ project in rollback-journal mode is replayed as if it were the project's own. So
 * :func:`check_wal` refuses a project whose header says "rollback journal" but which has a
   ``-wal`` beside it (slicereview never uses WAL, so the log cannot be the project's).
 
-Both leave the project and the sidecar files untouched when they refuse.
+A ``-journal`` that is no journal at all (neither a header SQLite recognises nor the start of
+one a transaction interrupted before its commit leaves) is refused as well: SQLite would
+delete it on the first read or overwrite it on the first write. All of these
+leave the project and the sidecar files untouched when they refuse.
 """
 
 from __future__ import annotations
@@ -68,6 +71,8 @@ def check_wal(path: Path, header: bytes) -> None:
 #: Where the lock cannot be tested (:data:`.locks.UNKNOWN`, e.g. Windows): how long a journal
 #: may take to disappear (another process committing) before it is checked as a leftover.
 ACTIVE_JOURNAL_WAIT_S = 2.0
+#: Whether :func:`.locks.writer` sees this process's own connections' locks (Linux).
+_SEES_OWN_LOCKS = hasattr(locks.fcntl, "F_OFD_GETLK")
 #: How often a journal that changed while its copy was checked is looked at again.
 _ATTEMPTS = 3
 
@@ -82,6 +87,13 @@ def check_journal(path: Path, check: Callable[[Path], int]) -> None:
     :class:`~.errors.ProjectBusyError`, which the GUI retries like any busy write). Nothing
     is checked and nothing waits here.
 
+    A ``-journal`` that no writer holds and that has no journal header is either the journal
+    of a transaction interrupted before its commit began (empty, or SQLite's header with its
+    magic still zero and this file's page size: :func:`_unwritten_journal`; SQLite ignores
+    it, as nothing of it reached the project) or no journal of this project at all (garbage,
+    zeros): SQLite would silently delete or overwrite that, so the project is refused and
+    both files are left untouched.
+
     Otherwise ``check(copy)``, the caller's full read-only check of a project file (it raises a
     :class:`ProjectError` for anything wrong), decides: the journal is rolled back into a copy
     of the project in a temporary folder first; if the copy then fails ``check``, the journal
@@ -92,18 +104,25 @@ def check_journal(path: Path, check: Callable[[Path], int]) -> None:
     disappear first (another process committing) before it is checked as a leftover.
     """
     for attempt in range(_ATTEMPTS):
-        if not has_live_journal(path):
+        if _stamp(journal_path(path)) is None:
             return
         holder = locks.writer(path)
         if holder in (locks.ELSEWHERE, locks.HERE):
             return  # a transaction in progress: SQLite handles its journal
-        if holder == locks.UNKNOWN:
+        hot = has_live_journal(path)
+        if holder == locks.UNKNOWN or not (hot or _SEES_OWN_LOCKS):
+            # (Where this process's own locks are invisible, a journal whose header is still
+            # zero may be a transaction of another connection here, about to commit.)
             _wait_for_journal(path)
         # Stamped after the lock test: a writer that committed in between deleted it.
         stamp = _stamp(journal_path(path))
         if stamp is None:
             return
         try:
+            if not has_live_journal(path):
+                if _unwritten_journal(path):
+                    return  # SQLite ignores it; the next transaction replaces it
+                raise _not_a_journal(path)
             _check_copy(path, check)
             return
         except DamagedProjectError:
@@ -113,9 +132,39 @@ def check_journal(path: Path, check: Callable[[Path], int]) -> None:
                 raise
 
 
+def _unwritten_journal(path: Path) -> bool:
+    """True for the journal of a transaction that was interrupted before its commit began
+    (``kill -9``, a power cut): empty, or a header whose magic SQLite had not written yet
+    (12 zero bytes, then a nonce, the file's size in pages, a sector size that is a power
+    of two from 512 to 65536, and this project's page size). SQLite ignores such a journal
+    (no page of the project was changed) and its next transaction overwrites it."""
+    try:
+        with journal_path(path).open("rb") as fh:
+            head = fh.read(28)
+    except OSError:
+        return False
+    if not head:
+        return True
+    if len(head) < 28 or any(head[:12]):
+        return False
+    sector, page = int.from_bytes(head[20:24], "big"), int.from_bytes(head[24:28], "big")
+    own = int.from_bytes(locks.read(path, 2, 16), "big")
+    own = 65536 if own == 1 else own
+    return 512 <= sector <= 65536 and sector & (sector - 1) == 0 and page == own
+
+
+def _not_a_journal(path: Path) -> DamagedProjectError:
+    return DamagedProjectError(
+        f"{path} has a file named like its journal ({journal_path(path).name}) beside it "
+        "that is not a journal any transaction of this project left (SQLite would delete "
+        "or overwrite it); move that file to another folder and open the project again "
+        "(the project and that file were left untouched)."
+    )
+
+
 def _wait_for_journal(path: Path) -> None:
     deadline = time.monotonic() + ACTIVE_JOURNAL_WAIT_S
-    while has_live_journal(path) and time.monotonic() < deadline:
+    while _stamp(journal_path(path)) is not None and time.monotonic() < deadline:
         time.sleep(0.02)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QPoint, Qt
 
 
@@ -44,3 +45,17 @@ def test_open_demo_builds_in_the_background(qtbot, open_window, tmp_path: Path,
     qtbot.waitUntil(lambda: w.gateway.is_open, timeout=10000)
     assert w.gateway.project.path == (tmp_path / "demo" / demo.DEMO_FILE).absolute()
     assert len(w.browser.image_ids()) > 8
+
+
+def test_show_tab_by_name(open_window, demo_project: Path) -> None:
+    # `open --tab NAME` (the stand-alone build's test renders every tab with it)
+    from slicereview.cli.project_cmds import TABS
+    from slicereview.gui.app import show_tab
+
+    w = open_window(demo_project, (1300, 850))
+    titles = [w.jobs.tabText(i).replace("&", "").lower() for i in range(w.jobs.count())]
+    assert titles == list(TABS)  # the CLI's choices are the window's tabs
+    show_tab(w, "Review")
+    assert w.jobs.currentWidget() is w.review_page
+    with pytest.raises(ValueError, match="no tab 'ranking'; the tabs are View, Annotate"):
+        show_tab(w, "ranking")

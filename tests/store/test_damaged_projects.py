@@ -124,7 +124,29 @@ def _sql(*statements: str) -> Callable[[Path, Path], None]:
     return tamper
 
 
+def _garbage_journal(project: Path, tmp_path: Path) -> None:
+    """Not a journal at all (SQLite took it for a hot one and deleted it)."""
+    project.with_name(project.name + "-journal").write_bytes(random.Random(3).randbytes(5000))
+
+
+def _zeroed_journal(project: Path, tmp_path: Path) -> None:
+    """A journal-named file of zeros: SQLite ignores it on reading, overwrites it on writing."""
+    project.with_name(project.name + "-journal").write_bytes(bytes(4096))
+
+
+def _bad_utf8_text(project: Path, tmp_path: Path) -> None:
+    """A flipped byte inside a rater's name: the page is intact for quick_check, but the text
+    is no longer UTF-8."""
+    data = bytearray(project.read_bytes())
+    at = data.index(b"rater-007-") + 12
+    data[at] = 0xB5
+    project.write_bytes(bytes(data))
+
+
 CASES: dict[str, tuple[Callable[[Path, Path], None], str]] = {
+    "garbage journal": (_garbage_journal, "move that file to another folder"),
+    "zeroed journal": (_zeroed_journal, "move that file to another folder"),
+    "text not UTF-8": (_bad_utf8_text, "is not valid UTF-8"),
     "truncated": (_truncate, "restore it from a backup"),
     "flipped": (_flip_bytes, "restore it from a backup"),
     "foreign journal": (_foreign_journal, "move that file to another folder"),
@@ -183,7 +205,9 @@ def test_own_hot_journal_is_still_rolled_back(project_path: Path):
         assert project.meta("name") == "study"
 
 
-def test_version_zero_empty_file_still_migrates(tmp_path: Path):
+def test_our_application_id_at_format_zero_is_refused_not_migrated_into(tmp_path: Path):
+    """Another program's database that copied our application id (format 0, its own table):
+    every opening refuses it; an import used to write every project table into it."""
     from slicereview.store.schema import APPLICATION_ID
 
     path = tmp_path / "fresh.srproj"
@@ -191,5 +215,8 @@ def test_version_zero_empty_file_still_migrates(tmp_path: Path):
     conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     conn.execute("CREATE TABLE scratch (x)")
     conn.close()
-    with Project.open(path) as project:
-        project.raters.add("ann")
+    before = sha256(path)
+    for read_only in (False, True):
+        with pytest.raises(DamagedProjectError, match=r"damaged project format number \(0\)"):
+            Project.open(path, read_only=read_only)
+    assert sha256(path) == before

@@ -201,3 +201,10 @@ def test_without_psycopg_the_message_says_what_to_install(url, monkeypatch):
     monkeypatch.setitem(sys.modules, "psycopg", None)
     with pytest.raises(ProjectError, match=r"pip install \"slicereview\[server\]\""):
         Project.open(url)
+
+
+def test_copy_knows_every_table():
+    from slicereview.store.copying import TABLES
+
+    tables = expected_schema(MIGRATIONS, SCHEMA_VERSION)["tables"]
+    assert sorted(TABLES) == sorted(tables)  # a new table needs its place in the copy order

@@ -117,26 +117,44 @@ def _version(path: Path) -> int:
         conn.close()
 
 
-def test_version_0_file_is_migrated(tmp_path: Path):
-    # An empty database that carries our application_id is format 0: every migration applies.
-    path = tmp_path / "old.srproj"
+def _format_1_file(path: Path) -> None:
+    """A project as the first slicereview release wrote it (format 1)."""
+    from slicereview.store.schema import MIGRATIONS
+
     conn = raw(path)
+    conn.executescript(MIGRATIONS[0])
     conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-    conn.execute("CREATE TABLE scratch (x)")  # makes SQLite write the header to disk
+    conn.execute("PRAGMA user_version = 1")
     conn.close()
-    assert _version(path) == 0
+
+
+def test_older_format_file_is_migrated(tmp_path: Path):
+    path = tmp_path / "old.srproj"
+    _format_1_file(path)
     with Project.open(path) as project:
         assert project.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         project.raters.add("ann")  # the tables exist
     assert _version(path) == SCHEMA_VERSION
 
 
-def test_read_only_open_of_older_file_is_refused(tmp_path: Path):
+def test_format_0_file_is_refused_by_every_opening(tmp_path: Path):
+    """Format 0 with our application id is never ours (another program's database): refused
+    read-write and read-only alike, never migrated into."""
     path = tmp_path / "old.srproj"
     conn = raw(path)
     conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     conn.execute("CREATE TABLE scratch (x)")
     conn.close()
+    before = sha256(path)
+    for read_only in (False, True):
+        with pytest.raises(ProjectError, match="damaged project format number"):
+            Project.open(path, read_only=read_only)
+    assert sha256(path) == before and _version(path) == 0
+
+
+def test_read_only_open_of_older_file_is_refused(tmp_path: Path):
+    path = tmp_path / "old.srproj"
+    _format_1_file(path)
     before = sha256(path)
     with pytest.raises(ProjectError, match="open it once with write access"):
         Project.open(path, read_only=True)

@@ -40,15 +40,25 @@ def _limit_child(address_space: int) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
-def _run(task: str, args: tuple[Any, ...]) -> Any:
-    """Do one task in the child (imports happen here, after the limits are set)."""
+def _run(task: str, args: tuple[Any, ...], current: Any = None) -> Any:
+    """Do one task in the child (imports happen here, after the limits are set).
+
+    ``current`` (a shared integer) is set to the position of the file being read in an
+    ``entries_many`` group, so that the parent knows which file a crash or time-out is due
+    to, and reads it no second time."""
     _crash_hook(args[0], task == "abort")
     if task == "entries":
         from slicereview.engines.imaging.importer import read_entries_here
 
         return read_entries_here(*args)
     if task == "entries_many":
-        return [_one_entry(*item, *args[1:]) for item in args[0]]
+        replies = []
+        for k, item in enumerate(args[0]):
+            if current is not None:
+                current.value = k
+            _note(item[0])
+            replies.append(_one_entry(*item, *args[1:]))
+        return replies
     if task == "warm":  # load the readers now, not in the middle of an import's first group
         import importlib
 
@@ -58,9 +68,19 @@ def _run(task: str, args: tuple[Any, ...]) -> Any:
     from slicereview.engines.imaging.loader import load_display
 
     path, image, limits = args[:3]
+    if not isinstance(path, str):  # an image on a PACS: fetch a missing cache file here
+        from slicereview.engines.dicomweb.cache import fetch
+
+        path = fetch(path, limits.max_decoded_bytes)
     display = load_display(path, image, limits=limits)
     if task == "display":
         return display
+    if task == "pyramid":  # a large image: only its screen-sized level crosses the pipe
+        from slicereview.engines.imaging import pyramid
+
+        rows, cols = display.data.shape[:2]
+        return pyramid.build(display, args[3], args[4]) if pyramid.is_large(
+            rows, cols) else display
     from slicereview.engines.imaging.display import thumbnail as make_thumbnail
 
     return make_thumbnail(display, args[3])
@@ -103,11 +123,67 @@ def _peak_kb(resource: Any) -> int:
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
-def serve(conn: Any, address_space: int) -> None:  # pragma: no cover - runs in the child
-    """The child's loop: answer each ``(task, args)`` request on ``conn`` in order."""
+def decoder_log_path() -> Path:
+    """Where the decoding children write what native decoders print (their standard output
+    and error, :func:`~.decoder_child.divert_output`): ``decoder.log`` in the user's log
+    folder (platformdirs), or in ``SLICEREVIEW_LOG_DIR`` when set. A log over
+    :data:`LOG_KEEP_BYTES` is moved to ``decoder.log.1`` when a child starts."""
+    override = os.environ.get("SLICEREVIEW_LOG_DIR")
+    if override:
+        folder = Path(override)
+    else:
+        import platformdirs
+
+        folder = Path(platformdirs.user_log_dir("slicereview"))
+    path = folder / "decoder.log"
+    with contextlib.suppress(OSError):
+        if path.stat().st_size > LOG_KEEP_BYTES:
+            path.replace(path.with_name("decoder.log.1"))
+    return path
+
+
+#: Size of ``decoder.log`` past which it is moved aside (one older log is kept).
+LOG_KEEP_BYTES = 4 << 20
+
+
+def divert_output(log_path: str | None) -> None:
+    """Send this process's standard output and error -- file descriptors 1 and 2, where
+    native decoders write (gdcm's "terminate called after throwing...", libjpeg and openjpeg
+    warnings, ITK, a Rust panic) -- to the end of the file ``log_path`` (the user's
+    ``decoder.log``; ``os.devnull`` if it cannot be opened). The user sees the one plain
+    sentence of the error instead; the library's own text stays in the log."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+    try:
+        if not log_path:
+            raise OSError
+        Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(log_path, flags, 0o600)
+    except OSError:
+        fd = os.open(os.devnull, os.O_WRONLY)
+    for target in (1, 2):
+        os.dup2(fd, target)
+    os.close(fd)
+    import time
+
+    os.write(2, f"--- decoding process {os.getpid()} started "
+                f"{time.strftime('%Y-%m-%d %H:%M:%S')} ---\n".encode())
+
+
+def _note(path: Any) -> None:
+    """Name the file about to be read in the log, so that a library's text can be traced."""
+    with contextlib.suppress(OSError):
+        os.write(2, f"reading {os.fsencode(str(path))!r}\n".encode())
+
+
+def serve(conn: Any, address_space: int, current: Any = None,
+          log_path: str | None = None) -> None:  # pragma: no cover - runs in the child
+    """The child's loop: answer each ``(task, args)`` request on ``conn`` in order; output
+    goes to ``log_path`` (:func:`divert_output`), the file being read is kept in
+    ``current``."""
     import logging
     import warnings
 
+    divert_output(log_path)
     _limit_child(address_space)
     conn.send(("ready",))
     # Readers log and warn about each damaged tag; the errors returned say what matters.
@@ -122,8 +198,12 @@ def serve(conn: Any, address_space: int) -> None:  # pragma: no cover - runs in 
             return
         try:
             name = Path(str(args[0])).name
+            if current is not None:
+                current.value = 0
+            if not isinstance(args[0], list) and task != "warm":
+                _note(args[0])
             with errors.decoder_edge(name, "read"):
-                reply: tuple[Any, ...] = ("ok", _run(task, args))
+                reply: tuple[Any, ...] = ("ok", _run(task, args, current))
         except errors.ImagingError as exc:
             reply = ("error", type(exc).__name__, str(exc), getattr(exc, "limit", ""))
         except FileNotFoundError as exc:

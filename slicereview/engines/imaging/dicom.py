@@ -157,8 +157,18 @@ def _decode(ds: Dataset, path: Path, frame: int) -> np.ndarray:
             "to the right file."
         )
     with decoder_edge(path.name):
-        # index= decodes only the wanted frame of a multi-frame file.
-        return pixel_array(ds, index=frame if n > 1 else None)
+        # index= decodes only the wanted frame of a multi-frame file; pixel data longer than
+        # the header's frames (a 16-bit file relabelled 1-bit) gives no extra frames.
+        arr = pixel_array(ds, index=frame if n > 1 else None, allow_excess_frames=False)
+    samples = int(meta.value(ds, "SamplesPerPixel", 1) or 1)
+    expected = (int(ds.Rows), int(ds.Columns)) + ((samples,) if samples > 1 else ())
+    if arr.shape != expected:
+        raise UnreadableImageError(
+            f"The pixel data of {path.name} decodes to {' × '.join(map(str, arr.shape))} "
+            f"values, not the {' × '.join(map(str, expected))} its header says; the header "
+            "is damaged, so leave the file out or re-export it from its source."
+        )
+    return arr
 
 
 def _narrow(arr: np.ndarray) -> np.ndarray:
@@ -186,11 +196,14 @@ def _modality(arr: np.ndarray, ds: Dataset, frame: int) -> np.ndarray:
     slope, intercept, _ = meta.rescale(ds, frame)
     if slope == 1.0 and intercept == 0.0:
         return _narrow(arr)
-    if arr.dtype.kind in "iu" and slope.is_integer() and intercept.is_integer():
+    if (arr.dtype.kind in "iu" and slope.is_integer() and intercept.is_integer()
+            and abs(slope) < 2**16 and abs(intercept) < 2**31):  # (int64 cannot overflow)
         out = arr.astype(np.int64) * int(slope) + int(intercept)
         return _narrow(out)
-    return (arr.astype(np.float32) * np.float32(slope) + np.float32(intercept)).astype(
-        np.float32)
+    # In float64, then float32: a value beyond float32 becomes inf, never a wrapped integer
+    # (display.finite then refuses an image with no finite pixel).
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (arr.astype(np.float64) * slope + intercept).astype(np.float32)
 
 
 def _voi_lut(arr: np.ndarray, ds: Dataset) -> tuple[np.ndarray, WindowPreset]:

@@ -148,7 +148,7 @@ def validate_header(ds: Dataset, path: str | Path, limits: Limits = DEFAULT_LIMI
     limits.check_frame(rows, cols, max(1, samples * allocated // 8))
     ts = transfer_syntax(ds, name)
     if ts is not None and ts.is_compressed:
-        _check_compressed(name, ts, allocated, samples)
+        _check_compressed(name, ts, allocated, samples, stored)
     elif pixel_length is not None:
         expected = frames * frame_bytes
         if photometric == "YBR_FULL_422" and ts is not None and not ts.is_compressed:
@@ -178,7 +178,12 @@ def _check_colour(name: str, photometric: str, samples: int | None,
         raise _bad(name, "1-bit pixel data must be monochrome")
 
 
-def _check_compressed(name: str, ts: UID, allocated: int, samples: int | None) -> None:
+#: JPEG families whose colour data gdcm decodes only with all allocated bits stored.
+_GDCM_COLOUR = ("JPEG Baseline", "JPEG Extended", "JPEG Lossless", "JPEG-LS")
+
+
+def _check_compressed(name: str, ts: UID, allocated: int, samples: int | None,
+                      stored: int | None = None) -> None:
     uid_name = ts.name
     for prefix, allowed in _BITS_BY_FAMILY:  # (longest prefixes first)
         if uid_name.startswith(prefix):
@@ -188,6 +193,10 @@ def _check_compressed(name: str, ts: UID, allocated: int, samples: int | None) -
             break
     if uid_name.startswith("JPEG Baseline") and allocated != 8:
         raise _bad(name, f"baseline JPEG pixel data cannot have {allocated} bits allocated")
+    if samples == 3 and stored != allocated and uid_name.startswith(_GDCM_COLOUR):
+        # gdcm throws an exception nobody catches (SIGABRT) on such colour data.
+        raise _bad(name, f"its colour JPEG pixel data has {stored} of {allocated} bits "
+                         "stored, which the JPEG decoders cannot read")
 
 
 def pixel_length(element: Any, path: Path) -> int | None:

@@ -9,7 +9,7 @@ set ``invert``: the viewer inverts *after* windowing (flip its LUT), as DICOM re
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -90,6 +90,9 @@ class DisplayImage:
     flips
         ``(flip_rows, flip_cols)``: how a viewer flips its *display* for radiological
         orientation (see :mod:`.orientation`); pixel coordinates are never changed.
+    warning
+        A remark the viewer shows with the image, e.g. that some pixels were not finite
+        (:func:`finite`); ``""`` when there is none.
     """
 
     data: np.ndarray
@@ -100,6 +103,7 @@ class DisplayImage:
     value_unit: str = ""
     description: str = ""
     flips: tuple[bool, bool] = (False, False)
+    warning: str = ""
 
     def __post_init__(self) -> None:
         data = np.asarray(self.data)
@@ -130,6 +134,51 @@ class DisplayImage:
     def default_window(self) -> WindowPreset:
         """The first preset from the file, else the automatic window."""
         return self.presets[0] if self.presets else self.auto_window()
+
+
+def finite(display: DisplayImage, name: str) -> DisplayImage:
+    """``display`` with no pixel that is infinite or NaN (float data only).
+
+    The rule (docs/reliability.md): an image with no finite pixel at all (every pixel
+    +inf, e.g. from a rescale slope of 1e39 or a NIfTI ``scl_slope`` of 1e38) has nothing to
+    show and is refused with :class:`~.errors.UnreadableImageError`, naming ``name``. An
+    image with *some* such pixels (a NaN background of a statistical map) is shown: NaN and
+    -inf as the lowest finite value, +inf as the highest, with a :attr:`~DisplayImage.warning`
+    that says how many pixels that is; the import stores the warning and lists it.
+
+    Example
+    -------
+    >>> d = DisplayImage(np.array([[1.0, np.nan], [np.inf, 3.0]], np.float32))
+    >>> shown = finite(d, "map.nii")
+    >>> shown.data.tolist(), shown.warning
+    ([[1.0, 1.0], [3.0, 3.0]], '2 of 4 pixels (50%) are not finite numbers (infinite or NaN); they are shown as the lowest or highest finite value.')
+    >>> finite(DisplayImage(np.full((2, 2), np.inf, np.float32)), "slope.dcm")
+    Traceback (most recent call last):
+    ...
+    slicereview.engines.imaging.errors.UnreadableImageError: slope.dcm has no finite pixel value: every pixel is infinite or not a number (e.g. from a huge rescale slope or scl_slope), so there is nothing to show; correct the file's scaling or leave it out.
+    """  # noqa: E501
+    data = display.data
+    if data.dtype.kind != "f":
+        return display
+    ok = np.isfinite(data)
+    bad = int(ok.size - np.count_nonzero(ok))
+    if not bad:
+        return display
+    if bad == ok.size:
+        from slicereview.engines.imaging.errors import UnreadableImageError
+
+        raise UnreadableImageError(
+            f"{name} has no finite pixel value: every pixel is infinite or not a number "
+            "(e.g. from a huge rescale slope or scl_slope), so there is nothing to show; "
+            "correct the file's scaling or leave it out.")
+    values = data[ok]
+    low, high = values.min(), values.max()
+    fixed = np.where(ok, data, low).astype(data.dtype, copy=False)
+    fixed[data == np.inf] = high
+    warning = (f"{bad} of {ok.size} pixels ({100 * bad / ok.size:.2g}%) are not finite numbers "
+               "(infinite or NaN); they are shown as the lowest or highest finite value.")
+    return replace(display, data=fixed, warning=warning,
+                   description=f"{display.description} ({bad} pixels not finite)".strip())
 
 
 def _subsample(data: np.ndarray, limit: int = AUTO_SAMPLE) -> np.ndarray:

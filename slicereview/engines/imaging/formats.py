@@ -17,6 +17,8 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
+from slicereview.engines.imaging.hashing import open_regular
+
 DICOM = "dicom"
 NIFTI = "nifti"
 NRRD = "nrrd"
@@ -61,7 +63,7 @@ def detect_format(path: str | Path) -> str | None:
     if fmt is not None:
         return fmt
     try:
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:  # (a named pipe would block a plain open)
             head = fh.read(132)
     except OSError:
         return None

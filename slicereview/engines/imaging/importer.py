@@ -110,24 +110,102 @@ def parse_slices(text: str, axis: int = 0) -> SliceSelection:
     )
 
 
-def iter_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """Files named by ``paths``: files as given, folders walked recursively in sorted order.
+def iter_files(paths: Iterable[str | os.PathLike[str]],
+               skipped: list[tuple[Path, str]] | None = None) -> list[Path]:
+    """Regular files named by ``paths``: files as given, folders walked recursively in sorted
+    order.
 
-    Hidden files and folders (name starting with ``.``) inside folders are skipped. A path
-    that does not exist raises :class:`FileNotFoundError`.
+    Hidden files and folders (name starting with ``.``) inside folders are skipped, as are
+    links to folders inside them (not followed). Every other name that is not a regular file
+    (or a link to one) -- a named pipe (FIFO), a device such as ``/dev/zero``, a socket, a
+    link that loops or leads nowhere, a path that does not exist, a folder that cannot be
+    read -- is appended to ``skipped`` as ``(path, reason)`` and left out; it is never opened
+    (``lstat``/``stat`` only), so nothing blocks on it. Names that are not valid UTF-8 stay
+    as the operating system gave them (Python's ``surrogateescape``), so they open.
+
+    Example
+    -------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> (folder / "a.png").write_bytes(b"")
+    0
+    >>> os.mkfifo(folder / "pipe")
+    >>> skipped = []
+    >>> [p.name for p in iter_files([folder, folder / "gone.png"], skipped)]
+    ['a.png']
+    >>> [(p.name, reason.split(":")[0].split(";")[0]) for p, reason in skipped]
+    [('pipe', 'It is a named pipe (FIFO), not a file'), ('gone.png', 'It does not exist')]
     """
     files: list[Path] = []
+    out = skipped if skipped is not None else []
     for p in paths:
         path = Path(p)
-        if path.is_file():
+        kind = _kind(path)
+        if kind == "file":
             files.append(path)
-        elif path.is_dir():
-            for root, dirs, names in os.walk(path):
+        elif kind == "folder":
+            def unreadable(error: OSError, top: Path = path) -> None:
+                out.append((Path(error.filename or top), _REASONS["unreadable folder"]))
+
+            for root, dirs, names in os.walk(path, onerror=unreadable):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                files.extend(Path(root) / n for n in sorted(names) if not n.startswith("."))
+                for name in sorted(n for n in names if not n.startswith(".")):
+                    child = Path(root) / name
+                    kind = _kind(child)
+                    if kind == "file":
+                        files.append(child)
+                    elif kind != "folder":
+                        out.append((child, _REASONS[kind]))
         else:
-            raise FileNotFoundError(f"no such file or folder: {path}")
+            out.append((path, _REASONS[kind]))
     return files
+
+
+_REASONS = {
+    "missing": "It does not exist; it was skipped.",
+    "dangling": "It is a link to a file that does not exist; it was skipped.",
+    "loop": "It is a link that leads back to itself (a link loop); it was skipped.",
+    "fifo": "It is a named pipe (FIFO), not a file: reading it would wait for another "
+            "program; it was skipped.",
+    "device": "It is a device, not a file (reading it may never end); it was skipped.",
+    "socket": "It is a socket, not a file; it was skipped.",
+    "other": "It is not a regular file; it was skipped.",
+    "unreadable": "It cannot be looked at (permission denied); it was skipped.",
+    "unreadable folder": "This folder cannot be read (permission denied); it was skipped.",
+}
+
+
+def _kind(path: Path) -> str:
+    """What ``path`` is, without opening it: ``"file"``, ``"folder"`` or a key of
+    :data:`_REASONS` (a link is judged by what it leads to; inside a folder, a link to a
+    folder counts as a folder, which ``os.walk`` does not enter)."""
+    import errno
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return "missing"
+    except OSError:
+        return "unreadable"
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            return ("loop" if exc.errno == errno.ELOOP else
+                    "dangling" if exc.errno == errno.ENOENT else "unreadable")
+    mode = st.st_mode
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "folder"
+    if stat.S_ISFIFO(mode):
+        return "fifo"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    return "other"
 
 
 def read_entries(path: Path, fmt: str, slices: SliceSelection, *, isolated: bool = True,
@@ -183,6 +261,7 @@ def read_entries_here(path: str | Path, fmt: str, slices: SliceSelection,
     decoded once (a truncated volume or a missing decoder is refused at import)."""
     # The readers (pydicom, SimpleITK, scikit-image) load on first use, not at start-up.
     from slicereview.engines.imaging import dicom, raster, volume
+    from slicereview.engines.imaging.display import finite
     from slicereview.engines.imaging.loader import load_display
     from slicereview.model import Image
 
@@ -190,8 +269,8 @@ def read_entries_here(path: str | Path, fmt: str, slices: SliceSelection,
     if fmt == DICOM:  # one parse for the entries and the verifying decode
         ds = dicom.read_header(path, defer=False, limits=limits)
         info, images = dicom.entries_of(ds, path, slices.indices, limits)
-        dicom.display_of(ds, path, images[0].frame)
-        return info, images
+        shown = finite(dicom.display_of(ds, path, images[0].frame), path.name)
+        return info, _with_warning(images, shown.warning)
     if fmt in SITK_FORMATS:
         info, images = volume.import_entries(path, slices.axis, slices.indices, limits)
     elif fmt in RASTER_FORMATS:
@@ -199,7 +278,21 @@ def read_entries_here(path: str | Path, fmt: str, slices: SliceSelection,
     else:
         raise UnreadableImageError(f"{path.name} has the unknown format {fmt!r}; leave it out.")
     first = images[0]
-    load_display(path, Image(0, 0, "", str(path), fmt, first.frame, first.axis,
-                             first.slice_index), limits=limits)
+    shown = load_display(path, Image(0, 0, "", str(path), fmt, first.frame, first.axis,
+                                     first.slice_index), limits=limits)
     volume.clear_cache()
-    return info, images
+    return info, _with_warning(images, shown.warning)
+
+
+#: Image info key: the warning of the image's verifying decode (e.g. non-finite pixels).
+WARNING = "warning"
+
+
+def _with_warning(images: list[NewImage], warning: str) -> list[NewImage]:
+    """``images`` with the decoded first one's warning stored in its info."""
+    if not warning:
+        return images
+    from dataclasses import replace
+
+    return [replace(images[0], info={**(images[0].info or {}), WARNING: warning}),
+            *images[1:]]

@@ -13,10 +13,18 @@ Calls to one child are serialised by its lock; a process has at most :data:`MAX_
 children (slot 0 for the viewer and single calls, slot 1 also for large imports, see
 :mod:`.parallel`); a child exits when its parent does (its pipe closes).
 
+What native decoders print (gdcm's "terminate called after throwing...", libjpeg and
+openjpeg warnings, a Rust panic) never reaches the user's terminal: the child's standard
+output and error go to ``decoder.log`` (:func:`~.decoder_child.decoder_log_path`), each
+file named before it is read; the user gets the one plain sentence of the error.
+
 A file that crashed the child (or ran out of its time) is remembered for the rest of the
-process, keyed by its path, size and modification time: every later call -- here or in-process
-through :func:`~.loader.load_display` -- raises the same :class:`~.errors.DecoderCrashedError` at
-once instead of crashing the child again, or the program itself (:func:`known_crash`).
+process; in a group of files it is the one the child was reading (the child keeps its
+position in a shared integer), so it is never read a second time when the rest of the
+group is read again. It is keyed by its path, size and modification time: every later call
+-- here or in-process through :func:`~.loader.load_display` -- raises the same
+:class:`~.errors.DecoderCrashedError` at once instead of crashing the child again, or the
+program itself (:func:`known_crash`).
 
 Spawning re-imports the parent's ``__main__`` module in the child, so a script that uses this
 module must start under ``if __name__ == "__main__":`` (``python -m slicereview``, the
@@ -47,13 +55,15 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from slicereview.engines.dicomweb.cache import RemoteInstance
+from slicereview.engines.dicomweb.errors import AuthenticationError, DicomwebError
 from slicereview.engines.imaging import errors
-from slicereview.engines.imaging.decoder_child import serve
+from slicereview.engines.imaging.decoder_child import decoder_log_path, serve
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 
 _ERRORS = {cls.__name__: cls for cls in (
     errors.ImagingError, errors.UnreadableImageError, errors.MissingCodecError,
-    errors.LimitExceededError, errors.DecoderCrashedError)}
+    errors.LimitExceededError, errors.DecoderCrashedError, DicomwebError, AuthenticationError)}
 
 
 # -- the parent --------------------------------------------------------------------------------
@@ -63,8 +73,12 @@ class _Child:
     def __init__(self, limits: Limits) -> None:
         ctx = multiprocessing.get_context("spawn")
         self.conn, child_conn = ctx.Pipe()
-        self.process = ctx.Process(target=serve, args=(child_conn, limits.child_address_space),
-                                   daemon=True, name="slicereview-decoder")
+        #: The position in its group of the file the child reads (see decoder_child._run).
+        self.current = ctx.Value("i", 0, lock=False)
+        self.process = ctx.Process(
+            target=serve, args=(child_conn, limits.child_address_space, self.current,
+                                str(decoder_log_path())),
+            daemon=True, name="slicereview-decoder")
         self.process.start()
         child_conn.close()
         self.address_space = limits.child_address_space
@@ -259,10 +273,7 @@ def running(slot: int) -> bool:
 
 def _call(task: str, args: tuple[Any, ...], limits: Limits, slot: int = 0) -> Any:
     global last_peak_kb
-    if isinstance(args[0], list):
-        name = "a group of files"
-    else:
-        name = Path(str(args[0])).name
+    if not isinstance(args[0], list):
         refuse_known_crash(str(args[0]), limits.decode_timeout_s)
     place = _slots[slot]
     for _attempt in range(3):
@@ -273,19 +284,31 @@ def _call(task: str, args: tuple[Any, ...], limits: Limits, slot: int = 0) -> An
         status, reply = place.receive(ticket, child, limits.decode_timeout_s)
         if status != "lost":
             break
+    if status == "ok":
+        last_peak_kb = int(reply[-1])
+        return _result(reply[:-1])
+    culprit = _culprit(args[0], child)
+    name = Path(culprit).name
     if status == "timeout":
-        raise _remember(str(args[0]), errors.DecoderCrashedError(
+        raise _remember(culprit, errors.DecoderCrashedError(
             f"Reading {name} took longer than {limits.decode_timeout_s:g} s "
             "(decode_timeout_s), so it was stopped; the file is probably damaged, "
             "so leave it out."), limits.decode_timeout_s)
-    if status != "ok":  # (crashed, or lost three times: the child keeps dying)
-        raise _remember(str(args[0]), errors.DecoderCrashedError(
-            f"The decoder stopped abnormally on {name} (the file is probably damaged, or "
-            f"needs more than {limits.child_address_space >> 30} GB of memory); the "
-            "program is unaffected, so leave the file out or re-export it from its "
-            "source."))
-    last_peak_kb = int(reply[-1])
-    return _result(reply[:-1])
+    # (crashed, or lost three times: the child keeps dying)
+    raise _remember(culprit, errors.DecoderCrashedError(
+        f"The decoder stopped abnormally on {name} (the file is probably damaged, or "
+        f"needs more than {limits.child_address_space >> 30} GB of memory); the "
+        "program is unaffected, so leave the file out or re-export it from its "
+        "source."))
+
+
+def _culprit(subject: Any, child: _Child | None) -> str:
+    """The file a crash or time-out is due to: the one file asked for, or in a group the
+    one the child was reading (``child.current``)."""
+    if not isinstance(subject, list):
+        return str(subject)
+    k = child.current.value if child is not None else 0
+    return str(subject[k][0] if 0 <= k < len(subject) else subject[0][0])
 
 
 def _result(reply: tuple[Any, ...]) -> Any:
@@ -300,16 +323,29 @@ def _result(reply: tuple[Any, ...]) -> Any:
     raise cls(reply[2])
 
 
-def display(path: str | Path, image: Any, limits: Limits = DEFAULT_LIMITS) -> Any:
+def _where(path: Any) -> Any:
+    """What the child is sent: a file's path as text, or the reference of an image on a
+    PACS (the child fetches a missing cache file itself)."""
+    return path if isinstance(path, RemoteInstance) else str(path)
+
+
+def display(path: str | Path | RemoteInstance, image: Any,
+            limits: Limits = DEFAULT_LIMITS) -> Any:
     """:func:`~.loader.load_display` in the child: the :class:`~.display.DisplayImage`."""
-    return _call("display", (str(path), image, limits), limits)
+    return _call("display", (_where(path), image, limits), limits)
 
 
-def thumbnail(path: str | Path, image: Any, size: int = 128,
+def pyramid(path: str | Path, image: Any, limits: Limits, folder: str, key: str) -> Any:
+    """:func:`display` of a large image as a :class:`~.pyramid.PyramidDisplay` whose levels
+    the child writes into ``folder`` (see :mod:`.pyramid`); a small image as it is."""
+    return _call("pyramid", (str(path), image, limits, folder, key), limits)
+
+
+def thumbnail(path: str | Path | RemoteInstance, image: Any, size: int = 128,
               limits: Limits = DEFAULT_LIMITS) -> Any:
     """The ``uint8`` thumbnail (:func:`~.display.thumbnail`) of ``image``, made in the child:
     only the small picture crosses the pipe."""
-    return _call("thumbnail", (str(path), image, limits, size), limits)
+    return _call("thumbnail", (_where(path), image, limits, size), limits)
 
 
 def read_entries(path: str | Path, fmt: str, slices: Any,
@@ -323,8 +359,8 @@ def read_entries_many(items: list[tuple[Path, str]], slices: Any,
                       limits: Limits = DEFAULT_LIMITS, slot: int = 0) -> list[Any]:
     """:func:`read_entries` of several ``(path, format)`` files in one round trip to the
     child of ``slot``; each result is the entries or the exception that refused that file.
-    If the child dies on the group, each file is read again alone, so only the culprit is
-    refused."""
+    If the child dies on the group (or runs out of its time), the file it was reading is
+    refused and remembered, and the others are read again alone: the culprit is read once."""
     if not items:
         return []
     known = [known_crash(p, limits.decode_timeout_s) for p, _ in items]

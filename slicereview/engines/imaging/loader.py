@@ -23,22 +23,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from slicereview.engines.dicomweb.cache import RemoteInstance
 from slicereview.engines.imaging import isolated as child
-from slicereview.engines.imaging.display import DisplayImage
+from slicereview.engines.imaging.display import DisplayImage, finite
 from slicereview.engines.imaging.errors import UnreadableImageError
 from slicereview.engines.imaging.formats import DICOM, RASTER_FORMATS, SITK_FORMATS
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.model import Image
 
 
-def load_display(path: str | Path, image: Image, *, limits: Limits = DEFAULT_LIMITS,
-                 isolated: bool = False) -> DisplayImage:
+def load_display(path: str | Path | RemoteInstance, image: Image, *,
+                 limits: Limits = DEFAULT_LIMITS, isolated: bool = False,
+                 large_as_pyramid: bool = False) -> DisplayImage:
     """Read ``image`` (one frame or slice) from the file at ``path`` and make its display copy.
 
     Parameters
     ----------
     path
-        The file's absolute path (``project.images.resolve(image.path)``).
+        The file's absolute path (``project.images.resolve(image.path)``), or the
+        :class:`~slicereview.engines.dicomweb.cache.RemoteInstance` of an image on a PACS:
+        its cache file is read, and when it is missing the image is fetched again and
+        decoded in the decoding child (a PACS's answer is untrusted input).
     image
         The project's :class:`~slicereview.model.Image`: its ``format`` picks the reader,
         ``frame`` the DICOM frame, ``axis``/``slice_index`` the volume slice.
@@ -49,6 +54,11 @@ def load_display(path: str | Path, image: Image, *, limits: Limits = DEFAULT_LIM
         :class:`~.errors.DecoderCrashedError` instead of ending the program). Use it for files
         not yet shown once, e.g. thumbnails when a project opens
         (:func:`.isolated.thumbnail` sends only the thumbnail back).
+    large_as_pyramid
+        An image of more than :data:`.pyramid.LARGE_PIXELS` pixels (by the project's
+        ``rows``/``cols``) is decoded in the child, always, and comes back as a
+        :class:`~.pyramid.PyramidDisplay` (the viewer's way: its process never holds the
+        whole image).
 
     Returns
     -------
@@ -63,17 +73,32 @@ def load_display(path: str | Path, image: Image, *, limits: Limits = DEFAULT_LIM
         A DICOM file is compressed and its decoder is not installed; the message names the
         package to install.
     UnreadableImageError
-        The file is damaged or not what the project says it is.
+        The file is damaged or not what the project says it is, or no pixel of the image
+        is a finite number (:func:`~.display.finite`; some non-finite pixels are shown with
+        a ``warning``).
     DecoderCrashedError
         The file crashed the child process (now or earlier in this process: it is then
         refused at once, never decoded in-process).
     """
+    if isinstance(path, RemoteInstance):
+        if not path.cached():  # fetched again in the child (a PACS's answer is untrusted)
+            return child.display(path, image, limits)
+        path = path.path
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"image file not found: {path} (moved? use relink)")
     child.refuse_known_crash(path)  # a file that crashed the child never reaches a decoder here
+    if large_as_pyramid:
+        from slicereview.engines.imaging import pyramid
+
+        if pyramid.is_large(image.rows, image.cols):
+            return pyramid.load(path, image, limits)
     if isolated:
         return child.display(path, image, limits)
+    return finite(_read(path, image, limits), path.name)
+
+
+def _read(path: Path, image: Image, limits: Limits) -> DisplayImage:
     # Each reader (pydicom, SimpleITK, scikit-image) loads on first use, not at start-up.
     if image.format == DICOM:
         from slicereview.engines.imaging import dicom

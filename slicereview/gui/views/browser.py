@@ -33,6 +33,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QIcon, QImage, QPixmap, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
 
+from slicereview.app.decoding import shown
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import DisplayImage, thumbnail
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
@@ -63,8 +64,11 @@ def qimage_from_grey(array: np.ndarray) -> QImage:
     return image.copy()
 
 
-def _thumbnail(path: Path, image: Image, limits: Limits) -> QImage:
-    """Worker thread (no widgets): the thumbnail, made in the decoding child process."""
+def _thumbnail(path: Path, image: Image, limits: Limits,
+               check: Callable[[Image, Path], bool]) -> QImage:
+    """Worker thread (no widgets): the thumbnail, made in the decoding child process, of a
+    file that is still the one imported (``check``)."""
+    check(image, path)
     return qimage_from_grey(isolated.thumbnail(path, image, THUMB, limits))
 
 
@@ -126,6 +130,9 @@ class ProjectBrowser(QWidget):
         self._rows: dict[int, QStandardItem] = {}
         #: The viewer's decoded pixels of an image, if it has them (the main window sets it).
         self.decoded: Callable[[int], DisplayImage | None] = lambda _image_id: None
+        #: Raises when an image's file changed since its import (the main window sets it to
+        #: :meth:`~slicereview.gui.gateway.ProjectGateway.check_file`).
+        self.check: Callable[[Image, Path], bool] = lambda _image, _path: False
         self._wanted: list[tuple[Image, Path]] = []
         placeholder = QPixmap(THUMB, THUMB)
         placeholder.fill(QColor(60, 60, 60))
@@ -153,7 +160,7 @@ class ProjectBrowser(QWidget):
         for image, path in images:
             where = f"slice {image.slice_index}" if image.is_slice else (
                 f"frame {image.frame + 1}" if image.frame else "")
-            text = f"{image.case_id}\n{path.name}" + (f"  {where}" if where else "")
+            text = f"{image.case_id}\n{shown(path.name)}" + (f"  {where}" if where else "")
             if not path.is_file():
                 text += "\n(missing file)"
             failure = self._failures.get(image.id)
@@ -163,7 +170,8 @@ class ProjectBrowser(QWidget):
             item.setData(image.id, ID_ROLE)
             item.setData(image.format, FORMAT_ROLE)
             item.setData(text, TEXT_ROLE)
-            item.setToolTip(f"{image.case_id}: {path}" + (f"\n{failure}" if failure else ""))
+            item.setToolTip(f"{image.case_id}: {shown(path)}" + (f"\n{failure}" if failure
+                                                                  else ""))
             self.model.appendRow(item)
             self._rows[image.id] = item
             if image.id not in self._thumbs and not failure and path.is_file():
@@ -180,7 +188,7 @@ class ProjectBrowser(QWidget):
             if display is not None:
                 self.jobs.submit(image.id, _thumbnail_of, display)
             else:
-                self.jobs.submit(image.id, _thumbnail, path, image, self.limits)
+                self.jobs.submit(image.id, _thumbnail, path, image, self.limits, self.check)
 
     def set_statuses(self, statuses: dict[int, str] | None) -> None:
         """Show each image's annotation status (``None``: no statuses, no status filter)."""
@@ -221,6 +229,10 @@ class ProjectBrowser(QWidget):
         k = ids.index(current) + delta if current in ids else 0
         self.select(ids[max(0, min(len(ids) - 1, k))])
 
+    def forget_failures(self) -> None:
+        """Forget which images could not be shown (e.g. after logging in to their PACS)."""
+        self._failures.clear()
+
     def failures(self) -> dict[int, str]:
         """Images whose thumbnail could not be made: image id -> the reason (one line)."""
         return dict(self._failures)
@@ -253,7 +265,9 @@ class ProjectBrowser(QWidget):
         item = self._rows.get(image_id)
         if item is not None:
             item.setIcon(self._bad)
-            item.setText(item.text() + "\n(cannot be shown)")
+            changed = "changed since it was imported" in message
+            item.setText(item.text() + ("\n(changed since import)" if changed else
+                                        "\n(cannot be shown)"))
             item.setToolTip(f"{item.toolTip()}\n{message}")
 
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:

@@ -7,13 +7,13 @@ image shows the same window in the image's units. The *Window* box names the win
 preset of the file, the automatic one, or "Custom (C/W)" after a change by hand. Keys are in
 :mod:`slicereview.gui.shortcuts`.
 
-Speed: the image is handed to pyqtgraph in a fast dtype (``uint8``/``uint16``; signed data is
-shifted to ``uint16``, see :func:`fast_display_copy`), levels are set explicitly and never
-auto-computed, and a window/level change only changes the levels (pyqtgraph folds them into one
-lookup table), so a drag never converts the pixel array. Zoomed out, the view shows a block-mean
-reduced copy (1/2, 1/4, 1/8, built once per image on demand, only while shown) over the
-full-resolution rectangle: a redraw touches about as many pixels as the screen has, not all
-13 M of a mammogram; coordinates stay those of the full image.
+Speed: the image is handed to pyqtgraph in a fast dtype (``uint8``/``uint16``, see
+:func:`fast_display_copy`), levels are set explicitly, and a window/level change only changes
+the levels, so a drag never converts the pixel array. Zoomed out, a block-mean reduced copy is
+drawn over the full-resolution rectangle (:class:`~.tile_layer.ReducedLevels`); a large image
+(:class:`~slicereview.engines.imaging.pyramid.PyramidDisplay`) brings only its screen-sized
+level, and zoomed in :class:`~.tile_layer.TileLayer` draws the finer region in view.
+Coordinates are always those of the full image.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.engines.imaging import pyramid as pyramids
 from slicereview.engines.imaging.display import WindowPreset
 from slicereview.engines.imaging.windowing import (
     AUTO_LABEL,
@@ -44,6 +45,7 @@ from slicereview.engines.imaging.windowing import (
     fast_display_copy,
     histogram_curve,
 )
+from slicereview.gui.views.tile_layer import ReducedLevels, TileLayer
 from slicereview.gui.views.window_level import WindowLevelViewBox
 
 __all__ = ["ImageView", "block_mean", "fast_display_copy"]
@@ -62,9 +64,7 @@ class ImageView(QWidget):
 
     def __init__(self, parent: QWidget | None = None, *, show_histogram: bool = True) -> None:
         super().__init__(parent)
-        self._display = None
-        self._data: np.ndarray | None = None
-        self._offset = 0.0
+        self._display, self._data, self._offset = None, None, 0.0
         self._window = WindowPreset.custom(0.5, 1.0)
         self._auto: WindowPreset | None = None
         self._given_auto: WindowPreset | None = None
@@ -77,8 +77,8 @@ class ImageView(QWidget):
         self.graphics.addItem(self.viewbox)
         self.image_item = pg.ImageItem(axisOrder="row-major")
         self.viewbox.addItem(self.image_item)
-        self._pyramid: dict[int, np.ndarray] = {}
-        self._level = 1
+        self.reduced, self._full = ReducedLevels(), (0, 0)  # (full: rows, cols of the image)
+        self.tiles = TileLayer(self.viewbox, self.image_item)
         # A settling layout changes the range in bursts: one level update after a burst.
         self._level_timer = QTimer(self, singleShot=True, interval=0, timeout=self._update_level)
         self.viewbox.sigRangeChanged.connect(lambda *_: self._level_timer.start())
@@ -115,12 +115,11 @@ class ImageView(QWidget):
         bar.addStretch(1)
         bar.addWidget(self.slice_label)
         bar.addWidget(self.slice_slider, 1)
-        canvas = QHBoxLayout()
-        canvas.setContentsMargins(0, 0, 0, 0)
+        canvas, layout = QHBoxLayout(), QVBoxLayout(self)
+        for box in (canvas, layout):
+            box.setContentsMargins(0, 0, 0, 0)
         canvas.addWidget(self.graphics, 1)
         canvas.addWidget(self.histogram)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addLayout(bar)
         layout.addLayout(canvas, 1)
@@ -141,12 +140,14 @@ class ImageView(QWidget):
         self._display = display
         data, self._offset = fast_display_copy(np.asarray(display.data))
         self._data = data
-        self._pyramid = {1: data}
-        self._level = 1
+        large = isinstance(display, pyramids.PyramidDisplay)
+        self._full = display.full_shape if large else data.shape[:2]
+        self.tiles.set_pyramid(display if large else None)
+        self.reduced.reset(data, display.scale if large else 1)
         self._range = DataRange.of(np.asarray(display.data))
         keep_window = keep_view and self._window.width > 0 and self._auto is not None
         self.image_item.setImage(data, autoLevels=False)
-        self.image_item.setRect(0, 0, data.shape[1], data.shape[0])
+        self.image_item.setRect(0, 0, self._full[1], self._full[0])
         flip_rows, flip_cols = getattr(display, "flips", (False, False))
         self.viewbox.invertY(not flip_rows)  # row 0 at the top unless flipped
         self.viewbox.invertX(bool(flip_cols))
@@ -171,24 +172,22 @@ class ImageView(QWidget):
             return
         px = self.viewbox.viewPixelSize()
         image_per_screen = max(px[0], px[1]) if px else 1.0
-        level = 1
-        while level < 8 and image_per_screen >= 2 * level:
-            level *= 2
-        if level == self._level:
+        self.tiles.update(image_per_screen, self.viewbox.viewRect())
+        picked = self.reduced.pick(image_per_screen)
+        if picked is None:
             return
-        if level not in self._pyramid:
-            self._pyramid[level] = block_mean(self._data, level)
-        self._level = level
+        level, data = picked
         levels = self.image_item.getLevels()
-        self.image_item.setImage(self._pyramid[level], autoLevels=False, levels=levels)
-        h, w = self._pyramid[level].shape[:2]
+        self.image_item.setImage(data, autoLevels=False, levels=levels)
+        h, w = data.shape[:2]
         self.image_item.setRect(0, 0, w * level, h * level)
 
     def clear(self) -> None:
         self._display = None
         self._data = None
-        self._pyramid = {}
+        self.reduced.reset(None, 1)
         self._auto = None
+        self.tiles.set_pyramid(None)
         self.image_item.clear()
         self.histogram.item.plot.setData([], [])
         self.preset_box.clear()
@@ -246,6 +245,7 @@ class ImageView(QWidget):
     def _window_shown(self) -> None:
         lo, hi = self._window.levels()
         self.image_item.setLevels((lo + self._offset, hi + self._offset))
+        self.tiles.set_levels(lo, hi)
         self.window_label.setText(f"C {self._window.center:.6g}  W {self._window.width:.6g}")
         self._sync_preset_box()
         self.window_changed.emit(self._window.center, self._window.width)
@@ -301,6 +301,7 @@ class ImageView(QWidget):
         gradient = item.gradient
         lut = None if gradient.isLookupTrivial() else gradient.getLookupTable(256, alpha=False)
         self.image_item.setLookupTable(lut)
+        self.tiles.set_lookup_table(lut)
 
     # -- invert ----------------------------------------------------------------------------
     @property
@@ -328,7 +329,7 @@ class ImageView(QWidget):
     # -- zoom ------------------------------------------------------------------------------
     def fit(self) -> None:
         if self._data is not None:
-            h, w = self._data.shape[:2]
+            h, w = self._full
             self.viewbox.setRange(xRange=(0, w), yRange=(0, h), padding=0.02)
             self._update_level()
 
@@ -370,11 +371,10 @@ class ImageView(QWidget):
         """``(row, col, value)`` of the pixel covering image point ``(x, y)``, or ``None``."""
         if self._display is None:
             return None
-        data = np.asarray(self._display.data)
         row, col = int(np.floor(y)), int(np.floor(x))
-        if not (0 <= row < data.shape[0] and 0 <= col < data.shape[1]):
+        if not (0 <= row < self._full[0] and 0 <= col < self._full[1]):
             return None
-        value = data[row, col]
+        value = pyramids.value_at(self._display, row, col)  # (a pyramid's from its file)
         return row, col, value.tolist() if hasattr(value, "tolist") else value
 
     def showEvent(self, event: QShowEvent) -> None:

@@ -47,8 +47,10 @@ CAPTION = QColor(25, 25, 25)
 PAD = 16
 
 
-def _thumbnail(path: Path, image: Image, limits: Limits) -> QImage:
-    """Worker thread (no widgets, no project connection): a crash-safe thumbnail."""
+def _thumbnail(path: Path, image: Image, limits: Limits, check) -> QImage:
+    """Worker thread (no widgets, no project connection): a crash-safe thumbnail of a file
+    still the one imported (``check``, :meth:`ProjectGateway.check_file`)."""
+    check(image, path)
     return qimage_from_grey(isolated.thumbnail(path, image, THUMB, limits))
 
 
@@ -191,7 +193,7 @@ class RankingGrid(QWidget):
             self._thumbs[image_id] = pixmap
             return QIcon(pixmap)
         self.jobs.submit(image_id, _thumbnail, self.gateway.file_of(image), image,
-                         self.gateway.limits)
+                         self.gateway.limits, self.gateway.check_file)
         grey = QPixmap(THUMB, THUMB)
         grey.fill(QColor(90, 90, 90))
         return QIcon(grey)

@@ -25,10 +25,12 @@ Key = tuple[int, tuple[int, ...]]
 
 
 def _prepare(image_path: Path, image: Image, limits: object, location: Path | str, load,
-             key: Key) -> tuple[object, object]:
-    """Worker thread: the image (decoded in the decoding child) and its overlays, read
-    through a connection of its own."""
-    display = load_display(image_path, image, isolated=True, limits=limits)  # type: ignore[arg-type]
+             key: Key, check) -> tuple[object, object]:
+    """Worker thread: the image (decoded in the decoding child, if its file is still the one
+    imported: ``check``) and its overlays, read through a connection of its own."""
+    check(image, image_path)
+    display = load_display(image_path, image, isolated=True,  # type: ignore[arg-type]
+                           limits=limits, large_as_pyramid=True)
     return load(location, *key), display
 
 
@@ -55,7 +57,8 @@ class ReviewPrefetcher(QObject):
                 continue
             image = self.gateway.image(key[0])
             self.jobs.submit(key, _prepare, self.gateway.file_of(image), image,
-                             self.gateway.limits, project, self.gateway.load_review_image, key)
+                             self.gateway.limits, project, self.gateway.load_review_image, key,
+                             self.gateway.check_file)
 
     def take(self, image_id: int, annotation_ids: tuple[int, ...]):
         """The prepared overlay of this queue row, or ``None``."""

@@ -142,9 +142,10 @@ def test_cancel_stops_after_committed_files(project, folder):
     assert len(project.images.sources()) == report.added_files <= 2
 
 
-def test_missing_path_raises(project, tmp_path):
-    with pytest.raises(FileNotFoundError):
-        import_paths(project, [tmp_path / "nope"])
+def test_missing_path_is_reported_and_the_rest_imported(project, folder, tmp_path):
+    report = import_paths(project, [tmp_path / "nope", folder])
+    assert report.skipped == [(str(tmp_path / "nope"), "It does not exist; it was skipped.")]
+    assert report.added_files > 0
 
 
 def test_missing_codec_is_listed_with_the_package(project, folder, monkeypatch):

@@ -1,0 +1,117 @@
+"""Images that live on a PACS: credentials, and where each image of a project is read from.
+
+**Credentials** (:class:`Credentials`) are kept in memory only, per server (scheme, host and
+port), never in the project or the settings. They come from the environment, checked in this
+order, or from a prompt (the CLI asks on a terminal, the GUI in a dialog):
+
+* ``SLICEREVIEW_DICOMWEB_TOKEN``: an HTTP bearer token;
+* ``SLICEREVIEW_DICOMWEB_USER`` and ``SLICEREVIEW_DICOMWEB_PASSWORD``: HTTP basic (without
+  the password, the prompt asks for it).
+
+**Where an image is read from** (:class:`Locator`): a file's absolute path, or for an image
+imported over DICOMweb a :class:`~slicereview.engines.dicomweb.cache.RemoteInstance` (its
+cached copy, fetched again in the decoding child when the cache lost it).
+
+Example
+-------
+>>> creds = Credentials(environ={"SLICEREVIEW_DICOMWEB_TOKEN": "t0k"})
+>>> creds.get("http://pacs:8042/dicom-web")
+Auth(kind='bearer', user='')
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from slicereview.engines.dicomweb.auth import Auth, origin
+from slicereview.engines.dicomweb.cache import RemoteInstance, cache_folder
+
+if TYPE_CHECKING:
+    from slicereview.model import Image
+    from slicereview.store import Project
+
+ENV_TOKEN = "SLICEREVIEW_DICOMWEB_TOKEN"
+ENV_USER = "SLICEREVIEW_DICOMWEB_USER"
+ENV_PASSWORD = "SLICEREVIEW_DICOMWEB_PASSWORD"
+
+#: ``prompt(server, user) -> Auth | None``: ask the user (``user`` pre-filled, may be "").
+Prompt = Callable[[str, str], "Auth | None"]
+
+
+class Credentials:
+    """Credentials per server, in memory (see the module text)."""
+
+    def __init__(self, prompt: Prompt | None = None,
+                 environ: Mapping[str, str] | None = None) -> None:
+        self.prompt = prompt
+        self.environ = os.environ if environ is None else environ
+        self._known: dict[str, Auth | None] = {}
+
+    def from_environment(self) -> Auth | None:
+        token = self.environ.get(ENV_TOKEN, "").strip()
+        if token:
+            return Auth.bearer(token)
+        user = self.environ.get(ENV_USER, "").strip()
+        password = self.environ.get(ENV_PASSWORD)
+        if user and password is not None:
+            return Auth.basic(user, password)
+        return None
+
+    def get(self, url: str) -> Auth | None:
+        """The credentials for ``url``'s server: given earlier, else from the environment
+        (``None``: none; the server may not need any)."""
+        where = origin(url)
+        if where not in self._known:
+            self._known[where] = self.from_environment()
+        return self._known[where]
+
+    def set(self, url: str, auth: Auth | None) -> None:
+        self._known[origin(url)] = auth
+
+    def ask(self, url: str) -> Auth | None:
+        """Ask the prompt for ``url``'s server (after a refusal); remembers the answer.
+        ``None`` when there is no prompt or the user declined."""
+        if self.prompt is None:
+            return None
+        auth = self.prompt(origin(url), self.environ.get(ENV_USER, ""))
+        if auth is not None:
+            self.set(url, auth)
+        return auth
+
+
+class Locator:
+    """Where each image of ``project`` is read from (see the module text). Call
+    :meth:`refresh` after an import."""
+
+    def __init__(self, project: Project, credentials: Credentials | None = None) -> None:
+        self.project = project
+        self.credentials = credentials or Credentials()
+        self.refresh()
+
+    def refresh(self) -> None:
+        self._remote = self.project.dicomweb.refs()
+        self._folder = str(cache_folder())
+
+    def is_remote(self, image: Image) -> bool:
+        return image.source_id in self._remote
+
+    def file_of(self, image: Image) -> Path | RemoteInstance:
+        entry = self._remote.get(image.source_id)
+        if entry is None:
+            return self.project.images.resolve(image.path)
+        ref, sha = entry
+        return RemoteInstance(ref.url, ref.study_uid, ref.series_uid, ref.sop_uid, sha,
+                              auth=self.credentials.get(ref.url), folder=self._folder)
+
+
+def local_file(location: Path | RemoteInstance, max_bytes: int) -> Path:
+    """A readable file for ``location``: the file itself, or the PACS image's cache file
+    (fetched when missing; used for headers only, e.g. by the DICOM export)."""
+    if isinstance(location, RemoteInstance):
+        from slicereview.engines.dicomweb.cache import fetch
+
+        return fetch(location, max_bytes)
+    return location
