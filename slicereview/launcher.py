@@ -16,7 +16,7 @@ from slicereview.cli.project_cmds import GuiRequest
 
 def run_gui(request: GuiRequest) -> int:
     """Show the main window for ``request`` (imports Qt)."""
-    from slicereview.gui.app import run
+    from slicereview.gui.application import run
 
     return run(request.project, screenshot=request.screenshot, size=request.size,
                tab=request.tab)

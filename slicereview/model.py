@@ -118,7 +118,8 @@ class Session:
     rater_id: int
     image_set_id: int
     name: str
-    question: str = ""
+    #: The text the session asks (stored in the ``sessions.question`` column).
+    prompt: str = ""
     seed: int = 0
     phase: Phase = Phase.FORMAL
     algorithm: str | None = None
@@ -292,7 +293,7 @@ class Review:
 
 @dataclass(frozen=True)
 class Batch:
-    """A named image set of one phase with the owner's rules (see ``app/workflow.py``).
+    """A named image set of one phase with the owner's rules (see ``app/qa/workflow.py``).
 
     ``min_dice``: the pre-filter (mean Dice against gold an annotator needs to go on; ``None``:
     no pre-filter). ``alpha_threshold``: the low-agreement threshold on an image's strict α

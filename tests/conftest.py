@@ -33,20 +33,20 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
 @pytest.fixture(scope="session")
 def demo_project(tmp_path_factory) -> Path:
     """The demo project, built once per test run (real mammograms, MRI, simulated raters)."""
-    from slicereview.app.demo import build_demo
+    from slicereview.demo.project import build_demo
 
     return build_demo(tmp_path_factory.mktemp("demo"))
 
 
 # -- projects on both backends ---------------------------------------------------------------
-# Every store, app and CLI test that works on a project takes its project's location from the
+# Every store, app, CLI and demo test that works on a project takes its location from the
 # `location` fixture and so runs twice: on a project file (`sqlite`) and on a PostgreSQL
 # database (`postgres`, a throwaway cluster of the session: tests/postgres_cluster.py). A test
 # of what only a project file has (its bytes, lock file, journal) is marked `file_only`; the
 # check below refuses a test that makes a project any other way.
 
 #: Where the check of `pytest_collection_modifyitems` applies.
-_BOTH_BACKENDS_DIRS = ("store", "app", "cli")
+_BOTH_BACKENDS_DIRS = ("store", "app", "cli", "demo")
 _MAKES_A_PROJECT = re.compile(r"Project\.(create|open)\(|\.srproj|demo_project|"
                               r"\bbuild\(|\"new\"")
 

@@ -110,7 +110,7 @@ def finish(project: Project, annotation_id: int, status: AnnotationStatus | str)
     ``submitted`` with no polygons raises :class:`ValueError` (:data:`NO_POLYGONS`);
     ``nothing_to_annotate`` with polygons is refused by the store. A finished annotation is
     then scored against gold and the low-agreement rule applied
-    (:func:`slicereview.app.low_agreement.after_finish`).
+    (:func:`slicereview.app.qa.low_agreement.after_finish`).
     """
     status = AnnotationStatus(status)
     if status is AnnotationStatus.SUBMITTED and not project.polygons.of(annotation_id):
@@ -118,7 +118,7 @@ def finish(project: Project, annotation_id: int, status: AnnotationStatus | str)
     project.annotations.set_status(annotation_id, status)
     if status is not AnnotationStatus.IN_PROGRESS:
         # the QA workflow: onboarding work is scored against gold, low agreement acted on
-        from slicereview.app.low_agreement import after_finish
+        from slicereview.app.qa.low_agreement import after_finish
 
         after_finish(project, annotation_id)
 
@@ -141,7 +141,7 @@ def batch_images(project: Project, phase: Phase | str) -> list[int]:
     >>> ids = [project.images.add_source(pathlib.Path(__file__), str(k) * 64, "png",
     ...                           [NewImage(6, 6)])[0] for k in range(4)]
     >>> rating = project.image_sets.create("motion", ids[2:])
-    >>> from slicereview.app.rating import create_session
+    >>> from slicereview.app.rating.sessions import create_session
     >>> _ = create_session(project, "sort", add_annotator(project, "r"), rating, "s")
     >>> batch_images(project, "formal") == ids[:2]      # the rating set is not annotated
     True

@@ -3,8 +3,8 @@
 A command is a value that knows how to :meth:`~Command.apply` and :meth:`~Command.revert`
 itself on the project, each as one transaction through the application layer (so every domain
 rule, e.g. "an edit reopens a submitted annotation", holds on undo and redo too). The GUI wraps
-each in a thin ``QUndoCommand`` (:mod:`slicereview.gui.undo`); scripts and tests can use a plain
-:class:`CommandStack`. A command whose write fails raises, and a stack never keeps it.
+each in a thin ``QUndoCommand`` (:mod:`slicereview.gui.gateway.undo`); scripts and tests can use a
+plain :class:`CommandStack`. A command whose write fails raises, and a stack never keeps it.
 
 ``changed`` names what a front end must re-read: ``("annotation", annotation_id)`` or
 ``("session", session_id)``.
@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from slicereview.app import annotating
-from slicereview.app.rating_run import Current, RatingRun
+from slicereview.app.rating.run import Current, RatingRun
 from slicereview.model import AnnotationStatus, Answer, Grade, Polygon
 from slicereview.store import Project
 

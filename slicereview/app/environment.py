@@ -1,7 +1,7 @@
 """Can a window be shown here? Checked before the GUI starts (and before the demo is built).
 
-Qt-free, so the CLI can ask it; :mod:`slicereview.gui.app` asks it too. Besides a display, a
-window on X11 needs the system libraries of Qt's xcb plugin
+Qt-free, so the CLI can ask it; :mod:`slicereview.gui.application` asks it too. Besides a
+display, a window on X11 needs the system libraries of Qt's xcb plugin
 (:mod:`slicereview.app.platform_check`).
 
 Example

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from slicereview.app.exporting import DEFAULT_STATUSES, FORMATS, export_masks
+from slicereview.app.exporting.masks import DEFAULT_STATUSES, FORMATS, export_masks
 from slicereview.cli._common import ProgressBar, add_project_argument, open_project
 from slicereview.model import AnnotationStatus, Phase
 
@@ -90,7 +90,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def _consensus(args: argparse.Namespace) -> int:
-    from slicereview.app.exporting_consensus import CONSENSUS_FORMATS, export_consensus
+    from slicereview.app.exporting.consensus import CONSENSUS_FORMATS, export_consensus
 
     if args.format not in CONSENSUS_FORMATS:
         raise ValueError(f"--consensus writes {' or '.join(CONSENSUS_FORMATS)} masks, "

@@ -9,9 +9,9 @@ from slicereview.cli._common import ProgressBar, open_project
 
 
 def export_dicom(args: argparse.Namespace) -> int:
-    from slicereview.app.exporting_dicom import Sources, export_seg
-    from slicereview.app.exporting_sr import export_sr
-    from slicereview.app.pacs import Credentials
+    from slicereview.app.exporting.seg import Sources, export_seg
+    from slicereview.app.exporting.sr import export_sr
+    from slicereview.app.images.pacs import Credentials
     from slicereview.cli.pacs import prompt
 
     if args.format == "dicom-seg" and args.masks is None:

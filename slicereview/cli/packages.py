@@ -1,5 +1,5 @@
 """``slicereview package`` and ``slicereview merge``: work packages for annotators on other
-machines (see :mod:`slicereview.app.packages`; imported in the handlers)."""
+machines (see :mod:`slicereview.app.qa.packages`; imported in the handlers)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_package(args: argparse.Namespace) -> int:
-    from slicereview.app.packages import package
+    from slicereview.app.qa.packages import package
 
     with open_project(args.project) as project:
         out = package(project, args.annotator, args.out, args.batch)
@@ -33,7 +33,7 @@ def cmd_package(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from slicereview.app.packages import merge
+    from slicereview.app.qa.packages import merge
 
     if not args.file.is_file():
         raise FileNotFoundError(f"no package file {args.file}")

@@ -36,7 +36,7 @@ def prompt(server: str, user: str) -> Any:
 def with_credentials(url: str, call: Callable[[Any], T]) -> T:
     """``call(auth)`` with the credentials of the environment; after a refusal, once more with
     what the user types at the prompt."""
-    from slicereview.app.pacs import Credentials
+    from slicereview.app.images.pacs import Credentials
     from slicereview.engines.dicomweb.errors import AuthenticationError
 
     credentials = Credentials(prompt=prompt)
@@ -50,8 +50,8 @@ def with_credentials(url: str, call: Callable[[Any], T]) -> T:
 
 
 def import_dicomweb(args: argparse.Namespace, limit_changes: dict) -> int:
-    from slicereview.app.decoding import set_project_limits
-    from slicereview.app.pacs_import import import_dicomweb as run
+    from slicereview.app.images.limits import set_project_limits
+    from slicereview.app.images.pacs_import import import_dicomweb as run
 
     if args.paths:
         raise ValueError("import files or --dicomweb images, not both in one command")

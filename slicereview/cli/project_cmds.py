@@ -136,7 +136,7 @@ def _screenshot_option(p: argparse.ArgumentParser) -> None:
 
 def cmd_open(args: argparse.Namespace) -> GuiRequest:
     if isinstance(args.project, Path) and args.project.suffix.lower() == ".zip":
-        from slicereview.app.packages import unpack
+        from slicereview.app.qa.packages import unpack
 
         args.project = unpack(args.project)  # a work package: checked, unpacked beside it once
     if args.screenshot is not None and args.project is not None:
@@ -185,8 +185,8 @@ def _limit_changes(args: argparse.Namespace) -> dict[str, float]:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from slicereview.app.decoding import set_project_limits
-    from slicereview.app.importing import import_paths
+    from slicereview.app.images.importing import import_paths
+    from slicereview.app.images.limits import set_project_limits
     from slicereview.engines.imaging.importer import parse_slices
 
     if args.dicomweb:
@@ -212,7 +212,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_relink(args: argparse.Namespace) -> int:
-    from slicereview.app.importing import relink
+    from slicereview.app.images.importing import relink
 
     with Project.open(args.project) as project:
         report = relink(project, args.new_root, verify=not args.no_verify)
@@ -243,7 +243,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int | GuiRequest:
-    from slicereview.app.demo import build_demo
+    from slicereview.demo.project import build_demo
 
     if args.dir is not None and args.dir.exists() and not args.dir.is_dir():
         raise NotADirectoryError(f"--dir {args.dir} is a file; give a folder for the demo "

@@ -38,8 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_ranking(args: argparse.Namespace) -> int:
-    from slicereview.app.rating import ranking_table, write_ranking_csv
-    from slicereview.app.rating_run import RatingRun
+    from slicereview.app.rating.run import RatingRun
+    from slicereview.app.rating.sessions import ranking_table, write_ranking_csv
 
     with open_project(args.project, read_only=True) as project:
         rs = RatingRun(project, project.ratings.find_session(args.session).id)
@@ -60,7 +60,7 @@ def cmd_ranking(args: argparse.Namespace) -> int:
 
 
 def cmd_reliability(args: argparse.Namespace) -> int:
-    from slicereview.app.rating_run import RatingRun
+    from slicereview.app.rating.run import RatingRun
     from slicereview.engines.ranking.reliability import SEED, format_report, reliability
 
     if len(args.sessions) < 2:

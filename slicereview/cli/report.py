@@ -1,6 +1,6 @@
 """``slicereview report PROJECT --out report.html``: the owner's report as one stand-alone HTML
-file (see :mod:`slicereview.app.report`). The application layer (numpy, scipy, matplotlib) is
-imported in the handler."""
+file (see :mod:`slicereview.app.report.owner_report`). The application layer (numpy, scipy,
+matplotlib) is imported in the handler."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from slicereview.app.report import write_report
+    from slicereview.app.report.owner_report import write_report
     from slicereview.cli._common import ProgressBar, open_project
     from slicereview.model import Role
 

@@ -2,7 +2,7 @@
 (P@k, R@k, NDCG@k of every priority method against the stored reviews, Fig. 6 curves).
 
 Both open the project for writing: features that are not cached yet are computed and cached
-(see :mod:`slicereview.app.review_queue`). Engines (numpy, scipy) are imported in the handlers.
+(see :mod:`slicereview.app.review.queue`). Engines (numpy, scipy) are imported in the handlers.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _selection_args(p: argparse.ArgumentParser) -> None:
                    help="boxes of the box features (default relaxed: anything anyone marked)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random method")
     p.add_argument("--workers", type=int, default=None,
-                   help="processes for computing features (default: inline for small batches)")
+                   help="processes for computing features (default: inline for a few images)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -71,7 +71,7 @@ def _annotators(project: Project, text: str | None) -> tuple[int, ...] | None:
 
 
 def _spec(project: Project, args: argparse.Namespace, method: str = "box-score"):
-    from slicereview.app.review_queue import QueueSpec
+    from slicereview.app.review.queue import QueueSpec
 
     return QueueSpec(phase=args.phase, round=args.round,
                      annotators=_annotators(project, args.annotators), group=args.group,
@@ -79,7 +79,7 @@ def _spec(project: Project, args: argparse.Namespace, method: str = "box-score")
 
 
 def _compute(project: Project, spec, workers: int | None):
-    from slicereview.app.review_queue import compute_features
+    from slicereview.app.review.queue import compute_features
     from slicereview.cli._common import ProgressBar
 
     return compute_features(project, spec, progress=ProgressBar("features"), workers=workers)
@@ -94,7 +94,7 @@ def _cell(value: object) -> str:
 
 
 def cmd_queue(args: argparse.Namespace) -> int:
-    from slicereview.app.review_queue import queue
+    from slicereview.app.review.queue import queue
 
     with open_project(args.project) as project:
         spec = _spec(project, args, args.method)
@@ -123,7 +123,7 @@ def cmd_queue(args: argparse.Namespace) -> int:
 
 
 def _write_csv(path: Path, rows) -> None:
-    from slicereview.app.review_queue import nan_to_none
+    from slicereview.app.review.queue import nan_to_none
 
     if not rows:
         path.write_text("rank,image_id,case_id,score,status\n", encoding="utf-8")
@@ -137,7 +137,7 @@ def _write_csv(path: Path, rows) -> None:
 
 
 def cmd_review_eval(args: argparse.Namespace) -> int:
-    from slicereview.app.review_queue import evaluate
+    from slicereview.app.review.queue import evaluate
     from slicereview.engines.review.evaluation import plot_curves
 
     if args.k < 1:

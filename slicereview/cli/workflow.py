@@ -1,5 +1,5 @@
-"""The owner's QA workflow from the command line (rules in :mod:`slicereview.app.workflow` and
-:mod:`slicereview.app.guidelines`, imported in the handlers):
+"""The owner's QA workflow from the command line (rules in :mod:`slicereview.app.qa.workflow` and
+:mod:`slicereview.app.qa.guidelines`, imported in the handlers):
 
 * ``batch PROJECT NAME --phase P --cases C000001,C000002 [--groups A,B] [--annotators x,y]
   [--min-dice 0.6] [--alpha-threshold 0.667 --max-annotators 3 --low-action assign|review]``
@@ -81,7 +81,7 @@ def _cases(project: Project, cases: list[str]) -> list[int]:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from slicereview.app.workflow import define_batch
+    from slicereview.app.qa.workflow import define_batch
 
     with open_project(args.project) as project:
         raters = [_rater(project, n, "annotator") for n in _names(args.annotators)]
@@ -95,7 +95,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
 
 def cmd_gold(args: argparse.Namespace) -> int:
-    from slicereview.app.workflow import import_gold_mask, mark_gold
+    from slicereview.app.qa.workflow import import_gold_mask, mark_gold
 
     with open_project(args.project) as project:
         [image] = _cases(project, [args.case])
@@ -110,7 +110,7 @@ def cmd_gold(args: argparse.Namespace) -> int:
 
 
 def cmd_onboarding(args: argparse.Namespace) -> int:
-    from slicereview.app.workflow import decide, prefilter, score_pending
+    from slicereview.app.qa.workflow import decide, prefilter, score_pending
 
     with open_project(args.project) as project:
         batch = project.workflow.batch_by_name(args.batch)
@@ -136,7 +136,7 @@ def cmd_onboarding(args: argparse.Namespace) -> int:
 
 
 def cmd_guidelines(args: argparse.Namespace) -> int:
-    from slicereview.app.guidelines import edit_guidelines, guideline_changes
+    from slicereview.app.qa.guidelines import edit_guidelines, guideline_changes
 
     with open_project(args.project) as project:
         if args.edit is not None:

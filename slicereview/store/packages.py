@@ -1,5 +1,5 @@
 """``project.packages``, the store side of work packages (the rules are in
-:mod:`slicereview.app.packages`): a blind copy of the project for one annotator, and the
+:mod:`slicereview.app.qa.packages`): a blind copy of the project for one annotator, and the
 conflicts a merge keeps.
 
 :meth:`Packages.write_subset` copies the project into a new project file (SQLite's backup

@@ -31,7 +31,7 @@ _RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY)
 def _session(row: Row) -> Session:
     return Session(
         id=row["id"], kind=SessionKind(row["kind"]), rater_id=row["rater_id"],
-        image_set_id=row["image_set_id"], name=row["name"], question=row["question"],
+        image_set_id=row["image_set_id"], name=row["name"], prompt=row["question"],
         seed=row["seed"], phase=Phase(row["phase"]), algorithm=row["algorithm"],
         algorithm_version=row["algorithm_version"],
         settings=loads(row["settings"]),  # type: ignore[arg-type]
@@ -59,14 +59,15 @@ class Ratings(Part):
     # -- sessions --------------------------------------------------------------------------
     def create_session(
         self, kind: SessionKind | str, rater_id: int, image_set_id: int, name: str,
-        question: str, seed: int, phase: Phase | str, algorithm: str | None,
+        prompt: str, seed: int, phase: Phase | str, algorithm: str | None,
         algorithm_version: int | None, settings: dict,
     ) -> int:
         """Store a new session as given and return its id.
 
         The rules (default algorithm, labels, seed; which kinds have an algorithm) live in
-        :func:`slicereview.app.rating.create_session`; the store adds only ``initial_count``
-        (the image set's size now, so images added later are presented after the first ones).
+        :func:`slicereview.app.rating.sessions.create_session`; the store adds only
+        ``initial_count`` (the image set's size now, so images added later are presented after the
+        first ones).
         """
         kind = SessionKind(kind)
         settings = dict(settings)
@@ -82,7 +83,7 @@ class Ratings(Part):
                 "INSERT INTO sessions (kind, rater_id, image_set_id, name, question, settings, "
                 "seed, phase, algorithm, algorithm_version, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (str(kind), rater_id, image_set_id, name, question, dumps(settings), int(seed),
+                (str(kind), rater_id, image_set_id, name, prompt, dumps(settings), int(seed),
                  str(Phase(phase)), algorithm, version, now_iso()),
             )
         return new_id

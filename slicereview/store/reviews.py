@@ -4,7 +4,7 @@ A *decision* is a reviews row on one annotation (``accept``, ``reject``, ``exper
 the newest row of an annotation is the one in force, older rows are its history (undo deletes
 the newest). A *pin* is a row without a decision, attached to a box ``(row0, col0, row1, col1)``
 or a point ``(x, y)`` of the image. Rules about *when* a decision is allowed (a rejection needs a
-reason, ...) live in :mod:`slicereview.app.review_decisions`; the store checks only that the
+reason, ...) live in :mod:`slicereview.app.review.decisions`; the store checks only that the
 data is consistent (the annotation belongs to the image, a pin has its coordinates).
 
 The features cache holds JSON objects keyed by ``(phase, round, annotators_key, level,

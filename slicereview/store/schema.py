@@ -223,7 +223,7 @@ CREATE UNIQUE INDEX annotations_one_repeat ON annotations (repeat_of)
     WHERE repeat_of IS NOT NULL;
 """
 
-# Version 4: the QA workflow (see slicereview/app/workflow.py and app/guidelines.py).
+# Version 4: the QA workflow (see slicereview/app/qa/workflow.py and app/qa/guidelines.py).
 #
 # `batches`: a named image set of one phase with the owner's rules: the pre-filter (mean Dice
 # against gold ≥ `min_dice`), the low-agreement threshold on strict α (`alpha_threshold`, NULL:
@@ -236,7 +236,7 @@ CREATE UNIQUE INDEX annotations_one_repeat ON annotations (repeat_of)
 # `image_flags`: why an image got one more annotator or was sent to review first.
 # `guideline_views`: when a rater last looked at which version; `guideline_entries`: examples
 # promoted from reviews (comment or tag, image crop as PNG). `merge_conflicts`: work packages
-# (app/packages.py). Annotations and reviews record
+# (app/qa/packages.py). Annotations and reviews record
 # the guideline version in force. meta 'project_uuid' identifies a project (packages).
 _V4 = """
 CREATE TABLE batches (

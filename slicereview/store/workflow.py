@@ -1,6 +1,6 @@
 """``project.workflow``, the data of the QA workflow: batches and assignments, gold, gold
 scores, the owner's qualification decisions and image flags (schema version 3). The rules are in
-:mod:`slicereview.app.workflow`; the store keeps the data consistent only.
+:mod:`slicereview.app.qa.workflow`; the store keeps the data consistent only.
 
 Example
 -------
@@ -155,7 +155,7 @@ class Workflow(Part):
                                          now_iso()))
 
     def gold_scores(self) -> dict[int, dict]:
-        """annotation id → its scores against gold (see ``app.workflow.score_against_gold``)."""
+        """annotation id → its scores against gold (see ``app.qa.workflow.score_against_gold``)."""
         return {r[0]: json.loads(r[1]) for r in self.db.execute(
             "SELECT annotation_id, scores FROM gold_scores ORDER BY annotation_id")}
 

@@ -10,8 +10,8 @@ from PIL import Image as PILImage
 from pydicom.data import get_testdata_file
 
 from slicereview.app import annotating
-from slicereview.app.importing import import_paths
-from slicereview.app.review_decisions import decide, pin
+from slicereview.app.images.importing import import_paths
+from slicereview.app.review.decisions import decide, pin
 from slicereview.model import Polygon, Role
 from slicereview.store import Project
 
@@ -49,7 +49,7 @@ def build(folder: Path) -> Path:
         pin(project, reviewer, ct.id, point=(20.5, 30.25), text="look here")
         pin(project, reviewer, ct.id, box=(1, 2, 11.5, 22), tags=["missed finding"])
         set_id = project.image_sets.create("all", [im.id for im in images])
-        from slicereview.app.rating import create_session
+        from slicereview.app.rating.sessions import create_session
 
         session = create_session(project, "classify", raters[0], set_id, "grades 1",
                                  "how dense?", settings={"labels": ["low", "high"]})

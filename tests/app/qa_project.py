@@ -11,9 +11,9 @@ import numpy as np
 from PIL import Image as PILImage
 
 from slicereview.app.annotating import finish
-from slicereview.app.review_decisions import decide
-from slicereview.app.workflow import decide as qualify
-from slicereview.app.workflow import define_batch, mark_gold
+from slicereview.app.qa.workflow import decide as qualify
+from slicereview.app.qa.workflow import define_batch, mark_gold
+from slicereview.app.review.decisions import decide
 from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
 from slicereview.store.location import Location

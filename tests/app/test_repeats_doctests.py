@@ -9,9 +9,9 @@ import pytest
 
 MODULES = [
     "slicereview.store.repeats",
-    "slicereview.app.repeats",
-    "slicereview.app.review_queue",
-    "slicereview.app.demo_review",
+    "slicereview.app.qa.repeats",
+    "slicereview.app.review.queue",
+    "slicereview.demo.review",
 ]
 
 

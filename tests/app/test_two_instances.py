@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from skimage import io
 
-from slicereview.app.importing import import_paths
-from slicereview.app.rating import NewSessionSpec, start_session
-from slicereview.app.rating_run import RatingRun
+from slicereview.app.images.importing import import_paths
+from slicereview.app.rating.run import RatingRun
+from slicereview.app.rating.sessions import NewSessionSpec, start_session
 from slicereview.engines.ranking import Ranking
 from slicereview.model import SessionKind
 from slicereview.store import Project
@@ -24,7 +24,7 @@ N = 12
 RATER = """
 import sys
 from pathlib import Path
-from slicereview.app.rating_run import Comparison, RatingRun
+from slicereview.app.rating.run import Comparison, RatingRun
 from slicereview.store import Project
 
 path, session_id = sys.argv[1], int(sys.argv[2])

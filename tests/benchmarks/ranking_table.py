@@ -1,4 +1,4 @@
-"""Print the README's ranking table: mean (max) questions per algorithm and n.
+"""Print the README's ranking table: mean (max) comparisons per algorithm and n.
 
     python tests/benchmarks/ranking_table.py [ORDERS]
 
@@ -13,8 +13,8 @@ import math
 import statistics
 import sys
 
+from slicereview.demo.raters import comparison_counts
 from slicereview.engines.ranking import ALGORITHMS
-from slicereview.engines.ranking.simulate import question_counts
 
 SIZES = (30, 50, 70, 200)
 
@@ -32,7 +32,7 @@ def main(orders: int = 300) -> None:
             cells = []
             for n in SIZES:
                 m = orders // 6 if algorithm == "timsort" and n >= 200 else orders
-                q, _ = question_counts(algorithm, n, m, levels=levels, k=k)
+                q, _ = comparison_counts(algorithm, n, m, levels=levels, k=k)
                 cells.append(f"{statistics.fmean(q):.1f} ({max(q)})")
             name = f"{algorithm} (k = 10)" if k else algorithm
             items = "distinct" if levels is None else f"{levels} levels"

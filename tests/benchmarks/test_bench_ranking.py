@@ -1,16 +1,16 @@
 """Benchmarks of sort-driven pairwise comparison (issue 4), each against a baseline run here.
 
-Question counts are deterministic (simulated raters, seeded random orders), so their targets are
+Pair counts are deterministic (simulated raters, seeded random orders), so their targets are
 asserted exactly; only the latency target gets slack for a noisy 2-core machine.
 
 - Distinct items, perfect rater, n = 50, ORDERS random orders: the default algorithm needs
-  <= 217 questions (1.01 x ceil(log2 50!)) on average and no more than "timsort" on average.
+  <= 217 comparisons (1.01 x ceil(log2 50!)) on average and no more than "timsort" on average.
 - Four severity levels (ties answered "same"), n = 50: the default needs <= 100 on average.
-- "top-k", k = 10 among n = 200: <= 300 questions in every order (a full sort: ~1,250).
+- "top-k", k = 10 among n = 200: <= 300 comparisons in every order (a full sort: ~1,250).
 - A noisy rater (Thurstone noise: errors more likely between similar images, and "same" for
   close pairs): the default's Kendall tau-b to the truth is no worse than "timsort"'s, with no more
-  questions. (Both run to completion; the default asks fewer questions, so at an equal number
-  of questions the comparison can only favour timsort.)
+  comparisons. (Both run to completion; the default asks fewer comparisons, so at an equal number
+  of comparisons the comparison can only favour timsort.)
 - Next-pair latency at n = 2,000 with ~19,000 stored answers: p95 of the time from the answer's
   commit to the next pair (through RatingRun, i.e. the store and the incremental replay)
   <= 16 ms, against a replay that re-reads the answers from the database each step.
@@ -28,16 +28,16 @@ import time
 import numpy as np
 import pytest
 
-from slicereview.app.rating import create_session
-from slicereview.app.rating_run import RatingRun
-from slicereview.engines.ranking import DEFAULT, replay
-from slicereview.engines.ranking.schedule import placement
-from slicereview.engines.ranking.simulate import (
+from slicereview.app.rating.run import RatingRun
+from slicereview.app.rating.sessions import create_session
+from slicereview.demo.raters import (
     SimulatedRater,
+    comparison_counts,
     distinct_truth,
-    question_counts,
     run_sort,
 )
+from slicereview.engines.ranking import DEFAULT, replay
+from slicereview.engines.ranking.schedule import placement
 from slicereview.model import NewImage
 from slicereview.store import Project
 
@@ -54,25 +54,25 @@ def _report(label: str, ours: list[float], base: list[float], base_name: str) ->
 
 
 def test_distinct_items_perfect_rater_n50():
-    ours, _ = question_counts(DEFAULT, 50, ORDERS)
-    base, _ = question_counts("timsort", 50, ORDERS)
-    _report("distinct n=50 questions", ours, base, "timsort")
+    ours, _ = comparison_counts(DEFAULT, 50, ORDERS)
+    base, _ = comparison_counts("timsort", 50, ORDERS)
+    _report("distinct n=50 comparisons", ours, base, "timsort")
     bound = math.ceil(math.log2(math.factorial(50)))
     assert statistics.fmean(ours) <= 1.01 * bound
     assert statistics.fmean(ours) <= statistics.fmean(base)
 
 
 def test_four_severity_levels_n50():
-    ours, taus = question_counts(DEFAULT, 50, ORDERS, levels=4)
-    base, _ = question_counts("timsort", 50, ORDERS, levels=4)
-    _report("4 levels n=50 questions", ours, base, "timsort")
+    ours, taus = comparison_counts(DEFAULT, 50, ORDERS, levels=4)
+    base, _ = comparison_counts("timsort", 50, ORDERS, levels=4)
+    _report("4 levels n=50 comparisons", ours, base, "timsort")
     assert statistics.fmean(ours) <= 100
     assert min(taus) == pytest.approx(1.0)  # the tiers are exactly the four levels
 
 
 def test_top_k_10_of_200():
-    ours, taus = question_counts("top-k", 200, 100, k=10)
-    base, _ = question_counts(DEFAULT, 200, 10)
+    ours, taus = comparison_counts("top-k", 200, 100, k=10)
+    base, _ = comparison_counts(DEFAULT, 200, 10)
     print(f"\ntop-k k=10 n=200: mean {statistics.fmean(ours):.1f}, max {max(ours)}; "
           f"full sort ({DEFAULT}) mean {statistics.fmean(base):.1f}; "
           f"ratio {statistics.fmean(ours) / statistics.fmean(base):.3f}")
@@ -81,13 +81,13 @@ def test_top_k_10_of_200():
 
 @pytest.mark.parametrize(("noise", "same_within"), [(4.0, 0.0), (3.0, 1.0)])
 def test_noisy_rater_kendall_tau(noise, same_within):
-    q_ours, tau_ours = question_counts(DEFAULT, 50, 150, noise=noise, same_within=same_within)
-    q_base, tau_base = question_counts("timsort", 50, 150, noise=noise, same_within=same_within)
+    q_ours, tau_ours = comparison_counts(DEFAULT, 50, 150, noise=noise, same_within=same_within)
+    q_base, tau_base = comparison_counts("timsort", 50, 150, noise=noise, same_within=same_within)
     diff = np.subtract(tau_ours, tau_base)
     se = diff.std(ddof=1) / math.sqrt(len(diff))
     print(f"\nnoisy rater (noise {noise}, same within {same_within}), n=50: Kendall tau-b "
           f"{DEFAULT} {statistics.fmean(tau_ours):.4f} in {statistics.fmean(q_ours):.1f} "
-          f"questions, timsort {statistics.fmean(tau_base):.4f} in "
+          f"comparisons, timsort {statistics.fmean(tau_base):.4f} in "
           f"{statistics.fmean(q_base):.1f}; paired difference {diff.mean():+.4f} +- {se:.4f}")
     assert diff.mean() >= -2 * se  # no worse (within sampling error)
     assert statistics.fmean(q_ours) <= statistics.fmean(q_base)

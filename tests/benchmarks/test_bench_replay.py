@@ -16,8 +16,8 @@ from functools import cmp_to_key
 
 import pytest
 
+from slicereview.demo.raters import SimulatedRater, distinct_truth, run_sort
 from slicereview.engines.ranking import DEFAULT, Ranking, replay
-from slicereview.engines.ranking.simulate import SimulatedRater, distinct_truth, run_sort
 
 pytestmark = pytest.mark.benchmark
 

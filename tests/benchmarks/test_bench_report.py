@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from slicereview.app.report import write_report
-from slicereview.app.review_decisions import decide
-from slicereview.app.review_queue import QueueSpec, compute_features
-from slicereview.engines.simulate_annotators import blob
+from slicereview.app.report.owner_report import write_report
+from slicereview.app.review.decisions import decide
+from slicereview.app.review.queue import QueueSpec, compute_features
+from slicereview.demo.annotators import blob
 from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
 

@@ -6,7 +6,7 @@ The floor, measured in the same run, is what any implementation must do at least
 the same polygons and compute one image-level α. Features add the strict α, both sets of boxes
 and their α, so they cost a few floors.
 
-A batch of 24 such images is then computed with ``workers=1`` and ``workers=2``, once with a
+A set of 24 such images is then computed with ``workers=1`` and ``workers=2``, once with a
 new pool (spawn start-up, i.e. importing numpy and scipy in each worker, included) and once with
 a warm pool; the speed-ups are printed, only identical results are asserted (shared machine).
 Run with ``-m benchmark -s`` to see the numbers.
@@ -21,10 +21,10 @@ import pytest
 
 from slicereview.engines.agreement import mask_alpha
 from slicereview.engines.masks import rasterize
-from slicereview.engines.review.batch import (
-    FeatureJob,
+from slicereview.engines.review.parallel import (
+    FeatureTask,
     PolygonSpec,
-    features_for_batch,
+    features_of_images,
     make_pool,
 )
 
@@ -33,7 +33,7 @@ pytestmark = pytest.mark.benchmark
 SHAPE = (4500, 2900)
 TARGET_S = 0.3
 MAX_RATIO = 4.0
-BATCH = 24
+IMAGES = 24
 
 
 def _outline(cx: float, cy: float, radius: float, rng: np.random.Generator) -> np.ndarray:
@@ -45,7 +45,7 @@ def _outline(cx: float, cy: float, radius: float, rng: np.random.Generator) -> n
     return np.c_[cx + r * np.cos(t), cy + r * np.sin(t)]
 
 
-def _job(image_id: int, raters: int = 3, findings: int = 52) -> FeatureJob:
+def _task(image_id: int, raters: int = 3, findings: int = 52) -> FeatureTask:
     rng = np.random.default_rng(image_id)
     h, w = SHAPE
     sites = [(rng.uniform(150, w - 150), rng.uniform(150, h - 150), rng.uniform(12, 110))
@@ -62,7 +62,7 @@ def _job(image_id: int, raters: int = 3, findings: int = 52) -> FeatureJob:
             polygons.append(PolygonSpec(vertices, "certain" if rng.random() < 0.7
                                         else "uncertain"))
         annotations.append(tuple(polygons))
-    return FeatureJob(image_id, SHAPE, tuple(annotations))
+    return FeatureTask(image_id, SHAPE, tuple(annotations))
 
 
 def _best(fn, repeat: int):
@@ -74,13 +74,13 @@ def _best(fn, repeat: int):
     return best, out
 
 
-def _floor(job: FeatureJob) -> float:
+def _floor(job: FeatureTask) -> float:
     labels = np.stack([rasterize(a, SHAPE) for a in job.annotations])
     return mask_alpha(labels != 0)
 
 
 def test_features_of_one_mammogram_from_polygons():
-    job = _job(0)
+    job = _task(0)
     counts = [len(a) for a in job.annotations]
     vertices = sum(len(p.vertices) for a in job.annotations for p in a)
     job.features()  # warm-up
@@ -99,19 +99,19 @@ def test_features_of_one_mammogram_from_polygons():
 
 
 def test_batch_with_two_workers():
-    jobs = [_job(i) for i in range(BATCH)]
+    tasks = [_task(i) for i in range(IMAGES)]
     start = time.perf_counter()
-    inline = features_for_batch(jobs, workers=1)
+    inline = features_of_images(tasks, workers=1)
     one = time.perf_counter() - start
     start = time.perf_counter()
-    cold = features_for_batch(jobs, workers=2)
+    cold = features_of_images(tasks, workers=2)
     two_cold = time.perf_counter() - start
     with make_pool(2) as pool:
-        features_for_batch([_job(1000 + k, findings=1) for k in range(2)], executor=pool)
+        features_of_images([_task(1000 + k, findings=1) for k in range(2)], executor=pool)
         start = time.perf_counter()
-        warm = features_for_batch(jobs, executor=pool)
+        warm = features_of_images(tasks, executor=pool)
         two_warm = time.perf_counter() - start
-    print(f"\nbatch of {BATCH} images: workers=1 {one:.2f} s ({one / BATCH * 1e3:.0f} ms/image); "
+    print(f"\n{IMAGES} images: workers=1 {one:.2f} s ({one / IMAGES * 1e3:.0f} ms/image); "
           f"workers=2 new pool {two_cold:.2f} s (spawn start-up included, speed-up "
           f"{one / two_cold:.2f}x); workers=2 warm pool {two_warm:.2f} s (speed-up "
           f"{one / two_warm:.2f}x)")

@@ -19,8 +19,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from slicereview.gui.main_window import MainWindow
-from tests.gui.review_fixture import build_review_project
+from slicereview.gui.window.main_window import MainWindow
+from tests.gui.review.review_fixture import build_review_project
 
 pytestmark = pytest.mark.benchmark
 
@@ -34,7 +34,7 @@ def test_next_review_image_latency(qtbot, tmp_path: Path) -> None:
     qtbot.waitExposed(w)
     assert w.open_project(path)
     page = w.review_page
-    w.jobs.setCurrentWidget(page)
+    w.tabs.setCurrentWidget(page)
     qtbot.waitUntil(lambda: page.review is not None, timeout=30000)
     page.heat_box.setCurrentIndex(1)  # relaxed heat map on: the most to draw
     page.setFocus()

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.store import Project
 
 pytestmark = pytest.mark.benchmark

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from slicereview.app.demo import mammogram_files
+from slicereview.demo.project import mammogram_files
 from slicereview.engines.imaging.loader import load_display
 from slicereview.model import Image
 
@@ -38,7 +38,7 @@ def _repaint_ms(view, qapp, step) -> list[float]:
 
 
 def test_window_level_redraw(qtbot, qapp) -> None:
-    from slicereview.gui.views.image_view import ImageView
+    from slicereview.gui.common.image_view import ImageView
 
     display = load_display(mammogram_files()[0], _mammogram_image(mammogram_files()[0]))
     assert display.data.shape[0] > 4000
@@ -71,8 +71,8 @@ def test_window_level_redraw(qtbot, qapp) -> None:
 
 def test_scrolling_100_mammograms_memory(qtbot, qapp) -> None:
     psutil = pytest.importorskip("psutil")
-    from slicereview.gui.image_cache import ImageCache
-    from slicereview.gui.views.image_view import ImageView
+    from slicereview.gui.common.image_cache import ImageCache
+    from slicereview.gui.common.image_view import ImageView
 
     files = mammogram_files()
     cache = ImageCache(load_display)

@@ -11,7 +11,7 @@ import SimpleITK as sitk
 from PIL import Image as PILImage
 
 from slicereview.app.annotating import label_image
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.engines.agreement import majority_vote, staple
 from slicereview.engines.imaging.importer import SliceSelection
 from slicereview.launcher import main

@@ -14,7 +14,7 @@ from PIL import Image as PILImage
 from pydicom.data import get_testdata_file
 
 from slicereview.app.annotating import label_image
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.engines.imaging.importer import SliceSelection
 from slicereview.engines.masks import rasterize
 from slicereview.launcher import main

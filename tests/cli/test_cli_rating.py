@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from slicereview.app.demo_ratings import complete_session
-from slicereview.app.rating import create_session
-from slicereview.app.rating_run import RatingRun
-from slicereview.engines.ranking.simulate import SimulatedRater
+from slicereview.app.rating.run import RatingRun
+from slicereview.app.rating.sessions import create_session
+from slicereview.demo.raters import SimulatedRater
+from slicereview.demo.ratings import complete_session
 from slicereview.launcher import main
 from slicereview.model import NewImage
 from slicereview.store import Project

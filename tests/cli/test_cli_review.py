@@ -6,13 +6,13 @@ import csv
 
 import pytest
 
-from slicereview.app.reviewing import decide, pin
-from slicereview.engines.review.features import ImageFeatures
-from slicereview.engines.simulate_annotators import (
+from slicereview.app.review.decisions import decide, pin
+from slicereview.demo.annotators import (
     random_regions,
     simulate_annotators,
     store_simulated,
 )
+from slicereview.engines.review.features import ImageFeatures
 from slicereview.launcher import main
 from slicereview.model import NewImage
 from slicereview.store import Project

@@ -62,7 +62,7 @@ def test_script_without_main_guard_is_told_why(tmp_path: Path) -> None:
 def test_import_limits_are_settable_and_stored(location, tmp_path: Path, capsys) -> None:
     """``--max-frame-pixels`` refuses a file over it (plain message, exit 1), is stored in
     the project (the viewer reads what the import admitted) and kept for the next import."""
-    from slicereview.app.decoding import project_limits
+    from slicereview.app.images.limits import project_limits
     from slicereview.launcher import main
     from slicereview.store import Project
 

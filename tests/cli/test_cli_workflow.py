@@ -62,8 +62,8 @@ def test_owner_runs_onboarding_from_the_command_line(location, tmp_path: Path, c
 def test_open_accepts_a_work_package_zip(location, tmp_path: Path, capsys) -> None:
     """``slicereview open NAME.zip``: checked, unpacked beside the zip once, and the GUI gets
     the unpacked project; a damaged zip is one line and exit code 2, nothing unpacked."""
-    from slicereview.app.packages import package
-    from tests.app.test_packages import make_project
+    from slicereview.app.qa.packages import package
+    from tests.app.qa.test_packages import make_project
 
     path = make_project(tmp_path / "src", location("p.srproj"))
     with Project.open(path) as project:

@@ -104,7 +104,7 @@ def test_an_unattended_window_never_waits_for_a_dialog(tmp_path: Path):
     """The GUI's own error dialog, met with ``--screenshot`` (nobody to click it), is written
     to stderr and closed: the run ends instead of waiting forever."""
     path = _bad_utf8(tmp_path)
-    script = ("import sys; from pathlib import Path; from slicereview.gui.app import run; "
+    script = ("import sys; from pathlib import Path; from slicereview.gui.application import run; "
               "sys.exit(run(Path(sys.argv[1]), screenshot=Path(sys.argv[2])))")
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     done = subprocess.run([sys.executable, "-c", script, str(path), str(tmp_path / "s.png")],

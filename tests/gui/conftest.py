@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from slicereview.gui.main_window import MainWindow
+from slicereview.gui.window.main_window import MainWindow
 
 
 @pytest.fixture

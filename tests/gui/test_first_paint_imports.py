@@ -16,17 +16,17 @@ import sys
 import numpy as np
 from PIL import Image
 
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.store import Project
 
-LATER = ("scipy", "skimage", "SimpleITK", "choix", "slicereview.app.rating",
-         "slicereview.app.commands", "slicereview.app.importing",
+LATER = ("scipy", "skimage", "SimpleITK", "choix", "slicereview.app.rating.sessions",
+         "slicereview.app.commands", "slicereview.app.images.importing",
          "slicereview.engines.ranking.reliability", "slicereview.engines.agreement.alpha")
 
 SCRIPT = """
 import json, sys
 from pathlib import Path
-from slicereview.gui.app import run
+from slicereview.gui.application import run
 code = run(Path(sys.argv[1]), screenshot=Path(sys.argv[2]))
 print(json.dumps([code, [m for m in json.loads(sys.argv[3]) if m in sys.modules]]))
 """

@@ -2,7 +2,7 @@
 
 A collection that happens to start in a worker thread can finalise Qt wrappers the GUI left
 behind and deadlock with the GUI thread (a CI run hung that way in the Overview's report
-worker); gui/background.py turns automatic collection off and collects on a timer in the GUI
+worker); gui/common/background.py turns automatic collection off and collects on a timer in the GUI
 thread instead.
 """
 
@@ -12,7 +12,7 @@ import gc
 import threading
 import weakref
 
-from slicereview.gui.main_window import MainWindow
+from slicereview.gui.window.main_window import MainWindow
 
 
 class _Node:

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from skimage import io
 
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.model import AnnotationStatus, Certainty, Polygon
 from slicereview.store import Project
 
@@ -32,14 +32,14 @@ def _rows(path: Path) -> dict[str, list[tuple]]:
 
 def _look_around(qtbot, w, seconds_per_image: float = 0.6) -> None:
     ids = w.browser.image_ids()
-    for index in range(w.jobs.count()):
-        w.jobs.setCurrentIndex(index)
+    for index in range(w.tabs.count()):
+        w.tabs.setCurrentIndex(index)
         w.activateWindow()
         for image_id in ids[:3]:
             w.browser.select(image_id)
             w.annotate_page.clock.touch()  # someone moved the mouse: the clock would run
             qtbot.wait(int(seconds_per_image * 1000))
-        w.jobs.setCurrentIndex(0)
+        w.tabs.setCurrentIndex(0)
         qtbot.wait(100)
     w.close()
 
@@ -69,7 +69,7 @@ def test_looking_at_a_hand_made_project_changes_no_work(qtbot, open_window, tmp_
     before = _rows(path)
     assert len(before["annotations"]) == 3
     w = open_window(path)
-    w.jobs.setCurrentWidget(w.annotate_page)
+    w.tabs.setCurrentWidget(w.annotate_page)
     qtbot.waitUntil(lambda: w.annotate_page.annotation is not None)  # alice's, shown
     assert w.annotate_page.own  # her own submitted work, editable: the clock may run
     _look_around(qtbot, w)

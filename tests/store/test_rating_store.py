@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from slicereview.app.rating import create_session
+from slicereview.app.rating.sessions import create_session
 from slicereview.model import AnswerChoice, NewImage, Phase, SessionKind
 from slicereview.store import Project
 
@@ -24,11 +24,11 @@ def project(location, tmp_path):
 
 def test_create_session_defaults(project):
     sid = create_session(project, "sort", project.test_rater, project.test_set, "s1",
-                                 question="Which has more motion?", seed=3)
+                                 prompt="Which has more motion?", seed=3)
     s = project.ratings.session(sid)
     assert s.kind == SessionKind.SORT and s.seed == 3 and s.phase == Phase.FORMAL
     assert s.algorithm == "tie-aware-merge-insertion" and s.algorithm_version == 1
-    assert s.question == "Which has more motion?"
+    assert s.prompt == "Which has more motion?"
     assert s.settings == {"initial_count": 5}
     top = project.ratings.session(create_session(project, "sort", project.test_rater,
                                                  project.test_set, "t", algorithm="top-k"))

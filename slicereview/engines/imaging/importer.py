@@ -1,7 +1,7 @@
 """The pure half of importing: which slices to take, which files a path names, and the
 entries (header info and frames/slices) one file contributes.
 
-Nothing here touches a project; :mod:`slicereview.app.importing` writes the entries to the
+Nothing here touches a project; :mod:`slicereview.app.images.importing` writes the entries to the
 project file.
 
 Example

@@ -9,7 +9,7 @@ Example
 >>> import tempfile, pathlib
 >>> from pydicom.data import get_testdata_file
 >>> from slicereview.store import Project
->>> from slicereview.app.importing import import_paths
+>>> from slicereview.app.images.importing import import_paths
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> with Project.create(folder / "p.srproj") as project:
 ...     _ = import_paths(project, [get_testdata_file("CT_small.dcm")])

@@ -15,11 +15,11 @@ from slicereview.engines.ranking.replay import (
     Ranking,
     Replayer,
     algorithm_version,
-    estimate_questions,
+    estimate_comparisons,
     replay,
 )
 
 __all__ = [
     "ALGORITHMS", "DEFAULT", "DEFAULT_K", "NeedAnswer", "Ranking", "Replayer",
-    "algorithm_version", "estimate_questions", "replay",
+    "algorithm_version", "estimate_comparisons", "replay",
 ]

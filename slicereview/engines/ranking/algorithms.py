@@ -1,21 +1,21 @@
 """Interruptible comparison sorts, written as generators that *ask* their comparisons.
 
-Every algorithm here is a generator function ``algorithm(items, k)`` that yields a question
+Every algorithm here is a generator function ``algorithm(items, k)`` that yields a comparison
 ``(x, y)`` (two items) and is sent back the answer as an ``int``: ``+1`` when ``x`` has *more* of
 the rated property, ``-1`` when ``y`` has more, ``0`` for "no difference". When it is done it
 returns ``(tiers, unranked)``: ``tiers`` is a list of lists of items from *most* to *least*,
 ``unranked`` the items it was not asked to order (only ``"top-k"`` leaves any).
 
-Why generators: the replay engine (:mod:`slicereview.engines.ranking.replay`) answers questions from
-the stored answers until it meets one without an answer, then keeps the generator suspended at
-that question. The next answer resumes it in O(1) instead of replaying every stored answer
+Why generators: the replay engine (:mod:`slicereview.engines.ranking.replay`) answers comparisons
+from the stored answers until it meets one without an answer, then keeps the generator suspended at
+that comparison. The next answer resumes it in O(1) instead of replaying every stored answer
 (Algorithm 1 of the SliceLabeler paper replays from scratch). Because the algorithms use no
 randomness, no hashing of items and no library sort with a comparator, a session asks exactly the
-same questions on every Python version. ``"timsort"`` is the exception by design: it is the
-published baseline and runs CPython's own ``sorted`` (whose question order changed in 3.11 and
-3.13), so a ``"timsort"`` session resumed on another CPython version may ask different questions
+same comparisons on every Python version. ``"timsort"`` is the exception by design: it is the
+published baseline and runs CPython's own ``sorted`` (whose comparison order changed in 3.11 and
+3.13), so a ``"timsort"`` session resumed on another CPython version may ask different comparisons
 (its stored answers stay valid and are reused). ``sorted`` cannot be suspended, so ``"timsort"``
-is not a generator but a function that replays ``sorted`` from scratch up to the first question
+is not a generator but a function that replays ``sorted`` from scratch up to the first comparison
 without an answer (see :func:`timsort`).
 
 The tie-aware merge-insertion works on *tie classes*: an answer "same" fuses the two classes, and
@@ -32,9 +32,9 @@ from functools import cmp_to_key
 
 Item = Hashable
 #: What an algorithm generator yields, is sent and returns.
-Question = tuple[Item, Item]
+Pair = tuple[Item, Item]
 Result = tuple[list[list[Item]], list[Item]]
-AlgorithmGen = Generator[Question, int, Result]
+AlgorithmGen = Generator[Pair, int, Result]
 
 
 # -- tie classes -------------------------------------------------------------------------------
@@ -96,8 +96,8 @@ def _merge_insertion(items: Sequence[Item], ties: bool) -> AlgorithmGen:
 
     One generator frame, no recursion: the recursive sort of the winners is unrolled into a
     descent that pairs up level by level and an ascent that inserts each level's losers. A
-    replay resumes this frame once per question, where nested ``yield from`` generators
-    resumed one frame per recursion level (the cost of a replay is this per-question overhead).
+    replay resumes this frame once per comparison, where nested ``yield from`` generators
+    resumed one frame per recursion level (the cost of a replay is this per-comparison overhead).
     The public algorithms return this generator itself rather than delegate to it, for the
     same reason.
     """
@@ -141,7 +141,7 @@ def _merge_insertion(items: Sequence[Item], ties: bool) -> AlgorithmGen:
         pending: list[tuple[_Class, _Class | None]] = list(by_winner)
         if singles:
             pending.append((singles[0], None))
-        chain.insert(0, pending[0][0])  # below the least winner: no question needed
+        chain.insert(0, pending[0][0])  # below the least winner: no comparison needed
         # A winner moves right by the losers inserted before it: all those of earlier groups
         # (their winners precede it) and some of its own group, so search only that window.
         earlier = 1  # pending[0]
@@ -204,8 +204,8 @@ def tie_aware_merge_insertion(items: Sequence[Item], k: int | None = None) -> Al
 def top_k(items: Sequence[Item], k: int | None = None) -> AlgorithmGen:
     """Tournament tree (``"top-k"``): the ``k`` items with the most of the property, in order.
 
-    A knockout over all items (``n - 1`` questions) finds the first; each further one replays
-    only the matches on the previous winner's path (about ``log2 n`` questions). "Same" is
+    A knockout over all items (``n - 1`` comparisons) finds the first; each further one replays
+    only the matches on the previous winner's path (about ``log2 n`` comparisons). "Same" is
     resolved by presentation order and remembered for tiers, as in plain merge-insertion.
     """
     n = len(items)
@@ -213,7 +213,7 @@ def top_k(items: Sequence[Item], k: int | None = None) -> AlgorithmGen:
     index = {item: i for i, item in enumerate(items)}
     same: set[frozenset] = set()
 
-    def better(a: Item | None, b: Item | None) -> Generator[Question, int, Item | None]:
+    def better(a: Item | None, b: Item | None) -> Generator[Pair, int, Item | None]:
         if a is None or b is None:
             return b if a is None else a
         c = yield (a, b)
@@ -250,29 +250,29 @@ def top_k(items: Sequence[Item], k: int | None = None) -> AlgorithmGen:
 class _Unanswered(Exception):
     """Stops ``sorted`` in :func:`timsort` at the first pair without a stored answer."""
 
-    def __init__(self, pair: Question) -> None:
+    def __init__(self, pair: Pair) -> None:
         super().__init__(pair)
         self.pair = pair
 
 
 def timsort(
-    items: Sequence[Item], values: Mapping[Question, int],
-) -> tuple[Result | None, Question | None, int]:
+    items: Sequence[Item], values: Mapping[Pair, int],
+) -> tuple[Result | None, Pair | None, int]:
     """CPython's ``sorted`` with the stored answers as comparator (``"timsort"``, the paper's
-    baseline): ``(result, None, answered)`` when every question it asks has an answer in
+    baseline): ``(result, None, answered)`` when every comparison it asks has an answer in
     ``values`` (``{(x, y): +1 | -1 | 0}``, both orientations), else ``(None, pair, answered)``
-    with the first question without one. ``answered`` counts the distinct answers used.
+    with the first comparison without one. ``answered`` counts the distinct answers used.
 
     Not a generator: ``sorted`` cannot be suspended. It reproduces a suspended sort by replay:
     ``sorted`` is deterministic, so running it from scratch with the answers known so far asks
-    exactly the questions a sort suspended at each comparison would have asked, in the same
-    order, and the comparator stops it (by raising) at the first question without an answer.
+    exactly the pairs a sort suspended at each comparison would have asked, in the same
+    order, and the comparator stops it (by raising) at the first comparison without an answer.
     Each new answer therefore costs a replay from scratch, as the paper's Algorithm 1 does.
     Ties keep presentation order (``sorted`` is stable); neighbours answered "same" share a
-    tier. The question order is CPython's and differs between versions (3.11, 3.13).
+    tier. The comparison order is CPython's and differs between versions (3.11, 3.13).
     """
     get = values.get
-    used: set[Question] = set()
+    used: set[Pair] = set()
     same: set[frozenset] = set()
 
     def comparator(x: Item, y: Item) -> int:

@@ -1,10 +1,10 @@
-"""The interruptible sort: replay stored answers until a question has no answer.
+"""The interruptible sort: replay stored answers until a comparison has no answer.
 
 Only answers are stored, never sort state. :func:`replay` runs an algorithm of
-:mod:`slicereview.engines.ranking.algorithms` from the start, answering its questions from the
-stored answers, and stops at the first question without one (:class:`NeedAnswer`) or returns the
+:mod:`slicereview.engines.ranking.algorithms` from the start, answering its comparisons from the
+stored answers, and stops at the first comparison without one (:class:`NeedAnswer`) or returns the
 finished :class:`Ranking`. :class:`Replayer` does the same but keeps the algorithm suspended at the
-open question, so that answering *that* question costs O(1) instead of a full replay; any other
+open comparison, so that answering *that* comparison costs O(1) instead of a full replay; any other
 change (undo, an answer to another pair, new items) falls back to a full replay. Both give the
 same result because the algorithms are deterministic.
 
@@ -24,7 +24,7 @@ from slicereview.engines.ranking import algorithms as _alg
 Item = Hashable
 
 #: Algorithm name -> version. The version is stored with each session; bump it whenever a change
-#: would make a stored session ask different questions.
+#: would make a stored session ask different comparisons.
 ALGORITHMS: dict[str, int] = {
     "timsort": 1,
     "merge-insertion": 1,
@@ -33,7 +33,7 @@ ALGORITHMS: dict[str, int] = {
 }
 
 #: The default algorithm. In the benchmark (docs/performance.md, "Ranking") it asks the fewest
-#: questions for distinct items (the same questions as ``"merge-insertion"``, ~1 % above
+#: comparisons for distinct items (the same comparisons as ``"merge-insertion"``, ~1 % above
 #: ⌈log2 n!⌉ and below ``"timsort"``) and less than half of them when images share a few
 #: severity levels, because an answer "same" merges the two images into one tier for good.
 DEFAULT = "tie-aware-merge-insertion"
@@ -41,7 +41,7 @@ DEFAULT = "tie-aware-merge-insertion"
 #: ``k`` of ``"top-k"`` when none is given.
 DEFAULT_K = 10
 
-#: Algorithms written as generators that ask their questions (``"timsort"`` is replayed by
+#: Algorithms written as generators that ask their comparisons (``"timsort"`` is replayed by
 #: :func:`slicereview.engines.ranking.algorithms.timsort` instead).
 _GENERATORS: dict[str, Callable[..., _alg.AlgorithmGen]] = {
     "merge-insertion": _alg.merge_insertion,
@@ -54,10 +54,10 @@ _VALUE = {"left": 1, "right": -1, "same": 0}
 
 @dataclass(frozen=True)
 class NeedAnswer:
-    """The next question: which of ``pair = (a, b)`` has more of the property?
+    """The next comparison: which of ``pair = (a, b)`` has more of the property?
 
     ``answered`` counts the distinct stored answers the sort used so far; ``estimated_total``
-    is the expected number of questions for the whole session (never below ``answered + 1``).
+    is the expected number of comparisons for the whole session (never below ``answered + 1``).
     The order within ``pair`` is the algorithm's; which image is shown left is decided by
     :func:`slicereview.engines.ranking.schedule.placement`.
     """
@@ -94,14 +94,14 @@ def algorithm_version(name: str) -> int:
         raise ValueError(f"unknown ranking algorithm {name!r} (known: {known})") from None
 
 
-def estimate_questions(n: int, algorithm: str = DEFAULT, k: int | None = None) -> int:
-    """Expected number of questions for ``n`` distinct items.
+def estimate_comparisons(n: int, algorithm: str = DEFAULT, k: int | None = None) -> int:
+    """Expected number of comparisons for ``n`` distinct items.
 
     Sorts: the Ford–Johnson worst case ``sum(ceil(log2(3 i / 4)))``, within ~1 % of the average
     of all three sorts on distinct items (ties make the tie-aware sort finish earlier). Top-k:
     ``n - 1 + (k - 1) * ceil(log2 n)``.
 
-    >>> estimate_questions(50)
+    >>> estimate_comparisons(50)
     219
     """
     algorithm_version(algorithm)
@@ -184,14 +184,14 @@ class Replayer:
             raise ValueError("k must be >= 0")
         self._known = set(self.items)
         self._values = normalise_answers(answers or {})
-        self._estimate = estimate_questions(len(self.items), algorithm, self.k)
+        self._estimate = estimate_comparisons(len(self.items), algorithm, self.k)
         self._gen: _alg.AlgorithmGen | None = None
         self._used: set[tuple[Item, Item]] = set()
         self._outcome: NeedAnswer | Ranking | None = None
 
     # -- answers ---------------------------------------------------------------------------
     def add_answer(self, a: Item, b: Item, choice: str) -> None:
-        """Store one answer (``a`` shown left, ``b`` right). Answering the open question
+        """Store one answer (``a`` shown left, ``b`` right). Answering the open comparison
         resumes the suspended sort; anything else replays from the start on the next
         :meth:`result`."""
         one = normalise_answers({(a, b): choice})
@@ -222,7 +222,7 @@ class Replayer:
 
     # -- results ---------------------------------------------------------------------------
     def result(self) -> NeedAnswer | Ranking:
-        """The open question or the finished ranking."""
+        """The open comparison or the finished ranking."""
         if self._outcome is None:
             self._reset()
             if self.algorithm == "timsort":
@@ -296,14 +296,14 @@ def replay(
 
     Returns
     -------
-    NeedAnswer for the first question without a stored answer, or the finished Ranking.
+    NeedAnswer for the first comparison without a stored answer, or the finished Ranking.
 
     Notes
     -----
     The same result as ``Replayer(items, answers, algorithm, k).result()``, faster: it runs on
-    every resume and undo. The answers are read where they are stored, one lookup per question
+    every resume and undo. The answers are read where they are stored, one lookup per comparison
     (no normalised copy of every answer, no reversed pairs), and a choice is checked when a
-    question uses it. When one pair is stored in both orientations, the orientation asked wins
+    comparison uses it. When one pair is stored in both orientations, the orientation asked wins
     (a :class:`Replayer` keeps the later one; the store keeps one orientation per pair).
 
     Example

@@ -15,7 +15,7 @@ import importlib
 from typing import Any
 
 _WHERE = {
-    "FeatureJob": "batch", "features_for_batch": "batch",
+    "FeatureTask": "parallel", "features_of_images": "parallel",
     "MethodEvaluation": "evaluation", "ReviewSignal": "evaluation",
     "evaluate_methods": "evaluation", "review_relevance": "evaluation",
     "ImageFeatures": "features", "image_features": "features",

@@ -112,12 +112,12 @@ def evaluate_methods(
     ks: Sequence[int] | None = None,
     seed: int = 0,
 ) -> MethodEvaluation:
-    """Rank the batch with each method and score the queues against graded ``relevance``.
+    """Rank the images with each method and score the queues against graded ``relevance``.
 
     Parameters
     ----------
     features : mapping of int to ImageFeatures
-        The batch (``M`` images).
+        The images to rank (``M``).
     relevance : mapping of int to grade
         Ground truth, e.g. from :func:`review_relevance`; missing images have grade 0.
     methods : sequence of str
@@ -132,8 +132,8 @@ def evaluate_methods(
     >>> from dataclasses import replace
     >>> base = ImageFeatures(1.0, 1.0, 0.0, 0, 0.0, 0.0, math.nan, math.nan,
     ...                      0, 0, 0, 0, 0, 0.0, 0, 100)
-    >>> batch = {1: replace(base, strict_alpha=0.9), 2: replace(base, strict_alpha=0.3)}
-    >>> ev = evaluate_methods(batch, {2: 3}, methods=["image-sort"])
+    >>> images = {1: replace(base, strict_alpha=0.9), 2: replace(base, strict_alpha=0.3)}
+    >>> ev = evaluate_methods(images, {2: 3}, methods=["image-sort"])
     >>> ev.ks, ev.rankings["image-sort"], ev.precision["image-sort"], ev.ndcg["image-sort"]
     ((1, 2), (2, 1), (1.0, 0.5), (1.0, 1.0))
     """

@@ -1,4 +1,4 @@
-"""Review priority: rank a batch's images by how likely they need a reviewer (seed 000, §4, §5.4).
+"""Review priority: rank images by how likely they need a reviewer (seed 000, §4, §5.4).
 
 Methods (the names are API and are stored with queues):
 
@@ -11,7 +11,7 @@ Methods (the names are API and are stored with queues):
 ``"box-score"``
     ``score = pivoted-Wbbox · W_N`` desc (Eq. 2, 3), ties by Wbbox / image pixels desc, with
     ``pivoted-Wbbox = Wbbox / (box_area / avg_box_area)`` (0 when the image has no box area),
-    ``avg_box_area`` the mean ``box_area`` over the batch, and ``W_N = ln(M / m_N)`` for ``M``
+    ``avg_box_area`` the mean ``box_area`` over the images, and ``W_N = ln(M / m_N)`` for ``M``
     images of which ``m_N`` have the image's number of boxes ``N``. The paper prints Eq. 3's
     numerator as ``N``; the IDF it cites (Jones 1972) divides the *collection size* by the
     document frequency, so we read it as ``M``. Note ``W_N = 0`` when every image has the same
@@ -76,17 +76,17 @@ def _table(features: Mapping[int, ImageFeatures],
 
 
 def box_scores(features: Mapping[int, ImageFeatures]) -> dict[int, float]:
-    """``pivoted-Wbbox · W_N`` of every image of the batch (Eq. 2 and 3).
+    """``pivoted-Wbbox · W_N`` of every image (Eq. 2 and 3).
 
     Examples
     --------
     >>> from dataclasses import replace
     >>> base = ImageFeatures(1.0, 1.0, 0.0, 0, 0.0, 0.0, math.nan, math.nan,
     ...                      0, 0, 0, 0, 0, 0.0, 0, 100)
-    >>> batch = {1: replace(base, n_boxes=1, wbbox=10.0, box_area=20),
+    >>> images = {1: replace(base, n_boxes=1, wbbox=10.0, box_area=20),
     ...          2: replace(base, n_boxes=2, wbbox=10.0, box_area=40),
     ...          3: replace(base, n_boxes=2, wbbox=5.0, box_area=30)}
-    >>> {i: round(s, 4) for i, s in box_scores(batch).items()}
+    >>> {i: round(s, 4) for i, s in box_scores(images).items()}
     {1: 16.4792, 2: 3.041, 3: 2.0273}
     """
     if not features:
@@ -122,7 +122,7 @@ def random_scores(image_ids: list[int] | Mapping[int, object], seed: int = 0) ->
 
 
 def columns(features: Mapping[int, ImageFeatures], method: str, seed: int = 0) -> list[Column]:
-    """The sort keys of ``method`` on this batch, most significant first (image id excluded).
+    """The sort keys of ``method`` on these images, most significant first (image id excluded).
 
     >>> [c.label for c in columns({}, "box-score")]
     ['pivoted Wbbox · W_N', 'Wbbox / image pixels']
@@ -151,12 +151,12 @@ def _ranking(cols: list[Column], ids: list[int]) -> list[int]:
 
 
 def priority(features: Mapping[int, ImageFeatures], method: str, seed: int = 0) -> list[int]:
-    """Image ids of the batch in review order, the most urgent first.
+    """Image ids in review order, the most urgent first.
 
     Parameters
     ----------
     features : mapping of int to ImageFeatures
-        The batch: image id → its features.
+        The images: image id → its features.
     method : {"image-sort", "box-sort", "box-score", "random"}
         See the module docstring.
     seed : int
@@ -167,9 +167,9 @@ def priority(features: Mapping[int, ImageFeatures], method: str, seed: int = 0) 
     >>> from dataclasses import replace
     >>> base = ImageFeatures(1.0, 1.0, 0.0, 0, 0.0, 0.0, math.nan, math.nan,
     ...                      0, 0, 0, 0, 0, 0.0, 0, 100)
-    >>> batch = {1: replace(base, strict_alpha=0.9), 2: replace(base, strict_alpha=math.nan),
+    >>> images = {1: replace(base, strict_alpha=0.9), 2: replace(base, strict_alpha=math.nan),
     ...          3: replace(base, strict_alpha=0.2), 4: replace(base, strict_alpha=0.9)}
-    >>> priority(batch, "image-sort")
+    >>> priority(images, "image-sort")
     [3, 1, 4, 2]
     """
     return _ranking(columns(features, method, seed), list(features))
@@ -215,16 +215,16 @@ def explain(features: Mapping[int, ImageFeatures], image_id: int, method: str,
     >>> from dataclasses import replace
     >>> base = ImageFeatures(1.0, 1.0, 0.0, 0, 0.0, 0.0, math.nan, math.nan,
     ...                      0, 0, 0, 0, 0, 0.0, 0, 100)
-    >>> batch = {1: replace(base, strict_alpha=0.5, relaxed_alpha=0.7),
+    >>> images = {1: replace(base, strict_alpha=0.5, relaxed_alpha=0.7),
     ...          2: replace(base, strict_alpha=0.5, relaxed_alpha=0.6)}
-    >>> print(explain(batch, 1, "image-sort"))
+    >>> print(explain(images, 1, "image-sort"))
     image 1: rank 2 of 2 by image-sort
       after image 2: relaxed α (asc) 0.7 vs 0.6
       keys: strict α 0.5, relaxed α 0.7, unsure share 0, unsure pixels 0, area std 0, \
 area mean 0, intra-rater strict α NaN, intra-rater relaxed α NaN
     """
     if image_id not in features:
-        raise KeyError(f"image {image_id} is not in the batch")
+        raise KeyError(f"image {image_id} is not among the images")
     cols = columns(features, method, seed)
     order = _ranking(cols, list(features))
     return _explain_at(cols, order, order.index(image_id), method)
@@ -232,15 +232,15 @@ area mean 0, intra-rater strict α NaN, intra-rater relaxed α NaN
 
 def explanations(features: Mapping[int, ImageFeatures], method: str,
                  seed: int = 0) -> dict[int, str]:
-    """:func:`explain` of every image of the batch, in queue order, ranking the batch once
+    """:func:`explain` of every image, in queue order, ranking the images once
     (``explain`` per image would rank it once per image).
 
     >>> from dataclasses import replace
     >>> base = ImageFeatures(1.0, 1.0, 0.0, 0, 0.0, 0.0, math.nan, math.nan,
     ...                      0, 0, 0, 0, 0, 0.0, 0, 100)
-    >>> batch = {1: replace(base, strict_alpha=0.5), 2: replace(base, strict_alpha=0.4)}
-    >>> out = explanations(batch, "image-sort")
-    >>> list(out), out[1] == explain(batch, 1, "image-sort")
+    >>> images = {1: replace(base, strict_alpha=0.5), 2: replace(base, strict_alpha=0.4)}
+    >>> out = explanations(images, "image-sort")
+    >>> list(out), out[1] == explain(images, 1, "image-sort")
     ([2, 1], True)
     """
     cols = columns(features, method, seed)

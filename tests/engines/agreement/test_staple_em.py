@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import SimpleITK as sitk
 
+from slicereview.demo.annotators import blob
 from slicereview.engines.agreement import staple
 from slicereview.engines.agreement.staple_em import staple_counts, vote_patterns
 from slicereview.engines.masks import rasterize
-from slicereview.engines.simulate_annotators import blob
 from slicereview.model import Polygon
 
 TOL = 1e-6

@@ -30,7 +30,7 @@ SOURCES = ["CT_small.dcm", "MR_small.dcm", "mammogram"]
 
 def _source(name: str) -> pydicom.Dataset:
     if name == "mammogram":  # a secondary capture: no frame of reference, no spacing
-        from slicereview.app.demo import mammogram_files
+        from slicereview.demo.project import mammogram_files
 
         return pydicom.dcmread(mammogram_files()[0], stop_before_pixels=True)
     return pydicom.dcmread(get_testdata_file(name), stop_before_pixels=True)

@@ -10,7 +10,7 @@ import importlib
 
 import pytest
 
-from slicereview.app.pacs_import import import_dicomweb
+from slicereview.app.images.pacs_import import import_dicomweb
 from slicereview.engines.dicomweb.client import Server
 from slicereview.engines.dicomweb.errors import AuthenticationError, DicomwebError
 from slicereview.engines.dicomweb.http import Auth, NetLimits
@@ -111,7 +111,7 @@ def test_a_work_package_carries_pacs_images_as_files(server, cache, tmp_path):
     """An annotator's work package holds the images themselves (fetched again if the cache
     lost them), so the annotator's machine never needs the PACS."""
     from slicereview.app import annotating
-    from slicereview.app.packages import package, unpack
+    from slicereview.app.qa.packages import package, unpack
     from slicereview.engines.imaging.loader import load_display
 
     path = tmp_path / "p.srproj"

@@ -21,7 +21,7 @@ from pydicom import dcmread
 from pydicom.data import get_testdata_file
 from skimage import io
 
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.limits import Limits
 from slicereview.store import Project

@@ -20,7 +20,7 @@ from pydicom.dataset import Dataset, FileMetaDataset
 from pydicom.pixels import pack_bits
 from pydicom.uid import ExplicitVRLittleEndian, SecondaryCaptureImageStorage, generate_uid
 
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.engines.imaging.errors import UnreadableImageError
 from slicereview.engines.imaging.loader import load_display
 from slicereview.store import Project

@@ -15,7 +15,7 @@ from nibabel.testing import data_path
 from pydicom import dcmread
 from pydicom.data import get_testdata_file
 
-from slicereview.app.importing import ImportReport, import_paths
+from slicereview.app.images.importing import ImportReport, import_paths
 from slicereview.engines.imaging.importer import SliceSelection, iter_files, parse_slices
 from slicereview.engines.imaging.loader import load_display
 from slicereview.store import Project
@@ -154,7 +154,7 @@ def test_missing_codec_is_listed_with_the_package(project, folder, monkeypatch):
     from pydicom.pixels import get_decoder
     from pydicom.uid import JPEG2000Lossless
 
-    from slicereview.app import importing
+    from slicereview.app.images import importing
     from slicereview.engines.imaging import importer
 
     monkeypatch.setattr(get_decoder(JPEG2000Lossless), "_available", {})

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import nibabel.testing
 
-from slicereview.app.importing import import_paths
+from slicereview.app.images.importing import import_paths
 from slicereview.engines.imaging.importer import parse_slices
 from slicereview.store import Project
 

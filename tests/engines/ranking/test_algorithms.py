@@ -1,4 +1,4 @@
-"""Edge cases and exact question counts of the ranking algorithms."""
+"""Edge cases and exact comparison counts of the ranking algorithms."""
 
 from __future__ import annotations
 
@@ -7,17 +7,17 @@ import math
 
 import pytest
 
+from slicereview.demo.raters import SimulatedRater, run_sort
 from slicereview.engines.ranking import (
     ALGORITHMS,
     DEFAULT,
     NeedAnswer,
     Ranking,
     algorithm_version,
-    estimate_questions,
+    estimate_comparisons,
     replay,
 )
 from slicereview.engines.ranking.algorithms import _jacobsthal_order
-from slicereview.engines.ranking.simulate import SimulatedRater, run_sort
 
 
 def test_registry_and_default():
@@ -72,8 +72,8 @@ def test_merge_insertion_worst_case_is_ford_johnson(n, algorithm):
         truth = {item: float(v) for item, v in zip(range(n), perm, strict=True)}
         run = run_sort(list(range(n)), SimulatedRater(truth), algorithm)
         assert run.ranking.order == sorted(truth, key=lambda i: -truth[i])
-        worst = max(worst, run.questions)
-    assert worst == FJ_WORST[n] == estimate_questions(n)
+        worst = max(worst, run.comparisons)
+    assert worst == FJ_WORST[n] == estimate_comparisons(n)
     assert worst >= math.ceil(math.log2(math.factorial(n)))
 
 
@@ -81,7 +81,7 @@ def test_all_items_the_same_takes_n_minus_one_questions_when_tie_aware():
     truth = dict.fromkeys(range(40), 1.0)
     run = run_sort(list(truth), SimulatedRater(truth))
     assert run.ranking.tiers == [list(range(40))]
-    assert run.questions == 39
+    assert run.comparisons == 39
 
 
 @pytest.mark.parametrize("k", [0, 1, 3, 12, 20])
@@ -95,8 +95,8 @@ def test_top_k_bounds(k):
 def test_need_answer_reports_progress():
     out = replay(list(range(10)), {})
     assert isinstance(out, NeedAnswer)
-    assert out.answered == 0 and out.estimated_total == estimate_questions(10) == 22
-    assert estimate_questions(200, "top-k", 10) == 199 + 9 * 8
+    assert out.answered == 0 and out.estimated_total == estimate_comparisons(10) == 22
+    assert estimate_comparisons(200, "top-k", 10) == 199 + 9 * 8
 
 
 def test_timsort_questions_come_from_cpython_sorted():

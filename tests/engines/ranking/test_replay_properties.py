@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from slicereview.demo.raters import SimulatedRater, run_sort
 from slicereview.engines.ranking import ALGORITHMS, NeedAnswer, Ranking, Replayer, replay
-from slicereview.engines.ranking.simulate import SimulatedRater, run_sort
 
 preorders = st.lists(st.integers(0, 5), min_size=0, max_size=24)
 algorithms = st.sampled_from(sorted(ALGORITHMS))
@@ -40,8 +40,8 @@ def test_perfect_oracle_gives_a_correct_ranking(levels, algorithm, k):
     if algorithm == "tie-aware-merge-insertion":
         # Tiers are exactly the levels of the preorder.
         assert len(ranking.tiers) == len(set(levels))
-    assert run.questions <= len(items) * (len(items) - 1) // 2
-    assert ranking.answered == run.questions
+    assert run.comparisons <= len(items) * (len(items) - 1) // 2
+    assert ranking.answered == run.comparisons
 
 
 @given(levels=preorders, algorithm=algorithms, cut=st.floats(0, 1))

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from slicereview.engines.agreement import level_agreement, segmentation_agreement
-from slicereview.engines.review.batch import FeatureJob, PolygonSpec, features_for_batch
 from slicereview.engines.review.features import ImageFeatures, image_features, intra_rater_alpha
+from slicereview.engines.review.parallel import FeatureTask, PolygonSpec, features_of_images
 
 
 def _labels(seed: int = 0, raters: int = 3, size: int = 20) -> np.ndarray:
@@ -152,7 +152,7 @@ def test_json_round_trip_is_nan_safe():
         ImageFeatures.from_dict(missing)
 
 
-# -- polygon jobs and the process pool --------------------------------------------------------
+# -- polygon tasks and the process pool --------------------------------------------------------
 
 
 def _square(x, y, s, certainty="certain"):
@@ -160,18 +160,18 @@ def _square(x, y, s, certainty="certain"):
                            certainty=certainty)
 
 
-def _job(image_id: int, shift: int) -> FeatureJob:
+def _task(image_id: int, shift: int) -> FeatureTask:
     annotations = [
         [_square(2, 2, 6), _square(20, 20, 5, "uncertain")],
         [_square(2 + shift, 2, 6), _square(30, 5, 4)],
         [_square(3, 3, 5)],
     ]
     repeats = [([_square(2, 2, 6)], [_square(2, 3, 6)])]
-    return FeatureJob.from_polygons(image_id, (40, 48), annotations, repeats)
+    return FeatureTask.from_polygons(image_id, (40, 48), annotations, repeats)
 
 
 def test_polygon_job_equals_label_images():
-    job = _job(1, 2)
+    job = _task(1, 2)
     assert all(isinstance(p, PolygonSpec) for a in job.annotations for p in a)
     from slicereview.engines.masks import rasterize
     lab = np.stack([rasterize(a, (40, 48)) for a in job.annotations])
@@ -180,34 +180,34 @@ def test_polygon_job_equals_label_images():
 
 
 def test_pool_matches_inline_and_reports_progress():
-    jobs = [_job(i, i % 4) for i in range(6)]
+    tasks = [_task(i, i % 4) for i in range(6)]
     seen: list[tuple[int, int]] = []
-    inline = features_for_batch(jobs, workers=1, progress=lambda d, t: seen.append((d, t)))
-    pooled = features_for_batch(jobs, workers=2)
+    inline = features_of_images(tasks, workers=1, progress=lambda d, t: seen.append((d, t)))
+    pooled = features_of_images(tasks, workers=2)
     assert list(pooled) == list(inline) == list(range(6))
     assert {i: f.to_dict() for i, f in pooled.items()} == {
         i: f.to_dict() for i, f in inline.items()}
     assert seen == [(k, 6) for k in range(1, 7)]
 
 
-def test_label_jobs_cancellation_and_duplicates():
+def test_label_tasks_cancellation_and_duplicates():
     lab = _labels(0)
     calls = iter(range(100))
-    out = features_for_batch([(i, lab, None) for i in range(5)], workers=1,
+    out = features_of_images([(i, lab, None) for i in range(5)], workers=1,
                              cancelled=lambda: next(calls) >= 2)
     assert list(out) == [0, 1]
     with pytest.raises(ValueError, match="unique"):
-        features_for_batch([(1, lab, None), (1, lab, None)], workers=1)
-    assert features_for_batch([], workers=None) == {}
+        features_of_images([(1, lab, None), (1, lab, None)], workers=1)
+    assert features_of_images([], workers=None) == {}
 
 
-def test_a_kept_pool_serves_several_batches():
-    from slicereview.engines.review.batch import make_pool
+def test_a_kept_pool_serves_several_calls():
+    from slicereview.engines.review.parallel import make_pool
 
-    jobs = [_job(i, i % 3) for i in range(4)]
-    inline = features_for_batch(jobs, workers=1)
+    tasks = [_task(i, i % 3) for i in range(4)]
+    inline = features_of_images(tasks, workers=1)
     with make_pool(2) as pool:
-        first = features_for_batch(jobs[:2], executor=pool)
-        second = features_for_batch(jobs[2:], executor=pool)
+        first = features_of_images(tasks[:2], executor=pool)
+        second = features_of_images(tasks[2:], executor=pool)
     assert {**first, **second}.keys() == inline.keys()
     assert all({**first, **second}[i].to_dict() == f.to_dict() for i, f in inline.items())

@@ -50,17 +50,17 @@ BOX_KEYS = [
 def _check_keys(method, keys):
     for j, (name, early, late) in enumerate(keys):
         # Ids chosen so that the id tie-break alone would give the opposite order.
-        batch = {1: replace(BASE, **{name: late}), 2: replace(BASE, **{name: early})}
-        assert priority(batch, method) == [2, 1], name
+        images = {1: replace(BASE, **{name: late}), 2: replace(BASE, **{name: early})}
+        assert priority(images, method) == [2, 1], name
         # A later key never overrides an earlier one.
         for later_name, later_early, later_late in keys[j + 1:]:
-            batch = {1: replace(BASE, **{name: early, later_name: later_late}),
+            images = {1: replace(BASE, **{name: early, later_name: later_late}),
                      2: replace(BASE, **{name: late, later_name: later_early})}
-            assert priority(batch, method) == [1, 2], (name, later_name)
+            assert priority(images, method) == [1, 2], (name, later_name)
         # NaN goes last whatever the direction, both against a number and before the id.
-        batch = {1: replace(BASE, **{name: NAN}), 2: replace(BASE, **{name: late}),
+        images = {1: replace(BASE, **{name: NAN}), 2: replace(BASE, **{name: late}),
                  3: replace(BASE, **{name: early})}
-        assert priority(batch, method) == [3, 2, 1], name
+        assert priority(images, method) == [3, 2, 1], name
 
 
 def test_image_sort_every_key_in_order():
@@ -81,28 +81,28 @@ def test_box_sort_last_key_is_wbbox_per_image_pixel():
 
 @pytest.mark.parametrize("method", METHODS)
 def test_all_ties_break_by_image_id(method):
-    batch = {i: BASE for i in (9, 3, 7, 1)}
+    images = {i: BASE for i in (9, 3, 7, 1)}
     if method == "random":
-        assert sorted(priority(batch, method)) == [1, 3, 7, 9]
+        assert sorted(priority(images, method)) == [1, 3, 7, 9]
     else:
-        assert priority(batch, method) == [1, 3, 7, 9]
+        assert priority(images, method) == [1, 3, 7, 9]
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_insertion_order_does_not_matter(method):
     rng = np.random.default_rng(1)
-    batch = {i: replace(BASE, strict_alpha=float(rng.choice([0.1, 0.5, NAN])),
+    images = {i: replace(BASE, strict_alpha=float(rng.choice([0.1, 0.5, NAN])),
                         n_low=int(rng.integers(3)), n_boxes=int(rng.integers(1, 4)),
                         wbbox=float(rng.choice([10.0, 20.0, NAN])))
              for i in range(30)}
-    keys = list(batch)
+    keys = list(images)
     random.Random(4).shuffle(keys)
-    shuffled = {i: batch[i] for i in keys}
-    assert priority(shuffled, method, seed=3) == priority(batch, method, seed=3)
+    shuffled = {i: images[i] for i in keys}
+    assert priority(shuffled, method, seed=3) == priority(images, method, seed=3)
 
 
 def test_box_score_by_hand():
-    batch = {
+    images = {
         1: replace(BASE, n_boxes=1, wbbox=10.0, box_area=20),
         2: replace(BASE, n_boxes=2, wbbox=10.0, box_area=40),
         3: replace(BASE, n_boxes=2, wbbox=5.0, box_area=30),
@@ -116,29 +116,29 @@ def test_box_score_by_hand():
         3: 5.0 / (30 / avg) * math.log(5 / 2),
         4: 0.0,  # no box area: pivoted Wbbox is 0
     }
-    got = box_scores(batch)
+    got = box_scores(images)
     assert math.isnan(got.pop(5))
     assert got == pytest.approx(expected, rel=1e-12)
-    assert scores(batch, "box-score")[1] == pytest.approx(expected[1])
-    assert priority(batch, "box-score") == [1, 2, 3, 4, 5]
+    assert scores(images, "box-score")[1] == pytest.approx(expected[1])
+    assert priority(images, "box-score") == [1, 2, 3, 4, 5]
 
 
 def test_box_score_ties_by_wbbox_per_pixel_then_id():
     # Same number of boxes everywhere: W_N = ln(1) = 0 and every score ties at 0.
-    batch = {1: replace(BASE, wbbox=10.0, image_pixels=1000),
+    images = {1: replace(BASE, wbbox=10.0, image_pixels=1000),
              2: replace(BASE, wbbox=10.0, image_pixels=100),
              3: replace(BASE, wbbox=10.0, image_pixels=100),
              4: replace(BASE, wbbox=NAN)}
-    assert set(box_scores({k: v for k, v in batch.items() if k != 4}).values()) == {0.0}
-    assert priority(batch, "box-score") == [2, 3, 1, 4]
+    assert set(box_scores({k: v for k, v in images.items() if k != 4}).values()) == {0.0}
+    assert priority(images, "box-score") == [2, 3, 1, 4]
 
 
 def test_random_is_reproducible_and_seed_dependent():
-    batch = {i: BASE for i in range(50)}
-    a, b = priority(batch, "random", seed=1), priority(batch, "random", seed=1)
+    images = {i: BASE for i in range(50)}
+    a, b = priority(images, "random", seed=1), priority(images, "random", seed=1)
     assert a == b
-    assert a != priority(batch, "random", seed=2)
-    s = random_scores(list(batch), seed=1)
+    assert a != priority(images, "random", seed=2)
+    s = random_scores(list(images), seed=1)
     assert a == sorted(s, key=lambda i: (-s[i], i))
     # Means of ten uniforms: inside (0, 1), concentrated around 0.5.
     values = np.array(list(s.values()))
@@ -150,10 +150,10 @@ def test_random_is_reproducible_and_seed_dependent():
 
 
 def test_scores_are_the_primary_key():
-    batch = {1: replace(BASE, strict_alpha=0.3, n_disagreement=4), 2: BASE}
-    assert scores(batch, "image-sort") == {1: 0.3, 2: 0.5}
-    assert scores(batch, "box-sort") == {1: 4.0, 2: 1.0}
-    assert scores(batch, "random", seed=5) == random_scores([1, 2], seed=5)
+    images = {1: replace(BASE, strict_alpha=0.3, n_disagreement=4), 2: BASE}
+    assert scores(images, "image-sort") == {1: 0.3, 2: 0.5}
+    assert scores(images, "box-sort") == {1: 4.0, 2: 1.0}
+    assert scores(images, "random", seed=5) == random_scores([1, 2], seed=5)
 
 
 def test_unknown_method():
@@ -162,11 +162,11 @@ def test_unknown_method():
 
 
 def test_explain_names_the_deciding_keys():
-    batch = {1: replace(BASE, strict_alpha=0.2),
+    images = {1: replace(BASE, strict_alpha=0.2),
              2: replace(BASE, relaxed_alpha=0.4),
              3: BASE}
-    assert priority(batch, "image-sort") == [1, 2, 3]
-    text = explain(batch, 2, "image-sort")
+    assert priority(images, "image-sort") == [1, 2, 3]
+    text = explain(images, 2, "image-sort")
     assert text.splitlines()[0] == "image 2: rank 2 of 3 by image-sort"
     assert "after image 1: strict α (asc) 0.5 vs 0.2" in text
     assert "before image 3: relaxed α (asc) 0.4 vs 0.5" in text
@@ -175,4 +175,4 @@ def test_explain_names_the_deciding_keys():
     assert "all keys equal; image id 2 vs 1" in tie
     assert "rank 1 of 1" in explain({5: BASE}, 5, "box-score")
     with pytest.raises(KeyError):
-        explain(batch, 42, "image-sort")
+        explain(images, 42, "image-sort")

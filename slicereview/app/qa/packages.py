@@ -1,0 +1,307 @@
+"""Work packages for annotators on other machines: :func:`package` writes one zip for one
+annotator, :func:`merge` takes their work back. Rules held here:
+
+* **blind** — the package's project holds only that annotator's annotations, the decisions on
+  them (returned annotations with their comments and reason tags), the guidelines with their
+  entries, the questions and their batch; nothing of other annotators, no gold, no scores, no
+  pins (see :meth:`slicereview.store.packages.Packages.write_subset`). Ids and case ids
+  are the project's.
+* **self-contained** — the zip holds ``project.srproj``, copies of the image files under
+  ``images/`` (stored, not recompressed: medical images are large and often compressed) and
+  ``manifest.json``: format, the project's UUID, the annotator, the package's own id, each
+  image's SHA-256 and the edit stamp of each annotation when packed (the merge base). The
+  annotator opens the zip itself in slicereview (:func:`unpack`: verified, then unpacked once
+  beside it) or unzips it and opens ``project.srproj``.
+* **merge is verified** — a package from another project (UUID), a damaged zip or project
+  file, a newer format, an image whose hash differs or an unknown annotator is refused before
+  anything is written; the merge is one transaction, so the project is unchanged on refusal.
+* **merge never overwrites** — per annotation (rater, image, phase, round): missing in the
+  project → added; equal → nothing; changed in the package only → the project takes it;
+  changed in the project only → kept; changed on both sides → a *conflict*: the project keeps
+  its version, the package's is kept in ``merge_conflicts`` and reported. Merging the same
+  package again adds nothing (idempotent). Guideline views are merged too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+import uuid
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from slicereview import __version__
+from slicereview.app.images.limits import project_limits
+from slicereview.app.images.pacs import Locator, local_file
+from slicereview.app.qa.workflow import work_images
+from slicereview.model import Annotation, Phase, Polygon, Role
+from slicereview.store import NewerProjectError, Project, ProjectError
+from slicereview.store._base import now_iso
+from slicereview.store.schema import SCHEMA_VERSION
+
+FORMAT = 1
+MANIFEST = "manifest.json"
+PROJECT = "project.srproj"
+
+
+class PackageError(ProjectError):
+    """A package that cannot be merged (another project, damaged, newer, hash mismatch)."""
+
+
+def _content(project: Project, ann: Annotation) -> dict:
+    polys = [{"v": p.vertices.tolist(), "c": str(p.certainty), "l": p.label,
+              "q": p.classifications} for p in project.polygons.of(ann.id)]
+    return {"status": str(ann.status), "classifications": ann.classifications,
+            "active_ms": ann.active_ms, "polygons": polys}
+
+
+def _digest(content: dict) -> str:
+    return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
+
+
+def project_uuid(project: Project) -> str:
+    value = project.meta("project_uuid")
+    if not value:
+        value = uuid.uuid4().hex
+        project.set_meta("project_uuid", value)
+    return value
+
+
+def package(project: Project, annotator: str, out: str | Path, batch: str | None = None
+            ) -> Path:
+    """Write the work package of ``annotator`` (optionally one ``batch``) to ``out`` (zip)."""
+    rater = project.raters.by_name(annotator)
+    if rater is None or rater.role is not Role.ANNOTATOR:
+        raise ValueError(f"no annotator named {annotator!r} in this project")
+    out = Path(out)
+    if out.exists():
+        raise FileExistsError(f"{out} exists: choose another name")
+    batch_id = None
+    if batch is not None:
+        found = project.workflow.batch_by_name(batch)
+        if found is None:
+            raise ValueError(f"no batch named {batch!r} in this project")
+        batch_id = found.id
+        images = work_images(project, rater.id, batch_id)
+    else:
+        images = sorted({i for b in project.workflow.batches()
+                         for i in work_images(project, rater.id, b.id)}
+                        | {a.image_id for a in project.annotations.all(rater_id=rater.id)})
+    if not images:
+        raise ValueError(f"{annotator} has no images to work on"
+                         + (f" in batch {batch}" if batch else ""))
+    package_id = uuid.uuid4().hex
+    base = {str(a.id): a.updated_at for a in project.annotations.all(rater_id=rater.id)
+            if a.image_id in set(images)}
+    with tempfile.TemporaryDirectory() as tmp:
+        sub = Path(tmp) / PROJECT
+        project.packages.write_subset(sub, rater.id, images, batch_id, {
+            "package_id": package_id, "package_annotator": annotator,
+            "package_created_at": now_iso(), "project_uuid": project_uuid(project)})
+        files: dict[str, tuple[Path, str]] = {}
+        locator = Locator(project)
+        max_bytes = project_limits(project).max_decoded_bytes
+        with Project.open(sub) as pkg:
+            paths = {}
+            sources = {s.id: s for s in pkg.images.sources()}
+            for image in pkg.images.all():
+                source = sources[image.source_id]
+                name = f"images/{source.sha256[:16]}/{Path(image.path).name}"
+                # An image on a PACS travels as its file (fetched if the cache lost it): the
+                # annotator's machine need not reach the PACS.
+                files[name] = (local_file(locator.file_of(image), max_bytes), source.sha256)
+                paths[source.id] = name
+            pkg.images.set_stored_paths(paths)
+            pkg.dicomweb.forget_sources()
+        manifest = {"format": FORMAT, "schema": SCHEMA_VERSION, "slicereview": __version__,
+                    "project_uuid": project_uuid(project), "package_id": package_id,
+                    "annotator": annotator, "batch": batch, "base": base,
+                    "images": {n: h for n, (_, h) in files.items()}}
+        partial = out.with_name(out.name + ".partial")
+        with zipfile.ZipFile(partial, "w") as zf:
+            zf.writestr(MANIFEST, json.dumps(manifest, indent=1))
+            zf.write(sub, PROJECT, compress_type=zipfile.ZIP_DEFLATED)
+            for name, (src, _) in files.items():
+                zf.write(src, name, compress_type=zipfile.ZIP_STORED)
+        partial.replace(out)
+    return out
+
+
+@dataclass
+class MergeReport:
+    """What a merge did: annotations ``added``, ``updated`` (changed in the package only),
+    ``unchanged``, ``kept`` (changed in the project only) and ``conflicts`` (annotation ids of
+    the project whose package version was kept apart; new ones only)."""
+
+    added: list[int] = field(default_factory=list)
+    updated: list[int] = field(default_factory=list)
+    unchanged: int = 0
+    kept: list[int] = field(default_factory=list)
+    conflicts: list[int] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return (f"{len(self.added)} added, {len(self.updated)} updated, {self.unchanged} "
+                f"unchanged, {len(self.kept)} kept (changed here only), "
+                f"{len(self.conflicts)} conflicts kept apart")
+
+
+def _read(file: Path, tmp: Path) -> tuple[dict, Path]:
+    try:
+        with zipfile.ZipFile(file) as zf:
+            # every member is read to its end once: zipfile checks its CRC there, and the
+            # images are hashed in the same pass (no separate testzip pass)
+            manifest = json.loads(zf.read(MANIFEST))
+            if not isinstance(manifest, dict) or manifest.get("format", 0) > FORMAT:
+                raise PackageError(f"{file.name} was written by a newer slicereview: update it")
+            zf.extract(PROJECT, tmp)
+            for name, sha in manifest["images"].items():
+                digest = hashlib.sha256()
+                with zf.open(name) as member:
+                    while chunk := member.read(1 << 20):
+                        digest.update(chunk)
+                if digest.hexdigest() != sha:
+                    raise PackageError(f"{file.name}: {name} is damaged (hash differs)")
+    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, EOFError, OSError) as exc:
+        raise PackageError(f"{file.name} is not a readable slicereview package ({exc})") from exc
+    return manifest, tmp / PROJECT
+
+
+def merge(project: Project, file: str | Path) -> MergeReport:
+    """Merge an annotator's package back (see the module doc); one transaction."""
+    file = Path(file)
+    with tempfile.TemporaryDirectory() as tmp:
+        manifest, sub = _read(file, Path(tmp))
+        # meta, not project_uuid(): a refusal must not write (a project never packaged has
+        # no identity yet, and no package can be its own)
+        if manifest.get("project_uuid") != project.meta("project_uuid"):
+            raise PackageError(f"{file.name} belongs to another project: nothing merged")
+        try:
+            pkg = Project.open(sub)
+        except NewerProjectError as exc:
+            raise PackageError(f"{file.name} was written by a newer slicereview: {exc}") from exc
+        except ProjectError as exc:
+            raise PackageError(f"{file.name} holds a damaged project: {exc}") from exc
+        with pkg:
+            return _merge(project, pkg, manifest)
+
+
+def _merge(project: Project, pkg: Project, manifest: dict) -> MergeReport:
+    if pkg.meta("project_uuid") != project_uuid(project):
+        raise PackageError("the package's project file belongs to another project")
+    name = manifest["annotator"]
+    here, there = project.raters.by_name(name), pkg.raters.by_name(name)
+    if here is None or there is None:
+        raise PackageError(f"annotator {name!r} is missing on one side")
+    sources = {s.id: s for s in pkg.images.sources()}
+    for image in pkg.images.all():
+        source = project.images.source_by_hash(sources[image.source_id].sha256)
+        try:
+            same = source is not None and project.images.get(image.id).source_id == source.id
+        except KeyError:
+            same = False
+        if not same:
+            raise PackageError(f"image {image.case_id} differs from the project's (hash)")
+    base = manifest.get("base", {})
+    report = MergeReport()
+    with project.transaction():
+        for ann in pkg.annotations.all(rater_id=there.id):
+            theirs = _content(pkg, ann)
+            mine = project.annotations.for_image(here.id, ann.image_id, ann.phase, ann.round,
+                                                 create=False)
+            if mine is None:
+                new = project.annotations.for_image(here.id, ann.image_id, ann.phase, ann.round)
+                assert new is not None
+                _write(project, new.id, theirs)
+                report.added.append(new.id)
+                continue
+            ours = _content(project, mine)
+            if _digest(ours) == _digest(theirs):
+                report.unchanged += 1
+                continue
+            stamp = base.get(str(ann.id)) if ann.id == mine.id else None
+            they_changed = stamp is None or ann.updated_at != stamp
+            we_changed = stamp is None or mine.updated_at != stamp
+            if they_changed and not we_changed:
+                _write(project, mine.id, theirs)
+                report.updated.append(mine.id)
+            elif we_changed and not they_changed:
+                report.kept.append(mine.id)
+            elif project.packages.add_merge_conflict(manifest["package_id"], mine.id, theirs,
+                                                     _digest(theirs)):
+                report.conflicts.append(mine.id)
+            else:
+                report.unchanged += 1
+        project.guidelines.merge_views(here.id, pkg.guidelines.views(there.id))
+    return report
+
+
+def _write(project: Project, annotation_id: int, content: dict) -> None:
+    import numpy as np
+
+    polys = [Polygon(np.asarray(p["v"], dtype=float).reshape(-1, 2), p["c"], p["l"], p["q"])
+             for p in content["polygons"]]
+    project.polygons.replace(annotation_id, polys)
+    project.annotations.set_image_classifications(annotation_id, content["classifications"])
+    current = project.annotations.get(annotation_id).active_ms
+    if content["active_ms"] > current:
+        project.annotations.add_active_time(annotation_id, content["active_ms"] - current)
+    project.annotations.set_status(annotation_id, content["status"])
+
+
+def copy_floor(files: list[Path], dest: Path) -> None:
+    """The speed floor of packaging: ``shutil.copyfile`` of the same files."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for k, f in enumerate(files):
+        shutil.copyfile(f, dest / f"{k}_{f.name}")
+
+
+__all__ = ["MergeReport", "PackageError", "Phase", "merge", "package"]
+
+
+def unpack(file: str | Path) -> Path:
+    """Open a work package zip directly (the annotator's side): the path of its project.
+
+    * **where** — the zip is unpacked once into a folder beside it named after it
+      (``anna.zip`` → ``anna/``), in the layout :func:`merge` takes back zipped
+      (``project.srproj``, ``images/``, ``manifest.json``); opening the zip again opens that
+      folder's project, so the work done there is never replaced by the zip's copy;
+    * **verified first** — the manifest's format, every member's checksum and each image's
+      hash, as :func:`merge` checks them, and the unpacked size (at most four times the zip's
+      plus 256 MiB: a deflate bomb is refused); nothing is written before that (``PackageError``);
+    * **never over another folder** — a folder of that name holding anything but this package
+      is left alone and ``anna (2)/`` is used. Only the manifest's members are extracted.
+    """
+    file = Path(file)
+    with tempfile.TemporaryDirectory() as tmp:
+        manifest, _ = _read(file, Path(tmp))
+    members = [MANIFEST, PROJECT, *manifest["images"]]
+    with zipfile.ZipFile(file) as zf:
+        unpacked = sum(zf.getinfo(name).file_size for name in members)
+    if unpacked > 4 * file.stat().st_size + (256 << 20):
+        raise PackageError(f"{file.name} would unpack to {unpacked >> 20} MB, far more than "
+                           "its size: it is damaged or not a slicereview package")
+    for k in range(1, 1000):
+        folder = file.with_name(file.stem if k == 1 else f"{file.stem} ({k})")
+        if not folder.exists():
+            break
+        if _package_id(folder) == manifest.get("package_id"):
+            return folder / PROJECT
+    partial = folder.with_name(folder.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    with zipfile.ZipFile(file) as zf:
+        for name in members:
+            zf.extract(name, partial)  # zipfile drops "..", drive and root parts of a name
+    partial.rename(folder)  # the folder appears whole or not at all
+    return folder / PROJECT
+
+
+def _package_id(folder: Path) -> str | None:
+    try:
+        found = json.loads((folder / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+    return found.get("package_id") if isinstance(found, dict) else None

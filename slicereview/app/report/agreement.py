@@ -1,0 +1,216 @@
+"""Inter-rater agreement over a project for the owner's report: image- and box-level α of every
+image (Fig. 5), the annotator × annotator matrix of pairwise strict α, and each annotator's
+leave-one-out effect on α. One pass over the images; each annotation is rasterised once.
+
+Definitions:
+
+* **which annotations** — per image and phase, each annotator's latest finished round (gold
+  left out); an image with fewer than two is skipped. ``raters`` restricts to a subset (e.g.
+  without one group).
+* **image-level / box-level α** — binary nominal Krippendorff's α over all pixels, strict
+  (certain pixels) and relaxed (certain or uncertain), and the α of each box (the bounding
+  box of one connected component of the union), as
+  :func:`~slicereview.engines.agreement.segmentation_agreement` computes them.
+* **pairwise strict α** — the image-level strict α of two annotators' masks, averaged over the
+  images both annotated (in any one phase); the diagonal is left empty.
+* **leave-one-out effect** — on images with three or more annotators: mean over those images
+  of α(without the annotator) − α(all), strict. Positive: agreement rises without them.
+  Pairwise and leave-one-out α come from one table of pixel overlaps per image
+  (:mod:`slicereview.engines.agreement.gram`), not one pass over the pixels each.
+* **STAPLE sensitivity / specificity** — per image, STAPLE (Warfield 2004;
+  :func:`~slicereview.engines.agreement.consensus_masks.staple_rates`, ITK's EM
+  over vote patterns, all images with the same number of annotators at once) of the image's
+  annotators at the *relaxed* level (certain or uncertain pixels count as marked: STAPLE is
+  binary, and the relaxed mask is what an annotator claims is lesion); per annotator the mean
+  over the images they annotated with at least one other annotator. Undefined values (nobody
+  marked anything: sensitivity NaN) are left out of the mean. The per-image pass counts the
+  vote patterns; the EMs run after it in batches (one at a time they took ~1 ms an image).
+
+Example
+-------
+>>> import tempfile, pathlib
+>>> import numpy as np
+>>> from slicereview.model import NewImage, Polygon
+>>> from slicereview.store import Project
+>>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
+>>> [img] = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(10, 10)])
+>>> for name, x in (("a", 1), ("b", 1), ("c", 4)):
+...     ann = project.annotations.for_image(project.raters.add(name), img)
+...     v = np.array([[x, 1], [x + 4, 1], [x + 4, 5], [x, 5]], float)
+...     _ = project.polygons.replace(ann.id, [Polygon(v)])
+...     project.annotations.set_status(ann.id, "submitted")
+>>> result = inter_rater(project)
+>>> result.pairwise[(1, 2)], result.loo[3] > 0
+(1.0, True)
+>>> result.sensitivity[1] > result.sensitivity[3], result.staple_images[3]
+(True, 1)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from slicereview.engines.agreement import segmentation_agreement
+from slicereview.engines.agreement.consensus_masks import roi_masks, staple_rates
+from slicereview.engines.agreement.gram import overlaps, subset_alpha
+from slicereview.engines.agreement.staple_em import vote_patterns
+from slicereview.engines.masks import rasterize
+from slicereview.engines.review.parallel import default_workers, make_pool
+from slicereview.model import Annotation, AnnotationStatus
+from slicereview.store import Project
+
+FINISHED = (AnnotationStatus.SUBMITTED, AnnotationStatus.NOTHING_TO_ANNOTATE)
+#: From this many images on, the per-image pass runs in two processes by default.
+PARALLEL_FROM = 400
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class InterRater:
+    """Result of :func:`inter_rater` (see the module doc for the definitions).
+
+    ``image_alpha``/``box_alpha``: level → list of α values (one per image / per box);
+    ``pairwise``: ``(rater a, rater b)`` with ``a < b`` → mean strict α; ``pair_images``: the
+    number of images behind it; ``loo``: rater → mean leave-one-out effect; ``images``: images
+    used; ``sensitivity``/``specificity``: rater → mean STAPLE estimate (relaxed) over
+    ``staple_images[rater]`` images.
+    """
+
+    image_alpha: dict[str, list[float]] = field(
+        default_factory=lambda: {"strict": [], "relaxed": []})
+    box_alpha: dict[str, list[float]] = field(
+        default_factory=lambda: {"strict": [], "relaxed": []})
+    pairwise: dict[tuple[int, int], float] = field(default_factory=dict)
+    pair_images: dict[tuple[int, int], int] = field(default_factory=dict)
+    loo: dict[int, float] = field(default_factory=dict)
+    images: int = 0
+    sensitivity: dict[int, float] = field(default_factory=dict)
+    specificity: dict[int, float] = field(default_factory=dict)
+    staple_images: dict[int, int] = field(default_factory=dict)
+
+
+def selections(project: Project, raters: Iterable[int] | None = None
+               ) -> list[list[Annotation]]:
+    """Per (image, phase): the latest finished annotation of each annotator, two or more."""
+    keep = None if raters is None else set(raters)
+    gold = project.workflow.gold_annotation_ids()
+    chosen: dict[tuple[int, str], dict[int, Annotation]] = {}
+    for ann in project.annotations.all(status=FINISHED):
+        if ann.id in gold or (keep is not None and ann.rater_id not in keep):
+            continue
+        chosen.setdefault((ann.image_id, str(ann.phase)), {})[ann.rater_id] = ann
+    return [list(v.values()) for _, v in sorted(chosen.items()) if len(v) >= 2]
+
+
+def image_summary(task: tuple[tuple[int, int], list[list[tuple[np.ndarray, str]]]]
+                  ) -> tuple[float, float, list[float], list[float], np.ndarray, np.ndarray]:
+    """One image's part of the pass (module level, so a spawned worker can run it): ``task`` is
+    ``((H, W), [annotator polygons as (vertices, certainty)])``; returns strict and relaxed
+    image α, strict and relaxed box α values, the strict overlap table
+    (:func:`~slicereview.engines.agreement.gram.overlaps`) and the counts of the relaxed vote
+    patterns (:func:`~slicereview.engines.agreement.staple_em.vote_patterns`) for STAPLE."""
+    shape, annotators = task
+    labels = np.stack([rasterize([_Poly(v, c) for v, c in polys], shape)
+                       for polys in annotators])
+    agreement = segmentation_agreement(labels)
+    patterns = vote_patterns(roi_masks(labels, "relaxed"))[1]
+    return (agreement.strict.alpha, agreement.relaxed.alpha,
+            [b.alpha for b in agreement.strict.boxes],
+            [b.alpha for b in agreement.relaxed.boxes], overlaps(labels == 1), patterns)
+
+
+@dataclass(frozen=True)
+class _Poly:
+    vertices: np.ndarray
+    certainty: str
+
+
+def _summaries(tasks: list, workers: int, progress: Progress | None) -> Iterator[tuple]:
+    if workers <= 1:
+        for done, task in enumerate(tasks, start=1):
+            yield image_summary(task)
+            if progress is not None:
+                progress(done, len(tasks))
+        return
+
+    pool = make_pool(workers)
+    try:
+        chunk = max(1, len(tasks) // (8 * workers))
+        for done, result in enumerate(pool.map(image_summary, tasks, chunksize=chunk), start=1):
+            yield result
+            if progress is not None:
+                progress(done, len(tasks))  # may raise to cancel: the queued chunks are dropped
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def inter_rater(project: Project, raters: Iterable[int] | None = None,
+                progress: Progress | None = None, workers: int | None = None) -> InterRater:
+    """Image- and box-level α, the pairwise matrix and leave-one-out effects (one pass).
+
+    ``workers`` > 1 runs the per-image part in spawned processes. The default: two (at most
+    the CPUs available) from :data:`PARALLEL_FROM` images on, else inline — starting the
+    processes takes about a second. On the 2-core test machine 1,200 images of 256 × 256
+    took 5.1–5.5 s inline and 3.5–4.2 s with two workers (with STAPLE counted per image;
+    before it, 3.4 s inline against 4.4–5.0 s).
+    """
+    groups = selections(project, raters)
+    shapes = {i: (r, c) for i, (_, r, c) in project.images.cases().items()}
+    polygons = project.polygons.of_many([a.id for g in groups for a in g])
+    tasks = [(shapes[anns[0].image_id],
+             [[(p.vertices, str(p.certainty)) for p in polygons[a.id]] for a in anns])
+            for anns in groups]
+    if workers is None:
+        workers = min(2, default_workers()) if len(tasks) >= PARALLEL_FROM else 1
+    out = InterRater()
+    sums: dict[tuple[int, int], float] = {}
+    loo_sum: dict[int, list[float]] = {}
+    patterns: list[np.ndarray] = []
+    for anns, (strict_a, relaxed_a, strict_boxes, relaxed_boxes, g, counts) in zip(
+            groups, _summaries(tasks, workers, progress), strict=True):
+        patterns.append(counts)
+        for level, alpha, boxes in (("strict", strict_a, strict_boxes),
+                                    ("relaxed", relaxed_a, relaxed_boxes)):
+            if not math.isnan(alpha):
+                out.image_alpha[level].append(alpha)
+            out.box_alpha[level] += [b for b in boxes if not math.isnan(b)]
+        pixels = shapes[anns[0].image_id][0] * shapes[anns[0].image_id][1]
+        ids = [a.rater_id for a in anns]
+        everyone = range(len(anns))
+        for i in everyone:
+            for j in range(i + 1, len(anns)):
+                a = subset_alpha(g, (i, j), pixels)
+                if not math.isnan(a):
+                    key = (min(ids[i], ids[j]), max(ids[i], ids[j]))
+                    sums[key] = sums.get(key, 0.0) + a
+                    out.pair_images[key] = out.pair_images.get(key, 0) + 1
+        if len(anns) >= 3 and not math.isnan(strict_a):
+            for k, rater in enumerate(ids):
+                without = subset_alpha(g, [i for i in everyone if i != k], pixels)
+                if not math.isnan(without):
+                    loo_sum.setdefault(rater, []).append(without - strict_a)
+        out.images += 1
+    out.pairwise = {k: sums[k] / out.pair_images[k] for k in sums}
+    out.loo = {r: float(np.mean(v)) for r, v in loo_sum.items()}
+    estimates: dict[int, tuple[list[float], list[float]]] = {}
+    rates = staple_rates(patterns, [len(anns) for anns in groups])
+    for anns, (sens, spec) in zip(groups, rates, strict=True):
+        for ann, one_se, one_sp in zip(anns, sens, spec, strict=True):
+            found = estimates.setdefault(ann.rater_id, ([], []))
+            found[0].append(one_se)
+            found[1].append(one_sp)
+    for rater, (all_se, all_sp) in estimates.items():
+        out.sensitivity[rater] = _mean(all_se)
+        out.specificity[rater] = _mean(all_sp)
+        out.staple_images[rater] = len(all_se)
+    return out
+
+
+def _mean(values: list[float]) -> float:
+    """Mean of the defined values; NaN when none is."""
+    finite = [v for v in values if not math.isnan(v)]
+    return float(np.mean(finite)) if finite else math.nan

@@ -1,0 +1,63 @@
+"""How the owner's report and the Overview tab write numbers, colour α and word the STAPLE
+and intra-rater notes (one place for both, and light to import: the Overview tab must not
+load the report's statistics when it is built).
+
+>>> fmt(0.12345), fmt(float("nan")), fmt(None), fmt(2.0, 1)
+('0.123', '–', '–', '2.0')
+>>> colour(0.05), colour(0.9)
+('#f4a6a6', '#b9e4b0')
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from slicereview.app.report.intra import IntraRater
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    """``value`` with ``digits`` decimals; an en dash for ``None`` or NaN (not computed)."""
+    return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else (
+        f"{value:.{digits}f}")
+
+
+def colour(alpha: float) -> str:
+    """Background colour of an α cell by Krippendorff's bands: ≤ 0.1 red, ≤ 0.667 orange,
+    ≤ 0.8 yellow, above green; white for NaN."""
+    if math.isnan(alpha):
+        return "#fff"
+    if alpha <= 0.1:
+        return "#f4a6a6"
+    if alpha <= 0.667:
+        return "#f8d49a"
+    return "#fff3a8" if alpha <= 0.8 else "#b9e4b0"
+
+
+#: Per-annotator STAPLE columns (report and Overview tab).
+STAPLE_COLUMNS = ("STAPLE sens. (relaxed)", "STAPLE spec. (relaxed)",
+                  "STAPLE images")
+STAPLE_NOTE = ("STAPLE (Warfield 2004) sensitivity/specificity, relaxed, mean over images: "
+               "per image, STAPLE's EM estimate of each annotator's sensitivity and specificity "
+               "against the image's annotators (certain or uncertain pixels count as marked), "
+               "averaged over the images the annotator shares with at least one other "
+               "annotator (undefined values, e.g. nobody marked anything, left out).")
+
+
+def staple_cells(row: dict[str, Any]) -> list[str]:
+    """The :data:`STAPLE_COLUMNS` cells of one per-annotator quality row."""
+    return [fmt(row["sensitivity"]), fmt(row["specificity"]), str(row["staple_images"])]
+
+
+def intra_note(intra: IntraRater) -> str:
+    """What the intra-rater histograms show, or why there are none."""
+    if not intra.pairs:
+        return ("No finished repeat pair yet: intra-rater agreement needs an annotation and "
+                "its repeat (schedule repeats with a batch), both finished.")
+    undefined = intra.undefined["strict"]
+    return (f"{intra.pairs} repeat pair{'s' * (intra.pairs != 1)} (an annotation and its "
+            "repeat, both finished): Krippendorff's α (nominal) of the annotator's two masks "
+            "per image and per box, same definitions as inter-rater"
+            + (f"; {undefined} pair{'s' * (undefined != 1)} with α undefined at the strict "
+               "level (no certain pixel in either pass) left out" if undefined else "") + ".")

@@ -1,0 +1,127 @@
+"""The annotator's guideline notice on the Annotate tab: "Guidelines changed: version N — show
+what changed (F2)" while the guidelines changed since the acting annotator last looked.
+
+F2 (anywhere in the main window while the Annotate tab is shown) or the notice's button
+opens :class:`GuidelineChangesDialog` with the newest guidelines and the unified diff since
+the version the annotator last looked at (the whole text the first time); opening it records
+that they looked (:func:`slicereview.app.qa.guidelines.guideline_changes`), and the notice goes
+away. Attached to the page by :func:`install` (one line in the page), so the page itself
+stays unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from slicereview.gui.owner.guideline_editor import GuidelineBrowser, show_markdown
+
+if TYPE_CHECKING:
+    from slicereview.app.qa.guidelines import GuidelineChanges
+    from slicereview.gui.annotate.page import AnnotatePage
+
+KEY = "F2"
+
+
+class GuidelineChangesDialog(QDialog):
+    """The newest guidelines and what changed since the annotator last looked."""
+
+    def __init__(self, changes: GuidelineChanges, crops: dict[int, bytes],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Guidelines (version {changes.version})" if changes.version
+                            else "Guidelines")
+        self.text = GuidelineBrowser()
+        show_markdown(self.text, changes.text or "This project has no guidelines yet.", crops)
+        self.diff = QPlainTextEdit(readOnly=True)
+        self.diff.setFont(QFont("monospace"))
+        self.diff.setPlainText(changes.diff or "Nothing changed since you last looked.")
+        self.tabs = QTabWidget()
+        if changes.diff:
+            seen = (f"since version {changes.last_seen}" if changes.last_seen
+                    else "(first time: the whole text)")
+            self.tabs.addTab(self.diff, f"What changed {seen}")
+        self.tabs.addTab(self.text, "Guidelines")
+        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        box.rejected.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs)
+        layout.addWidget(box)
+        self.resize(640, 480)
+
+
+class GuidelineNotice(QFrame):
+    """The notice strip; :meth:`refresh` re-reads whether the acting annotator is behind."""
+
+    def __init__(self, page: AnnotatePage) -> None:
+        super().__init__()
+        self.page = page
+        self.setObjectName("guideline_notice")
+        self.setStyleSheet("#guideline_notice { background: #5a4a00; border-radius: 4px; }")
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.button = QPushButton(f"Show what changed ({KEY})")
+        self.button.clicked.connect(self.open_changes)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.button)
+        self.dialog: GuidelineChangesDialog | None = None
+        self.hide()
+
+    def refresh(self, *_args: object) -> None:
+        gateway, rater = self.page.gateway, self.page.rater_id
+        if not gateway.is_open or rater is None:
+            self.hide()
+            return
+        changes = gateway.owner.changes_for(rater, record=False)
+        self.setVisible(changes.changed)
+        if changes.changed:
+            self.label.setText(f"<b>Guidelines changed:</b> version {changes.version}"
+                               + (f" (you last read version {changes.last_seen})"
+                                  if changes.last_seen else " (not read yet)"))
+
+    def open_changes(self) -> GuidelineChangesDialog | None:
+        """Show the guidelines with what changed and record that the annotator looked."""
+        gateway, rater = self.page.gateway, self.page.rater_id
+        if not gateway.is_open:
+            return None
+        if rater is None:
+            return None
+        changes = gateway.owner.changes_for(rater, record=True)
+        self.dialog = GuidelineChangesDialog(changes, gateway.owner.entry_crops(), self.page)
+        self.dialog.setWindowModality(Qt.WindowModality.NonModal)
+        self.dialog.show()
+        self.refresh()
+        return self.dialog
+
+
+def install(page: AnnotatePage) -> GuidelineNotice:
+    """Put the notice at the top of the page's side panel, bind F2 on the page and keep the
+    notice current (annotator chosen, project opened, a new guideline version saved)."""
+    notice = GuidelineNotice(page)
+    page.panel.layout().insertWidget(0, notice)
+    # Window-wide while the page is shown (a hidden tab's shortcuts do not fire): F2 works
+    # with the focus in the image list or the side panel too, not only in the page.
+    shortcut = QShortcut(QKeySequence(KEY), page)
+    shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+    shortcut.activated.connect(notice.open_changes)
+    page.panel.annotator_box.currentIndexChanged.connect(notice.refresh)
+    page.gateway.project_opened.connect(notice.refresh)
+    page.gateway.owner.guidelines_changed.connect(notice.refresh)
+    page.guideline_notice = notice
+    return notice

@@ -1,0 +1,132 @@
+"""The Annotate page's repeats: an annotator's second, blind pass over a share of their batch
+(intra-rater agreement, scheduled by the owner in Owner ▸ Phases and batches).
+
+* **when** — repeats are offered once every first pass of the batch is finished ("Done: N of
+  N"), never mixed in earlier (:func:`slicereview.app.qa.repeats.repeats_due`): the first mask is
+  then as far back as the batch allows. Before that the box says how many will come.
+* **where** — the *Repeats* box of the panel lists them (the image list keeps showing the first
+  passes' statuses); *Open* (or a double click) selects the image in the image list and shows
+  the repeat.
+* **blind** — a repeat shows the image with the repeat's own polygons only (none at first),
+  never the first pass's; drawing, undo, questions, active time and *Submit* act on the repeat
+  annotation (``repeat_of`` set, round = − the first pass's round) through the same commands.
+  Leaving the image ends the repeat: coming back to it from the image list shows the first pass.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from slicereview.model import Annotation
+
+
+class RepeatsBox(QGroupBox):
+    """The list of repeats to do now, with *Open*."""
+
+    #: The image id of the repeat to open.
+    open_requested = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Repeats (second, blind pass)", parent)
+        self.list = QListWidget()
+        self.list.setMaximumHeight(90)
+        self.list.itemDoubleClicked.connect(lambda _item: self._open())
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.open_button = QPushButton("Open repeat")
+        self.open_button.setToolTip("Annotate this image again, without your first mask")
+        self.open_button.clicked.connect(self._open)
+        self.list.currentRowChanged.connect(
+            lambda row: self.open_button.setEnabled(row >= 0))
+        row = QHBoxLayout()
+        row.addWidget(self.label, 1)
+        row.addWidget(self.open_button)
+        col = QVBoxLayout(self)
+        col.addWidget(self.list)
+        col.addLayout(row)
+
+    def show_repeats(self, due: list[tuple[int, str]], waiting: int, current: int | None
+                     ) -> None:
+        """``due``: (image id, name) offered now; ``waiting``: repeats not finished at all;
+        ``current``: the image whose repeat is open."""
+        self.setVisible(bool(due) or waiting > 0 or current is not None)
+        ids = [self.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.list.count())]
+        if ids != [i for i, _ in due]:
+            self.list.clear()
+            for image_id, name in due:
+                item = QListWidgetItem(name)
+                item.setData(Qt.ItemDataRole.UserRole, image_id)
+                self.list.addItem(item)
+            if due:
+                self.list.setCurrentRow(0)
+        self.open_button.setEnabled(self.list.currentRow() >= 0)
+        if current is not None:
+            text = "<b>Repeat open</b>: your first mask is hidden."
+        elif due:
+            text = f"{len(due)} to do after your batch."
+        else:
+            text = f"{waiting} will come once your batch is done."
+        self.label.setText(text)
+
+    def _open(self) -> None:
+        item = self.list.currentItem()
+        if item is not None:
+            self.open_requested.emit(int(item.data(Qt.ItemDataRole.UserRole)))
+
+
+class AnnotateRepeats:
+    """Mixin of :class:`~slicereview.gui.annotate.page.AnnotatePage` (before
+    :class:`~slicereview.gui.annotate.status.AnnotateStatus` in its bases)."""
+
+    #: The image whose repeat is open (``None``: the first pass / round chosen is shown).
+    repeat_image: int | None = None
+
+    def _install_repeats(self) -> None:
+        self.repeats_box = RepeatsBox()
+        self.panel.layout().insertWidget(2, self.repeats_box)
+        self.repeats_box.hide()
+        self.repeats_box.open_requested.connect(self.open_repeat)
+        self.gateway.owner.workflow_changed.connect(self._on_workflow_changed)
+
+    def _key_round(self) -> int:
+        """The round of the annotation to show: − round while a repeat is open."""
+        if self.repeat_image is not None and self.repeat_image != self.image_id:
+            self.repeat_image = None  # left the image: the repeat is closed
+        return -self.round if self.repeat_image is not None else self.round
+
+    def open_repeat(self, image_id: int) -> None:
+        """Show the acting annotator's repeat of ``image_id`` (blind: its own polygons)."""
+        if self.image_id is not None and self.image_id != image_id:
+            self.commit_pending()
+        self.repeat_image = image_id
+        self._load(image_id, keep_view=image_id == self.image_id)
+
+    def _on_workflow_changed(self) -> None:
+        self._batches.clear()
+        self._show_status()
+
+    def _repeat_items(self) -> tuple[list[tuple[int, str]], int]:
+        if not (self.gateway.is_open and self.own and self.rater_id is not None):
+            return [], 0
+        due, waiting = self.gateway.repeats_due(self.rater_id, self._batch(), self.phase,
+                                                self.round)
+        return [(a.image_id, self._repeat_name(a)) for a in due], waiting
+
+    def _repeat_name(self, repeat: Annotation) -> str:
+        image = self.gateway.image(repeat.image_id)
+        return self.gateway.file_of(image).name + (f" [{image.frame}]" if image.frame else "")
+
+    def _show_status(self) -> None:
+        super()._show_status()  # type: ignore[misc]
+        due, waiting = self._repeat_items()
+        self.repeats_box.show_repeats(due, waiting, self.repeat_image)

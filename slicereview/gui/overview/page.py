@@ -1,0 +1,335 @@
+"""The Overview tab: the owner's report inside the app.
+
+The same values as ``slicereview report`` (:func:`slicereview.app.report.owner_report.collect`,
+computed by a :class:`~slicereview.gui.common.qa_workers.ReportWorker` in its own thread and
+connection, with a progress bar and Cancel) shown as tables — acceptance per phase × group with
+times and Welch tests, the onboarding pre-filter, per-annotator quality (with STAPLE sensitivity and
+specificity), the annotator × annotator agreement matrix, classification questions — and
+interactive pyqtgraph plots (inter- and intra-rater α histograms, queue curves, times).
+Clicking a matrix cell lists the images where that pair disagrees most (lowest
+strict α first, computed in a worker); selecting one shows it in the View tab
+(:attr:`OverviewPage.image_requested`). "Save HTML report…" writes the same file as the CLI.
+
+The report is computed when the tab is first shown for a project and on "Compute" (after
+changing the agreement subset, or to refresh after new work); it is not recomputed on every
+edit — a 1,200-image project takes seconds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from slicereview.app.report.formatting import STAPLE_NOTE, intra_note
+from slicereview.gui.common.qa_workers import HtmlReportWorker, PairWorker, ReportWorker
+from slicereview.gui.overview import plots, tables
+from slicereview.gui.overview.sections import QuestionsSection, note, section
+
+
+class OverviewPage(QWidget):
+    """The owner's report (see the module docstring); ``gateway`` is the project gateway."""
+
+    #: The user picked an image from a matrix cell's list: show it in the View tab.
+    image_requested = Signal(int)
+
+    def __init__(self, gateway: Any) -> None:
+        super().__init__()
+        self.gateway = gateway
+        self.data: Any = None
+        self._worker: Any = None
+        self._thread: Any = None
+        self._pair_worker: Any = None
+        self._html_worker: Any = None
+        self._stale = True
+
+        self.subset_box = QComboBox()
+        self.subset_box.setToolTip("Annotators whose agreement is shown (matrix, α, LOO)")
+        self.compute_button = QPushButton("Compute")
+        self.compute_button.clicked.connect(self.compute)
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(True)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.save_button = QPushButton("Save HTML report…")
+        self.save_button.clicked.connect(self.on_save_html)
+        self.status = QLabel(wordWrap=True)  # a long status must not widen the window
+        bar = QHBoxLayout()
+        for w in (QLabel("Agreement over:"), self.subset_box, self.compute_button,
+                  self.progress, self.cancel_button, self.save_button):
+            bar.addWidget(w)
+        bar.addWidget(self.status, 1)
+
+        self.acceptance = tables.new_table(tables.ACCEPTANCE)
+        self.onboarding = tables.new_table(tables.ONBOARDING)
+        self.quality = tables.new_table(tables.QUALITY)
+        self.matrix = tables.new_table([])
+        self.matrix.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectItems)
+        self.matrix.setAlternatingRowColors(False)
+        self.matrix.cellClicked.connect(self.open_pair)
+        self.pair_label = QLabel("Click a cell to list the images where that pair disagrees "
+                                 "most.")
+        self.pair_label.setWordWrap(True)
+        self.pair_list = QListWidget()
+        self.pair_list.currentItemChanged.connect(self._pair_image_chosen)
+        self.flags = QLabel()
+        self.questions = QuestionsSection()
+        self.hist = {level: plots.new_plot(f"Krippendorff's α (nominal, {level})", "α",
+                                           "count") for level in ("strict", "relaxed")}
+        self.intra_hist = {level: plots.new_plot(
+            f"Intra-rater: Krippendorff's α (nominal, {level}) of each annotation and its "
+            "repeat", "α", "count") for level in ("strict", "relaxed")}
+        self.intra_label = note("")
+        self.phase_box = QComboBox()
+        self.phase_box.currentTextChanged.connect(self._draw_curves)
+        self.curves = [plots.new_plot(t, "k (images reviewed, queue order)", t)
+                       for t in ("P@k", "R@k", "NDCG@k")]
+        self.times_plot = plots.new_plot(
+            "Annotation time per phase (box: quartiles and median; red dashes: outlier limit, "
+            "times kept)", "phase", "active annotation time (s), round 1")
+
+        pair_side = QWidget()
+        side = QVBoxLayout(pair_side)
+        side.setContentsMargins(0, 0, 0, 0)
+        side.addWidget(self.pair_label)
+        side.addWidget(self.pair_list)
+        split = QSplitter()
+        split.addWidget(self.matrix)
+        split.addWidget(pair_side)
+        split.setSizes([780, 320])
+        curve_row = QHBoxLayout()
+        curve_row.addWidget(QLabel("Phase:"))
+        curve_row.addWidget(self.phase_box)
+        curve_row.addStretch(1)
+        self.sections = QTabWidget()
+        self.sections.addTab(section([
+            self.acceptance, note(
+                "Acceptance ratio: accepted / (accepted + rejected) among the finished round-1 "
+                "annotations, by the decision in force (expert review and undecided left out)."
+                " Times: active time, mean ± sample sd. Welch p: two-sided Welch t-test, "
+                "accepted vs rejected; † p < 0.05. Outliers: over Tukey's far-out fence "
+                "Q3 + 3·IQR, flagged and kept."),
+            QLabel("<b>Onboarding: pre-filter and the owner's decisions</b>"),
+            self.onboarding, self.flags]), "Acceptance")
+        self.sections.addTab(section([self.quality, note(
+            "LOO Δ strict α: mean over images with three or more annotators of α (nominal, "
+            "strict, image level) without the annotator minus α with all; positive means "
+            "agreement rises without them. " + STAPLE_NOTE)]), "Annotators")
+        split.setMinimumHeight(300)
+        self.sections.addTab(section([split, note(
+            "Cells: mean pairwise Krippendorff's α (nominal, strict, image level) over the "
+            "images both annotated; colour by band (≤ 0.1 disagreement, ≤ 0.667 low, ≤ 0.8 "
+            "moderate, high).")], fill=True), "Agreement")
+        self.sections.addTab(section([
+            QLabel("<b>Inter-rater: image level vs box level (Fig. 5)</b>"), self.hist["strict"],
+            self.hist["relaxed"],
+            QLabel("<b>Intra-rater: image level vs box level (Fig. 5, intra-rater)</b>"),
+            self.intra_label, self.intra_hist["strict"], self.intra_hist["relaxed"]]),
+            "α histograms")
+        curve_plots = QHBoxLayout()
+        for plot in self.curves:
+            curve_plots.addWidget(plot)
+        self.sections.addTab(section([curve_row, curve_plots, note(
+            "P@k, R@k and NDCG@k of each priority method against the reviews (graded: expert "
+            "review 3, commented 2, strict α ≤ 0.667 1).")]), "Review queue")
+        self.sections.addTab(section([self.times_plot]), "Times")
+        self.sections.addTab(self.questions, "Questions")
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(self.sections, 1)
+        gateway.project_opened.connect(self._on_project_changed)
+        gateway.project_closed.connect(self._on_project_changed)
+        self._set_running(False)
+
+    # -- computing -------------------------------------------------------------------------
+    def _on_project_changed(self, *_: object) -> None:
+        self.cancel()
+        self.data, self._stale = None, True
+        self.subset_box.clear()
+        if self.gateway.is_open:
+            for label, raters in self.gateway.qa.subsets():
+                self.subset_box.addItem(label, raters)
+        self.status.setText("")
+        self.save_button.setEnabled(False)
+        if self.isVisible():
+            self.compute()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale and self.gateway.is_open and self._worker is None:
+            self.compute()
+
+    def compute(self) -> ReportWorker | None:
+        """Collect the report in a worker (one at a time)."""
+        if self._worker is not None or not self.gateway.is_open:
+            return None
+        self._stale = False
+        worker = ReportWorker(self.gateway.qa.location(), self.subset_box.currentData(),
+                              self.subset_box.currentText() or "all annotators")
+        worker.progress.connect(self._on_progress)
+        worker.finished.connect(self._on_done)
+        worker.failed.connect(self._on_failed)
+        self._worker = worker
+        self._set_running(True)
+        self.status.setText("Computing the report…")
+        self._thread = worker.start()
+        return worker
+
+    def cancel(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+            self._thread.wait(10000)
+
+    def _set_running(self, running: bool) -> None:
+        self.progress.setVisible(running)
+        self.cancel_button.setVisible(running)
+        self.compute_button.setEnabled(not running)
+        self.save_button.setEnabled(not running and self.data is not None)
+        if running:
+            self.progress.setRange(0, 0)
+
+    def _on_progress(self, done: int, total: int, _what: str) -> None:
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+
+    def _on_failed(self, message: str) -> None:
+        self._worker = None
+        self._set_running(False)
+        self.status.setText("The report could not be computed.")
+        QMessageBox.critical(self, "Overview", message)
+
+    def _on_done(self, data: object) -> None:
+        self._worker = None
+        if data is None:
+            self.status.setText("Cancelled: press Compute to start again.")
+            self._stale = True
+            self._set_running(False)
+            return
+        self.data = data
+        self._set_running(False)
+        self.show_data(data)
+
+    # -- showing -----------------------------------------------------------------------------
+    def show_data(self, data: Any) -> None:
+        """Fill every table and plot from a
+        :class:`~slicereview.app.report.owner_report.ReportData`."""
+        tables.fill_acceptance(self.acceptance, data)
+        tables.fill_onboarding(self.onboarding, data)
+        tables.fill_quality(self.quality, data)
+        self.matrix_ids = tables.fill_matrix(self.matrix, data)
+        self.pair_list.clear()
+        said = {"assign": "given one more annotator", "review": "sent to review first"}
+        self.flags.setText("Low-agreement rule: " + ", ".join(
+            f"{n} image{'s' * (n != 1)} {said.get(k, k)}" for k, n in sorted(data.flags.items()))
+            + "." if data.flags else "Low-agreement rule: no image flagged.")
+        for level, plot in self.hist.items():
+            plots.alpha_histogram(plot, data.agreement.image_alpha[level],
+                                  data.agreement.box_alpha[level])
+        shown = bool(data.intra.image_alpha["strict"] or data.intra.image_alpha["relaxed"])
+        self.intra_label.setText(intra_note(data.intra))
+        for level, plot in self.intra_hist.items():
+            plot.setVisible(shown)
+            plots.alpha_histogram(plot, data.intra.image_alpha[level],
+                                  data.intra.box_alpha[level])
+        self.phase_box.blockSignals(True)
+        self.phase_box.clear()
+        self.phase_box.addItems(list(data.evaluations))
+        self.phase_box.blockSignals(False)
+        self._draw_curves(self.phase_box.currentText())
+        plots.times_by_phase(self.times_plot, data.times, data.limits)
+        self.questions.show_data(data.questions)
+        self.status.setText(f"{data.name}: agreement over {data.subset}, "
+                            f"{data.agreement.images} image selections with two or more "
+                            "finished annotations.")
+
+    def _draw_curves(self, phase: str) -> None:
+        if self.data is not None and phase in self.data.evaluations:
+            plots.queue_curves(self.curves, self.data.evaluations[phase])
+
+    # -- matrix cell → images ------------------------------------------------------------------
+    def open_pair(self, row: int, column: int) -> PairWorker | None:
+        item = self.matrix.item(row, column)
+        pair = item.data(tables.PAIR_ROLE) if item is not None else None
+        if not pair or self._pair_worker is not None:
+            return None
+        names = [self.data.raters[i][0] for i in pair]
+        self.pair_label.setText(f"Images where {names[0]} and {names[1]} disagree most "
+                                "(Krippendorff's α, nominal, strict, image level; lowest "
+                                "first) — computing…")
+        self.pair_list.clear()
+        worker = PairWorker(self.gateway.qa.location(), *pair)
+        worker.finished.connect(self._on_pair_done)
+        worker.failed.connect(self._on_pair_failed)
+        self._pair_worker = worker
+        self._pair_names = names
+        self._pair_thread = worker.start()
+        return worker
+
+    def _on_pair_done(self, rows: object) -> None:
+        self._pair_worker = None
+        a, b = self._pair_names
+        self.pair_label.setText(f"Images where {a} and {b} disagree most (Krippendorff's α, "
+                                "nominal, strict, image level; lowest first). Select one to "
+                                "see it in the View tab.")
+        for row in rows:  # type: ignore[attr-defined]
+            item = QListWidgetItem(f"{row.case_id}   {row.phase}   α = {row.alpha:.3f}")
+            item.setData(Qt.ItemDataRole.UserRole, row.image_id)
+            self.pair_list.addItem(item)
+
+    def _on_pair_failed(self, message: str) -> None:
+        self._pair_worker = None
+        self.pair_label.setText(f"Could not list the images: {message}")
+
+    def _pair_image_chosen(self, item: QListWidgetItem | None, _previous: object) -> None:
+        if item is not None:
+            self.image_requested.emit(int(item.data(Qt.ItemDataRole.UserRole)))
+
+    # -- HTML ------------------------------------------------------------------------------------
+    def on_save_html(self) -> HtmlReportWorker | None:
+        if self.data is None or self._html_worker is not None:
+            return None
+        path, _ = QFileDialog.getSaveFileName(self, "Save HTML report", "report.html",
+                                              "HTML (*.html)")
+        if not path:
+            return None
+        worker = HtmlReportWorker(self.data, Path(path))
+        worker.finished.connect(self._on_html_done)
+        worker.failed.connect(self._on_html_failed)
+        self._html_worker = worker
+        self.status.setText("Writing the HTML report…")
+        self._html_thread = worker.start()
+        return worker
+
+    def _on_html_done(self, path: object) -> None:
+        self._html_worker = None
+        self.status.setText(f"Wrote {path}")
+
+    def _on_html_failed(self, message: str) -> None:
+        self._html_worker = None
+        QMessageBox.critical(self, "Save HTML report", message)
+
+    def stop_workers(self) -> None:
+        """Wait for running workers (window closing)."""
+        self.cancel()
+        for name in ("_pair_thread", "_html_thread"):
+            thread = getattr(self, name, None)
+            if thread is not None:
+                thread.wait(30000)

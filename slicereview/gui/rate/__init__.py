@@ -1,0 +1,1 @@
+"""The Rate tab: rating sessions, the comparison view, the ranking grid, reliability."""

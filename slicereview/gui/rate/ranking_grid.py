@@ -1,0 +1,226 @@
+"""A finished session's ranking as a thumbnail grid, with CSV export.
+
+Images appear in rank order (tiers from most to least of the property); each tile shows the
+competition rank ("1224": tied images share the best rank), the tier and the score (sort:
+Bradley–Terry log-strength; exhaustive: win−loss; classify: the grade), and alternating tiers
+have alternating backgrounds so ties are visible. Captions are dark text on those light tiles
+(contrast at least 4.5:1 whatever the desktop theme) on three lines sized to the longest one, so a
+grade is never cut off. Double-click a tile to see the image large in a
+window of its own, with zoom, pan and window/level. Thumbnails of images already decoded for
+rating are made at once; the others are made off the GUI thread (one worker, in the decoding
+child process) and kept for the life of the project.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QIcon, QImage, QPixmap
+from PySide6.QtWidgets import (
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListView,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from slicereview.engines.imaging import isolated
+from slicereview.engines.imaging.display import thumbnail
+from slicereview.engines.imaging.limits import Limits
+from slicereview.gui.common.background import Tasks
+from slicereview.gui.common.browser import qimage_from_grey
+from slicereview.gui.common.image_view import ImageView
+from slicereview.gui.gateway import ProjectGateway
+from slicereview.model import Image
+
+THUMB = 128
+ID_ROLE = Qt.ItemDataRole.UserRole + 1
+TIER_COLOURS = (QColor(235, 240, 250), QColor(250, 243, 230))
+#: Caption colour on the tier tiles (not the palette's: a dark theme has light text).
+CAPTION = QColor(25, 25, 25)
+PAD = 16
+
+
+def _thumbnail(path: Path, image: Image, limits: Limits, check) -> QImage:
+    """Worker thread (no widgets, no project connection): a crash-safe thumbnail of a file
+    still the one imported (``check``, :meth:`ProjectGateway.check_file`)."""
+    check(image, path)
+    return qimage_from_grey(isolated.thumbnail(path, image, THUMB, limits))
+
+
+def _fmt_score(score: float | None, kind: str) -> str:
+    if score is None:
+        return "—"
+    return f"{score:.0f}" if kind in ("exhaustive", "classify") else f"{score:+.2f}"
+
+
+class RankingGrid(QWidget):
+    """Shows one session's result; :meth:`show_session` fills it."""
+
+    #: The user asked to undo the last answer (the page reopens the comparison).
+    undo_requested = Signal(int)
+    #: The user asked for a second pass over this sort session.
+    second_pass_requested = Signal(int)
+
+    def __init__(self, gateway: ProjectGateway, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.gateway = gateway
+        self.session_id: int | None = None
+        self._thumbs: dict[int, QPixmap] = {}
+        self.tasks = Tasks(self)  # an unreadable file keeps its grey tile (the browser says why)
+        self.tasks.done.connect(self._on_thumb)
+        gateway.project_closed.connect(self._thumbs.clear)
+
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.status = QLabel()
+        self.grid = QListWidget()
+        self.grid.setViewMode(QListView.ViewMode.IconMode)
+        self.grid.setIconSize(QSize(THUMB, THUMB))
+        self.grid.setGridSize(QSize(THUMB + 24, THUMB + 64))
+        self.grid.setResizeMode(QListView.ResizeMode.Adjust)
+        self.grid.setMovement(QListView.Movement.Static)
+        self.grid.setUniformItemSizes(True)
+        self.grid.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.grid.setWordWrap(False)
+        self.grid.itemDoubleClicked.connect(self._on_activated)
+        self.viewers: list[QDialog] = []
+        self.export_button = QPushButton("Export CSV…")
+        self.export_button.setToolTip("Write the ranking as CSV (the columns of "
+                                      "`slicereview ranking --csv`)")
+        self.export_button.clicked.connect(self.on_export)
+        self.undo_button = QPushButton("Undo last answer")
+        self.undo_button.setToolTip("Reopen the session at its last comparison")
+        self.undo_button.clicked.connect(lambda: self.undo_requested.emit(self.session_id))
+        self.pass_button = QPushButton("Second pass")
+        self.pass_button.setToolTip("Rank the same images again in a new random order")
+        self.pass_button.clicked.connect(
+            lambda: self.second_pass_requested.emit(self.session_id))
+        buttons = QHBoxLayout()
+        for b in (self.export_button, self.pass_button, self.undo_button):
+            buttons.addWidget(b)
+        buttons.addWidget(self.status, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addLayout(buttons)
+        layout.addWidget(self.grid, 1)
+
+    def show_session(self, session_id: int) -> None:
+        rs = self.gateway.rating(session_id)
+        self.session_id = session_id
+        kind = str(rs.kind)
+        rows = rs.rows()
+        rater = rows[0].rater if rows else ""
+        minutes = rs.active_ms / 60000
+        score_name = {"sort": "Bradley–Terry score", "exhaustive": "wins − losses",
+                      "classify": "grade"}[kind]
+        tiers = len({r.tier for r in rows if r.tier is not None})
+        self.title.setText(
+            f"<b>{rs.session.name}</b> — {kind}, rater {rater}: {rs.answer_count} "
+            f"{'grades' if kind == 'classify' else 'answers'}, {minutes:.1f} min active. "
+            f"Ranking from most to least ({tiers} tiers); tile: rank · tier · {score_name}.")
+        self.pass_button.setVisible(kind == "sort")
+        self.undo_button.setText("Undo last grade" if kind == "classify" else "Undo last answer")
+        self.status.clear()
+        self.grid.clear()
+        labels = rs.labels if kind == "classify" else ()
+        captions = []
+        for row in rows:
+            score = _fmt_score(row.score, kind)
+            if labels and row.score is not None:
+                score = labels[int(row.score)]
+            rank = "—" if row.rank is None else f"#{row.rank}"
+            tier = "unranked" if row.tier is None else f"tier {row.tier}"
+            caption = f"{rank} · {tier}\n{row.case_id}\n{score}"
+            captions.append(caption)
+            item = QListWidgetItem(caption)
+            item.setData(ID_ROLE, row.image_id)
+            item.setToolTip(f"{row.file}\nrank {row.rank}, tier {row.tier}, score {row.score}")
+            if row.tier is not None:
+                item.setBackground(QBrush(TIER_COLOURS[row.tier % 2]))
+                item.setForeground(QBrush(CAPTION))
+            item.setIcon(self._icon(row.image_id))
+            self.grid.addItem(item)
+        self._fit_grid(captions)
+
+    def _fit_grid(self, captions: list[str]) -> None:
+        """Tiles as wide as the longest caption line and tall enough for three lines."""
+        fm = self.grid.fontMetrics()
+        lines = [line for c in captions for line in c.split("\n")]
+        wide = max([fm.horizontalAdvance(line) for line in lines] + [THUMB])
+        size = QSize(wide + PAD, THUMB + 3 * fm.lineSpacing() + PAD)
+        self.grid.setGridSize(size)
+        for i in range(self.grid.count()):  # the item, not just its cell, must fit the text
+            self.grid.item(i).setSizeHint(size - QSize(4, 4))
+
+    def _on_activated(self, item: QListWidgetItem) -> None:
+        self.open_large(int(item.data(ID_ROLE)))
+
+    def open_large(self, image_id: int) -> QDialog:
+        """Show one image large in a window of its own (double-click or Enter on a tile)."""
+        image = self.gateway.image(image_id)
+        dialog = QDialog(self)
+        dialog.setWindowTitle(f"{image.case_id} — {Path(image.path).name}")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        view = ImageView(dialog)
+        view.set_image(self.gateway.display(image))
+        layout = QVBoxLayout(dialog)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(view)
+        dialog.view = view  # type: ignore[attr-defined]
+        dialog.image_id = image_id  # type: ignore[attr-defined]
+        dialog.resize(900, 800)
+        dialog.destroyed.connect(lambda *_: self.viewers.remove(dialog)
+                                 if dialog in self.viewers else None)
+        self.viewers.append(dialog)
+        dialog.show()
+        return dialog
+
+    def _icon(self, image_id: int) -> QIcon:
+        pixmap = self._thumbs.get(image_id)
+        if pixmap is not None:
+            return QIcon(pixmap)
+        image = self.gateway.image(image_id)
+        if image_id in self.gateway.cache:  # decoded for rating: a thumbnail is quick
+            tile = thumbnail(self.gateway.display(image), THUMB)
+            pixmap = QPixmap.fromImage(qimage_from_grey(tile))
+            self._thumbs[image_id] = pixmap
+            return QIcon(pixmap)
+        self.tasks.submit(image_id, _thumbnail, self.gateway.file_of(image), image,
+                         self.gateway.limits, self.gateway.check_file)
+        grey = QPixmap(THUMB, THUMB)
+        grey.fill(QColor(90, 90, 90))
+        return QIcon(grey)
+
+    def _on_thumb(self, image_id: int, image: QImage) -> None:
+        pixmap = QPixmap.fromImage(image)
+        self._thumbs[image_id] = pixmap
+        for i in range(self.grid.count()):
+            item = self.grid.item(i)
+            if item.data(ID_ROLE) == image_id:
+                item.setIcon(QIcon(pixmap))
+
+    def wait_for_thumbnails(self, msecs: int = 10000) -> None:
+        """Block until queued thumbnails are decoded (tests and screenshots)."""
+        self.tasks.wait(msecs)
+
+    def on_export(self) -> None:
+        if self.session_id is None:
+            return
+        name = self.gateway.rating(self.session_id).session.name
+        safe = "".join(c if c.isalnum() or c in "-_ " else "_" for c in name).strip()
+        path, _ = QFileDialog.getSaveFileName(self, "Export ranking", f"{safe}.csv",
+                                              "CSV (*.csv)")
+        if path:
+            self.export_csv(Path(path))
+
+    def export_csv(self, path: Path) -> int:
+        n = self.gateway.export_ranking_csv(self.session_id, path)
+        self.status.setText(f"{n} images written to {path}")
+        return n

@@ -1,0 +1,61 @@
+"""Dialogs of the Review tab: the reason of a rejection or a pinned comment.
+
+A rejection needs a reason (a tag or text, :data:`~slicereview.app.review.decisions.REASON_NEEDED`)
+and so does a pin; OK stays disabled until there is one, so the rule is visible before the
+click rather than an error after it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QGridLayout,
+    QLabel,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from slicereview.app.review.decisions import REASON_TAGS
+
+
+class ReasonDialog(QDialog):
+    """Reason tags (check boxes) and free text; :meth:`reason` after ``exec()``."""
+
+    def __init__(self, title: str, prompt: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.tag_boxes = [QCheckBox(tag) for tag in REASON_TAGS]
+        grid = QGridLayout()
+        for k, box in enumerate(self.tag_boxes):
+            grid.addWidget(box, k // 2, k % 2)
+            box.toggled.connect(self._update)
+        self.text = QPlainTextEdit()
+        self.text.setPlaceholderText("Why (free text; optional when a tag is ticked)")
+        self.text.setMaximumHeight(90)
+        self.text.textChanged.connect(self._update)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                        | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.hint = QLabel("Pick a reason tag or write why.")
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel(prompt))
+        layout.addLayout(grid)
+        layout.addWidget(self.text)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.buttons)
+        self._update()
+
+    def reason(self) -> tuple[tuple[str, ...], str]:
+        """``(tags, text)`` as entered."""
+        tags = tuple(b.text() for b in self.tag_boxes if b.isChecked())
+        return tags, self.text.toPlainText().strip()
+
+    def _update(self) -> None:
+        tags, text = self.reason()
+        ok = bool(tags or text)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(ok)
+        self.hint.setVisible(not ok)

@@ -1,0 +1,361 @@
+"""The main window: project browser (left), a page per job (centre), status bar.
+
+The centre is a tab widget. "View" (the image viewer) is always there; the rating, annotation
+and review jobs add their own tab through :meth:`MainWindow.add_page` when they exist —
+there are no placeholder pages. Without an open project the centre shows a start page.
+The Annotate, Rate, Review and Overview pages are built when first shown or used
+(:mod:`slicereview.gui.window.tabs`: about 0.6 s less start-up).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from slicereview.engines.imaging.display import WindowPreset
+from slicereview.engines.imaging.windowing import volume_auto_window
+from slicereview.gui.common import settings as user_settings
+from slicereview.gui.common.background import collect_garbage_in_gui_thread
+from slicereview.gui.common.browser import ProjectBrowser
+from slicereview.gui.common.image_view import ImageView
+from slicereview.gui.common.polygon_items import set_scheme
+from slicereview.gui.common.workers import DemoWorker, ImportWorker
+from slicereview.gui.gateway import ProjectGateway, busy
+from slicereview.gui.gateway.sharing import SharingBanner
+from slicereview.gui.window import owner_menu
+from slicereview.gui.window.actions import FILE_ACTIONS, PROJECT_ACTIONS, create_actions
+from slicereview.gui.window.file_actions import FileActions
+from slicereview.gui.window.pacs_actions import PacsActions
+from slicereview.gui.window.pages import LazyPages
+from slicereview.gui.window.qa_actions import QAActions
+from slicereview.gui.window.tabs import PageTabs
+from slicereview.gui.window.view_actions import ViewActions
+
+
+class StartPage(QWidget):
+    """Shown while no project is open: create, open, demo, and recent projects."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__()
+        self.window_ = window
+        title = QLabel("<h2>slicereview</h2><p>Open a project to start, or try the demo.</p>")
+        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout = QVBoxLayout(self)
+        layout.addStretch(1)
+        layout.addWidget(title)
+        for text, slot in (("New project…", window.on_new_project),
+                           ("Open project…", window.on_open_project),
+                           ("Open demo project", window.on_open_demo)):
+            button = QPushButton(text)
+            button.setMinimumWidth(240)
+            button.clicked.connect(slot)
+            layout.addWidget(button, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addWidget(QLabel("Recent projects:"), 0, Qt.AlignmentFlag.AlignHCenter)
+        self.recent = QListWidget()
+        self.recent.setMaximumWidth(520)
+        self.recent.itemActivated.connect(self._open_recent)
+        layout.addWidget(self.recent, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addStretch(2)
+
+    def refresh(self) -> None:
+        self.recent.clear()
+        for path in user_settings.recent_projects():
+            item = QListWidgetItem(str(path))
+            item.setData(Qt.ItemDataRole.UserRole, str(path))
+            self.recent.addItem(item)
+
+    def _open_recent(self, item: QListWidgetItem) -> None:
+        self.window_.open_project(Path(item.data(Qt.ItemDataRole.UserRole)))
+
+
+class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QMainWindow):
+    def __init__(self, *, remember: bool = True) -> None:
+        """``remember=False`` (``open --screenshot``) leaves the user's settings alone: no
+        recent project and no window layout is written."""
+        super().__init__()
+        self.remember = remember
+        collect_garbage_in_gui_thread()  # never in a worker (gui/common/background.py)
+        self.setWindowTitle("slicereview")
+        self.gateway = ProjectGateway(self)
+        self.actions_ = create_actions(self)
+        for name, action in self.actions_.items():
+            action.triggered.connect(getattr(self, f"on_{name}"))
+        self._current_image = None
+        self._volume_autos: dict[tuple[int, int], WindowPreset | None] = {}
+        self._import_worker: ImportWorker | None = None
+        self._demo_worker: DemoWorker | None = None
+
+        self.viewer = ImageView()
+        self.tabs = PageTabs()
+        self.tabs.setObjectName("tabs")
+        self.tabs.addTab(self.viewer, "View")
+        self.add_pages()  # gui/window/pages.py: built on first need
+        self.tabs.currentChanged.connect(self._on_tab_changed)
+        self.start_page = StartPage(self)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.start_page)
+        self.stack.addWidget(self.tabs)
+        self.sharing_banner = SharingBanner(self.gateway.watch)  # another instance has it open
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.sharing_banner)
+        column.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+
+        self.browser = ProjectBrowser()
+        self.browser.decoded = self.gateway.cache.peek
+        self.browser.check = self.gateway.check_file
+        self.browser.image_selected.connect(self.show_image)
+        self.browser_dock = QDockWidget("Images", self)
+        self.browser_dock.setObjectName("browser_dock")
+        self.browser_dock.setWidget(self.browser)
+        self.browser_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                                      | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.browser_dock)
+
+        self.cursor_label = QLabel()
+        self.image_label = QLabel()
+        self.statusBar().addWidget(self.image_label, 1)
+        self.statusBar().addPermanentWidget(self.cursor_label)
+        self.viewer.cursor_info.connect(self.cursor_label.setText)
+        self.viewer.slice_requested.connect(self._on_slice_requested)
+
+        self._build_menus()
+        self.gateway.project_opened.connect(self._on_project_opened)
+        self.gateway.project_busy.connect(self._on_project_busy)
+        self.gateway.ask_retry = self._ask_retry
+        self.gateway.project_closed.connect(self._on_project_closed)
+        self.gateway.images_changed.connect(self.refresh_images)
+        self._on_project_closed()
+        self.resize(1400, 900)
+
+    # -- menus -----------------------------------------------------------------------------
+    def _build_menus(self) -> None:
+        a = self.actions_
+        file_menu = self.menuBar().addMenu("&File")
+        for name in ("new_project", "open_project", "open_demo"):
+            file_menu.addAction(a[name])
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        file_menu.addSeparator()
+        for name in FILE_ACTIONS:
+            file_menu.addAction(a[name])
+        file_menu.addSeparator()
+        file_menu.addAction(a["close_project"])
+        file_menu.addAction(a["quit"])
+        view_menu = self.menuBar().addMenu("&View")
+        for name in ("fit", "actual_size", "zoom_in", "zoom_out", None, "auto_window", "invert",
+                     "brighter", "darker", "more_contrast", "less_contrast", None, "next_image",
+                     "previous_image", "next_slice", "previous_slice"):
+            if name is None:
+                view_menu.addSeparator()
+            else:
+                view_menu.addAction(a[name])
+        view_menu.addSeparator()
+        self.colour_blind_action = view_menu.addAction("Colour-blind safe polygon colours")
+        self.colour_blind_action.setObjectName("colour_blind")
+        self.colour_blind_action.setCheckable(True)
+        self.colour_blind_action.setToolTip("Certain orange, uncertain sky blue (Okabe–Ito) "
+                                            "instead of red and green; outlines stay solid "
+                                            "and dashed")
+        self.colour_blind_action.setChecked(user_settings.colour_scheme() != "standard")
+        self.colour_blind_action.toggled.connect(self.set_colour_blind)
+        self.set_colour_blind(self.colour_blind_action.isChecked(), remember=False)
+        self.addActions(list(a.values()))  # shortcuts work wherever the focus is
+        owner_menu.build(self)  # Owner ▸ batches, gold and onboarding, guidelines
+        help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(a["shortcuts"])
+        help_menu.addAction(a["about"])
+
+    def set_colour_blind(self, on: bool, *, remember: bool = True) -> None:
+        """Switch the polygon colours (View menu; remembered) and redraw what is shown."""
+        name = "colour-blind safe" if on else "standard"
+        set_scheme(name)
+        if remember:
+            user_settings.remember_colour_scheme(name)
+        if not self._annotate_tab.built:
+            return  # built later in the scheme set now
+        self.annotate_page.tool.layer.restyle()
+        self.annotate_page.tool._show_handles()  # handles take the selected polygon's colour
+        self.annotate_page._show_status()
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        for path in user_settings.recent_projects():
+            action = self.recent_menu.addAction(str(path))
+            action.triggered.connect(lambda _=False, p=path: self.open_project(p))
+        if not self.recent_menu.actions():
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    def _on_tab_changed(self, index: int) -> None:
+        """Hide the image list on pages that set ``hides_browser`` (rating: file names and
+        thumbnails of other images would bias the rater); show it elsewhere."""
+        page = self.tabs.widget(index)  # a lazy tab knows the flag before its page exists
+        if self.gateway.is_open:
+            self.browser_dock.setVisible(not getattr(page, "hides_browser", False))
+
+    def add_page(self, widget: QWidget, title: str) -> int:
+        """Add a job's page (rate, annotate, review) as a tab; returns its index."""
+        return self.tabs.addTab(widget, title)
+
+    # -- project ---------------------------------------------------------------------------
+    def open_project(self, location: Path | str) -> bool:
+        """Open a project file or a server project (a ``postgresql://`` URL)."""
+        try:
+            project = self.gateway.open(location)
+        except Exception as exc:
+            QMessageBox.critical(self, "Cannot open project", str(exc))
+            return False
+        if self.remember and project.path is not None:  # recent files: files only
+            user_settings.add_recent_project(project.path)  # a package's unpacked one
+        return True
+
+    def _on_project_busy(self, message: str) -> None:
+        """Another program holds the file: say so while the write retries (gui/gateway/busy.py)."""
+        if message:
+            self.statusBar().showMessage(message)
+        elif self.statusBar().currentMessage() == busy.MESSAGE:
+            self.statusBar().clearMessage()
+
+    def _ask_retry(self, message: str) -> bool:
+        buttons = QMessageBox.StandardButton.Retry | QMessageBox.StandardButton.Cancel
+        answer = QMessageBox.warning(self, "Project file busy", message, buttons)
+        return answer == QMessageBox.StandardButton.Retry
+
+    def _on_project_opened(self, path: str) -> None:
+        project = self.gateway.project
+        assert project is not None
+        self.setWindowTitle(f"{project.name} — slicereview")
+        self.stack.setCurrentWidget(self.tabs)
+        self._on_tab_changed(self.tabs.currentIndex())
+        for name in PROJECT_ACTIONS:
+            self.actions_[name].setEnabled(True)
+        self.refresh_images()
+        missing = self.gateway.missing_files()
+        if missing:
+            self.statusBar().showMessage(
+                f"{len(missing)} image file(s) not found — use File ▸ Relink moved files…")
+
+    def _on_project_closed(self) -> None:
+        """Also when another project is opened over this one: nothing of it stays shown."""
+        self.setWindowTitle("slicereview")
+        self._current_image = None  # the next project shows its first image
+        self._volume_autos.clear()
+        self.image_label.clear()
+        self.viewer.clear()
+        self.browser.set_images([])
+        self.start_page.refresh()
+        self.stack.setCurrentWidget(self.start_page)
+        self.browser_dock.hide()
+        for name in PROJECT_ACTIONS:
+            self.actions_[name].setEnabled(False)
+
+    def refresh_images(self) -> None:
+        images = self.gateway.images()
+        self.browser.limits = self.gateway.limits
+        self.browser.set_images([(im, self.gateway.file_of(im)) for im in images])
+        if images and self._current_image is None:
+            self.browser.select(images[0].id)
+
+    def show_image(self, image_id: int, *, keep_view: bool = False) -> bool:
+        """Decode (or take from the cache) and show one image; errors go to the status bar."""
+        if not self.gateway.is_open:
+            return False
+        image = self.gateway.image(image_id)
+        try:
+            display = self.gateway.display(image)
+        except Exception as exc:
+            if self.pacs_login(image, exc):  # a PACS asked for credentials: ask the user
+                return self.show_image(image_id, keep_view=keep_view)
+            self.image_label.setText(f"{image.case_id}: cannot show this image — {exc}")
+            self.viewer.clear()
+            return False
+        previous, self._current_image = self._current_image, image
+        # Scrolling through a volume keeps zoom and window (no brightness jump per slice).
+        same_volume = (previous is not None and image.is_slice and previous.is_slice
+                       and (previous.source_id, previous.axis) == (image.source_id, image.axis))
+        slices = self.gateway.volume_images(image)
+        self.viewer.set_image(display, keep_view=keep_view or same_volume,
+                              auto=self._volume_auto(image, slices))
+        positions = [s.id for s in slices]
+        self.viewer.set_slices(len(slices), positions.index(image.id) if slices else 0)
+        self.image_label.setText(f"{image.case_id}   {display.description}")
+        self.image_label.setToolTip(display.warning)  # e.g. pixels that were not finite
+        return True
+
+    def _volume_auto(self, image, slices: list) -> WindowPreset | None:
+        """One automatic window per volume (cached): steady brightness while scrolling."""
+        if not slices:
+            return None
+        key = (image.source_id, image.axis)
+        if key not in self._volume_autos:
+            self._volume_autos[key] = volume_auto_window(
+                slices, lambda s: self.gateway.display(s).data)
+        return self._volume_autos[key]
+
+    def _on_slice_requested(self, position: int) -> None:
+        if self._current_image is None:
+            return
+        slices = self.gateway.volume_images(self._current_image)
+        if 0 <= position < len(slices):
+            self.browser.select(slices[position].id)
+            if self.browser.current_id() != slices[position].id:  # hidden by a filter
+                self.show_image(slices[position].id, keep_view=True)
+
+    # -- file actions: gui/window/file_actions.py (FileActions) -----------------------------------
+    def on_close_project(self) -> None:
+        self.gateway.close()
+
+    def on_quit(self) -> None:
+        self.close()
+
+    # -- view actions: gui/window/view_actions.py (ViewActions) -----------------------------------
+    # -- close -----------------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Crash-safe close: every edit is already committed; stop workers, close the file."""
+        if self._import_worker is not None:
+            self._import_worker.cancel()
+            self._import_thread.quit()
+            self._import_thread.wait(5000)
+        if self._demo_worker is not None:
+            self._demo_thread.wait(60000)  # the demo is renamed into place only when complete
+        # QUndoStack emits signals while being destroyed (DESIGN §9): empty every history now.
+        if self._annotate_tab.built:
+            self.annotate_page.clear_undo()
+        if self._review_tab.built:
+            self.review_page.clear_undo()
+        if self._overview_tab.built:
+            self.overview_page.stop_workers()
+        if self._rate_tab.built:
+            self.rate_page.compare.clear_stacks()
+        if self.remember:
+            s = user_settings.settings()
+            s.setValue("main_window/geometry", self.saveGeometry())
+            s.setValue("main_window/state", self.saveState())
+        self.gateway.close()
+        super().closeEvent(event)
+
+    def restore_layout(self) -> None:
+        s = user_settings.settings()
+        geometry = s.value("main_window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = s.value("main_window/state")
+        if state is not None:
+            self.restoreState(state)

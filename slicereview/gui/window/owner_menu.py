@@ -1,0 +1,70 @@
+"""The main window's Owner menu: the task owner's set-up of the QA workflow.
+
+* **Phases and batches…** (:class:`~slicereview.gui.owner.batches.BatchesDialog`):
+  batches per phase from an image set or the images listed in the image list, assignments
+  and rules;
+* **Gold and onboarding…** (:class:`~slicereview.gui.owner.gold.GoldDialog`): the gold
+  standard, annotators' scores against it, the pre-filter and the owner's decision;
+* **Guidelines…** (:class:`~slicereview.gui.owner.guideline_editor.GuidelineEditor`): edit
+  with a live preview, history with diffs, promote a reviewer's comment.
+
+The actions are enabled while a project is open. Built by :func:`build` (one line in the
+main window).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDialog
+
+if TYPE_CHECKING:
+    from slicereview.gui.window.main_window import MainWindow
+
+ITEMS = (("batches", "&Phases and batches…", "Batches per phase, assignments and rules"),
+         ("gold", "&Gold and onboarding…", "Gold standard, scores against it, pre-filter"),
+         ("guidelines", "Edit g&uidelines…", "Edit the guidelines, history, promote comments"))
+
+
+def _open(window: MainWindow, name: str) -> QDialog:
+    from slicereview.gui.owner.batches import BatchesDialog
+    from slicereview.gui.owner.gold import GoldDialog
+    from slicereview.gui.owner.guideline_editor import GuidelineEditor
+
+    owner = window.gateway.owner
+    if name == "batches":
+        dialog: QDialog = BatchesDialog(owner, window.browser.image_ids(), window)
+    elif name == "gold":
+        dialog = GoldDialog(owner, window)
+    else:
+        dialog = GuidelineEditor(owner, window)
+    window.owner_dialog = dialog
+    # Closing the dialog hands the keyboard back to the main window (its shortcuts, e.g. F2
+    # on the Annotate tab, need it active; not every window manager or platform does this).
+    dialog.finished.connect(lambda _result: window.activateWindow())
+    dialog.show()
+    return dialog
+
+
+def build(window: MainWindow) -> dict[str, QAction]:
+    """Add the Owner menu to ``window``'s menu bar; returns its actions by name."""
+    menu = window.menuBar().addMenu("&Owner")
+    actions = {}
+    for name, text, tip in ITEMS:
+        action = QAction(text, window)
+        action.setObjectName(f"action_owner_{name}")
+        action.setStatusTip(tip)
+        action.setEnabled(False)
+        action.triggered.connect(lambda _=False, n=name: _open(window, n))
+        menu.addAction(action)
+        actions[name] = action
+
+    def enable(*_args: object) -> None:
+        for action in actions.values():
+            action.setEnabled(window.gateway.is_open)
+
+    window.gateway.project_opened.connect(enable)
+    window.gateway.project_closed.connect(enable)
+    window.owner_actions = actions
+    return actions

@@ -1,0 +1,87 @@
+"""The main window's tabs, with pages built the first time they are needed.
+
+Building every page when the window opens cost about half a second of start-up (the Rate
+tab's two image views, the Review tab, the Overview tab's seven plots) for pages a user may not
+open in that session. :meth:`PageTabs.add_lazy` adds a tab that holds only a
+:class:`LazyTab`; the page is made by its factory when the tab is first shown or when code asks
+for it (:attr:`LazyTab.page`). A factory must bring a page built while a project is already open
+up to date with it (the pages listen to ``project_opened`` only from then on).
+
+:meth:`PageTabs.setCurrentWidget` and :meth:`PageTabs.currentWidget` accept and return the pages
+themselves, so callers need not know which tabs are lazy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
+
+
+class LazyTab(QWidget):
+    """A tab's stand-in that builds its page with ``factory`` on first need.
+
+    ``hides_browser`` is the page's own flag (the main window reads it from the tab), known
+    before the page is built.
+    """
+
+    def __init__(self, factory: Callable[[], QWidget], hides_browser: bool = False) -> None:
+        super().__init__()
+        self._factory = factory
+        self._page: QWidget | None = None
+        self.hides_browser = hides_browser
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+
+    @property
+    def built(self) -> bool:
+        """Whether the page exists yet."""
+        return self._page is not None
+
+    @property
+    def page(self) -> QWidget:
+        """The page, built now if it was not yet."""
+        if self._page is None:
+            self._page = self._factory()
+            self.layout().addWidget(self._page)
+        return self._page
+
+    def showEvent(self, event: QShowEvent) -> None:
+        self.page  # noqa: B018 - built before it is painted
+        super().showEvent(event)
+
+
+class PageTabs(QTabWidget):
+    """A :class:`QTabWidget` whose tabs may be :class:`LazyTab` stand-ins (module doc)."""
+
+    def add_lazy(self, title: str, factory: Callable[[], QWidget],
+                 hides_browser: bool = False) -> LazyTab:
+        """Add a tab whose page ``factory()`` builds on first need; returns the stand-in."""
+        tab = LazyTab(factory, hides_browser)
+        self.addTab(tab, title)
+        return tab
+
+    def page_at(self, index: int) -> QWidget | None:
+        """The page shown by tab ``index`` (built if it is lazy), or ``None``."""
+        widget = self.widget(index)
+        return widget.page if isinstance(widget, LazyTab) else widget
+
+    def _holder(self, page: QWidget) -> QWidget:
+        for index in range(self.count()):
+            widget = self.widget(index)
+            if isinstance(widget, LazyTab) and widget.built and widget.page is page:
+                return widget
+        return page
+
+    def setCurrentWidget(self, widget: QWidget) -> None:
+        """Show the tab of ``widget``: a page, a lazy tab's page or its stand-in."""
+        super().setCurrentWidget(self._holder(widget))
+
+    def currentWidget(self) -> QWidget | None:
+        """The current page (a lazy tab's page, built if needed)."""
+        return self.page_at(self.currentIndex())
+
+    def indexOf(self, widget: QWidget) -> int:
+        """The index of the tab showing ``widget`` (a page or a stand-in), or -1."""
+        return super().indexOf(self._holder(widget))
