@@ -246,7 +246,8 @@ class Question:
     ``scope`` is ``"image"`` (answered once per image) or ``"polygon"`` (per polygon); ``kind``
     is ``"radio"``, ``"checklist"``, ``"text"`` or ``"dropdown"``. ``options`` is a list of
     choices, or for dropdowns a nested tree ``[{"value": ..., "children": [...]}, ...]``.
-    Answers are stored under ``name`` in the classification JSON.
+    Answers are stored under ``name`` (the question's *key*) in the classification JSON.
+    A ``retired`` question is no longer asked; the answers stored under its key stay.
     """
 
     id: int
@@ -256,6 +257,7 @@ class Question:
     name: str
     title: str
     options: list = field(default_factory=list, compare=False, hash=False)
+    retired: bool = False
 
 
 @dataclass(frozen=True)

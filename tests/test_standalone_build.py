@@ -36,8 +36,8 @@ pytestmark = [
     pytest.mark.skipif(not SPEC.is_file(), reason="needs the source tree"),
 ]
 
-# Krippendorff (2011), "Computing Krippendorff's alpha-reliability": 4 observers, 12 units,
-# nominal alpha 0.743. Shrout & Fleiss (1979), Table 2: ICC(2,1) = 0.29.
+# [Krippendorff2011], "Computing Krippendorff's alpha-reliability": 4 observers, 12 units,
+# nominal alpha 0.743. [ShroutFleiss1979, Table 2]: ICC(2,1) = 0.29.
 KRIPPENDORFF_2011 = """obs,u1,u2,u3,u4,u5,u6,u7,u8,u9,u10,u11,u12
 A,1,2,3,3,2,1,4,1,2,,,
 B,1,2,3,3,2,2,4,1,2,5,,3

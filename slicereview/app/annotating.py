@@ -8,6 +8,10 @@ The GUI's gateway, the CLI and scripts all call these functions, so the rules ho
 * **submitting needs polygons** — an empty annotation is finished with
   :func:`finish` ``(..., NOTHING_TO_ANNOTATE)`` instead, which is refused while polygons exist
   (the store checks that one, it is a consistency rule of the data);
+* **the owner's decision holds** — an annotator held back after onboarding (the owner said
+  *stop*, or has not decided yet) cannot start or change pilot or formal work: every write
+  here refuses with :class:`~slicereview.app.qa.workflow.OnHold` and its one sentence (who
+  decided, when, why; :func:`slicereview.app.qa.workflow.why_not_start`);
 * annotators are raters with the ``annotator`` role, people listed before simulated ones;
 * an annotator's **batch** (:func:`batch_images`) is the set of images they work through in a
   phase — never the rating image sets.
@@ -44,7 +48,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from slicereview.engines.masks import rasterize
-from slicereview.model import AnnotationStatus, Phase, Polygon, Rater, Role
+from slicereview.model import Annotation, AnnotationStatus, Phase, Polygon, Rater, Role
 from slicereview.store import Project
 
 NO_POLYGONS = "No polygons yet: draw some, or use 'Nothing to annotate'."
@@ -64,6 +68,43 @@ def add_annotator(project: Project, name: str) -> int:
     return project.raters.ensure(name, Role.ANNOTATOR)
 
 
+def check_may_work(project: Project, rater_id: int, phase: Phase | str) -> None:
+    """Raise :class:`~slicereview.app.qa.workflow.OnHold` when the owner's decision after
+    onboarding holds the rater back from ``phase``."""
+    if Phase(phase) is Phase.ONBOARDING:
+        return  # (no query: onboarding is always open)
+    from slicereview.app.qa.workflow import check_may_start  # (not needed at start-up)
+
+    check_may_start(project, rater_id, phase)
+
+
+def _check(project: Project, annotation_id: int) -> None:
+    ann = project.annotations.get(annotation_id)
+    check_may_work(project, ann.rater_id, ann.phase)
+
+
+def start(project: Project, rater_id: int, image_id: int, phase: Phase | str = Phase.FORMAL,
+          round: int = 1) -> Annotation:
+    """The rater's annotation of the image in ``phase`` and ``round``, created (empty,
+    *in progress*) when missing — refused while the owner's decision holds the rater back."""
+    with project.transaction():  # (a busy file is one clear error, and the check and the
+        # write see the same state)
+        found = project.annotations.for_image(rater_id, image_id, phase, round, create=False)
+        if found is not None:
+            return found
+        check_may_work(project, rater_id, phase)
+        made = project.annotations.for_image(rater_id, image_id, phase, round, create=True)
+    assert made is not None
+    return made
+
+
+def set_classifications(project: Project, annotation_id: int, answers: dict) -> None:
+    """Store the image-level answers of an annotation (``{question key: answer}``)."""
+    with project.transaction():
+        _check(project, annotation_id)
+        project.annotations.set_image_classifications(annotation_id, answers)
+
+
 def _reopen(project: Project, annotation_id: int) -> None:
     if project.annotations.get(annotation_id).status is AnnotationStatus.SUBMITTED:
         project.annotations.set_status(annotation_id, AnnotationStatus.IN_PROGRESS)
@@ -73,6 +114,7 @@ def add_polygon(project: Project, annotation_id: int, polygon: Polygon,
                 position: int | None = None) -> int:
     """Add ``polygon`` (at drawing ``position``, default on top); returns its id."""
     with project.transaction():
+        _check(project, annotation_id)
         new_id = project.polygons.add(annotation_id, polygon, position)
         _reopen(project, annotation_id)
     return new_id
@@ -83,6 +125,7 @@ def update_polygon(project: Project, annotation_id: int, polygon: Polygon) -> No
     if polygon.id is None:
         raise ValueError("only a stored polygon (with an id) can be updated")
     with project.transaction():
+        _check(project, annotation_id)
         project.polygons.update(polygon.id, polygon)
         _reopen(project, annotation_id)
 
@@ -90,6 +133,7 @@ def update_polygon(project: Project, annotation_id: int, polygon: Polygon) -> No
 def delete_polygon(project: Project, annotation_id: int, polygon_id: int) -> int:
     """Delete a polygon; returns the drawing position it had (for undo)."""
     with project.transaction():
+        _check(project, annotation_id)
         position = project.polygons.delete(polygon_id)
         _reopen(project, annotation_id)
     return position
@@ -99,6 +143,7 @@ def replace_polygons(project: Project, annotation_id: int, polygons: Sequence[Po
                      ) -> list[int]:
     """Make ``polygons`` the annotation's whole content (one transaction); returns ids."""
     with project.transaction():
+        _check(project, annotation_id)
         ids = project.polygons.replace(annotation_id, polygons)
         _reopen(project, annotation_id)
     return ids
@@ -113,9 +158,11 @@ def finish(project: Project, annotation_id: int, status: AnnotationStatus | str)
     (:func:`slicereview.app.qa.low_agreement.after_finish`).
     """
     status = AnnotationStatus(status)
-    if status is AnnotationStatus.SUBMITTED and not project.polygons.of(annotation_id):
-        raise ValueError(NO_POLYGONS)
-    project.annotations.set_status(annotation_id, status)
+    with project.transaction():
+        _check(project, annotation_id)
+        if status is AnnotationStatus.SUBMITTED and not project.polygons.of(annotation_id):
+            raise ValueError(NO_POLYGONS)
+        project.annotations.set_status(annotation_id, status)
     if status is not AnnotationStatus.IN_PROGRESS:
         # the QA workflow: onboarding work is scored against gold, low agreement acted on
         from slicereview.app.qa.low_agreement import after_finish

@@ -183,10 +183,10 @@ class SetImageClassifications:
 
     def apply(self) -> None:
         self.before = dict(self.project.annotations.get(self.annotation_id).classifications)
-        self.project.annotations.set_image_classifications(self.annotation_id, self.answers)
+        annotating.set_classifications(self.project, self.annotation_id, self.answers)
 
     def revert(self) -> None:
-        self.project.annotations.set_image_classifications(self.annotation_id, self.before or {})
+        annotating.set_classifications(self.project, self.annotation_id, self.before or {})
 
 
 # -- rating ------------------------------------------------------------------------------------

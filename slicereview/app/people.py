@@ -3,7 +3,10 @@
 * **one name, one role** — a name belongs to one rater; adding a name that exists with the same
   role returns that rater, with another role is refused (``ValueError``, one sentence), so an
   annotator cannot silently become the reviewer of their own work;
-* **a name is needed** — blank names are refused; surrounding spaces are dropped.
+* **a name is needed** — blank names are refused; surrounding spaces are dropped;
+* **groups are of annotators** — a group (``A2``, ``night shift``…) gathers annotators so that a
+  batch can be assigned to all of them at once; moving an annotator to another group changes
+  which group assignments reach them from now on, their finished work stays where it is.
 
 >>> import tempfile, pathlib
 >>> from slicereview.model import Role
@@ -15,12 +18,21 @@ True
 >>> add_person(project, "Rita", Role.OWNER)
 Traceback (most recent call last):
 ValueError: 'Rita' is already a rater with role reviewer.
+>>> ann = add_person(project, "Ann", Role.ANNOTATOR)
+>>> set_group(project, [ann], " A2 ")
+>>> project.raters.get(ann).group, groups(project)
+('A2', {'A2': ['Ann']})
+>>> set_group(project, [rid], "A2")
+Traceback (most recent call last):
+ValueError: Only annotators are in groups; Rita is a reviewer.
 >>> project.close()
 """
 
 from __future__ import annotations
 
-from slicereview.model import Role
+from collections.abc import Sequence
+
+from slicereview.model import Rater, Role
 from slicereview.store import Project
 
 
@@ -35,3 +47,37 @@ def add_person(project: Project, name: str, role: Role) -> int:
             raise ValueError(f"{name!r} is already a rater with role {found.role}.")
         return found.id
     return project.raters.add(name, role)
+
+
+def person(project: Project, ref: str) -> Rater:
+    """The rater named ``ref`` (or with the id ``ref``); one sentence when there is none."""
+    found = project.raters.by_name(ref.strip())
+    if found is None and ref.strip().isdigit():
+        try:
+            found = project.raters.get(int(ref))
+        except KeyError:
+            found = None
+    if found is None:
+        raise ValueError(f"Nobody named {ref.strip()!r} in this project.")
+    return found
+
+
+def set_group(project: Project, rater_ids: Sequence[int], group: str | None) -> None:
+    """Put annotators in ``group`` (``None`` or blank: in no group), one transaction."""
+    name = (group or "").strip() or None
+    with project.transaction():
+        for rater_id in rater_ids:
+            rater = project.raters.get(rater_id)
+            if rater.role is not Role.ANNOTATOR:
+                raise ValueError(f"Only annotators are in groups; {rater.name} is a "
+                                 f"{rater.role}.")
+            project.raters.set_group(rater_id, name)
+
+
+def groups(project: Project) -> dict[str, list[str]]:
+    """Group → the names of its annotators, both sorted."""
+    found: dict[str, list[str]] = {}
+    for r in project.raters.all():
+        if r.group and r.role is Role.ANNOTATOR:
+            found.setdefault(r.group, []).append(r.name)
+    return {g: sorted(found[g], key=str.lower) for g in sorted(found, key=str.lower)}

@@ -22,17 +22,21 @@ from slicereview import __version__
 from slicereview.cli import (
     export,
     packages,
+    people,
     project_cmds,
+    questions,
     rating,
     report,
     review,
+    review_decide,
     stats,
     workflow,
 )
 from slicereview.cli.project_cmds import GuiRequest
 
 #: Modules that register sub-commands, in ``--help`` order.
-COMMAND_MODULES = (project_cmds, stats, rating, workflow, review, report, packages, export)
+COMMAND_MODULES = (project_cmds, stats, rating, workflow, people, questions, review,
+                   review_decide, report, packages, export)
 
 #: Exit code when the reader of stdout went away (``slicereview info P | head -1``): 128 + SIGPIPE,
 #: what a shell reports for a command killed by a broken pipe.

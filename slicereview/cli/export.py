@@ -40,8 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--stow", metavar="URL",
                    help="dicom-seg/dicom-sr: send the written objects to this DICOMweb service "
                         "(STOW-RS); credentials as for import --dicomweb")
-    p.add_argument("--phase", choices=[str(x) for x in Phase], default=str(Phase.FORMAL))
-    p.add_argument("--round", type=int, default=1)
+    p.add_argument("--phase", choices=[str(x) for x in Phase], default=str(Phase.FORMAL),
+                   help="the phase of the annotations (default formal)")
+    p.add_argument("--round", type=int, default=1,
+                   help="the round (default 1, the first pass; revisions are 2, 3, …)")
     p.add_argument("--rater", action="append", metavar="NAME",
                    help="only this rater (repeat for several)")
     p.add_argument("--include-in-progress", action="store_true",

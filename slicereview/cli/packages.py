@@ -12,13 +12,16 @@ from slicereview.cli._common import add_project_argument, open_project
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("package", help="write one annotator's work as a self-contained zip")
     add_project_argument(p)
-    p.add_argument("--annotator", required=True, metavar="NAME")
+    p.add_argument("--annotator", required=True, metavar="NAME",
+                   help="whose work (an annotator's name)")
     p.add_argument("--batch", metavar="B", help="only this batch (default: all their work)")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE.zip")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE.zip",
+                   help="the zip to write (must not exist)")
     p.set_defaults(func=cmd_package)
     p = sub.add_parser("merge", help="take an annotator's package back into the project")
     add_project_argument(p)
-    p.add_argument("file", type=Path)
+    p.add_argument("file", type=Path,
+                   help="the package zip the annotator sent back (same layout as written)")
     p.set_defaults(func=cmd_merge)
 
 

@@ -92,7 +92,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("relink", help="find moved image files below NEW_ROOT and update the paths")
     add_project_argument(p)
-    p.add_argument("new_root", type=Path)
+    p.add_argument("new_root", type=Path,
+                   help="a folder below which the moved files are (searched recursively)")
     p.add_argument("--no-verify", action="store_true",
                    help="accept files whose SHA-256 differs from the imported file")
     p.set_defaults(func=cmd_relink)

@@ -7,13 +7,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from slicereview.cli._common import add_project_argument
+from slicereview.cli._common import add_project_argument, open_project
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="write the owner's QA report (stand-alone HTML)")
     add_project_argument(p)
-    p.add_argument("--out", type=Path, required=True, metavar="report.html")
+    p.add_argument("--out", type=Path, required=True, metavar="report.html",
+                   help="the HTML file to write (stand-alone: plots embedded)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--group", help="agreement over the annotators of this group only")
     who.add_argument("--without-group", metavar="GROUP",
@@ -25,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from slicereview.app.report.owner_report import write_report
-    from slicereview.cli._common import ProgressBar, open_project
+    from slicereview.cli._common import ProgressBar
     from slicereview.model import Role
 
     with open_project(args.project) as project:

@@ -1,5 +1,6 @@
 """Review commands: ``queue`` (the ranked review queue, CSV export) and ``review-eval``
-(P@k, R@k, NDCG@k of every priority method against the stored reviews, Fig. 6 curves).
+(P@k, R@k, NDCG@k of every priority method against the stored reviews, the
+curves of [CrowdSegQA, Fig. 6]).
 
 Both open the project for writing: features that are not cached yet are computed and cached
 (see :mod:`slicereview.app.review.queue`). Engines (numpy, scipy) are imported in the handlers.
@@ -23,7 +24,8 @@ _SHOWN = ("strict_alpha", "relaxed_alpha", "unsure_share", "n_disagreement", "n_
 
 def _selection_args(p: argparse.ArgumentParser) -> None:
     add_project_argument(p)
-    p.add_argument("--phase", default="formal", choices=("onboarding", "pilot", "formal"))
+    p.add_argument("--phase", default="formal", choices=("onboarding", "pilot", "formal"),
+                   help="the phase whose annotations are compared (default formal)")
     p.add_argument("--round", type=int, default=None,
                    help="round number (default: each annotator's latest finished round)")
     who = p.add_mutually_exclusive_group()
@@ -40,9 +42,12 @@ def _selection_args(p: argparse.ArgumentParser) -> None:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("queue", help="rank images by how likely they need a reviewer")
     _selection_args(p)
-    p.add_argument("--method", default="box-score", choices=_METHODS)
+    p.add_argument("--method", default="box-score", choices=_METHODS,
+                   help="the priority method (default box-score; docs/review.md)")
     p.add_argument("--csv", type=Path, metavar="OUT",
-                   help="write the queue (rank, ids, score, status, every feature) as CSV")
+                   help="write the queue as CSV: rank, ids, score, status, why it is reviewed "
+                        "first, every feature, the mean pairwise consensus (Labelbox) and the "
+                        "mean pairwise mask IoU (Label Studio)")
     p.set_defaults(func=cmd_queue)
 
     p = sub.add_parser("review-eval",
@@ -101,39 +106,58 @@ def cmd_queue(args: argparse.Namespace) -> int:
         result = _compute(project, spec, args.workers)
         rows = queue(project, spec, result)
         cases = project.images.cases()
+        extra = _label_columns(project, rows) if args.csv else {}
     apart = ", ".join(cases[i][0] for i in result.not_enough)
     summary = (f"{len(rows)} images ranked by {spec.method} ({len(result.computed)} computed, "
                f"{len(rows) - len(result.computed)} cached)")
     if args.csv:
-        _write_csv(args.csv, rows)
+        _write_csv(args.csv, rows, extra)
         print(f"{summary}; written to {args.csv}")
     else:
         print(summary)
-        header = ["rank", "case", "score", "status", *_SHOWN]
+        header = ["rank", "case", "score", "status", "first", *_SHOWN]
         widths = [max(len(h), 7) for h in header]
         widths[3] = len("partly reviewed")
+        widths[4] = len("first")
         print("  ".join(f"{h:>{w}}" for h, w in zip(header, widths, strict=True)))
         for row in rows:
             values = row.as_dict()
-            cells = [row.rank, row.case_id, row.score, row.status, *(values[k] for k in _SHOWN)]
+            cells = [row.rank, row.case_id, row.score, row.status, "yes" if row.flag else "",
+                     *(values[k] for k in _SHOWN)]
             print("  ".join(f"{_cell(c):>{w}}" for c, w in zip(cells, widths, strict=True)))
+        flagged = sum(bool(r.flag) for r in rows)
+        if flagged:
+            print(f"first: {flagged} image(s) the low-agreement rule flagged 'review first' "
+                  "come before the method's order (the reason is in --csv's review_first)")
     if apart:
         print(f"not enough annotations (fewer than 2): {apart}", file=sys.stderr)
     return 0
 
 
-def _write_csv(path: Path, rows) -> None:
+def _label_columns(project: Project, rows) -> dict[int, dict[str, float]]:
+    """image id → the two label-agreement columns (app.report.label_agreement)."""
+    from slicereview.app.report.label_agreement import image_scores, question_kinds
+
+    kinds = question_kinds(project)
+    return {r.image_id: image_scores(project, r.image_id, r.annotation_ids, kinds).as_dict()
+            for r in rows}
+
+
+def _write_csv(path: Path, rows, extra: dict[int, dict[str, float]]) -> None:
+    from slicereview.app.report.label_agreement import CONSENSUS, MASK_IOU
     from slicereview.app.review.queue import nan_to_none
 
     if not rows:
-        path.write_text("rank,image_id,case_id,score,status\n", encoding="utf-8")
+        path.write_text(f"rank,image_id,case_id,score,status,review_first,{CONSENSUS},"
+                        f"{MASK_IOU}\n", encoding="utf-8")
         return
-    fields = list(rows[0].as_dict())
+    fields = [*rows[0].as_dict(), CONSENSUS, MASK_IOU]
     with path.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=fields)
         writer.writeheader()
         for row in rows:
-            writer.writerow({k: nan_to_none(v) for k, v in row.as_dict().items()})
+            values = {**row.as_dict(), **extra[row.image_id]}
+            writer.writerow({k: nan_to_none(v) for k, v in values.items()})
 
 
 def cmd_review_eval(args: argparse.Namespace) -> int:

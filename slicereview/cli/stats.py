@@ -79,12 +79,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_masks)
 
     p = cmds.add_parser("dice", help="Dice and IoU of two mask images")
-    p.add_argument("images", nargs=2, type=Path)
+    p.add_argument("images", nargs=2, type=Path, help="two mask images of the same size")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_dice)
 
     p = _table_command(cmds, "ndcg", "P@k, R@k, NDCG@k of a ranking (item, grade; ranked order)")
-    p.add_argument("--k", type=int, nargs="+", default=[5, 10, 20])
+    p.add_argument("--k", type=int, nargs="+", default=[5, 10, 20],
+                   help="cut-offs k of P@k, R@k and NDCG@k (default 5 10 20)")
     p.add_argument("--min-grade", type=float, default=None,
                    help="grade that counts as relevant for P@k and R@k (default: > 0)")
     p.set_defaults(func=cmd_ndcg)

@@ -25,21 +25,25 @@ def _names(text: str | None) -> list[str]:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("batch", help="define a batch of one phase and assign annotators")
     add_project_argument(p)
-    p.add_argument("name")
-    p.add_argument("--phase", required=True, choices=("onboarding", "pilot", "formal"))
+    p.add_argument("name", help="the batch's name (unique; also its image set's)")
+    p.add_argument("--phase", required=True, choices=("onboarding", "pilot", "formal"),
+                   help="the batch's phase")
     p.add_argument("--cases", required=True, metavar="C1,C2", help="case ids of the images")
-    p.add_argument("--groups", metavar="A,B")
-    p.add_argument("--annotators", metavar="X,Y")
+    p.add_argument("--groups", metavar="A,B", help="assign these annotator groups")
+    p.add_argument("--annotators", metavar="X,Y", help="assign these annotators (names)")
     p.add_argument("--min-dice", type=float, help="pre-filter: mean Dice against gold")
     p.add_argument("--alpha-threshold", type=float,
                    help="low-agreement threshold on strict α (image level)")
-    p.add_argument("--max-annotators", type=int, default=3)
-    p.add_argument("--low-action", choices=("assign", "review"), default="assign")
+    p.add_argument("--max-annotators", type=int, default=3,
+                   help="at most this many annotators per image (default 3)")
+    p.add_argument("--low-action", choices=("assign", "review"), default="assign",
+                   help="below the threshold: assign one more annotator (default) or flag "
+                        "the image 'review first'")
     p.set_defaults(func=cmd_batch)
 
     p = sub.add_parser("gold", help="set the gold standard of an image")
     add_project_argument(p)
-    p.add_argument("--case", required=True)
+    p.add_argument("--case", required=True, help="the image's case id (C000001)")
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument("--mask", type=Path, help="label PNG: 0 background, 1 certain, 2 uncertain")
     how.add_argument("--annotation", type=int, help="an expert's finished annotation id")
@@ -47,21 +51,27 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("onboarding", help="the pre-filter of a batch; the owner's decision")
     add_project_argument(p)
-    p.add_argument("--batch", required=True)
-    p.add_argument("--decide", metavar="NAME")
-    p.add_argument("--owner", metavar="OWNER")
+    p.add_argument("--batch", required=True, help="the onboarding batch's name")
+    p.add_argument("--decide", metavar="NAME",
+                   help="decide whether this annotator goes on (needs --owner)")
+    p.add_argument("--owner", metavar="OWNER", help="who decides (a rater with the owner role)")
     verdict = p.add_mutually_exclusive_group()
-    verdict.add_argument("--go-on", action="store_true")
-    verdict.add_argument("--stop", action="store_true")
-    p.add_argument("--reason", default="")
+    verdict.add_argument("--go-on", action="store_true",
+                         help="the annotator goes on (against the pre-filter: needs --reason)")
+    verdict.add_argument("--stop", action="store_true",
+                         help="the annotator stops: no pilot or formal work, no package for "
+                              "it, until an owner decides otherwise")
+    p.add_argument("--reason", default="",
+                   help="why (needed when the decision goes against the pre-filter)")
     p.set_defaults(func=cmd_onboarding)
 
     p = sub.add_parser("guidelines", help="show, edit or diff the living guidelines")
     add_project_argument(p)
     act = p.add_mutually_exclusive_group()
-    act.add_argument("--edit", type=Path, metavar="FILE.md")
+    act.add_argument("--edit", type=Path, metavar="FILE.md",
+                     help="make this Markdown file the next version (needs --owner)")
     act.add_argument("--changes", metavar="NAME", help="what changed since NAME last looked")
-    p.add_argument("--owner", metavar="OWNER")
+    p.add_argument("--owner", metavar="OWNER", help="who edits (a rater with the owner role)")
     p.set_defaults(func=cmd_guidelines)
 
 

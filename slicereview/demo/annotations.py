@@ -47,8 +47,10 @@ DEMO_GUIDELINE = (
     "polygon per spot, drawn close around its edge.\n"
     "* Do not outline the pectoral muscle, the skin line, or labels and markers outside the "
     "breast.\n"
-    "* Mark a polygon **uncertain** (key U; dashed outline) when you are not sure the spot "
-    "stands out from the tissue around it; **certain** (key C; solid outline) otherwise.\n"
+    "* Mark a polygon **uncertain** (dashed outline) when you are not sure the spot stands "
+    "out from the tissue around it, **certain** (solid outline) otherwise: key U toggles the "
+    "selected polygon between the two (with none selected, it sets what new polygons "
+    "get).\n"
     "* Use window/level (right-drag) to make faint spots visible.\n"
     "* Answer the *Kind of region* question for each polygon, and mark an image "
     "'nothing to annotate' if it has no such spot.\n")

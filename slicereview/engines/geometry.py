@@ -1,9 +1,9 @@
 """Pure polygon operations on ``float64 (N, 2)`` vertex arrays in ``(x, y)`` pixel coordinates.
 
-Conventions (DESIGN.md §6): ``x`` is the column axis and ``y`` the row axis (pointing *down*);
-pixel ``(row r, col c)`` covers ``[c, c+1) x [r, r+1)``. A polygon is closed implicitly: edge
-``i`` runs from vertex ``i`` to vertex ``(i + 1) % N``. Every function returns a *new* array and
-never changes its input, so the values can go straight into undo commands.
+Conventions (docs/design.md, "Conventions"): ``x`` is the column axis and ``y`` the row axis
+(pointing *down*); pixel ``(row r, col c)`` covers ``[c, c+1) x [r, r+1)``. A polygon is closed
+implicitly: edge ``i`` runs from vertex ``i`` to vertex ``(i + 1) % N``. Every function returns a
+*new* array and never changes its input, so the values can go straight into undo commands.
 
 Tolerances are in *image* units (pixels of the image). A drawing tool that wants "5 screen
 pixels" converts with :func:`image_tolerance` (``screen_px / zoom``, where ``zoom`` is screen
@@ -146,7 +146,7 @@ def remove_duplicates(vertices: ArrayLike) -> np.ndarray:
 
 
 def simplify(vertices: ArrayLike, tolerance: float) -> np.ndarray:
-    """Douglas-Peucker simplification of a *closed* polygon (for freehand strokes).
+    """Douglas-Peucker simplification [DouglasPeucker1973] of a *closed* polygon (freehand strokes).
 
     Every removed vertex lies within ``tolerance`` image pixels of the simplified outline.
     Uses :func:`skimage.measure.approximate_polygon` on the closed ring (it works on any 2-D

@@ -1,9 +1,9 @@
 """Polygons to label images, and the binary masks that agreement statistics compare.
 
 Label images are ``uint8 (H, W)``: :data:`BACKGROUND` 0, :data:`CERTAIN` 1, :data:`UNCERTAIN` 2
-(DESIGN.md §6). Pixel ``(row r, col c)`` covers ``[c, c+1) x [r, r+1)`` and belongs to a polygon
-when its centre ``(c + 0.5, r + 0.5)`` is inside by the even-odd, half-open crossing rule of
-:func:`slicereview.engines.geometry.contains_points` — the same test the drawing tool uses.
+(docs/design.md, "Conventions"). Pixel ``(row r, col c)`` covers ``[c, c+1) x [r, r+1)`` and belongs
+to a polygon when its centre ``(c + 0.5, r + 0.5)`` is inside by the even-odd, half-open crossing
+rule of :func:`slicereview.engines.geometry.contains_points` — the same test the drawing tool uses.
 
 Why our own scanline fill: ``skimage.draw.polygon`` tests every pixel of the bounding box against
 every edge (box area x vertex count: ~27 ms for one 200-vertex polygon of radius 120), and
@@ -77,6 +77,25 @@ def polygon_mask(
     return out
 
 
+def polygon_crop(vertices: ArrayLike, shape: tuple[int, int]
+                 ) -> tuple[int, int, np.ndarray] | None:
+    """One polygon's pixels on its bounding box: ``(row0, col0, inside)`` with ``inside`` a
+    ``bool`` array of the box (clipped to the image ``shape``), or ``None`` when it covers no
+    pixel centre. The same pixels as :func:`polygon_mask`, without a full-image array.
+
+    >>> r0, c0, inside = polygon_crop([[1, 1], [3, 1], [3, 2], [1, 2]], (5, 5))
+    >>> (r0, c0), inside.astype(int).tolist()
+    ((1, 1), [[1, 1, 0]])
+    """
+    from slicereview.engines.geometry import as_vertices
+
+    v = as_vertices(vertices)
+    h, w = int(shape[0]), int(shape[1])
+    if len(v) < 3 or h == 0 or w == 0:
+        return None
+    return _fill_box(v, h, w)
+
+
 def _fill_box(v: np.ndarray, h: int, w: int) -> tuple[int, int, np.ndarray] | None:
     """Scanline even-odd fill of polygon ``v`` on its bounding box clipped to ``(h, w)``.
 
@@ -120,6 +139,7 @@ def _fill_box(v: np.ndarray, h: int, w: int) -> tuple[int, int, np.ndarray] | No
 
 def rasterize(
     polygons: Iterable[PolygonLike], shape: tuple[int, int],
+    crops: list[tuple[int, int, np.ndarray] | None] | None = None,
 ) -> np.ndarray:
     """Label image ``uint8 (H, W)`` of ``polygons``: 0 background, 1 certain, 2 uncertain.
 
@@ -130,7 +150,9 @@ def rasterize(
     outline asserted.
 
     ``polygons`` are any objects with ``.vertices`` and ``.certainty`` (see
-    :class:`PolygonLike`); an unknown certainty raises ``ValueError``.
+    :class:`PolygonLike`); an unknown certainty raises ``ValueError``. ``crops``: a list that
+    receives each polygon's own pixels, in input order, as :func:`polygon_crop` gives them
+    (one fill per polygon serves both).
 
     >>> from types import SimpleNamespace as P
     >>> a = P(vertices=[[0, 0], [3, 0], [3, 2], [0, 2]], certainty="uncertain")
@@ -143,13 +165,13 @@ def rasterize(
     h, w = int(shape[0]), int(shape[1])
     labels = np.zeros((h, w), dtype=np.uint8)
     items = [(_certainty(p.certainty), as_vertices(p.vertices)) for p in polygons]
+    boxes = [None if len(v) < 3 or h == 0 or w == 0 else _fill_box(v, h, w) for _, v in items]
+    if crops is not None:
+        crops.extend(boxes)
     # Paint uncertain first so that certain overwrites it; only bounding boxes are touched.
     for which in (UNCERTAIN, CERTAIN):
-        for label, v in items:
-            if label != which or len(v) < 3 or h == 0 or w == 0:
-                continue
-            box = _fill_box(v, h, w)
-            if box is not None:
+        for (label, _), box in zip(items, boxes, strict=True):
+            if label == which and box is not None:
                 r0, c0, inside = box
                 labels[r0:r0 + inside.shape[0], c0:c0 + inside.shape[1]][inside] = which
     return labels

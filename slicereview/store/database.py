@@ -62,6 +62,11 @@ class Database(ABC):
         are, stored image paths too)."""
 
     @abstractmethod
+    def json_has_key(self, column: str, key: str) -> tuple[str, object]:
+        """A condition that the JSON object in ``column`` has the top-level ``key``, and its
+        one argument (SQLite's ``json_type``; PostgreSQL's ``jsonb_exists``)."""
+
+    @abstractmethod
     def transaction(self) -> AbstractContextManager[object]:
         """One user intent: committed when the block ends, rolled back when it raises
         (:class:`~.errors.ProjectBusyError` when another writer held the lock too long).
@@ -122,6 +127,9 @@ class SqliteDatabase(Database):
             self.conn.backup(out)
         finally:
             out.close()
+
+    def json_has_key(self, column: str, key: str) -> tuple[str, object]:
+        return f"json_type({column}, ?) IS NOT NULL", '$."' + key.replace('"', '\\"') + '"'
 
     def transaction(self) -> AbstractContextManager[object]:
         """``BEGIN IMMEDIATE`` ... ``COMMIT`` (see :func:`.connection.transaction`)."""

@@ -153,6 +153,9 @@ class PostgresDatabase(Database):
 
         create_file(dest, fill)
 
+    def json_has_key(self, column: str, key: str) -> tuple[str, object]:
+        return f"jsonb_exists(CAST({column} AS jsonb), ?)", key
+
     @property
     def in_transaction(self) -> bool:
         from psycopg.pq import TransactionStatus

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from slicereview.model import Question
-from slicereview.store._base import Part, dumps, loads
+from slicereview.store._base import Part, dumps, loads, now_iso
 from slicereview.store.database import Row
 
 QUESTION_SCOPES = ("image", "polygon")
@@ -12,7 +12,8 @@ QUESTION_KINDS = ("radio", "checklist", "text", "dropdown")
 
 def _question(row: Row) -> Question:
     return Question(row["id"], row["position"], row["scope"], row["kind"], row["name"],
-                    row["title"], loads(row["options"]) or [])  # type: ignore[arg-type]
+                    row["title"], loads(row["options"]) or [],  # type: ignore[arg-type]
+                    row["retired_at"] is not None)
 
 
 class Questions(Part):
@@ -30,13 +31,36 @@ class Questions(Part):
             )
         return new_id
 
-    def all(self, scope: str | None = None) -> list[Question]:
-        """The questions in their order, optionally only one ``scope``."""
-        sql = "SELECT * FROM questions"
+    def all(self, scope: str | None = None, *, retired: bool = False) -> list[Question]:
+        """The questions asked, in their order, optionally only one ``scope``; ``retired``:
+        the retired ones too (in their places)."""
+        where = [] if retired else ["retired_at IS NULL"]
         args: tuple[str, ...] = ()
         if scope is not None:
-            sql, args = sql + " WHERE scope = ?", (scope,)
+            where.append("scope = ?")
+            args = (scope,)
+        sql = "SELECT * FROM questions" + (" WHERE " + " AND ".join(where) if where else "")
         return [_question(r) for r in self.db.execute(sql + " ORDER BY position, id", args)]
+
+    def by_name(self, name: str) -> Question | None:
+        """The question whose answers are stored under ``name`` (retired or not)."""
+        row = self.db.execute("SELECT * FROM questions WHERE name = ?", (name,)).fetchone()
+        return None if row is None else _question(row)
+
+    def set_retired(self, question_id: int, retired: bool) -> None:
+        """Retire a question (no longer asked; stored answers stay) or bring it back."""
+        with self.transaction():
+            self.get(question_id)
+            self.db.execute("UPDATE questions SET retired_at = ? WHERE id = ?",
+                            (now_iso() if retired else None, question_id))
+
+    def answer_count(self, name: str, scope: str) -> int:
+        """How many annotations (``image`` scope) or polygons (``polygon``) hold an answer
+        stored under ``name``."""
+        table = "annotations" if scope == "image" else "polygons"
+        has_key, arg = self.db.json_has_key("classifications", name)
+        return int(self.db.execute(f"SELECT count(*) FROM {table} WHERE {has_key}",
+                                   (arg,)).fetchone()[0])
 
     def get(self, question_id: int) -> Question:
         row = self.db.execute("SELECT * FROM questions WHERE id = ?",

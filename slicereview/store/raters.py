@@ -31,6 +31,13 @@ class Raters(Part):
         ids = [r[0] for r in self.db.execute("SELECT id FROM raters ORDER BY id")]
         return [self.get(i) for i in ids]
 
+    def set_group(self, rater_id: int, group: str | None) -> None:
+        """Put a rater in ``group`` (``None``: in no group)."""
+        with self.transaction():
+            if self.db.execute("UPDATE raters SET group_name = ? WHERE id = ?",
+                               (group, rater_id)).rowcount == 0:
+                raise KeyError(f"no rater {rater_id} in this project")
+
     def by_name(self, name: str) -> Rater | None:
         row = self.db.execute("SELECT id FROM raters WHERE name = ?", (name,)).fetchone()
         return None if row is None else self.get(row[0])

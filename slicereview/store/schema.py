@@ -346,8 +346,15 @@ CREATE TABLE dicomweb_sources (
 CREATE INDEX dicomweb_sources_sop ON dicomweb_sources (sop_uid);
 """
 
+# Version 6: questions the owner retired (slicereview/app/questions.py). A retired question is
+# no longer asked; the answers stored under its name stay (they are part of the annotations'
+# classifications JSON), so retiring never loses work and restoring brings it back.
+_V6 = """
+ALTER TABLE questions ADD COLUMN retired_at TEXT;
+"""
+
 #: Ordered migrations; ``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``.
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5]
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6]
 
 #: The schema version this build writes.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -83,8 +83,9 @@ def build(folder: Path, images: int = 16, seed: int = 0, *,
                         decide(p, expert, a, "reject", ["outline too loose"])
                     else:
                         decide(p, expert, a, "accept")
-        for name in ann:
-            qualify(p, ob, ann[name], owner, go_on=True,
-                    reason="" if noise[name] < 4 else "kept to compare the groups")
+            if phase == "onboarding":  # the owner lets everyone go on before pilot work
+                for name in ann:
+                    qualify(p, ob, ann[name], owner, go_on=True,
+                            reason="" if noise[name] < 4 else "kept to compare the groups")
         p.guidelines.add("# Task\n\nOutline every calcified vessel.\n")
     return path

@@ -72,7 +72,7 @@ def test_report_speed(cached_project: Path, tmp_path: Path) -> None:
         out = write_report(project, tmp_path / "r.html",
                            progress=lambda d, t: calls.append(d))
         took = time.perf_counter() - t0
-    assert out.stat().st_size > 10_000 and calls[-1] == IMAGES + 6
+    assert out.stat().st_size > 10_000 and calls[-1] == IMAGES + 7
     print(f"\nreport of {IMAGES} images × 3 annotators ({SIZE}×{SIZE}): {took:.2f} s; floor "
           f"(cached features read) {floor * 1000:.1f} ms; ratio {took / floor:.0f}")
     assert took <= TARGET_S

@@ -60,9 +60,11 @@ def test_queue_csv_columns(project_path, tmp_path, capsys):
         rows = list(csv.DictReader(fh))
     assert len(rows) == N
     columns = list(rows[0])
-    assert columns[:5] == ["rank", "image_id", "case_id", "score", "status"]
+    assert columns[:6] == ["rank", "image_id", "case_id", "score", "status", "review_first"]
     features = [f for f in ImageFeatures.__dataclass_fields__]
-    assert set(features) <= set(columns) and columns[-1] == "wbbox_per_pixel"
+    assert set(features) <= set(columns)
+    assert columns[-3:] == ["wbbox_per_pixel", "mean_pairwise_consensus",
+                            "mean_pairwise_mask_iou"]
     assert [int(r["rank"]) for r in rows] == list(range(1, N + 1))
     assert {r["level"] for r in rows} == {"strict"}
     assert rows[0]["intra_strict"] == ""  # NaN: no repeats

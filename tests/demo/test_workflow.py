@@ -92,7 +92,7 @@ def test_report_on_the_demo_has_every_table(demo_location, tmp_path: Path) -> No
     assert "Low-agreement rule:" in html
     for name in ANNOTATORS:
         assert name in html
-    # Fig. 5, Fig. 6 for at least the formal phase, times: embedded plots
+    # α histograms, queue curves for at least the formal phase, times: embedded plots
     assert html.count("data:image/png;base64,") >= 4
     # real numbers: the A2 formal row has an acceptance ratio and a Welch p
     row = re.search(r"<td class=l>formal</td><td class=l>A2 \(feedback\)</td>(.*?)</tr>", html)
@@ -100,3 +100,11 @@ def test_report_on_the_demo_has_every_table(demo_location, tmp_path: Path) -> No
     cells = re.findall(r"<td>(.*?)</td>", row.group(1))
     assert cells[4] != "–" and not math.isnan(float(cells[4]))     # Welch p
     assert cells[7] != "–" and 0 <= float(cells[7]) <= 100         # acceptance ratio
+    # the majority-vote table has numbers: the demo's gold answers the density question
+    density = re.search(r"<td class=l>Breast density \(BI-RADS\)</td>(.*?)</tr>", html)
+    assert density is not None
+    cells = re.findall(r"<td>(.*?)</td>", density.group(1))
+    assert int(cells[1]) >= 6                                      # images with gold answers
+    assert all(0 <= float(c) <= 1 for c in cells[4:7])             # accuracy k = 1, 2, 3
+    # the per-image table carries the two platforms' measures
+    assert "<h2>Per-image agreement</h2>" in html and "mean pairwise mask IoU" in html

@@ -1,5 +1,5 @@
-"""The low-agreement threshold rule (as Label Studio's agreement threshold), held once; the
-rule is described in :mod:`slicereview.app.qa.workflow`, whose functions this module uses.
+"""The low-agreement threshold rule (as Label Studio's agreement threshold, [LabelStudio]), held
+once; the rule is described in :mod:`slicereview.app.qa.workflow`, whose functions this module uses.
 
 Example
 -------
@@ -95,8 +95,9 @@ def apply_low_agreement(project: Project, batch_id: int,
         alpha = strict_alpha(project, anns)
         if math.isnan(alpha) or alpha >= batch.alpha_threshold:
             continue
-        why = (f"strict α (nominal, image level) {alpha:.3f} < threshold "
-               f"{batch.alpha_threshold:.3f} among {len(anns)} annotators")
+        # (round, then + 0.0: an α of -0.0004 reads 0.000, never -0.000)
+        why = (f"strict α (nominal, image level) {round(alpha, 3) + 0.0:.3f} < threshold "
+               f"{round(batch.alpha_threshold, 3) + 0.0:.3f} among {len(anns)} annotators")
         started = {a.rater_id for a in project.annotations.all(image_id=image_id, phase=phase)}
         candidates = sorted(
             (r.id for r in project.raters.all() if r.role is Role.ANNOTATOR
@@ -131,3 +132,35 @@ def after_finish(project: Project, annotation_id: int) -> None:
         if batch.alpha_threshold is not None and ann.image_id in project.image_sets.members(
                 batch.image_set_id):
             apply_low_agreement(project, batch.id, [ann.image_id])
+
+
+def _phase_batches(project: Project, phase: str | None) -> dict[int, str]:
+    return {b.id: b.name for b in project.workflow.batches(phase)}
+
+
+def readable(reason: str) -> str:
+    """A flag's reason without the bookkeeping suffix (``[annotations 1,2]``)."""
+    return reason.split(" [annotations ")[0].rstrip(":; ")
+
+
+def review_first(project: Project, phase: str | None = None) -> dict[int, str]:
+    """Images flagged *review first* (in ``phase``'s batches; ``None``: any): image id → why,
+    the newest flag's reason."""
+    batches = _phase_batches(project, phase)
+    return {f.image_id: f"Flagged in batch “{batches.get(f.batch_id or 0, '?')}”: "
+                        f"{readable(f.reason)}"
+            for f in project.workflow.image_flags()
+            if f.kind == "review" and (f.batch_id in batches or (phase is None and f.batch_id
+                                                                  is None))}
+
+
+def extra_assignments(project: Project, rater_id: int, phase: str | None = None
+                      ) -> dict[int, str]:
+    """Images the rule gave ``rater_id`` as one more annotator (in ``phase``'s batches):
+    image id → why."""
+    batches = _phase_batches(project, phase)
+    return {f.image_id: f"Given to you as one more annotator in batch "
+                        f"“{batches.get(f.batch_id or 0, '?')}”: {readable(f.reason)}"
+            for f in project.workflow.image_flags()
+            if f.kind == "assign" and f.rater_id == rater_id
+            and (f.batch_id in batches or (phase is None and f.batch_id is None))}

@@ -2,10 +2,14 @@
 annotator, :func:`merge` takes their work back. Rules held here:
 
 * **blind** — the package's project holds only that annotator's annotations, the decisions on
-  them (returned annotations with their comments and reason tags), the guidelines with their
-  entries, the questions and their batch; nothing of other annotators, no gold, no scores, no
-  pins (see :meth:`slicereview.store.packages.Packages.write_subset`). Ids and case ids
-  are the project's.
+  them (returned annotations with their comments and reason tags), the reviewers' pins on the
+  images of their returned annotations (what the annotator is shown there in the project), the
+  guidelines with their entries, the questions and their batch; nothing of other annotators,
+  no gold, no scores (see :meth:`slicereview.store.packages.PackagesMixin.write_subset`). Ids
+  and case ids are the project's.
+* **the owner's decision holds** — an annotator held back after onboarding gets no package of
+  the phases they may not work in (:func:`slicereview.app.qa.workflow.why_not_start`'s sentence);
+  without ``batch`` those phases' images are left out.
 * **self-contained** — the zip holds ``project.srproj``, copies of the image files under
   ``images/`` (stored, not recompressed: medical images are large and often compressed) and
   ``manifest.json``: format, the project's UUID, the annotator, the package's own id, each
@@ -19,7 +23,9 @@ annotator, :func:`merge` takes their work back. Rules held here:
   project → added; equal → nothing; changed in the package only → the project takes it;
   changed in the project only → kept; changed on both sides → a *conflict*: the project keeps
   its version, the package's is kept in ``merge_conflicts`` and reported. Merging the same
-  package again adds nothing (idempotent). Guideline views are merged too.
+  package again adds nothing (idempotent). Guideline views are merged too, and pins: a pin of
+  the package that the project lacks (same image, reviewer, place, comment and tags) is added
+  (its reviewer must be in the project).
 """
 
 from __future__ import annotations
@@ -36,8 +42,8 @@ from pathlib import Path
 from slicereview import __version__
 from slicereview.app.images.limits import project_limits
 from slicereview.app.images.pacs import Locator, local_file
-from slicereview.app.qa.workflow import work_images
-from slicereview.model import Annotation, Phase, Polygon, Role
+from slicereview.app.qa.workflow import OnHold, may_start, why_not_start, work_images
+from slicereview.model import Annotation, Phase, Polygon, Review, Role
 from slicereview.store import NewerProjectError, Project, ProjectError
 from slicereview.store._base import now_iso
 from slicereview.store.schema import SCHEMA_VERSION
@@ -85,11 +91,18 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
         if found is None:
             raise ValueError(f"no batch named {batch!r} in this project")
         batch_id = found.id
+        reason = why_not_start(project, rater.id, found.phase)
+        if reason is not None:
+            raise OnHold(reason)
         images = work_images(project, rater.id, batch_id)
     else:
-        images = sorted({i for b in project.workflow.batches()
+        allowed = {str(p) for p in Phase if may_start(project, rater.id, p)}
+        images = sorted({i for b in project.workflow.batches() if str(b.phase) in allowed
                          for i in work_images(project, rater.id, b.id)}
-                        | {a.image_id for a in project.annotations.all(rater_id=rater.id)})
+                        | {a.image_id for a in project.annotations.all(rater_id=rater.id)
+                           if str(a.phase) in allowed})
+        if not images and len(allowed) < len(Phase):
+            raise OnHold(str(why_not_start(project, rater.id, Phase.FORMAL)))
     if not images:
         raise ValueError(f"{annotator} has no images to work on"
                          + (f" in batch {batch}" if batch else ""))
@@ -134,19 +147,21 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
 class MergeReport:
     """What a merge did: annotations ``added``, ``updated`` (changed in the package only),
     ``unchanged``, ``kept`` (changed in the project only) and ``conflicts`` (annotation ids of
-    the project whose package version was kept apart; new ones only)."""
+    the project whose package version was kept apart; new ones only); ``pins`` added."""
 
     added: list[int] = field(default_factory=list)
     updated: list[int] = field(default_factory=list)
     unchanged: int = 0
     kept: list[int] = field(default_factory=list)
     conflicts: list[int] = field(default_factory=list)
+    pins: list[int] = field(default_factory=list)
 
     @property
     def text(self) -> str:
         return (f"{len(self.added)} added, {len(self.updated)} updated, {self.unchanged} "
                 f"unchanged, {len(self.kept)} kept (changed here only), "
-                f"{len(self.conflicts)} conflicts kept apart")
+                f"{len(self.conflicts)} conflicts kept apart"
+                + (f", {len(self.pins)} pinned comment(s) added" if self.pins else ""))
 
 
 def _read(file: Path, tmp: Path) -> tuple[dict, Path]:
@@ -166,7 +181,9 @@ def _read(file: Path, tmp: Path) -> tuple[dict, Path]:
                 if digest.hexdigest() != sha:
                     raise PackageError(f"{file.name}: {name} is damaged (hash differs)")
     except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, EOFError, OSError) as exc:
-        raise PackageError(f"{file.name} is not a readable slicereview package ({exc})") from exc
+        detail = str(exc).replace(str(tmp), "")  # never name our temporary folder
+        raise PackageError(f"{file.name} is not a readable slicereview package ({detail})") \
+            from exc
     return manifest, tmp / PROJECT
 
 
@@ -182,9 +199,13 @@ def merge(project: Project, file: str | Path) -> MergeReport:
         try:
             pkg = Project.open(sub)
         except NewerProjectError as exc:
-            raise PackageError(f"{file.name} was written by a newer slicereview: {exc}") from exc
+            raise PackageError(f"{file.name} was written by a newer slicereview: update "
+                               "slicereview to merge it; nothing was merged.") from exc
         except ProjectError as exc:
-            raise PackageError(f"{file.name} holds a damaged project: {exc}") from exc
+            # the store's message names the temporary copy it checked: say it of the zip
+            raise PackageError(f"{file.name} holds a damaged project file ({PROJECT}): nothing "
+                               "was merged; ask the annotator to send the package again.") \
+                from exc
         with pkg:
             return _merge(project, pkg, manifest)
 
@@ -236,7 +257,30 @@ def _merge(project: Project, pkg: Project, manifest: dict) -> MergeReport:
             else:
                 report.unchanged += 1
         project.guidelines.merge_views(here.id, pkg.guidelines.views(there.id))
+        report.pins = _merge_pins(project, pkg)
     return report
+
+
+def _pin_key(project: Project, pin: Review) -> tuple:
+    return (pin.image_id, project.raters.get(pin.reviewer_id).name, pin.pin_kind,
+            tuple(round(v, 6) for v in pin.pin_at), pin.comment, tuple(pin.tags))
+
+
+def _merge_pins(project: Project, pkg: Project) -> list[int]:
+    """Add the package's pins the project lacks (by content); returns the new review ids."""
+    have = {_pin_key(project, r) for r in project.reviews.all() if r.is_pin}
+    added = []
+    for pin in (r for r in pkg.reviews.all() if r.is_pin):
+        key = _pin_key(pkg, pin)
+        reviewer = project.raters.by_name(key[1])
+        if key in have or reviewer is None:
+            continue
+        added.append(project.reviews.add(pin.image_id, reviewer.id, comment=pin.comment,
+                                         tags=pin.tags, active_ms=pin.active_ms,
+                                         alphas=pin.alphas, pin_kind=pin.pin_kind,
+                                         pin_at=pin.pin_at))
+        have.add(key)
+    return added
 
 
 def _write(project: Project, annotation_id: int, content: dict) -> None:

@@ -143,3 +143,30 @@ def repeat_progress(project: Project, rater_ids: Sequence[int], image_ids: Seque
             finished = again.status in FINISHED
             out[again.rater_id] = (todo + (not finished), done + finished)
     return out
+
+
+def schedule_batch_repeats(project: Project, batch_id: int, share: float, seed: int = 0
+                           ) -> dict[int, int]:
+    """:func:`schedule_repeats` of a batch for every annotator assigned to it (directly or by
+    group), in the batch's phase, in one transaction; returns rater id → repeated images.
+    Existing repeats are kept, so scheduling again with the same seed adds nothing."""
+    from slicereview.app.qa.workflow import batch_annotators
+
+    batch = project.workflow.batch(batch_id)
+    images = project.image_sets.members(batch.image_set_id)
+    ids = batch_annotators(project, batch_id)
+    if not ids:
+        raise ValueError(f"Assign annotators to batch {batch.name!r} before scheduling "
+                         "repeats.")
+    with project.transaction():
+        return {r: len(schedule_repeats(project, r, images, share, seed, batch.phase))
+                for r in ids}
+
+
+def batch_repeat_progress(project: Project, batch_id: int) -> dict[int, tuple[int, int]]:
+    """rater id → ``(to do, done)`` repeats of each annotator of a batch."""
+    from slicereview.app.qa.workflow import batch_annotators
+
+    batch = project.workflow.batch(batch_id)
+    return repeat_progress(project, batch_annotators(project, batch_id),
+                           project.image_sets.members(batch.image_set_id), batch.phase)

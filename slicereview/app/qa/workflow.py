@@ -8,7 +8,10 @@ low-agreement threshold rule.
   pilot batch for it).
 * **who may go on** — an annotator assigned to an onboarding batch may start pilot or formal
   work only once the owner's newest decision for them says so (:func:`may_start`); annotators
-  never onboarded are not held back (the owner did not ask for onboarding).
+  never onboarded are not held back (the owner did not ask for onboarding). The rule is
+  enforced where work happens — every annotating write (:mod:`slicereview.app.annotating`)
+  and work packages (:mod:`slicereview.app.qa.packages`) — with :func:`why_not_start`'s one
+  sentence (who decided, when, why); only an owner's new decision lifts it.
 * **gold** — the standard of an onboarding image: an expert's finished annotation marked gold
   (:func:`mark_gold`) or an imported label mask (:func:`import_gold_mask`; PNG, 0 background,
   1 certain, 2 uncertain; a 0/255 mask is read as certain). Gold annotations are never scored
@@ -22,13 +25,13 @@ low-agreement threshold rule.
   the batch is ≥ the batch's ``min_dice`` (:func:`prefilter`). The owner confirms or
   overrides (:func:`decide`); an override needs a reason; each decision is stored with who,
   when and why, the newest in force.
-* **low agreement** (as Label Studio's agreement threshold) — :func:`apply_low_agreement`: an
-  image of the batch whose strict image α among its finished annotations (latest round each)
-  is below ``alpha_threshold`` gets one more assigned annotator who has not seen it (fewest
-  extra images first, then by id), up to ``max_annotators``; at the maximum, with nobody left,
-  or with ``low_action = "review"`` it is flagged for review first. Each flag records why (the
-  α, the threshold, the annotator count). An image is flagged again only after its
-  annotations changed (a new annotation finished).
+* **low agreement** (as Label Studio's agreement threshold, [LabelStudio]) —
+  :func:`apply_low_agreement`: an image of the batch whose strict image α among its finished
+  annotations (latest round each) is below ``alpha_threshold`` gets one more assigned
+  annotator who has not seen it (fewest extra images first, then by id), up to
+  ``max_annotators``; at the maximum, with nobody left, or with ``low_action = "review"`` it is
+  flagged for review first. Each flag records why (the α, the threshold, the annotator count).
+  An image is flagged again only after its annotations changed (a new annotation finished).
 
 Example
 -------
@@ -71,7 +74,6 @@ from pathlib import Path
 
 import numpy as np
 
-from slicereview.engines.agreement import dice, segmentation_agreement
 from slicereview.engines.masks import binary_mask, rasterize
 from slicereview.model import AnnotationStatus, Phase, Role
 from slicereview.store import Project
@@ -160,15 +162,45 @@ def may_start(project: Project, rater_id: int, phase: Phase | str) -> bool:
     """Whether a rater may work in ``phase``: onboarding always; pilot and formal when the
     owner's newest decision after an onboarding batch says go on, or when the rater was never
     assigned to onboarding."""
+    return why_not_start(project, rater_id, phase) is None
+
+
+class OnHold(PermissionError):
+    """The owner's decision after onboarding (or its absence) holds this annotator back."""
+
+
+def why_not_start(project: Project, rater_id: int, phase: Phase | str) -> str | None:
+    """``None`` when the rater may work in ``phase`` (see :func:`may_start`), else one plain
+    sentence saying why and who decided."""
     if Phase(phase) is Phase.ONBOARDING:
-        return True
+        return None
     onboarding = [b for b in batches_for(project, rater_id)
                   if project.workflow.batch(b).phase is Phase.ONBOARDING]
     if not onboarding:
-        return True
+        return None
     decisions = [q for q in project.workflow.qualifications(rater_id=rater_id)
                  if q.batch_id in onboarding]
-    return bool(decisions) and decisions[-1].go_on
+    name = project.raters.get(rater_id).name
+    if not decisions:
+        batch = project.workflow.batch(onboarding[-1]).name
+        return (f"{name} was given the onboarding batch “{batch}” and no owner has decided yet "
+                f"whether {name} goes on, so {name} cannot do {Phase(phase)} work until an "
+                "owner decides.")
+    last = decisions[-1]
+    if last.go_on:
+        return None
+    who = project.raters.get(last.decided_by).name if last.decided_by else "the owner"
+    why = f" (“{last.reason}”)" if last.reason else ""
+    return (f"{who} decided on {last.created_at[:10]} that {name} stops after the onboarding "
+            f"batch “{project.workflow.batch(last.batch_id).name}”{why}, so {name} cannot do "
+            f"{Phase(phase)} work unless an owner decides otherwise.")
+
+
+def check_may_start(project: Project, rater_id: int, phase: Phase | str) -> None:
+    """Raise :class:`OnHold` with :func:`why_not_start`'s sentence when held back."""
+    reason = why_not_start(project, rater_id, phase)
+    if reason is not None:
+        raise OnHold(reason)
 
 
 # -- gold ------------------------------------------------------------------------------------
@@ -241,6 +273,9 @@ def score_against_gold(gold: np.ndarray, labels: np.ndarray) -> dict[str, float 
     >>> score_against_gold(g, g)["dice"], score_against_gold(g, g)["strict_alpha"]
     (1.0, 1.0)
     """
+    # scipy loads with the first score, not with the rules (the Annotate tab asks them)
+    from slicereview.engines.agreement import dice, segmentation_agreement
+
     agreement = segmentation_agreement(np.stack([gold, labels]))
     values = {
         "dice": dice(binary_mask(gold, "relaxed"), binary_mask(labels, "relaxed")),

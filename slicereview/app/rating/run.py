@@ -31,6 +31,9 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
+from slicereview.engines.ranking.bt import BT_ALPHA, METHOD, BTFit
+from slicereview.engines.ranking.bt import Z95 as _Z95
+from slicereview.engines.ranking.bt import fit as bt_fit
 from slicereview.engines.ranking.reliability import SessionScores, scores_from_ranking, time_stats
 from slicereview.engines.ranking.replay import ALGORITHMS, Ranking, Replayer
 from slicereview.engines.ranking.schedule import (
@@ -41,7 +44,6 @@ from slicereview.engines.ranking.schedule import (
 )
 from slicereview.engines.ranking.scoring import (
     DEFAULT_LABELS,
-    bradley_terry,
     competition_ranks,
     grade_tiers,
     tiers_from_scores,
@@ -57,6 +59,20 @@ from slicereview.model import (
 
 if TYPE_CHECKING:
     from slicereview.store import Project
+
+#: How the Bradley–Terry scores and standard errors of a session are made (headers, reports).
+BT_METHOD = METHOD.format(alpha=BT_ALPHA)
+#: z of a two-sided 95 % normal interval (score ± Z95 · SE).
+Z95 = _Z95
+
+#: An answer's choice as a Bradley–Terry outcome for its left image.
+_OUTCOME = {"left": 1.0, "right": 0.0, "same": 0.5}
+
+
+def answer_outcomes(answers: Iterable[Answer]) -> list[tuple[int, int, float]]:
+    """Stored answers as ``(left, right, s)`` outcomes (:data:`slicereview.engines.ranking.bt.
+    Outcome`), every answer once (repeats and other sessions' answers all count)."""
+    return [(a.left, a.right, _OUTCOME[str(a.answer)]) for a in answers]
 
 
 def _image_ids(items: Iterable[Hashable]) -> list[int]:
@@ -92,7 +108,11 @@ Current = Comparison | GradeRequest | Ranking
 class RankingRow:
     """One line of a session's result (the CSV export); rank/tier are ``None`` when unranked.
 
-    ``session_answers`` and ``session_active_s`` are the whole session's totals.
+    ``session_answers`` and ``session_active_s`` are the whole session's totals. ``score`` is
+    the kind's own score (sort: Bradley–Terry; exhaustive: wins − losses; classify: grade);
+    pairwise sessions also carry the Bradley–Terry score and its standard error
+    (:mod:`slicereview.engines.ranking.bt`; ``None`` for classify, SE NaN when the image was
+    never compared) and the number of answers the image took part in.
     """
 
     image_id: int
@@ -105,6 +125,9 @@ class RankingRow:
     session: str
     session_answers: int
     session_active_s: float
+    bt_score: float | None = None
+    bt_se: float | None = None
+    comparisons: int | None = None
 
 
 class RatingRun:
@@ -275,15 +298,24 @@ class RatingRun:
         return now
 
     # -- results ---------------------------------------------------------------------------
-    def scores(self) -> dict[int, float]:
+    def scores(self, bt: BTFit | None = None) -> dict[int, float]:
         """Per-image scores: grade (classify), win-loss count (exhaustive) or Bradley–Terry
-        log-strength of this session's answers (sort; never win counts of sort-chosen pairs)."""
+        log-strength of this session's answers (sort; never win counts of sort-chosen pairs).
+        ``bt``, when given, is this session's :meth:`bt` (not computed again)."""
         if self.kind == SessionKind.CLASSIFY:
             return {i: float(g.grade) for i, g in self._grades.items()}
-        answer_map = {(a.left, a.right): str(a.answer) for a in self._answers}
         if self.kind == SessionKind.EXHAUSTIVE:
+            answer_map = {(a.left, a.right): str(a.answer) for a in self._answers}
             return {i: float(v) for i, v in win_loss_scores(self.items, answer_map).items()}
-        return bradley_terry(self.items, [answer_map])
+        return dict((bt or self.bt()).scores)
+
+    def bt(self) -> BTFit:
+        """The Bradley–Terry fit of this session's answers, with standard errors (every
+        answer counts once; see :mod:`slicereview.engines.ranking.bt`). Classify sessions have
+        no pairwise answers: ``ValueError``."""
+        if self.kind == SessionKind.CLASSIFY:
+            raise ValueError("a classify session has grades, not pairwise answers")
+        return bt_fit(self.items, answer_outcomes(self._answers))
 
     def session_scores(self) -> SessionScores:
         """This finished session as input to
@@ -304,16 +336,16 @@ class RatingRun:
     def rows(self) -> list[RankingRow]:
         """The session's result, one row per image in rank order (unfinished: so far)."""
         now = self.current()
+        bt = None if self.kind == SessionKind.CLASSIFY else self.bt()
+        scores = self.scores(bt)
         if isinstance(now, Ranking):
             tiers = [_image_ids(tier) for tier in now.tiers]
             unranked = _image_ids(now.unranked)
         else:
-            scored = self.scores()
-            tiers = tiers_from_scores(scored, [i for i in self.items if i in scored])
-            unranked = [i for i in self.items if i not in scored]
+            tiers = tiers_from_scores(scores, [i for i in self.items if i in scores])
+            unranked = [i for i in self.items if i not in scores]
         ranks = competition_ranks(tiers)
         tier_of = {item: t + 1 for t, tier in enumerate(tiers) for item in tier}
-        scores = self.scores()
         rater = self.project.raters.get(self.session.rater_id).name
         n, seconds = self.answer_count, self.active_ms / 1000.0
         rows = []
@@ -322,5 +354,7 @@ class RatingRun:
             rows.append(RankingRow(
                 image_id, image.case_id, image.path, ranks.get(image_id), tier_of.get(image_id),
                 scores.get(image_id), rater, self.session.name, n, seconds,
+                *((bt.scores[image_id], bt.se[image_id], bt.comparisons[image_id])
+                  if bt is not None else ()),
             ))
         return rows

@@ -48,9 +48,10 @@ __all__ = [
 ]
 
 #: Header of ``slicereview ranking --csv`` (``answers`` and ``active_time_s`` are the session's
-#: totals, repeated on every row).
+#: totals, repeated on every row; ``bt_score``/``bt_se`` are the Bradley–Terry score and its
+#: standard error of pairwise sessions, ``comparisons`` the answers the image took part in).
 CSV_COLUMNS = ("image_id", "case_id", "file", "rank", "tier", "score", "rater", "session",
-               "answers", "active_time_s")
+               "answers", "active_time_s", "bt_score", "bt_se", "comparisons")
 
 RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY)
 DEFAULT_PROMPT = "Which image shows more motion artifact?"
@@ -247,10 +248,13 @@ def _fmt(x: float | None) -> str:
 
 
 def ranking_table(rows: list[RankingRow]) -> list[tuple]:
-    """The CSV cells (:data:`CSV_COLUMNS`) of a session's :meth:`RatingRun.rows`."""
+    """The CSV cells (:data:`CSV_COLUMNS`) of a session's :meth:`RatingRun.rows`; an image
+    never compared has empty ``bt_score`` and ``bt_se``."""
     return [(r.image_id, r.case_id, r.file, "" if r.rank is None else r.rank,
              "" if r.tier is None else r.tier, _fmt(r.score), r.rater, r.session,
-             r.session_answers, f"{r.session_active_s:.3f}") for r in rows]
+             r.session_answers, f"{r.session_active_s:.3f}",
+             _fmt(r.bt_score) if r.comparisons else "", _fmt(r.bt_se),
+             "" if r.comparisons is None else r.comparisons) for r in rows]
 
 
 def write_ranking_csv(path: Path, rows: list[RankingRow]) -> int:

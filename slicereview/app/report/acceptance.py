@@ -1,4 +1,4 @@
-"""Rounds and acceptance: the paper's Table 2 (acceptance ratio on round 1 per phase and group,
+"""Rounds and acceptance: [CrowdSegQA, Table 2] (acceptance ratio on round 1 per phase and group,
 annotation times with a Welch t-test between accepted and rejected), held once.
 
 Definitions (the report and the CLI name them):
@@ -64,7 +64,8 @@ class TimeSummary:
 
 @dataclass(frozen=True)
 class WelchTest:
-    """Two-sided Welch t-test: statistic ``t``, ``p`` value, Welch–Satterthwaite ``df``."""
+    """Two-sided Welch t-test [Welch1947]: statistic ``t``, ``p`` value, Welch–Satterthwaite
+    ``df``."""
 
     t: float
     p: float
@@ -121,7 +122,7 @@ def outlier_limit(seconds: Sequence[float]) -> float:
 
 @dataclass(frozen=True)
 class AcceptanceRow:
-    """One phase × group of Table 2.
+    """One phase × group of [CrowdSegQA, Table 2].
 
     ``images``: distinct images with a finished round-1 annotation; ``annotations``: those
     annotations; ``accepted``/``rejected``/``expert``/``undecided``: by the decision in force;
@@ -155,7 +156,7 @@ def round_one(project: Project) -> list[Annotation]:
 
 def acceptance_table(project: Project, outlier_limit_s: float | None = None
                      ) -> list[AcceptanceRow]:
-    """Table 2: one row per phase × group with round-1 work, phases in process order."""
+    """[CrowdSegQA, Table 2]: one row per phase × group with round-1 work, in process order."""
     groups = {r.id: r.group or NO_GROUP for r in project.raters.all()}
     decided = project.reviews.current_decisions()
     cells: dict[tuple[str, str], list[Annotation]] = {}

@@ -1,6 +1,6 @@
 """Inter-rater agreement over a project for the owner's report: image- and box-level α of every
-image (Fig. 5), the annotator × annotator matrix of pairwise strict α, and each annotator's
-leave-one-out effect on α. One pass over the images; each annotation is rasterised once.
+image ([CrowdSegQA, Fig. 5]), the annotator × annotator matrix of pairwise strict α, and each
+annotator's leave-one-out effect on α. One pass over the images; each annotation is rasterised once.
 
 Definitions:
 
@@ -17,7 +17,7 @@ Definitions:
   of α(without the annotator) − α(all), strict. Positive: agreement rises without them.
   Pairwise and leave-one-out α come from one table of pixel overlaps per image
   (:mod:`slicereview.engines.agreement.gram`), not one pass over the pixels each.
-* **STAPLE sensitivity / specificity** — per image, STAPLE (Warfield 2004;
+* **STAPLE sensitivity / specificity** — per image, STAPLE ([Warfield2004];
   :func:`~slicereview.engines.agreement.consensus_masks.staple_rates`, ITK's EM
   over vote patterns, all images with the same number of annotators at once) of the image's
   annotators at the *relaxed* level (certain or uncertain pixels count as marked: STAPLE is
@@ -25,6 +25,9 @@ Definitions:
   over the images they annotated with at least one other annotator. Undefined values (nobody
   marked anything: sensitivity NaN) are left out of the mean. The per-image pass counts the
   vote patterns; the EMs run after it in batches (one at a time they took ~1 ms an image).
+* **per image** — each selection's row (:class:`ImageAgreement`): image α strict and relaxed,
+  and the two platform measures of :mod:`slicereview.app.report.label_agreement` (mean pairwise
+  consensus, Labelbox; mean pairwise mask IoU, Label Studio), from the same pass.
 
 Example
 -------
@@ -69,6 +72,19 @@ PARALLEL_FROM = 400
 Progress = Callable[[int, int], None]
 
 
+@dataclass(frozen=True)
+class ImageAgreement:
+    """One image selection (image and phase, two or more annotators) of the per-image table."""
+
+    image_id: int
+    phase: str
+    annotators: int
+    strict_alpha: float
+    relaxed_alpha: float
+    consensus: float
+    mask_iou: float
+
+
 @dataclass
 class InterRater:
     """Result of :func:`inter_rater` (see the module doc for the definitions).
@@ -91,6 +107,7 @@ class InterRater:
     sensitivity: dict[int, float] = field(default_factory=dict)
     specificity: dict[int, float] = field(default_factory=dict)
     staple_images: dict[int, int] = field(default_factory=dict)
+    per_image: list[ImageAgreement] = field(default_factory=list)
 
 
 def selections(project: Project, raters: Iterable[int] | None = None
@@ -116,6 +133,11 @@ def image_summary(task: tuple[tuple[int, int], list[list[tuple[np.ndarray, str]]
     shape, annotators = task
     labels = np.stack([rasterize([_Poly(v, c) for v, c in polys], shape)
                        for polys in annotators])
+    return _summary(labels)
+
+
+def _summary(labels: np.ndarray) -> tuple:
+    """:func:`image_summary` of the rasterised label images ``uint8 (R, H, W)``."""
     agreement = segmentation_agreement(labels)
     patterns = vote_patterns(roi_masks(labels, "relaxed"))[1]
     return (agreement.strict.alpha, agreement.relaxed.alpha,
@@ -127,12 +149,29 @@ def image_summary(task: tuple[tuple[int, int], list[list[tuple[np.ndarray, str]]
 class _Poly:
     vertices: np.ndarray
     certainty: str
+    label: str = ""
+    classifications: dict = field(default_factory=dict)
+
+
+def image_row(task: tuple) -> tuple:
+    """:func:`image_summary` of ``task[:2]`` plus the label scores (consensus, mask IoU) of
+    ``task[2] = (answers per annotator, (label, classifications) per polygon, question kinds)``."""
+    from slicereview.app.report.label_agreement import Work, label_scores
+
+    shape, annotators, (answers, extras, kinds) = task
+    works = [Work(a, tuple(_Poly(v, c, *x) for (v, c), x in zip(polys, more, strict=True)))
+             for a, polys, more in zip(answers, annotators, extras, strict=True)]
+    crops: list[list] = [[] for _ in works]
+    labels = np.stack([rasterize(w.polygons, shape, crops[k])  # one fill serves both
+                       for k, w in enumerate(works)])
+    scores = label_scores(shape, works, kinds, list(labels != 0), crops)
+    return (*_summary(labels), scores.consensus, scores.mask_iou)
 
 
 def _summaries(tasks: list, workers: int, progress: Progress | None) -> Iterator[tuple]:
     if workers <= 1:
         for done, task in enumerate(tasks, start=1):
-            yield image_summary(task)
+            yield image_row(task)
             if progress is not None:
                 progress(done, len(tasks))
         return
@@ -140,7 +179,7 @@ def _summaries(tasks: list, workers: int, progress: Progress | None) -> Iterator
     pool = make_pool(workers)
     try:
         chunk = max(1, len(tasks) // (8 * workers))
-        for done, result in enumerate(pool.map(image_summary, tasks, chunksize=chunk), start=1):
+        for done, result in enumerate(pool.map(image_row, tasks, chunksize=chunk), start=1):
             yield result
             if progress is not None:
                 progress(done, len(tasks))  # may raise to cancel: the queued chunks are dropped
@@ -161,8 +200,11 @@ def inter_rater(project: Project, raters: Iterable[int] | None = None,
     groups = selections(project, raters)
     shapes = {i: (r, c) for i, (_, r, c) in project.images.cases().items()}
     polygons = project.polygons.of_many([a.id for g in groups for a in g])
+    kinds = {q.name: q.kind for q in project.questions.all(retired=True)}
     tasks = [(shapes[anns[0].image_id],
-             [[(p.vertices, str(p.certainty)) for p in polygons[a.id]] for a in anns])
+              [[(p.vertices, str(p.certainty)) for p in polygons[a.id]] for a in anns],
+              ([a.classifications for a in anns],
+               [[(p.label, p.classifications) for p in polygons[a.id]] for a in anns], kinds))
             for anns in groups]
     if workers is None:
         workers = min(2, default_workers()) if len(tasks) >= PARALLEL_FROM else 1
@@ -170,9 +212,11 @@ def inter_rater(project: Project, raters: Iterable[int] | None = None,
     sums: dict[tuple[int, int], float] = {}
     loo_sum: dict[int, list[float]] = {}
     patterns: list[np.ndarray] = []
-    for anns, (strict_a, relaxed_a, strict_boxes, relaxed_boxes, g, counts) in zip(
-            groups, _summaries(tasks, workers, progress), strict=True):
+    for anns, (strict_a, relaxed_a, strict_boxes, relaxed_boxes, g, counts, consensus,
+               mask_iou) in zip(groups, _summaries(tasks, workers, progress), strict=True):
         patterns.append(counts)
+        out.per_image.append(ImageAgreement(anns[0].image_id, str(anns[0].phase), len(anns),
+                                            strict_a, relaxed_a, consensus, mask_iou))
         for level, alpha, boxes in (("strict", strict_a, strict_boxes),
                                     ("relaxed", relaxed_a, relaxed_boxes)):
             if not math.isnan(alpha):

@@ -2,8 +2,8 @@
 and intra-rater notes (one place for both, and light to import: the Overview tab must not
 load the report's statistics when it is built).
 
->>> fmt(0.12345), fmt(float("nan")), fmt(None), fmt(2.0, 1)
-('0.123', '–', '–', '2.0')
+>>> fmt(0.12345), fmt(float("nan")), fmt(None), fmt(2.0, 1), fmt(-0.0004)
+('0.123', '–', '–', '2.0', '0.000')
 >>> colour(0.05), colour(0.9)
 ('#f4a6a6', '#b9e4b0')
 """
@@ -17,10 +17,22 @@ if TYPE_CHECKING:
     from slicereview.app.report.intra import IntraRater
 
 
+def fixed(value: float, digits: int = 2) -> str:
+    """``value`` with ``digits`` decimals, never a negative zero: an α of −0.0004 reads
+    ``0.00``, not ``-0.00`` (a sign with no digit to carry it).
+
+    >>> fixed(-0.0004), fixed(-0.006), fixed(0.5, 3)
+    ('0.00', '-0.01', '0.500')
+    """
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
+
+
 def fmt(value: float | None, digits: int = 3) -> str:
-    """``value`` with ``digits`` decimals; an en dash for ``None`` or NaN (not computed)."""
+    """``value`` with ``digits`` decimals (:func:`fixed`); an en dash for ``None`` or NaN (not
+    computed)."""
     return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else (
-        f"{value:.{digits}f}")
+        fixed(value, digits))
 
 
 def colour(alpha: float) -> str:

@@ -1,4 +1,4 @@
-"""Intra-rater agreement for the owner's report (Fig. 5, intra-rater): for every repeat pair —
+"""Intra-rater agreement for the owner's report ([CrowdSegQA, Fig. 5a]): for every repeat pair —
 an annotation and its repeat (``annotations.repeat_of``, :mod:`slicereview.app.qa.repeats`), both
 finished (``submitted`` or ``nothing_to_annotate``) — the image-level α and each box's α of
 the annotator's two masks, strict and relaxed, with the same definitions as inter-rater

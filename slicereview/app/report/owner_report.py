@@ -1,10 +1,13 @@
 """The owner's report: one stand-alone HTML file (plots embedded as base64 PNG) with where the
-project stands — acceptance per phase × group with times and Welch tests (Table 2), the
-onboarding pre-filter and the owner's decisions, per-annotator quality (with STAPLE
+project stands — acceptance per phase × group with times and Welch tests ([CrowdSegQA, Table 2]),
+the onboarding pre-filter and the owner's decisions, per-annotator quality (with STAPLE
 sensitivity and specificity), the annotator × annotator agreement matrix, inter- and
-intra-rater α histograms (Fig. 5), the queue evaluation curves (Fig. 6),
-annotation times per phase and, for classification questions, majority vote against gold and
-the generalizability coefficient. Every number names its method.
+intra-rater α histograms ([CrowdSegQA, Fig. 5]), the queue evaluation curves
+([CrowdSegQA, Fig. 6]),
+annotation times per phase, for classification questions, majority vote against gold and
+the generalizability coefficient, and per rated image set its rating sessions with the
+Bradley–Terry scores ± SE of exhaustive sessions and the pooled ranking
+(:mod:`slicereview.app.report.rating`). Every number names its method.
 
 :func:`collect` gathers the values (with ``progress(done, total)``), :func:`render` writes the
 HTML, :func:`write_report` does both.
@@ -35,10 +38,12 @@ import numpy as np
 from slicereview.app.qa.workflow import prefilter, score_pending
 from slicereview.app.report import acceptance as qa_stats
 from slicereview.app.report import plots as report_plots
+from slicereview.app.report import rating as report_rating
 from slicereview.app.report.agreement import InterRater, inter_rater
 from slicereview.app.report.formatting import STAPLE_COLUMNS, STAPLE_NOTE, intra_note, staple_cells
 from slicereview.app.report.formatting import colour as _colour
 from slicereview.app.report.formatting import fmt as _fmt
+from slicereview.app.report.images import flag_rows, image_rows, rows_html
 from slicereview.app.report.intra import IntraRater, intra_rater
 from slicereview.app.report.questions import TARGET, QuestionAnalysis, analyse_questions
 from slicereview.model import Phase, Role
@@ -46,8 +51,8 @@ from slicereview.store import Project
 
 Progress = Callable[[int, int], None]
 #: Steps of :func:`collect` besides the per-image agreement pass (which counts per image).
-_STEPS = 6
-#: Points of each Fig. 6 curve.
+_STEPS = 7
+#: Points of each queue evaluation curve ([CrowdSegQA, Fig. 6]).
 CURVE_POINTS = 80
 
 
@@ -68,6 +73,11 @@ class ReportData:
     flags: dict[str, int] = field(default_factory=dict)
     subset: str = "all annotators"
     intra: IntraRater = field(default_factory=IntraRater)
+    #: The per-image agreement table and the flags (:mod:`slicereview.app.report.images`).
+    per_image: list[dict[str, Any]] = field(default_factory=list)
+    flagged: list[dict[str, Any]] = field(default_factory=list)
+    #: Per rated image set, the rating part (:mod:`slicereview.app.report.rating`).
+    rating: list[report_rating.ImageSetRating] = field(default_factory=list)
 
 
 def _quality(project: Project, agreement: InterRater) -> list[dict[str, Any]]:
@@ -117,8 +127,8 @@ def _onboarding(project: Project) -> list[tuple[str, list[dict[str, Any]]]]:
 
 
 def _cutoffs(m: int, points: int = CURVE_POINTS) -> list[int]:
-    """Cut-offs of the Fig. 6 curves: every k up to ``points``, else ``points`` evenly spaced
-    ones (each P@k costs O(M), so all M cut-offs of many images would cost O(M²)).
+    """Cut-offs of the queue evaluation curves: every k up to ``points``, else ``points`` evenly
+    spaced ones (each P@k costs O(M), so all M cut-offs of many images would cost O(M²)).
 
     >>> _cutoffs(5), _cutoffs(1000, 5)
     ([1, 2, 3, 4, 5], [1, 251, 500, 750, 1000])
@@ -169,12 +179,16 @@ def collect(project: Project, raters: Iterable[int] | None = None,
     flags: dict[str, int] = {}
     for flag in project.workflow.image_flags():
         flags[flag.kind] = flags.get(flag.kind, 0) + 1
+    flagged = flag_rows(project)
     step(6)
+    rating = report_rating.collect(project)
+    step(7)
     return ReportData(
         project.name, {r.id: (r.name, r.group or qa_stats.NO_GROUP) for r in project.raters.all()},
         acceptance, quality, onboarding, agreement, times,
         {p: qa_stats.outlier_limit(t) for p, t in times.items()}, evaluations, questions,
-        flags, subset, intra)
+        flags, subset, intra, image_rows(project, agreement.per_image, flagged), flagged,
+        rating)
 
 
 # -- HTML ------------------------------------------------------------------------------------
@@ -252,7 +266,7 @@ def render(data: ReportData) -> str:
         said = {"assign": "given one more annotator", "review": "sent to review first"}
         parts.append("<p>Low-agreement rule: " + ", ".join(
             f"{n} image{'s' * (n != 1)} {said[k]}" for k, n in sorted(data.flags.items()))
-            + ".</p>")
+            + " (listed below, under the per-image agreement).</p>")
     parts.append("<h2>Per-annotator quality</h2>")
     parts.append(_table(
         ["annotator", "group", "gold images", "mean Dice vs gold (relaxed)", "accepted",
@@ -268,15 +282,15 @@ def render(data: ReportData) -> str:
     parts.append("<p class=note>Cells: mean pairwise Krippendorff's α (nominal, strict, image "
                  "level) over the images both annotated; colour by band (≤ 0.1 disagreement, "
                  "≤ 0.667 low, ≤ 0.8 moderate, high).</p>")
-    parts.append("<h2>Inter-rater agreement: image level vs box level (Fig. 5)</h2>")
+    parts.append("<h2>Per-image agreement</h2>" + rows_html(data.per_image, data.flagged))
+    parts.append("<h2>Inter-rater agreement: image level vs box level</h2>")
     if data.agreement.images:
         parts.append(_img(report_plots.alpha_histograms(
             data.agreement.image_alpha, data.agreement.box_alpha, "inter-rater"),
             "alpha histograms"))
     else:
         parts.append("<p>No image has two finished annotations yet.</p>")
-    parts.append("<h2>Intra-rater agreement: image level vs box level (Fig. 5, intra-rater)"
-                 "</h2>")
+    parts.append("<h2>Intra-rater agreement: image level vs box level</h2>")
     if data.intra.image_alpha["strict"] or data.intra.image_alpha["relaxed"]:
         parts.append(_img(report_plots.alpha_histograms(
             data.intra.image_alpha, data.intra.box_alpha, "intra-rater"),
@@ -285,7 +299,7 @@ def render(data: ReportData) -> str:
     else:
         parts.append(f"<p>{e(intra_note(data.intra))}</p>")
     for phase, evaluation in data.evaluations.items():
-        parts.append(f"<h2>Review queue evaluation, {e(phase)} (Fig. 6)</h2>")
+        parts.append(f"<h2>Review queue evaluation, {e(phase)}</h2>")
         if all(math.isnan(v) for series in evaluation.recall.values() for v in series):
             parts.append("<p>No image of this phase is relevant yet (no expert review, "
                          "comment or strict α ≤ 0.667): R@k and NDCG@k are undefined.</p>")
@@ -313,6 +327,7 @@ def render(data: ReportData) -> str:
                      "the gold answer, ties wrong. ICC(2,1): generalizability coefficient of one "
                      "random annotator (two-way ANOVA, answers coded by option position); "
                      "annotators needed by Spearman–Brown.</p>")
+    parts.append(report_rating.render(data.rating, _table))
     parts.append("</body></html>")
     return "\n".join(parts)
 

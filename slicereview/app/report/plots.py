@@ -43,7 +43,7 @@ def to_base64(fig: Any) -> str:
 
 def alpha_histograms(image: Mapping[str, Sequence[float]], box: Mapping[str, Sequence[float]],
                      title: str) -> str:
-    """Fig. 5: image-level vs box-level α histograms, strict and relaxed side by side."""
+    """[CrowdSegQA, Fig. 5]: image-level vs box-level α histograms, strict and relaxed."""
     fig = _figure(11, 3.6)
     axes = fig.subplots(1, 2, sharey=False)
     for ax, level in zip(axes, ("strict", "relaxed"), strict=True):
@@ -97,7 +97,8 @@ def majority_curves(curves: Mapping[str, Mapping[int, float]]) -> str:
 
 
 def curves_png(evaluation: Any) -> str:
-    """Fig. 6 (:func:`slicereview.engines.review.evaluation.plot_curves`) as base64 PNG."""
+    """The queue evaluation curves, [CrowdSegQA, Fig. 6]
+    (:func:`slicereview.engines.review.evaluation.plot_curves`), as base64 PNG."""
     from slicereview.engines.review.evaluation import plot_curves
 
     buf = io.BytesIO()

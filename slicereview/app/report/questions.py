@@ -1,4 +1,4 @@
-"""Image-level classification questions answered by several annotators (seed 003): accuracy
+"""Image-level classification questions answered by several annotators ([Piwowar2008]): accuracy
 of the majority vote against gold answers as a function of the number of annotators, the
 generalizability coefficient ICC(2,1) and the annotators needed for a target.
 
@@ -39,7 +39,8 @@ from slicereview.store import Project
 
 FINISHED = (AnnotationStatus.SUBMITTED, AnnotationStatus.NOTHING_TO_ANNOTATE)
 MAX_SUBSETS = 50
-#: Hripcsak's sufficient generalizability coefficient for system evaluation (seed 003).
+#: The sufficient generalizability coefficient for system evaluation ([Hripcsak1999], as
+#: [Piwowar2008] uses it).
 TARGET = 0.7
 
 
@@ -108,10 +109,10 @@ def majority_accuracy(answers: dict[int, dict[int, object]], gold: dict[int, obj
 
 
 def analyse_questions(project: Project, seed: int = 0) -> list[QuestionAnalysis]:
-    """:class:`QuestionAnalysis` of every image-level radio/dropdown question answered by two
-    or more annotators on some image."""
+    """:class:`QuestionAnalysis` of every image-level radio/dropdown question (retired ones
+    too: their answers stay) answered by two or more annotators on some image."""
     found = []
-    for q in project.questions.all("image"):
+    for q in project.questions.all("image", retired=True):  # retired ones keep their answers
         if q.kind not in ("radio", "dropdown"):
             continue
         answers, gold = _answers(project, q.name)

@@ -55,6 +55,8 @@ class Decide:
     text: str = "Review decision"
     review_id: int | None = None
     image_id: int = 0
+    #: The annotation's ``updated_at`` as the reviewer saw it (``None``: not checked).
+    shown: str | None = None
 
     def __post_init__(self) -> None:
         self.image_id = self.project.annotations.get(self.annotation_id).image_id
@@ -66,7 +68,8 @@ class Decide:
     def apply(self) -> None:
         self.review_id = review_decisions.decide(
             self.project, self.reviewer_id, self.annotation_id, self.decision,
-            self.reason_tags, self.note, self.active_ms, review_id=self.review_id)
+            self.reason_tags, self.note, self.active_ms, review_id=self.review_id,
+            shown=self.shown)
 
     def revert(self) -> None:
         assert self.review_id is not None
@@ -112,6 +115,8 @@ class AcceptAll:
     text: str = "Accept all"
     active_ms: int = 0
     review_ids: list[int] = field(default_factory=list)
+    #: annotation id → ``updated_at`` as shown (``None``: not checked).
+    shown: dict[int, str] | None = None
 
     @property
     def changed(self) -> Changed:
@@ -120,7 +125,7 @@ class AcceptAll:
     def apply(self) -> None:
         self.review_ids = review_decisions.accept_all(
             self.project, self.reviewer_id, self.image_id, self.annotation_ids,
-            active_ms=self.active_ms)
+            active_ms=self.active_ms, shown=self.shown)
 
     def revert(self) -> None:
         with self.project.transaction():

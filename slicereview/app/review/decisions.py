@@ -3,6 +3,10 @@
 * **a rejection needs a reason** — reason tags or free text (:data:`REASON_NEEDED`);
 * **only finished work is reviewed** — a decision on an annotation that is not ``submitted`` or
   ``nothing_to_annotate`` is refused, and so is a decision by the annotation's own author;
+* **only what was seen is decided** — a front end passes the annotation's edit stamp
+  (``updated_at``) as it showed it (``shown``); when the annotation changed since (another
+  window, a merged work package), the decision is refused with :class:`ChangedSinceShown` and
+  the front end shows it again: a reviewer never accepts what they did not see;
 * **the newest decision is in force** — deciding again adds a row (the history stays), undo
   deletes the newest;
 * **α at decision time** — each decision stores the image's strict and relaxed α from the
@@ -50,7 +54,16 @@ from slicereview.model import Annotation, AnnotationStatus, Decision, Polygon, R
 from slicereview.store import Project
 
 FINISHED = (AnnotationStatus.SUBMITTED, AnnotationStatus.NOTHING_TO_ANNOTATE)
+
+
+class ChangedSinceShown(ValueError):
+    """The annotation changed after the reviewer was shown it: nothing was decided."""
+
+
 REASON_NEEDED = "A rejection needs a reason: pick a reason tag or write why."
+#: What each decision reads as in a sentence.
+DECISION_WORDS = {"accept": "accepted", "reject": "rejected",
+                  "expert_review": "sent to expert review"}
 #: Suggested reason tags (any text is accepted).
 REASON_TAGS: tuple[str, ...] = (
     "missed finding", "extra region", "outline too loose", "outline too tight",
@@ -70,18 +83,33 @@ def _clean_tags(tags: Sequence[str]) -> list[str]:
     return [t.strip() for t in tags if t and t.strip()]
 
 
+def check_shown(project: Project, annotation_id: int, shown: str | None) -> Annotation:
+    """The annotation, after checking it is as it was shown (``shown``: its ``updated_at``
+    then; ``None``: no check). Raises :class:`ChangedSinceShown`."""
+    ann = project.annotations.get(annotation_id)
+    if shown is not None and ann.updated_at != shown:
+        name = project.raters.get(ann.rater_id).name
+        raise ChangedSinceShown(
+            f"{name}'s annotation changed after it was shown to you (edited "
+            f"{ann.updated_at[:19].replace('T', ' ')} UTC); nothing was decided. It is shown "
+            "again now: look at it before deciding.")
+    return ann
+
+
 def decide(
     project: Project, reviewer_id: int, annotation_id: int, decision: Decision | str,
     reason_tags: Sequence[str] = (), text: str = "", active_ms: int = 0,
     alphas: dict[str, float | None] | None = None, *, review_id: int | None = None,
+    shown: str | None = None,
 ) -> int:
     """Record ``accept``, ``reject`` (needs tags or text) or ``expert_review`` on one finished
-    annotation; returns the review id (``review_id`` reuses an id, for redo)."""
+    annotation; returns the review id (``review_id`` reuses an id, for redo). ``shown``: the
+    annotation's ``updated_at`` as the reviewer saw it (see the module doc)."""
     decision = Decision(decision)
     tags = _clean_tags(reason_tags)
     if decision is Decision.REJECT and not (tags or text.strip()):
         raise ValueError(REASON_NEEDED)
-    ann = project.annotations.get(annotation_id)
+    ann = check_shown(project, annotation_id, shown)
     if ann.status not in FINISHED:
         raise ValueError("Only finished annotations are reviewed: this one is still in progress.")
     if ann.rater_id == reviewer_id:
@@ -122,11 +150,12 @@ def pin(
 
 def accept_all(
     project: Project, reviewer_id: int, image_id: int, annotation_ids: Sequence[int] | None = None,
-    phase: str = "formal", active_ms: int = 0,
+    phase: str = "formal", active_ms: int = 0, shown: dict[int, str] | None = None,
 ) -> list[int]:
     """Accept every undecided finished annotation of the image (or of ``annotation_ids``, e.g.
     a queue row's) in one transaction, except the reviewer's own; returns the new review ids.
-    ``active_ms`` is booked on the first one."""
+    ``active_ms`` is booked on the first one; ``shown``: annotation id → ``updated_at`` as
+    shown (all refused when one changed)."""
     if annotation_ids is None:
         anns = project.annotations.all(image_id=image_id, phase=phase, status=FINISHED)
         annotation_ids = [a.id for a in anns]
@@ -135,7 +164,23 @@ def accept_all(
             and project.annotations.get(a).rater_id != reviewer_id]
     with project.transaction():
         return [decide(project, reviewer_id, a, Decision.ACCEPT,
-                       active_ms=active_ms if k == 0 else 0) for k, a in enumerate(todo)]
+                       active_ms=active_ms if k == 0 else 0,
+                       shown=None if shown is None else shown.get(a))
+                for k, a in enumerate(todo)]
+
+
+def annotation_to_review(project: Project, image_id: int, rater_id: int, phase: str = "formal",
+                         round: int | None = None) -> Annotation:
+    """The annotator's finished annotation of the image a decision is about: the given round,
+    else their latest finished round (what the queue shows)."""
+    found = [a for a in project.annotations.all(image_id=image_id, rater_id=rater_id, phase=phase,
+                                                round=round, status=FINISHED)]
+    if not found:
+        name = project.raters.get(rater_id).name
+        raise ValueError(f"{name} has no finished annotation of this image in the {phase} "
+                         f"phase{'' if round is None else f', round {round}'}: nothing to "
+                         "review.")
+    return found[-1]
 
 
 @dataclass(frozen=True)
@@ -179,7 +224,10 @@ def start_revision(project: Project, annotation_id: int) -> int:
     existing = _revision(project, ann)
     if existing is not None:
         return existing.id
+    from slicereview.app.annotating import check_may_work
+
     with project.transaction():
+        check_may_work(project, ann.rater_id, ann.phase)
         new = project.annotations.for_image(ann.rater_id, ann.image_id, ann.phase, ann.round + 1)
         assert new is not None
         copies = [Polygon(p.vertices.copy(), p.certainty, p.label, dict(p.classifications))

@@ -51,13 +51,17 @@ if TYPE_CHECKING:  # scipy loads with the first review image, not at start-up
 
 @dataclass(frozen=True)
 class AnnotatorWork:
-    """One annotator's annotation of the image: who, the polygons, the decision in force."""
+    """One annotator's annotation of the image: who, the polygons, the decision in force and
+    the edit stamp it was read with (``updated_at``: a decision carries it, see
+    :func:`slicereview.app.review.decisions.check_shown`)."""
 
     annotation_id: int
     rater_id: int
     name: str
     polygons: tuple[Polygon, ...]
     decision: Review | None = None
+    updated_at: str = ""
+    round: int = 1
 
 
 @dataclass(frozen=True)
@@ -116,7 +120,8 @@ def review_image(project: Project, image_id: int, annotation_ids: Sequence[int])
     for ann_id in sorted(annotation_ids):
         ann = project.annotations.get(ann_id)
         work.append(AnnotatorWork(ann_id, ann.rater_id, names.get(ann.rater_id, "?"),
-                                  tuple(project.polygons.of(ann_id)), decided.get(ann_id)))
+                                  tuple(project.polygons.of(ann_id)), decided.get(ann_id),
+                                  ann.updated_at, ann.round))
     labels = np.zeros((max(len(work), 2), *shape), dtype=np.uint8)
     for k, w in enumerate(work):
         labels[k] = rasterize(w.polygons, shape)

@@ -13,6 +13,11 @@ Rules held here, once:
   (:mod:`slicereview.app.qa.repeats`; both ``submitted`` or ``nothing_to_annotate``) give the
   image's intra-rater α (:func:`~slicereview.engines.review.features.intra_rater_alpha`, the
   mean over those pairs); without one it is NaN. Repeats never count as another annotator.
+* **review first** — images the low-agreement rule flagged *review first* (a batch of the
+  queue's phase, :func:`slicereview.app.qa.low_agreement.review_first`) come before every other
+  image in every method, in the method's order among themselves; each says why
+  (:attr:`QueueRow.flag`, first in its ``explain``). The flag is the owner's rule acting on
+  the queue; the methods' evaluation (:func:`evaluate`) ranks by the method alone.
 * **the cache** — features are stored per image and selection with a *source key*, a digest of
   the included annotations' ids, rounds, statuses and edit times (``updated_at``, stamped by
   every polygon or status change), the same of the repeat pairs, and the image size. An entry
@@ -157,12 +162,15 @@ class QueueRow:
     status: str
     explain: str
     annotation_ids: tuple[int, ...] = field(default=())
+    #: Why the low-agreement rule put the image first ("" when it did not).
+    flag: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        """Flat values for a table or CSV: rank, ids, score, status, then every feature."""
+        """Flat values for a table or CSV: rank, ids, score, status, review first, then every
+        feature."""
         out: dict[str, Any] = {"rank": self.rank, "image_id": self.image_id,
                                "case_id": self.case_id, "score": self.score,
-                               "status": self.status}
+                               "status": self.status, "review_first": self.flag}
         out.update(self.features.to_dict())
         out["wbbox_per_pixel"] = self.features.wbbox_per_pixel
         return out
@@ -272,8 +280,12 @@ def queue(project: Project, spec: QueueSpec, result: QueueResult | None = None,
     (``compute`` goes to :func:`compute_features`), or from a given ``result``."""
     if result is None:
         result = compute_features(project, spec, **compute)
+    from slicereview.app.qa.low_agreement import review_first
+
     feats = result.features
-    order = priority(feats, spec.method, spec.seed)
+    flags = review_first(project, spec.phase)
+    ranked = priority(feats, spec.method, spec.seed)
+    order = [i for i in ranked if i in flags] + [i for i in ranked if i not in flags]
     score = scores(feats, spec.method, spec.seed)
     why = explanations(feats, spec.method, spec.seed)
     decided = project.reviews.current_decisions()
@@ -282,14 +294,16 @@ def queue(project: Project, spec: QueueSpec, result: QueueResult | None = None,
     for rank, image_id in enumerate(order, start=1):
         anns = result.annotations[image_id]
         status = review_status(sum(a in decided for a in anns), len(anns))
+        flag = flags.get(image_id, "")
+        explain = f"{flag}\n{why[image_id]}" if flag else why[image_id]
         rows.append(QueueRow(rank, image_id, cases[image_id][0], feats[image_id],
-                             score[image_id], status, why[image_id], anns))
+                             score[image_id], status, explain, anns, flag))
     return rows
 
 
 def relevance(project: Project, result: QueueResult) -> dict[int, int]:
-    """Graded ground truth (§5.4) of the queue's images from the stored reviews: 3 expert review,
-    2 commented (a pin, a reason or a comment), 1 strict α ≤ 0.667, else 0."""
+    """Graded ground truth ([CrowdSegQA, §5.4]) of the queue's images from the stored reviews: 3
+    expert review, 2 commented (a pin, a reason or a comment), 1 strict α ≤ 0.667, else 0."""
     decided = project.reviews.current_decisions()
     signals: dict[int, list[ReviewSignal]] = {}
     for image_id, anns in result.annotations.items():

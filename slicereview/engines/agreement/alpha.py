@@ -1,10 +1,10 @@
 """Krippendorff's α for reliability data with missing values, and the agreement bands.
 
-α = 1 − D_o / D_e, computed from the coincidence matrix of pairable values (Krippendorff 2011,
+α = 1 − D_o / D_e, computed from the coincidence matrix of pairable values ([Krippendorff2011],
 "Computing Krippendorff's Alpha-Reliability"). A value is *pairable* when its unit holds at least
 two values; units with fewer are dropped, as in Krippendorff's definition.
 
-Conventions (the same everywhere in slicereview, see DESIGN.md §6):
+Conventions (the same everywhere in slicereview, see docs/design.md, "Conventions"):
 
 * no observed disagreement (D_o = 0) → α = 1.0, even when every value is the same (D_e = 0);
 * fewer than two pairable values → α = NaN.
@@ -35,7 +35,7 @@ from numpy.typing import ArrayLike
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio")
 
-#: Upper bounds (inclusive) of the agreement bands of the review paper (§4): α ≤ 0.1 is
+#: Upper bounds (inclusive) of the agreement bands of [CrowdSegQA, §4]: α ≤ 0.1 is
 #: "disagreement", ≤ 0.667 "low", ≤ 0.8 "moderate", anything above is "high".
 BAND_LIMITS: tuple[tuple[str, float], ...] = (
     ("disagreement", 0.1),

@@ -1,4 +1,4 @@
-"""Labelbox-style consensus between labels (J. Thomas, "Labelbox Consensus Calculation Method").
+"""Labelbox-style consensus between labels ([Thomas2019], "Labelbox Consensus Calculation Method").
 
 A *label* is one annotator's complete set of global classifications and shapes on one image.
 Scores are fractions in [0, 1] (Labelbox prints percent). Following the method:
@@ -100,20 +100,54 @@ class Shape:
             extent = ((r0, c0, r1, c1), None, (r1 - r0) * (c1 - c0))
         object.__setattr__(self, "_extent", extent)
 
+    @classmethod
+    def from_crop(cls, object_class: str, top_left: tuple[int, int], crop: np.ndarray,
+                  classifications: Sequence[Classification] = ()) -> Shape:
+        """A mask shape given by its bounding box only: ``crop`` (bool) placed with its first
+        pixel at ``top_left = (row, col)`` — the same shape as the full-image mask, without
+        allocating one (a polygon on a 4k × 3k mammogram).
+
+        >>> crop = np.ones((2, 3), bool)
+        >>> Shape.from_crop("a", (4, 5), crop).area, Shape.from_crop("a", (4, 5), crop).centroid()
+        (6, (5.0, 6.5))
+        """
+        shape = cls(object_class, (0, 0, 0, 0), tuple(classifications))
+        mask = np.asarray(crop, dtype=bool)
+        rows = np.flatnonzero(mask.any(axis=1))
+        cols = np.flatnonzero(mask.any(axis=0))
+        if rows.size == 0:
+            extent: tuple = ((0, 0, 0, 0), None, 0)
+        else:
+            r, c = int(top_left[0]), int(top_left[1])
+            box = (r + int(rows[0]), c + int(cols[0]), r + int(rows[-1]) + 1,
+                   c + int(cols[-1]) + 1)
+            tight = mask[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
+            extent = (box, tight, int(np.count_nonzero(tight)))
+        object.__setattr__(shape, "geometry", mask)
+        object.__setattr__(shape, "_extent", extent)
+        return shape
+
     @property
     def area(self) -> int:
         """Pixels of the shape."""
         return self._extent[2]
 
     def centroid(self) -> tuple[float, float]:
-        """``(row, col)`` centre of mass (pixel centres at ``r + 0.5, c + 0.5``)."""
+        """``(row, col)`` centre of mass (pixel centres at ``r + 0.5, c + 0.5``); computed once
+        (pairing asks it for every candidate pair)."""
+        cached = self.__dict__.get("_centroid")
+        if cached is not None:
+            return cached
         (r0, c0, r1, c1), crop, area = self._extent
         if area == 0:
-            return (math.nan, math.nan)
-        if crop is None:
-            return ((r0 + r1) / 2.0, (c0 + c1) / 2.0)
-        rr, cc = np.nonzero(crop)
-        return (r0 + float(rr.mean()) + 0.5, c0 + float(cc.mean()) + 0.5)
+            found = (math.nan, math.nan)
+        elif crop is None:
+            found = ((r0 + r1) / 2.0, (c0 + c1) / 2.0)
+        else:
+            rr, cc = np.nonzero(crop)
+            found = (r0 + float(rr.mean()) + 0.5, c0 + float(cc.mean()) + 0.5)
+        object.__setattr__(self, "_centroid", found)
+        return found
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,16 @@
 """Consensus masks of several annotators: pixel-wise majority vote and STAPLE.
 
 Both take the annotators' label images of one image, ``uint8 (R, H, W)`` with 0 background,
-1 certain, 2 uncertain (DESIGN.md §6), and a *level*: ``"strict"`` counts only certain pixels as
-marked, ``"relaxed"`` (default) counts certain and uncertain pixels.
+1 certain, 2 uncertain (docs/design.md, "Conventions"), and a *level*: ``"strict"`` counts only
+certain pixels as marked, ``"relaxed"`` (default) counts certain and uncertain pixels.
 
 * :func:`majority_vote` — a pixel is in the consensus when **strictly more than half** of the
   annotators marked it (``2 · votes > R``). A tie (an even number of annotators split half and
   half) is *not* in the mask: a consensus claims what most annotators claim, and half is not
   most. One annotator: their own mask.
-* :func:`staple` — Warfield's STAPLE (simultaneous truth and performance level estimation) as
-  ITK's / SimpleITK's ``STAPLEImageFilter`` computes it: an EM estimate of each pixel's
-  probability of being foreground and of each annotator's sensitivity and specificity. The
+* :func:`staple` — Warfield's STAPLE [Warfield2004] (simultaneous truth and performance level
+  estimation) as ITK's / SimpleITK's ``STAPLEImageFilter`` computes it: an EM estimate of each
+  pixel's probability of being foreground and of each annotator's sensitivity and specificity. The
   mask is ``probability > 0.5`` (a pixel more likely in than out; exactly 0.5 is out, as for
   majority ties). The EM runs over the vote patterns, not the pixels
   (:mod:`slicereview.engines.agreement.staple_em`: same numbers as SimpleITK to ~1e-12, e.g.

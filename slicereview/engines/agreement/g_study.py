@@ -3,7 +3,7 @@
 :func:`generalizability` handles crowd data where items do not all have the same annotators:
 a two-way additive ANOVA ``score ~ item + annotator`` with sequential (type I) sums of squares,
 items first — the ``anova(lm(answer ~ item + annotator))`` of the generalizability-coefficient
-write-up (``shared/sources/003``) — and ICC(2,1) for random annotators from its mean squares.
+write-up [Piwowar2008] — and ICC(2,1) for random annotators from its mean squares.
 :func:`raters_needed` turns a single-rater coefficient into the number of annotators whose
 mean reaches a target (Spearman–Brown).
 """

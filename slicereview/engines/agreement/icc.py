@@ -1,7 +1,7 @@
-"""Intraclass correlations (Shrout & Fleiss 1979).
+"""Intraclass correlations [ShroutFleiss1979].
 
 :func:`intraclass_correlation` gives all six Shrout & Fleiss forms from a complete
-``(targets, raters)`` table, with F tests and 95 % confidence intervals (the McGraw & Wong 1996
+``(targets, raters)`` table, with F tests and 95 % confidence intervals (the [McGrawWong1996]
 intervals that pingouin and R's ``psych::ICC`` report). For incomplete crowd designs see
 :mod:`slicereview.engines.agreement.g_study`.
 """
@@ -132,7 +132,7 @@ def intraclass_correlation(
     Examples
     --------
     >>> sf = [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8],
-    ...       [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]   # Shrout & Fleiss Table 2
+    ...       [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]   # [ShroutFleiss1979, Table 2]
     >>> r = intraclass_correlation(sf)
     >>> round(r.icc21, 2), round(r["ICC(3,k)"].value, 2)
     (0.29, 0.91)
@@ -217,7 +217,7 @@ def _ci_one_three(
 def _ci_two(
     icc2: float, bms: float, jms: float, ems: float, n: int, k: int, q: float
 ) -> tuple[tuple[float, float], tuple[float, float]]:
-    """McGraw & Wong (1996) interval of ICC(2,1) (Satterthwaite df), stepped up to ICC(2,k)."""
+    """[McGrawWong1996] interval of ICC(2,1) (Satterthwaite df), stepped up to ICC(2,k)."""
     from scipy import stats  # lazy: scipy.stats costs ~1 s at start-up
     nan = (float("nan"), float("nan"))
     if math.isnan(icc2):

@@ -1,4 +1,5 @@
-"""Label Studio-style task agreement ("How task agreement and labeling consensus are calculated").
+"""Label Studio-style task agreement [LabelStudio] ("How task agreement and labeling consensus
+are calculated").
 
 * :func:`task_agreement` — the mean of the pairwise scores of all annotations of a task, or,
   with a threshold, the share of annotations in the largest group that agrees;

@@ -18,7 +18,7 @@ def _pair(a: ArrayLike, b: ArrayLike) -> tuple[int, int, int]:
 
 
 def dice(a: ArrayLike, b: ArrayLike) -> float:
-    """Dice coefficient 2|A ∩ B| / (|A| + |B|) of two boolean masks of the same shape.
+    """Dice coefficient [Dice1945] 2|A ∩ B| / (|A| + |B|) of two boolean masks of the same shape.
 
     Equals the F1 score of the flattened masks. Both masks empty → 1.0 (two annotators who
     both found nothing agree; unlike ``sklearn.metrics.f1_score``, which returns 0 there).

@@ -1,7 +1,7 @@
 """Krippendorff's α on segmentation masks: image level, box level, strict and relaxed.
 
 Every pixel is one unit and every annotator's mask gives it a value 0 (background) or 1 (ROI),
-as in §3.3 of the crowdsourced-segmentation QA paper (``shared/sources/000``). For binary
+as in [CrowdSegQA, §3.3] (docs/references.md). For binary
 (nominal) data α needs only the per-pixel count ``n1`` of annotators who marked the pixel, so
 the whole computation is a histogram of a ``uint8`` count image — O(pixels), no per-pixel
 Python and no coincidence matrix:
@@ -13,9 +13,9 @@ with ``m`` the number of annotators who saw the pixel, ``n = Σ m`` over pairabl
 :func:`~slicereview.engines.agreement.alpha.krippendorff_alpha`: no observed disagreement → 1.0,
 fewer than two pairable values → NaN.
 
-*Boxes* (§3.3): the union of all masks is split into connected components (8-connected by
-default); each component's bounding box gets its own α over every pixel inside the box (pixels
-of other components that fall in the box included, as in the paper). Boxes are
+*Boxes* ([CrowdSegQA, §3.3]): the union of all masks is split into connected components (8-connected
+by default); each component's bounding box gets its own α over every pixel inside the box (pixels
+of other components that fall in the box included, as [CrowdSegQA] does). Boxes are
 ``(row0, col0, row1, col1)`` with ``row1``/``col1`` exclusive, listed in raster order of each
 component's first pixel. An empty union gives no boxes, ``wbbox = 0`` and zero band counts.
 """
@@ -82,7 +82,7 @@ class LevelAgreement:
     band_counts : dict
         Number of boxes per band: keys ``disagreement``, ``low``, ``moderate``, ``high``.
     wbbox : float
-        ``Σ (1 − αᵢ) · areaᵢ`` over the boxes (Eq. 1 of the paper; box area, not component
+        ``Σ (1 − αᵢ) · areaᵢ`` over the boxes ([CrowdSegQA, Eq. 1]; box area, not component
         pixels). 0.0 when there are no boxes.
     roi_pixels : tuple of int
         ROI pixels of each annotator, in input order.

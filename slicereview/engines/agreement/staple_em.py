@@ -1,6 +1,6 @@
 """Binary STAPLE's EM over vote patterns instead of pixels.
 
-Binary STAPLE (Warfield, Zou & Wells 2004) depends on the pixels only through the *vote
+Binary STAPLE [Warfield2004] depends on the pixels only through the *vote
 pattern* of each pixel — which of the R raters marked it. Every pixel with the same pattern
 gets the same weight W (probability of being foreground) in every iteration, so the EM can run
 over the ≤ 2^R patterns, each weighted by how many pixels have it, instead of over H·W pixels:

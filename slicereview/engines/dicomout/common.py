@@ -17,7 +17,7 @@ from pydicom import Dataset
 from pydicom.sr.coding import Code
 
 #: The private coding scheme of concepts no standard code names (a review decision,
-#: Krippendorff's α, a grade): DICOM PS3.16 Section 8 reserves designators starting "99" for
+#: Krippendorff's α, a grade): [DICOM-PS3.16, Section 8] reserves designators starting "99" for
 #: private schemes.
 SCHEME = "99SLRV"
 SCHEME_NAME = "slicereview review concepts"

@@ -33,7 +33,7 @@ The tree (relationships in brackets)::
                        [SELECTED FROM] IMAGE (the source)
 
 Coordinates are the project's: ``(x, y)`` = (column, row) with ``(0, 0)`` the top-left corner
-of the top-left pixel, which is DICOM's SCOORD convention (PS3.3 C.18.6.1).
+of the top-left pixel, which is DICOM's SCOORD convention ([DICOM-PS3.3, C.18.6.1]).
 
 Example
 -------

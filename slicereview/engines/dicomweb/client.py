@@ -266,7 +266,7 @@ class Server:
         return report
 
 
-#: STOW-RS failure reasons (PS3.18 Table 10.5.3-1 / PS3.4 status codes).
+#: STOW-RS failure reasons ([DICOM-PS3.18, Table 10.5.3-1]; [DICOM-PS3.4] status codes).
 _FAILURES = {0xA700: "out of resources", 0xA900: "data set does not match SOP class",
              0xC000: "cannot understand", 0x0110: "processing failure",
              0x0122: "SOP class not supported", 0xA7FF: "out of resources"}

@@ -1,4 +1,4 @@
-"""A streaming ``multipart/related`` reader (RFC 2046) that writes each part to a file.
+"""A streaming ``multipart/related`` reader ([RFC2046]) that writes each part to a file.
 
 Why not the client library's reader: it keeps the whole body in memory and, when the body
 stops before the closing delimiter, returns what it got as if it were the last part. Here a

@@ -1,11 +1,11 @@
 """DICOM files: headers for import, pixels for display.
 
-Display rules (DICOM PS3.3 C.11 and PS3.4 N.2): the modality LUT (*Rescale Slope/Intercept*,
-or a *Modality LUT Sequence*) is applied first; then a *VOI LUT Sequence*, being non-linear, is
-applied to the data, while *Window Center/Width* pairs (linear) become presets that the viewer
-applies through its levels; MONOCHROME1 sets ``invert`` so that the viewer inverts after
-windowing. Integer data stays integer (``uint8``/``uint16`` when the values fit, else
-``int32``); a non-integer rescale gives ``float32``.
+Display rules ([DICOM-PS3.3, C.11], [DICOM-PS3.4, N.2]): the modality LUT (*Rescale
+Slope/Intercept*, or a *Modality LUT Sequence*) is applied first; then a *VOI LUT Sequence*, being
+non-linear, is applied to the data, while *Window Center/Width* pairs (linear) become presets that
+the viewer applies through its levels; MONOCHROME1 sets ``invert`` so that the viewer inverts after
+windowing. Integer data stays integer (``uint8``/``uint16`` when the values fit, else ``int32``); a
+non-integer rescale gives ``float32``.
 """
 
 from __future__ import annotations

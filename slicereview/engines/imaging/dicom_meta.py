@@ -159,7 +159,7 @@ _WINDOW_WORDS = """
     us xa cr dx mg rf nm pt hu
 """
 WINDOW_WORDS = frozenset(_WINDOW_WORDS.split())
-#: Defined terms of *Rescale Type* (PS3.3 C.11.1.1.2) and common units: any other value is
+#: Defined terms of *Rescale Type* ([DICOM-PS3.3, C.11.1.1.2]) and common units: any other value is
 #: free text and is not stored or shown.
 RESCALE_TYPES = frozenset({"OD", "HU", "US", "MGML", "Z_EFF", "ED", "EDW", "HU_MOD", "PCT",
                            "BQML", "CNTS", "PERCENT", "MM", "MS", "S", "CM", "MM2/S"})

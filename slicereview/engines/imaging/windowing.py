@@ -10,8 +10,9 @@
 * One automatic window per volume (:func:`volume_auto_window`) keeps brightness steady while
   scrolling.
 * pyqtgraph draws ``uint8``/``uint16`` through one combined lookup table and signed integers or
-  floats through slow paths (DESIGN §9): :func:`fast_display_copy` shifts signed data into
-  ``uint16``, and :func:`block_mean` makes the reduced copies drawn when zoomed out.
+  floats through slow paths (docs/design.md, "Qt and pyqtgraph"): :func:`fast_display_copy` shifts
+  signed data into ``uint16``, and :func:`block_mean` makes the reduced copies drawn when zoomed
+  out.
 
 Windows are :class:`~slicereview.engines.imaging.display.WindowPreset` values (a window the
 user set by hand is ``WindowPreset.custom(center, width)``).

@@ -9,14 +9,14 @@ returns ``(tiers, unranked)``: ``tiers`` is a list of lists of items from *most*
 Why generators: the replay engine (:mod:`slicereview.engines.ranking.replay`) answers comparisons
 from the stored answers until it meets one without an answer, then keeps the generator suspended at
 that comparison. The next answer resumes it in O(1) instead of replaying every stored answer
-(Algorithm 1 of the SliceLabeler paper replays from scratch). Because the algorithms use no
-randomness, no hashing of items and no library sort with a comparator, a session asks exactly the
-same comparisons on every Python version. ``"timsort"`` is the exception by design: it is the
-published baseline and runs CPython's own ``sorted`` (whose comparison order changed in 3.11 and
-3.13), so a ``"timsort"`` session resumed on another CPython version may ask different comparisons
-(its stored answers stay valid and are reused). ``sorted`` cannot be suspended, so ``"timsort"``
-is not a generator but a function that replays ``sorted`` from scratch up to the first comparison
-without an answer (see :func:`timsort`).
+([Jang2022, Algorithm 1] replays from scratch). Because the algorithms use no randomness, no hashing
+of items and no library sort with a comparator, a session asks exactly the same comparisons on every
+Python version. ``"timsort"`` ([Peters2002]) is the exception by design: it is the published
+baseline and runs CPython's own ``sorted`` (whose comparison order changed in 3.11 and 3.13), so a
+``"timsort"`` session resumed on another CPython version may ask different comparisons (its stored
+answers stay valid and are reused). ``sorted`` cannot be suspended, so ``"timsort"`` is not a
+generator but a function that replays ``sorted`` from scratch up to the first comparison without an
+answer (see :func:`timsort`).
 
 The tie-aware merge-insertion works on *tie classes*: an answer "same" fuses the two classes, and
 a binary insertion stops when it meets a "same". With a perfect rater on a total preorder its
@@ -87,7 +87,7 @@ def _jacobsthal_groups(m: int) -> list[range]:
 
 
 def _merge_insertion(items: Sequence[Item], ties: bool) -> AlgorithmGen:
-    """Ford–Johnson merge-insertion over classes; ``ties`` switches tie classes on.
+    """Ford–Johnson merge-insertion [FordJohnson1959] over classes; ``ties`` turns tie classes on.
 
     With ``ties`` each class is a tier (items in presentation order). Without
     ``ties`` an answer "same" is resolved by presentation order (the item shown earlier in
@@ -202,7 +202,8 @@ def tie_aware_merge_insertion(items: Sequence[Item], k: int | None = None) -> Al
 
 
 def top_k(items: Sequence[Item], k: int | None = None) -> AlgorithmGen:
-    """Tournament tree (``"top-k"``): the ``k`` items with the most of the property, in order.
+    """Tournament tree (``"top-k"``, [Knuth1998, §5.3.3]): the ``k`` items with the most of the
+    property, in order.
 
     A knockout over all items (``n - 1`` comparisons) finds the first; each further one replays
     only the matches on the previous winner's path (about ``log2 n`` comparisons). "Same" is
@@ -258,7 +259,7 @@ class _Unanswered(Exception):
 def timsort(
     items: Sequence[Item], values: Mapping[Pair, int],
 ) -> tuple[Result | None, Pair | None, int]:
-    """CPython's ``sorted`` with the stored answers as comparator (``"timsort"``, the paper's
+    """CPython's ``sorted`` with the stored answers as comparator (``"timsort"``, [Jang2022]'s
     baseline): ``(result, None, answered)`` when every comparison it asks has an answer in
     ``values`` (``{(x, y): +1 | -1 | 0}``, both orientations), else ``(None, pair, answered)``
     with the first comparison without one. ``answered`` counts the distinct answers used.
@@ -267,7 +268,7 @@ def timsort(
     ``sorted`` is deterministic, so running it from scratch with the answers known so far asks
     exactly the pairs a sort suspended at each comparison would have asked, in the same
     order, and the comparator stops it (by raising) at the first comparison without an answer.
-    Each new answer therefore costs a replay from scratch, as the paper's Algorithm 1 does.
+    Each new answer therefore costs a replay from scratch, as [Jang2022, Algorithm 1] does.
     Ties keep presentation order (``sorted`` is stable); neighbours answered "same" share a
     tier. The comparison order is CPython's and differs between versions (3.11, 3.13).
     """

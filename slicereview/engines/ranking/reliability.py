@@ -1,8 +1,8 @@
 """Reliability between rating sessions (raters or passes) over the same images.
 
-Following the SliceLabeler paper, each session becomes an ordinal ranking of the images
+Following [Jang2022], each session becomes an ordinal ranking of the images
 (classify: by grade; exhaustive: by win-loss score; sort: by tier). Ties are broken by a random
-order and every statistic is averaged over ``randomisations`` (100, as in the paper) random
+order and every statistic is averaged over ``randomisations`` (100, as in [Jang2022]) random
 tie-breaks; a session without ties gives the same ranking every time. The tie-breaks come from
 ``seed`` (:data:`SEED` by default, used by both the GUI's reliability panel and
 ``slicereview reliability``), drawn per session in session-id order over the images in id order,
@@ -39,7 +39,7 @@ import numpy as np
 
 from slicereview.engines.ranking.replay import Ranking
 
-#: Answers slower than this are outliers in the time statistics (the paper's threshold).
+#: Answers slower than this are outliers in the time statistics ([Jang2022]'s threshold).
 OUTLIER_S = 20.0
 TOP_N = tuple(range(2, 26))
 #: Default seed of the random tie-breaks (GUI and CLI alike).
@@ -213,30 +213,49 @@ def reliability(
     )
 
 
+def aligned(rows: list[list[str]], left: int = 1) -> list[str]:
+    """Rows of cells as lines of aligned columns: the first ``left`` columns left-aligned
+    (names), the others right-aligned (numbers), two spaces apart.
+
+    >>> print("\\n".join(aligned([["pair", "r"], ["1-2", "0.9"], ["10-11", "-0.25"]])))
+    pair       r
+    1-2      0.9
+    10-11  -0.25
+    """
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(w) if c < left else cell.rjust(w)
+                      for c, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip()
+            for row in rows]
+
+
 def format_report(report: ReliabilityReport) -> str:
-    """A plain-text table of a report (for the CLI)."""
+    """A plain-text report (for the CLI): every table's columns aligned."""
     def f(x: float) -> str:
         return "nan" if math.isnan(x) else f"{x:.3f}"
 
     lines = [f"{report.n_images} common images; statistics averaged over "
-             f"{report.randomisations} random tie-break(s)", "",
-             "session  rater  kind  answers  mean s  median s  outliers>20s  total min"]
+             f"{report.randomisations} random tie-break(s)", ""]
+    sessions = [["session", "rater", "kind", "answers", "mean s", "median s", "outliers>20s",
+                 "total min"]]
     for s in report.sessions:
         t = s.times
-        lines.append(f"{s.session_id}:{s.name}  {s.rater}  {s.kind}  {t.count}  {f(t.mean_s)}  "
-                     f"{f(t.median_s)}  {t.outliers}  {t.total_s / 60:.2f}")
-    lines += ["", "pair  Pearson  Spearman  Kendall tau-b  ICC(2,k)"]
-    for p in report.pairs:
-        lines.append(f"{p.a}-{p.b}  {f(p.pearson)}  {f(p.spearman)}  {f(p.kendall_tau_b)}  "
-                     f"{f(p.icc2k)}")
-    lines.append(f"all sessions  ICC(2,k) {f(report.icc2k)}")
+        sessions.append([f"{s.session_id}:{s.name}", s.rater, s.kind, str(t.count), f(t.mean_s),
+                         f(t.median_s), str(t.outliers), f"{t.total_s / 60:.2f}"])
+    lines += aligned(sessions, left=3)
+    pairs = [["pair", "Pearson", "Spearman", "Kendall tau-b", "ICC(2,k)"]]
+    pairs += [[f"{p.a}-{p.b}", f(p.pearson), f(p.spearman), f(p.kendall_tau_b), f(p.icc2k)]
+              for p in report.pairs]
+    pairs.append(["all sessions", "", "", "", f(report.icc2k)])
+    lines += ["", *aligned(pairs)]
     if report.top_n_all:
-        lines += ["", "top-N intersection (N: " + "  ".join(
-            [f"{p.a}-{p.b}" for p in report.pairs] + (["all"] if len(report.sessions) > 2
-                                                       else [])) + ")"]
+        many = len(report.sessions) > 2
+        top = [["N", *[f"{p.a}-{p.b}" for p in report.pairs], *(["all"] if many else [])]]
         for m in report.top_n_all:
             values = [p.top_n[m] for p in report.pairs]
-            if len(report.sessions) > 2:
+            if many:
                 values.append(report.top_n_all[m])
-            lines.append(f"{m}: " + "  ".join(f"{v:.2f}" for v in values))
+            top.append([str(m), *[f"{v:.2f}" for v in values]])
+        lines += ["", "top-N intersection: images in the top N of both sessions (all: of every "
+                  "session), mean over the tie-breaks",
+                  *aligned(top, left=0)]
     return "\n".join(lines)

@@ -1,6 +1,6 @@
-"""How well a priority method finds the images reviewers cared about (seed 000, §5.4, Fig. 6).
+"""How well a priority method finds the images reviewers cared about ([CrowdSegQA, §5.4, Fig. 6]).
 
-The graded ground truth of §5.4 comes from what reviewers did, reduced to a store-free
+The graded ground truth of [CrowdSegQA, §5.4] comes from what reviewers did, reduced to a store-free
 :class:`ReviewSignal` per review: grade 3 when any review asked for an expert, else 2 when any
 reviewer left a comment, else 1 when the image-level strict α is in the "low" band or below
 (α ≤ 0.667), else 0. :func:`evaluate_methods` then scores each method's queue with P@k, R@k and
@@ -44,7 +44,7 @@ def review_relevance(
     reviews_by_image: Mapping[int, Iterable[ReviewSignal]],
     strict_alpha_by_image: Mapping[int, float],
 ) -> dict[int, int]:
-    """Graded relevance 0–3 of every image named in either mapping (§5.4).
+    """Graded relevance 0–3 of every image named in either mapping ([CrowdSegQA, §5.4]).
 
     An image without reviews is graded on its α alone; an image without α (or with NaN α, e.g.
     a single annotator) is never graded 1 on α.
@@ -92,12 +92,12 @@ class MethodEvaluation:
     ndcg: dict[str, tuple[float, ...]]
 
     def row(self, method: str, k: int) -> tuple[float, float, float]:
-        """``(P@k, R@k, NDCG@k)`` of one method, as in Table 3 of the paper."""
+        """``(P@k, R@k, NDCG@k)`` of one method, as in [CrowdSegQA, Table 3]."""
         j = self.ks.index(k)
         return self.precision[method][j], self.recall[method][j], self.ndcg[method][j]
 
     def table(self, k: int) -> str:
-        """A plain-text Table 3 at cut-off ``k``."""
+        """A plain-text table at cut-off ``k``, laid out as [CrowdSegQA, Table 3]."""
         lines = [f"{'method':<12} {'P@' + str(k):>7} {'R@' + str(k):>7} {'N@' + str(k):>7}"]
         for method in self.rankings:
             p, r, n = self.row(method, k)
@@ -151,7 +151,7 @@ def evaluate_methods(
 
 
 def plot_curves(evaluation: MethodEvaluation, path: str | Path) -> Figure:
-    """Draw P@k, R@k and NDCG@k against k, one line per method (the paper's Fig. 6), to ``path``.
+    """Draw P@k, R@k and NDCG@k against k, one line per method ([CrowdSegQA, Fig. 6]), to ``path``.
 
     Needs matplotlib (imported here, not with the module). Draws on matplotlib's Agg canvas
     directly (no pyplot, no global backend switch), so it is safe in a worker thread of the

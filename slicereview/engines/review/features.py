@@ -1,9 +1,9 @@
-"""An image's review features: the values of Table 1 of the review-QA paper (seed 000, §4).
+"""An image's review features: the values of [CrowdSegQA, §4, Table 1].
 
 :func:`image_features` turns the annotators' label images of one image into one
 :class:`ImageFeatures`, from which :mod:`slicereview.engines.review.priority` ranks the queue. It
-adds nothing statistical of its own: image- and box-level α, band counts, Wbbox (Eq. 1), the
-uncertain share and the relaxed areas all come from
+adds nothing statistical of its own: image- and box-level α, band counts, Wbbox
+([CrowdSegQA, Eq. 1]), the uncertain share and the relaxed areas all come from
 :func:`slicereview.engines.agreement.segmentation_agreement`; intra-rater α is
 :func:`slicereview.engines.agreement.mask_alpha` of an annotator's two masks of the image.
 
@@ -14,11 +14,11 @@ default: the components of the union of every pixel anyone marked, certain or un
 is the glossary's *box* and it is what a reviewer must look at: a region one annotator marked
 "uncertain" and another left empty is exactly the kind of disagreement the queue should bring
 forward, and strict boxes (certain pixels only) drop it altogether. ``level="strict"`` selects
-the strict boxes for those who want the paper's other reading; the choice is stored in
+the strict boxes for those who want [CrowdSegQA]'s other reading; the choice is stored in
 :attr:`ImageFeatures.level` so that cached values say how they were made.
 
-Degenerate cases (DESIGN.md §6)
--------------------------------
+Degenerate cases (docs/design.md, "Conventions")
+------------------------------------------------
 * One annotator: every α is NaN (fewer than two pairable values), so box α, band counts are 0
   (NaN has no band) and ``wbbox`` is NaN; areas and uncertain share are still defined.
 * Nobody marked anything: both α are 1.0 (no observed disagreement), no boxes, ``wbbox`` 0.0,
@@ -53,7 +53,7 @@ RepeatPair = tuple[ArrayLike, ArrayLike]
 
 @dataclass(frozen=True)
 class ImageFeatures:
-    """Table 1 features of one image (seed 000), all plain numbers.
+    """[CrowdSegQA, Table 1] features of one image, all plain numbers.
 
     Attributes
     ----------
@@ -73,9 +73,9 @@ class ImageFeatures:
     n_boxes : int
         Number of boxes (connected components of the union at ``level``).
     wbbox : float
-        ``Σ (1 − αᵢ) · areaᵢ`` over the boxes (Eq. 1); 0.0 without boxes.
+        ``Σ (1 − αᵢ) · areaᵢ`` over the boxes ([CrowdSegQA, Eq. 1]); 0.0 without boxes.
     box_area : int
-        ``Σ areaᵢ``, the box areas in pixels (the denominator of Eq. 2).
+        ``Σ areaᵢ``, the box areas in pixels (the denominator of [CrowdSegQA, Eq. 2]).
     image_pixels : int
         ``H · W``.
     level : {"relaxed", "strict"}
@@ -102,7 +102,7 @@ class ImageFeatures:
 
     @property
     def wbbox_per_pixel(self) -> float:
-        """``wbbox / image_pixels`` (Table 1's last box feature); NaN for an empty image."""
+        """``wbbox / image_pixels`` ([CrowdSegQA, Table 1]'s last box feature); NaN if empty."""
         return self.wbbox / self.image_pixels if self.image_pixels else math.nan
 
     def to_dict(self) -> dict[str, Any]:
@@ -194,7 +194,7 @@ def image_features(
     repeats: Sequence[RepeatPair] | None = None,
     level: BoxLevel = "relaxed",
 ) -> ImageFeatures:
-    """Table 1 features of one image from its annotators' label images.
+    """[CrowdSegQA, Table 1] features of one image from its annotators' label images.
 
     Parameters
     ----------

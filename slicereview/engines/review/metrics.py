@@ -1,4 +1,4 @@
-"""Ranking evaluation: precision@k, recall@k and NDCG@k with graded relevance (paper §5.4).
+"""Ranking evaluation: precision@k, recall@k and NDCG@k with graded relevance ([CrowdSegQA, §5.4]).
 
 ``ranked`` is a sequence of item ids, the first the most urgent. ``relevance`` is either a
 mapping ``item -> grade`` (graded ground truth, e.g. 0 = fine … 3 = must be reviewed) or a
@@ -9,10 +9,11 @@ Conventions
 * P@k divides by ``k`` even when fewer than ``k`` items are ranked.
 * An item is *relevant* for P@k and R@k when its grade is ≥ ``min_grade`` (default: > 0).
 * R@k divides by the number of relevant items in ``relevance``, ranked or not; NaN if none.
-* NDCG@k uses linear gain and a log2 discount, ``DCG@k = Σ_{i=1..k} grade_i / log2(i + 1)``,
-  the convention of ``sklearn.metrics.ndcg_score``. The ideal ranking sorts *every* graded item
-  of ``relevance`` (unranked ones included) by grade; when ``ranked`` holds every item this is
-  exactly ``sklearn.metrics.ndcg_score([grades], [scores], k=k)``. ``gain="exponential"`` uses
+* NDCG@k [JarvelinKekalainen2002] uses linear gain and a log2 discount,
+  ``DCG@k = Σ_{i=1..k} grade_i / log2(i + 1)``, the convention of ``sklearn.metrics.ndcg_score``.
+  The ideal ranking sorts *every* graded item of ``relevance`` (unranked ones included) by grade;
+  when ``ranked`` holds every item this is exactly
+  ``sklearn.metrics.ndcg_score([grades], [scores], k=k)``. ``gain="exponential"`` uses
   ``2**grade − 1`` instead. NDCG is NaN when no item has a positive grade (sklearn returns 0).
 """
 

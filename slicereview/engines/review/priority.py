@@ -1,23 +1,25 @@
-"""Review priority: rank images by how likely they need a reviewer (seed 000, §4, §5.4).
+"""Review priority: rank images by how likely they need a reviewer ([CrowdSegQA, §4, §5.4]).
 
 Methods (the names are API and are stored with queues):
 
 ``"image-sort"``
-    Table 1, image level, top to bottom: strict α asc, relaxed α asc, unsure share desc,
-    unsure pixels desc, area std desc, area mean desc, intra strict α asc, intra relaxed α asc.
+    [CrowdSegQA, Table 1], image level, top to bottom: strict α asc, relaxed α asc, unsure share
+    desc, unsure pixels desc, area std desc, area mean desc, intra strict α asc, intra relaxed α
+    asc.
 ``"box-sort"``
-    Table 1, box level: # disagreement boxes desc, # low desc, # moderate desc, # high *asc*,
-    # boxes desc, Wbbox / image pixels desc.
+    [CrowdSegQA, Table 1], box level: # disagreement boxes desc, # low desc, # moderate desc,
+    # high *asc*, # boxes desc, Wbbox / image pixels desc.
 ``"box-score"``
-    ``score = pivoted-Wbbox · W_N`` desc (Eq. 2, 3), ties by Wbbox / image pixels desc, with
-    ``pivoted-Wbbox = Wbbox / (box_area / avg_box_area)`` (0 when the image has no box area),
-    ``avg_box_area`` the mean ``box_area`` over the images, and ``W_N = ln(M / m_N)`` for ``M``
-    images of which ``m_N`` have the image's number of boxes ``N``. The paper prints Eq. 3's
-    numerator as ``N``; the IDF it cites (Jones 1972) divides the *collection size* by the
-    document frequency, so we read it as ``M``. Note ``W_N = 0`` when every image has the same
-    number of boxes: the score then ties everywhere and the tie-break decides.
+    ``score = pivoted-Wbbox · W_N`` desc ([CrowdSegQA, Eq. 2, 3]), ties by Wbbox / image pixels
+    desc, with ``pivoted-Wbbox = Wbbox / (box_area / avg_box_area)`` (0 when the image has no box
+    area), ``avg_box_area`` the mean ``box_area`` over the images, and ``W_N = ln(M / m_N)`` for
+    ``M`` images of which ``m_N`` have the image's number of boxes ``N``. The numerator of
+    [CrowdSegQA, Eq. 3] is printed as ``N``; the IDF it cites ([SparckJones1972]) divides
+    the *collection size* by the document frequency, so we read it as ``M``. Note ``W_N = 0``
+    when every image has the same number of boxes: the score then ties everywhere and the
+    tie-break decides.
 ``"random"``
-    The paper's baseline: ten uniform scores per image from ten seeded generators, averaged,
+    [CrowdSegQA]'s baseline: ten uniform scores per image from ten seeded generators, averaged,
     desc.
 
 Every method ranks NaN after every number whatever the direction (an α that is undefined is
@@ -76,7 +78,7 @@ def _table(features: Mapping[int, ImageFeatures],
 
 
 def box_scores(features: Mapping[int, ImageFeatures]) -> dict[int, float]:
-    """``pivoted-Wbbox · W_N`` of every image (Eq. 2 and 3).
+    """``pivoted-Wbbox · W_N`` of every image ([CrowdSegQA, Eq. 2, 3]).
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Agreement of two raters' rankings: Pearson, Spearman, Kendall τ-b and top-N intersection.
 
-These are the rank statistics of the SliceLabeler paper (``shared/sources/001``); ICC(2,k) of the
+These are the rank statistics of SliceLabeler [Jang2022]; ICC(2,k) of the
 same two score vectors comes from
 :func:`slicereview.engines.agreement.intraclass_correlation` (see :func:`rank_agreement`).
 """
@@ -32,7 +32,8 @@ class RankCorrelations:
 
 
 def rank_correlations(a_scores: ArrayLike, b_scores: ArrayLike) -> RankCorrelations:
-    """Pearson r, Spearman ρ (average ranks for ties) and Kendall τ-b of paired scores.
+    """Pearson r, Spearman ρ (average ranks for ties) and Kendall τ-b [Kendall1945] of paired
+    scores.
 
     Parameters
     ----------
@@ -86,7 +87,7 @@ def top_n_intersection(
         one rater never count. When ``N`` exceeds a ranking's length the whole ranking is its
         top ``N``.
     ns : iterable of int
-        The ``N`` values; default 2..25 as in the paper.
+        The ``N`` values; default 2..25 as in [Jang2022].
 
     Examples
     --------

@@ -3,14 +3,15 @@
 The tool turns mouse events into *intents* carrying core values (vertex arrays, polygon ids);
 the annotate page turns intents into undo commands (:mod:`slicereview.gui.gateway.undo`), which
 write through the session. The tool never changes the project itself, and during a drag it moves
-only graphics items: one intent is emitted on release (DESIGN.md §4).
+only graphics items: one intent is emitted on release (docs/design.md, "Data paths").
 
 Mouse (left button; events reach the tool through an event filter on the view's scene):
 
 * **Polygon**: click adds a vertex; click the first vertex, double-click or press Enter to close;
   Backspace removes the last vertex, Esc cancels.
-* **Freehand**: press and drag lays a stroke; on release it is simplified (Douglas-Peucker,
-  :func:`slicereview.engines.geometry.simplify`, tolerance one screen pixel) into a polygon.
+* **Freehand**: press and drag lays a stroke; on release it is simplified (Douglas-Peucker
+  [DouglasPeucker1973], :func:`slicereview.engines.geometry.simplify`, tolerance one screen pixel)
+  into a polygon.
 * **Edit**: click a polygon to select it; drag inside it to move it; drag a vertex of the
   selected polygon to move the vertex; Ctrl+click (or double-click) on an edge inserts a vertex
   (keep dragging to place it); Shift+click a vertex deletes it.

@@ -45,17 +45,22 @@ from slicereview.gui.annotate.people import AnnotatorChoice
 from slicereview.gui.annotate.repeats import AnnotateRepeats
 from slicereview.gui.annotate.returned_box import ReturnedBox
 from slicereview.gui.annotate.status import AnnotateStatus
+from slicereview.gui.annotate.workflow import AnnotateWorkflow
 from slicereview.gui.common.active_time import IdleClock
 from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.model import Annotation
 
 
-class AnnotatePage(PolygonIntents, AnnotatorChoice, AnnotateRepeats, AnnotateStatus, QWidget):
+class AnnotatePage(PolygonIntents, AnnotatorChoice, AnnotateRepeats, AnnotateStatus,
+                   AnnotateWorkflow, QWidget):
     #: Ask for the next (+1) or previous (-1) image of the browser.
     step_requested = Signal(int)
     #: ``{image id: status word}`` of the annotator shown (``None`` when the page is hidden).
     statuses_changed = Signal(object)
+    #: ``{image id: why}`` given to the annotator shown by the low-agreement rule (``None``
+    #: when the page is hidden; annotate_workflow.py).
+    assignments_changed = Signal(object)
 
     def __init__(self, gateway: ProjectGateway, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -151,6 +156,8 @@ class AnnotatePage(PolygonIntents, AnnotatorChoice, AnnotateRepeats, AnnotateSta
         s.annotation_changed.connect(self._on_annotation_changed)
         s.raters_changed.connect(self._fill_annotators)
         s.images_changed.connect(self._on_images_changed)
+        s.owner.questions_changed.connect(self.reload_questions)
+        s.owner.workflow_changed.connect(self._set_context_enabled)  # a decision may hold
 
     # -- the main window's hooks -----------------------------------------------------------
     def image_views(self) -> list[ImageView]:
@@ -177,6 +184,7 @@ class AnnotatePage(PolygonIntents, AnnotatorChoice, AnnotateRepeats, AnnotateSta
 
     def hideEvent(self, event) -> None:
         self.statuses_changed.emit(None)
+        self.assignments_changed.emit(None)
         if self.gateway.is_open:
             self.commit_pending()
         super().hideEvent(event)
@@ -201,10 +209,7 @@ class AnnotatePage(PolygonIntents, AnnotatorChoice, AnnotateRepeats, AnnotateSta
 
     def _on_project_opened(self, _path: str) -> None:
         self._fill_annotators()
-        self.panel.image_form.set_questions(self.gateway.questions("image"))
-        self.panel.polygon_form.set_questions(self.gateway.questions("polygon"))
-        self.panel.image_group.setVisible(bool(self.panel.image_form.questions))
-        self.panel.polygon_group.setVisible(bool(self.panel.polygon_form.questions))
+        self.reload_questions()
         self._batches.clear()
 
     def clear_undo(self) -> None:
@@ -300,8 +305,9 @@ class AnnotatePage(PolygonIntents, AnnotatorChoice, AnnotateRepeats, AnnotateSta
         return self.annotation
 
     def _set_context_enabled(self) -> None:
+        hold = self.work_hold()  # the owner's decision after onboarding (annotate_workflow.py)
         ready = self.rater_id is not None and self.image_id is not None and \
-            self.view.display is not None and self.own
+            self.view.display is not None and self.own and hold is None
         self.tool.set_enabled(ready)
         for w in (self.panel.nothing_button, self.panel.submit_button, self.panel.image_form,
                   self.panel.polygon_form):
@@ -311,6 +317,8 @@ class AnnotatePage(PolygonIntents, AnnotatorChoice, AnnotateRepeats, AnnotateSta
                 self.actions_[name].setEnabled(ready)
         if self.gateway.is_open and self.rater_id is None:
             self.panel.message_label.setText("Add an annotator (New…) to start drawing.")
+        elif hold is not None:
+            self.panel.message_label.setText(hold)
         elif self.gateway.is_open and not self.own:
             self.panel.message_label.setText(
                 f"Showing {self.panel.annotator_box.currentText()}'s annotation: read-only "

@@ -116,7 +116,7 @@ class AnnotateStatus:
         returned = {r.annotation.image_id for r in self.gateway.returned_annotations(
             self.rater_id) if (str(r.annotation.phase), r.annotation.round) == (
                 self.phase, self.round)}
-        ids = list(dict.fromkeys([*self._batch(), *stored]))
+        ids = list(dict.fromkeys([*self._batch(), *self.extra_images(), *stored]))
         return {i: "returned" if i in returned else STATUS_TEXT[stored.get(i)] for i in ids}
 
     def _show_status(self) -> None:
@@ -128,6 +128,7 @@ class AnnotateStatus:
             done = sum(statuses.get(i) in FINISHED_WORDS for i in batch)
             if self.isVisible():
                 self.statuses_changed.emit(statuses)
+                self.assignments_changed.emit(self.extra_images())
         self.panel.show_status(self.annotation.status if self.annotation else None,
                                self.tool.polygons, done, total,
                                returned=self.returned.isVisibleTo(self))

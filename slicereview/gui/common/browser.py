@@ -4,7 +4,10 @@ In the Annotate tab each image also shows the annotation status of the annotator
 (:meth:`ProjectBrowser.set_statuses`): a mark that differs in shape, not only colour, and the
 word — ``○ not started``, ``◐ in progress``, ``✓ submitted``, ``∅ nothing to annotate``,
 ``↩ returned`` (rejected by a reviewer) — and the status box filters the list by it. Images
-outside the annotator's batch have no status line.
+outside the annotator's batch have no status line. An image the low-agreement rule gave the
+annotator shown as one more annotator has a second line, ``⚑ given to you: low agreement``,
+with the reason as its tooltip (:meth:`ProjectBrowser.set_assignments`), and the status box
+can show only those.
 
 Thumbnails are made off the GUI thread (:class:`~slicereview.gui.common.background.Tasks`) in the
 decoding child process (:func:`slicereview.engines.imaging.isolated.thumbnail`: only the small
@@ -45,6 +48,9 @@ ID_ROLE = Qt.ItemDataRole.UserRole + 1
 FORMAT_ROLE = Qt.ItemDataRole.UserRole + 2
 STATUS_ROLE = Qt.ItemDataRole.UserRole + 3
 TEXT_ROLE = Qt.ItemDataRole.UserRole + 4
+ASSIGNED_ROLE = Qt.ItemDataRole.UserRole + 5
+#: The marker of an image given to the annotator shown by the low-agreement rule.
+ASSIGNED_MARK = "⚑ given to you: low agreement"
 #: Annotation status words and their marks (shape, so colour is never the only cue).
 STATUS_MARKS = {"not started": "○", "in progress": "◐", "submitted": "✓",
                 "nothing to annotate": "∅", "returned": "↩"}
@@ -100,9 +106,11 @@ class ProjectBrowser(QWidget):
         self.status_box.addItem("All statuses")
         for word, mark in STATUS_MARKS.items():
             self.status_box.addItem(f"{mark} {word}", word)
+        self.status_box.addItem(ASSIGNED_MARK, "assigned")
         self.status_box.currentIndexChanged.connect(self._apply_filters)
         self.status_box.setVisible(False)
         self._statuses: dict[int, str] = {}
+        self._assigned: dict[int, str] = {}
 
         self.list = QListView()
         self.list.setModel(self.model)
@@ -194,17 +202,35 @@ class ProjectBrowser(QWidget):
         """Show each image's annotation status (``None``: no statuses, no status filter)."""
         self._statuses = dict(statuses or {})
         self.status_box.setVisible(statuses is not None)
+        if statuses is None:
+            self._assigned = {}
         for image_id, item in self._rows.items():
             word = self._statuses.get(image_id, "")
+            why = self._assigned.get(image_id)
             item.setData(word, STATUS_ROLE)
+            item.setData(why is not None, ASSIGNED_ROLE)
             base = item.data(TEXT_ROLE)
-            item.setText(f"{base}\n{STATUS_MARKS[word]} {word}" if word else base)
+            lines = [base] + ([f"{STATUS_MARKS[word]} {word}"] if word else []) + (
+                [ASSIGNED_MARK] if why is not None else [])
+            item.setText("\n".join(lines))
+            tip = item.toolTip().split("\n⚑ ")[0]
+            item.setToolTip(tip + (f"\n⚑ {why}" if why is not None else ""))
             item.setData(STATUS_COLOURS[word] if word == "returned" else None,
                          Qt.ItemDataRole.ForegroundRole)
         self._apply_filters()
 
+    def set_assignments(self, assigned: dict[int, str] | None) -> None:
+        """Mark the images the low-agreement rule gave the annotator shown (image id → why;
+        ``None``: no marks)."""
+        self._assigned = dict(assigned or {})
+        self.set_statuses(self._statuses if self.status_box.isVisible() else None)
+
     def status_of(self, image_id: int) -> str:
         return self._statuses.get(image_id, "")
+
+    def assignment_of(self, image_id: int) -> str | None:
+        """Why the image was given to the annotator shown (``None``: it was not)."""
+        return self._assigned.get(image_id)
 
     def select(self, image_id: int) -> None:
         item = self._rows.get(image_id)
@@ -250,7 +276,8 @@ class ProjectBrowser(QWidget):
             fmt_ok = self.format_box.currentIndex() <= 0 or item.data(FORMAT_ROLE) == fmt
             text_ok = not text or text.lower() in item.text().lower()
             wanted = self.status_box.currentData() if self.status_box.isVisible() else None
-            status_ok = wanted is None or item.data(STATUS_ROLE) == wanted
+            status_ok = wanted is None or item.data(STATUS_ROLE) == wanted or (
+                wanted == "assigned" and bool(item.data(ASSIGNED_ROLE)))
             self.list.setRowHidden(row, not (fmt_ok and text_ok and status_ok))
 
     def _on_thumbnail(self, image_id: int, image: QImage) -> None:

@@ -1,14 +1,15 @@
 """Graphics items for annotation polygons, in image coordinates on a pyqtgraph ViewBox.
 
 Polygons are plain ``QGraphicsPathItem`` s (pyqtgraph's ``PolyLineROI`` makes one graphics item
-per handle and gets slow past ~150 vertices, DESIGN.md §9). A path is built from the
-``float64 (N, 2)`` ``(x, y)`` vertex array in one copy through a ``QPolygonF`` whose memory
+per handle and gets slow past ~150 vertices: docs/design.md, "Qt and pyqtgraph"). A path is built
+from the ``float64 (N, 2)`` ``(x, y)`` vertex array in one copy through a ``QPolygonF`` whose memory
 numpy writes directly, so rebuilding a 2,000-vertex outline during a drag costs well under a
 millisecond. Vertex handles of the selected polygon are one item that paints every handle in
 screen pixels with a single ``drawPoints`` call.
 
-Colours (DESIGN.md glossary): certain is red, uncertain is green — or, in the colour-blind
-safe scheme (View menu, remembered), Okabe–Ito orange and sky blue (:func:`set_scheme`).
+Colours (docs/design.md, "Glossary"): certain is red, uncertain is green — or, in the colour-blind
+safe scheme (View menu, remembered), Okabe–Ito [OkabeIto2008] orange and sky blue
+(:func:`set_scheme`).
 Certainty never rests on colour alone: certain outlines are solid, uncertain ones dashed.
 """
 

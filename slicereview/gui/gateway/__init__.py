@@ -2,8 +2,8 @@
 
 Views never call the store or the application layer directly; they call the gateway (or ask it
 to execute an undoable command of :mod:`slicereview.app.commands`) and listen to its signals,
-which carry ids (DESIGN.md §4). The gateway holds no domain rule: those live in the application
-layer. Its methods are grouped by job in mixins (:mod:`.annotate`,
+which carry ids (docs/design.md, "Data paths"). The gateway holds no domain rule: those live in the
+application layer. Its methods are grouped by job in mixins (:mod:`.annotate`,
 :mod:`.rating`, :mod:`.review`); every signal is declared here, on the QObject.
 Calls that need an open project raise :class:`~slicereview.app.errors.NoProjectError` when none
 is open; calls that only read answer "nothing" (an empty list, ``None``).
@@ -93,6 +93,8 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         self.watch.changed_elsewhere.connect(self._on_changed_elsewhere)
         self._images_seen: list[tuple[int, str]] = []
         self._holding = False  # True while this window's own import runs (hold_changes)
+        #: Why the last :meth:`execute` failed (``None``: it did not).
+        self.last_error: Exception | None = None
         #: Credentials of PACS servers, in memory for this session only (app/images/pacs.py).
         self.credentials = Credentials()
         self._locator: Locator | None = None
@@ -137,6 +139,7 @@ class ProjectGateway(AnnotateGateway, RatingGateway, ReviewGateway, QObject):
         self.watch.check()  # (commands built from a cached engine re-check their pair)
         wrapper = UndoCommand(self, command)
         stack.push(wrapper)
+        self.last_error = wrapper.error
         return wrapper.error is None
 
     def write(self, write: Callable[[], T]) -> T:

@@ -36,8 +36,30 @@ class AnnotateGateway:
 
     def annotation_for(self, rater_id: int, image_id: int, phase: Phase | str, round: int,
                        *, create: bool = False) -> Annotation | None:
+        """The annotation, or ``None``; ``create``: made now (:func:`annotating.start`, which
+        refuses while the owner's decision after onboarding holds the annotator back)."""
+        if create:
+            return annotating.start(self.open_project, rater_id, image_id, phase, round)
         return self.open_project.annotations.for_image(rater_id, image_id, phase, round,
-                                                       create=create)
+                                                       create=False)
+
+    def work_hold(self, rater_id: int, phase: Phase | str) -> str | None:
+        """Why the annotator may not work in ``phase`` (one sentence), ``None`` when they may
+        (:func:`slicereview.app.qa.workflow.why_not_start`)."""
+        if self.project is None or str(phase) == "onboarding":
+            return None
+        from slicereview.app.qa.workflow import why_not_start
+
+        return why_not_start(self.project, rater_id, phase)
+
+    def extra_assignments(self, rater_id: int, phase: Phase | str) -> dict[int, str]:
+        """Images the low-agreement rule gave this annotator in ``phase``: image id → why
+        (:func:`slicereview.app.qa.low_agreement.extra_assignments`)."""
+        if self.project is None:
+            return {}
+        from slicereview.app.qa.low_agreement import extra_assignments
+
+        return extra_assignments(self.project, rater_id, phase)
 
     def annotation(self, annotation_id: int) -> Annotation:
         return self.open_project.annotations.get(annotation_id)

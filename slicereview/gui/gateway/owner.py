@@ -62,6 +62,10 @@ class OwnerGateway(QObject):
     workflow_changed = Signal()
     #: A new guideline version was saved.
     guidelines_changed = Signal(int)
+    #: Questions were added, edited, moved, retired or imported.
+    questions_changed = Signal()
+    #: Annotators were put in (or taken out of) groups.
+    groups_changed = Signal()
 
     def __init__(self, gateway: ProjectGateway) -> None:
         super().__init__(gateway)
@@ -84,6 +88,43 @@ class OwnerGateway(QObject):
         if rater_id not in known:
             self.gateway.raters_changed.emit()
         return rater_id
+
+    # -- groups (rules in slicereview.app.people) -------------------------------------------
+    def groups(self) -> dict[str, list[str]]:
+        from slicereview.app.people import groups
+
+        return groups(self._project) if self.gateway.is_open else {}
+
+    def set_group(self, rater_ids: list[int], group: str | None) -> None:
+        from slicereview.app.people import set_group
+
+        set_group(self._project, rater_ids, group)
+        self.groups_changed.emit()
+        self.gateway.raters_changed.emit()
+
+    # -- questions (rules in slicereview.app.qa.questions) -------------------------------------
+    def questions(self) -> list:
+        """Every question in its order, retired ones too."""
+        return self._project.questions.all(retired=True) if self.gateway.is_open else []
+
+    def question_answers(self, question) -> int:
+        from slicereview.app.qa.questions import answered
+
+        return answered(self._project, question)
+
+    def edit_questions(self, action: str, *args, **kwargs):
+        """Run one of :mod:`slicereview.app.qa.questions`' writes (``add_question``,
+        ``edit_question``, ``move_question``, ``retire_question``, ``restore_question``,
+        ``read_questions``, ``write_questions``) on the open project and tell the views."""
+        from slicereview.app.qa import questions
+
+        if action not in ("add_question", "edit_question", "move_question", "retire_question",
+                          "restore_question", "read_questions", "write_questions"):
+            raise ValueError(f"not a question action: {action}")
+        result = getattr(questions, action)(self._project, *args, **kwargs)
+        if action != "write_questions":
+            self.questions_changed.emit()
+        return result
 
     # -- batches ----------------------------------------------------------------------------
     def batches(self) -> list[Batch]:
@@ -122,30 +163,17 @@ class OwnerGateway(QObject):
         """``(annotator, to do, done)`` repeats of each annotator of the batch."""
         from slicereview.app.qa import repeats
 
-        project = self._project
-        batch = project.workflow.batch(batch_id)
-        ids = _workflow().batch_annotators(project, batch_id)
-        counts = repeats.repeat_progress(project, ids,
-                                         project.image_sets.members(batch.image_set_id),
-                                         batch.phase)
-        raters = {r.id: r for r in project.raters.all()}
-        return [(raters[r], *counts[r]) for r in ids]
+        counts = repeats.batch_repeat_progress(self._project, batch_id)
+        raters = {r.id: r for r in self._project.raters.all()}
+        return [(raters[r], *counts[r]) for r in counts]
 
     def schedule_repeats(self, batch_id: int, percent: float, seed: int) -> dict[int, int]:
         """Schedule ``percent`` % of the batch to come back to each of its annotators
-        (:func:`slicereview.app.qa.repeats.schedule_repeats`, seeded); returns rater id → number
-        of repeated images. Existing repeats are kept."""
+        (:func:`slicereview.app.qa.repeats.schedule_batch_repeats`, seeded); returns rater id →
+        number of repeated images. Existing repeats are kept."""
         from slicereview.app.qa import repeats
 
-        project = self._project
-        batch = project.workflow.batch(batch_id)
-        images = project.image_sets.members(batch.image_set_id)
-        ids = _workflow().batch_annotators(project, batch_id)
-        if not ids:
-            raise ValueError("Assign annotators to this batch before scheduling repeats.")
-        with project.transaction():
-            out = {r: len(repeats.schedule_repeats(project, r, images, percent / 100.0, seed,
-                                                   batch.phase)) for r in ids}
+        out = repeats.schedule_batch_repeats(self._project, batch_id, percent / 100.0, seed)
         self.workflow_changed.emit()
         return out
 

@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QUndoStack
 
+from slicereview.model import Session
 from slicereview.store import Project
 
 if TYPE_CHECKING:
+    from slicereview.app.rating import pooled as _pooled
     from slicereview.app.rating import sessions as _rating
 
 
@@ -107,6 +109,24 @@ class RatingGateway:
         from slicereview.app.rating.sessions import write_ranking_csv
 
         return write_ranking_csv(Path(path), self.rating(session_id).rows())
+
+    def pairwise_sessions(self) -> dict[int, list[tuple[Session, str]]]:
+        """Sort and exhaustive sessions with their rater's name, by image set id (the pooled
+        ranking's choices)."""
+        from slicereview.app.rating.pooled import pairwise_sessions
+
+        if self.project is None:
+            return {}
+        raters = {r.id: r.name for r in self.project.raters.all()}
+        return {k: [(s, raters.get(s.rater_id, "?")) for s in v]
+                for k, v in pairwise_sessions(self.project).items()}
+
+    def pooled_input(self, session_ids: list[int]) -> _pooled.PooledInput:
+        """What the pooled ranking of ``session_ids`` is computed from (read here, in the GUI
+        thread; :func:`slicereview.app.rating.pooled.rank_pooled` can then run in a worker)."""
+        from slicereview.app.rating.pooled import gather
+
+        return gather(self.open_project, session_ids)
 
     def reliability(self, session_ids: list[int], randomisations: int = 100
                     ) -> _rating.ReliabilityReport:

@@ -86,14 +86,17 @@ class ReviewGateway:
         return review_queue.review_status(len(decided), len(annotation_ids))
 
     def decide(self, stack: QUndoStack, reviewer_id: int, annotation_id: int, decision: str,
-               tags: tuple[str, ...] = (), note: str = "", active_ms: int = 0) -> bool:
+               tags: tuple[str, ...] = (), note: str = "", active_ms: int = 0,
+               shown: str | None = None) -> bool:
+        """Decide through the undo stack; ``shown``: the annotation's ``updated_at`` as shown
+        (refused when it changed since; :attr:`last_error` then says so)."""
         from slicereview.app.review import commands as review_commands
 
         text = {"accept": "Accept", "reject": "Reject",
                 "expert_review": "Expert review"}.get(decision, "Decision")
         return self.execute(stack, review_commands.Decide(
             self.open_project, reviewer_id, annotation_id, decision, tuple(tags), note,
-            active_ms, text=f"{text} annotation"))
+            active_ms, text=f"{text} annotation", shown=shown))
 
     def add_pin(self, stack: QUndoStack, reviewer_id: int, image_id: int, note: str,
                 tags: tuple[str, ...] = (), *, box: tuple[float, float, float, float] | None
@@ -104,8 +107,10 @@ class ReviewGateway:
             self.open_project, reviewer_id, image_id, note, tuple(tags), box, point))
 
     def accept_all(self, stack: QUndoStack, reviewer_id: int, image_id: int,
-                   annotation_ids: tuple[int, ...], active_ms: int = 0) -> bool:
+                   annotation_ids: tuple[int, ...], active_ms: int = 0,
+                   shown: dict[int, str] | None = None) -> bool:
         from slicereview.app.review import commands as review_commands
 
         return self.execute(stack, review_commands.AcceptAll(
-            self.open_project, reviewer_id, image_id, annotation_ids, active_ms=active_ms))
+            self.open_project, reviewer_id, image_id, annotation_ids, active_ms=active_ms,
+            shown=shown))

@@ -4,7 +4,8 @@ The same values as ``slicereview report`` (:func:`slicereview.app.report.owner_r
 computed by a :class:`~slicereview.gui.common.qa_workers.ReportWorker` in its own thread and
 connection, with a progress bar and Cancel) shown as tables — acceptance per phase × group with
 times and Welch tests, the onboarding pre-filter, per-annotator quality (with STAPLE sensitivity and
-specificity), the annotator × annotator agreement matrix, classification questions — and
+specificity), the annotator × annotator agreement matrix, the per-image agreement (with the
+Labelbox and Label Studio measures) and the flagged images, classification questions — and
 interactive pyqtgraph plots (inter- and intra-rater α histograms, queue curves, times).
 Clicking a matrix cell lists the images where that pair disagrees most (lowest
 strict α first, computed in a worker); selecting one shows it in the View tab
@@ -39,9 +40,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.app.report.formatting import STAPLE_NOTE, intra_note
+from slicereview.app.report.formatting import STAPLE_NOTE, fmt, intra_note
 from slicereview.gui.common.qa_workers import HtmlReportWorker, PairWorker, ReportWorker
 from slicereview.gui.overview import plots, tables
+from slicereview.gui.overview.images import ImagesSection
 from slicereview.gui.overview.sections import QuestionsSection, note, section
 
 
@@ -91,6 +93,8 @@ class OverviewPage(QWidget):
         self.pair_list = QListWidget()
         self.pair_list.currentItemChanged.connect(self._pair_image_chosen)
         self.flags = QLabel()
+        self.images = ImagesSection()  # per-image agreement, flagged images
+        self.images.image_requested.connect(self.image_requested)
         self.questions = QuestionsSection()
         self.hist = {level: plots.new_plot(f"Krippendorff's α (nominal, {level})", "α",
                                            "count") for level in ("strict", "relaxed")}
@@ -139,11 +143,12 @@ class OverviewPage(QWidget):
             "images both annotated; colour by band (≤ 0.1 disagreement, ≤ 0.667 low, ≤ 0.8 "
             "moderate, high).")], fill=True), "Agreement")
         self.sections.addTab(section([
-            QLabel("<b>Inter-rater: image level vs box level (Fig. 5)</b>"), self.hist["strict"],
+            QLabel("<b>Inter-rater: image level vs box level</b>"), self.hist["strict"],
             self.hist["relaxed"],
-            QLabel("<b>Intra-rater: image level vs box level (Fig. 5, intra-rater)</b>"),
+            QLabel("<b>Intra-rater: image level vs box level</b>"),
             self.intra_label, self.intra_hist["strict"], self.intra_hist["relaxed"]]),
             "α histograms")
+        self.sections.addTab(self.images, "Per image")
         curve_plots = QHBoxLayout()
         for plot in self.curves:
             curve_plots.addWidget(plot)
@@ -239,7 +244,9 @@ class OverviewPage(QWidget):
         said = {"assign": "given one more annotator", "review": "sent to review first"}
         self.flags.setText("Low-agreement rule: " + ", ".join(
             f"{n} image{'s' * (n != 1)} {said.get(k, k)}" for k, n in sorted(data.flags.items()))
-            + "." if data.flags else "Low-agreement rule: no image flagged.")
+            + " (listed in the Per image tab)." if data.flags else
+            "Low-agreement rule: no image flagged.")
+        self.images.show_data(data)
         for level, plot in self.hist.items():
             plots.alpha_histogram(plot, data.agreement.image_alpha[level],
                                   data.agreement.box_alpha[level])
@@ -290,7 +297,7 @@ class OverviewPage(QWidget):
                                 "nominal, strict, image level; lowest first). Select one to "
                                 "see it in the View tab.")
         for row in rows:  # type: ignore[attr-defined]
-            item = QListWidgetItem(f"{row.case_id}   {row.phase}   α = {row.alpha:.3f}")
+            item = QListWidgetItem(f"{row.case_id}   {row.phase}   α = {fmt(row.alpha)}")
             item.setData(Qt.ItemDataRole.UserRole, row.image_id)
             self.pair_list.addItem(item)
 

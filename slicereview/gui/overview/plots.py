@@ -1,6 +1,6 @@
 """The Overview tab's interactive plots (pyqtgraph; the HTML report draws the same with
-matplotlib): image-level vs box-level α histograms (Fig. 5), the review-queue evaluation
-curves (Fig. 6) and annotation times per phase. Each function fills a white
+matplotlib): image-level vs box-level α histograms ([CrowdSegQA, Fig. 5]), the review-queue
+evaluation curves ([CrowdSegQA, Fig. 6]) and annotation times per phase. Each function fills a white
 ``pg.PlotWidget`` (zoom and pan with the mouse, right-click for export) from the values of
 :class:`slicereview.app.report.owner_report.ReportData`.
 """

@@ -1,7 +1,7 @@
 """The Overview tab's tables, filled from :class:`slicereview.app.report.owner_report.ReportData`
 with the same columns, numbers and methods as the HTML report (``slicereview report``): acceptance
-per phase × group (Table 2) with times and Welch tests, the onboarding pre-filter and decisions,
-per-annotator quality (with STAPLE sensitivity and specificity) and the annotator ×
+per phase × group ([CrowdSegQA, Table 2]) with times and Welch tests, the onboarding pre-filter and
+decisions, per-annotator quality (with STAPLE sensitivity and specificity) and the annotator ×
 annotator agreement matrix.
 """
 

@@ -1,7 +1,9 @@
 """Owner ▸ Phases and batches…: the batches of the project per phase with their rules and
 assignments, and a form to create one (from an image set or the images in the image list) or
 edit one (rules and added assignments; a batch's images and phase stay as created, since work
-may already exist on them). Saves through :mod:`slicereview.app.qa.workflow`.
+may already exist on them). Saves through :mod:`slicereview.app.qa.workflow`. A new batch's form
+starts empty: no phase and no images are chosen for the owner (a name alone used to make an
+onboarding batch of every listed image), and *Create batch* asks for both.
 
 *Repeats* (intra-rater agreement): for the selected batch, "Schedule repeats" asks every annotator
 of the batch to annotate a seeded share of its images (in %, at least one image) a second time,
@@ -78,7 +80,9 @@ class BatchesDialog(QDialog):
         self.name_edit = QLineEdit()
         self.phase_box = QComboBox()
         self.phase_box.addItems([str(p) for p in Phase])
+        self.phase_box.setPlaceholderText("choose the phase…")
         self.source_box = QComboBox()
+        self.source_box.setPlaceholderText("choose the images…")
         self.annotator_list = QListWidget()
         self.group_list = QListWidget()
         for w in (self.annotator_list, self.group_list):
@@ -183,12 +187,14 @@ class BatchesDialog(QDialog):
         groups = sorted({r.group for r in raters.values() if r.group
                          and r.role is Role.ANNOTATOR})
         _checkable(self.group_list, [(g, g) for g in groups])
+        chosen = self.source_box.currentData()
         self.source_box.clear()
         if self.selection:
             self.source_box.addItem(f"the images in the image list ({len(self.selection)})",
                                     ("list", None))
         for set_id, name, count in self.owner.image_sets():
             self.source_box.addItem(f"image set “{name}” ({count})", ("set", set_id))
+        self.source_box.setCurrentIndex(self.source_box.findData(chosen) if chosen else -1)
 
     def _on_row(self) -> None:
         items = self.table.selectedItems()
@@ -200,6 +206,11 @@ class BatchesDialog(QDialog):
         self.editing = None
         self.table.clearSelection()
         self.name_edit.clear()
+        self.phase_box.setCurrentIndex(-1)  # asked, never assumed
+        self.source_box.setCurrentIndex(-1)
+        for widget in (self.annotator_list, self.group_list):
+            for i in range(widget.count()):
+                widget.item(i).setCheckState(Qt.CheckState.Unchecked)
         for w in (self.name_edit, self.phase_box, self.source_box):
             w.setEnabled(True)
         self.save_button.setText("Create batch")
@@ -249,7 +260,12 @@ class BatchesDialog(QDialog):
                 self.owner.edit_batch(self.editing, **self._rules())
                 batch_id = self.editing
             else:
+                if self.phase_box.currentIndex() < 0:
+                    raise ValueError("Choose the batch's phase: onboarding, pilot or formal.")
                 kind, set_id = self.source_box.currentData() or (None, None)
+                if kind is None:
+                    raise ValueError("Choose the batch's images: an image set, or the images "
+                                     "listed in the image list.")
                 images = self.selection if kind == "list" else (
                     self.owner.image_set(set_id) if kind == "set" else [])
                 batch_id = self.owner.define_batch(self.name_edit.text(),

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.app.report.formatting import fixed
 from slicereview.gui.gateway.owner import OwnerGateway
 from slicereview.gui.owner.picker import OwnerPicker
 from slicereview.model import Phase
@@ -39,7 +40,7 @@ SCORE_COLUMNS = ("Annotator", "Group", "Scored images", "Dice (relaxed, mean)",
 
 
 def _fmt(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3f}"
+    return "—" if value is None else fixed(value, 3)
 
 
 def _table(columns: tuple[str, ...]) -> QTableWidget:

@@ -1,10 +1,10 @@
 """The "Rate" tab: the project's rating sessions, the comparison view, results, reliability.
 
 Left: the rating sessions (name; kind and image set; answered and state; the rater and prompt
-in the tooltip) with *New session…*, *Second pass* and *Reliability…*. Right, depending on the
-selection: the comparison view of an unfinished session (it resumes exactly where it stopped:
-the engine replays the stored answers), the ranking grid of a finished one, or the reliability
-panel.
+in the tooltip) with *New session…*, *Second pass*, *Reliability…* and *Pooled ranking…*. Right,
+depending on the selection: the comparison view of an unfinished session (it resumes exactly
+where it stopped: the engine replays the stored answers), the ranking grid of a finished one,
+the reliability panel, or the pooled ranking of chosen sessions of one image set.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.rate.compare_view import CompareView
 from slicereview.gui.rate.confirm import confirm_undo
 from slicereview.gui.rate.dialogs import NewSessionDialog
+from slicereview.gui.rate.pooled_panel import PooledPanel
 from slicereview.gui.rate.ranking_grid import RankingGrid
 from slicereview.gui.rate.reliability_panel import ReliabilityPanel
 from slicereview.model import SessionKind
@@ -67,6 +68,11 @@ class RatePage(QWidget):
         self.reliability_button = QPushButton("Reliability…")
         self.reliability_button.setToolTip("Agreement between finished sessions")
         self.reliability_button.clicked.connect(self.show_reliability)
+        self.pooled_button = QPushButton("Pooled ranking…")
+        self.pooled_button.setToolTip("One Bradley–Terry ranking over the answers of several "
+                                      "sort/exhaustive sessions of one image set (raters, "
+                                      "passes), with confidence intervals")
+        self.pooled_button.clicked.connect(self.show_pooled)
 
         self.hint = QLabel(HINT)
         self.hint.setWordWrap(True)
@@ -78,17 +84,22 @@ class RatePage(QWidget):
         self.grid.undo_requested.connect(self._undo_finished)
         self.grid.second_pass_requested.connect(self.second_pass)
         self.reliability = ReliabilityPanel(gateway)
+        self.pooled = PooledPanel(gateway)
         self.stack = QStackedWidget()
-        for w in (self.hint, self.compare, self.grid, self.reliability):
+        for w in (self.hint, self.compare, self.grid, self.reliability, self.pooled):
             self.stack.addWidget(w)
 
         buttons = QHBoxLayout()
-        for b in (self.new_button, self.pass_button, self.reliability_button):
+        for b in (self.new_button, self.pass_button):
             buttons.addWidget(b)
+        results = QHBoxLayout()
+        for b in (self.reliability_button, self.pooled_button):
+            results.addWidget(b)
         left = QVBoxLayout()
         left.setContentsMargins(0, 0, 0, 0)
         left.addWidget(self.sessions_list, 1)
         left.addLayout(buttons)
+        left.addLayout(results)
         left_box = QWidget()
         left_box.setLayout(left)
         left_box.setMaximumWidth(420)
@@ -194,6 +205,7 @@ class RatePage(QWidget):
         self.pass_button.setEnabled(ok)
         self.new_button.setEnabled(self.gateway.is_open)
         self.reliability_button.setEnabled(self.gateway.is_open)
+        self.pooled_button.setEnabled(self.gateway.is_open)
 
     def _on_closed(self) -> None:
         self.compare.clear_stacks()
@@ -238,6 +250,13 @@ class RatePage(QWidget):
         self.reliability.refresh()
         self.stack.setCurrentWidget(self.reliability)
         self.reliability.compute()
+
+    def show_pooled(self) -> None:
+        """The pooled ranking of the image set with most pairwise sessions (all ticked)."""
+        self.pooled.refresh()
+        self.stack.setCurrentWidget(self.pooled)
+        if self.pooled.checked():
+            self.pooled.compute()
 
     # -- making sessions -------------------------------------------------------------------
     def on_new_session(self) -> None:

@@ -2,7 +2,10 @@
 
 Images appear in rank order (tiers from most to least of the property); each tile shows the
 competition rank ("1224": tied images share the best rank), the tier and the score (sort:
-Bradley–Terry log-strength; exhaustive: win−loss; classify: the grade), and alternating tiers
+Bradley–Terry log-strength ± its standard error; exhaustive: wins − losses and the Bradley–Terry
+score ± SE beside it; classify: the grade); the title names the Bradley–Terry method (MAP with a
+light L2 penalty, SE from the observed Fisher information, ties as half a win) and alternating
+tiers
 have alternating backgrounds so ties are visible. Captions are dark text on those light tiles
 (contrast at least 4.5:1 whatever the desktop theme) on three lines sized to the longest one, so a
 grade is never cut off. Double-click a tile to see the image large in a
@@ -30,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.app.rating.run import BT_METHOD, Z95, RankingRow
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import thumbnail
 from slicereview.engines.imaging.limits import Limits
@@ -57,7 +61,15 @@ def _thumbnail(path: Path, image: Image, limits: Limits, check) -> QImage:
 def _fmt_score(score: float | None, kind: str) -> str:
     if score is None:
         return "—"
-    return f"{score:.0f}" if kind in ("exhaustive", "classify") else f"{score:+.2f}"
+    return f"{score:+.0f}" if kind == "exhaustive" else (
+        f"{score:.0f}" if kind == "classify" else f"{score:+.2f}")
+
+
+def _fmt_bt(row: RankingRow) -> str:
+    """``+1.23 ± 0.40``, or "not compared"."""
+    if not row.comparisons or row.bt_score is None or row.bt_se is None:
+        return "not compared"
+    return f"{row.bt_score:+.2f} ± {row.bt_se:.2f}"
 
 
 class RankingGrid(QWidget):
@@ -118,13 +130,17 @@ class RankingGrid(QWidget):
         rows = rs.rows()
         rater = rows[0].rater if rows else ""
         minutes = rs.active_ms / 60000
-        score_name = {"sort": "Bradley–Terry score", "exhaustive": "wins − losses",
+        score_name = {"sort": "BT score ± SE", "exhaustive": "wins − losses · BT score ± SE",
                       "classify": "grade"}[kind]
         tiers = len({r.tier for r in rows if r.tier is not None})
+        method = ""
+        if kind != "classify":
+            method = f"<br><small>BT: {BT_METHOD}.</small>"
         self.title.setText(
             f"<b>{rs.session.name}</b> — {kind}, rater {rater}: {rs.answer_count} "
             f"{'grades' if kind == 'classify' else 'answers'}, {minutes:.1f} min active. "
-            f"Ranking from most to least ({tiers} tiers); tile: rank · tier · {score_name}.")
+            f"Ranking from most to least ({tiers} tiers); tile: rank · tier · {score_name}."
+            f"{method}")
         self.pass_button.setVisible(kind == "sort")
         self.undo_button.setText("Undo last grade" if kind == "classify" else "Undo last answer")
         self.status.clear()
@@ -135,13 +151,23 @@ class RankingGrid(QWidget):
             score = _fmt_score(row.score, kind)
             if labels and row.score is not None:
                 score = labels[int(row.score)]
+            elif kind == "exhaustive":
+                score = f"{score} · {_fmt_bt(row)}"
+            elif kind != "classify":
+                score = _fmt_bt(row)
             rank = "—" if row.rank is None else f"#{row.rank}"
             tier = "unranked" if row.tier is None else f"tier {row.tier}"
             caption = f"{rank} · {tier}\n{row.case_id}\n{score}"
             captions.append(caption)
             item = QListWidgetItem(caption)
             item.setData(ID_ROLE, row.image_id)
-            item.setToolTip(f"{row.file}\nrank {row.rank}, tier {row.tier}, score {row.score}")
+            tip = f"{row.file}\nrank {row.rank}, tier {row.tier}, score {row.score}"
+            if row.comparisons:
+                assert row.bt_score is not None and row.bt_se is not None
+                tip += (f"\nBradley–Terry {row.bt_score:+.3f} ± {row.bt_se:.3f} (95% CI "
+                        f"{row.bt_score - Z95 * row.bt_se:+.2f} … "
+                        f"{row.bt_score + Z95 * row.bt_se:+.2f}), {row.comparisons} comparisons")
+            item.setToolTip(tip)
             if row.tier is not None:
                 item.setBackground(QBrush(TIER_COLOURS[row.tier % 2]))
                 item.setForeground(QBrush(CAPTION))

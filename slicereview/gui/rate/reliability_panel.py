@@ -43,7 +43,7 @@ from slicereview.gui.common.background import Tasks
 from slicereview.gui.gateway import ProjectGateway
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
-#: Random tie-breaks averaged over (as in the SliceLabeler paper and the CLI's default).
+#: Random tie-breaks averaged over (as in SliceLabeler [Jang2022] and the CLI's default).
 RANDOMISATIONS = 100
 PAIR_COLUMNS = ("Sessions", "Pearson r", "Spearman ρ", "Kendall τ-b",
                 "ICC(2,k) (two-way random, absolute)")

@@ -1,9 +1,11 @@
 """The reviewer, decisions and pins of the Review tab (a mixin of the ReviewPage).
 
 Each is one undoable command through the page's ``QUndoStack`` and carries the active review
-time gathered since the previous one (:class:`~slicereview.gui.common.active_time.IdleClock`). A
-rejection opens :class:`~.dialogs.ReasonDialog` (a reason is required); a pin goes on the
-box walked to with Tab (Shift+P, or the button) or on a clicked point (P, then click).
+time gathered since the previous one (:class:`~slicereview.gui.common.active_time.IdleClock`)
+and the edit stamp of each annotation as it is shown: the application layer refuses a decision
+on an annotation that changed since, and the page then reloads (``refresh.py``). A rejection
+opens :class:`~.dialogs.ReasonDialog` (a reason is required); a pin goes on the box walked to
+with Tab (Shift+P, or the button) or on a clicked point (P, then click).
 """
 
 from __future__ import annotations
@@ -53,11 +55,11 @@ class ReviewActions:
             if dialog.exec() != ReasonDialog.DialogCode.Accepted:
                 return
             tags, note = dialog.reason()
-        try:
-            self.gateway.decide(self.stack, self.reviewer_id, work.annotation_id, decision,
-                                tags, note, self.clock.take())
-        except ValueError as exc:
-            self.panel.message.setText(str(exc))
+        if self.gateway.decide(self.stack, self.reviewer_id, work.annotation_id, decision,
+                               tags, note, self.clock.take(), shown=work.updated_at):
+            self.panel.message.setText("")
+        else:
+            self.after_refused()  # changed since shown: reloaded (the message says so)
 
     def accept(self) -> None:
         self._decide("accept")
@@ -72,9 +74,12 @@ class ReviewActions:
         if not self._can_decide():
             return
         row = self.rows[self.position]
+        shown = {w.annotation_id: w.updated_at for w in self.review.annotators}
         if self.gateway.accept_all(self.stack, self.reviewer_id, row.image_id,
-                                   row.annotation_ids, self.clock.take()):
+                                   row.annotation_ids, self.clock.take(), shown=shown):
             self.next_image()
+        else:
+            self.after_refused()
 
     def _pin_button(self) -> None:
         if self.box_index is not None:

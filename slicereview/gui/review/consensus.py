@@ -19,6 +19,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QLabel
 
+from slicereview.app.report.formatting import fixed
 from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.image_view import ImageView
 
@@ -34,7 +35,7 @@ def _staple(labels: np.ndarray, level: str) -> Any:
 
 
 def _fmt(value: float) -> str:
-    return "—" if math.isnan(value) else f"{value:.2f}"
+    return "—" if math.isnan(value) else fixed(value, 2)
 
 
 class ConsensusLayer:

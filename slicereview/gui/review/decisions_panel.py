@@ -1,10 +1,13 @@
 """The right-hand panel of the Review tab: image α, the annotators (legend, visibility and
-decisions), the boxes worst first, the heat-map colour bar, the image's Table 1 features and
-the pins.
+decisions), the boxes worst first, the heat-map colour bar, the image's [CrowdSegQA, Table 1]
+features and the pins.
 
 The panel shows values and emits what the reviewer asks for; the page turns requests into
-undoable commands. Numbers name their method: image α is Krippendorff's α on binary pixel
-values, "α (nominal, strict)" with ROI = certain pixels, "relaxed" with certain or uncertain.
+undoable commands. The table's *Decision* column holds the decision's word (never cut); the
+selected annotator's decision with its reason tags and comment is written out in full below the
+table (it used to be cut to "rejected: missed finding, A faint …"). Numbers name their method:
+image α is Krippendorff's α on binary pixel values, "α (nominal, strict)" with ROI = certain
+pixels, "relaxed" with certain or uncertain.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.app.report.formatting import fixed
 from slicereview.app.review.image import ReviewImage
 from slicereview.engines.review.features import ImageFeatures
 from slicereview.gui.review.overlay import annotator_colour, band_colour, vote_colour
@@ -43,6 +47,22 @@ FEATURE_NAMES = (
     ("n_high", "  α > 0.8 high"), ("wbbox", "Wbbox Σ(1−α)·area"),
     ("wbbox_per_pixel", "Wbbox per pixel"), ("intra_strict", "intra-rater α strict"),
 )
+
+
+def decision_text(name: str, decision) -> str:
+    """The decision in force on ``name``'s annotation, with reason tags and comment, in full.
+
+    >>> decision_text("Ann", None)
+    'Ann: not decided yet'
+    """
+    if decision is None:
+        return f"{name}: not decided yet"
+    text = f"{name}: {DECISION_TEXT[str(decision.decision)]}"
+    if decision.tags:
+        text += " — " + ", ".join(decision.tags)
+    if decision.comment:
+        text += f" — “{decision.comment}”"
+    return text
 
 
 def _fmt(value: float | int) -> str:
@@ -115,8 +135,13 @@ class ReviewDecisionsPanel(QWidget):
         self.annotators.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.annotators.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.annotators.horizontalHeader().setStretchLastSection(True)
-        self.annotators.setMaximumHeight(150)
-        self.annotators.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.annotators.setMaximumHeight(170)
+        self.annotators.setWordWrap(True)
+        self.annotators.itemSelectionChanged.connect(self._show_decision)
+        self.decision_label = QLabel()  # the selected annotator's decision, in full
+        self.decision_label.setWordWrap(True)
+        self.decision_label.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse)
         self.annotators.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         buttons = QGridLayout()
         for k, (text, tip, slot) in enumerate((
@@ -149,12 +174,13 @@ class ReviewDecisionsPanel(QWidget):
         who = QGroupBox("Annotators")
         wl = QVBoxLayout(who)
         wl.addWidget(self.annotators)
+        wl.addWidget(self.decision_label)
         wl.addLayout(buttons)
         box_group = QGroupBox("Boxes, worst α first")
         QVBoxLayout(box_group).addWidget(self.boxes)
         heat = QGroupBox("Agreement heat map")
         QVBoxLayout(heat).addWidget(self.heat_bar)
-        feats = QGroupBox("Features (Table 1)")
+        feats = QGroupBox("Features")
         QVBoxLayout(feats).addWidget(self.features)
         pins = QGroupBox("Pinned comments")
         QVBoxLayout(pins).addWidget(self.pins)
@@ -195,24 +221,25 @@ class ReviewDecisionsPanel(QWidget):
             show.toggled.connect(lambda on, k=k: self.annotator_toggled.emit(k, on))
             self.annotators.setCellWidget(k, 0, show)
             name = QTableWidgetItem(work.name)  # default text colour: yellow is unreadable
+            name.setToolTip(work.name)
             self.annotators.setItem(k, 1, name)
             d = work.decision
             text = "—" if d is None else DECISION_TEXT[str(d.decision)]
-            if d is not None and (d.tags or d.comment):
-                text += ": " + ", ".join([*d.tags, *([d.comment] if d.comment else [])])
             item = QTableWidgetItem(text)
-            item.setToolTip(text)
+            item.setToolTip(decision_text(work.name, d))
             if d is not None:
                 item.setForeground(QColor(DECISION_COLOURS[str(d.decision)]))
             self.annotators.setItem(k, 2, item)
         self.annotators.resizeColumnToContents(0)
         self.annotators.resizeColumnToContents(1)
+        self.annotators.setColumnWidth(1, min(self.annotators.columnWidth(1), 150))
+        self.annotators.resizeRowsToContents()
         self.annotators.selectRow(selected if selected is not None and
                                   selected < len(review.annotators) else 0)
         blocker = self.boxes.blockSignals(True)
         for b in review.boxes(level):
             r0, c0, r1, c1 = b.box
-            alpha = "n/a" if math.isnan(b.alpha) else f"{b.alpha:.3f}"
+            alpha = "n/a" if math.isnan(b.alpha) else fixed(b.alpha, 3)
             item = QListWidgetItem(f"α {alpha}  {b.band:<12}  {c1 - c0}×{r1 - r0} px at "
                                    f"({c0}, {r0})")
             item.setIcon(swatch(band_colour(b.band)))
@@ -234,6 +261,14 @@ class ReviewDecisionsPanel(QWidget):
         self.features.setText(f"<table cellspacing='0' cellpadding='1'>{rows}</table>")
 
     # -- selection -------------------------------------------------------------------------
+    def _show_decision(self) -> None:
+        index = self.selected_annotator()
+        if self.review is None or index is None or index >= len(self.review.annotators):
+            self.decision_label.setText("")
+            return
+        work = self.review.annotators[index]
+        self.decision_label.setText(decision_text(work.name, work.decision))
+
     def selected_annotator(self) -> int | None:
         rows = self.annotators.selectionModel().selectedRows() if self.review else []
         return rows[0].row() if rows else None

@@ -1,11 +1,11 @@
 """The review overlays drawn on an :class:`~slicereview.gui.common.image_view.ImageView`: every
 annotator's outlines, the agreement heat map, the boxes in their band's colour, and pins.
 
-* **Annotators** get one colour each from the Okabe–Ito set (distinguishable with the common
-  colour-vision deficiencies), in annotation-id order; *certain* polygons are drawn solid,
+* **Annotators** get one colour each from the Okabe–Ito set [OkabeIto2008] (distinguishable with the
+  common colour-vision deficiencies), in annotation-id order; *certain* polygons are drawn solid,
   *uncertain* ones dashed. All of one annotator's polygons of one certainty are one
-  ``QGraphicsPathItem`` (DESIGN §9: no ROI objects), so an image with hundreds of polygons is a
-  handful of items.
+  ``QGraphicsPathItem`` (no ROI objects: docs/design.md, "Qt and pyqtgraph"), so an image with
+  hundreds of polygons is a handful of items.
 * **Heat map** — per pixel how many annotators marked it: hue by the number of votes
   (viridis-like, dark blue = one annotator .. yellow = all), opacity by how many of them were
   *certain* (all certain: opaque-ish; all uncertain: faint). Strict counts certain votes only.
@@ -26,11 +26,12 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem
 
+from slicereview.app.report.formatting import fixed
 from slicereview.app.review.image import ReviewImage
 from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.common.polygon_items import qpolygonf
 
-#: Okabe & Ito (2008) colours, without black: one per annotator, cycling after seven.
+#: [OkabeIto2008] colours, without black: one per annotator, cycling after seven.
 OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7")
 #: Box colours by agreement band (α ≤ 0.1, ≤ 0.667, ≤ 0.8, > 0.8).
 BAND_COLOURS = {"disagreement": "#FF3B30", "low": "#FF9500", "moderate": "#FFE14D",
@@ -161,7 +162,7 @@ class ReviewOverlay:
             item.setZValue(30)
             self.view.viewbox.addItem(item)
             self._boxes.append(item)
-            text = "α n/a" if math.isnan(b.alpha) else f"α {b.alpha:.2f}"
+            text = "α n/a" if math.isnan(b.alpha) else f"α {fixed(b.alpha, 2)}"
             label = pg.TextItem(text, color=band_colour(b.band), anchor=(0, 1),
                                 fill=pg.mkBrush(0, 0, 0, 150))
             label.setPos(c0, r0)

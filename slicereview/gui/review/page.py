@@ -15,9 +15,7 @@ of time, off the GUI thread (:class:`~.prefetch.ReviewPrefetcher`).
 
 from __future__ import annotations
 
-import dataclasses
-
-from PySide6.QtCore import QPointF, Qt, QTimer
+from PySide6.QtCore import QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import (
     QApplication,
@@ -46,15 +44,19 @@ from slicereview.gui.review.overlay import ReviewOverlay
 from slicereview.gui.review.panes import SideBySide
 from slicereview.gui.review.prefetch import ReviewPrefetcher
 from slicereview.gui.review.queue_panel import ReviewQueuePanel
+from slicereview.gui.review.refresh import ReviewRefresh
 
 HEAT_MODES = ("off", "relaxed", "strict")
 
 
-class ReviewPage(ReviewActions, QWidget):
+class ReviewPage(ReviewRefresh, ReviewActions, QWidget):
     """The Review tab (see the module docstring). The image list is hidden here: the queue
-    is this tab's list of images."""
+    is this tab's list of images; :attr:`image_shown` names the image on screen (the main
+    window's status bar shows it)."""
 
     hides_browser = True
+    #: The image shown changed: "case id   description" ("" when none).
+    image_shown = Signal(str)
 
     def __init__(self, gateway, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -96,6 +98,7 @@ class ReviewPage(ReviewActions, QWidget):
         self.panel = ReviewDecisionsPanel()
         self._build()
         self._wire()
+        self._install_refresh()  # change notices → queue and image re-read (review_refresh.py)
         self._ticker = QTimer(self)
         self._ticker.setInterval(1000)
         self._ticker.timeout.connect(self._tick)
@@ -192,6 +195,7 @@ class ReviewPage(ReviewActions, QWidget):
         self.overlay.clear()
         self.view.clear()
         self.panel.set_review(None, "relaxed", None)
+        self.image_shown.emit("")
 
     def clear_undo(self) -> None:
         self.stack.clear()
@@ -241,15 +245,11 @@ class ReviewPage(ReviewActions, QWidget):
         if result.cancelled:
             self.panel.message.setText("Feature computation cancelled: the queue holds the "
                                        "images computed so far.")
-        saved = self.gateway.review_setting("position")
-        ids = [r.image_id for r in self.rows]
-        start = ids.index(int(saved)) if saved and int(saved) in ids else 0
-        self.position = -1
-        if self.rows:
-            self.show_position(start)
+        self._show_after_compute()  # the image shown before a refresh, else the saved one
 
     # -- showing ---------------------------------------------------------------------------
-    def show_position(self, position: int) -> None:
+    def show_position(self, position: int, reread: bool = False) -> None:
+        """Show queue row ``position`` (``reread``: from the file, never a prepared overlay)."""
         if not (0 <= position < len(self.rows)):
             return
         keep = position == self.position
@@ -257,8 +257,8 @@ class ReviewPage(ReviewActions, QWidget):
         row = self.rows[position]
         self.queue_panel.select(position)
         self.gateway.set_review_setting("position", row.image_id)
-        self.review = (self.prefetcher.take(row.image_id, row.annotation_ids)
-                       or self.gateway.review_image(row.image_id, row.annotation_ids))
+        prepared = None if reread else self.prefetcher.take(row.image_id, row.annotation_ids)
+        self.review = prepared or self.gateway.review_image(row.image_id, row.annotation_ids)
         self.box_index = None
         self._redraw(keep_view=keep)
         nxt = [self.rows[i] for i in (position + 1, position + 2) if i < len(self.rows)]
@@ -272,7 +272,9 @@ class ReviewPage(ReviewActions, QWidget):
             display = self.gateway.display(self.gateway.image(row.image_id))
         except Exception as exc:
             self.panel.message.setText(f"{row.case_id}: cannot show this image — {exc}")
+            self.image_shown.emit(f"{row.case_id}: cannot show this image")
             return
+        self.image_shown.emit(f"{row.case_id}   {display.description}")
         level = self.level_box.currentText()
         if self.side_box.isChecked():
             self.panes.show_review(display, self.review, level, keep_view)
@@ -366,17 +368,6 @@ class ReviewPage(ReviewActions, QWidget):
         point = self.view.viewbox.mapSceneToView(pos)
         self.hover_label.setText(self.overlay.hover_text(point.x(), point.y()))
 
-    def _on_review_changed(self, image_id: int) -> None:
-        self.prefetcher.forget(image_id)
-        for k, row in enumerate(self.rows):
-            if row.image_id == image_id:
-                status = self.gateway.review_status(row.annotation_ids)
-                self.rows[k] = dataclasses.replace(row, status=status)
-                self.queue_panel.update_row(k, self.rows[k])
-                if k == self.position:
-                    self.review = self.gateway.review_image(image_id, row.annotation_ids)
-                    self._redraw(keep_view=True)
-
     # -- clock and keys --------------------------------------------------------------------
     def _tick(self) -> None:
         window = self.window()
@@ -385,7 +376,7 @@ class ReviewPage(ReviewActions, QWidget):
 
     def showEvent(self, event) -> None:
         QApplication.instance().installEventFilter(self.keys)
-        super().showEvent(event)
+        super().showEvent(event)  # (a stale tab refreshes: review_refresh.py)
 
     def hideEvent(self, event) -> None:
         QApplication.instance().removeEventFilter(self.keys)

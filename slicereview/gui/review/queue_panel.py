@@ -1,12 +1,15 @@
-"""The review queue panel: filters, the ranked table, the budget line and meter, and the
-progress of the feature computation.
+"""The review queue panel: filters, the ranked table, the budget line and meter, and the progress
+of the feature computation.
 
 Columns: rank, case id, image α strict and relaxed (nominal), the boxes per agreement band as a
 small coloured bar (red disagreement, orange low, yellow moderate, green high; counts in the
 tooltip), the method's score and the review status. Every cell's tooltip says why the image is
-where it is (the queue's ``explain``). A line is drawn under the last row within the *budget*
-(how many images the reviewer means to look at; default 20, stored in the project) and the
-meter counts the reviewed images within the budget.
+where it is (the queue's ``explain``); images the low-agreement rule flagged *review first* lead
+the queue in every method, marked ⚑ by their rank, the flag's reason first in the tooltip. No
+column is cut: each takes the width its values need (the α headers are on two lines to save
+width), and the table scrolls sideways when the panel is narrower than that. A line is drawn
+under the last row within the *budget* (how many images the reviewer means to look at; default
+20, stored in the project) and the meter counts the reviewed images within the budget.
 """
 
 from __future__ import annotations
@@ -33,12 +36,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.app.report.formatting import fixed
 from slicereview.app.review.queue import QueueRow, QueueSpec
 from slicereview.engines.review.priority import METHODS
 from slicereview.gui.review.overlay import band_colour
 from slicereview.model import Phase
 
-COLUMNS = ("#", "Case", "α strict", "α relaxed", "Boxes", "Score", "Status")
+COLUMNS = ("#", "Case", "α\nstrict", "α\nrelaxed", "Boxes", "Score", "Status")
 BANDS = (("n_disagreement", "disagreement"), ("n_low", "low"), ("n_moderate", "moderate"),
          ("n_high", "high"))
 _ROW = Qt.ItemDataRole.UserRole
@@ -46,7 +50,7 @@ STATUS_COLOURS = {"reviewed": "#34C759", "partly reviewed": "#FF9500", "not revi
 
 
 def _fmt(value: float, digits: int = 2) -> str:
-    return "—" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+    return "—" if value is None or math.isnan(value) else fixed(value, digits)
 
 
 def _score(value: float) -> str:
@@ -146,8 +150,8 @@ class ReviewQueuePanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.Fixed)
-        header.setStretchLastSection(True)
-        self.table.setColumnWidth(4, 70)
+        header.setStretchLastSection(False)  # a stretched last column was cut when narrow
+        self.table.setColumnWidth(4, 56)
         self.table.cellClicked.connect(lambda row, _col: self.row_chosen.emit(row))
         self.empty_label = QLabel()
         self.empty_label.setWordWrap(True)
@@ -254,8 +258,9 @@ class ReviewQueuePanel(QWidget):
                f"{row.explain}\nBoxes ({f.level}): {counts}")
         self.table.horizontalHeaderItem(5).setToolTip(
             f"Priority score of {self.method_box.currentText()} (higher = more urgent)")
-        values = (str(row.rank), row.case_id, _fmt(f.strict_alpha), _fmt(f.relaxed_alpha),
-                  "", _score(row.score), row.status)
+        values = (f"{row.rank} ⚑" if row.flag else str(row.rank), row.case_id,
+                  _fmt(f.strict_alpha), _fmt(f.relaxed_alpha), "", _score(row.score),
+                  row.status)
         for c, text in enumerate(values):
             item = QTableWidgetItem(text)
             item.setToolTip(tip)

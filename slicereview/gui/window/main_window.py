@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.app.qa.package_info import window_title
 from slicereview.engines.imaging.display import WindowPreset
 from slicereview.engines.imaging.windowing import volume_auto_window
 from slicereview.gui.common import settings as user_settings
@@ -209,6 +210,7 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
         page = self.tabs.widget(index)  # a lazy tab knows the flag before its page exists
         if self.gateway.is_open:
             self.browser_dock.setVisible(not getattr(page, "hides_browser", False))
+        self.update_image_label()
 
     def add_page(self, widget: QWidget, title: str) -> int:
         """Add a job's page (rate, annotate, review) as a tab; returns its index."""
@@ -241,7 +243,7 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
     def _on_project_opened(self, path: str) -> None:
         project = self.gateway.project
         assert project is not None
-        self.setWindowTitle(f"{project.name} — slicereview")
+        self.setWindowTitle(window_title(project))  # a work package says whose it is
         self.stack.setCurrentWidget(self.tabs)
         self._on_tab_changed(self.tabs.currentIndex())
         for name in PROJECT_ACTIONS:
@@ -257,6 +259,7 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
         self.setWindowTitle("slicereview")
         self._current_image = None  # the next project shows its first image
         self._volume_autos.clear()
+        self.browser_image_text = self.review_image_text = self.browser_image_tip = ""
         self.image_label.clear()
         self.viewer.clear()
         self.browser.set_images([])
@@ -283,7 +286,8 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
         except Exception as exc:
             if self.pacs_login(image, exc):  # a PACS asked for credentials: ask the user
                 return self.show_image(image_id, keep_view=keep_view)
-            self.image_label.setText(f"{image.case_id}: cannot show this image — {exc}")
+            self.browser_image_text = f"{image.case_id}: cannot show this image — {exc}"
+            self.update_image_label()
             self.viewer.clear()
             return False
         previous, self._current_image = self._current_image, image
@@ -295,8 +299,9 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
                               auto=self._volume_auto(image, slices))
         positions = [s.id for s in slices]
         self.viewer.set_slices(len(slices), positions.index(image.id) if slices else 0)
-        self.image_label.setText(f"{image.case_id}   {display.description}")
-        self.image_label.setToolTip(display.warning)  # e.g. pixels that were not finite
+        self.browser_image_text = f"{image.case_id}   {display.description}"
+        self.browser_image_tip = display.warning  # e.g. pixels that were not finite
+        self.update_image_label()
         return True
 
     def _volume_auto(self, image, slices: list) -> WindowPreset | None:
@@ -335,7 +340,8 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
             self._import_thread.wait(5000)
         if self._demo_worker is not None:
             self._demo_thread.wait(60000)  # the demo is renamed into place only when complete
-        # QUndoStack emits signals while being destroyed (DESIGN §9): empty every history now.
+        # QUndoStack emits signals while being destroyed (docs/design.md, "Qt and pyqtgraph"):
+        # empty every history now.
         if self._annotate_tab.built:
             self.annotate_page.clear_undo()
         if self._review_tab.built:

@@ -6,7 +6,11 @@
 * **Gold and onboarding…** (:class:`~slicereview.gui.owner.gold.GoldDialog`): the gold
   standard, annotators' scores against it, the pre-filter and the owner's decision;
 * **Guidelines…** (:class:`~slicereview.gui.owner.guideline_editor.GuidelineEditor`): edit
-  with a live preview, history with diffs, promote a reviewer's comment.
+  with a live preview, history with diffs, promote a reviewer's comment;
+* **Questions…** (:class:`~slicereview.gui.owner.questions.QuestionsDialog`): the
+  classification questions — add, edit, reorder, retire, import and export;
+* **Groups…** (:class:`~slicereview.gui.owner.groups.GroupsDialog`): put annotators in
+  groups.
 
 The actions are enabled while a project is open. Built by :func:`build` (one line in the
 main window).
@@ -24,19 +28,27 @@ if TYPE_CHECKING:
 
 ITEMS = (("batches", "&Phases and batches…", "Batches per phase, assignments and rules"),
          ("gold", "&Gold and onboarding…", "Gold standard, scores against it, pre-filter"),
-         ("guidelines", "Edit g&uidelines…", "Edit the guidelines, history, promote comments"))
+         ("guidelines", "Edit g&uidelines…", "Edit the guidelines, history, promote comments"),
+         ("questions", "&Questions…", "Classification questions: add, edit, reorder, retire"),
+         ("groups", "G&roups…", "Put annotators in groups"))
 
 
 def _open(window: MainWindow, name: str) -> QDialog:
     from slicereview.gui.owner.batches import BatchesDialog
     from slicereview.gui.owner.gold import GoldDialog
+    from slicereview.gui.owner.groups import GroupsDialog
     from slicereview.gui.owner.guideline_editor import GuidelineEditor
+    from slicereview.gui.owner.questions import QuestionsDialog
 
     owner = window.gateway.owner
     if name == "batches":
         dialog: QDialog = BatchesDialog(owner, window.browser.image_ids(), window)
     elif name == "gold":
         dialog = GoldDialog(owner, window)
+    elif name == "questions":
+        dialog = QuestionsDialog(owner, window)
+    elif name == "groups":
+        dialog = GroupsDialog(owner, window)
     else:
         dialog = GuidelineEditor(owner, window)
     window.owner_dialog = dialog

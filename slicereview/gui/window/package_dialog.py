@@ -31,9 +31,13 @@ class PackageDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form = QFormLayout(self)
-        form.addRow(QLabel("The package holds a blind copy of the project (this annotator's "
-                           "work, decisions and comments on it, the guidelines and questions; "
-                           "nothing of other annotators) and the images it needs."))
+        note = QLabel("The package holds a blind copy of the project (this annotator's work, "
+                      "the decisions and comments on it, the reviewers' pins on the images of "
+                      "their returned work, the guidelines and questions; nothing of other "
+                      "annotators) and the images it needs. An annotator the owner stopped "
+                      "after onboarding gets no package for pilot or formal work.")
+        note.setWordWrap(True)
+        form.addRow(note)
         form.addRow("Annotator:", self.annotator_box)
         form.addRow("Batch:", self.batch_box)
         form.addRow(buttons)

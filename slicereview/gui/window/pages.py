@@ -22,11 +22,19 @@ if TYPE_CHECKING:
 
 
 class LazyPages:
-    """Lazily built pages of the main window (see the module docstring)."""
+    """Lazily built pages of the main window (see the module docstring).
+
+    The status bar's image label names the image on screen: the image list's on the View and
+    Annotate tabs, the queue's on the Review tab, none on the Rate and Overview tabs (they
+    show no single image of the list)."""
 
     gateway: Any
     browser: Any
     tabs: PageTabs
+    image_label: Any
+    browser_image_text = ""
+    browser_image_tip = ""
+    review_image_text = ""
     _annotate_tab: LazyTab
     _rate_tab: LazyTab
     _review_tab: LazyTab
@@ -58,6 +66,24 @@ class LazyPages:
     def overview_page(self) -> OverviewPage:
         return self._overview_tab.page  # type: ignore[return-value]
 
+    def update_image_label(self) -> None:
+        """Name the image shown by the current tab in the status bar (see the class doc)."""
+        index = self.tabs.currentIndex()
+        tab = self.tabs.widget(index)
+        tip = ""
+        if tab is self._review_tab:
+            text = self.review_image_text
+        elif tab in (self._rate_tab, self._overview_tab):
+            text = ""
+        else:
+            text, tip = self.browser_image_text, self.browser_image_tip
+        self.image_label.setText(text)
+        self.image_label.setToolTip(tip)
+
+    def _on_review_image_shown(self, text: str) -> None:
+        self.review_image_text = text
+        self.update_image_label()
+
     def _open_path(self) -> str | None:
         return self.gateway.open_project.describe() if self.gateway.is_open else None
 
@@ -69,6 +95,7 @@ class LazyPages:
         page.step_requested.connect(self.browser.step)
         page.repeats_box.open_requested.connect(self.browser.select)
         page.statuses_changed.connect(self.browser.set_statuses)
+        page.assignments_changed.connect(self.browser.set_assignments)
         path = self._open_path()
         if path is not None:  # what project_opened did for a page built before it
             page._on_project_opened(path)
@@ -87,6 +114,7 @@ class LazyPages:
         from slicereview.gui.review.page import ReviewPage
 
         page = ReviewPage(self.gateway)
+        page.image_shown.connect(self._on_review_image_shown)
         path = self._open_path()
         if path is not None:
             page._on_project_opened(path)

@@ -108,6 +108,7 @@ class QAActions:
     def _on_merge_done(self, report: object) -> None:
         self._package_dialog.reset()
         self._package_worker = None
+        self.gateway.watch.check()  # the merge committed on its own connection: tell the views
         self.gateway.qa.merged()
         text = report.text  # type: ignore[attr-defined]
         self.last_merge_text = text

@@ -70,8 +70,10 @@ def test_package_is_blind_and_self_contained(location, tmp_path: Path) -> None:
         assert [r.name for r in pkg.raters.all()] == ["ann", "boss"]      # no other annotator
         assert {a.rater_id for a in pkg.annotations.all()} == {pkg.raters.by_name("ann").id}
         assert pkg.workflow.gold_images() == [] and pkg.workflow.gold_scores() == {}
-        [review] = pkg.reviews.all()
+        review, pin = pkg.reviews.all()          # the decision, and the pin on the returned image
         assert review.comment == "too big" and review.tags == ("outline too loose",)
+        assert (pin.is_pin, pin.pin_kind, pin.pin_at, pin.comment) == (True, "point",
+                                                                       (3.0, 3.0), "pin")
         assert [q.name for q in pkg.questions.all()] == ["q"] and pkg.guidelines.get()[1] == "# G\n"
         assert [i.case_id for i in pkg.images.all()] == ["C000001", "C000002", "C000003"]
         for image in pkg.images.all():                        # the copies open from the package

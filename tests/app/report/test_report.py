@@ -58,7 +58,7 @@ def test_collect_and_render(qa_path: Path, tmp_path: Path) -> None:
         data = collect(p, progress=lambda d, t: calls.append((d, t)))
         without = collect(p, [r.id for r in p.raters.all() if r.group == "A2"], subset="group A2")
     done = [d for d, _ in calls]
-    assert calls[-1][0] == calls[-1][1] == 16 + 6 and done == sorted(done)
+    assert calls[-1][0] == calls[-1][1] == 16 + 7 and done == sorted(done)
     phases = [(r.phase, r.group) for r in data.acceptance]
     assert phases == [("onboarding", "A0"), ("onboarding", "A2"), ("pilot", "A2"),
                       ("formal", "A0"), ("formal", "A2")]
@@ -71,7 +71,7 @@ def test_collect_and_render(qa_path: Path, tmp_path: Path) -> None:
     assert without.agreement.images == 16 and set(without.agreement.loo) <= {
         r for r, (_, g) in data.raters.items() if g == "A2"}
     html = render(data)
-    # Fig. 5, Fig. 6 of the phases with relevant images, times, majority vote
+    # α histograms, queue curves of the phases with relevant images, times, majority vote
     relevant = sum(not all(math.isnan(v) for s in ev.recall.values() for v in s)
                    for ev in data.evaluations.values())
     assert html.count("data:image/png;base64,") == 1 + relevant + 1 + 1 and relevant >= 2

@@ -53,7 +53,7 @@ def test_intra_rater_histograms(path: Path) -> None:
     assert data.intra.box_alpha["strict"] == pytest.approx([1.0] + [b.alpha for b in boxes])
     assert only_a.intra.pairs == 1 and only_a.intra.image_alpha["strict"] == [1.0]
     html = render(data)
-    section = html.split("Fig. 5, intra-rater")[1]
+    section = html.split("Intra-rater agreement: image level vs box level")[1]
     assert section.split("<h2>")[0].count("data:image/png;base64,") == 1
     assert "2 repeat pairs" in section
 
@@ -64,5 +64,6 @@ def test_no_repeats_is_a_sentence(location, tmp_path: Path) -> None:
             p.annotations.set_status(again.id, "in_progress")   # unfinished repeats don't count
         data = collect(p)
     assert data.intra.pairs == 0
-    section = render(data).split("Fig. 5, intra-rater")[1].split("<h2>")[0]
+    section = render(data).split("Intra-rater agreement: image level vs box level")[1].split(
+        "<h2>")[0]
     assert "data:image/png" not in section and "No finished repeat pair yet" in section

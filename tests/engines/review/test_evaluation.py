@@ -1,4 +1,5 @@
-"""§5.4 ground truth, P/R/NDCG@k per method, and the Fig. 6 curves file."""
+"""[CrowdSegQA, §5.4] ground truth, P/R/NDCG@k per method, and the [CrowdSegQA, Fig. 6]
+curves file."""
 
 from __future__ import annotations
 

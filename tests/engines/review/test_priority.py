@@ -26,7 +26,7 @@ BASE = ImageFeatures(
     n_moderate=1, n_high=1, n_boxes=4, wbbox=100.0, box_area=400, image_pixels=10_000,
 )
 
-# (field, a value ranked earlier, a value ranked later) in Table 1 order.
+# (field, a value ranked earlier, a value ranked later) in [CrowdSegQA, Table 1] order.
 IMAGE_KEYS = [
     ("strict_alpha", 0.2, 0.3),
     ("relaxed_alpha", 0.2, 0.3),
@@ -144,7 +144,7 @@ def test_random_is_reproducible_and_seed_dependent():
     values = np.array(list(s.values()))
     assert values.min() > 0 and values.max() < 1
     assert values.std() == pytest.approx(math.sqrt(1 / 120), rel=0.3)
-    # Exactly the paper's recipe: generator k seeded (seed, k), one draw per image in id order.
+    # Exactly [CrowdSegQA]'s recipe: generator k seeded (seed, k), one draw per image in id order.
     draws = [np.random.default_rng([1, k]).random(50) for k in range(10)]
     assert s[7] == pytest.approx(np.mean([d[7] for d in draws]))
 

@@ -54,6 +54,7 @@ def test_schedule_offer_open_blind_draw_submit(qtbot, open_window, project_file)
     dialog = w.owner_dialog
     qtbot.keyClicks(dialog.name_edit, "formal A")
     dialog.phase_box.setCurrentText("formal")
+    dialog.source_box.setCurrentIndex(0)  # the images in the image list
     dialog.annotator_list.item(0).setCheckState(Qt.CheckState.Checked)
     assert not dialog.repeat_button.isEnabled()  # no batch selected yet
     qtbot.mouseClick(dialog.save_button, _L)

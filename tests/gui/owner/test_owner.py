@@ -68,6 +68,7 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
     dialog = w.owner_dialog
     qtbot.keyClicks(dialog.name_edit, "onboarding A")
     dialog.phase_box.setCurrentText("onboarding")
+    dialog.source_box.setCurrentIndex(0)
     assert "image list (3)" in dialog.source_box.currentText()
     dialog.group_list.item(0).setCheckState(Qt.CheckState.Checked)
     dialog.prefilter_check.setChecked(True)

@@ -1,0 +1,162 @@
+"""``slicereview review show|accept|reject|expert|comment PROJECT --case C …``: review decisions
+and pinned comments from a terminal (rules in :mod:`slicereview.app.review.decisions`, imported
+in the handlers).
+
+* ``show`` lists the image's finished annotations the queue compares (each annotator's latest
+  finished round), with round, edit stamp, polygons and the decision in force;
+* ``accept``/``reject``/``expert`` decide on one annotator's annotation (``--annotator``; a
+  rejection needs ``--reason`` or ``--text``); ``--seen STAMP`` (the edit stamp ``show``
+  printed) refuses the decision when the annotation changed since — what the Review tab does;
+* ``comment`` pins a comment to a box (``--box ROW0,COL0,ROW1,COL1``) or a point
+  (``--point X,Y``), in image pixels.
+
+The reviewer is a rater with the reviewer role (``--reviewer NAME``; ``people add NAME --role
+reviewer`` adds one).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from slicereview.cli._common import add_project_argument, open_project
+from slicereview.store import Project
+
+_DECISIONS = {"accept": "accept", "reject": "reject", "expert": "expert_review"}
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    add_project_argument(p)
+    p.add_argument("--case", required=True, help="the image's case id (C000001)")
+    p.add_argument("--phase", default="formal", choices=("onboarding", "pilot", "formal"),
+                   help="the phase of the annotations (default formal)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    top = sub.add_parser("review", help="show an image's annotations; accept, reject, send to "
+                                        "an expert or pin a comment")
+    acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
+    p = acts.add_parser("show", help="the image's annotations with edit stamps and decisions")
+    _common(p)
+    p.set_defaults(func=cmd_show)
+    for name, what in (("accept", "accept an annotator's annotation"),
+                       ("reject", "reject it (needs --reason or --text): it goes back to "
+                                  "the annotator"),
+                       ("expert", "send it to expert review")):
+        p = acts.add_parser(name, help=what)
+        _common(p)
+        p.add_argument("--reviewer", required=True, help="who decides (a reviewer's name)")
+        p.add_argument("--annotator", required=True, help="whose annotation (name)")
+        p.add_argument("--round", type=int, help="the round (default: their latest finished)")
+        p.add_argument("--reason", action="append", default=[], metavar="TAG",
+                       help="a reason tag (repeat for more), e.g. 'missed finding'")
+        p.add_argument("--text", default="", help="a comment for the annotator")
+        p.add_argument("--seen", metavar="STAMP",
+                       help="the edit stamp `review show` printed: refuse if it changed since")
+        p.set_defaults(func=cmd_decide, decision=_DECISIONS[name])
+    p = acts.add_parser("comment", help="pin a comment to a box or a point of the image")
+    _common(p)
+    p.add_argument("--reviewer", required=True, help="who comments (a reviewer's name)")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--box", metavar="ROW0,COL0,ROW1,COL1", help="a box in image pixels")
+    where.add_argument("--point", metavar="X,Y", help="a point in image pixels")
+    p.add_argument("--text", default="", help="the comment")
+    p.add_argument("--reason", action="append", default=[], metavar="TAG",
+                   help="a reason tag (repeat for more)")
+    p.set_defaults(func=cmd_comment)
+
+
+
+def _image(project: Project, case: str) -> int:
+    for image_id, (case_id, _, _) in project.images.cases().items():
+        if case_id == case:
+            return image_id
+    raise ValueError(f"no image with case id {case} in this project")
+
+
+def _reviewer(project: Project, name: str) -> int:
+    from slicereview.app.people import person
+    from slicereview.model import Role
+
+    rater = person(project, name)
+    if rater.role is not Role.REVIEWER:
+        raise ValueError(f"{rater.name} is a {rater.role}, not a reviewer (`slicereview people "
+                         f"add PROJECT NAME --role reviewer` adds one)")
+    return rater.id
+
+
+def _numbers(text: str, n: int, what: str) -> tuple[float, ...]:
+    try:
+        values = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        values = ()
+    if len(values) != n:
+        raise ValueError(f"{what} is {n} numbers separated by commas, got {text!r}")
+    return values
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from slicereview.app.review.decisions import DECISION_WORDS
+    from slicereview.app.review.queue import FINISHED
+
+    with open_project(args.project) as project:
+        image = _image(project, args.case)
+        latest = {}
+        for ann in project.annotations.all(image_id=image, phase=args.phase, status=FINISHED):
+            latest[ann.rater_id] = ann
+        decided = project.reviews.current_decisions([a.id for a in latest.values()])
+        rows = [(project.raters.get(a.rater_id).name, str(a.round), str(a.status), a.updated_at,
+                 str(len(project.polygons.of(a.id))), _said(decided.get(a.id), DECISION_WORDS))
+                for a in latest.values()]
+        pins = [r for r in project.reviews.all(image_id=image) if r.is_pin]
+    if not rows:
+        print(f"{args.case}: no finished annotation in the {args.phase} phase")
+        return 0
+    head = ("annotator", "round", "status", "edit stamp (--seen)", "polygons", "decision")
+    widths = [max(len(r[c]) for r in [head, *rows]) for c in range(5)]
+    for row in [head, *rows]:
+        print("  ".join(f"{v:<{w}}" for v, w in zip(row, widths, strict=False)) + "  " + row[5])
+    for k, pin in enumerate(pins, 1):
+        at = ", ".join(f"{v:g}" for v in pin.pin_at)
+        print(f"pin {k} ({pin.pin_kind} {at}): {'; '.join([*pin.tags, pin.comment]).strip('; ')}")
+    return 0
+
+
+def _said(review, words: dict[str, str]) -> str:
+    if review is None:
+        return "–"
+    return words[str(review.decision)] + "".join(f": {t}" for t in [", ".join(
+        [*review.tags, *([review.comment] if review.comment else [])])] if t)
+
+
+def cmd_decide(args: argparse.Namespace) -> int:
+    from slicereview.app.people import person
+    from slicereview.app.review.decisions import DECISION_WORDS, annotation_to_review, decide
+
+    with open_project(args.project) as project:
+        image = _image(project, args.case)
+        reviewer = _reviewer(project, args.reviewer)
+        annotator = person(project, args.annotator)
+        ann = annotation_to_review(project, image, annotator.id, args.phase, args.round)
+        decide(project, reviewer, ann.id, args.decision, args.reason, args.text,
+               shown=args.seen)
+    print(f"{args.case}: {annotator.name}'s annotation (round {ann.round}) "
+          f"{DECISION_WORDS[args.decision]}")
+    return 0
+
+
+def cmd_comment(args: argparse.Namespace) -> int:
+    from slicereview.app.review.decisions import pin
+
+    with open_project(args.project) as project:
+        image = _image(project, args.case)
+        reviewer = _reviewer(project, args.reviewer)
+        if args.box is not None:
+            box = _numbers(args.box, 4, "--box")
+            pin(project, reviewer, image, box=box, text=args.text,  # type: ignore[arg-type]
+                tags=args.reason)
+        else:
+            point = _numbers(args.point, 2, "--point")
+            pin(project, reviewer, image, point=point, text=args.text,  # type: ignore[arg-type]
+                tags=args.reason)
+    print(f"{args.case}: comment pinned")
+    return 0
