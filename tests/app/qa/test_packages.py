@@ -274,8 +274,13 @@ def test_a_damaged_package_zip_is_refused_before_anything_is_written(location, t
     path = make_project(tmp_path / "src", location("p.srproj"))
     with Project.open(path) as p:
         out = package(p, "ann", tmp_path / "ann.zip")
+    with zipfile.ZipFile(out) as zf:                        # one flipped byte in an image
+        image = next(i for i in zf.infolist() if i.filename.startswith("images/"))
     data = bytearray(out.read_bytes())
-    data[len(data) // 2] ^= 0xFF                            # one flipped byte in an image
+    start = image.header_offset + 30 + int.from_bytes(
+        data[image.header_offset + 26:image.header_offset + 28], "little") + int.from_bytes(
+        data[image.header_offset + 28:image.header_offset + 30], "little")
+    data[start + image.compress_size // 2] ^= 0xFF
     out.write_bytes(bytes(data))
     with pytest.raises(PackageError, match="damaged|not a readable"):
         unpack(out)
