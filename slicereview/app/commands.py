@@ -20,18 +20,19 @@ Example
 >>> from slicereview.model import NewImage, Polygon
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> image_id = project.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(6, 6)])[0]
->>> ann = project.annotation_for(project.add_rater("ann"), image_id)
+>>> [image_id] = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png",
+...                                        [NewImage(6, 6)])
+>>> ann = project.annotations.for_image(project.raters.add("ann"), image_id)
 >>> from slicereview.app.undo import CommandStack
 >>> stack = CommandStack()
 >>> square = Polygon(np.array([[1.0, 1.0], [4.0, 1.0], [4.0, 4.0], [1.0, 4.0]]))
 >>> stack.push(AddPolygon(project, ann.id, square))
 True
->>> len(project.polygons(ann.id))
+>>> len(project.polygons.of(ann.id))
 1
->>> stack.undo(), len(project.polygons(ann.id))
+>>> stack.undo(), len(project.polygons.of(ann.id))
 (True, 0)
->>> stack.redo(), len(project.polygons(ann.id))
+>>> stack.redo(), len(project.polygons.of(ann.id))
 (True, 1)
 >>> project.close()
 """
@@ -160,12 +161,12 @@ class SetStatus:
         return ("annotation", self.annotation_id)
 
     def apply(self) -> None:
-        self.before = self.project.annotation(self.annotation_id).status
+        self.before = self.project.annotations.get(self.annotation_id).status
         annotating.finish(self.project, self.annotation_id, self.status)
 
     def revert(self) -> None:
         assert self.before is not None
-        self.project.set_annotation_status(self.annotation_id, self.before)
+        self.project.annotations.set_status(self.annotation_id, self.before)
 
 
 @dataclass
@@ -183,7 +184,7 @@ class SetImageClassifications:
         return ("annotation", self.annotation_id)
 
     def apply(self) -> None:
-        self.before = dict(self.project.annotation(self.annotation_id).classifications)
+        self.before = dict(self.project.annotations.get(self.annotation_id).classifications)
         annotating.set_classifications(self.project, self.annotation_id, self.answers)
 
     def revert(self) -> None:
@@ -215,7 +216,7 @@ class RecordAnswer:
     def revert(self) -> None:
         """Delete this answer — only while it is still the session's last one: an answer given
         since (another instance rating the same session) is never deleted in its place."""
-        last = self.run.project.last_answer(self.run.session.id)
+        last = self.run.project.ratings.last_answer(self.run.session.id)
         if last is None or last.id != self.answer_id:
             raise ValueError("another answer was given in this session after yours (in another "
                              "window or instance); yours is kept")

@@ -56,9 +56,10 @@ def _parse_size(size: str) -> tuple[int, int]:
     return int(w), int(h)
 
 
-def run(project: Path | None = None, *, screenshot: Path | None = None,
+def run(project: Path | str | None = None, *, screenshot: Path | None = None,
         size: str = "1400x900", tab: str | None = None) -> int:
-    """Open the main window (on ``project``, else the last project) and run the event loop.
+    """Open the main window (on ``project``, a file or a server project's URL, else the last
+    project) and run the event loop.
 
     ``tab`` names the tab to show ("review"; default the View tab). Raises
     :class:`NoDisplayError` when there is no display and no ``screenshot``.
@@ -82,7 +83,7 @@ def run(project: Path | None = None, *, screenshot: Path | None = None,
         window.restore_layout()
     else:
         window.resize(*_parse_size(size))
-    if project is not None and not window.open_project(Path(project)) and screenshot:
+    if project is not None and not window.open_project(project) and screenshot:
         return 2
     window.show()
     if tab is not None:

@@ -26,8 +26,8 @@ def project(tmp_path: Path):
     (tmp_path / "x.png").write_bytes(b"")  # (a source's file is looked at, never decoded)
     Project.create(tmp_path / "p.srproj").close()
     project = Project.open(tmp_path / "p.srproj", busy_timeout_s=0.2)
-    image = project.add_source(tmp_path / "x.png", "0" * 64, "png", [NewImage(8, 8)])[0]
-    annotation = project.annotation_for(project.add_rater("ann"), image)
+    image = project.images.add_source(tmp_path / "x.png", "0" * 64, "png", [NewImage(8, 8)])[0]
+    annotation = project.annotations.for_image(project.raters.add("ann"), image)
     yield project, annotation.id
     project.close()
 
@@ -39,10 +39,10 @@ def test_push_undo_redo_notice_every_attempt(project) -> None:
     stack = CommandStack(notice=seen.append)
     stack.listeners.append(lambda: states.append((stack.can_undo, stack.can_redo)))
     assert stack.push(AddPolygon(project, ann, Polygon(SQUARE)))
-    assert stack.undo_text == "Add polygon" and len(project.polygons(ann)) == 1
-    assert stack.undo() and project.polygons(ann) == []
+    assert stack.undo_text == "Add polygon" and len(project.polygons.of(ann)) == 1
+    assert stack.undo() and project.polygons.of(ann) == []
     assert stack.redo_text == "Add polygon"
-    assert stack.redo() and len(project.polygons(ann)) == 1
+    assert stack.redo() and len(project.polygons.of(ann)) == 1
     assert [(n.step, n.error, n.command.changed) for n in seen] == [
         ("apply", None, ("annotation", ann)), ("revert", None, ("annotation", ann)),
         ("apply", None, ("annotation", ann))]
@@ -56,8 +56,8 @@ def test_a_failed_write_leaves_nothing_on_the_stack_and_says_why(project) -> Non
     seen: list[Notice] = []
     stack = CommandStack(notice=seen.append)
     assert stack.push(AddPolygon(project, ann, Polygon(SQUARE)))
-    polygon = project.polygons(ann)[0]
-    project.delete_polygon(polygon.id)  # gone behind the stack's back
+    polygon = project.polygons.of(ann)[0]
+    project.polygons.delete(polygon.id)  # gone behind the stack's back
     assert not stack.push(DeletePolygon(project, ann, polygon))
     assert seen[-1].error is stack.error is not None
     assert seen[-1].message.startswith("Delete polygon was not saved: ")
@@ -85,7 +85,7 @@ def test_busy_file_is_retried_then_written(project, tmp_path: Path) -> None:
     holder.close()
     assert time.monotonic() - started >= 0.9
     assert BUSY_MESSAGE in waits and waits[-1] == ""
-    assert len(project.polygons(ann)) == 1 and stack.can_undo
+    assert len(project.polygons.of(ann)) == 1 and stack.can_undo
 
 
 def test_busy_file_cancelled_is_a_failure(project) -> None:
@@ -106,4 +106,4 @@ def test_busy_file_cancelled_is_a_failure(project) -> None:
         holder.execute("ROLLBACK")
         holder.close()
     assert asked and is_busy(stack.error) and not stack.can_undo
-    assert project.polygons(ann) == []
+    assert project.polygons.of(ann) == []

@@ -86,11 +86,11 @@ def test_queue_alpha_has_no_negative_zero_and_status_is_never_cut(qtbot) -> None
 def test_decision_with_its_reason_is_not_cut(open_window, qtbot, tmp_path: Path) -> None:
     path = build_review_project(tmp_path)
     with Project.open(path) as p:
-        rev = p.add_rater("rev", "reviewer")
-        first = p.annotations(status="submitted")[0]
+        rev = p.raters.add("rev", "reviewer")
+        first = p.annotations.all(status="submitted")[0]
         from slicereview.app.review.decisions import decide
 
-        for a in p.annotations(image_id=first.image_id, status="submitted"):
+        for a in p.annotations.all(image_id=first.image_id, status="submitted"):
             decide(p, rev, a.id, "reject", ["missed finding", "outline too loose"],
                    "the faint spot at the top left is missing")
     w = open_window(path, (1500, 900))
@@ -113,9 +113,9 @@ def test_decision_with_its_reason_is_not_cut(open_window, qtbot, tmp_path: Path)
 def test_status_bar_names_the_image_the_tab_shows(open_window, qtbot, tmp_path: Path) -> None:
     path = build_review_project(tmp_path)
     with Project.open(path) as p:                  # the first image leaves the queue
-        first = p.images()[0]
-        for a in p.annotations(image_id=first.id):
-            p.set_annotation_status(a.id, "in_progress")
+        first = p.images.all()[0]
+        for a in p.annotations.all(image_id=first.id):
+            p.annotations.set_status(a.id, "in_progress")
     w = open_window(path, (1500, 900))
     assert w.image_label.text().startswith(first.case_id)             # View tab
     w.tabs.setCurrentWidget(w.review_page)

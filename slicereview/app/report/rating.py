@@ -60,24 +60,25 @@ class ImageSetRating:
 
 def collect(project: Project) -> list[ImageSetRating]:
     """Every image set with a rating session, in the order of its first session."""
-    names = project.image_sets()
-    raters = {r.id: r.name for r in project.raters()}
+    names = project.image_sets.all()
+    raters = {r.id: r.name for r in project.raters.all()}
     out: dict[int, ImageSetRating] = {}
     rating_kinds = (*PAIRWISE, SessionKind.CLASSIFY)
-    for s in project.sessions():
+    for s in project.ratings.sessions():
         if s.kind not in rating_kinds:
             continue
         entry = out.get(s.image_set_id)
         if entry is None:
             entry = out[s.image_set_id] = ImageSetRating(
-                names.get(s.image_set_id, "?"), len(project.image_set(s.image_set_id)), [])
+                names.get(s.image_set_id, "?"), len(project.image_sets.members(s.image_set_id)), [])
         run = RatingRun(project, s.id)
         entry.sessions.append(SessionLine(s.name, str(s.kind), raters.get(s.rater_id, "?"),
                                           run.answer_count, run.done, run.active_ms / 60000))
         if s.kind == SessionKind.EXHAUSTIVE:
             entry.exhaustive.append((s.name, run.rows()))
     for set_id, entry in out.items():
-        pairwise = [s.id for s in project.sessions(image_set_id=set_id) if s.kind in PAIRWISE]
+        pairwise = [s.id for s in project.ratings.sessions(image_set_id=set_id)
+                    if s.kind in PAIRWISE]
         if len(pairwise) >= 2:
             entry.pooled = pooled_ranking(project, pairwise)
     return list(out.values())

@@ -1,8 +1,8 @@
 """A form for the project's classification questions (radio, checklist, free text, dropdown).
 
 Answers are a JSON-able dict keyed by question name, the format the store keeps
-(:meth:`~slicereview.store.Project.set_image_classifications`) and the consensus scores
-read (:mod:`slicereview.engines.agreement.consensus`):
+(:meth:`~slicereview.store.annotations.Annotations.set_image_classifications`) and the
+consensus scores read (:mod:`slicereview.engines.agreement.consensus`):
 
 * radio: the chosen option (``str``), missing when nothing is chosen;
 * checklist: the list of ticked options, in option order;

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from slicereview.gui.common.work import Control
 from slicereview.store import Project
+from slicereview.store.location import Location
 
 if TYPE_CHECKING:
     from slicereview.app.qa.packages import MergeReport
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from slicereview.app.report.pairs import PairImage
 
 
-def report(control: Control, project_path: Path, raters: list[int] | None = None,
+def report(control: Control, location: Location, raters: list[int] | None = None,
            subset: str = "all annotators") -> ReportData:
     """Process worker: :func:`slicereview.app.report.owner_report.collect`. Cancel stops the
     pass at the next image (the report writes nothing, so nothing is left behind)."""
@@ -32,7 +33,7 @@ def report(control: Control, project_path: Path, raters: list[int] | None = None
         control.check()
         control.progress(done, total, "report")
 
-    with Project.open(project_path) as project:
+    with Project.open(location) as project:
         return collect(project, raters, step, subset)
 
 
@@ -46,31 +47,31 @@ def write_html(control: Control, data: ReportData, out: Path) -> Path:
     return out
 
 
-def pair_images(control: Control, project_path: Path, a: int, b: int) -> list[PairImage]:
+def pair_images(control: Control, location: Location, a: int, b: int) -> list[PairImage]:
     """Thread worker: where annotators ``a`` and ``b`` disagree most."""
     from slicereview.app.report.pairs import pair_disagreements
 
-    with Project.open(project_path) as project:
+    with Project.open(location) as project:
         return pair_disagreements(project, a, b)
 
 
-def export_package(control: Control, project_path: Path, annotator: str, batch: str | None,
+def export_package(control: Control, location: Location, annotator: str, batch: str | None,
                    out: Path) -> Path:
     """Thread worker: write the work package of ``annotator`` (optionally one ``batch``)."""
     from slicereview.app.qa.packages import package
 
     control.progress(0, 0, "export")
-    with Project.open(project_path) as project:
+    with Project.open(location) as project:
         return package(project, annotator, out, batch)
 
 
-def merge_package(control: Control, project_path: Path, file: Path) -> MergeReport:
+def merge_package(control: Control, location: Location, file: Path) -> MergeReport:
     """Thread worker: merge ``file`` into the project; a refusal raises with its one-line
     reason and leaves the project untouched."""
     from slicereview.app.qa.packages import merge
 
     control.progress(0, 0, "merge")
-    with Project.open(project_path) as project:
+    with Project.open(location) as project:
         return merge(project, file)
 
 

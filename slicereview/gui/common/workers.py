@@ -3,7 +3,7 @@ studies, building the demo, computing a review queue's features.
 
 Each is a plain function ``work(control, ...)`` for :func:`~slicereview.gui.common.background.
 thread_worker` or :func:`~slicereview.gui.common.background.process_worker`: plain data in
-(project paths, not connections: SQLite connections stay in the thread that opened them),
+(project locations, not connections: SQLite connections stay in the thread that opened them),
 plain data out, progress and Cancel through the :class:`~slicereview.gui.common.work.Control`.
 Nothing here touches Qt.
 """
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from slicereview.gui.common.work import Control
 from slicereview.store import Project
+from slicereview.store.location import Location
 
 if TYPE_CHECKING:  # the imaging engines (pydicom, SimpleITK) load when an import starts
     from slicereview.app.images.importing import ImportReport
@@ -23,25 +24,25 @@ if TYPE_CHECKING:  # the imaging engines (pydicom, SimpleITK) load when an impor
     from slicereview.engines.imaging.importer import SliceSelection
 
 
-def import_files(control: Control, project_path: Path, paths: list[Path],
+def import_files(control: Control, location: Location, paths: list[Path],
                  slices: SliceSelection | None = None) -> ImportReport:
-    """Thread worker: import ``paths`` into the project at ``project_path`` (``slices``:
+    """Thread worker: import ``paths`` into the project at ``location`` (``slices``:
     ``None`` for the default selection). Cancel keeps what was imported (a report of it)."""
     from slicereview.app.images.importing import import_paths
     from slicereview.engines.imaging.importer import SliceSelection
 
-    with Project.open(project_path) as project:
+    with Project.open(location) as project:
         return import_paths(project, paths, slices=slices or SliceSelection(),
                             progress=control.progress, cancel=control.cancelled)
 
 
-def import_pacs(control: Control, project_path: Path, url: str, auth: Auth | None,
+def import_pacs(control: Control, location: Location, url: str, auth: Auth | None,
                 studies: list[str]) -> ImportReport:
     """Thread worker: import ``studies`` from the DICOMweb service at ``url`` (all or
     nothing, see :func:`slicereview.app.images.pacs_import.import_dicomweb`)."""
     from slicereview.app.images.pacs_import import import_dicomweb
 
-    with Project.open(project_path) as project:
+    with Project.open(location) as project:
         return import_dicomweb(project, url, studies=studies, auth=auth,
                                progress=control.progress, cancel=control.cancelled)
 
@@ -66,12 +67,12 @@ def build_demo(control: Control, folder: Path) -> Path:
     return build(folder, progress=step)
 
 
-def review_features(control: Control, project_path: Path, spec: QueueSpec) -> QueueResult:
+def review_features(control: Control, location: Location, spec: QueueSpec) -> QueueResult:
     """Thread worker: compute (or read from the cache) the features of a review queue (the
     engine fans out to worker processes). Cancel keeps what is finished, cached too."""
     from slicereview.app.review.queue import compute_features
 
-    with Project.open(project_path) as project:
+    with Project.open(location) as project:
         return compute_features(
             project, spec, progress=lambda done, total: control.progress(done, total, "features"),
             cancelled=control.cancelled)

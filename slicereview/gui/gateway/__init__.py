@@ -127,7 +127,7 @@ class ProjectGateway(QObject):
         self._images_seen = images
         if len(images) > 1:  # thumbnails of the others need the decoding child: start it now
             isolated.prestart(limits)
-        self.project_opened.emit(str(project.path))
+        self.project_opened.emit(project.describe())
         return project
 
     @staticmethod
@@ -136,7 +136,7 @@ class ProjectGateway(QObject):
         project = Project.open(path, busy_timeout_s=undo.ATTEMPT_S)
         try:
             return (project, project_limits(project),
-                    [(im.id, im.path) for im in project.images()])
+                    [(im.id, im.path) for im in project.images.all()])
         except BaseException:
             project.close()
             raise
@@ -246,10 +246,10 @@ class ProjectGateway(QObject):
         if self.project is None:
             return []
         self._locator = Locator(self.project, self.credentials)  # (new PACS sources)
-        return self.project.images()
+        return self.project.images.all()
 
     def image(self, image_id: int) -> Image:
-        return self.open_project.image(image_id)
+        return self.open_project.images.get(image_id)
 
     def file_of(self, image: Image) -> Path | RemoteInstance:
         """Where ``image`` is read from: its file, or for an image on a PACS the path-like
@@ -279,15 +279,15 @@ class ProjectGateway(QObject):
     def volume_images(self, image: Image) -> list[Image]:
         if self.project is None or not image.is_slice:
             return []
-        return self.project.volume_images(image.source_id, image.axis)
+        return self.project.images.volume_slices(image.source_id, image.axis)
 
     def missing_files(self) -> list[str]:
-        return [s.path for s in self.open_project.missing_sources()] if self.project else []
+        return [s.path for s in self.open_project.images.missing_sources()] if self.project else []
 
     # -- shared reads ---------------------------------------------------------------------------
     def questions(self, scope: str | None = None) -> list:
         """The classification questions asked now (``scope`` "image" or "polygon")."""
-        return self.project.questions(scope) if self.project else []
+        return self.project.questions.all(scope) if self.project else []
 
     def guideline(self) -> tuple[int, str] | None:
-        return self.project.guideline() if self.project else None
+        return self.project.guidelines.get() if self.project else None

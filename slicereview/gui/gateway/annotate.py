@@ -51,7 +51,7 @@ class AnnotateService(Service):
 
     def changed(self, key: int, command: Command | None = None) -> None:
         try:
-            image_id = self.open_project.annotation(key).image_id
+            image_id = self.open_project.annotations.get(key).image_id
         except KeyError:
             return
         self.annotation_changed.emit(image_id, key)
@@ -92,16 +92,17 @@ class AnnotateService(Service):
         refuses while the owner's decision after onboarding holds the annotator back)."""
         if create:
             return annotating.start(self.open_project, rater_id, image_id, phase, round)
-        return self.open_project.annotation_for(rater_id, image_id, phase, round, create=False)
+        return self.open_project.annotations.for_image(rater_id, image_id, phase, round,
+                                                       create=False)
 
     def annotation(self, annotation_id: int) -> Annotation:
-        return self.open_project.annotation(annotation_id)
+        return self.open_project.annotations.get(annotation_id)
 
     def polygons(self, annotation_id: int) -> list[Polygon]:
-        return self.open_project.polygons(annotation_id)
+        return self.open_project.polygons.of(annotation_id)
 
     def add_active_time(self, annotation_id: int, ms: int) -> int:
-        total = self.open_project.add_active_time(annotation_id, ms)
+        total = self.open_project.annotations.add_active_time(annotation_id, ms)
         self.changed(annotation_id)
         return total
 
@@ -110,7 +111,7 @@ class AnnotateService(Service):
         """``{image id: status}`` of one annotator's annotations in a phase and round."""
         if self.project is None:
             return {}
-        found = self.project.annotations(rater_id=rater_id, phase=phase, round=round)
+        found = self.project.annotations.all(rater_id=rater_id, phase=phase, round=round)
         return {a.image_id: a.status for a in found}
 
     def batch(self, phase: Phase | str) -> list[int]:
@@ -131,12 +132,13 @@ class AnnotateService(Service):
         from slicereview.model import Decision
 
         project = self.open_project
-        decision = project.current_decisions([annotation.id]).get(annotation.id)
+        decision = project.reviews.current_decisions([annotation.id]).get(annotation.id)
         if decision is None or decision.decision is not Decision.REJECT:
             return None, [], None
-        pins = [r for r in project.reviews(image_id=annotation.image_id) if r.is_pin]
-        revision = project.annotation_for(annotation.rater_id, annotation.image_id,
-                                          annotation.phase, annotation.round + 1, create=False)
+        pins = [r for r in project.reviews.all(image_id=annotation.image_id) if r.is_pin]
+        revision = project.annotations.for_image(annotation.rater_id, annotation.image_id,
+                                                 annotation.phase, annotation.round + 1,
+                                                 create=False)
         return decision, pins, None if revision is None else revision.round
 
     def start_revision(self, annotation_id: int) -> int:
@@ -157,5 +159,5 @@ class AnnotateService(Service):
             return [], 0
         due = repeats.repeats_due(self.project, rater_id, batch, phase, round)
         waiting = sum(again.round == -abs(round) and again.status not in repeats.FINISHED
-                      for _, again in self.project.repeat_pairs(rater_id=rater_id, phase=phase))
+                      for _, again in self.project.repeats.pairs(rater_id=rater_id, phase=phase))
         return due, waiting

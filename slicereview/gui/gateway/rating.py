@@ -75,11 +75,12 @@ class RatingService(Service):
         project = self.project
         if project is None:
             return []
-        return [(i, name, len(project.image_set(i))) for i, name in project.image_sets().items()]
+        return [(i, name, len(project.image_sets.members(i)))
+                for i, name in project.image_sets.all().items()]
 
     def rater_names(self) -> list[str]:
         """Raters for a new session: people first, simulated raters last."""
-        raters = self.project.raters() if self.project else []
+        raters = self.project.raters.all() if self.project else []
         return [r.name for r in sorted(raters, key=lambda r: (r.simulated, r.name.lower()))]
 
     def pairwise_sessions(self) -> dict[int, list[tuple[Session, str]]]:
@@ -90,7 +91,7 @@ class RatingService(Service):
         project = self.project
         if project is None:
             return {}
-        raters = {r.id: r.name for r in project.raters()}
+        raters = {r.id: r.name for r in project.raters.all()}
         return {k: [(s, raters.get(s.rater_id, "?")) for s in v]
                 for k, v in pairwise_sessions(project).items()}
 

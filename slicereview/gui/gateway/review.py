@@ -8,7 +8,6 @@ project's meta under "review." keys, so they travel with the file and come back 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
@@ -17,6 +16,7 @@ from slicereview.app.people import add_person
 from slicereview.gui.gateway.service import Service
 from slicereview.model import Rater, Role
 from slicereview.store import Project
+from slicereview.store.location import Location
 
 if TYPE_CHECKING:
     from slicereview.app.commands import Command
@@ -55,19 +55,19 @@ class ReviewService(Service):
     # -- reviewers and settings ----------------------------------------------------------------
     def reviewers(self) -> list[Rater]:
         """Raters with the reviewer role, by name."""
-        raters = self.project.raters() if self.project else []
+        raters = self.project.raters.all() if self.project else []
         return sorted((r for r in raters if r.role is Role.REVIEWER), key=lambda r: r.name.lower())
 
     def add_reviewer(self, name: str) -> int:
         """Create a reviewer; a rater of that name must not exist with another role."""
-        known = {r.id for r in self.open_project.raters()}
+        known = {r.id for r in self.open_project.raters.all()}
         rater_id = add_person(self.open_project, name, Role.REVIEWER)
         if rater_id not in known:
             self.gateway.raters_changed.emit()
         return rater_id
 
     def annotator_groups(self) -> list[str]:
-        raters = self.project.raters() if self.project else []
+        raters = self.project.raters.all() if self.project else []
         return sorted({r.group for r in raters if r.group and r.role is Role.ANNOTATOR})
 
     def setting(self, key: str, default: str | None = None) -> str | None:
@@ -92,19 +92,19 @@ class ReviewService(Service):
         return review_image.review_image(self.open_project, image_id, annotation_ids)
 
     @staticmethod
-    def load_image(project_path: str | Path, image_id: int, annotation_ids: tuple[int, ...]
+    def load_image(location: Location, image_id: int, annotation_ids: tuple[int, ...]
                    ) -> ReviewImage:
         """:meth:`image` for a worker thread, through its own connection (SQLite connections
         belong to the thread that opened them)."""
         from slicereview.app.review import image as review_image
 
-        with Project.open(project_path) as project:
+        with Project.open(location) as project:
             return review_image.review_image(project, image_id, annotation_ids)
 
     def status(self, annotation_ids: tuple[int, ...]) -> str:
         from slicereview.app.review import queue as review_queue
 
-        decided = self.open_project.current_decisions(annotation_ids)
+        decided = self.open_project.reviews.current_decisions(annotation_ids)
         return review_queue.review_status(len(decided), len(annotation_ids))
 
     # -- writes --------------------------------------------------------------------------------

@@ -192,7 +192,7 @@ class OverviewPage(QWidget):
         if self._worker is not None or not self.gateway.is_open:
             return None
         self._stale = False
-        worker = process_worker(qa_workers.report, self.gateway.qa.project_path(),
+        worker = process_worker(qa_workers.report, self.gateway.qa.location(),
                                 self.subset_box.currentData(),
                                 self.subset_box.currentText() or "all annotators", name="report")
         worker.progress.connect(self._on_progress)
@@ -289,7 +289,7 @@ class OverviewPage(QWidget):
                                 "(Krippendorff's α, nominal, strict, image level; lowest "
                                 "first) — computing…")
         self.pair_list.clear()
-        worker = thread_worker(qa_workers.pair_images, self.gateway.qa.project_path(), *pair)
+        worker = thread_worker(qa_workers.pair_images, self.gateway.qa.location(), *pair)
         worker.finished.connect(self._on_pair_done)
         worker.failed.connect(self._on_pair_failed)
         self._pair_worker = worker

@@ -24,7 +24,7 @@ def describe_last_answer(gateway: ProjectGateway, session_id: int) -> str | None
                                    else (rs.answers()[-1] if rs.answers() else None))
     if last is None:
         return None
-    rater = gateway.open_project.rater(rs.session.rater_id).name
+    rater = gateway.open_project.raters.get(rs.session.rater_id).name
     state = "finished" if rs.done else "in progress"
     if isinstance(last, Grade):
         what = (f"grade “{rs.labels[last.grade]}” of "

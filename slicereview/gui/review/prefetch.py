@@ -34,7 +34,8 @@ Key = tuple[int, tuple[int, ...]]
 
 
 def _prepare(image_path: Path | RemoteInstance, image: Image, limits: Limits,
-             project_path: Path, load: Callable[[Path, int, tuple[int, ...]], ReviewImage],
+             location: Path | str,
+             load: Callable[[Path | str, int, tuple[int, ...]], ReviewImage],
              key: Key, check: Callable[[Image, Path | RemoteInstance], bool]
              ) -> tuple[ReviewImage, DisplayImage]:
     """Worker thread: the image (decoded in the decoding child, if its file is still the one
@@ -42,7 +43,7 @@ def _prepare(image_path: Path | RemoteInstance, image: Image, limits: Limits,
     check(image, image_path)
     display = load_display(image_path, image, isolated=True, limits=limits,
                            large_as_pyramid=True)
-    return load(project_path, *key), display
+    return load(location, *key), display
 
 
 class ReviewPrefetcher(QObject):
@@ -62,7 +63,7 @@ class ReviewPrefetcher(QObject):
         """Prepare ``keys`` in this order, forgetting other requests and prepared images."""
         self.tasks.forget()
         self._prepared = {k: v for k, v in self._prepared.items() if k in keys}
-        project = self.gateway.open_project.path
+        project = self.gateway.open_project.location
         for key in keys:
             if key in self._prepared:
                 continue

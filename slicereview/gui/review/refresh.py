@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
@@ -69,7 +68,7 @@ class QueueLoader(QObject):
         for key, value in (("method", spec.method), ("phase", spec.phase),
                            ("round", spec.round or 0), ("group", spec.group or "")):
             self.gateway.review.set_setting(key, value)
-        worker = thread_worker(workers.review_features, Path(self.gateway.open_project.path),
+        worker = thread_worker(workers.review_features, self.gateway.open_project.location,
                                spec, name="features")
         worker.progress.connect(self._on_progress)
         worker.finished.connect(self._on_computed)

@@ -151,7 +151,7 @@ class FileMenu:
         project = self.gateway.project
         if project is None or self.import_worker is not None:
             return None
-        worker = thread_worker(workers.import_files, Path(project.path),
+        worker = thread_worker(workers.import_files, project.location,
                                [Path(p) for p in paths], slices, name="import")
         return self.run_import(worker, "Import images", "Importing…")
 

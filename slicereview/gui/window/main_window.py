@@ -254,14 +254,15 @@ class MainWindow(QMainWindow):
             self.show_image(image_id)
 
     # -- project ---------------------------------------------------------------------------
-    def open_project(self, path: Path) -> bool:
+    def open_project(self, location: Path | str) -> bool:
+        """Open a project file or a server project (a ``postgresql://`` URL)."""
         try:
-            project = self.gateway.open(path)
+            project = self.gateway.open(location)
         except Exception as exc:
             QMessageBox.critical(self, "Cannot open project", str(exc))
             return False
-        if self.remember:
-            user_settings.add_recent_project(Path(project.path))  # a package's unpacked one
+        if self.remember and project.path is not None:  # recent files: files only
+            user_settings.add_recent_project(project.path)  # a package's unpacked one
         return True
 
     def _on_project_busy(self, message: str) -> None:

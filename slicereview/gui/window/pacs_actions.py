@@ -8,7 +8,6 @@ And the log-in asked for when an image on a PACS must be fetched again and the s
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from slicereview.engines.dicomweb.auth import Auth
@@ -52,7 +51,7 @@ class PacsImport:
         if project is None or self.window.file_menu.import_worker is not None:
             return None
         self.gateway.credentials.set(url, auth)  # the viewer fetches with them again
-        worker = thread_worker(workers.import_pacs, Path(project.path), url, auth,
+        worker = thread_worker(workers.import_pacs, project.location, url, auth,
                                list(studies), name="pacs-import")
         return self.window.file_menu.run_import(worker, "Import from PACS",
                                                 "Importing from the PACS…")

@@ -87,7 +87,7 @@ class PackageMenu:
         if not path:
             return None
         out = Path(path) if path.endswith(".zip") else Path(path + ".zip")
-        worker = thread_worker(qa_workers.export_package, qa.project_path(), annotator, batch,
+        worker = thread_worker(qa_workers.export_package, qa.location(), annotator, batch,
                                out)
         return self._start(worker, f"Writing the work package of {annotator}…",
                            self._on_exported)
@@ -107,7 +107,7 @@ class PackageMenu:
                                               "Work package (*.zip);;All files (*)")
         if not path:
             return None
-        worker = thread_worker(qa_workers.merge_package, self.gateway.qa.project_path(),
+        worker = thread_worker(qa_workers.merge_package, self.gateway.qa.location(),
                                Path(path))
         return self._start(worker, f"Merging {Path(path).name}…", self._on_merged)
 

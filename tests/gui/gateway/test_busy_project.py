@@ -49,7 +49,7 @@ def window(qtbot, tmp_path: Path) -> MainWindow:
     path = tmp_path / "busy.srproj"
     with Project.create(path) as project:
         import_paths(project, [tmp_path / "im.png"])
-        project.add_rater("alice")
+        project.raters.add("alice")
     w = MainWindow()
     qtbot.addWidget(w)
     w.resize(1200, 800)
@@ -90,7 +90,7 @@ def _stored(w: MainWindow) -> int:
     annotation = w.annotate_page.annotation
     assert annotation is not None
     with Project.open(w.gateway.project.path, read_only=True) as other:  # the file itself
-        return len(other.polygons(annotation.id))
+        return len(other.polygons.of(annotation.id))
 
 
 def test_a_write_waits_for_another_programs_lock_and_lands(window, qtbot) -> None:
@@ -144,7 +144,7 @@ def test_opening_during_another_programs_transaction_waits_and_opens(qtbot, tmp_
                                                                      monkeypatch) -> None:
     path = tmp_path / "shared.srproj"
     with Project.create(path) as project:
-        project.add_rater("alice")
+        project.raters.add("alice")
     refused: list[str] = []
     monkeypatch.setattr("slicereview.gui.window.main_window.QMessageBox.critical",
                         lambda parent, title, text: refused.append(text))

@@ -81,7 +81,7 @@ def test_pooled_ranking_panel(qtbot, project_file, tmp_path, monkeypatch):
     result = panel.wait()
     assert result is not None
     project = page.gateway.project
-    assert result.answers == sum(len(project.answers(s)) for s in pairwise)
+    assert result.answers == sum(len(project.ratings.answers(s)) for s in pairwise)
     expected = pooled_ranking(project, pairwise)
     assert [r.image_id for r in result.rows] == [r.image_id for r in expected.rows]
     assert panel.table.rowCount() == N

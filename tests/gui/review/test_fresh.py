@@ -46,10 +46,10 @@ def test_merged_revision_replaces_round_one_on_screen(qtbot, open_window, tmp_pa
     restart, while `slicereview queue` had the new values)."""
     path = build_review_project(tmp_path)
     with Project.open(path) as p:
-        boss = p.add_rater("boss", "reviewer")
-        first_image = p.images()[0].id
-        rater = p.rater_by_name(ANNOTATOR).id
-        round1 = p.annotation_for(rater, first_image, create=False)
+        boss = p.raters.add("boss", "reviewer")
+        first_image = p.images.all()[0].id
+        rater = p.raters.by_name(ANNOTATOR).id
+        round1 = p.annotations.for_image(rater, first_image, create=False)
         decide(p, boss, round1.id, "reject", ["missed finding"])
     w, page = _open_review(qtbot, open_window, path)
     k = next(i for i, r in enumerate(page.state.rows) if r.image_id == first_image)
@@ -61,7 +61,7 @@ def test_merged_revision_replaces_round_one_on_screen(qtbot, open_window, tmp_pa
 
     def revise(remote: Project) -> None:
         again = start_revision(remote, round1.id)
-        remote.replace_polygons(again, [revised])
+        remote.polygons.replace(again, [revised])
         finish(remote, again, "submitted")
 
     back = return_package(sent, tmp_path / "a back.zip", revise)
@@ -71,7 +71,7 @@ def test_merged_revision_replaces_round_one_on_screen(qtbot, open_window, tmp_pa
     assert worker is not None
     qtbot.waitUntil(lambda: w.packages.worker is None, timeout=30000)
     with Project.open(path) as p:
-        rev = p.annotation_for(rater, first_image, "formal", 2, create=False)
+        rev = p.annotations.for_image(rater, first_image, "formal", 2, create=False)
     assert rev is not None                                  # merged: round 2 is in the file
     # the tab refreshes by itself; re-selecting the row shows the same as the file
     qtbot.waitUntil(lambda: _work(page, ANNOTATOR).annotation_id == rev.id, timeout=15000)
@@ -94,7 +94,7 @@ def test_decision_on_an_annotation_changed_after_it_was_shown_is_refused(
         qtbot, open_window, tmp_path) -> None:
     path = build_review_project(tmp_path)
     with Project.open(path) as p:
-        p.add_rater("boss", "reviewer")
+        p.raters.add("boss", "reviewer")
     w, page = _open_review(qtbot, open_window, path)
     page.set_reviewer("boss")
     image = page.state.review.image_id
@@ -102,13 +102,13 @@ def test_decision_on_an_annotation_changed_after_it_was_shown_is_refused(
     seen = page.state.review.annotators[target]
     # another program (another window, a merge) edits that annotation after it was shown
     with Project.open(path) as other:
-        other.replace_polygons(seen.annotation_id, [_square(5, 5, 30)])
-        other.set_annotation_status(seen.annotation_id, "submitted")
+        other.polygons.replace(seen.annotation_id, [_square(5, 5, 30)])
+        other.annotations.set_status(seen.annotation_id, "submitted")
     page.panel.annotators.selectRow(target)
     page.setFocus()
     qtbot.keyClick(page, Qt.Key.Key_A)                 # accept what was shown
     with Project.open(path) as p:
-        assert seen.annotation_id not in p.current_decisions()      # nothing decided
+        assert seen.annotation_id not in p.reviews.current_decisions()      # nothing decided
     assert "changed after it was shown" in page.panel.message.text()
     # …and the page reloads: the annotation as it is now, then deciding works
     qtbot.waitUntil(lambda: page.state.review is not None and page.state.review.image_id == image
@@ -119,5 +119,5 @@ def test_decision_on_an_annotation_changed_after_it_was_shown_is_refused(
     page.setFocus()
     qtbot.keyClick(page, Qt.Key.Key_A)
     with Project.open(path) as p:
-        assert str(p.current_decisions()[seen.annotation_id].decision) == "accept"
+        assert str(p.reviews.current_decisions()[seen.annotation_id].decision) == "accept"
     assert w.image_label.text().startswith(page.state.rows[page.state.position].case_id)

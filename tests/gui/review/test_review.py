@@ -105,17 +105,17 @@ def test_review_walk_decide_undo_reopen(qtbot, project_file: Path, monkeypatch) 
     _answer_dialog(qtbot, text="check this region")
     qtbot.keyClick(page, Qt.Key.Key_P, Qt.KeyboardModifier.ShiftModifier)
     with Project.open(project_file) as project:
-        decision = project.current_decisions([rejected])[rejected]
+        decision = project.reviews.current_decisions([rejected])[rejected]
         assert str(decision.decision) == "reject"
         assert decision.tags == ("missed finding",) and decision.comment == "lower lesion"
-        [pin] = [r for r in project.reviews(image_id=first) if r.is_pin]
+        [pin] = [r for r in project.reviews.all(image_id=first) if r.is_pin]
         assert pin.pin_kind == "box" and pin.comment == "check this region"
     assert page.queue_panel.rows[0].status == "partly reviewed"
 
     # undo the pin (Ctrl+Z), redo it (Ctrl+Shift+Z), undo again
     qtbot.keyClick(page, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     with Project.open(project_file) as project:
-        assert not [r for r in project.reviews(image_id=first) if r.is_pin]
+        assert not [r for r in project.reviews.all(image_id=first) if r.is_pin]
     qtbot.keyClick(page, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
                    | Qt.KeyboardModifier.ShiftModifier)
     qtbot.keyClick(page, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
@@ -126,10 +126,10 @@ def test_review_walk_decide_undo_reopen(qtbot, project_file: Path, monkeypatch) 
     assert page.queue_panel.rows[0].status == "reviewed"
     assert "1 of 5" in page.queue_panel.meter.text()
     with Project.open(project_file) as project:
-        decided = project.current_decisions(page.state.rows[0].annotation_ids)
+        decided = project.reviews.current_decisions(page.state.rows[0].annotation_ids)
         assert sorted(str(d.decision) for d in decided.values()) == ["accept", "accept",
                                                                       "reject"]
-        assert not [r for r in project.reviews(image_id=first) if r.is_pin]
+        assert not [r for r in project.reviews.all(image_id=first) if r.is_pin]
     second = page.state.rows[1].image_id
 
     # close and reopen: reviewer and queue position are kept
@@ -160,7 +160,7 @@ def test_review_heat_map_side_by_side_and_point_pin(qtbot, project_file: Path) -
     qtbot.mouseClick(page.view.graphics.viewport(), Qt.MouseButton.LeftButton, _NO,
                      page.view.graphics.mapFromScene(scene))
     with Project.open(w.gateway.open_project.path) as project:
-        [pin] = [r for r in project.reviews() if r.is_pin]
+        [pin] = [r for r in project.reviews.all() if r.is_pin]
         assert pin.pin_kind == "point" and pin.tags == ("extra region",)
     # side by side: one linked pane per annotator
     qtbot.keyClick(page, Qt.Key.Key_S, _NO)

@@ -59,7 +59,7 @@ def test_cancel_stops_the_import(window: MainWindow, qtbot, tmp_path: Path) -> N
     assert report.cancelled
     assert 0 < report.added_images < 200
     with Project.open(window.gateway.project.path) as p:  # what was committed is complete
-        assert len(p.images()) == report.added_images
+        assert len(p.images.all()) == report.added_images
 
 
 @pytest.mark.benchmark

@@ -65,11 +65,11 @@ def test_export_then_merge_back(open_window, qtbot, qa_path: Path, tmp_path: Pat
 
     # the annotator outlines one more region on their first formal image, elsewhere
     def work(remote: Project) -> None:
-        rater = remote.rater_by_name("a0-1").id
-        ann = remote.annotations(rater_id=rater, phase="formal")[0]
-        polys = remote.polygons(ann.id)
+        rater = remote.raters.by_name("a0-1").id
+        ann = remote.annotations.all(rater_id=rater, phase="formal")[0]
+        polys = remote.polygons.of(ann.id)
         square = np.array([[50, 50], [58, 50], [58, 58], [50, 58]], float)
-        remote.replace_polygons(ann.id, [*polys, Polygon(square)])
+        remote.polygons.replace(ann.id, [*polys, Polygon(square)])
 
     back = return_package(sent, tmp_path / "back.zip", work)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(back), ""))
@@ -78,8 +78,8 @@ def test_export_then_merge_back(open_window, qtbot, qa_path: Path, tmp_path: Pat
     assert messages[-1][0] == "information"
     assert "0 added, 1 updated" in messages[-1][1] and "0 conflicts" in messages[-1][1]
     with Project.open(qa_path) as p:
-        ann = p.annotations(rater_id=p.rater_by_name("a0-1").id, phase="formal")[0]
-        assert any(np.allclose(q.vertices[0], [50, 50]) for q in p.polygons(ann.id))
+        ann = p.annotations.all(rater_id=p.raters.by_name("a0-1").id, phase="formal")[0]
+        assert any(np.allclose(q.vertices[0], [50, 50]) for q in p.polygons.of(ann.id))
     # merging twice adds nothing
     w.actions_["merge_package"].trigger()
     qtbot.waitUntil(lambda: w.packages.worker is None, timeout=30000)
@@ -128,14 +128,14 @@ def test_the_annotator_opens_the_package_zip_with_file_open(open_window, qtbot, 
     assert w.browser.image_ids() and not w.gateway.missing_files()
     w.tabs.setCurrentWidget(w.annotate_page)
     page = w.annotate_page
-    me = w.gateway.open_project.rater_by_name("a0-1").id
+    me = w.gateway.open_project.raters.by_name("a0-1").id
     page.select_you(me)
     page.select_annotator(me)
     qtbot.waitUntil(lambda: page.view.display is not None)
 
     def stored() -> int:
         with Project.open(unpacked) as remote:
-            return sum(len(remote.polygons(a.id)) for a in remote.annotations(rater_id=me)
+            return sum(len(remote.polygons.of(a.id)) for a in remote.annotations.all(rater_id=me)
                        if a.image_id == page.image_id)
 
     before = stored()
