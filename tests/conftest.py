@@ -11,7 +11,10 @@ user folders that platformdirs names on Linux (``XDG_CONFIG_HOME``, ``XDG_CACHE_
 ``XDG_DATA_HOME``, ``XDG_STATE_HOME``) point into one folder under pytest's base temporary
 folder, and so do the child processes the tests start (they inherit the environment). Each
 test also gets its own settings folder (``SLICEREVIEW_CONFIG_DIR``), decoder log folder
-(``SLICEREVIEW_LOG_DIR``) and DICOMweb cache (``SLICEREVIEW_DICOMWEB_CACHE``). After each test
+(``SLICEREVIEW_LOG_DIR``) and DICOMweb cache (``SLICEREVIEW_DICOMWEB_CACHE``). One exception:
+run as root, the session's PostgreSQL cluster (run as the ``postgres`` user, who cannot enter
+pytest's private folders) lives in the system temporary folder and is deleted at the end of
+the session. After each test
 module, :func:`_nothing_written_to_the_source_tree` fails if a file appeared or changed in the
 source tree (screenshots and projects belong in ``tmp_path``); hypothesis' example database
 (``.hypothesis/``, ignored by git) is the one folder kept there between runs, so that a local
@@ -20,7 +23,10 @@ run replays the examples that failed last time.
 
 from __future__ import annotations
 
+import inspect
+import itertools
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +35,10 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_LOGGING_RULES", "qt.qpa.*=false")
+
+#: The system temporary folder, before :func:`sandbox` points it into pytest's base temporary
+#: folder (only the PostgreSQL cluster of a run as root goes there: :func:`postgres_cluster`).
+_SYSTEM_TEMP = tempfile.gettempdir()
 
 #: The folders under the sandbox that stand in for the user's (see the module docstring).
 XDG = {"XDG_CONFIG_HOME": "config", "XDG_CACHE_HOME": "cache", "XDG_DATA_HOME": "data",
@@ -122,18 +132,143 @@ def _nothing_written_to_the_source_tree(request: pytest.FixtureRequest) -> Itera
                     f"{', '.join(changed[:10])}", pytrace=False)
 
 
-@pytest.hookimpl(tryfirst=True)  # (before ``-m`` deselects by marker)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that needs :func:`demo_project` is in the slow tier: building the demo takes
-    17-35 s on two busy cores, and the default run then never builds it."""
-    for item in items:
-        if "demo_project" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.slow)
-
-
 @pytest.fixture(scope="session")
 def demo_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo project, built once per test run (real mammograms, MRI, simulated raters)."""
     from slicereview.demo.project import build_demo
 
     return build_demo(tmp_path_factory.mktemp("demo"))
+
+
+# -- projects on both backends ---------------------------------------------------------------
+# Every store, app, CLI and demo test that works on a project takes its location from the
+# `location` fixture and so runs twice: on a project file (`sqlite`) and on a PostgreSQL
+# database (`postgres`, a throwaway cluster of the session: tests/postgres_cluster.py). A test
+# of what only a project file has (its bytes, lock file, journal) is marked `file_only`; the
+# check below refuses a test that makes a project any other way.
+
+#: Where the check of `pytest_collection_modifyitems` applies.
+_BOTH_BACKENDS_DIRS = ("store", "app", "cli", "demo")
+_MAKES_A_PROJECT = re.compile(r"Project\.(create|open)\(|\.srproj|demo_project|"
+                              r"\bbuild\(|\"new\"")
+
+
+@pytest.hookimpl(tryfirst=True)  # (before ``-m`` deselects by marker)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Two rules of the suite, applied to every collected test (slow ones included):
+
+    * a test that needs :func:`demo_project` is in the slow tier: building the demo takes
+      17-35 s on two busy cores, and the default run then never builds it;
+    * refuse a store/app/CLI test that makes or opens a project without `location` (it would
+      run on SQLite only) unless it says why with `@pytest.mark.file_only(reason)`.
+    """
+    for item in items:
+        if "demo_project" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+    unchecked = []
+    for item in items:
+        parts = Path(str(item.path)).parts
+        if "tests" not in parts or parts[parts.index("tests") + 1] not in _BOTH_BACKENDS_DIRS:
+            continue
+        names = getattr(item, "fixturenames", ())
+        parametrised = {"location", "module_backend", "postgres_cluster"} & set(names)
+        if parametrised or item.get_closest_marker("file_only") or item.get_closest_marker(
+                "benchmark"):
+            continue
+        function = getattr(item, "function", None)
+        if function is None:
+            continue
+        if _MAKES_A_PROJECT.search(inspect.getsource(function)):
+            unchecked.append(item.nodeid)
+    if unchecked:
+        raise pytest.UsageError(
+            "these tests make a project without the `location` fixture (so they would run on "
+            "SQLite only); use it, or mark them file_only(reason):\n  " + "\n  ".join(unchecked))
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """A PostgreSQL cluster for the session; missing PostgreSQL fails the tests in CI."""
+    from tests.postgres_cluster import Cluster, find_bin
+
+    bin_dir = find_bin()
+    if bin_dir is None:
+        why = ("PostgreSQL is not installed (Debian/Ubuntu: apt-get install postgresql; or set "
+               "SLICEREVIEW_PG_BIN to the folder of initdb and pg_ctl)")
+        if os.environ.get("CI"):
+            pytest.fail(f"CI runs every test on PostgreSQL too: {why}", pytrace=False)
+        pytest.skip(why)
+    # The one folder a run makes outside pytest's base temporary folder: when the tests run as
+    # root the server runs as the postgres user, who cannot enter pytest's folders (private to
+    # the user running the tests), so the cluster goes to the system temporary folder. It is
+    # deleted when the session ends.
+    cluster = Cluster(bin_dir, Path(_SYSTEM_TEMP) if os.geteuid() == 0 else None)
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def location(backend, tmp_path, request):
+    """``location(name)``: the location of a new project for this test -- ``tmp_path / name``
+    on SQLite, a new empty database on PostgreSQL (dropped after the test). The same name
+    gives the same location."""
+    cluster = request.getfixturevalue("postgres_cluster") if backend == "postgres" else None
+    made: dict[str, object] = {}
+
+    def new(name: str = "p.srproj"):
+        if name not in made:
+            made[name] = tmp_path / name if cluster is None else cluster.new_database()
+        return made[name]
+
+    yield new
+    if cluster is not None:
+        for url in made.values():
+            cluster.drop_database(url)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def module_backend(request) -> str:
+    """The backend of a module-scoped project (built once per module and backend)."""
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def on_backend(request):
+    """``on_backend(backend, path)``: the project file ``path`` itself on SQLite; on PostgreSQL
+    a copy of it in a new database (``slicereview copy``), made once per file."""
+    from slicereview.store.copying import copy_project
+
+    copies: dict[Path, str] = {}
+
+    def location(backend: str, path: Path):
+        if backend == "sqlite":
+            return path
+        if path not in copies:
+            copies[path] = request.getfixturevalue("postgres_cluster").new_database("m")
+            copy_project(path, copies[path])
+        return copies[path]
+
+    return location
+
+
+@pytest.fixture
+def demo_location(demo_project, location):
+    """A copy of the demo project on this test's backend, to change at will: a file beside
+    the demo's (its image paths are relative), or a new database."""
+    from slicereview.store.copying import copy_project
+
+    target = location("demo-copy.srproj")
+    if not isinstance(target, str):
+        target = demo_project.parent / f"demo-copy-{os.getpid()}-{next(_DEMO_COPIES)}.srproj"
+    copy_project(demo_project, target)
+    yield target
+    if not isinstance(target, str):
+        target.unlink(missing_ok=True)
+
+
+_DEMO_COPIES = itertools.count()

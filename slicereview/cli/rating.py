@@ -1,4 +1,5 @@
-"""Rating commands: ``ranking`` (a session's result, CSV export) and ``reliability``.
+"""Rating commands: ``ranking`` (a session's result or the pooled ranking of several, CSV
+export) and ``reliability``.
 
 SESSION arguments are a session id or a unique session name. Both commands only read the project.
 """
@@ -10,24 +11,35 @@ import json
 import sys
 from pathlib import Path
 
-from slicereview.store import Project
+from slicereview.cli._common import add_project_argument, open_project
 
 # The rating engines (and scipy through them) are imported inside the handlers, so that other
 # commands start fast.
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("ranking", help="show or export a rating session's ranking")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
-    p.add_argument("session", help="session id or name")
+    p = sub.add_parser(
+        "ranking", help="show or export a rating session's ranking, or the pooled ranking of "
+                        "several pairwise sessions (--pooled)")
+    add_project_argument(p)
+    p.add_argument("session", nargs="?", help="session id or name (not with --pooled)")
+    p.add_argument("--pooled", action="store_true",
+                   help="one Bradley–Terry fit over the answers of several sort/exhaustive "
+                        "sessions of one image set (raters, passes): score, standard error "
+                        "and 95%% confidence interval per image")
+    p.add_argument("--sessions", nargs="+", metavar="SESSION",
+                   help="with --pooled: the sessions to pool (ids or names; default every "
+                        "sort and exhaustive session, if they rate one image set)")
     p.add_argument("--csv", type=Path, metavar="OUT",
-                   help="write the ranking as CSV (image_id, case_id, file, rank, tier, score, "
-                        "rater, session, answers, active_time_s)")
+                   help="write the ranking as CSV (a session: image_id, case_id, file, rank, "
+                        "tier, score, rater, session, answers, active_time_s, bt_score, bt_se, "
+                        "comparisons; pooled: image_id, case_id, file, rank, bt_score, bt_se, "
+                        "ci95_low, ci95_high, comparisons, wins, sessions, answers)")
     p.set_defaults(func=cmd_ranking)
 
     p = sub.add_parser("reliability",
                        help="agreement between finished rating sessions over the same images")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("sessions", nargs="+", metavar="SESSION", help="two or more session ids/names")
     p.add_argument("--randomisations", type=int, default=100,
                    help="random tie-breaks to average over (default 100, as in SliceLabeler)")
@@ -37,18 +49,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_reliability)
 
 
-def _open(path: Path) -> Project:
-    if not path.is_file():
-        raise FileNotFoundError(f"no project file {path}")
-    return Project.open(path, read_only=True)
-
-
 def cmd_ranking(args: argparse.Namespace) -> int:
     from slicereview.app.rating.run import RatingRun
     from slicereview.app.rating.sessions import ranking_table, write_ranking_csv
 
-    with _open(args.project) as project:
-        rs = RatingRun(project, project.find_session(args.session).id)
+    if args.pooled:
+        if args.session is not None:
+            raise ValueError("with --pooled, name the sessions with --sessions")
+        return _pooled(args)
+    if args.sessions:
+        raise ValueError("--sessions goes with --pooled")
+    if args.session is None:
+        raise ValueError("name a session (id or name), or give --pooled")
+    with open_project(args.project, read_only=True) as project:
+        rs = RatingRun(project, project.ratings.find_session(args.session).id)
         rows = rs.rows()
         done = rs.done
     table = ranking_table(rows)
@@ -59,9 +73,53 @@ def cmd_ranking(args: argparse.Namespace) -> int:
         return 0
     print(f"session {rs.session.id} {rs.session.name!r} ({rs.kind}), {rs.answer_count} "
           f"answers, {rs.active_ms / 60000:.1f} min active; {state}")
-    print("rank  tier  case     score     file")
+    if str(rs.kind) == "classify":
+        print(f"{'rank':>4}  {'tier':>4}  {'case':<8}  {'grade':>8}  file")
+        for row in table:
+            print(f"{row[3]!s:>4}  {row[4]!s:>4}  {row[1]:<8}  {row[5]:>8}  {row[2]}")
+        return 0
+    from slicereview.app.rating.run import BT_METHOD
+
+    own = "wins-losses" if str(rs.kind) == "exhaustive" else "score"
+    print(f"BT = {BT_METHOD}")
+    print(f"{'rank':>4}  {'tier':>4}  {'case':<8}  {own:>11}  {'BT score':>8}  {'SE':>6}  "
+          f"{'n':>4}  file")
     for row in table:
-        print(f"{row[3]!s:>4}  {row[4]!s:>4}  {row[1]:<7}  {row[5]:>8}  {row[2]}")
+        print(f"{row[3]!s:>4}  {row[4]!s:>4}  {row[1]:<8}  {row[5]:>11}  "
+              f"{_num(row[10]):>8}  {_num(row[11]):>6}  {row[12]!s:>4}  {row[2]}")
+    return 0
+
+
+def _num(cell: str) -> str:
+    """A CSV number cell at two decimals ("—" when empty: never compared)."""
+    return f"{float(cell):.2f}" if cell else "—"
+
+
+def _pooled(args: argparse.Namespace) -> int:
+    from slicereview.app.rating.pooled import pooled_ranking, pooled_table, write_pooled_csv
+
+    with open_project(args.project, read_only=True) as project:
+        ids = [project.ratings.find_session(ref).id for ref in args.sessions or []]
+        pooled = pooled_ranking(project, ids)
+    if args.csv:
+        n = write_pooled_csv(args.csv, pooled)
+        print(f"{n} images written to {args.csv}; {len(pooled.sessions)} sessions, "
+              f"{pooled.answers} answers pooled")
+        return 0
+    set_id, set_name = pooled.image_set
+    print(f"pooled ranking of image set {set_name!r} ({len(pooled.rows)} images): "
+          f"{pooled.answers} answers of {len(pooled.sessions)} sessions")
+    for s in pooled.sessions:
+        state = "finished" if s.finished else "not finished"
+        print(f"  {s.session.id} {s.session.name!r} ({s.session.kind}, {s.rater}): "
+              f"{s.answers} answers, {state}")
+    print(f"method: {pooled.method}; 95% CI = score ± 1.96 SE (Wald)")
+    print(f"{'rank':>4}  {'case':<8}  {'BT score':>8}  {'SE':>6}  {'95% CI':>15}  {'n':>4}  "
+          "file")
+    for row in pooled_table(pooled):
+        ci = f"{_num(row[6])} … {_num(row[7])}" if row[6] else "not compared"
+        print(f"{row[3]!s:>4}  {row[1]:<8}  {_num(row[4]):>8}  {_num(row[5]):>6}  {ci:>15}  "
+              f"{row[8]!s:>4}  {row[2]}")
     return 0
 
 
@@ -71,8 +129,8 @@ def cmd_reliability(args: argparse.Namespace) -> int:
 
     if len(args.sessions) < 2:
         raise ValueError("give at least two sessions")
-    with _open(args.project) as project:
-        scores = [RatingRun(project, project.find_session(ref).id).session_scores()
+    with open_project(args.project, read_only=True) as project:
+        scores = [RatingRun(project, project.ratings.find_session(ref).id).session_scores()
                   for ref in args.sessions]
     report = reliability(scores, randomisations=args.randomisations,
                          seed=SEED if args.seed is None else args.seed)

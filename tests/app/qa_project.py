@@ -18,6 +18,7 @@ from slicereview.app.qa.workflow import define_batch, mark_gold
 from slicereview.app.review.decisions import decide
 from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
+from slicereview.store.location import Location
 
 SIZE = 64
 
@@ -26,14 +27,16 @@ def box(x: float, y: float, s: float, certainty: str = "certain") -> Polygon:
     return Polygon(np.array([[x, y], [x + s, y], [x + s, y + s], [x, y + s]], float), certainty)
 
 
-#: The project of each ``(images, seed)``, built once per test run (it takes 4-9 s).
+#: The project file of each ``(images, seed)``, built once per test run (it takes 4-9 s).
 _BUILT: dict[tuple[int, int], Path] = {}
 
 
-def build(folder: Path, images: int = 16, seed: int = 0) -> Path:
-    """The QA project in ``folder`` (``qa.srproj`` beside its image ``camera.png``): a copy of
-    the one built once per test run for ``(images, seed)``. Its image path is stored relative
-    to the project, so the copy is whole."""
+def build(folder: Path, images: int = 16, seed: int = 0, *,
+          location: Location | None = None) -> Location:
+    """The QA project at ``location`` (default ``folder / "qa.srproj"``), its image
+    ``camera.png`` in ``folder``: a copy of the project file built once per test run for
+    ``(images, seed)`` -- the file itself copied (its image path is stored relative to it),
+    or ``slicereview copy`` to a server location."""
     template = _BUILT.get((images, seed))
     if template is None:
         template = Path(tempfile.mkdtemp(prefix=f"qa-project-{images}-{seed}-"))
@@ -41,10 +44,16 @@ def build(folder: Path, images: int = 16, seed: int = 0) -> Path:
         _BUILT[images, seed] = template
     for name in ("camera.png", "qa.srproj"):
         shutil.copy2(template / name, folder / name)
-    return folder / "qa.srproj"
+    if location is None or location == folder / "qa.srproj":
+        return folder / "qa.srproj"
+    from slicereview.store.copying import copy_project
+
+    copy_project(folder / "qa.srproj", location)
+    return location
 
 
 def _build(folder: Path, images: int, seed: int) -> Path:
+    """Build the project file ``folder / "qa.srproj"`` with its image ``camera.png``."""
     from skimage import data
     from skimage.transform import resize
 
@@ -54,12 +63,12 @@ def _build(folder: Path, images: int, seed: int) -> Path:
     PILImage.fromarray(small).save(png)
     path = folder / "qa.srproj"
     with Project.create(path, name="QA test") as p:
-        ids = p.add_source(png, hashlib.sha256(png.read_bytes()).hexdigest(), "png",
-                           [NewImage(SIZE, SIZE, frame=k) for k in range(images)])
-        owner, expert = p.add_rater("owner", "owner"), p.add_rater("expert", "reviewer")
-        ann = {n: p.add_rater(n, "annotator", g) for n, g in
+        ids = p.images.add_source(png, hashlib.sha256(png.read_bytes()).hexdigest(), "png",
+                                  [NewImage(SIZE, SIZE, frame=k) for k in range(images)])
+        owner, expert = p.raters.add("owner", "owner"), p.raters.add("expert", "reviewer")
+        ann = {n: p.raters.add(n, "annotator", g) for n, g in
                (("a2-1", "A2"), ("a2-2", "A2"), ("a2-3", "A2"), ("a0-1", "A0"), ("a0-2", "A0"))}
-        p.add_question("density", "Breast density", "radio", "image", ["A", "B", "C", "D"])
+        p.questions.add("density", "Breast density", "radio", "image", ["A", "B", "C", "D"])
         onboarding, rest = ids[:4], ids[4:]
         ob = define_batch(p, "onboarding", "onboarding", onboarding, groups=["A2", "A0"],
                           min_dice=0.6)
@@ -68,23 +77,23 @@ def _build(folder: Path, images: int, seed: int) -> Path:
         truth = {i: (rng.uniform(8, 30), rng.uniform(8, 30), rng.uniform(10, 24)) for i in ids}
         density = {i: "ABCD"[int(rng.integers(4))] for i in ids}
         for i in onboarding:
-            g = p.annotation_for(expert, i, "onboarding")
-            p.replace_polygons(g.id, [box(*truth[i])])
-            p.set_image_classifications(g.id, {"density": density[i]})
+            g = p.annotations.for_image(expert, i, "onboarding")
+            p.polygons.replace(g.id, [box(*truth[i])])
+            p.annotations.set_image_classifications(g.id, {"density": density[i]})
             finish(p, g.id, "submitted")
             mark_gold(p, g.id)
 
         def work(name: str, image: int, phase: str, noise: float) -> int:
             x, y, s = truth[image]
-            a = p.annotation_for(ann[name], image, phase)
+            a = p.annotations.for_image(ann[name], image, phase)
             jit = rng.normal(0, noise, 3)
             polys = [box(x + jit[0], y + jit[1], max(s + jit[2], 3))]
             if rng.random() < 0.3:
                 polys.append(box(x + s + 2, y, 4, "uncertain"))
-            p.replace_polygons(a.id, polys)
+            p.polygons.replace(a.id, polys)
             answer = density[image] if rng.random() > noise / 10 else "ABCD"[int(rng.integers(4))]
-            p.set_image_classifications(a.id, {"density": answer})
-            p.add_active_time(a.id, int(rng.gamma(2, 20 + 6 * noise) * 1000))
+            p.annotations.set_image_classifications(a.id, {"density": answer})
+            p.annotations.add_active_time(a.id, int(rng.gamma(2, 20 + 6 * noise) * 1000))
             finish(p, a.id, "submitted")
             return a.id
 
@@ -104,5 +113,5 @@ def _build(folder: Path, images: int, seed: int) -> Path:
                 for name in ann:
                     qualify(p, ob, ann[name], owner, go_on=True,
                             reason="" if noise[name] < 4 else "kept to compare the groups")
-        p.add_guideline("# Task\n\nOutline every calcified vessel.\n")
+        p.guidelines.add("# Task\n\nOutline every calcified vessel.\n")
     return path

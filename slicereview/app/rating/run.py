@@ -13,10 +13,10 @@ Example
 >>> from slicereview.store import Project
 >>> from slicereview.app.rating.sessions import create_session
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> ids = [project.add_source(pathlib.Path(__file__), f"{i:064x}", "png", [NewImage(8, 8)])[0]
-...        for i in range(3)]
->>> sid = create_session(project, "sort", project.add_rater("ann"),
-...                              project.create_image_set("s", ids), "pass 1", seed=5)
+>>> ids = [project.images.add_source(pathlib.Path(__file__), f"{i:064x}", "png",
+...                                  [NewImage(8, 8)])[0] for i in range(3)]
+>>> sid = create_session(project, "sort", project.raters.add("ann"),
+...                              project.image_sets.create("s", ids), "pass 1", seed=5)
 >>> rs = RatingRun(project, sid)
 >>> while not rs.done:
 ...     _ = rs.answer("left" if rs.current().left < rs.current().right else "right", 1500)
@@ -31,6 +31,9 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
+from slicereview.engines.ranking.bt import BT_ALPHA, METHOD, BTFit
+from slicereview.engines.ranking.bt import Z95 as _Z95
+from slicereview.engines.ranking.bt import fit as bt_fit
 from slicereview.engines.ranking.reliability import SessionScores, scores_from_ranking, time_stats
 from slicereview.engines.ranking.replay import ALGORITHMS, Ranking, Replayer
 from slicereview.engines.ranking.schedule import (
@@ -41,7 +44,6 @@ from slicereview.engines.ranking.schedule import (
 )
 from slicereview.engines.ranking.scoring import (
     DEFAULT_LABELS,
-    bradley_terry,
     competition_ranks,
     grade_tiers,
     tiers_from_scores,
@@ -57,6 +59,20 @@ from slicereview.model import (
 
 if TYPE_CHECKING:
     from slicereview.store import Project
+
+#: How the Bradley–Terry scores and standard errors of a session are made (headers, reports).
+BT_METHOD = METHOD.format(alpha=BT_ALPHA)
+#: z of a two-sided 95 % normal interval (score ± Z95 · SE).
+Z95 = _Z95
+
+#: An answer's choice as a Bradley–Terry outcome for its left image.
+_OUTCOME = {"left": 1.0, "right": 0.0, "same": 0.5}
+
+
+def answer_outcomes(answers: Iterable[Answer]) -> list[tuple[int, int, float]]:
+    """Stored answers as ``(left, right, s)`` outcomes (:data:`slicereview.engines.ranking.bt.
+    Outcome`), every answer once (repeats and other sessions' answers all count)."""
+    return [(a.left, a.right, _OUTCOME[str(a.answer)]) for a in answers]
 
 
 def _image_ids(items: Iterable[Hashable]) -> list[int]:
@@ -92,7 +108,11 @@ Current = Comparison | GradeRequest | Ranking
 class RankingRow:
     """One line of a session's result (the CSV export); rank/tier are ``None`` when unranked.
 
-    ``session_answers`` and ``session_active_s`` are the whole session's totals.
+    ``session_answers`` and ``session_active_s`` are the whole session's totals. ``score`` is
+    the kind's own score (sort: Bradley–Terry; exhaustive: wins − losses; classify: grade);
+    pairwise sessions also carry the Bradley–Terry score and its standard error
+    (:mod:`slicereview.engines.ranking.bt`; ``None`` for classify, SE NaN when the image was
+    never compared) and the number of answers the image took part in.
     """
 
     image_id: int
@@ -105,6 +125,9 @@ class RankingRow:
     session: str
     session_answers: int
     session_active_s: float
+    bt_score: float | None = None
+    bt_se: float | None = None
+    comparisons: int | None = None
 
 
 class RatingRun:
@@ -112,7 +135,7 @@ class RatingRun:
 
     def __init__(self, project: Project, session_id: int) -> None:
         self.project = project
-        self.session = project.session(session_id)
+        self.session = project.ratings.session(session_id)
         if self.session.kind not in (SessionKind.SORT, SessionKind.EXHAUSTIVE,
                                      SessionKind.CLASSIFY):
             raise ValueError(f"session {session_id} is a {self.session.kind} session, "
@@ -129,11 +152,11 @@ class RatingRun:
     # -- loading ---------------------------------------------------------------------------
     def _load(self) -> None:
         s = self.session
-        members = self.project.image_set(s.image_set_id)
+        members = self.project.image_sets.members(s.image_set_id)
         self.items: list[int] = presentation_order(members, s.seed,
                                                    s.settings.get("initial_count"))
-        self._answers: list[Answer] = self.project.answers(s.id)
-        self._grades: dict[int, Grade] = {g.image_id: g for g in self.project.grades(s.id)}
+        self._answers: list[Answer] = self.project.ratings.answers(s.id)
+        self._grades: dict[int, Grade] = {g.image_id: g for g in self.project.ratings.grades(s.id)}
         if s.kind == SessionKind.SORT:
             answer_map: dict[tuple[Hashable, Hashable], str] = {
                 (a.left, a.right): str(a.answer) for a in self._answers}
@@ -208,8 +231,8 @@ class RatingRun:
         if pair is not None and tuple(pair) != (now.left, now.right):
             raise ValueError(f"the pair shown is {(now.left, now.right)}, not {tuple(pair)}")
         choice = AnswerChoice(choice)
-        answer_id = self.project.record_answer(self.session.id, now.left, now.right, choice,
-                                               active_ms)
+        answer_id = self.project.ratings.record_answer(self.session.id, now.left, now.right, choice,
+                                                       active_ms)
         self._answers.append(Answer(answer_id, self.session.id, now.left, now.right, choice,
                                     max(0, int(active_ms)), ""))
         if self.kind == SessionKind.SORT:
@@ -232,8 +255,8 @@ class RatingRun:
             image_id = now.image_id
         if image_id not in self.items:
             raise ValueError(f"image {image_id} is not in this session")
-        self.project.set_grade(self.session.id, image_id, grade, active_ms)
-        stored = self.project.grade(self.session.id, image_id)
+        self.project.ratings.set_grade(self.session.id, image_id, grade, active_ms)
+        stored = self.project.ratings.grade(self.session.id, image_id)
         assert stored is not None  # just set
         self._grades.pop(image_id, None)
         self._grades[image_id] = stored  # most recent last, as in the store
@@ -246,10 +269,10 @@ class RatingRun:
             if not self._grades:
                 return None
             image_id = next(reversed(self._grades))
-            removed = self.project.delete_grade(self.session.id, image_id)
+            removed = self.project.ratings.delete_grade(self.session.id, image_id)
             del self._grades[image_id]
         else:
-            removed = self.project.delete_last_answer(self.session.id)
+            removed = self.project.ratings.delete_last_answer(self.session.id)
             if removed is None:
                 return None
             self._answers.pop()
@@ -263,27 +286,36 @@ class RatingRun:
 
     def add_images(self, image_ids: Sequence[int]) -> None:
         """Add images to the session's image set (shared by its other sessions) and replay."""
-        self.project.add_to_image_set(self.session.image_set_id, list(image_ids))
+        self.project.image_sets.add(self.session.image_set_id, list(image_ids))
         self._load()
         self._after_change()
 
     def _after_change(self) -> Comparison | GradeRequest | Ranking:
         now = self.current()
-        finished = self.project.session_finished_at(self.session.id) is not None
+        finished = self.project.ratings.session_finished_at(self.session.id) is not None
         if isinstance(now, Ranking) != finished:
-            self.project.set_session_finished(self.session.id, isinstance(now, Ranking))
+            self.project.ratings.set_session_finished(self.session.id, isinstance(now, Ranking))
         return now
 
     # -- results ---------------------------------------------------------------------------
-    def scores(self) -> dict[int, float]:
+    def scores(self, bt: BTFit | None = None) -> dict[int, float]:
         """Per-image scores: grade (classify), win-loss count (exhaustive) or Bradley–Terry
-        log-strength of this session's answers (sort; never win counts of sort-chosen pairs)."""
+        log-strength of this session's answers (sort; never win counts of sort-chosen pairs).
+        ``bt``, when given, is this session's :meth:`bt` (not computed again)."""
         if self.kind == SessionKind.CLASSIFY:
             return {i: float(g.grade) for i, g in self._grades.items()}
-        answer_map = {(a.left, a.right): str(a.answer) for a in self._answers}
         if self.kind == SessionKind.EXHAUSTIVE:
+            answer_map = {(a.left, a.right): str(a.answer) for a in self._answers}
             return {i: float(v) for i, v in win_loss_scores(self.items, answer_map).items()}
-        return bradley_terry(self.items, [answer_map])
+        return dict((bt or self.bt()).scores)
+
+    def bt(self) -> BTFit:
+        """The Bradley–Terry fit of this session's answers, with standard errors (every
+        answer counts once; see :mod:`slicereview.engines.ranking.bt`). Classify sessions have
+        no pairwise answers: ``ValueError``."""
+        if self.kind == SessionKind.CLASSIFY:
+            raise ValueError("a classify session has grades, not pairwise answers")
+        return bt_fit(self.items, answer_outcomes(self._answers))
 
     def session_scores(self) -> SessionScores:
         """This finished session as input to
@@ -297,30 +329,32 @@ class RatingRun:
         records: Sequence = (list(self._grades.values()) if self.kind == SessionKind.CLASSIFY
                              else self._answers)
         return SessionScores(
-            self.session.id, self.session.name, self.project.rater(self.session.rater_id).name,
+            self.session.id, self.session.name, self.project.raters.get(self.session.rater_id).name,
             str(self.kind), scores, time_stats([r.active_ms for r in records]),
         )
 
     def rows(self) -> list[RankingRow]:
         """The session's result, one row per image in rank order (unfinished: so far)."""
         now = self.current()
+        bt = None if self.kind == SessionKind.CLASSIFY else self.bt()
+        scores = self.scores(bt)
         if isinstance(now, Ranking):
             tiers = [_image_ids(tier) for tier in now.tiers]
             unranked = _image_ids(now.unranked)
         else:
-            scored = self.scores()
-            tiers = tiers_from_scores(scored, [i for i in self.items if i in scored])
-            unranked = [i for i in self.items if i not in scored]
+            tiers = tiers_from_scores(scores, [i for i in self.items if i in scores])
+            unranked = [i for i in self.items if i not in scores]
         ranks = competition_ranks(tiers)
         tier_of = {item: t + 1 for t, tier in enumerate(tiers) for item in tier}
-        scores = self.scores()
-        rater = self.project.rater(self.session.rater_id).name
+        rater = self.project.raters.get(self.session.rater_id).name
         n, seconds = self.answer_count, self.active_ms / 1000.0
         rows = []
         for image_id in [i for tier in tiers for i in tier] + list(unranked):
-            image = self.project.image(image_id)
+            image = self.project.images.get(image_id)
             rows.append(RankingRow(
                 image_id, image.case_id, image.path, ranks.get(image_id), tier_of.get(image_id),
                 scores.get(image_id), rater, self.session.name, n, seconds,
+                *((bt.scores[image_id], bt.se[image_id], bt.comparisons[image_id])
+                  if bt is not None else ()),
             ))
         return rows

@@ -13,11 +13,11 @@ Example
 >>> from slicereview.model import NewImage
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> ids = [project.add_source(pathlib.Path(__file__), f"{i:064x}", "png", [NewImage(8, 8)])[0]
-...        for i in range(3)]
->>> sid = create_session(project, "sort", project.add_rater("ann"),
-...                      project.create_image_set("s", ids), "pass 1", seed=5)
->>> project.session(sid).algorithm
+>>> ids = [project.images.add_source(pathlib.Path(__file__), f"{i:064x}", "png",
+...                                  [NewImage(8, 8)])[0] for i in range(3)]
+>>> sid = create_session(project, "sort", project.raters.add("ann"),
+...                      project.image_sets.create("s", ids), "pass 1", seed=5)
+>>> project.ratings.session(sid).algorithm
 'tie-aware-merge-insertion'
 >>> project.close()
 """
@@ -48,9 +48,10 @@ __all__ = [
 ]
 
 #: Header of ``slicereview ranking --csv`` (``answers`` and ``active_time_s`` are the session's
-#: totals, repeated on every row).
+#: totals, repeated on every row; ``bt_score``/``bt_se`` are the Bradley–Terry score and its
+#: standard error of pairwise sessions, ``comparisons`` the answers the image took part in).
 CSV_COLUMNS = ("image_id", "case_id", "file", "rank", "tier", "score", "rater", "session",
-               "answers", "active_time_s")
+               "answers", "active_time_s", "bt_score", "bt_se", "comparisons")
 
 RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY)
 DEFAULT_PROMPT = "Which image shows more motion artifact?"
@@ -129,24 +130,24 @@ class RatingRuns:
     def overview(self) -> list[SessionSummary]:
         """Every rating session of the project, in creation order."""
         project = self.project
-        sets = project.image_sets()
-        raters = {r.id: r for r in project.raters()}
+        sets = project.image_sets.all()
+        raters = {r.id: r for r in project.raters.all()}
         rows = []
-        for s in project.sessions():
+        for s in project.ratings.sessions():
             if s.kind not in RATING_KINDS:
                 continue
             rs = self.run(s.id)
             rater = raters[s.rater_id]
             rows.append(SessionSummary(
                 s, rater.name, rater.simulated, sets.get(s.image_set_id, "?"), len(rs.items),
-                rs.answer_count, project.session_finished_at(s.id) is not None,
+                rs.answer_count, project.ratings.session_finished_at(s.id) is not None,
             ))
         return rows
 
 
 def unique_name(project: Project, base: str) -> str:
     """``base``, or ``base (2)``, ``base (3)``… so that sessions can be named on the CLI."""
-    taken = {s.name for s in project.sessions()}
+    taken = {s.name for s in project.ratings.sessions()}
     if base not in taken:
         return base
     n = 2
@@ -183,8 +184,8 @@ def create_session(
             raise ValueError("a classify session needs 2 to 9 labels (keys 1-9)")
     if seed is None:
         seed = secrets.randbits(31)
-    return project.create_session(kind, rater_id, image_set_id, name, prompt, seed,
-                                  Phase(phase), algorithm, version, settings)
+    return project.ratings.create_session(kind, rater_id, image_set_id, name, prompt, seed,
+                                          Phase(phase), algorithm, version, settings)
 
 
 def start_session(project: Project, spec: NewSessionSpec) -> int:
@@ -195,20 +196,20 @@ def start_session(project: Project, spec: NewSessionSpec) -> int:
     kind = SessionKind(spec.kind)
     image_set_id = spec.image_set_id
     if image_set_id is None:
-        ids = [im.id for im in project.images()]
+        ids = [im.id for im in project.images.all()]
         if len(ids) < 2:
             raise ValueError("rating needs at least two images in the project")
-        image_set_id = project.create_image_set(
+        image_set_id = project.image_sets.create(
             unique_set_name(project, f"All images ({len(ids)})"), ids)
-    if len(project.image_set(image_set_id)) < 2:
+    if len(project.image_sets.members(image_set_id)) < 2:
         raise ValueError("rating needs an image set of at least two images")
     settings = dict(spec.settings)
     if kind == SessionKind.CLASSIFY:
         settings["labels"] = [label.strip() for label in spec.labels if label.strip()]
     if kind == SessionKind.SORT and spec.algorithm == "top-k" and spec.k:
         settings["k"] = int(spec.k)
-    rater_id = project.ensure_rater(rater_name)
-    passes = sum(1 for s in project.sessions(kind, rater_id, image_set_id))
+    rater_id = project.raters.ensure(rater_name)
+    passes = sum(1 for s in project.ratings.sessions(kind, rater_id, image_set_id))
     name = unique_name(project, spec.name.strip() or f"{rater_name} — {kind} {passes + 1}")
     return create_session(
         project, kind, rater_id, image_set_id, name, spec.prompt.strip(), seed=spec.seed,
@@ -217,7 +218,7 @@ def start_session(project: Project, spec: NewSessionSpec) -> int:
 
 
 def unique_set_name(project: Project, base: str) -> str:
-    taken = set(project.image_sets().values())
+    taken = set(project.image_sets.all().values())
     n, name = 2, base
     while name in taken:
         name, n = f"{base} ({n})", n + 1
@@ -227,14 +228,14 @@ def unique_set_name(project: Project, base: str) -> str:
 def second_pass(project: Project, session_id: int) -> int:
     """A second pass over a finished sort session: same rater, image set, prompt, algorithm
     and settings, a new random seed (so a new presentation order and placement)."""
-    s = project.session(session_id)
+    s = project.ratings.session(session_id)
     if s.kind != SessionKind.SORT:
         raise ValueError("a second pass follows a sort session")
-    if project.session_finished_at(session_id) is None:
+    if project.ratings.session_finished_at(session_id) is None:
         raise ValueError(f"session {s.name!r} is not finished yet")
     settings = {key: v for key, v in s.settings.items() if key != "initial_count"}
     base = s.name.split(" — pass ")[0]
-    passes = sum(1 for o in project.sessions(s.kind, s.rater_id, s.image_set_id))
+    passes = sum(1 for o in project.ratings.sessions(s.kind, s.rater_id, s.image_set_id))
     name = unique_name(project, f"{base} — pass {passes + 1}")
     return create_session(project, s.kind, s.rater_id, s.image_set_id, name, s.prompt,
                           phase=s.phase, algorithm=s.algorithm, settings=settings)
@@ -247,10 +248,13 @@ def _fmt(x: float | None) -> str:
 
 
 def ranking_table(rows: list[RankingRow]) -> list[tuple]:
-    """The CSV cells (:data:`CSV_COLUMNS`) of a session's :meth:`RatingRun.rows`."""
+    """The CSV cells (:data:`CSV_COLUMNS`) of a session's :meth:`RatingRun.rows`; an image
+    never compared has empty ``bt_score`` and ``bt_se``."""
     return [(r.image_id, r.case_id, r.file, "" if r.rank is None else r.rank,
              "" if r.tier is None else r.tier, _fmt(r.score), r.rater, r.session,
-             r.session_answers, f"{r.session_active_s:.3f}") for r in rows]
+             r.session_answers, f"{r.session_active_s:.3f}",
+             _fmt(r.bt_score) if r.comparisons else "", _fmt(r.bt_se),
+             "" if r.comparisons is None else r.comparisons) for r in rows]
 
 
 def write_ranking_csv(path: Path, rows: list[RankingRow]) -> int:

@@ -4,8 +4,10 @@ the onboarding pre-filter and the owner's decisions, per-annotator quality (with
 sensitivity and specificity), the annotator × annotator agreement matrix, inter- and
 intra-rater α histograms ([CrowdSegQA, Fig. 5]), the queue evaluation curves
 ([CrowdSegQA, Fig. 6]),
-annotation times per phase and, for classification questions, majority vote against gold and
-the generalizability coefficient. Every number names its method.
+annotation times per phase, for classification questions, majority vote against gold and
+the generalizability coefficient, and per rated image set its rating sessions with the
+Bradley–Terry scores ± SE of exhaustive sessions and the pooled ranking
+(:mod:`slicereview.app.report.rating`). Every number names its method.
 
 :func:`collect` gathers the values (with ``progress(done, total)``), :func:`render` writes the
 HTML, :func:`write_report` does both.
@@ -36,6 +38,7 @@ import numpy as np
 from slicereview.app.qa.workflow import prefilter, score_pending
 from slicereview.app.report import acceptance as qa_stats
 from slicereview.app.report import plots as report_plots
+from slicereview.app.report import rating as report_rating
 from slicereview.app.report.agreement import InterRater, inter_rater
 from slicereview.app.report.formatting import STAPLE_COLUMNS, STAPLE_NOTE, intra_note, staple_cells
 from slicereview.app.report.formatting import colour as _colour
@@ -48,7 +51,7 @@ from slicereview.store import Project
 
 Progress = Callable[[int, int], None]
 #: Steps of :func:`collect` besides the per-image agreement pass (which counts per image).
-_STEPS = 6
+_STEPS = 7
 #: Points of each queue evaluation curve ([CrowdSegQA, Fig. 6]).
 CURVE_POINTS = 80
 
@@ -73,18 +76,20 @@ class ReportData:
     #: The per-image agreement table and the flags (:mod:`slicereview.app.report.images`).
     per_image: list[dict[str, Any]] = field(default_factory=list)
     flagged: list[dict[str, Any]] = field(default_factory=list)
+    #: Per rated image set, the rating part (:mod:`slicereview.app.report.rating`).
+    rating: list[report_rating.ImageSetRating] = field(default_factory=list)
 
 
 def _quality(project: Project, agreement: InterRater) -> list[dict[str, Any]]:
-    scores = project.gold_scores()
+    scores = project.workflow.gold_scores()
     by_rater: dict[int, list[float]] = {}
-    for ann in project.annotations(phase=Phase.ONBOARDING):
+    for ann in project.annotations.all(phase=Phase.ONBOARDING):
         if ann.id in scores and scores[ann.id]["dice"] is not None:
             by_rater.setdefault(ann.rater_id, []).append(scores[ann.id]["dice"])
     accept = qa_stats.acceptance_by_annotator(project)
-    counts = project.certainty_counts()
+    counts = project.polygons.certainty_counts()
     rows = []
-    for r in project.raters():
+    for r in project.raters.all():
         if r.role is not Role.ANNOTATOR:
             continue
         dices = by_rater.get(r.id, [])
@@ -104,16 +109,16 @@ def _quality(project: Project, agreement: InterRater) -> list[dict[str, Any]]:
 
 def _onboarding(project: Project) -> list[tuple[str, list[dict[str, Any]]]]:
     found = []
-    for batch in project.batches(Phase.ONBOARDING):
-        decisions = {q.rater_id: q for q in project.qualifications(batch_id=batch.id)}
+    for batch in project.workflow.batches(Phase.ONBOARDING):
+        decisions = {q.rater_id: q for q in project.workflow.qualifications(batch_id=batch.id)}
         rows = []
         for row in prefilter(project, batch.id):
             q = decisions.get(row.rater_id)
             rows.append({
-                "rater": project.rater(row.rater_id).name, "scored": row.scored,
+                "rater": project.raters.get(row.rater_id).name, "scored": row.scored,
                 "dice": row.mean_dice, "passes": row.passes,
                 "decision": None if q is None else ("go on" if q.go_on else "stop"),
-                "by": None if q is None or q.decided_by is None else project.rater(
+                "by": None if q is None or q.decided_by is None else project.raters.get(
                     q.decided_by).name,
                 "when": None if q is None else q.created_at[:16].replace("T", " ") + " UTC",
                 "why": "" if q is None else q.reason})
@@ -172,15 +177,18 @@ def collect(project: Project, raters: Iterable[int] | None = None,
     step(5)
     times = qa_stats.times_by_phase(project)
     flags: dict[str, int] = {}
-    for flag in project.image_flags():
+    for flag in project.workflow.image_flags():
         flags[flag.kind] = flags.get(flag.kind, 0) + 1
     flagged = flag_rows(project)
     step(6)
+    rating = report_rating.collect(project)
+    step(7)
     return ReportData(
-        project.name, {r.id: (r.name, r.group or qa_stats.NO_GROUP) for r in project.raters()},
+        project.name, {r.id: (r.name, r.group or qa_stats.NO_GROUP) for r in project.raters.all()},
         acceptance, quality, onboarding, agreement, times,
         {p: qa_stats.outlier_limit(t) for p, t in times.items()}, evaluations, questions,
-        flags, subset, intra, image_rows(project, agreement.per_image, flagged), flagged)
+        flags, subset, intra, image_rows(project, agreement.per_image, flagged), flagged,
+        rating)
 
 
 # -- HTML ------------------------------------------------------------------------------------
@@ -319,6 +327,7 @@ def render(data: ReportData) -> str:
                      "the gold answer, ties wrong. ICC(2,1): generalizability coefficient of one "
                      "random annotator (two-way ANOVA, answers coded by option position); "
                      "annotators needed by Spearman–Brown.</p>")
+    parts.append(report_rating.render(data.rating, _table))
     parts.append("</body></html>")
     return "\n".join(parts)
 

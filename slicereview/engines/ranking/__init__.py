@@ -1,12 +1,15 @@
-"""Rating by pairwise comparison: the interruptible sort and its statistics.
+"""Rating by pairwise comparison: the interruptible sort, active ranking and their statistics.
 
-The public entry point is :func:`replay` (see :mod:`slicereview.engines.ranking.replay`)::
+The public entry points are :func:`replay` (the sort mode, see
+:mod:`slicereview.engines.ranking.replay`) and :class:`ActiveRanking` (rating to a stated
+accuracy, see :mod:`slicereview.engines.ranking.active`)::
 
     >>> from slicereview.engines.ranking import replay, NeedAnswer
     >>> isinstance(replay(["a", "b"], {}), NeedAnswer)
     True
 """
 
+from slicereview.engines.ranking.active import ActiveRanking
 from slicereview.engines.ranking.replay import (
     ALGORITHMS,
     DEFAULT,
@@ -20,6 +23,6 @@ from slicereview.engines.ranking.replay import (
 )
 
 __all__ = [
-    "ALGORITHMS", "DEFAULT", "DEFAULT_K", "NeedAnswer", "Ranking", "Replayer",
+    "ALGORITHMS", "ActiveRanking", "DEFAULT", "DEFAULT_K", "NeedAnswer", "Ranking", "Replayer",
     "algorithm_version", "estimate_comparisons", "replay",
 ]

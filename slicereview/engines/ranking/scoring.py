@@ -3,12 +3,13 @@
 * :func:`win_loss_scores` — [Jang2022]'s counting score for exhaustive sessions: +1 for a win,
   -1 for a loss, 0 for "same". Only meaningful when every pair was asked once (exhaustive); the
   pairs a sort chooses are biased, so never count wins of sort sessions.
-* :func:`bradley_terry` — Bradley–Terry [BradleyTerry1952] log-strengths fitted with
-  ``choix.opt_pairwise`` [Choix] and a light L2 penalty (``alpha``), which keeps the fit finite on
-  the sparse, perfectly consistent data a sort produces (an unpenalised fit exists only under the
-  condition of [Hunter2004], which such data violate). A "same" counts as one win each way. Several
-  answer mappings (passes, raters) are simply pooled: this is how several sort passes or raters are
-  combined.
+* :func:`bradley_terry` — Bradley–Terry [BradleyTerry1952] log-strengths: the MAP of
+  ``choix.opt_pairwise``'s [Choix] objective with a light L2 penalty (``alpha``), which keeps the
+  fit finite on the sparse, perfectly consistent data a sort produces (an unpenalised fit exists
+  only under the condition of [Hunter2004], which such data violate); a "same" counts as half a
+  win each way (:mod:`slicereview.engines.ranking.bt`, which also gives standard errors).
+  Several answer mappings (passes, raters) are simply pooled: this is how several sort passes
+  or raters are combined.
 * :func:`tiers_from_scores` / :func:`competition_ranks` — equal scores share a tier and a rank.
 * :data:`DEFAULT_LABELS` — the default ordinal grades of classify sessions; a grade is stored as
   its 0-based index (higher = more of the property).
@@ -19,17 +20,13 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
-import numpy as np
+from slicereview.engines.ranking.bt import BT_ALPHA, fit, outcomes
 
 #: Whatever the caller ranks (image ids in the app); results hold the same type.
 Item = TypeVar("Item", bound=Hashable)
 
 #: Default labels of classify sessions, grade 0 .. 3 (keys 1 .. 4).
 DEFAULT_LABELS: tuple[str, ...] = ("none", "mild", "moderate", "severe")
-
-#: Default L2 penalty of the Bradley–Terry fit.
-BT_ALPHA = 0.01
-
 
 def _outcomes(answers: Mapping[tuple[Item, Item], str]) -> Iterable[tuple[Item, Item, str]]:
     for (a, b), choice in answers.items():
@@ -59,7 +56,8 @@ def bradley_terry(
     answer_maps: Iterable[Mapping[tuple[Item, Item], str]],
     alpha: float = BT_ALPHA,
 ) -> dict[Item, float]:
-    """Bradley–Terry log-strengths (mean 0; higher = more of the property).
+    """Bradley–Terry log-strengths (mean 0; higher = more of the property): the scores of
+    :func:`slicereview.engines.ranking.bt.fit` (standard errors there).
 
     Parameters
     ----------
@@ -75,26 +73,7 @@ def bradley_terry(
     >>> s[1] > s[2] > s[3]
     True
     """
-    import choix
-
-    index = {item: i for i, item in enumerate(items)}
-    data: list[tuple[int, int]] = []
-    for answers in answer_maps:
-        for a, b, choice in _outcomes(answers):
-            if a not in index or b not in index or a == b:
-                continue
-            ia, ib = index[a], index[b]
-            if choice == "left":
-                data.append((ia, ib))
-            elif choice == "right":
-                data.append((ib, ia))
-            else:  # a tie counts as one win each way
-                data.extend(((ia, ib), (ib, ia)))
-    if len(items) < 2 or not data:
-        return {item: 0.0 for item in items}
-    params = np.asarray(choix.opt_pairwise(len(items), data, alpha=alpha), dtype=float)
-    params -= params.mean()
-    return {item: float(params[i]) for item, i in index.items()}
+    return fit(items, outcomes(answer_maps), alpha).scores
 
 
 def tiers_from_scores(

@@ -1,10 +1,10 @@
 """The "Rate" tab: the project's rating sessions, the comparison view, results, reliability.
 
 Left: the rating sessions (name; kind and image set; answered and state; the rater and prompt
-in the tooltip) with *New session…*, *Second pass* and *Reliability…*. Right, depending on the
-selection: the comparison view of an unfinished session (it resumes exactly where it stopped:
-the engine replays the stored answers), the ranking grid of a finished one, or the reliability
-panel.
+in the tooltip) with *New session…*, *Second pass*, *Reliability…* and *Pooled ranking…*. Right,
+depending on the selection: the comparison view of an unfinished session (it resumes exactly
+where it stopped: the engine replays the stored answers), the ranking grid of a finished one,
+the reliability panel, or the pooled ranking of chosen sessions of one image set.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.rate.compare_view import CompareView
 from slicereview.gui.rate.confirm import confirm_undo
 from slicereview.gui.rate.dialogs import NewSessionDialog
+from slicereview.gui.rate.pooled_panel import PooledPanel
 from slicereview.gui.rate.ranking_grid import RankingGrid
 from slicereview.gui.rate.reliability_panel import ReliabilityPanel
 from slicereview.model import SessionKind
@@ -67,6 +68,11 @@ class RatePage(QWidget):
         self.reliability_button = QPushButton("Reliability…")
         self.reliability_button.setToolTip("Agreement between finished sessions")
         self.reliability_button.clicked.connect(self.show_reliability)
+        self.pooled_button = QPushButton("Pooled ranking…")
+        self.pooled_button.setToolTip("One Bradley–Terry ranking over the answers of several "
+                                      "sort/exhaustive sessions of one image set (raters, "
+                                      "passes), with confidence intervals")
+        self.pooled_button.clicked.connect(self.show_pooled)
 
         self.hint = QLabel(HINT)
         self.hint.setWordWrap(True)
@@ -78,17 +84,22 @@ class RatePage(QWidget):
         self.grid.undo_requested.connect(self._undo_finished)
         self.grid.second_pass_requested.connect(self.second_pass)
         self.reliability = ReliabilityPanel(gateway)
+        self.pooled = PooledPanel(gateway)
         self.stack = QStackedWidget()
-        for w in (self.hint, self.compare, self.grid, self.reliability):
+        for w in (self.hint, self.compare, self.grid, self.reliability, self.pooled):
             self.stack.addWidget(w)
 
         buttons = QHBoxLayout()
-        for b in (self.new_button, self.pass_button, self.reliability_button):
+        for b in (self.new_button, self.pass_button):
             buttons.addWidget(b)
+        results = QHBoxLayout()
+        for b in (self.reliability_button, self.pooled_button):
+            results.addWidget(b)
         left = QVBoxLayout()
         left.setContentsMargins(0, 0, 0, 0)
         left.addWidget(self.sessions_list, 1)
         left.addLayout(buttons)
+        left.addLayout(results)
         left_box = QWidget()
         left_box.setLayout(left)
         left_box.setMaximumWidth(420)
@@ -103,8 +114,8 @@ class RatePage(QWidget):
 
         gateway.project_opened.connect(self.refresh)
         gateway.project_closed.connect(self._on_closed)
-        gateway.rating_sessions_changed.connect(self.refresh)
-        gateway.answer_recorded.connect(self._update_row)
+        gateway.rating.sessions_changed.connect(self.refresh)
+        gateway.rating.answer_recorded.connect(self._update_row)
         self.refresh()
 
     # -- main window hooks -----------------------------------------------------------------
@@ -121,7 +132,7 @@ class RatePage(QWidget):
         keep = self.selected_id()
         blocker = self.sessions_list.blockSignals(True)
         self.sessions_list.clear()
-        for row in self.gateway.rating_overview():
+        for row in self.gateway.rating.overview():
             item = QListWidgetItem()
             item.setData(ID_ROLE, row.session.id)
             self.sessions_list.addItem(item)
@@ -159,7 +170,7 @@ class RatePage(QWidget):
         r = self._row_of(session_id)
         if r is None:
             return
-        rs = self.gateway.rating(session_id)
+        rs = self.gateway.rating.run(session_id)
         self._set_text(self.sessions_list.item(r), rs.answer_count, rs.done)
         self._update_buttons()
 
@@ -189,14 +200,14 @@ class RatePage(QWidget):
         sid = self.selected_id()
         ok = False
         if sid is not None and self.gateway.is_open:
-            rs = self.gateway.rating(sid)
+            rs = self.gateway.rating.run(sid)
             ok = rs.kind == SessionKind.SORT and rs.done
         self.pass_button.setEnabled(ok)
         self.new_button.setEnabled(self.gateway.is_open)
         self.reliability_button.setEnabled(self.gateway.is_open)
+        self.pooled_button.setEnabled(self.gateway.is_open)
 
     def _on_closed(self) -> None:
-        self.compare.clear_stacks()
         blocker = self.sessions_list.blockSignals(True)  # no project: nothing to open
         self.sessions_list.clear()
         self.sessions_list.blockSignals(blocker)
@@ -208,7 +219,7 @@ class RatePage(QWidget):
     # -- pages -----------------------------------------------------------------------------
     def open_session(self, session_id: int) -> None:
         """Show the session: its next comparison, or its ranking when finished."""
-        if self.gateway.rating(session_id).done:
+        if self.gateway.rating.run(session_id).done:
             self.grid.show_session(session_id)
             self.stack.setCurrentWidget(self.grid)
         else:
@@ -226,10 +237,10 @@ class RatePage(QWidget):
         self.activateWindow()  # back from the comparison: the keys go to this window again
         if not ok:
             return
-        stack = self.compare.undo_stack(session_id)
-        if stack.canUndo():
-            stack.undo()
-        elif not self.gateway.remove_last_answer(stack, session_id):
+        rating = self.gateway.rating
+        if rating.history(session_id).can_undo:
+            rating.undo(session_id)
+        elif not rating.remove_last_answer(session_id):
             return
         self.stack.setCurrentWidget(self.compare)
         self.compare.open(session_id)
@@ -239,16 +250,24 @@ class RatePage(QWidget):
         self.stack.setCurrentWidget(self.reliability)
         self.reliability.compute()
 
+    def show_pooled(self) -> None:
+        """The pooled ranking of the image set with most pairwise sessions (all ticked)."""
+        self.pooled.refresh()
+        self.stack.setCurrentWidget(self.pooled)
+        if self.pooled.checked():
+            self.pooled.compute()
+
     # -- making sessions -------------------------------------------------------------------
     def on_new_session(self) -> None:
-        dialog = NewSessionDialog(self.gateway.rater_names(), self.gateway.rating_image_sets(),
+        rating = self.gateway.rating
+        dialog = NewSessionDialog(rating.rater_names(), rating.image_sets(),
                                   len(self.gateway.images()), self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self.create_session(dialog.spec())
 
     def create_session(self, spec: NewSessionSpec) -> int | None:
         try:
-            session_id = self.gateway.create_rating_session(spec)
+            session_id = self.gateway.rating.create_session(spec)
         except (ValueError, KeyError) as exc:
             QMessageBox.warning(self, "New rating session", str(exc))
             return None
@@ -259,7 +278,7 @@ class RatePage(QWidget):
         if session_id is None:
             return None
         try:
-            new_id = self.gateway.second_pass(session_id)
+            new_id = self.gateway.rating.second_pass(session_id)
         except ValueError as exc:
             QMessageBox.warning(self, "Second pass", str(exc))
             return None

@@ -2,7 +2,10 @@
 
 Images appear in rank order (tiers from most to least of the property); each tile shows the
 competition rank ("1224": tied images share the best rank), the tier and the score (sort:
-Bradley–Terry log-strength; exhaustive: win−loss; classify: the grade), and alternating tiers
+Bradley–Terry log-strength ± its standard error; exhaustive: wins − losses and the Bradley–Terry
+score ± SE beside it; classify: the grade); the title names the Bradley–Terry method (MAP with a
+light L2 penalty, SE from the observed Fisher information, ties as half a win) and alternating
+tiers
 have alternating backgrounds so ties are visible. Captions are dark text on those light tiles
 (contrast at least 4.5:1 whatever the desktop theme) on three lines sized to the longest one, so a
 grade is never cut off. Double-click a tile to see the image large in a
@@ -13,10 +16,13 @@ child process) and kept for the life of the project.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import numpy as np
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QIcon, QImage, QPixmap
+from PySide6.QtGui import QBrush, QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -30,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.app.rating.run import BT_METHOD, Z95, RankingRow
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import thumbnail
 from slicereview.engines.imaging.limits import Limits
@@ -39,6 +46,9 @@ from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.model import Image
 
+if TYPE_CHECKING:
+    from slicereview.engines.dicomweb.cache import RemoteInstance
+
 THUMB = 128
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 TIER_COLOURS = (QColor(235, 240, 250), QColor(250, 243, 230))
@@ -47,17 +57,39 @@ CAPTION = QColor(25, 25, 25)
 PAD = 16
 
 
-def _thumbnail(path: Path, image: Image, limits: Limits, check) -> QImage:
-    """Worker thread (no widgets, no project connection): a crash-safe thumbnail of a file
-    still the one imported (``check``, :meth:`ProjectGateway.check_file`)."""
+def _thumbnail(path: Path | RemoteInstance, image: Image, limits: Limits,
+               check: Callable[[Image, Path | RemoteInstance], bool]) -> np.ndarray:
+    """Worker thread (plain data only, no project connection): a crash-safe ``uint8``
+    thumbnail of a file still the one imported (``check``: the gateway's file check)."""
     check(image, path)
-    return qimage_from_grey(isolated.thumbnail(path, image, THUMB, limits))
+    return isolated.thumbnail(path, image, THUMB, limits)
 
 
 def _fmt_score(score: float | None, kind: str) -> str:
     if score is None:
         return "—"
-    return f"{score:.0f}" if kind in ("exhaustive", "classify") else f"{score:+.2f}"
+    return f"{score:+.0f}" if kind == "exhaustive" else (
+        f"{score:.0f}" if kind == "classify" else f"{score:+.2f}")
+
+
+def _fmt_bt(row: RankingRow) -> str:
+    """``+1.23 ± 0.40``, or "not compared"."""
+    if not row.comparisons or row.bt_score is None or row.bt_se is None:
+        return "not compared"
+    return f"{row.bt_score:+.2f} ± {row.bt_se:.2f}"
+
+
+class LargeImage(QDialog):
+    """One image of the ranking, large (closed: deleted)."""
+
+    def __init__(self, image_id: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.image_id = image_id
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.view = ImageView(self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
 
 
 class RankingGrid(QWidget):
@@ -90,7 +122,7 @@ class RankingGrid(QWidget):
         self.grid.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.grid.setWordWrap(False)
         self.grid.itemDoubleClicked.connect(self._on_activated)
-        self.viewers: list[QDialog] = []
+        self.viewers: list[LargeImage] = []
         self.export_button = QPushButton("Export CSV…")
         self.export_button.setToolTip("Write the ranking as CSV (the columns of "
                                       "`slicereview ranking --csv`)")
@@ -112,19 +144,23 @@ class RankingGrid(QWidget):
         layout.addWidget(self.grid, 1)
 
     def show_session(self, session_id: int) -> None:
-        rs = self.gateway.rating(session_id)
+        rs = self.gateway.rating.run(session_id)
         self.session_id = session_id
         kind = str(rs.kind)
         rows = rs.rows()
         rater = rows[0].rater if rows else ""
         minutes = rs.active_ms / 60000
-        score_name = {"sort": "Bradley–Terry score", "exhaustive": "wins − losses",
+        score_name = {"sort": "BT score ± SE", "exhaustive": "wins − losses · BT score ± SE",
                       "classify": "grade"}[kind]
         tiers = len({r.tier for r in rows if r.tier is not None})
+        method = ""
+        if kind != "classify":
+            method = f"<br><small>BT: {BT_METHOD}.</small>"
         self.title.setText(
             f"<b>{rs.session.name}</b> — {kind}, rater {rater}: {rs.answer_count} "
             f"{'grades' if kind == 'classify' else 'answers'}, {minutes:.1f} min active. "
-            f"Ranking from most to least ({tiers} tiers); tile: rank · tier · {score_name}.")
+            f"Ranking from most to least ({tiers} tiers); tile: rank · tier · {score_name}."
+            f"{method}")
         self.pass_button.setVisible(kind == "sort")
         self.undo_button.setText("Undo last grade" if kind == "classify" else "Undo last answer")
         self.status.clear()
@@ -135,13 +171,23 @@ class RankingGrid(QWidget):
             score = _fmt_score(row.score, kind)
             if labels and row.score is not None:
                 score = labels[int(row.score)]
+            elif kind == "exhaustive":
+                score = f"{score} · {_fmt_bt(row)}"
+            elif kind != "classify":
+                score = _fmt_bt(row)
             rank = "—" if row.rank is None else f"#{row.rank}"
             tier = "unranked" if row.tier is None else f"tier {row.tier}"
             caption = f"{rank} · {tier}\n{row.case_id}\n{score}"
             captions.append(caption)
             item = QListWidgetItem(caption)
             item.setData(ID_ROLE, row.image_id)
-            item.setToolTip(f"{row.file}\nrank {row.rank}, tier {row.tier}, score {row.score}")
+            tip = f"{row.file}\nrank {row.rank}, tier {row.tier}, score {row.score}"
+            if row.comparisons:
+                assert row.bt_score is not None and row.bt_se is not None
+                tip += (f"\nBradley–Terry {row.bt_score:+.3f} ± {row.bt_se:.3f} (95% CI "
+                        f"{row.bt_score - Z95 * row.bt_se:+.2f} … "
+                        f"{row.bt_score + Z95 * row.bt_se:+.2f}), {row.comparisons} comparisons")
+            item.setToolTip(tip)
             if row.tier is not None:
                 item.setBackground(QBrush(TIER_COLOURS[row.tier % 2]))
                 item.setForeground(QBrush(CAPTION))
@@ -162,19 +208,12 @@ class RankingGrid(QWidget):
     def _on_activated(self, item: QListWidgetItem) -> None:
         self.open_large(int(item.data(ID_ROLE)))
 
-    def open_large(self, image_id: int) -> QDialog:
+    def open_large(self, image_id: int) -> LargeImage:
         """Show one image large in a window of its own (double-click or Enter on a tile)."""
         image = self.gateway.image(image_id)
-        dialog = QDialog(self)
+        dialog = LargeImage(image_id, self)
         dialog.setWindowTitle(f"{image.case_id} — {Path(image.path).name}")
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        view = ImageView(dialog)
-        view.set_image(self.gateway.display(image))
-        layout = QVBoxLayout(dialog)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(view)
-        dialog.view = view  # type: ignore[attr-defined]
-        dialog.image_id = image_id  # type: ignore[attr-defined]
+        dialog.view.set_image(self.gateway.display(image))
         dialog.resize(900, 800)
         dialog.destroyed.connect(lambda *_: self.viewers.remove(dialog)
                                  if dialog in self.viewers else None)
@@ -193,13 +232,13 @@ class RankingGrid(QWidget):
             self._thumbs[image_id] = pixmap
             return QIcon(pixmap)
         self.tasks.submit(image_id, _thumbnail, self.gateway.file_of(image), image,
-                         self.gateway.limits, self.gateway.check_file)
+                          self.gateway.limits, self.gateway.files.check)
         grey = QPixmap(THUMB, THUMB)
         grey.fill(QColor(90, 90, 90))
         return QIcon(grey)
 
-    def _on_thumb(self, image_id: int, image: QImage) -> None:
-        pixmap = QPixmap.fromImage(image)
+    def _on_thumb(self, image_id: int, tile: np.ndarray) -> None:
+        pixmap = QPixmap.fromImage(qimage_from_grey(tile))
         self._thumbs[image_id] = pixmap
         for i in range(self.grid.count()):
             item = self.grid.item(i)
@@ -213,7 +252,7 @@ class RankingGrid(QWidget):
     def on_export(self) -> None:
         if self.session_id is None:
             return
-        name = self.gateway.rating(self.session_id).session.name
+        name = self.gateway.rating.run(self.session_id).session.name
         safe = "".join(c if c.isalnum() or c in "-_ " else "_" for c in name).strip()
         path, _ = QFileDialog.getSaveFileName(self, "Export ranking", f"{safe}.csv",
                                               "CSV (*.csv)")
@@ -221,6 +260,7 @@ class RankingGrid(QWidget):
             self.export_csv(Path(path))
 
     def export_csv(self, path: Path) -> int:
-        n = self.gateway.export_ranking_csv(self.session_id, path)
+        assert self.session_id is not None, "no session shown"
+        n = self.gateway.rating.export_ranking_csv(self.session_id, path)
         self.status.setText(f"{n} images written to {path}")
         return n

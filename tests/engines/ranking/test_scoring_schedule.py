@@ -31,8 +31,10 @@ def test_bradley_terry_matches_choix_and_pools_passes():
     items = ["a", "b", "c", "d"]
     one = {("a", "b"): "left", ("b", "c"): "left", ("c", "d"): "same", ("d", "a"): "right"}
     s = bradley_terry(items, [one])
-    data = [(0, 1), (1, 2), (2, 3), (3, 2), (0, 3)]
-    ref = choix.opt_pairwise(4, data, alpha=0.01)
+    # A "same" is half a win each way: choix's likelihood doubled (decided answers twice, the
+    # tie once each way) with a doubled penalty has the same maximum.
+    data = [(0, 1), (0, 1), (1, 2), (1, 2), (2, 3), (3, 2), (0, 3), (0, 3)]
+    ref = choix.opt_pairwise(4, data, alpha=0.02, tol=1e-10)
     assert np.allclose([s[i] for i in items], ref - ref.mean(), atol=1e-6)
     assert s["a"] > s["b"] > max(s["c"], s["d"])
     assert sum(s.values()) == pytest.approx(0.0, abs=1e-9)

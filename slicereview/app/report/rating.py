@@ -1,0 +1,136 @@
+"""The owner's report, rating part: per rated image set its sessions, each exhaustive session's
+ranking with wins − losses and the Bradley–Terry score ± SE, and the pooled ranking when two or
+more pairwise sessions rate the set.
+
+:func:`collect` reads the values (one :class:`ImageSetRating` per image set with a rating
+session), :func:`render` turns them into the report's HTML. Methods: wins − losses is the
+counting score of exhaustive sessions; Bradley–Terry is
+:func:`slicereview.engines.ranking.bt.fit` (named in the report with its α); the interval is
+score ± 1.96 SE (Wald). In a finished exhaustive session (a round robin) the two give the same
+order, ties included; they differ only while pairs are missing.
+
+Example
+-------
+>>> import tempfile, pathlib
+>>> from slicereview.store import Project
+>>> with Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj") as project:
+...     collect(project)
+[]
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from slicereview.app.rating.pooled import PAIRWISE, PooledRanking, pooled_ranking
+from slicereview.app.rating.run import RankingRow, RatingRun
+from slicereview.engines.ranking.bt import BT_ALPHA, METHOD, Z95
+from slicereview.model import SessionKind
+
+if TYPE_CHECKING:
+    from slicereview.store import Project
+
+
+@dataclass(frozen=True)
+class SessionLine:
+    """One rating session in the report."""
+
+    name: str
+    kind: str
+    rater: str
+    answers: int
+    finished: bool
+    active_min: float
+
+
+@dataclass
+class ImageSetRating:
+    """The rating sessions of one image set (``name``, ``images`` images)."""
+
+    name: str
+    images: int
+    sessions: list[SessionLine]
+    exhaustive: list[tuple[str, list[RankingRow]]] = field(default_factory=list)
+    pooled: PooledRanking | None = None
+
+
+def collect(project: Project) -> list[ImageSetRating]:
+    """Every image set with a rating session, in the order of its first session."""
+    names = project.image_sets.all()
+    raters = {r.id: r.name for r in project.raters.all()}
+    out: dict[int, ImageSetRating] = {}
+    rating_kinds = (*PAIRWISE, SessionKind.CLASSIFY)
+    for s in project.ratings.sessions():
+        if s.kind not in rating_kinds:
+            continue
+        entry = out.get(s.image_set_id)
+        if entry is None:
+            entry = out[s.image_set_id] = ImageSetRating(
+                names.get(s.image_set_id, "?"), len(project.image_sets.members(s.image_set_id)), [])
+        run = RatingRun(project, s.id)
+        entry.sessions.append(SessionLine(s.name, str(s.kind), raters.get(s.rater_id, "?"),
+                                          run.answer_count, run.done, run.active_ms / 60000))
+        if s.kind == SessionKind.EXHAUSTIVE:
+            entry.exhaustive.append((s.name, run.rows()))
+    for set_id, entry in out.items():
+        pairwise = [s.id for s in project.ratings.sessions(image_set_id=set_id)
+                    if s.kind in PAIRWISE]
+        if len(pairwise) >= 2:
+            entry.pooled = pooled_ranking(project, pairwise)
+    return list(out.values())
+
+
+def _f(x: float | None, digits: int = 2) -> str:
+    return "–" if x is None or math.isnan(x) else f"{x:.{digits}f}"
+
+
+def _ci(score: float, se: float) -> str:
+    if math.isnan(se):
+        return "–"
+    return f"{score - Z95 * se:.2f} … {score + Z95 * se:.2f}"
+
+
+def render(sets: list[ImageSetRating], table: Callable[..., str]) -> str:
+    """The rating part of the report; ``table(head, rows, left)`` makes an HTML table."""
+    if not sets:
+        return ""
+    e = html.escape
+    method = e(METHOD.format(alpha=BT_ALPHA))
+    parts = []
+    for entry in sets:
+        parts.append(f"<h2>Rating: {e(entry.name)} ({entry.images} images)</h2>")
+        parts.append(table(
+            ["session", "kind", "rater", "answers / grades", "state", "active min"],
+            [[e(s.name), e(s.kind), e(s.rater), str(s.answers),
+              "finished" if s.finished else "in progress", f"{s.active_min:.1f}"]
+             for s in entry.sessions], 3))
+        for name, rows in entry.exhaustive:
+            parts.append(f"<h3>Exhaustive session {e(name)}: wins − losses and "
+                         f"Bradley–Terry</h3>")
+            parts.append(table(
+                ["rank", "case", "wins − losses", "BT score", "SE", "95% CI", "comparisons"],
+                [["–" if r.rank is None else str(r.rank), e(r.case_id), _f(r.score, 0),
+                  _f(r.bt_score) if r.comparisons else "not compared", _f(r.bt_se),
+                  _ci(r.bt_score or 0.0, math.nan if r.bt_se is None else r.bt_se),
+                  str(r.comparisons or 0)] for r in rows], 2))
+        if entry.pooled is not None:
+            p = entry.pooled
+            sessions = ", ".join(e(s.session.name) for s in p.sessions)
+            parts.append(f"<h3>Pooled ranking: {p.answers} answers of {len(p.sessions)} "
+                         f"pairwise sessions ({sessions})</h3>")
+            parts.append(table(
+                ["rank", "case", "BT score", "SE", "95% CI", "comparisons", "wins"],
+                [["–" if r.rank is None else str(r.rank), e(r.case_id),
+                  _f(r.score) if r.comparisons else "not compared", _f(r.se),
+                  _ci(r.score, r.se), str(r.comparisons), f"{r.wins:g}"] for r in p.rows], 2))
+        parts.append(f"<p class=note>Ranks: exhaustive sessions by wins − losses (a finished "
+                     f"session orders exactly as its Bradley–Terry scores); the pooled ranking "
+                     f"by the Bradley–Terry score of every answer of the set's sort and "
+                     f"exhaustive sessions. BT: {method}. 95% CI: score ± 1.96 SE (Wald). An "
+                     f"image that won or lost all its comparisons has a score held by the "
+                     f"prior and a wide interval.</p>")
+    return "\n".join(parts)
