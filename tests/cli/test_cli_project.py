@@ -121,6 +121,7 @@ def test_demo_builds_reuses_and_screenshots(tmp_path: Path) -> None:
         assert p.meta("demo_truth")
 
 
+@pytest.mark.slow  # 5 s at load 8 (PostgreSQL): two `open --screenshot` child processes
 def test_screenshot_of_a_bad_project_is_a_one_line_error(location, tmp_path: Path) -> None:
     # --screenshot is unattended: the GUI's error dialog would wait forever for a click.
     not_project = foreign(location("notes.srproj"))

@@ -21,6 +21,7 @@ def path(tmp_path_factory, module_backend, on_backend):
     return on_backend(module_backend, build(tmp_path_factory.mktemp("repeats")))
 
 
+@pytest.mark.slow  # 6 s at load 8 (SQLite), 3 s (PostgreSQL)
 def test_staple_columns(path: Path) -> None:
     with Project.open(path) as p:
         data = collect(p)

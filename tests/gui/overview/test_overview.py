@@ -92,6 +92,7 @@ def test_overview_tab_shows_the_report(open_window, qtbot, qa_path: Path, tmp_pa
             w.grab().save(str(screenshots / f"overview_{k}.png"))
 
 
+@pytest.mark.slow  # 9 s at load 8: a process worker started twice
 def test_cancel_stops_the_worker(open_window, qtbot, qa_path: Path) -> None:
     w = open_window(qa_path)
     page = w.overview_page
@@ -107,6 +108,7 @@ def test_cancel_stops_the_worker(open_window, qtbot, qa_path: Path) -> None:
     assert page.acceptance.rowCount() == 5
 
 
+@pytest.mark.slow  # 8 s at load 8
 def test_overview_shows_staple_and_intra_rater(open_window, qtbot, tmp_path: Path,
                                                screenshots) -> None:
     from tests.app.repeat_project import build as build_repeats

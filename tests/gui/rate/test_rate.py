@@ -284,6 +284,7 @@ def test_second_pass_of_a_finished_sort(qtbot, project_file: Path) -> None:
     assert page.compare.session_id == new
 
 
+@pytest.mark.slow  # 7 s at load 8
 def test_reliability_panel_shows_demo_sessions(qtbot, project_file: Path) -> None:
     with Project.open(project_file) as project:
         sids = add_demo_ratings(project, "six")

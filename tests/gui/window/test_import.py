@@ -50,6 +50,7 @@ def test_import_in_background_updates_browser(window: MainWindow, qtbot, tmp_pat
     assert len(relisted) == 1
 
 
+@pytest.mark.slow  # 9 s at load 8: 200 images, a decoding child
 def test_cancel_stops_the_import(window: MainWindow, qtbot, tmp_path: Path) -> None:
     folder = _pngs(tmp_path / "images", 200, size=256)
     worker = window.file_menu.start_import([folder])

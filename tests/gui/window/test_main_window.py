@@ -250,6 +250,7 @@ def test_the_first_image_thumbnail_comes_from_the_viewer_pixels(
     assert image_id in w.browser._thumbs
 
 
+@pytest.mark.slow  # 7 s at load 8: `open --screenshot` in a child process, then a window
 def test_a_screenshot_leaves_the_user_settings_alone(project_file: Path, tmp_path: Path,
                                                       monkeypatch, qtbot) -> None:
     """``open --screenshot`` (a rendering for documents and CI) neither adds a recent project
