@@ -157,6 +157,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self.gateway.project_opened.connect(self._on_project_opened)
         self.gateway.project_busy.connect(self._on_project_busy)
+        self.gateway.reconnecting.connect(lambda text: self.statusBar().showMessage(text, 3000))
         self.gateway.ask_retry = self._ask_retry
         self.gateway.project_closed.connect(self._on_project_closed)
         self.gateway.images_changed.connect(self.refresh_images)

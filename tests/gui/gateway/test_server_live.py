@@ -1,0 +1,118 @@
+"""Two windows on one server project, live (``LISTEN/NOTIFY``), and a window whose server
+connection breaks: the server ends it (``pg_terminate_backend``) or the server stops and
+starts again. Nothing crashes, every answer is either saved once or refused with a message,
+and the window says what is going on and when the connection is back."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from slicereview.store import Project
+from slicereview.store.copying import copy_project
+from tests.gui.gateway.test_two_instances import _answer_elsewhere
+from tests.gui.rate.test_rate import _key_for, _new_session, _press, _window, make_rate_project
+
+
+@pytest.fixture
+def url(tmp_path: Path, postgres_cluster):
+    made = postgres_cluster.new_database("live")
+    copy_project(make_rate_project(tmp_path), made)
+    yield made
+    postgres_cluster.drop_database(made)
+
+
+def _answers(url: str, sid: int) -> int:
+    with Project.open(url) as other:
+        return len(other.ratings.answers(sid))
+
+
+def _focus(qtbot, w, page) -> None:
+    w.activateWindow()
+    w.raise_()
+    qtbot.waitUntil(w.isActiveWindow)
+    page.compare.setFocus()
+
+
+def test_an_answer_in_one_window_appears_in_the_other_at_once(qtbot, url) -> None:
+    w1, page1 = _window(qtbot, url)
+    sid = _new_session(page1, "sort")
+    w2, page2 = _window(qtbot, url)
+    # each window says the other has the project open (the listeners' HELLO)
+    qtbot.waitUntil(lambda: "Also open on" in w1.sharing_banner.label.text(), timeout=5000)
+    assert w1.sharing_banner.isVisible()
+    assert "Also open on" in w2.sharing_banner.label.text()
+    # window 1 answers; the session's row of window 2 shows it within a second
+    _focus(qtbot, w1, page1)
+    _press(qtbot, page1, _key_for(page1))
+    started = time.monotonic()
+    qtbot.waitUntil(lambda: "1 answer" in page2.row_text(sid), timeout=3000)
+    assert time.monotonic() - started < 1.0
+    assert _answers(url, sid) == 1
+    # window 2 leaves: window 1's banner goes (the listener's BYE)
+    w2.close()
+    qtbot.waitUntil(lambda: not w1.sharing_banner.isVisible(), timeout=3000)
+    w1.close()
+
+
+def test_a_connection_ended_by_the_server_is_made_again_and_no_answer_is_lost(
+        qtbot, url, postgres_cluster) -> None:
+    w, page = _window(qtbot, url)
+    sid = _new_session(page, "sort")
+    gateway = page.gateway
+    qtbot.waitUntil(lambda: gateway.watch.server.is_listening, timeout=5000)
+    db = gateway.open_project.db
+    # the administrator ends both of the window's server processes
+    for pid in (db.conn.info.backend_pid, gateway.watch.server.listener.pid):
+        postgres_cluster.admin(f"SELECT pg_terminate_backend({pid}, 5000)")
+    qtbot.waitUntil(lambda: gateway.watch.server.is_listening
+                    and "lost" not in w.sharing_banner.label.text(), timeout=10000)
+    failures: list[str] = []
+    gateway.write_failed.connect(failures.append)
+    _press(qtbot, page, _key_for(page))  # the window's connection is made again first
+    assert failures == [] and _answers(url, sid) == 1
+    # and an answer elsewhere still reaches the window
+    shown = page.compare.current
+    assert _answer_elsewhere(url, sid) == (shown.left, shown.right)
+    qtbot.waitUntil(lambda: page.compare.current != shown, timeout=3000)
+    w.close()
+
+
+@pytest.fixture
+def own_cluster(postgres_cluster):
+    from tests.postgres_cluster import Cluster
+
+    cluster = Cluster(postgres_cluster.bin, durable=True)
+    yield cluster
+    cluster.stop()
+
+
+def test_a_stopped_server_refuses_the_answer_with_a_message_and_the_window_recovers(
+        qtbot, tmp_path, own_cluster) -> None:
+    url = own_cluster.new_database("down")
+    copy_project(make_rate_project(tmp_path), url)
+    w, page = _window(qtbot, url)
+    sid = _new_session(page, "sort")
+    gateway = page.gateway
+    gateway.server_patience_s = 1.0
+    qtbot.waitUntil(lambda: gateway.watch.server.is_listening, timeout=5000)
+    key = _key_for(page)  # (it reads the images: before the server stops)
+    own_cluster.halt()
+    # the window notices at once (the listener's socket) and says so
+    qtbot.waitUntil(lambda: "is lost" in w.sharing_banner.label.text(), timeout=5000)
+    assert w.sharing_banner.isVisible()
+    failures: list[str] = []
+    gateway.write_failed.connect(failures.append)
+    _press(qtbot, page, key)
+    qtbot.waitUntil(lambda: bool(failures), timeout=10000)
+    assert "was not saved" in failures[0] and "could not be reached again" in failures[0]
+    assert w.isVisible()
+    own_cluster.start()
+    qtbot.waitUntil(lambda: w.sharing_banner.label.text() == "", timeout=20000)
+    assert _answers(url, sid) == 0  # refused, so not saved
+    _press(qtbot, page, _key_for(page))
+    qtbot.waitUntil(lambda: _answers(url, sid) == 1, timeout=5000)
+    assert len(failures) == 1
+    w.close()
