@@ -185,7 +185,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         a = self.actions_
         file_menu = self.menuBar().addMenu("&File")
-        for name in ("new_project", "open_project", "open_demo"):
+        for name in ("new_project", "open_project", "connect_server", "open_demo"):
             file_menu.addAction(a[name])
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
