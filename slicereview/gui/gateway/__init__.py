@@ -93,6 +93,8 @@ class ProjectGateway(QObject):
         self.server_patience_s = connection.PATIENCE_S
         #: Until when calls give up at once after a failed reconnection (monotonic seconds).
         self.server_down_until = 0.0
+        #: Re-reads of views waiting for the server connection (:meth:`settle`).
+        self.rereads: list[Callable[[], object]] = []
         #: The lock file and ``data_version`` watch (two instances on one file).
         self.watch = ProjectWatch(self)
         self.watch.changed_elsewhere.connect(self._on_changed_elsewhere)
@@ -163,6 +165,7 @@ class ProjectGateway(QObject):
         if self.project is not None:
             self.project_about_to_close.emit()
             self.watch.stop()
+            self.rereads.clear()
             self.project.close()
             self.project = None
             for service in (self.rating, self.annotate, self.review):
@@ -246,11 +249,16 @@ class ProjectGateway(QObject):
         """Run ``read`` (views re-reading the file after a write), waiting up to
         :attr:`busy_patience_s` for another program's lock without asking. If the file stays
         busy the user is told so, and ``read`` runs again every second until it succeeds
-        (the screen then matches the file again). Returns whether ``read`` ran now."""
+        (the screen then matches the file again). A server that cannot be reached: ``read``
+        runs when the connection is back (:func:`.connection.back`). Returns whether ``read``
+        ran now."""
         try:
             undo.retry_while_busy(read, is_busy=is_busy, on_wait=self._on_busy,
                                   ask=lambda _m: False,
                                   patience_s=0.0 if _again else self.busy_patience_s)
+        except ConnectionLostError:
+            connection.later(self, read)
+            return False
         except Exception as exc:
             if not is_busy(exc):
                 raise

@@ -6,7 +6,8 @@ the front end whether to go on. Here the window answers (:func:`watch`): it says
 (:attr:`ProjectGateway.reconnecting <slicereview.gui.gateway.ProjectGateway.reconnecting>`, the
 status bar), keeps repainting without taking the user's input (no second edit starts), and
 gives up after :data:`PATIENCE_S`: the write is then refused with a message, nothing of it
-saved, and the banner of :class:`~.server_watch.ServerWatch` says when the server is back.
+saved, and the banner of :class:`~.server_watch.ServerWatch` says when the server is back;
+the views' re-reads after that write wait for it too (:func:`later`, :func:`back`).
 Right after a call gave up, the next calls try once and give up without waiting again
 (:data:`DOWN_S`), so a view's re-read after the refused write does not freeze the window twice.
 
@@ -18,6 +19,7 @@ saved) and re-reads what it shows.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QEventLoop
@@ -67,7 +69,18 @@ def given_up(gateway: ProjectGateway) -> None:
     gateway.server_down_until = time.monotonic() + DOWN_S
 
 
+def later(gateway: ProjectGateway, read: Callable[[], object]) -> None:
+    """Run ``read`` (a view's re-read after a write) when the server answers again."""
+    gateway.rereads.append(read)
+
+
 def back(gateway: ProjectGateway, text: str) -> None:
-    """The listener's connection state changed; ``""``: the server answers again."""
-    if not text:
-        gateway.server_down_until = 0.0
+    """The listener's connection state changed; ``""``: the server answers again, and the
+    re-reads that waited for it run."""
+    if text:
+        return
+    gateway.server_down_until = 0.0
+    waiting, gateway.rereads = gateway.rereads, []
+    for read in waiting:
+        if gateway.is_open:
+            gateway.settle(read)

@@ -8,8 +8,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from slicereview.app.commands import AddPolygon
+from slicereview.gui.window.main_window import MainWindow
+from slicereview.model import Polygon
 from slicereview.store import Project
 from slicereview.store.copying import copy_project
 from tests.gui.gateway.test_two_instances import _answer_elsewhere
@@ -80,7 +84,7 @@ def test_a_connection_ended_by_the_server_is_made_again_and_no_answer_is_lost(
     w.close()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def own_cluster(postgres_cluster):
     from tests.postgres_cluster import Cluster
 
@@ -115,4 +119,43 @@ def test_a_stopped_server_refuses_the_answer_with_a_message_and_the_window_recov
     _press(qtbot, page, _key_for(page))
     qtbot.waitUntil(lambda: _answers(url, sid) == 1, timeout=5000)
     assert len(failures) == 1
+    w.close()
+
+
+def test_an_edit_refused_while_the_server_is_away_is_reread_when_it_is_back(
+        qtbot, tmp_path, own_cluster) -> None:
+    """The annotation's history refuses the polygon (nothing kept, nothing saved, a message)
+    and the views' re-read of the annotation waits for the server instead of failing."""
+    url = own_cluster.new_database("edit")
+    copy_project(make_rate_project(tmp_path), url)
+    with Project.open(url) as setup:
+        image = setup.images.all()[0].id
+        annotation = setup.annotations.for_image(setup.raters.add("ann"), image).id
+    w = MainWindow()
+    qtbot.addWidget(w)
+    assert w.open_project(url)
+    gateway = w.gateway
+    gateway.server_patience_s = 0.5
+    qtbot.waitUntil(lambda: gateway.watch.server.is_listening, timeout=5000)
+    failures: list[str] = []
+    gateway.write_failed.connect(failures.append)
+    changed: list[int] = []
+    gateway.annotate.annotation_changed.connect(lambda _image, key: changed.append(key))
+    own_cluster.halt()
+    qtbot.waitUntil(lambda: "is lost" in w.sharing_banner.label.text(), timeout=5000)
+    square = Polygon(np.array([[1.0, 1.0], [4.0, 1.0], [4.0, 4.0], [1.0, 4.0]]))
+    assert not gateway.annotate.execute(
+        annotation, AddPolygon(gateway.open_project, annotation, square))
+    assert len(failures) == 1 and "Add polygon was not saved" in failures[0]
+    assert not gateway.annotate.history(annotation).can_undo and changed == []
+    assert len(gateway.rereads) == 1
+    own_cluster.start()
+    qtbot.waitUntil(lambda: changed == [annotation], timeout=20000)
+    assert gateway.rereads == []
+    with Project.open(url) as other:
+        assert other.polygons.of(annotation) == []
+    assert gateway.annotate.execute(
+        annotation, AddPolygon(gateway.open_project, annotation, square))
+    with Project.open(url) as other:
+        assert len(other.polygons.of(annotation)) == 1
     w.close()
