@@ -40,14 +40,28 @@ def _focus(qtbot, w, page) -> None:
     page.compare.setFocus()
 
 
-def test_an_answer_in_one_window_appears_in_the_other_at_once(qtbot, url) -> None:
-    w1, page1 = _window(qtbot, url)
+def _login(url: str, cluster, name: str) -> str:
+    """``url`` for the login ``name`` (made, with the rights of a project's user)."""
+    cluster.admin(f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{name}') "
+                  f"THEN CREATE ROLE {name} LOGIN; END IF; END $$")
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"GRANT ALL ON ALL TABLES IN SCHEMA public TO {name}")
+        conn.execute(f"GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO {name}")
+    return url.replace(f"//{cluster.user}@", f"//{name}@")
+
+
+def test_an_answer_in_one_window_appears_in_the_other_at_once(
+        qtbot, url, postgres_cluster) -> None:
+    """Two windows, two logins (anna and bob), one project."""
+    w1, page1 = _window(qtbot, _login(url, postgres_cluster, "anna"))
     sid = _new_session(page1, "sort")
-    w2, page2 = _window(qtbot, url)
-    # each window says the other has the project open (the listeners' HELLO)
-    qtbot.waitUntil(lambda: "Also open on" in w1.sharing_banner.label.text(), timeout=5000)
+    w2, page2 = _window(qtbot, _login(url, postgres_cluster, "bob"))
+    # each window says who else has the project open (the listeners' HELLO)
+    qtbot.waitUntil(lambda: " by bob since " in w1.sharing_banner.label.text(), timeout=5000)
     assert w1.sharing_banner.isVisible()
-    assert "Also open on" in w2.sharing_banner.label.text()
+    assert " by anna since " in w2.sharing_banner.label.text()
     # window 1 answers; the session's row of window 2 shows it within a second
     _focus(qtbot, w1, page1)
     _press(qtbot, page1, _key_for(page1))
