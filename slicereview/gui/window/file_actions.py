@@ -23,7 +23,7 @@ from slicereview.gui.common import workers
 from slicereview.gui.common.background import Worker, process_worker, thread_worker
 from slicereview.gui.window.connect_dialog import ConnectDialog, PasswordDialog
 from slicereview.store import SUFFIX
-from slicereview.store.errors import AuthenticationError
+from slicereview.store.errors import AuthenticationError, EmptyDatabaseError
 from slicereview.store.location import describe, with_password
 
 if TYPE_CHECKING:  # pydicom and SimpleITK stay out of the GUI's start-up
@@ -88,7 +88,8 @@ class FileMenu:
 
     def open_server(self, url: str) -> bool:
         """Open the server project at ``url`` like a file; remember the URL without a
-        password; when the server asks for a password, ask for it (:class:`PasswordDialog`)."""
+        password; when the server asks for a password, ask for it (:class:`PasswordDialog`);
+        an empty database this login may fill is offered to become a new project."""
         try:
             self.gateway.open(url)
         except AuthenticationError as exc:
@@ -101,6 +102,20 @@ class FileMenu:
                 return False
             QMessageBox.critical(self.window, "Cannot open project", str(exc))
             return False
+        except EmptyDatabaseError as exc:
+            if not exc.can_create:
+                QMessageBox.critical(self.window, "Cannot open project", str(exc))
+                return False
+            answer = QMessageBox.question(
+                self.window, "Empty database",
+                f"{describe(url)} is an empty database. Make a new project there?")
+            if answer != QMessageBox.StandardButton.Yes:
+                return False
+            try:
+                self.gateway.create(url)
+            except Exception as made:
+                QMessageBox.critical(self.window, "Cannot create project", str(made))
+                return False
         except Exception as exc:
             QMessageBox.critical(self.window, "Cannot open project", str(exc))
             return False

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialogButtonBox, QLineEdit
+from PySide6.QtWidgets import QDialogButtonBox, QLineEdit, QMessageBox
 
 from slicereview.gui.common import settings as user_settings
 from slicereview.store import Project
@@ -45,11 +45,21 @@ def test_connect_opens_the_project_and_remembers_the_url(qtbot, open_window, url
     assert w.windowTitle().startswith("team study")
     assert user_settings.recent_servers()[0] == url
     w.gateway.close()
-    # the next time the URL is offered
+    # the next time the URL is offered: in the dialog, on the start page, in Open recent
     w.actions_["connect_server"].trigger()
     dialog = w.file_menu.server_dialog
     assert dialog.combo.itemText(0) == url
     dialog.reject()
+    w.start_page.refresh()
+    items = w.start_page.recent.findItems(url, Qt.MatchFlag.MatchExactly)
+    assert len(items) == 1
+    w.start_page._open_recent(items[0])
+    assert w.gateway.is_open and w.gateway.open_project.is_server
+    w.gateway.close()
+    w.recent_menu.aboutToShow.emit()
+    [action] = [a for a in w.recent_menu.actions() if a.text() == url]
+    action.trigger()
+    assert w.gateway.is_open and w.gateway.open_project.is_server
 
 
 def test_a_url_that_is_not_one_and_a_missing_database_are_said(
@@ -66,6 +76,25 @@ def test_a_url_that_is_not_one_and_a_missing_database_are_said(
     qtbot.waitUntil(lambda: bool(said), timeout=10000)
     assert "no such database" in said[0] and not w.gateway.is_open
     assert user_settings.recent_servers() == []
+
+
+def test_an_empty_database_is_offered_to_become_a_project(
+        qtbot, open_window, postgres_cluster, monkeypatch) -> None:
+    empty = postgres_cluster.new_database("empty")
+    asked: list[str] = []
+    answers = iter([QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes])
+    monkeypatch.setattr("slicereview.gui.window.file_actions.QMessageBox.question",
+                        lambda _parent, _title, text: asked.append(text) or next(answers))
+    w = open_window()
+    _connect(qtbot, w, empty)
+    qtbot.waitUntil(lambda: len(asked) == 1, timeout=10000)
+    assert "is an empty database" in asked[0] and not w.gateway.is_open
+    assert user_settings.recent_servers() == []
+    _connect(qtbot, w, empty)  # Yes: made and opened
+    qtbot.waitUntil(lambda: w.gateway.is_open, timeout=10000)
+    assert w.gateway.open_project.is_server and user_settings.recent_servers() == [empty]
+    w.gateway.close()
+    postgres_cluster.drop_database(empty)
 
 
 @pytest.fixture(scope="module")
