@@ -10,7 +10,9 @@ open it keeps a :class:`~slicereview.store.postgres_live.Listener` (a second con
 
 * :attr:`ServerWatch.changed` when someone committed (every committed write sends a notice;
   :class:`~.sharing.ProjectWatch` then compares the change counter, which leaves out this
-  window's own commits, and the views re-read);
+  window's own commits, and the views re-read). A burst of commits (another machine's import
+  commits every quarter second) is said at once and then at most every :data:`MIN_GAP_S`, so
+  the views do not re-read more often than that;
 * :attr:`ServerWatch.others` who else has the project open ("Also open on HOST by USER …"),
   again whenever a window comes or goes;
 * :attr:`ServerWatch.connection` what is wrong with the connection ("" when nothing is): when
@@ -24,7 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
-from PySide6.QtCore import QObject, QSocketNotifier, Signal
+from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 
 from slicereview.gui.common.background import Control, Worker, thread_worker
 from slicereview.store import Project
@@ -32,6 +34,9 @@ from slicereview.store.errors import AuthenticationError, NoSuchDatabaseError, S
 from slicereview.store.location import describe
 from slicereview.store.postgres_link import PAUSES
 from slicereview.store.postgres_live import BYE, CHANGED, HELLO, Listener, visitors
+
+#: The shortest time between two :attr:`ServerWatch.changed` (seconds).
+MIN_GAP_S = 0.5
 
 
 def listen(control: Control, url: str) -> Iterator[tuple[int, int, str]]:
@@ -73,6 +78,8 @@ class ServerWatch(QObject):
         self._notifier: QSocketNotifier | None = None
         self._worker: Worker | None = None
         self._lost = False
+        self._said = 0.0  # when changed was last emitted (monotonic)
+        self._due = False  # a changed is due at the end of the gap
 
     def start(self, project: Project) -> None:
         self.stop()
@@ -146,9 +153,25 @@ class ServerWatch(QObject):
             return
         payloads = {n.payload for n in notices}
         if CHANGED in payloads:
-            self.changed.emit()
+            self._say_changed()
         if payloads & {HELLO, BYE}:
             self._say_others(gone={n.pid for n in notices if n.payload == BYE})
+
+    def _say_changed(self) -> None:
+        """Emit :attr:`changed` now, or once at the end of :data:`MIN_GAP_S` after the last."""
+        wait_s = self._said + MIN_GAP_S - time.monotonic()
+        if wait_s <= 0:
+            self._said = time.monotonic()
+            self.changed.emit()
+        elif not self._due:
+            self._due = True
+            QTimer.singleShot(int(wait_s * 1000) + 1, self, self._end_of_gap)
+
+    def _end_of_gap(self) -> None:
+        self._due = False
+        if self.project is not None:
+            self._said = time.monotonic()
+            self.changed.emit()
 
     def _say_others(self, gone: set[int] = frozenset()) -> None:  # type: ignore[assignment]
         if self.project is None or self.listener is None:

@@ -5,6 +5,7 @@ and the window says what is going on and when the connection is back."""
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -172,4 +173,40 @@ def test_an_edit_refused_while_the_server_is_away_is_reread_when_it_is_back(
         annotation, AddPolygon(gateway.open_project, annotation, square))
     with Project.open(url) as other:
         assert len(other.polygons.of(annotation)) == 1
+    w.close()
+
+
+def test_a_burst_of_commits_elsewhere_is_read_at_most_twice_a_second(qtbot, url) -> None:
+    """Another machine's import commits many times a second: the window re-reads at once,
+    then at most every MIN_GAP_S, and ends up showing the last commit."""
+    from slicereview.gui.gateway.server_watch import MIN_GAP_S
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    assert w.open_project(url)
+    gateway = w.gateway
+    qtbot.waitUntil(lambda: gateway.watch.server.is_listening, timeout=5000)
+    said: list[float] = []
+    gateway.watch.server.changed.connect(lambda: said.append(time.monotonic()))
+    rereads: list[float] = []
+    gateway.changed_elsewhere.connect(lambda: rereads.append(time.monotonic()))
+    def commit_often() -> None:  # the other machine (its own connection, its own thread)
+        with Project.open(url) as other:
+            for k in range(40):
+                other.raters.add(f"r{k}")
+                time.sleep(0.025)
+
+    started = time.monotonic()
+    other = threading.Thread(target=commit_often)
+    other.start()
+    qtbot.waitUntil(lambda: not other.is_alive(), timeout=20000)
+    took = time.monotonic() - started
+    qtbot.waitUntil(lambda: bool(said) and time.monotonic() - said[-1] > 2 * MIN_GAP_S,
+                    timeout=5000)
+    assert said[0] - started < 0.5  # the first at once
+    assert all(b - a >= MIN_GAP_S - 0.02 for a, b in zip(said, said[1:], strict=False))
+    assert len(said) <= took / MIN_GAP_S + 2  # not 40
+    assert len(rereads) == len(said)  # each one was a change elsewhere
+    with Project.open(url) as other:
+        assert len(other.raters.all()) == 40
     w.close()
