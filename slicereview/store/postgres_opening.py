@@ -200,8 +200,13 @@ def connect_server(url: str, *, read_only: bool = False,
             conn.execute("SET default_transaction_read_only = on")
         return PostgresDatabase(conn, url, lock_timeout_ms=int(busy_timeout_s * 1000),
                                 read_only=read_only)
-    except BaseException:
+    except BaseException as exc:
         conn.close()
+        if getattr(exc, "sqlstate", None) == "42501":  # insufficient_privilege
+            reason = str(exc).strip().splitlines()[0]
+            raise ServerError(
+                f"{describe(url)}: this login may not read the project ({reason}); ask the "
+                "project's owner for access.") from None
         raise
 
 
