@@ -6,8 +6,14 @@ became of a ``COMMIT`` without an answer is read from the server (``pg_xact_stat
 
 from __future__ import annotations
 
+import contextlib
 import select
+import shutil
+import socket
+import tempfile
+import threading
 import time
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -222,3 +228,117 @@ def test_a_server_back_while_the_write_waits_commits_it_once(own_cluster):
         project.raters.add("during")
         with Project.open(url) as other:
             assert [r.name for r in other.raters.all()] == ["before", "during"]
+
+
+class CutAtCommit:
+    """A relay on a Unix socket in front of the cluster that, when :attr:`mode` is set, cuts
+    the next connection sending ``COMMIT``: ``"after"`` forwards the ``COMMIT`` and drops the
+    connection before the server's answer comes back (the server commits; the client does not
+    know), ``"before"`` drops it without forwarding (nothing is committed)."""
+
+    def __init__(self, target: Path) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="relay-"))
+        self.target = str(target / ".s.PGSQL.5432")
+        self.mode: str | None = None
+        #: Set: every new connection is closed at once (the server cannot be reached).
+        self.refuse = False
+        self.cuts = 0
+        self.listener = socket.socket(socket.AF_UNIX)
+        self.listener.bind(str(self.folder / ".s.PGSQL.5432"))
+        self.listener.listen()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if self.refuse:  # the server is away: the connection closes at once
+                client.close()
+                continue
+            server = socket.socket(socket.AF_UNIX)
+            server.connect(self.target)
+            muted = threading.Event()  # the server's answers are no longer passed on
+            for args in ((client, server, muted, True), (server, client, muted, False)):
+                threading.Thread(target=self._pump, args=args, daemon=True).start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket, muted: threading.Event,
+              upstream: bool) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                if not upstream and muted.is_set():
+                    continue
+                if upstream and self.mode and b"COMMIT" in data:
+                    mode, self.mode = self.mode, None
+                    muted.set()
+                    if mode == "after":
+                        sink.sendall(data)
+                        time.sleep(0.3)  # the server commits; its answer is not passed on
+                    self.cuts += 1
+                    for end in (source, sink):
+                        with contextlib.suppress(OSError):
+                            end.shutdown(socket.SHUT_RDWR)
+                    return
+                sink.sendall(data)
+
+    def url(self, url: str, cluster) -> str:
+        return url.replace(f"host={cluster.socket}", f"host={self.folder}")
+
+    def close(self) -> None:
+        self.listener.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@pytest.fixture
+def relay(postgres_cluster):
+    made = CutAtCommit(postgres_cluster.socket)
+    yield made
+    made.close()
+
+
+def test_a_commit_whose_answer_was_lost_counts_as_saved_once(url, postgres_cluster, relay):
+    with Project.open(relay.url(url, postgres_cluster)) as project:
+        before = project.data_version()
+        relay.mode = "after"
+        project.raters.add("once")  # no error: the server says it was committed
+        assert relay.cuts == 1
+        assert [r.name for r in project.raters.all()] == ["once"]  # not repeated
+        assert project.data_version() == before  # counted as this connection's own commit
+        assert project.db.unsettled is None
+    with Project.open(url) as other:
+        assert [r.name for r in other.raters.all()] == ["once"]
+
+
+def test_a_commit_that_never_reached_the_server_is_refused_as_not_saved(
+        url, postgres_cluster, relay):
+    with Project.open(relay.url(url, postgres_cluster)) as project:
+        relay.mode = "before"
+        with pytest.raises(ConnectionLostError) as lost:
+            project.raters.add("never")
+        assert relay.cuts == 1 and lost.value.saved is False and lost.value.may_retry
+        assert project.raters.all() == []
+        project.raters.add("again")  # the same intent, done again: saved once
+    with Project.open(url) as other:
+        assert [r.name for r in other.raters.all()] == ["again"]
+
+
+def test_a_commit_whose_answer_was_lost_while_the_server_stays_away_is_settled_later(
+        url, postgres_cluster, relay):
+    """Its fate is not known while the server cannot be reached: the write is reported as
+    "not known yet" (not as lost, and not repeated); the next connection reads it and tells."""
+    from slicereview.store.postgres_link import patient
+
+    with Project.open(relay.url(url, postgres_cluster)) as project:
+        told: list[bool] = []
+        project.db.on_settled = told.append
+        project.db.wait_for_server = patient(0.5)
+        relay.mode, relay.refuse = "after", True
+        with pytest.raises(ConnectionLostError) as lost:
+            project.raters.add("maybe")
+        assert lost.value.saved is None and not lost.value.may_retry
+        assert "whether it was saved is checked when the connection is back" in str(lost.value)
+        assert project.db.unsettled is not None and told == []
+        relay.refuse = False
+        assert [r.name for r in project.raters.all()] == ["maybe"]  # reconnects, settles
+        assert told == [True] and project.db.unsettled is None
