@@ -239,6 +239,8 @@ class ProjectGateway(QObject):
         except ConnectionLostError as exc:
             if not exc.may_retry:  # refused (nothing saved) or its fate not known yet: say so
                 connection.given_up(self)
+                if exc.saved is None:
+                    connection.settle_later(self)
                 raise
         # The server connection broke before anything was committed: the same intent again
         # (the store reconnects first, waiting as connection.wait_for_server says).

@@ -11,9 +11,10 @@ the views' re-reads after that write wait for it too (:func:`later`, :func:`back
 Right after a call gave up, the next calls try once and give up without waiting again
 (:data:`DOWN_S`), so a view's re-read after the refused write does not freeze the window twice.
 
-A write whose ``COMMIT`` got no answer is neither repeated nor said lost: when the connection
-is back the store reads what became of it and the window says so (saved after all, or not
-saved) and re-reads what it shows.
+A write whose ``COMMIT`` got no answer is neither repeated nor said lost: the window asks the
+server again every second (:func:`settle_later`); when the connection is back the store reads
+what became of it and the window says so (saved after all, or not saved) and re-reads what it
+shows.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QEventLoop
+from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 
 from slicereview.store import Project
 from slicereview.store.postgres_link import Outage
@@ -67,6 +68,25 @@ def watch(project: Project, gateway: ProjectGateway) -> None:
 def given_up(gateway: ProjectGateway) -> None:
     """A call gave up waiting for the server: the next ones try once, without waiting."""
     gateway.server_down_until = time.monotonic() + DOWN_S
+
+
+def settle_later(gateway: ProjectGateway) -> None:
+    """A write's fate is not known yet: every second, until the server answers, make the
+    connection again (one attempt), which reads the fate and tells :func:`watch`'s
+    ``settled``."""
+    project = gateway.project
+
+    def again() -> None:
+        if gateway.project is not project or project is None:
+            return  # closed meanwhile
+        if getattr(project.db, "unsettled", None) is None:
+            return
+        try:
+            project.data_version()
+        except Exception:  # still away
+            QTimer.singleShot(1000, gateway, again)
+
+    QTimer.singleShot(1000, gateway, again)
 
 
 def later(gateway: ProjectGateway, read: Callable[[], object]) -> None:

@@ -210,3 +210,36 @@ def test_a_burst_of_commits_elsewhere_is_read_at_most_twice_a_second(qtbot, url)
     with Project.open(url) as other:
         assert len(other.raters.all()) == 40
     w.close()
+
+
+def test_an_answer_whose_commit_went_unanswered_is_settled_when_the_server_is_back(
+        qtbot, url, postgres_cluster) -> None:
+    """The answer's COMMIT reached the server but its answer did not, and the server then
+    stays away: the window says the answer's fate is not known yet (it does not repeat it),
+    and once the server is back says it was saved and moves on to the next pair."""
+    from tests.store.test_server_live import CutAtCommit
+
+    relay = CutAtCommit(postgres_cluster.socket)
+    try:
+        w, page = _window(qtbot, relay.url(url, postgres_cluster))
+        sid = _new_session(page, "sort")
+        gateway = page.gateway
+        gateway.server_patience_s = 0.5
+        qtbot.waitUntil(lambda: gateway.watch.server.is_listening, timeout=5000)
+        failures: list[str] = []
+        gateway.write_failed.connect(failures.append)
+        shown = page.compare.current
+        key = _key_for(page)
+        relay.mode, relay.refuse = "after", True
+        _press(qtbot, page, key)
+        assert len(failures) == 1 and "checked when the connection is back" in failures[0]
+        assert page.compare.current == shown  # kept on screen, not repeated
+        assert _answers(url, sid) == 1  # (the server did commit it)
+        relay.refuse = False
+        qtbot.waitUntil(lambda: len(failures) == 2, timeout=20000)
+        assert "saved after all" in failures[1]
+        qtbot.waitUntil(lambda: page.compare.current != shown, timeout=5000)
+        assert page.compare.current.answered == 1 and _answers(url, sid) == 1
+        w.close()
+    finally:
+        relay.close()
