@@ -25,7 +25,10 @@ import sqlite3
 from slicereview.model import Answer, AnswerChoice, Grade, Phase, Session, SessionKind
 from slicereview.store._base import StoreBase, dumps, filters, last_id, loads, now_iso
 
-_RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY)
+_RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY,
+                 SessionKind.CONFIDENCE)
+#: The kinds whose sessions may answer a pair again (format 7, store/schema_v7.py).
+_REPEATING_KINDS = (str(SessionKind.CONFIDENCE),)
 
 
 def _session(row: sqlite3.Row) -> Session:
@@ -40,7 +43,8 @@ def _session(row: sqlite3.Row) -> Session:
 
 def _answer(row: sqlite3.Row) -> Answer:
     return Answer(row["id"], row["session_id"], row["left_id"], row["right_id"],
-                  AnswerChoice(row["answer"]), row["active_ms"], row["answered_at"])
+                  AnswerChoice(row["answer"]), row["active_ms"], row["answered_at"],
+                  row["rater_id"])
 
 
 def _grade(row: sqlite3.Row) -> Grade:
@@ -137,30 +141,44 @@ class RatingMixin(StoreBase):
     # -- pairwise answers ------------------------------------------------------------------
     def record_answer(
         self, session_id: int, left: int, right: int, answer: AnswerChoice | str,
-        active_ms: int = 0,
+        active_ms: int = 0, rater_id: int | None = None,
     ) -> int:
         """Store one answer as shown (``left``/``right`` image ids); returns its id.
 
-        ``ValueError`` when the pair was answered before in this session (either way round)
-        or an image is not in the session's image set.
+        ``rater_id``: who answered (``None``: the session's rater). ``ValueError`` when an
+        image is not in the session's image set, or when the pair was answered before in a
+        session that asks each pair once (sort, exhaustive; either way round). A confidence
+        session may answer a pair again: the answer gets the pair's next ``pair_repeat``.
         """
         answer = AnswerChoice(answer)
         with self.transaction():
+            row = self.conn.execute("SELECT kind FROM sessions WHERE id = ?",
+                                    (session_id,)).fetchone()
             n = self.conn.execute(
                 "SELECT count(*) FROM image_set_members m JOIN sessions s "
                 "ON s.image_set_id = m.image_set_id WHERE s.id = ? AND m.image_id IN (?, ?)",
                 (session_id, left, right),
             ).fetchone()[0]
-            if n != 2 or left == right:
+            if row is None or n != 2 or left == right:
                 raise ValueError(f"images {left} and {right} are not a pair of session "
                                  f"{session_id}'s image set")
+            repeat = 0
+            if row[0] in _REPEATING_KINDS:
+                repeat = self.conn.execute(
+                    "SELECT coalesce(max(pair_repeat) + 1, 0) FROM answers "
+                    "WHERE session_id = ? AND pair_lo = ? AND pair_hi = ?",
+                    (session_id, min(left, right), max(left, right)),
+                ).fetchone()[0]
             try:
                 cur = self.conn.execute(
                     "INSERT INTO answers (session_id, left_id, right_id, answer, active_ms, "
-                    "answered_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    (session_id, left, right, str(answer), max(0, int(active_ms)), now_iso()),
+                    "answered_at, rater_id, pair_repeat) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (session_id, left, right, str(answer), max(0, int(active_ms)), now_iso(),
+                     rater_id, repeat),
                 )
             except sqlite3.IntegrityError as exc:
+                if rater_id is not None and "FOREIGN KEY" in str(exc):
+                    raise ValueError(f"no rater {rater_id} in this project") from exc
                 raise ValueError(f"images {left} and {right} were already compared in "
                                  f"session {session_id}") from exc
         return last_id(cur)

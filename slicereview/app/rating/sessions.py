@@ -31,8 +31,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from slicereview.app.rating.run import Comparison, Current, GradeRequest, RankingRow, RatingRun
+from slicereview.app.rating.confidence import ALGORITHM as CONFIDENCE_ALGORITHM
+from slicereview.app.rating.confidence import StopRule, confidence_settings
+from slicereview.app.rating.run import (
+    Comparison,
+    Current,
+    GradeRequest,
+    RankingRow,
+    RatingRun,
+    open_run,
+)
 from slicereview.engines.ranking import DEFAULT, DEFAULT_K, algorithm_version
+from slicereview.engines.ranking.active import VERSION as ACTIVE_VERSION
 from slicereview.engines.ranking.reliability import ReliabilityReport, reliability
 from slicereview.engines.ranking.replay import Ranking
 from slicereview.engines.ranking.scoring import DEFAULT_LABELS
@@ -53,7 +63,8 @@ __all__ = [
 CSV_COLUMNS = ("image_id", "case_id", "file", "rank", "tier", "score", "rater", "session",
                "answers", "active_time_s", "bt_score", "bt_se", "comparisons")
 
-RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY)
+RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CONFIDENCE,
+                SessionKind.CLASSIFY)
 DEFAULT_PROMPT = "Which image shows more motion artifact?"
 #: The default prompt of a classify session (one image at a time: a grade, not a choice).
 DEFAULT_GRADE_PROMPT = "How much motion artifact does this image show?"
@@ -84,7 +95,9 @@ class SessionSummary:
 @dataclass(frozen=True)
 class NewSessionSpec:
     """What the "New session" dialog asks for. ``image_set_id`` ``None`` = all images (a new
-    set is made); ``name`` empty = "<rater> — <kind> <n>"; ``seed`` ``None`` = random."""
+    set is made); ``name`` empty = "<rater> — <kind> <n>"; ``seed`` ``None`` = random. A
+    confidence session also takes the other raters sharing it (``shared_with``, names; new
+    names become raters) and its ``stop`` rule."""
 
     kind: SessionKind
     rater: str
@@ -96,6 +109,8 @@ class NewSessionSpec:
     name: str = ""
     seed: int | None = None
     settings: dict = field(default_factory=dict)
+    shared_with: tuple[str, ...] = ()
+    stop: StopRule | None = None
 
 
 class RatingRuns:
@@ -113,7 +128,7 @@ class RatingRuns:
         """The engine of ``session_id`` (made and cached on first use)."""
         rs = self._runs.get(session_id)
         if rs is None:
-            rs = self._runs[session_id] = RatingRun(self.project, session_id)
+            rs = self._runs[session_id] = open_run(self.project, session_id)
         return rs
 
     def cached(self, session_id: int) -> RatingRun | None:
@@ -166,7 +181,10 @@ def create_session(
     ``seed`` (random when ``None``) fixes the presentation order and left/right placement.
     Sort sessions store ``algorithm`` (default :data:`slicereview.engines.ranking.DEFAULT`)
     and its version; ``"top-k"`` gets ``k`` (default 10). Classify sessions get ``labels``
-    (default none / mild / moderate / severe; 2 to 9, keys 1-9). Other kinds have no algorithm.
+    (default none / mild / moderate / severe; 2 to 9, keys 1-9). Confidence sessions store
+    the active-ranking engine's name and version, and need ``settings`` of
+    :func:`slicereview.app.rating.confidence.confidence_settings` (the raters sharing the
+    session, ``rater_id`` first, and the stop rule). Other kinds have no algorithm.
     """
     kind = SessionKind(kind)
     settings = dict(settings or {})
@@ -176,6 +194,18 @@ def create_session(
         version = algorithm_version(algorithm)
         if algorithm == "top-k":
             settings.setdefault("k", DEFAULT_K)
+    elif kind == SessionKind.CONFIDENCE:
+        if algorithm not in (None, CONFIDENCE_ALGORITHM):
+            raise ValueError(f"a confidence session runs {CONFIDENCE_ALGORITHM!r}, not "
+                             f"{algorithm!r}")
+        algorithm, version = CONFIDENCE_ALGORITHM, ACTIVE_VERSION
+        raters = [int(r) for r in settings.pop("raters", None) or []]
+        raters = [rater_id] + [r for r in raters if r != rater_id]
+        rule = StopRule.from_settings(settings)
+        settings.update(confidence_settings(raters, rule.budget_per_image, rule.target_tau,
+                                            rule.target_rank_se))
+        for r in raters:
+            project.rater(r)  # KeyError for a rater not in the project
     elif algorithm is not None:
         raise ValueError(f"only sort sessions have an algorithm, not {kind} sessions")
     if kind == SessionKind.CLASSIFY:
@@ -208,7 +238,20 @@ def start_session(project: Project, spec: NewSessionSpec) -> int:
         settings["labels"] = [label.strip() for label in spec.labels if label.strip()]
     if kind == SessionKind.SORT and spec.algorithm == "top-k" and spec.k:
         settings["k"] = int(spec.k)
+    others = [name.strip() for name in spec.shared_with if name.strip()]
+    if kind == SessionKind.CONFIDENCE:
+        if spec.stop is None:
+            raise ValueError("a confidence session needs a budget or a target")
+        if rater_name in others or len(set(others)) != len(others):
+            raise ValueError("a rater is named twice")
+    elif others:
+        raise ValueError("only a confidence session is shared by several raters")
     rater_id = project.ensure_rater(rater_name)
+    if kind == SessionKind.CONFIDENCE:
+        assert spec.stop is not None
+        raters = [rater_id, *(project.ensure_rater(name) for name in others)]
+        settings.update(confidence_settings(raters, spec.stop.budget_per_image,
+                                            spec.stop.target_tau, spec.stop.target_rank_se))
     passes = sum(1 for s in project.sessions(kind, rater_id, image_set_id))
     name = unique_name(project, spec.name.strip() or f"{rater_name} — {kind} {passes + 1}")
     return create_session(
