@@ -1,0 +1,315 @@
+"""Confidence sessions over a real project file: stop rules, several raters, exact resume
+(also across a real process restart), undo, and the commands' undo/redo."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from slicereview.app.commands import CommandStack, RecordAnswer, RemoveLastAnswer
+from slicereview.app.rating.confidence import (
+    DEFAULT_CAP,
+    ConfidenceRun,
+    StopRule,
+    confidence_settings,
+)
+from slicereview.app.rating.raters import rater_input, session_noise
+from slicereview.app.rating.run import Comparison, RatingRun, open_run
+from slicereview.app.rating.sessions import NewSessionSpec, RatingRuns, create_session, start_session
+from slicereview.engines.ranking import Ranking
+from slicereview.engines.ranking.active import VERSION, ActiveRanking
+from slicereview.model import NewImage, SessionKind
+from slicereview.store import Project
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _project(tmp_path: Path, n: int = 10):
+    path = tmp_path / "p.srproj"
+    p = Project.create(path)
+    f = tmp_path / "img.png"
+    f.write_bytes(b"x")
+    ids = [p.add_source(f, f"{i:064x}", "png", [NewImage(4, 4)])[0] for i in range(n)]
+    set_id = p.create_image_set("set", ids)
+    return p, ids, set_id
+
+
+class Rater:
+    """A logistic rater over image ids: the truth is the id, noise ``T`` in id units; a fresh
+    seeded draw per answer (so a repeated pair may get another answer)."""
+
+    def __init__(self, T: float, seed: int) -> None:
+        self.T, self.rng = T, np.random.default_rng(seed)
+
+    def choice(self, left: int, right: int) -> str:
+        p = 1.0 / (1.0 + np.exp(-(left - right) / self.T))
+        return "left" if self.rng.random() < p else "right"
+
+
+def _session(p, set_id, raters, seed=5, **stop) -> int:
+    return create_session(p, "confidence", raters[0], set_id, "c", seed=seed,
+                          settings=confidence_settings(raters, **stop))
+
+
+def test_create_checks_and_stores_the_engine(tmp_path):
+    p, ids, set_id = _project(tmp_path)
+    ann, bob = p.add_rater("ann"), p.add_rater("bob")
+    sid = create_session(p, "confidence", bob, set_id, "c",
+                         settings={"raters": [ann], "target_tau": 0.9})
+    s = p.session(sid)
+    assert s.kind == SessionKind.CONFIDENCE
+    assert (s.algorithm, s.algorithm_version) == ("active-ranking", VERSION)
+    assert s.settings["raters"] == [bob, ann]  # the session's rater first
+    assert StopRule.from_settings(s.settings) == StopRule(target_tau=0.9)
+    for bad, message in (({}, "needs a budget"), ({"budget_per_image": 0}, "positive"),
+                         ({"target_tau": 1.0}, "between 0 and 1"),
+                         ({"target_rank_se": -1}, "positive number of places"),
+                         ({"raters": [999], "budget_per_image": 5}, "no rater 999")):
+        with pytest.raises((ValueError, KeyError), match=message):
+            create_session(p, "confidence", ann, set_id, "x", settings=bad)
+    with pytest.raises(ValueError, match="runs 'active-ranking'"):
+        create_session(p, "confidence", ann, set_id, "x", algorithm="timsort",
+                       settings={"budget_per_image": 5})
+    with pytest.raises(ValueError, match="open_run"):
+        RatingRun(p, sid)
+    assert isinstance(open_run(p, sid), ConfidenceRun)
+    assert isinstance(RatingRuns(p).run(sid), ConfidenceRun)
+    # The dialog's spec: other raters by name (new names become raters), one stop rule.
+    new = start_session(p, NewSessionSpec(SessionKind.CONFIDENCE, "ann", set_id,
+                                          shared_with=("cy", " "), stop=StopRule(5)))
+    assert [p.rater(r).name for r in p.session(new).settings["raters"]] == ["ann", "cy"]
+    for spec, message in (
+            (NewSessionSpec(SessionKind.CONFIDENCE, "ann", set_id), "budget or a target"),
+            (NewSessionSpec(SessionKind.CONFIDENCE, "ann", set_id, shared_with=("ann",),
+                            stop=StopRule(5)), "named twice"),
+            (NewSessionSpec(SessionKind.SORT, "ann", set_id, shared_with=("bob",)),
+             "only a confidence session")):
+        with pytest.raises(ValueError, match=message):
+            start_session(p, spec)
+    p.close()
+
+
+def test_budget_stops_at_answers_per_image_and_ranks_with_se(tmp_path):
+    p, ids, set_id = _project(tmp_path)
+    ann = p.add_rater("ann")
+    run = ConfidenceRun(p, _session(p, set_id, [ann], budget_per_image=4))
+    rater = Rater(1.0, 0)
+    while isinstance(now := run.current(), Comparison):
+        assert now.estimated_total == 40
+        run.answer(rater.choice(now.left, now.right), 700)
+    assert run.answer_count == 40 and run.stop_reason() == "budget"
+    assert p.session_finished_at(run.session.id) is not None
+    rows = run.rows()
+    assert [r.rank for r in rows] == list(range(1, 11))
+    assert all(r.bt_se is not None and r.bt_se > 0 for r in rows)
+    tau = np.corrcoef([r.bt_score for r in rows], [r.image_id for r in rows])[0, 1]
+    assert tau > 0.8  # the ranking follows the truth
+    assert {a.rater_id for a in p.answers(run.session.id)} == {ann}
+    assert max(c for c in np.unique([frozenset((a.left, a.right)) for a in run.answers()],
+                                    return_counts=True)[1]) > 1  # a pair was asked again
+    with pytest.raises(ValueError, match="reached its stop rule"):
+        run.answer("left", pair=(ids[0], ids[1]))
+    p.close()
+
+
+def test_targets_stop_after_the_sort(tmp_path):
+    p, ids, set_id = _project(tmp_path)
+    ann = p.add_rater("ann")
+    for stop, reason in (({"target_tau": 0.8}, "expected τ"),
+                         ({"target_rank_se": 0.6}, "rank SE")):
+        run = ConfidenceRun(p, _session(p, set_id, [ann], **stop))
+        rater = Rater(0.5, 1)
+        sorted_at = None
+        while isinstance(now := run.current(), Comparison):
+            meter = run.meter()
+            assert meter.stopped is None
+            run.answer(rater.choice(now.left, now.right), 500)
+            if sorted_at is None and not run.engine.sorting:
+                sorted_at = run.answer_count
+        meter = run.meter()
+        assert meter.stopped == reason and run.answer_count >= sorted_at
+        assert run.answer_count < run.rule.total(len(ids)) == DEFAULT_CAP * len(ids)
+        if reason == "expected τ":
+            assert meter.expected_tau >= 0.8
+        else:
+            assert meter.max_rank_se <= 0.6
+            assert meter.least_certain[0][2] == meter.max_rank_se
+    p.close()
+
+
+def _answer_some(run: ConfidenceRun, count: int, raters: dict[int, Rater]) -> list:
+    shown = []
+    for k in range(count):
+        rater_id = list(raters)[k % len(raters)]
+        run.set_rater(rater_id)
+        now = run.current()
+        shown.append((now.left, now.right))
+        run.answer(raters[rater_id].choice(now.left, now.right), 600)
+    return shown
+
+
+def test_raters_get_different_pairs_and_their_answers_are_theirs(tmp_path):
+    p, ids, set_id = _project(tmp_path, 12)
+    ann, bob, cy = (p.add_rater(n) for n in ("ann", "bob", "cy"))
+    sid = _session(p, set_id, [ann, bob, cy], budget_per_image=6)
+    runs = {r: ConfidenceRun(p, sid, rater_id=r) for r in (ann, bob, cy)}
+    for count in (0, 5, 40, 41):  # during the sort and after it
+        live = runs[ann]
+        while live.answer_count < count:
+            now = live.current()
+            live.answer("left" if now.left > now.right else "right", 400)
+        pairs = []
+        for r in (ann, bob, cy):
+            fresh = ConfidenceRun(p, sid, rater_id=r)
+            now = fresh.current()
+            pairs.append(frozenset((now.left, now.right)))
+        assert len(set(pairs)) == 3, count
+    # bob answers the pair on his screen after ann moved the session on: stored as shown.
+    bob_run = ConfidenceRun(p, sid, rater_id=bob)
+    shown = bob_run.current()
+    ann_run = ConfidenceRun(p, sid, rater_id=ann)
+    ann_now = ann_run.current()
+    ann_run.answer("left", 500)
+    bob_run.answer("right", 500, pair=(shown.left, shown.right))
+    last = p.answers(sid)[-1]
+    assert (last.left, last.right, str(last.answer), last.rater_id) == (
+        shown.left, shown.right, "right", bob)
+    assert p.answers(sid)[-2].rater_id == ann and (ann_now.left, ann_now.right) != (
+        shown.left, shown.right)
+    with pytest.raises(ValueError, match="does not share"):
+        ann_run.set_rater(p.add_rater("dan"))
+    lines = rater_input(p, [sid]).compute()
+    assert [(x.name, x.answers) for x in lines] == [("ann", 42), ("bob", 1)]
+    assert all(0.0 <= x.eta <= 1.0 for x in lines)
+    p.close()
+
+
+def test_resume_and_undo_are_exact(tmp_path):
+    p, ids, set_id = _project(tmp_path, 12)
+    ann, bob = p.add_rater("ann"), p.add_rater("bob")
+    sid = _session(p, set_id, [ann, bob], budget_per_image=8)
+    run = ConfidenceRun(p, sid)
+    raters = {ann: Rater(0.8, 2), bob: Rater(2.0, 3)}
+    before = []
+    for _ in range(70):  # through the sort, past an anchor and between anchors
+        before.append({r: (run.set_rater(r), run.current())[1] for r in raters})
+        _answer_some(run, 1, {ann: raters[ann]} if len(before) % 2 else {bob: raters[bob]})
+        for r in raters:
+            run.set_rater(r)
+            again = ConfidenceRun(p, sid, rater_id=r)
+            assert again.current() == run.current()
+            assert again.engine.posterior().theta.tolist() == run.engine.posterior().theta.tolist()
+    # Undo takes back the last answer whoever gave it and shows what was shown before it.
+    for k in range(69, 60, -1):
+        removed = run.undo()
+        assert removed is not None and run.answer_count == k
+        for r in raters:
+            run.set_rater(r)
+            assert run.current() == before[k][r]
+            assert ConfidenceRun(p, sid, rater_id=r).current() == before[k][r]
+    p.close()
+
+
+_CHILD = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    from slicereview.app.rating.confidence import ConfidenceRun
+    from slicereview.store import Project
+    path, sid, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    rng = np.random.default_rng(seed)
+    with Project.open(path) as project:
+        run = ConfidenceRun(project, sid)
+        out = {"start": [run.current().left, run.current().right]}
+        for _ in range(count):
+            now = run.current()
+            p = 1 / (1 + np.exp(-(now.left - now.right)))
+            run.answer("left" if rng.random() < p else "right", 500)
+        out["next"] = [run.current().left, run.current().right]
+        out["answers"] = run.answer_count
+        if count == 0:
+            run.undo()
+            out["after_undo"] = [run.current().left, run.current().right]
+    print(json.dumps(out))
+""")
+
+
+def _child(path: Path, sid: int, count: int, seed: int) -> dict:
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(path), str(sid), str(count),
+                          str(seed)], capture_output=True, text=True, cwd=ROOT, check=True,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    return json.loads(out.stdout)
+
+
+def test_resume_after_a_real_process_restart(tmp_path):
+    p, ids, set_id = _project(tmp_path, 12)
+    sid = _session(p, set_id, [p.add_rater("ann")], budget_per_image=10, seed=9)
+    path = p.path
+    p.close()
+    first = _child(path, sid, 45, seed=1)  # the sort ends near 30 answers: past it
+    second = _child(path, sid, 23, seed=2)  # a new process goes on where the first stopped
+    assert second["start"] == first["next"] and second["answers"] == 68
+    third = _child(path, sid, 0, seed=3)
+    assert third["start"] == second["next"]
+    # The last answer undone in that third process: a fourth process proposes what the
+    # engine proposed before that answer, as this process computes from the stored answers.
+    fourth = _child(path, sid, 0, seed=4)
+    assert fourth["start"] == third["after_undo"]
+    with Project.open(path) as project:
+        answers = project.answers(sid)
+        assert len(answers) == 66
+        run = ConfidenceRun(project, sid)
+        engine = ActiveRanking.rebuild(run.items, map(run._engine_answer, answers), seed=9)
+        a, b = engine.next_pair()
+        assert {a, b} == set(fourth["after_undo"])
+
+
+def test_commands_keep_the_rater_through_undo_and_redo(tmp_path):
+    p, ids, set_id = _project(tmp_path)
+    ann, bob = p.add_rater("ann"), p.add_rater("bob")
+    sid = _session(p, set_id, [ann, bob], budget_per_image=5)
+    run = ConfidenceRun(p, sid, rater_id=bob)
+    stack = CommandStack()
+    now = run.current()
+    stack.push(RecordAnswer(run, "left", 800, (now.left, now.right)))
+    run.set_rater(ann)
+    stack.undo()
+    assert p.answers(sid) == []
+    stack.redo()  # stored again for bob, who gave it
+    assert [(a.left, a.right, a.rater_id) for a in p.answers(sid)] == [
+        (now.left, now.right, bob)]
+    remove = RemoveLastAnswer(run)
+    stack.push(remove)
+    assert p.answers(sid) == [] and remove.removed.rater_id == bob
+    stack.undo()
+    assert p.answers(sid)[0].rater_id == bob and p.answers(sid)[0].active_ms == 800
+    p.close()
+
+
+def test_noise_of_a_session_from_repeats_and_triads(tmp_path):
+    p, ids, set_id = _project(tmp_path, 12)
+    ann = p.add_rater("ann")
+    estimates = []
+    for T in (0.4, 3.0):  # in id units: a careful and a careless rater of the same images
+        sid = _session(p, set_id, [ann], budget_per_image=12)
+        run = ConfidenceRun(p, sid)
+        rater = Rater(T, 4)
+        while isinstance(now := run.current(), Comparison):
+            run.answer(rater.choice(now.left, now.right), 300)
+        noise = session_noise(p, sid)
+        assert noise.repeat_pairs > 0 and noise.T is not None and not noise.bound
+        estimates.append(noise.T)
+    assert estimates[0] < estimates[1] / 2  # the engine's tests check the scale itself
+    sort = create_session(p, "sort", ann, set_id, "s", seed=1)
+    rs = RatingRun(p, sort)
+    while isinstance(now := rs.current(), Comparison):
+        rs.answer("left" if now.left > now.right else "right")
+    assert isinstance(rs.current(), Ranking)
+    consistent = session_noise(p, sort)  # a consistent sort: nothing contradicts anything
+    assert consistent.bound and consistent.repeat_pairs == consistent.intransitive == 0
+    p.close()
