@@ -16,7 +16,6 @@ the handlers):
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from pathlib import Path
 
@@ -98,8 +97,6 @@ def _open(path: Path, read_only: bool = True) -> Project:
 def cmd_new(args: argparse.Namespace) -> int:
     from slicereview.app.rating.confidence import StopRule
     from slicereview.app.rating.sessions import NewSessionSpec, default_prompt, start_session
-    from slicereview.engines.ranking import DEFAULT
-    from slicereview.engines.ranking.scoring import DEFAULT_LABELS
     from slicereview.model import SessionKind
 
     kind = SessionKind(args.kind)
@@ -108,8 +105,11 @@ def cmd_new(args: argparse.Namespace) -> int:
         stop = StopRule(args.budget, args.target_tau, args.target_rank_se)
     elif args.budget is not None or args.target_tau is not None or args.target_rank_se:
         raise ValueError("--budget and the targets are for a confidence session")
-    labels = (tuple(x.strip() for x in args.labels.split(",") if x.strip()) if args.labels
-              else DEFAULT_LABELS)
+    options: dict = {}
+    if args.algorithm:
+        options["algorithm"] = args.algorithm
+    if args.labels:
+        options["labels"] = tuple(x.strip() for x in args.labels.split(",") if x.strip())
     with _open(args.project, read_only=False) as project:
         set_id = None
         if args.image_set:
@@ -119,9 +119,8 @@ def cmd_new(args: argparse.Namespace) -> int:
                                "lists them)")
             set_id = found[0]
         spec = NewSessionSpec(
-            kind, args.rater, set_id, args.prompt or default_prompt(kind),
-            algorithm=args.algorithm or DEFAULT, labels=labels, name=args.name,
-            seed=args.seed, shared_with=tuple(args.shared), stop=stop)
+            kind, args.rater, set_id, args.prompt or default_prompt(kind), name=args.name,
+            seed=args.seed, shared_with=tuple(args.shared), stop=stop, **options)
         session_id = start_session(project, spec)
         s = project.session(session_id)
         images = len(project.image_set(s.image_set_id))
@@ -185,43 +184,40 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
+    from slicereview.app.rating.planning import measured_noise, plan_rating
     from slicereview.cli._common import ProgressBar
-    from slicereview.engines.ranking.plan import plan
 
-    n = args.images
-    if args.from_session:
-        from slicereview.app.rating.raters import session_noise
-
-        with _open(args.project) as project:
+    n, noise = args.images, args.noise
+    with _open(args.project) as project:
+        if args.from_session:
             s = project.find_session(args.from_session)
-            estimate = session_noise(project, s.id)
+            estimate = measured_noise(project, s.id)
+            noise = estimate.T
             n = n or len(project.image_set(s.image_set_id))
-        if estimate.T is None:
-            raise ValueError(f"session {s.name!r} has no repeated pair and no decided triad: "
-                             "nothing shows its rater's noise; give --noise T")
-        noise = estimate.T
-        evidence = (f"{estimate.repeat_pairs} repeated pairs ({estimate.repeat_disagreements:g}"
-                    f" disagreed), {estimate.triads} decided triads ({estimate.intransitive} "
-                    "intransitive)")
-        if estimate.bound:
-            print(f"session {s.name!r}: nothing contradicted anything ({evidence}); T ≤ "
-                  f"{noise:.3f} is an upper guess, so this plan is on the safe side")
-        else:
-            print(f"session {s.name!r}: rater noise T = {noise:.3f} from {evidence}")
-    else:
-        _open(args.project).close()  # the project must exist, as for every command
-        noise = args.noise
-        if noise is None or not (math.isfinite(noise) and noise > 0):
-            raise ValueError("--noise must be a positive number (0.15 reliable, 0.5 noisy)")
-    if not n or n < 2:
-        raise ValueError("--images must be at least 2")
+            evidence = (f"{estimate.repeat_pairs} repeated pairs "
+                        f"({estimate.repeat_disagreements:g} disagreed), {estimate.triads} "
+                        f"decided triads ({estimate.intransitive} intransitive)")
+            if estimate.bound:
+                print(f"session {s.name!r}: nothing contradicted anything ({evidence}); T ≤ "
+                      f"{noise:.3f} is an upper guess, so this plan is on the safe side")
+            else:
+                print(f"session {s.name!r}: rater noise T = {noise:.3f} from {evidence}")
+    if n is None:
+        raise ValueError("give --images N (or --from-session, whose image set is used)")
     print(f"simulating {args.seeds} sessions of {n} images at T = {noise:.3f} until the mean "
           f"Kendall tau reaches {args.target:g} (at most {args.max_per_image} comparisons per "
           "image)")
-    started = time.monotonic()
-    result = plan(n, noise, args.target, args.max_per_image, args.seeds,
-                  progress=ProgressBar("simulated answers"))
-    took = time.monotonic() - started
+    bar, started = ProgressBar("simulated answers"), time.monotonic()
+
+    def progress(done: int, total: int) -> None:
+        """The bar, with the time left if the simulation had to go to the last budget."""
+        spent = time.monotonic() - started
+        left = spent / done * (total - done) if done else 0.0
+        bar(done, total, f"{spent:.0f} s, at most {left:.0f} s more")
+
+    planned = plan_rating(n, noise, target=args.target, seeds=args.seeds,
+                          max_per_image=args.max_per_image, progress=progress)
+    result, took = planned.result, planned.seconds
     sim = result.simulation
     for per_image, tau in zip(sim.per_image, sim.tau, strict=True):
         print(f"  {per_image:>4g} per image ({int(round(per_image * n)):>6} comparisons): "
@@ -230,7 +226,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print(f"not reached within {args.max_per_image} comparisons per image (tau "
               f"{sim.tau[-1]:.3f}); took {took:.1f} s")
         return 1
+    sort = (f"the opening sort pass takes {sim.sort_answers / n:.1f} per image"
+            if sim.sort_answers == sim.sort_answers else "before the opening sort pass ends")
     print(f"plan: {result.per_image:g} comparisons per image, {result.comparisons} in all, for "
-          f"tau ≥ {args.target:g} (mean of {args.seeds} simulated sessions; the opening sort "
-          f"pass takes {sim.sort_answers / n:.1f} per image); took {took:.1f} s")
+          f"tau ≥ {args.target:g} (mean of {args.seeds} simulated sessions; {sort}); took "
+          f"{took:.1f} s")
     return 0

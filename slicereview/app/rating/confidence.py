@@ -14,9 +14,11 @@ The rules, once for the Rate tab and ``slicereview rate``:
   engine's posterior (:meth:`ActiveRanking.confidence`): expected τ ≥ target, or every image's
   rank standard deviation ≤ target places. Not the scores' standard errors: an image that won
   every comparison keeps a wide score interval, held by the prior, however certain its place.
-* **Several raters.** Rater ``k`` of the session (0 = the first) is shown the ``k``-th best pair
-  after the pairs of raters ``0 .. k-1`` (``next_pair(exclude=…)``), so raters working at the
-  same time see different pairs, and each proposal is a function of the stored answers. An answer
+* **Several raters.** The raters *at work* are those who gave one of the last ``2 × raters``
+  answers, and the one asking. The ``k``-th of them in the session's order is shown the best
+  pair after the pairs of the ``k - 1`` before them (``next_pair(exclude=…)``), so raters
+  working at the same time see different pairs, a rater working alone gets the best pair, and
+  each proposal is a function of the stored answers (who gave them included). An answer
   is stored for the pair that was on screen, whoever's proposal it was and however the session
   moved on meanwhile (any comparison is information); a pair asked again is shown the other way
   round each time (position bias).
@@ -56,10 +58,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from slicereview.app.rating.run import Comparison, GradeRequest, RatingRun
+from slicereview.app.rating.raters import RaterInput, RaterLine, rater_input
+from slicereview.app.rating.run import Comparison, GradeRequest, RatingRun, answer_outcomes
 from slicereview.engines.ranking.active import VERSION, ActiveRanking
 from slicereview.engines.ranking.active import Answer as EngineAnswer
-from slicereview.engines.ranking.bt import BTFit
+from slicereview.engines.ranking.bt import BTFit, Outcome
+from slicereview.engines.ranking.bt import fit as bt_fit
 from slicereview.engines.ranking.replay import Ranking
 from slicereview.engines.ranking.schedule import placement, presentation_order
 from slicereview.engines.ranking.scoring import tiers_from_scores
@@ -230,7 +234,7 @@ class ConfidenceRun(RatingRun):
             tiers = tiers_from_scores(self.scores(), self.items)
             now = Ranking(tiers=tiers, answered=len(self._answers))
         else:
-            a, b = self.pair_for(self.raters.index(self.rater_id))
+            a, b = self.pair_for(self.rater_id)
             left, right = placement(self.session.seed, a, b)
             if self._asked[frozenset((a, b))] % 2:
                 left, right = right, left
@@ -238,11 +242,18 @@ class ConfidenceRun(RatingRun):
         self._now = (key, now)
         return now
 
-    def pair_for(self, k: int) -> tuple[int, int]:
-        """The pair of the session's ``k``-th rater: the best pair after those of raters
-        ``0 .. k-1``."""
+    def at_work(self, rater_id: int) -> list[int]:
+        """The raters at work as ``rater_id`` asks: who gave one of the last ``2 × raters``
+        answers, and ``rater_id``, in the session's order."""
+        recent = {self.session.rater_id if a.rater_id is None else a.rater_id
+                  for a in self._answers[-2 * len(self.raters):]}
+        return [r for r in self.raters if r in recent or r == rater_id]
+
+    def pair_for(self, rater_id: int) -> tuple[int, int]:
+        """The pair of ``rater_id``: the best pair after those of the raters at work before
+        them (:meth:`at_work`)."""
         taken: list[tuple[int, int]] = []
-        for _ in range(k + 1):
+        for _ in range(self.at_work(rater_id).index(rater_id) + 1):
             taken.append(self.engine.next_pair(exclude=taken))  # type: ignore[arg-type]
         return taken[-1]
 
@@ -328,6 +339,40 @@ class ConfidenceRun(RatingRun):
         """``{rater id: name}`` of the session's raters, in their order."""
         return {r: self.project.rater(r).name for r in self.raters}
 
+    def details_input(self) -> DetailsInput:
+        """What :class:`MeterDetails` are computed from (read here; computed anywhere)."""
+        return DetailsInput(len(self._answers), tuple(self.items),
+                            tuple(answer_outcomes(self._answers)),
+                            rater_input(self.project, [self.session.id]))
 
-__all__ = ["ALGORITHM", "DEFAULT_CAP", "ConfidenceRun", "Meter", "StopRule",
-           "confidence_settings"]
+
+@dataclass(frozen=True)
+class MeterDetails:
+    """The slower half of the meter, computed off the GUI thread: the ``widest`` 95 %
+    intervals of the Bradley–Terry scores as ``(image_id, score, SE)``, widest first (images
+    never compared left out), and each rater's Crowd-BT reliability; ``answers`` they are of."""
+
+    answers: int
+    widest: list[tuple[int, float, float]]
+    raters: list[RaterLine]
+
+
+@dataclass(frozen=True)
+class DetailsInput:
+    """A session's answers as plain data (:meth:`ConfidenceRun.details_input`)."""
+
+    answers: int
+    items: tuple[int, ...]
+    outcomes: tuple[Outcome, ...]
+    raters: RaterInput
+
+    def compute(self, widest: int = 5) -> MeterDetails:
+        fit = bt_fit(self.items, self.outcomes)
+        compared = [i for i in self.items if fit.comparisons[i]]
+        order = sorted(compared, key=lambda i: (-fit.se[i], self.items.index(i)))[:widest]
+        return MeterDetails(self.answers, [(int(i), fit.scores[i], fit.se[i]) for i in order],
+                            self.raters.compute())
+
+
+__all__ = ["ALGORITHM", "DEFAULT_CAP", "ConfidenceRun", "DetailsInput", "Meter",
+           "MeterDetails", "StopRule", "confidence_settings"]

@@ -81,7 +81,8 @@ def default_prompt(kind: SessionKind | str) -> str:
 
 @dataclass(frozen=True)
 class SessionSummary:
-    """One row of the Rate page's session list."""
+    """One row of the Rate page's session list (``rater``: the raters' names, comma-separated
+    when they share a confidence session)."""
 
     session: Session
     rater: str
@@ -153,8 +154,10 @@ class RatingRuns:
                 continue
             rs = self.run(s.id)
             rater = raters[s.rater_id]
+            shared = s.settings.get("raters") or [s.rater_id]
+            names = ", ".join(raters[int(r)].name for r in shared)
             rows.append(SessionSummary(
-                s, rater.name, rater.simulated, sets.get(s.image_set_id, "?"), len(rs.items),
+                s, names, rater.simulated, sets.get(s.image_set_id, "?"), len(rs.items),
                 rs.answer_count, project.session_finished_at(s.id) is not None,
             ))
         return rows

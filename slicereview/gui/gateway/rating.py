@@ -111,8 +111,8 @@ class RatingGateway:
         return write_ranking_csv(Path(path), self.rating(session_id).rows())
 
     def pairwise_sessions(self) -> dict[int, list[tuple[Session, str]]]:
-        """Pairwise (sort, exhaustive, confidence) sessions with their rater's name, by image set id (the pooled
-        ranking's choices)."""
+        """Pairwise (sort, exhaustive, confidence) sessions with their rater's name, by image set
+        id (the pooled ranking's choices)."""
         from slicereview.app.rating.pooled import pairwise_sessions
 
         if self.project is None:

@@ -232,11 +232,12 @@ class CompareView(QWidget):
         self._answerable = all(self._load(view, image_id, previous is not None)
                                for view, image_id in zip(views, ids, strict=True))
         if pair:
-            exhaustive = str(self.gateway.rating(self.session_id).kind) == "exhaustive"
+            kind = str(self.gateway.rating(self.session_id).kind)
             total = now.estimated_total
-            self.progress.setText(f"answered {now.answered} of {total} pairs" if exhaustive
-                                  else f"answered {now.answered}, about "
-                                       f"{max(total - now.answered, 1)} to go")
+            self.progress.setText(
+                f"answered {now.answered} of {total} pairs" if kind == "exhaustive" else
+                f"answered {now.answered} of at most {total}" if kind == "confidence" else
+                f"answered {now.answered}, about {max(total - now.answered, 1)} to go")
         else:
             self.progress.setText(f"graded {now.graded} of {now.total}")
         for w in (self.left_button, self.same_button, self.right_button, *self.grade_buttons):

@@ -1,9 +1,11 @@
 """The "New rating session" dialog of the Rate page.
 
-It asks for the kind (sort / exhaustive / classify), the rater (an existing name or a new one,
-created on OK), the image set (or all images, made into a new set), the prompt, the sort
-algorithm (default :data:`slicereview.engines.ranking.DEFAULT`, ``k`` for top-k) and the labels of
-a classify session. The seed is drawn at random by the store and kept with the session.
+It asks for the kind (sort / exhaustive / to a confidence / classify), the rater (an existing
+name or a new one, created on OK), the image set (or all images, made into a new set), the
+prompt, the sort algorithm (default :data:`slicereview.engines.ranking.DEFAULT`, ``k`` for
+top-k), the labels of a classify session, and for a confidence session the raters sharing it and
+its stop rule (:mod:`slicereview.gui.rate.confidence_fields`). The seed is drawn at random by
+the store and kept with the session.
 
 The dialog remembers the last choices (user settings, :func:`slicereview.gui.common.settings.
 rating_choices`): kind, rater, image set (by name), algorithm, labels, and one prompt for
@@ -30,12 +32,15 @@ from slicereview.app.rating.sessions import NewSessionSpec, default_prompt
 from slicereview.engines.ranking import ALGORITHMS, DEFAULT, DEFAULT_K, estimate_comparisons
 from slicereview.engines.ranking.scoring import DEFAULT_LABELS
 from slicereview.gui.common.settings import rating_choices, remember_rating_choices
+from slicereview.gui.rate.confidence_fields import ConfidenceFields
 from slicereview.model import SessionKind
 
 KINDS = (
     (SessionKind.SORT, "Sort — pairwise, the sort chooses the pairs"),
     (SessionKind.EXHAUSTIVE, "Exhaustive — every pair once"),
     (SessionKind.CLASSIFY, "Classify — one grade per image"),
+    (SessionKind.CONFIDENCE, "To a confidence — a sort, then the most doubtful pairs, to a "
+                             "budget or a target; several raters"),
 )
 
 
@@ -72,6 +77,7 @@ class NewSessionDialog(QDialog):
         self.labels = QLineEdit(", ".join(DEFAULT_LABELS))
         self.labels.setToolTip("2 to 9 grades from least to most, separated by commas "
                                "(keys 1–9)")
+        self.confidence = ConfidenceFields()
         self.name = QLineEdit()
         self.name.setPlaceholderText("automatic: rater — kind n")
         self.estimate = QLabel()
@@ -83,6 +89,7 @@ class NewSessionDialog(QDialog):
         form.addRow("Algorithm", self.algorithm)
         form.addRow("k (top-k)", self.k)
         form.addRow("Labels", self.labels)
+        form.addRow("To a confidence", self.confidence)
         form.addRow("Session name", self.name)
         form.addRow("", self.estimate)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
@@ -95,6 +102,8 @@ class NewSessionDialog(QDialog):
             box.currentIndexChanged.connect(self._update)
         self.kind.currentIndexChanged.connect(self._on_kind)
         self.k.valueChanged.connect(self._update)
+        self.confidence.changed.connect(self._update)
+        self.rater.currentTextChanged.connect(self._update)
         self._on_kind()
         self._update()
         self.resize(560, self.sizeHint().height())
@@ -109,6 +118,7 @@ class NewSessionDialog(QDialog):
             if self.image_set.itemData(i)[2] == last.get("image_set"):
                 self.image_set.setCurrentIndex(i)
         self.rater.setCurrentText(last.get("rater", ""))
+        self.confidence.restore(last)
         if "labels" in last:
             self.labels.setText(last["labels"])
 
@@ -131,7 +141,7 @@ class NewSessionDialog(QDialog):
             "kind": str(self.kind.currentData()), "rater": self.rater.currentText().strip(),
             "algorithm": self.algorithm.currentData(), "labels": self.labels.text(),
             "image_set": self.image_set.currentData()[2] or "",
-            self._prompt_key(): self.prompt.text().strip(),
+            self._prompt_key(): self.prompt.text().strip(), **self.confidence.settings(),
         })
 
     def _update(self, *_args: object) -> None:
@@ -139,6 +149,7 @@ class NewSessionDialog(QDialog):
         self.algorithm.setEnabled(kind == SessionKind.SORT)
         self.k.setEnabled(kind == SessionKind.SORT and self.algorithm.currentData() == "top-k")
         self.labels.setEnabled(kind == SessionKind.CLASSIFY)
+        self.confidence.setEnabled(kind == SessionKind.CONFIDENCE)
         n = self.image_set.currentData()[1]
         if kind == SessionKind.SORT:
             k = self.k.value() if self.algorithm.currentData() == "top-k" else None
@@ -146,6 +157,8 @@ class NewSessionDialog(QDialog):
             text = f"{n} images: about {q} comparisons (fewer when images tie)"
         elif kind == SessionKind.EXHAUSTIVE:
             text = f"{n} images: {n * (n - 1) // 2} comparisons"
+        elif kind == SessionKind.CONFIDENCE:
+            text = self.confidence.estimate(n)
         else:
             text = f"{n} images: {n} grades"
         self.estimate.setText(text)
@@ -161,6 +174,8 @@ class NewSessionDialog(QDialog):
             prompt=self.prompt.text().strip(), algorithm=self.algorithm.currentData(),
             k=self.k.value() if self.algorithm.currentData() == "top-k" else None,
             labels=self.label_list(), name=self.name.text().strip(),
+            **({"shared_with": self.confidence.shared_with(), "stop": self.confidence.stop()}
+               if kind == SessionKind.CONFIDENCE else {}),
         )
 
     def problem(self) -> str | None:
@@ -172,6 +187,8 @@ class NewSessionDialog(QDialog):
         if self.kind.currentData() == SessionKind.CLASSIFY and not 2 <= len(
                 self.label_list()) <= 9:
             return "A classify session needs 2 to 9 labels (keys 1–9)."
+        if self.kind.currentData() == SessionKind.CONFIDENCE:
+            return self.confidence.problem(self.rater.currentText().strip())
         return None
 
     def accept(self) -> None:

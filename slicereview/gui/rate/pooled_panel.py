@@ -1,11 +1,11 @@
 """The pooled ranking of several pairwise sessions of one image set (raters, passes).
 
 Choose the image set, tick its pairwise (sort, exhaustive, confidence) sessions (all by
-default; unfinished ones count with the answers they have) and *Rank*: one Bradley–Terry fit over every answer of the
-ticked sessions (:mod:`slicereview.app.rating.pooled`), computed off the GUI thread. The table
-lists each image's rank, BT score, standard error, 95 % confidence interval (score ± 1.96 SE),
-comparisons and wins, best first; the method is named above it. *Export CSV…* writes the file
-of ``slicereview ranking PROJECT --pooled --sessions … --csv``.
+default; unfinished ones count with the answers they have) and *Rank*: one Bradley–Terry fit
+over every answer of the ticked sessions (:mod:`slicereview.app.rating.pooled`), computed off
+the GUI thread. The table lists each image's rank, BT score, standard error, 95 % confidence
+interval (score ± 1.96 SE), comparisons and wins, best first; the method is named above it.
+*Export CSV…* writes the file of ``slicereview ranking PROJECT --pooled --sessions … --csv``.
 """
 
 from __future__ import annotations

@@ -21,7 +21,12 @@ from slicereview.app.rating.confidence import (
 )
 from slicereview.app.rating.raters import rater_input, session_noise
 from slicereview.app.rating.run import Comparison, RatingRun, open_run
-from slicereview.app.rating.sessions import NewSessionSpec, RatingRuns, create_session, start_session
+from slicereview.app.rating.sessions import (
+    NewSessionSpec,
+    RatingRuns,
+    create_session,
+    start_session,
+)
 from slicereview.engines.ranking import Ranking
 from slicereview.engines.ranking.active import VERSION, ActiveRanking
 from slicereview.model import NewImage, SessionKind
@@ -158,18 +163,31 @@ def test_raters_get_different_pairs_and_their_answers_are_theirs(tmp_path):
     p, ids, set_id = _project(tmp_path, 12)
     ann, bob, cy = (p.add_rater(n) for n in ("ann", "bob", "cy"))
     sid = _session(p, set_id, [ann, bob, cy], budget_per_image=6)
-    runs = {r: ConfidenceRun(p, sid, rater_id=r) for r in (ann, bob, cy)}
-    for count in (0, 5, 40, 41):  # during the sort and after it
-        live = runs[ann]
+    for count in (3, 6, 42, 45):  # during the sort and after it, all three at work
+        live = ConfidenceRun(p, sid)
         while live.answer_count < count:
+            live.set_rater([ann, bob, cy][live.answer_count % 3])
             now = live.current()
             live.answer("left" if now.left > now.right else "right", 400)
         pairs = []
         for r in (ann, bob, cy):
             fresh = ConfidenceRun(p, sid, rater_id=r)
+            assert fresh.at_work(r) == [ann, bob, cy]
             now = fresh.current()
             pairs.append(frozenset((now.left, now.right)))
         assert len(set(pairs)) == 3, count
+    # bob goes on alone: once ann and cy gave none of the last six answers, he gets the best
+    # pair (the one ann would get first).
+    alone = ConfidenceRun(p, sid, rater_id=bob)
+    assert alone.at_work(bob) == [ann, bob, cy]
+    for _ in range(6):
+        now = alone.current()
+        alone.answer("left" if now.left > now.right else "right", 400)
+    assert alone.at_work(bob) == [bob]
+    best = alone.engine.next_pair()
+    now = alone.current()
+    assert {now.left, now.right} == set(best)
+    assert ConfidenceRun(p, sid, rater_id=ann).at_work(ann) == [ann, bob]
     # bob answers the pair on his screen after ann moved the session on: stored as shown.
     bob_run = ConfidenceRun(p, sid, rater_id=bob)
     shown = bob_run.current()
@@ -180,12 +198,14 @@ def test_raters_get_different_pairs_and_their_answers_are_theirs(tmp_path):
     last = p.answers(sid)[-1]
     assert (last.left, last.right, str(last.answer), last.rater_id) == (
         shown.left, shown.right, "right", bob)
-    assert p.answers(sid)[-2].rater_id == ann and (ann_now.left, ann_now.right) != (
-        shown.left, shown.right)
+    before = p.answers(sid)[-2]
+    assert (before.left, before.right, before.rater_id) == (ann_now.left, ann_now.right, ann)
     with pytest.raises(ValueError, match="does not share"):
         ann_run.set_rater(p.add_rater("dan"))
     lines = rater_input(p, [sid]).compute()
-    assert [(x.name, x.answers) for x in lines] == [("ann", 42), ("bob", 1)]
+    given = [sum(a.rater_id == r for a in p.answers(sid)) for r in (ann, bob, cy)]
+    assert [(x.name, x.answers) for x in lines] == list(zip(("ann", "bob", "cy"), given,
+                                                            strict=True))
     assert all(0.0 <= x.eta <= 1.0 for x in lines)
     p.close()
 
