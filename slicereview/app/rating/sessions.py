@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from slicereview.app.rating.confidence import ALGORITHM as CONFIDENCE_ALGORITHM
-from slicereview.app.rating.confidence import StopRule, confidence_settings
+from slicereview.app.rating.confidence_rules import ALGORITHM as CONFIDENCE_ALGORITHM
+from slicereview.app.rating.confidence_rules import StopRule, confidence_settings
 from slicereview.app.rating.run import (
     Comparison,
     Current,

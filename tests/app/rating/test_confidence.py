@@ -333,3 +333,36 @@ def test_noise_of_a_session_from_repeats_and_triads(tmp_path):
     consistent = session_noise(p, sort)  # a consistent sort: nothing contradicts anything
     assert consistent.bound and consistent.repeat_pairs == consistent.intransitive == 0
     p.close()
+
+
+def test_report_names_method_budget_expected_tau_and_raters(tmp_path):
+    from slicereview.app.report.owner_report import collect, render
+
+    p, ids, set_id = _project(tmp_path, 12)
+    ann, bob = p.add_rater("ann"), p.add_rater("bob")
+    sid = _session(p, set_id, [ann, bob], budget_per_image=4)
+    run = ConfidenceRun(p, sid)
+    raters = {ann: Rater(1.0, 5), bob: Rater(1.0, 6)}
+    while isinstance(run.current(), Comparison):
+        _answer_some(run, 1, raters if run.answer_count % 2 else {ann: raters[ann]})
+    sort = create_session(p, "sort", bob, set_id, "bob sort", seed=2)
+    rs = RatingRun(p, sort)
+    while isinstance(now := rs.current(), Comparison):
+        rs.answer("left" if now.left > now.right else "right")
+    data = collect(p)
+    (entry,) = data.rating
+    lines = {line.name: line for line in entry.sessions}
+    c = lines["c"]
+    assert c.method.startswith("to a confidence (active ranking v1; stops at 4 comparisons")
+    assert c.rater == "ann, bob" and c.per_image == 4.0
+    assert c.expected_tau == pytest.approx(run.meter().expected_tau)
+    s = lines["bob sort"]
+    assert s.method == "sort (tie-aware-merge-insertion v1)" and 0.5 < s.expected_tau < 1.0
+    assert [(r.name, r.answers) for r in entry.raters] == [
+        ("ann", sum(a.rater_id == ann for a in run.answers())),
+        ("bob", sum(a.rater_id == bob for a in run.answers()) + rs.answer_count)]
+    page = render(data)
+    assert "<h3>Raters' reliability (Crowd-BT)</h3>" in page
+    assert f"<td>{entry.raters[0].eta:.3f}</td>" in page
+    assert f"<td>{c.expected_tau:.3f}</td>" in page and "about 0.02 optimistic" in page
+    p.close()

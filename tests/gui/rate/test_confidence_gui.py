@@ -13,7 +13,7 @@ from slicereview.app.rating.confidence import ConfidenceRun, StopRule
 from slicereview.app.rating.run import Comparison
 from slicereview.gui.rate.confidence_meter import CALIBRATION
 from slicereview.model import SessionKind
-from tests.gui.rate.test_rate import N, SHOTS, _key_for, _press, _set_id, _window, make_rate_project
+from tests.gui.rate.test_rate import SHOTS, N, _key_for, _press, _set_id, _window, make_rate_project
 
 
 def _dialog(qtbot, page):
