@@ -44,6 +44,8 @@ import math
 
 import numpy as np
 
+from slicereview.engines.ranking.blas import one_thread
+
 from slicereview.engines.ranking.bt import BT_ALPHA, newton_map, precision
 
 #: The pair criteria :meth:`Posterior.scores` knows.
@@ -88,6 +90,7 @@ class Posterior:
         return cls(np.zeros(n), np.eye(n) / (2 * alpha))
 
     @classmethod
+    @one_thread
     def laplace(cls, wins: np.ndarray, alpha: float = BT_ALPHA) -> Posterior:
         """The Laplace approximation at the MAP of the win matrix ``wins`` (shape (n, n);
         ``wins[i, j]`` = how often ``i`` was preferred to ``j``, halves for "same")."""
