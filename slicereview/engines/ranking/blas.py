@@ -7,7 +7,7 @@ such call: measured on a shared 2-core machine, a simulated session of 100 image
 answers) took 3.3–6.4 s with two BLAS threads and 0.27–0.47 s with one, and a Crowd-BT fit of
 2,000 answers 9.7–30 s against 0.46 s. Matrices this small gain nothing from a second thread
 even on an idle machine, so the engine asks for one while it computes
-(``threadpoolctl``, [threadpoolctl]); the limit is lifted when the call returns, so the rest of
+(``threadpoolctl``, [Threadpoolctl]); the limit is lifted when the call returns, so the rest of
 the program keeps its own setting.
 
 >>> @one_thread
