@@ -4,8 +4,8 @@
 simulated raters (a careful one and a noisy one), one classify session, and one confidence
 session the two share (taking turns, to :data:`CONFIDENCE_BUDGET` comparisons per image),
 answered from the known truth (the motion strength of each slice, kept in the project's
-``demo_truth`` meta entry). So the reliability panel and ``slicereview reliability`` have real material in a fresh
-demo. The raters are stored with ``simulated = 1`` and say so in their names.
+``demo_truth`` meta entry). So the reliability panel and ``slicereview reliability`` have real
+material in a fresh demo. The raters are stored with ``simulated = 1`` and say so in their names.
 
 Example
 -------

@@ -45,7 +45,6 @@ import math
 import numpy as np
 
 from slicereview.engines.ranking.blas import one_thread
-
 from slicereview.engines.ranking.bt import BT_ALPHA, newton_map, precision
 
 #: The pair criteria :meth:`Posterior.scores` knows.

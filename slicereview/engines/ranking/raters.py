@@ -40,7 +40,6 @@ from statistics import NormalDist
 import numpy as np
 
 from slicereview.engines.ranking.blas import one_thread
-
 from slicereview.engines.ranking.bt import BT_ALPHA, fit, newton_map
 
 #: ``(a, b, s, rater)``: ``s`` = 1.0 when ``a`` was preferred, 0.0 when ``b``, 0.5 "same".

@@ -51,6 +51,14 @@ CALIBRATION = ("Expected τ: the mean over image pairs of how sure the model is 
                "optimistic for a noisy one (0.921 for 0.895): with a noisy rater, aim 0.02 "
                "higher. `slicereview plan-rating` budgets for a measured noise.")
 
+RATERS = ("Crowd-BT reliability η: the share of a rater's answers that follow the model rather "
+          "than its reverse, beyond the noise the model already allows — 1: answers as the "
+          "pooled ranking says, 0.5: a coin, below 0.5: answering the opposite question. An "
+          "honest but noisy rater keeps η near 1; their lower agreement (the share of their "
+          "decided answers that agree with the pooled ranking) shows the noise. With one rater "
+          "η is their consistency; it takes three raters to tell which of two disagreeing ones "
+          "is off.")
+
 
 def _f(x: float, digits: int = 3) -> str:
     return "—" if x is None or math.isnan(x) else f"{x:.{digits}f}"
@@ -120,9 +128,7 @@ class ConfidenceMeter(QWidget):
         for col in (1, 2, 3):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         self._fit_table()
-        self.raters.setToolTip("Crowd-BT reliability η: 1 = answers as the pooled ranking says, "
-                               "0.5 = a coin. With one rater it is their consistency; it takes "
-                               "three raters to tell which of two disagreeing ones is off.")
+        self.raters.setToolTip(RATERS)
         self.details_state = QLabel()
         self.details_state.setWordWrap(True)
 
@@ -265,10 +271,14 @@ class ConfidenceMeter(QWidget):
             for i, score, se in details.widest) or "—")
         self.raters.setRowCount(len(details.raters))
         for row, line in enumerate(details.raters):
-            for col, text in enumerate((line.name, str(line.answers), _f(line.eta),
-                                        "—" if math.isnan(line.agreement)
-                                        else f"{line.agreement:.0%}")):
-                self.raters.setItem(row, col, QTableWidgetItem(text))
+            agrees = "—" if math.isnan(line.agreement) else f"{line.agreement:.0%}"
+            cells = (line.name, str(line.answers), _f(line.eta), agrees)
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(f"{line.name}: {line.answers} answers, η {_f(line.eta)}, "
+                                f"{agrees} agree with the pooled ranking" if col == 0
+                                else RATERS)
+                self.raters.setItem(row, col, item)
         self._fit_table()
         self.details_state.setText(f"intervals and reliability of {answers} answers")
         if run.answer_count != answers:
