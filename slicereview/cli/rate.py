@@ -217,6 +217,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     planned = plan_rating(n, noise, target=args.target, seeds=args.seeds,
                           max_per_image=args.max_per_image, progress=progress)
+    simulated = int(round(planned.result.simulation.per_image[-1] * n)) * args.seeds
+    bar(simulated, simulated, f"{planned.seconds:.1f} s")  # the bar ends where the plan did
     result, took = planned.result, planned.seconds
     sim = result.simulation
     for per_image, tau in zip(sim.per_image, sim.tau, strict=True):
