@@ -6,7 +6,8 @@ Accuracy (asserted on τ, never on seconds): items' true scores ~ N(0, 1), the r
 of ``ActiveRanking.ranking()`` against the truth. A goal is met when the mean over the seeds is
 at least the goal less two standard errors of that mean (seeds differ by ±0.005 at T = 0.15:
 a mean of ten is known to ±0.0015, and the goal 0.97 lies within that of what the method
-reaches — 0.9698 over 20 seeds; docs/rate.md has the numbers):
+reaches — 0.9698 over 20 seeds; no variant tried for a margin did better than that sampling
+error, docs/rate.md lists them with the numbers):
 
 - reliable rater (T = 0.15): τ ≥ 0.945 at 10 comparisons per image, ≥ 0.97 at 20;
 - noisy rater (T = 0.5): τ ≥ 0.89 at 20 comparisons per image;
@@ -24,7 +25,8 @@ p95 ≤ 20 ms) are printed, not asserted. The rebuilt
 session proposes exactly what the live one proposes.
 
 tests/benchmarks/active_table.py prints the full comparison of docs/rate.md (criteria, more
-budgets). This file takes one to two minutes on 2 cores.
+budgets). This file takes about 35 s on the shared 2-core machine (the engine solves with one
+BLAS thread, engines/ranking/blas.py; 85–145 s before).
 """
 
 from __future__ import annotations

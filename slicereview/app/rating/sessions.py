@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from slicereview.app.rating.confidence import ConfidenceRun
 from slicereview.app.rating.confidence_rules import ALGORITHM as CONFIDENCE_ALGORITHM
 from slicereview.app.rating.confidence_rules import StopRule, confidence_settings
 from slicereview.app.rating.run import (
@@ -124,13 +125,31 @@ class RatingRuns:
     def __init__(self, project: Project) -> None:
         self.project = project
         self._runs: dict[int, RatingRun] = {}
+        #: Who answers in this window, per shared confidence session (kept when a run is
+        #: dropped and made again, e.g. after another instance's answers).
+        self._acting: dict[int, int] = {}
 
     def run(self, session_id: int) -> RatingRun:
         """The engine of ``session_id`` (made and cached on first use)."""
         rs = self._runs.get(session_id)
         if rs is None:
             rs = self._runs[session_id] = open_run(self.project, session_id)
+            acting = self._acting.get(session_id)
+            if isinstance(rs, ConfidenceRun) and acting in rs.raters:
+                rs.set_rater(acting)  # type: ignore[arg-type]
         return rs
+
+    def set_acting_rater(self, session_id: int, rater_id: int) -> None:
+        """Answer ``session_id`` (a confidence session) as ``rater_id`` in this window."""
+        rs = self.run(session_id)
+        if not isinstance(rs, ConfidenceRun):
+            raise ValueError(f"session {session_id} has one rater")
+        rs.set_rater(rater_id)
+        self._acting[session_id] = rater_id
+
+    def acting_rater(self, session_id: int) -> int | None:
+        """The rater chosen with :meth:`set_acting_rater`, or ``None``."""
+        return self._acting.get(session_id)
 
     def cached(self, session_id: int) -> RatingRun | None:
         """The engine kept for a session, or ``None`` (none made yet)."""

@@ -41,6 +41,13 @@ class RatingGateway:
         """The open engine of a rating session (kept while the project is open)."""
         return self._rating_runs().run(session_id)
 
+    def set_acting_rater(self, session_id: int, rater_id: int) -> None:
+        """Answer a shared confidence session as ``rater_id`` in this window."""
+        self._rating_runs().set_acting_rater(session_id, rater_id)
+
+    def acting_rater(self, session_id: int) -> int | None:
+        return self._rating_runs().acting_rater(session_id)
+
     def rating_overview(self) -> list[_rating.SessionSummary]:
         return self._rating_runs().overview() if self.project else []
 

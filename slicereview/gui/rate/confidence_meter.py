@@ -76,8 +76,6 @@ class ConfidenceMeter(QWidget):
         self.gateway = gateway
         self.session_id: int | None = None
         self._busy = False
-        #: The rater chosen in each session's meter while the project is open.
-        self._chosen: dict[int, int] = {}
         self.tasks = Tasks(self)
         self.tasks.done.connect(self._on_details)
         self.tasks.failed.connect(self._on_failed)
@@ -164,6 +162,7 @@ class ConfidenceMeter(QWidget):
         outer.addWidget(scroll)
         self.setMinimumWidth(260)
         gateway.answer_recorded.connect(self._on_answer)
+        gateway.changed_elsewhere.connect(self._on_changed_elsewhere)
         gateway.project_closed.connect(self.clear)
         self.hide()
 
@@ -189,11 +188,9 @@ class ConfidenceMeter(QWidget):
             return
         names = run.rater_names()
         me = acting_annotator()
-        if session_id not in self._chosen and me in names.values():
-            self._chosen[session_id] = next(r for r, n in names.items() if n == me)
-        chosen = self._chosen.get(session_id)
-        if chosen in names and run.rater_id != chosen:
-            run.set_rater(chosen)
+        if self.gateway.acting_rater(session_id) is None and me in names.values():
+            self.gateway.set_acting_rater(session_id,
+                                          next(r for r, n in names.items() if n == me))
         blocker = self.rater.blockSignals(True)
         self.rater.clear()
         for rater_id, name in names.items():
@@ -206,7 +203,6 @@ class ConfidenceMeter(QWidget):
 
     def clear(self) -> None:
         self.tasks.forget()
-        self._chosen.clear()
         self._busy = False
         self.session_id = None
         self.hide()
@@ -215,10 +211,13 @@ class ConfidenceMeter(QWidget):
         run = self.run()
         if run is None or self.session_id is None:
             return
-        rater_id = int(self.rater.currentData())
-        run.set_rater(rater_id)
-        self._chosen[self.session_id] = rater_id
+        self.gateway.set_acting_rater(self.session_id, int(self.rater.currentData()))
         self.rater_changed.emit(self.session_id)
+
+    def _on_changed_elsewhere(self) -> None:
+        """Answers came from another instance: the run was made again from the file."""
+        if self.isVisible() and self.run() is not None:
+            self.refresh()
 
     def _on_answer(self, session_id: int) -> None:
         if session_id == self.session_id and self.isVisible():

@@ -145,3 +145,35 @@ def test_two_raters_meter_undo_resume_and_ranking(qtbot, tmp_path: Path, monkeyp
                     == "intervals and reliability of 30 answers", timeout=30000)
     assert meter2.raters.rowCount() == 2
     page2.grab().save(str(SHOTS / "rate_confidence_ranking.png"))
+
+
+def test_another_instance_answers_and_this_window_stays_with_its_rater(qtbot, tmp_path: Path
+                                                                       ) -> None:
+    from slicereview.app.rating.sessions import NewSessionSpec
+    from slicereview.store import Project
+
+    path = make_rate_project(tmp_path)
+    w, page = _window(qtbot, path)
+    sid = page.create_session(NewSessionSpec(
+        SessionKind.CONFIDENCE, "ann", _set_id(page), shared_with=("bob",),
+        stop=StopRule(budget_per_image=5)))
+    project = page.gateway.project
+    bob = project.rater_by_name("bob").id
+    meter = page.meter
+    meter.rater.setCurrentIndex(meter.rater.findData(bob))
+    meter.rater.activated.emit(meter.rater.currentIndex())
+    page.gateway.watch._poll.stop()  # the check runs at the next key press
+    shown = page.compare.current
+    with Project.open(path) as other:  # ann answers in another instance
+        run = ConfidenceRun(other, sid)
+        now = run.current()
+        run.answer("left", 700)
+    page.compare.setFocus()
+    _press(qtbot, page, _key_for(page))  # bob answers what he sees
+    answers = project.answers(sid)
+    assert [(a.left, a.right, a.rater_id) for a in answers] == [
+        (now.left, now.right, project.rater_by_name("ann").id),
+        (shown.left, shown.right, bob)]
+    assert page.gateway.rating(sid).rater_id == bob  # a new run, the same rater
+    assert meter.rater.currentData() == bob
+    assert meter.budget.text() == "2 of at most 30 answers"
