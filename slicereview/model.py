@@ -189,7 +189,8 @@ class Polygon:
 
 @dataclass(frozen=True)
 class NewImage:
-    """What the importer hands to :meth:`ImagesMixin.add_source` for each frame or slice."""
+    """What the importer hands to :meth:`~slicereview.store.images.Images.add_source` for each
+    frame or slice."""
 
     rows: int
     cols: int

@@ -54,6 +54,10 @@ class Orthanc:
         response.raise_for_status()
         return response.json()
 
+    def delete(self, route: str) -> None:
+        response = requests.delete(f"{self.url}{route}", auth=self.auth, timeout=60)
+        response.raise_for_status()
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.terminate()

@@ -23,8 +23,9 @@ Example
 >>> from slicereview.model import NewImage, Polygon
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> image_id = project.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(6, 6)])[0]
->>> ann = project.annotation_for(add_annotator(project, "ann"), image_id)
+>>> [image_id] = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png",
+...                                        [NewImage(6, 6)])
+>>> ann = project.annotations.for_image(add_annotator(project, "ann"), image_id)
 >>> finish(project, ann.id, "submitted")
 Traceback (most recent call last):
 ...
@@ -33,7 +34,7 @@ ValueError: No polygons yet: draw some, or use 'Nothing to annotate'.
 >>> _ = add_polygon(project, ann.id, square)
 >>> finish(project, ann.id, "submitted")
 >>> _ = add_polygon(project, ann.id, square)      # an edit reopens it
->>> str(project.annotation(ann.id).status)
+>>> str(project.annotations.get(ann.id).status)
 'in_progress'
 >>> int(label_image(project, ann.id).sum())
 9
@@ -55,7 +56,7 @@ NO_POLYGONS = "No polygons yet: draw some, or use 'Nothing to annotate'."
 
 def annotators(project: Project) -> list[Rater]:
     """Raters with the annotator role, people first, simulated ones last (then by name)."""
-    found = [r for r in project.raters() if r.role is Role.ANNOTATOR]
+    found = [r for r in project.raters.all() if r.role is Role.ANNOTATOR]
     return sorted(found, key=lambda r: (r.simulated, r.name.lower()))
 
 
@@ -64,7 +65,7 @@ def add_annotator(project: Project, name: str) -> int:
     name = name.strip()
     if not name:
         raise ValueError("an annotator needs a name")
-    return project.ensure_rater(name, Role.ANNOTATOR)
+    return project.raters.ensure(name, Role.ANNOTATOR)
 
 
 def check_may_work(project: Project, rater_id: int, phase: Phase | str) -> None:
@@ -78,7 +79,7 @@ def check_may_work(project: Project, rater_id: int, phase: Phase | str) -> None:
 
 
 def _check(project: Project, annotation_id: int) -> None:
-    ann = project.annotation(annotation_id)
+    ann = project.annotations.get(annotation_id)
     check_may_work(project, ann.rater_id, ann.phase)
 
 
@@ -88,11 +89,11 @@ def start(project: Project, rater_id: int, image_id: int, phase: Phase | str = P
     *in progress*) when missing — refused while the owner's decision holds the rater back."""
     with project.transaction():  # (a busy file is one clear error, and the check and the
         # write see the same state)
-        found = project.annotation_for(rater_id, image_id, phase, round, create=False)
+        found = project.annotations.for_image(rater_id, image_id, phase, round, create=False)
         if found is not None:
             return found
         check_may_work(project, rater_id, phase)
-        made = project.annotation_for(rater_id, image_id, phase, round, create=True)
+        made = project.annotations.for_image(rater_id, image_id, phase, round, create=True)
     assert made is not None
     return made
 
@@ -101,12 +102,12 @@ def set_classifications(project: Project, annotation_id: int, answers: dict) -> 
     """Store the image-level answers of an annotation (``{question key: answer}``)."""
     with project.transaction():
         _check(project, annotation_id)
-        project.set_image_classifications(annotation_id, answers)
+        project.annotations.set_image_classifications(annotation_id, answers)
 
 
 def _reopen(project: Project, annotation_id: int) -> None:
-    if project.annotation(annotation_id).status is AnnotationStatus.SUBMITTED:
-        project.set_annotation_status(annotation_id, AnnotationStatus.IN_PROGRESS)
+    if project.annotations.get(annotation_id).status is AnnotationStatus.SUBMITTED:
+        project.annotations.set_status(annotation_id, AnnotationStatus.IN_PROGRESS)
 
 
 def add_polygon(project: Project, annotation_id: int, polygon: Polygon,
@@ -114,7 +115,7 @@ def add_polygon(project: Project, annotation_id: int, polygon: Polygon,
     """Add ``polygon`` (at drawing ``position``, default on top); returns its id."""
     with project.transaction():
         _check(project, annotation_id)
-        new_id = project.add_polygon(annotation_id, polygon, position)
+        new_id = project.polygons.add(annotation_id, polygon, position)
         _reopen(project, annotation_id)
     return new_id
 
@@ -125,7 +126,7 @@ def update_polygon(project: Project, annotation_id: int, polygon: Polygon) -> No
         raise ValueError("only a stored polygon (with an id) can be updated")
     with project.transaction():
         _check(project, annotation_id)
-        project.update_polygon(polygon.id, polygon)
+        project.polygons.update(polygon.id, polygon)
         _reopen(project, annotation_id)
 
 
@@ -133,7 +134,7 @@ def delete_polygon(project: Project, annotation_id: int, polygon_id: int) -> int
     """Delete a polygon; returns the drawing position it had (for undo)."""
     with project.transaction():
         _check(project, annotation_id)
-        position = project.delete_polygon(polygon_id)
+        position = project.polygons.delete(polygon_id)
         _reopen(project, annotation_id)
     return position
 
@@ -143,7 +144,7 @@ def replace_polygons(project: Project, annotation_id: int, polygons: Sequence[Po
     """Make ``polygons`` the annotation's whole content (one transaction); returns ids."""
     with project.transaction():
         _check(project, annotation_id)
-        ids = project.replace_polygons(annotation_id, polygons)
+        ids = project.polygons.replace(annotation_id, polygons)
         _reopen(project, annotation_id)
     return ids
 
@@ -159,9 +160,9 @@ def finish(project: Project, annotation_id: int, status: AnnotationStatus | str)
     status = AnnotationStatus(status)
     with project.transaction():
         _check(project, annotation_id)
-        if status is AnnotationStatus.SUBMITTED and not project.polygons(annotation_id):
+        if status is AnnotationStatus.SUBMITTED and not project.polygons.of(annotation_id):
             raise ValueError(NO_POLYGONS)
-        project.set_annotation_status(annotation_id, status)
+        project.annotations.set_status(annotation_id, status)
     if status is not AnnotationStatus.IN_PROGRESS:
         # the QA workflow: onboarding work is scored against gold, low agreement acted on
         from slicereview.app.qa.low_agreement import after_finish
@@ -184,37 +185,37 @@ def batch_images(project: Project, phase: Phase | str) -> list[int]:
     >>> import tempfile, pathlib
     >>> from slicereview.model import NewImage
     >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
-    >>> ids = [project.add_source(pathlib.Path(__file__), str(k) * 64, "png",
+    >>> ids = [project.images.add_source(pathlib.Path(__file__), str(k) * 64, "png",
     ...                           [NewImage(6, 6)])[0] for k in range(4)]
-    >>> rating = project.create_image_set("motion", ids[2:])
+    >>> rating = project.image_sets.create("motion", ids[2:])
     >>> from slicereview.app.rating.sessions import create_session
     >>> _ = create_session(project, "sort", add_annotator(project, "r"), rating, "s")
     >>> batch_images(project, "formal") == ids[:2]      # the rating set is not annotated
     True
-    >>> _ = project.create_image_set("mammograms", ids[:3])
-    >>> _ = project.annotation_for(add_annotator(project, "ann"), ids[0])
+    >>> _ = project.image_sets.create("mammograms", ids[:3])
+    >>> _ = project.annotations.for_image(add_annotator(project, "ann"), ids[0])
     >>> batch_images(project, "formal") == ids[:3]      # the set of the annotated images
     True
     >>> project.close()
     """
-    annotated = {a.image_id for a in project.annotations(phase=phase)}
-    sets = [set(project.image_set(i)) for i in project.image_sets()]
+    annotated = {a.image_id for a in project.annotations.all(phase=phase)}
+    sets = [set(project.image_sets.members(i)) for i in project.image_sets.all()]
     if annotated:
         holding = [members for members in sets if annotated <= members]
         if holding:
             chosen = min(holding, key=len)
-            return [im.id for im in project.images() if im.id in chosen]
+            return [im.id for im in project.images.all() if im.id in chosen]
     rated = set()
     for kind in RATING_KINDS:
-        for session in project.sessions(kind=kind):
-            rated.update(project.image_set(session.image_set_id))
-    batch = [im.id for im in project.images() if im.id not in rated or im.id in annotated]
-    return batch or [im.id for im in project.images()]
+        for session in project.ratings.sessions(kind=kind):
+            rated.update(project.image_sets.members(session.image_set_id))
+    batch = [im.id for im in project.images.all() if im.id not in rated or im.id in annotated]
+    return batch or [im.id for im in project.images.all()]
 
 
 def label_image(project: Project, annotation_id: int) -> np.ndarray:
     """The annotation rasterised: ``uint8 (rows, cols)`` of its image, 0 background,
     1 certain, 2 uncertain (:func:`slicereview.engines.masks.rasterize`)."""
-    ann = project.annotation(annotation_id)
-    image = project.image(ann.image_id)
-    return rasterize(project.polygons(annotation_id), (image.rows, image.cols))
+    ann = project.annotations.get(annotation_id)
+    image = project.images.get(ann.image_id)
+    return rasterize(project.polygons.of(annotation_id), (image.rows, image.cols))

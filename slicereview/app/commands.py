@@ -2,9 +2,9 @@
 
 A command is a value that knows how to :meth:`~Command.apply` and :meth:`~Command.revert`
 itself on the project, each as one transaction through the application layer (so every domain
-rule, e.g. "an edit reopens a submitted annotation", holds on undo and redo too). The GUI wraps
-each in a thin ``QUndoCommand`` (:mod:`slicereview.gui.gateway.undo`); scripts and tests can use a
-plain :class:`CommandStack`. A command whose write fails raises, and a stack never keeps it.
+rule, e.g. "an edit reopens a submitted annotation", holds on undo and redo too). A
+:class:`slicereview.app.undo.CommandStack` runs them and keeps the history, for the GUI, scripts
+and tests alike. A command whose write fails raises, and a stack never keeps it.
 
 ``changed`` names what a front end must re-read: ``("annotation", annotation_id)`` or
 ``("session", session_id)``.
@@ -20,23 +20,26 @@ Example
 >>> from slicereview.model import NewImage, Polygon
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> image_id = project.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(6, 6)])[0]
->>> ann = project.annotation_for(project.add_rater("ann"), image_id)
+>>> [image_id] = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png",
+...                                        [NewImage(6, 6)])
+>>> ann = project.annotations.for_image(project.raters.add("ann"), image_id)
+>>> from slicereview.app.undo import CommandStack
 >>> stack = CommandStack()
 >>> square = Polygon(np.array([[1.0, 1.0], [4.0, 1.0], [4.0, 4.0], [1.0, 4.0]]))
 >>> stack.push(AddPolygon(project, ann.id, square))
->>> len(project.polygons(ann.id))
+True
+>>> len(project.polygons.of(ann.id))
 1
->>> stack.undo(); len(project.polygons(ann.id))
-0
->>> stack.redo(); len(project.polygons(ann.id))
-1
+>>> stack.undo(), len(project.polygons.of(ann.id))
+(True, 0)
+>>> stack.redo(), len(project.polygons.of(ann.id))
+(True, 1)
 >>> project.close()
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from slicereview.app import annotating
@@ -158,12 +161,12 @@ class SetStatus:
         return ("annotation", self.annotation_id)
 
     def apply(self) -> None:
-        self.before = self.project.annotation(self.annotation_id).status
+        self.before = self.project.annotations.get(self.annotation_id).status
         annotating.finish(self.project, self.annotation_id, self.status)
 
     def revert(self) -> None:
         assert self.before is not None
-        self.project.set_annotation_status(self.annotation_id, self.before)
+        self.project.annotations.set_status(self.annotation_id, self.before)
 
 
 @dataclass
@@ -181,7 +184,7 @@ class SetImageClassifications:
         return ("annotation", self.annotation_id)
 
     def apply(self) -> None:
-        self.before = dict(self.project.annotation(self.annotation_id).classifications)
+        self.before = dict(self.project.annotations.get(self.annotation_id).classifications)
         annotating.set_classifications(self.project, self.annotation_id, self.answers)
 
     def revert(self) -> None:
@@ -217,7 +220,7 @@ class RecordAnswer:
     def revert(self) -> None:
         """Delete this answer — only while it is still the session's last one: an answer given
         since (another instance rating the same session) is never deleted in its place."""
-        last = self.run.project.last_answer(self.run.session.id)
+        last = self.run.project.ratings.last_answer(self.run.session.id)
         if last is None or last.id != self.answer_id:
             raise ValueError("another answer was given in this session after yours (in another "
                              "window or instance); yours is kept")
@@ -271,29 +274,3 @@ class RemoveLastAnswer:
         elif isinstance(r, Answer):
             self.run.answer(str(r.answer), r.active_ms, pair=(r.left, r.right),
                             rater_id=r.rater_id)
-
-
-# -- a plain stack for scripts and tests -------------------------------------------------------
-@dataclass
-class CommandStack:
-    """Undo/redo without Qt: ``push`` applies, a failed apply is not kept."""
-
-    done: list[Command] = field(default_factory=list)
-    undone: list[Command] = field(default_factory=list)
-
-    def push(self, command: Command) -> None:
-        command.apply()
-        self.done.append(command)
-        self.undone.clear()
-
-    def undo(self) -> None:
-        if self.done:
-            command = self.done.pop()
-            command.revert()
-            self.undone.append(command)
-
-    def redo(self) -> None:
-        if self.undone:
-            command = self.undone.pop()
-            command.apply()
-            self.done.append(command)

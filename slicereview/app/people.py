@@ -20,7 +20,7 @@ Traceback (most recent call last):
 ValueError: 'Rita' is already a rater with role reviewer.
 >>> ann = add_person(project, "Ann", Role.ANNOTATOR)
 >>> set_group(project, [ann], " A2 ")
->>> project.rater(ann).group, groups(project)
+>>> project.raters.get(ann).group, groups(project)
 ('A2', {'A2': ['Ann']})
 >>> set_group(project, [rid], "A2")
 Traceback (most recent call last):
@@ -41,20 +41,20 @@ def add_person(project: Project, name: str, role: Role) -> int:
     name = name.strip()
     if not name:
         raise ValueError(f"The {role} needs a name.")
-    found = project.rater_by_name(name)
+    found = project.raters.by_name(name)
     if found is not None:
         if found.role is not role:
             raise ValueError(f"{name!r} is already a rater with role {found.role}.")
         return found.id
-    return project.add_rater(name, role)
+    return project.raters.add(name, role)
 
 
 def person(project: Project, ref: str) -> Rater:
     """The rater named ``ref`` (or with the id ``ref``); one sentence when there is none."""
-    found = project.rater_by_name(ref.strip())
+    found = project.raters.by_name(ref.strip())
     if found is None and ref.strip().isdigit():
         try:
-            found = project.rater(int(ref))
+            found = project.raters.get(int(ref))
         except KeyError:
             found = None
     if found is None:
@@ -67,17 +67,17 @@ def set_group(project: Project, rater_ids: Sequence[int], group: str | None) -> 
     name = (group or "").strip() or None
     with project.transaction():
         for rater_id in rater_ids:
-            rater = project.rater(rater_id)
+            rater = project.raters.get(rater_id)
             if rater.role is not Role.ANNOTATOR:
                 raise ValueError(f"Only annotators are in groups; {rater.name} is a "
                                  f"{rater.role}.")
-            project.set_rater_group(rater_id, name)
+            project.raters.set_group(rater_id, name)
 
 
 def groups(project: Project) -> dict[str, list[str]]:
     """Group → the names of its annotators, both sorted."""
     found: dict[str, list[str]] = {}
-    for r in project.raters():
+    for r in project.raters.all():
         if r.group and r.role is Role.ANNOTATOR:
             found.setdefault(r.group, []).append(r.name)
     return {g: sorted(found[g], key=str.lower) for g in sorted(found, key=str.lower)}

@@ -2,17 +2,36 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
+from pathlib import Path
 from typing import TextIO
 
-from slicereview.store import ProjectError
+from slicereview.store import Project, ProjectError
+from slicereview.store.location import Location, as_location, is_server
+
+#: ``help`` of every PROJECT argument.
+PROJECT_HELP = ("project file (.srproj) or server project URL "
+                "(postgresql://USER@HOST[:PORT]/DATABASE, or ...?host=/socket/folder)")
 
 #: Errors whose message is meant for the user as it is (no traceback).
 _USER_ERRORS: tuple[type[BaseException], ...] = (
     ProjectError, OSError, ValueError, KeyError,
 )
+
+
+def add_project_argument(parser: argparse.ArgumentParser, **kwargs: object) -> None:
+    """The positional PROJECT argument: a path or a ``postgresql://`` URL (kept as text)."""
+    parser.add_argument("project", type=as_location, help=PROJECT_HELP, **kwargs)  # type: ignore[arg-type]
+
+
+def open_project(location: Location, *, read_only: bool = False) -> Project:
+    """Open the project a command was given (a missing file is reported as such)."""
+    if not is_server(location) and not Path(location).is_file():
+        raise FileNotFoundError(f"no project file {location}")
+    return Project.open(location, read_only=read_only)
 
 
 def _message(exc: BaseException) -> str:

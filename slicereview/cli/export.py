@@ -8,9 +8,8 @@ import argparse
 from pathlib import Path
 
 from slicereview.app.exporting.masks import DEFAULT_STATUSES, FORMATS, export_masks
-from slicereview.cli._common import ProgressBar
+from slicereview.cli._common import ProgressBar, add_project_argument, open_project
 from slicereview.model import AnnotationStatus, Phase
-from slicereview.store import Project
 
 DICOM_FORMATS = ("dicom-seg", "dicom-sr")
 
@@ -24,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "2 uncertain), as COCO polygons or as DICOM SEG; and each image's review "
                     "as a DICOM SR (docs/dicom.md).",
     )
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("--masks", type=Path, metavar="DIR",
                    help="output folder of the masks (created if missing)")
     p.add_argument("--reports", type=Path, metavar="DIR",
@@ -75,7 +74,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.consensus:
         return _consensus(args)
     statuses = None if args.include_in_progress else DEFAULT_STATUSES
-    with Project.open(args.project, read_only=True) as project:
+    with open_project(args.project, read_only=True) as project:
         report = export_masks(
             project, args.masks, args.format, progress=ProgressBar("Exporting"),
             phase=args.phase, round=args.round, statuses=statuses, raters=args.rater,
@@ -101,7 +100,7 @@ def _consensus(args: argparse.Namespace) -> int:
     if args.include_in_progress:
         raise ValueError("a consensus is made from finished annotations only; "
                          "drop --include-in-progress")
-    with Project.open(args.project, read_only=True) as project:
+    with open_project(args.project, read_only=True) as project:
         report = export_consensus(
             project, args.masks, args.format, args.consensus, level=args.level,
             progress=ProgressBar("Consensus"), phase=args.phase, round=args.round,

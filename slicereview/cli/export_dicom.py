@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from slicereview.cli._common import ProgressBar
-from slicereview.store import Project
+from slicereview.cli._common import ProgressBar, open_project
 
 
 def export_dicom(args: argparse.Namespace) -> int:
@@ -26,7 +25,7 @@ def export_dicom(args: argparse.Namespace) -> int:
         raise ValueError("--consensus goes with the SEGs: add --masks DIR")
     files = []
     skipped = 0
-    with Project.open(args.project, read_only=True) as project:
+    with open_project(args.project, read_only=True) as project:
         sources = Sources(project, Credentials(prompt=prompt))
         segs = None
         if args.masks is not None:

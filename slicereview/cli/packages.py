@@ -6,12 +6,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from slicereview.store import Project
+from slicereview.cli._common import add_project_argument, open_project
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("package", help="write one annotator's work as a self-contained zip")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("--annotator", required=True, metavar="NAME",
                    help="whose work (an annotator's name)")
     p.add_argument("--batch", metavar="B", help="only this batch (default: all their work)")
@@ -19,22 +19,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the zip to write (must not exist)")
     p.set_defaults(func=cmd_package)
     p = sub.add_parser("merge", help="take an annotator's package back into the project")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("file", type=Path,
                    help="the package zip the annotator sent back (same layout as written)")
     p.set_defaults(func=cmd_merge)
 
 
-def _open(path: Path) -> Project:
-    if not path.is_file():
-        raise FileNotFoundError(f"no project file {path}")
-    return Project.open(path)
-
-
 def cmd_package(args: argparse.Namespace) -> int:
     from slicereview.app.qa.packages import package
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         out = package(project, args.annotator, args.out, args.batch)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB): the annotator opens it with "
           f"`slicereview open {out.name}` (it is unpacked beside itself)")
@@ -46,7 +40,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
     if not args.file.is_file():
         raise FileNotFoundError(f"no package file {args.file}")
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         report = merge(project, args.file)
     print(f"merged {args.file.name}: {report.text}")
     for annotation_id in report.conflicts:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -54,8 +55,9 @@ def import_dicomweb(args: argparse.Namespace, limit_changes: dict) -> int:
 
     if args.paths:
         raise ValueError("import files or --dicomweb images, not both in one command")
-    if args.create and not args.project.exists():
-        Project.create(args.project).close()
+    if args.create:
+        with contextlib.suppress(FileExistsError):  # there already: import into it
+            Project.create(args.project).close()
     with Project.open(args.project) as project:
         limits = set_project_limits(project, **limit_changes) if limit_changes else None
         report = with_credentials(args.dicomweb, lambda auth: run(

@@ -12,13 +12,13 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
+from slicereview.cli._common import add_project_argument, open_project
 from slicereview.store import Project
 
 
 def _project_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,15 +63,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_repeats)
 
 
-def _open(path: Path) -> Project:
-    if not path.is_file():
-        raise FileNotFoundError(f"no project file {path}")
-    return Project.open(path)
-
 
 def cmd_list(args: argparse.Namespace) -> int:
-    with _open(args.project) as project:
-        raters = project.raters()
+    with open_project(args.project) as project:
+        raters = project.raters.all()
     rows = [("name", "role", "group", "simulated")]
     rows += [(r.name, str(r.role), r.group or "–", "yes" if r.simulated else "")
              for r in sorted(raters, key=lambda r: (str(r.role), r.name.lower()))]
@@ -85,7 +80,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     from slicereview.app.people import add_person, set_group
     from slicereview.model import Role
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         rater = add_person(project, args.name, Role(args.role))
         if args.group:
             set_group(project, [rater], args.group)
@@ -106,14 +101,14 @@ def cmd_group(args: argparse.Namespace) -> int:
         raise ValueError("give the group's name (or --none)")
     else:
         group = args.group
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         set_group(project, [person(project, n).id for n in names], group)
     print(f"{', '.join(names)}: " + (f"group {group.strip()}" if group else "in no group"))
     return 0
 
 
 def _batch(project: Project, name: str):
-    batch = project.batch_by_name(name)
+    batch = project.workflow.batch_by_name(name)
     if batch is None:
         raise ValueError(f"no batch named {name!r} in this project")
     return batch
@@ -124,10 +119,10 @@ def cmd_schedule(args: argparse.Namespace) -> int:
 
     if not 0 < args.percent <= 100:
         raise ValueError(f"--percent is a share in % (0 to 100], got {args.percent}")
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         batch = _batch(project, args.batch)
         out = schedule_batch_repeats(project, batch.id, args.percent / 100.0, args.seed)
-        names = {r.id: r.name for r in project.raters()}
+        names = {r.id: r.name for r in project.raters.all()}
     print(f"repeats of batch {batch.name} ({args.percent:g} %, seed {args.seed}):")
     for rater, n in out.items():
         print(f"  {names[rater]}: {n} image(s)")
@@ -137,10 +132,10 @@ def cmd_schedule(args: argparse.Namespace) -> int:
 def cmd_repeats(args: argparse.Namespace) -> int:
     from slicereview.app.qa.repeats import batch_repeat_progress
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         batch = _batch(project, args.batch)
         counts = batch_repeat_progress(project, batch.id)
-        names = {r.id: r.name for r in project.raters()}
+        names = {r.id: r.name for r in project.raters.all()}
     if not counts:
         print(f"batch {batch.name} has no annotators")
     for rater, (todo, done) in counts.items():

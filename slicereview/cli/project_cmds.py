@@ -1,4 +1,7 @@
-"""Project commands: ``open``, ``new``, ``import``, ``relink``, ``info``, ``demo``.
+"""Project commands: ``open``, ``new``, ``copy``, ``import``, ``relink``, ``info``, ``demo``.
+
+Every PROJECT is a location: a project file or a server project's ``postgresql://`` URL
+(:mod:`slicereview.store.location`).
 
 ``open`` and ``demo`` return a :class:`GuiRequest`; the entry point
 (:mod:`slicereview.launcher`) hands it to the GUI, so this package never imports Qt.
@@ -7,26 +10,41 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from slicereview.cli._common import ProgressBar
+from slicereview.cli._common import ProgressBar, add_project_argument
 from slicereview.store import SUFFIX, Project
+from slicereview.store.location import as_location, describe
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("open", help="open a project in the GUI (the default command)")
-    p.add_argument("project", nargs="?", type=Path,
-                   help=f"project file ({SUFFIX}) or a work package (.zip, unpacked beside "
-                        "itself once); without it, the last project or a start page")
+    p.add_argument("project", nargs="?", type=as_location,
+                   help=f"project file ({SUFFIX}), server project URL (postgresql://...) or a "
+                        "work package (.zip, unpacked beside itself once); without it, the "
+                        "last project or a start page")
     _screenshot_option(p)
     p.set_defaults(func=cmd_open)
 
-    p = sub.add_parser("new", help="create an empty project file")
-    p.add_argument("project", type=Path, help=f"new project file (suffix {SUFFIX} suggested)")
-    p.add_argument("--name", help="project name (default: the file name)")
+    p = sub.add_parser("new", help="create an empty project (a file, or in an empty database)")
+    p.add_argument("project", type=as_location,
+                   help=f"new project file (suffix {SUFFIX} suggested) or the URL of an empty "
+                        "PostgreSQL database (postgresql://USER@HOST/DATABASE)")
+    p.add_argument("--name", help="project name (default: the file or database name)")
     p.set_defaults(func=cmd_new)
+
+    p = sub.add_parser("copy", help="copy a whole project: file to server, server to file",
+                       description="Copy every row of a project, ids kept, to a new project "
+                       "file or an empty PostgreSQL database (queues, reports and exports of "
+                       "the copy are those of the original). Image paths become absolute on a "
+                       "server and relative below the folder of a project file.")
+    p.add_argument("source", type=as_location, help="the project to copy (file or URL)")
+    p.add_argument("dest", type=as_location,
+                   help="a new project file, or the URL of an empty database")
+    p.set_defaults(func=cmd_copy)
 
     p = sub.add_parser("import", help="add image files or folders (recursive), or images from "
                        "a PACS over DICOMweb, to a project",
@@ -34,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "Duplicates (same SHA-256) are skipped; unreadable files are listed with "
                        "the reason and do not stop the import (exit code 1 if there were any). "
                        "With --dicomweb, import from a PACS instead (docs/dicom.md).")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("paths", nargs="*", type=Path, help="files and folders to import")
     pacs = p.add_argument_group(
         "from a PACS", "credentials come from SLICEREVIEW_DICOMWEB_TOKEN (bearer) or "
@@ -73,7 +91,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("relink", help="find moved image files below NEW_ROOT and update the paths")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("new_root", type=Path,
                    help="a folder below which the moved files are (searched recursively)")
     p.add_argument("--no-verify", action="store_true",
@@ -81,7 +99,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_relink)
 
     p = sub.add_parser("info", help="counts of images, raters, answers..., and missing files")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("demo", help="build (or reuse) the demo project and open it")
@@ -97,7 +115,7 @@ class GuiRequest:
     """What ``open`` and ``demo`` ask the GUI to show (``project`` ``None``: the start page;
     ``tab`` ``None``: the View tab)."""
 
-    project: Path | None
+    project: Path | str | None
     screenshot: Path | None = None
     size: str = "1400x900"
     tab: str | None = None
@@ -118,7 +136,7 @@ def _screenshot_option(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_open(args: argparse.Namespace) -> GuiRequest:
-    if args.project is not None and args.project.suffix.lower() == ".zip":
+    if isinstance(args.project, Path) and args.project.suffix.lower() == ".zip":
         from slicereview.app.qa.packages import unpack
 
         args.project = unpack(args.project)  # a work package: checked, unpacked beside it once
@@ -140,7 +158,17 @@ def _refuse_without_display(screenshot: Path | None) -> None:
 
 def cmd_new(args: argparse.Namespace) -> int:
     with Project.create(args.project, name=args.name) as project:
-        print(f"Created {project.path}")
+        print(f"Created {project.describe()}")
+    return 0
+
+
+def cmd_copy(args: argparse.Namespace) -> int:
+    from slicereview.store.copying import copy_project
+
+    counts = copy_project(args.source, args.dest)
+    shown = ", ".join(f"{counts[t]} {t}" for t in ("images", "raters", "sessions", "answers",
+                                                   "annotations", "polygons", "reviews"))
+    print(f"Copied {describe(args.source)} to {describe(args.dest)}: {shown}.")
     return 0
 
 
@@ -169,8 +197,9 @@ def cmd_import(args: argparse.Namespace) -> int:
     if not args.paths:
         raise ValueError("give files or folders to import, or --dicomweb URL")
     slices = parse_slices(args.slices, axis=args.axis)
-    if args.create and not args.project.exists():
-        Project.create(args.project).close()
+    if args.create:
+        with contextlib.suppress(FileExistsError):  # there already: import into it
+            Project.create(args.project).close()
     with Project.open(args.project) as project:
         limits = set_project_limits(project, **_limit_changes(args)) \
             if _limit_changes(args) else None
@@ -198,13 +227,13 @@ def cmd_relink(args: argparse.Namespace) -> int:
 
 def cmd_info(args: argparse.Namespace) -> int:
     with Project.open(args.project, read_only=True) as project:
-        print(f"Project: {project.name}  ({project.path})")
+        print(f"Project: {project.name}  ({project.describe()})")
         for table, n in project.counts().items():
             print(f"  {table:12s} {n}")
-        missing = project.missing_sources()
+        missing = project.images.missing_sources()
         if missing:
             print(f"Missing files: {len(missing)} (fix with `slicereview relink "
-                  f"{args.project} NEW_FOLDER`)")
+                  f"{describe(args.project)} NEW_FOLDER`)")
             for source in missing[:20]:
                 print(f"  {source.path}")
             if len(missing) > 20:

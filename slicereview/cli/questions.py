@@ -12,6 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
+from slicereview.cli._common import add_project_argument, open_project
 from slicereview.store import Project
 
 _KINDS = ("radio", "checklist", "text", "dropdown")
@@ -23,12 +24,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     p = acts.add_parser("list", help="the questions in their order (retired ones marked)")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("--json", action="store_true", help="print the export JSON instead")
     p.set_defaults(func=cmd_list)
 
     p = acts.add_parser("add", help="add a question at the end of the list")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("key", help="the name answers are stored under (letters, digits, _ - .; "
                                "never changes)")
     p.add_argument("--kind", required=True, choices=_KINDS, help="how it is answered")
@@ -43,30 +44,25 @@ def register(sub: argparse._SubParsersAction) -> None:
                                   "stay"),
                        ("restore", "ask a retired question again")):
         p = acts.add_parser(name, help=what)
-        p.add_argument("project", type=Path, help="the project file (.srproj)")
+        add_project_argument(p)
         p.add_argument("key", help="the question's key")
         p.set_defaults(func=cmd_retire, retire=name == "remove")
 
     p = acts.add_parser("export", help="write every question (retired ones too) as JSON")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("out", type=Path, help="the JSON file to write")
     p.set_defaults(func=cmd_export)
 
     p = acts.add_parser("import", help="add and update questions from a JSON file (all or "
                                        "nothing)")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("file", type=Path, help="JSON written by `questions export` (or by hand)")
     p.set_defaults(func=cmd_import)
 
 
-def _open(path: Path) -> Project:
-    if not path.is_file():
-        raise FileNotFoundError(f"no project file {path}")
-    return Project.open(path)
-
 
 def _find(project: Project, key: str):
-    found = project.question_by_name(key)
+    found = project.questions.by_name(key)
     if found is None:
         raise ValueError(f"no question with the key {key!r} in this project")
     return found
@@ -75,11 +71,11 @@ def _find(project: Project, key: str):
 def cmd_list(args: argparse.Namespace) -> int:
     from slicereview.app.qa.questions import answered, choices_text, export_questions
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         if args.json:
             print(json.dumps(export_questions(project), indent=2, ensure_ascii=False))
             return 0
-        questions = project.questions(retired=True)
+        questions = project.questions.all(retired=True)
         counts = {q.id: answered(project, q) for q in questions}
     if not questions:
         print("no questions yet: add one with `slicereview questions add`")
@@ -103,7 +99,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_add(args: argparse.Namespace) -> int:
     from slicereview.app.qa.questions import add_question, choices_from_paths
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         add_question(project, args.key, args.title, args.kind, args.scope,
                      choices_from_paths(args.choice))
     print(f"question {args.key!r} added ({args.scope}, {args.kind})")
@@ -113,7 +109,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 def cmd_retire(args: argparse.Namespace) -> int:
     from slicereview.app.qa.questions import answered, restore_question, retire_question
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         q = _find(project, args.key)
         (retire_question if args.retire else restore_question)(project, q.id)
         n = answered(project, q)
@@ -127,9 +123,9 @@ def cmd_retire(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from slicereview.app.qa.questions import write_questions
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         write_questions(project, args.out)
-        n = len(project.questions(retired=True))
+        n = len(project.questions.all(retired=True))
     print(f"{n} question(s) written to {args.out}")
     return 0
 
@@ -139,7 +135,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     if not args.file.is_file():
         raise FileNotFoundError(f"no questions file {args.file}")
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         report = read_questions(project, args.file)
     print(f"imported {args.file.name}: {report.text}")
     return 0

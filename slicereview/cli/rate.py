@@ -113,7 +113,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     with _open(args.project, read_only=False) as project:
         set_id = None
         if args.image_set:
-            found = [i for i, name in project.image_sets().items() if name == args.image_set]
+            found = [i for i, name in project.image_sets.all().items() if name == args.image_set]
             if not found:
                 raise KeyError(f"no image set named {args.image_set!r} (`slicereview info` "
                                "lists them)")
@@ -122,8 +122,8 @@ def cmd_new(args: argparse.Namespace) -> int:
             kind, args.rater, set_id, args.prompt or default_prompt(kind), name=args.name,
             seed=args.seed, shared_with=tuple(args.shared), stop=stop, **options)
         session_id = start_session(project, spec)
-        s = project.session(session_id)
-        images = len(project.image_set(s.image_set_id))
+        s = project.ratings.session(session_id)
+        images = len(project.image_sets.members(s.image_set_id))
     extra = f"; stops at {stop.describe()}" if stop else ""
     print(f"session {session_id} {s.name!r} ({kind}, {images} images){extra}; answer it in "
           f"the Rate tab: slicereview {args.project}")
@@ -135,7 +135,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     with _open(args.project) as project:
         rows = RatingRuns(project).overview()
-        raters = {r.id: r.name for r in project.raters()}
+        raters = {r.id: r.name for r in project.raters.all()}
         if not rows:
             print("no rating sessions")
             return 0
@@ -155,7 +155,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     from slicereview.app.rating.run import open_run
 
     with _open(args.project) as project:
-        run = open_run(project, project.find_session(args.session).id)
+        run = open_run(project, project.ratings.find_session(args.session).id)
         s = run.session
         state = "finished" if run.done else "in progress"
         print(f"session {s.id} {s.name!r} ({s.kind}): {len(run.items)} images, "
@@ -164,7 +164,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         if not isinstance(run, ConfidenceRun):
             return 0
         m = run.meter(max(1, args.least))
-        case = {i: project.image(i).case_id for i, _, _ in m.least_certain}
+        case = {i: project.images.get(i).case_id for i, _, _ in m.least_certain}
         print(f"stop rule: {m.rule.describe()} ({m.total} answers at most)"
               + (f"; stopped by the {m.stopped}" if m.stopped else ""))
         phase = "opening sort pass" if m.sorting else "choosing pairs"
@@ -190,10 +190,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     n, noise = args.images, args.noise
     with _open(args.project) as project:
         if args.from_session:
-            s = project.find_session(args.from_session)
+            s = project.ratings.find_session(args.from_session)
             estimate = measured_noise(project, s.id)
             noise = estimate.T
-            n = n or len(project.image_set(s.image_set_id))
+            n = n or len(project.image_sets.members(s.image_set_id))
             evidence = (f"{estimate.repeat_pairs} repeated pairs "
                         f"({estimate.repeat_disagreements:g} disagreed), {estimate.triads} "
                         f"decided triads ({estimate.intransitive} intransitive)")

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from slicereview.store import Project
+from slicereview.cli._common import add_project_argument, open_project
 
 # The rating engines (and scipy through them) are imported inside the handlers, so that other
 # commands start fast.
@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "ranking", help="show or export a rating session's ranking, or the pooled ranking of "
                         "several pairwise sessions (--pooled)")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("session", nargs="?", help="session id or name (not with --pooled)")
     p.add_argument("--pooled", action="store_true",
                    help="one Bradley–Terry fit over the answers of several pairwise "
@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("reliability",
                        help="agreement between finished rating sessions over the same images")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("sessions", nargs="+", metavar="SESSION", help="two or more session ids/names")
     p.add_argument("--randomisations", type=int, default=100,
                    help="random tie-breaks to average over (default 100, as in SliceLabeler)")
@@ -47,12 +47,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="seed of the random tie-breaks (default: the GUI's, 0)")
     p.add_argument("--json", type=Path, metavar="OUT", help="also write the report as JSON")
     p.set_defaults(func=cmd_reliability)
-
-
-def _open(path: Path) -> Project:
-    if not path.is_file():
-        raise FileNotFoundError(f"no project file {path}")
-    return Project.open(path, read_only=True)
 
 
 def cmd_ranking(args: argparse.Namespace) -> int:
@@ -67,8 +61,8 @@ def cmd_ranking(args: argparse.Namespace) -> int:
         raise ValueError("--sessions goes with --pooled")
     if args.session is None:
         raise ValueError("name a session (id or name), or give --pooled")
-    with _open(args.project) as project:
-        rs = open_run(project, project.find_session(args.session).id)
+    with open_project(args.project, read_only=True) as project:
+        rs = open_run(project, project.ratings.find_session(args.session).id)
         rows = rs.rows()
         done = rs.done
         meter = getattr(rs, "meter", None)
@@ -110,8 +104,8 @@ def _num(cell: str) -> str:
 def _pooled(args: argparse.Namespace) -> int:
     from slicereview.app.rating.pooled import pooled_ranking, pooled_table, write_pooled_csv
 
-    with _open(args.project) as project:
-        ids = [project.find_session(ref).id for ref in args.sessions or []]
+    with open_project(args.project, read_only=True) as project:
+        ids = [project.ratings.find_session(ref).id for ref in args.sessions or []]
         pooled = pooled_ranking(project, ids)
     if args.csv:
         n = write_pooled_csv(args.csv, pooled)
@@ -141,8 +135,8 @@ def cmd_reliability(args: argparse.Namespace) -> int:
 
     if len(args.sessions) < 2:
         raise ValueError("give at least two sessions")
-    with _open(args.project) as project:
-        scores = [open_run(project, project.find_session(ref).id).session_scores()
+    with open_project(args.project, read_only=True) as project:
+        scores = [open_run(project, project.ratings.find_session(ref).id).session_scores()
                   for ref in args.sessions]
     report = reliability(scores, randomisations=args.randomisations,
                          seed=SEED if args.seed is None else args.seed)

@@ -7,10 +7,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from slicereview.cli._common import add_project_argument, open_project
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="write the owner's QA report (stand-alone HTML)")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("--out", type=Path, required=True, metavar="report.html",
                    help="the HTML file to write (stand-alone: plots embedded)")
     who = p.add_mutually_exclusive_group()
@@ -26,12 +28,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     from slicereview.app.report.owner_report import write_report
     from slicereview.cli._common import ProgressBar
     from slicereview.model import Role
-    from slicereview.store import Project
 
-    if not args.project.is_file():
-        raise FileNotFoundError(f"no project file {args.project}")
-    with Project.open(args.project) as project:
-        annotators = [r for r in project.raters() if r.role is Role.ANNOTATOR]
+    with open_project(args.project) as project:
+        annotators = [r for r in project.raters.all() if r.role is Role.ANNOTATOR]
         raters, subset = None, "all annotators"
         if args.group is not None:
             raters = [r.id for r in annotators if r.group == args.group]
@@ -41,10 +40,11 @@ def cmd_report(args: argparse.Namespace) -> int:
             subset = f"all annotators except group {args.without_group}"
         elif args.annotators is not None:
             names = [n.strip() for n in args.annotators.split(",") if n.strip()]
-            unknown = [n for n in names if project.rater_by_name(n) is None]
+            found = {n: project.raters.by_name(n) for n in names}
+            unknown = [n for n, rater in found.items() if rater is None]
             if unknown:
                 raise ValueError(f"no annotator named {', '.join(unknown)} in this project")
-            raters = [project.rater_by_name(n).id for n in names]  # type: ignore[union-attr]
+            raters = [rater.id for rater in found.values() if rater is not None]
             subset = "annotators " + ", ".join(names)
         if raters is not None and len(raters) < 2:
             raise ValueError(f"agreement needs two annotators; {subset} has {len(raters)}")

@@ -14,6 +14,7 @@ import math
 import sys
 from pathlib import Path
 
+from slicereview.cli._common import add_project_argument, open_project
 from slicereview.store import Project
 
 _METHODS = ("image-sort", "box-sort", "box-score", "random")  # engines.review.priority.METHODS
@@ -22,7 +23,7 @@ _SHOWN = ("strict_alpha", "relaxed_alpha", "unsure_share", "n_disagreement", "n_
 
 
 def _selection_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("--phase", default="formal", choices=("onboarding", "pilot", "formal"),
                    help="the phase whose annotations are compared (default formal)")
     p.add_argument("--round", type=int, default=None,
@@ -58,20 +59,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_review_eval)
 
 
-def _open(path: Path) -> Project:
-    if not path.is_file():
-        raise FileNotFoundError(f"no project file {path}")
-    return Project.open(path)
-
-
 def _annotators(project: Project, text: str | None) -> tuple[int, ...] | None:
     if text is None:
         return None
     ids = []
     for ref in (t.strip() for t in text.split(",") if t.strip()):
-        rater = project.rater_by_name(ref)
+        rater = project.raters.by_name(ref)
         if rater is None and ref.isdigit():
-            rater = project.rater(int(ref))
+            rater = project.raters.get(int(ref))
         if rater is None:
             raise ValueError(f"no annotator {ref!r} in this project")
         ids.append(rater.id)
@@ -106,11 +101,11 @@ def _cell(value: object) -> str:
 def cmd_queue(args: argparse.Namespace) -> int:
     from slicereview.app.review.queue import queue
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         spec = _spec(project, args, args.method)
         result = _compute(project, spec, args.workers)
         rows = queue(project, spec, result)
-        cases = project.image_cases()
+        cases = project.images.cases()
         extra = _label_columns(project, rows) if args.csv else {}
     apart = ", ".join(cases[i][0] for i in result.not_enough)
     summary = (f"{len(rows)} images ranked by {spec.method} ({len(result.computed)} computed, "
@@ -171,7 +166,7 @@ def cmd_review_eval(args: argparse.Namespace) -> int:
 
     if args.k < 1:
         raise ValueError(f"--k must be at least 1, got {args.k}")
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         spec = _spec(project, args)
         n = len(_compute(project, spec, args.workers).features)
         if n == 0:

@@ -17,15 +17,15 @@ reviewer`` adds one).
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
+from slicereview.cli._common import add_project_argument, open_project
 from slicereview.store import Project
 
 _DECISIONS = {"accept": "accept", "reject": "reject", "expert": "expert_review"}
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("--case", required=True, help="the image's case id (C000001)")
     p.add_argument("--phase", default="formal", choices=("onboarding", "pilot", "formal"),
                    help="the phase of the annotations (default formal)")
@@ -65,14 +65,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_comment)
 
 
-def _open(path: Path) -> Project:
-    if not path.is_file():
-        raise FileNotFoundError(f"no project file {path}")
-    return Project.open(path)
-
 
 def _image(project: Project, case: str) -> int:
-    for image_id, (case_id, _, _) in project.image_cases().items():
+    for image_id, (case_id, _, _) in project.images.cases().items():
         if case_id == case:
             return image_id
     raise ValueError(f"no image with case id {case} in this project")
@@ -103,16 +98,16 @@ def cmd_show(args: argparse.Namespace) -> int:
     from slicereview.app.review.decisions import DECISION_WORDS
     from slicereview.app.review.queue import FINISHED
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         image = _image(project, args.case)
         latest = {}
-        for ann in project.annotations(image_id=image, phase=args.phase, status=FINISHED):
+        for ann in project.annotations.all(image_id=image, phase=args.phase, status=FINISHED):
             latest[ann.rater_id] = ann
-        decided = project.current_decisions([a.id for a in latest.values()])
-        rows = [(project.rater(a.rater_id).name, str(a.round), str(a.status), a.updated_at,
-                 str(len(project.polygons(a.id))), _said(decided.get(a.id), DECISION_WORDS))
+        decided = project.reviews.current_decisions([a.id for a in latest.values()])
+        rows = [(project.raters.get(a.rater_id).name, str(a.round), str(a.status), a.updated_at,
+                 str(len(project.polygons.of(a.id))), _said(decided.get(a.id), DECISION_WORDS))
                 for a in latest.values()]
-        pins = [r for r in project.reviews(image_id=image) if r.is_pin]
+        pins = [r for r in project.reviews.all(image_id=image) if r.is_pin]
     if not rows:
         print(f"{args.case}: no finished annotation in the {args.phase} phase")
         return 0
@@ -137,7 +132,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
     from slicereview.app.people import person
     from slicereview.app.review.decisions import DECISION_WORDS, annotation_to_review, decide
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         image = _image(project, args.case)
         reviewer = _reviewer(project, args.reviewer)
         annotator = person(project, args.annotator)
@@ -152,16 +147,15 @@ def cmd_decide(args: argparse.Namespace) -> int:
 def cmd_comment(args: argparse.Namespace) -> int:
     from slicereview.app.review.decisions import pin
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         image = _image(project, args.case)
         reviewer = _reviewer(project, args.reviewer)
         if args.box is not None:
-            box = _numbers(args.box, 4, "--box")
-            pin(project, reviewer, image, box=box, text=args.text,  # type: ignore[arg-type]
+            r0, c0, r1, c1 = _numbers(args.box, 4, "--box")
+            pin(project, reviewer, image, box=(r0, c0, r1, c1), text=args.text,
                 tags=args.reason)
         else:
-            point = _numbers(args.point, 2, "--point")
-            pin(project, reviewer, image, point=point, text=args.text,  # type: ignore[arg-type]
-                tags=args.reason)
+            x, y = _numbers(args.point, 2, "--point")
+            pin(project, reviewer, image, point=(x, y), text=args.text, tags=args.reason)
     print(f"{args.case}: comment pinned")
     return 0

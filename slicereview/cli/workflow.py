@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from slicereview.cli._common import add_project_argument, open_project
 from slicereview.store import Project
 
 
@@ -23,7 +24,7 @@ def _names(text: str | None) -> list[str]:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("batch", help="define a batch of one phase and assign annotators")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("name", help="the batch's name (unique; also its image set's)")
     p.add_argument("--phase", required=True, choices=("onboarding", "pilot", "formal"),
                    help="the batch's phase")
@@ -41,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_batch)
 
     p = sub.add_parser("gold", help="set the gold standard of an image")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("--case", required=True, help="the image's case id (C000001)")
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument("--mask", type=Path, help="label PNG: 0 background, 1 certain, 2 uncertain")
@@ -49,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_gold)
 
     p = sub.add_parser("onboarding", help="the pre-filter of a batch; the owner's decision")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("--batch", required=True, help="the onboarding batch's name")
     p.add_argument("--decide", metavar="NAME",
                    help="decide whether this annotator goes on (needs --owner)")
@@ -65,7 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_onboarding)
 
     p = sub.add_parser("guidelines", help="show, edit or diff the living guidelines")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     act = p.add_mutually_exclusive_group()
     act.add_argument("--edit", type=Path, metavar="FILE.md",
                      help="make this Markdown file the next version (needs --owner)")
@@ -74,21 +75,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_guidelines)
 
 
-def _open(path: Path) -> Project:
-    if not path.is_file():
-        raise FileNotFoundError(f"no project file {path}")
-    return Project.open(path)
-
-
 def _rater(project: Project, name: str | None, what: str) -> int:
-    rater = project.rater_by_name(name or "")
+    rater = project.raters.by_name(name or "")
     if rater is None:
         raise ValueError(f"give the {what}: no rater named {name!r} in this project")
     return rater.id
 
 
 def _cases(project: Project, cases: list[str]) -> list[int]:
-    by_case = {case: i for i, (case, _, _) in project.image_cases().items()}
+    by_case = {case: i for i, (case, _, _) in project.images.cases().items()}
     unknown = [c for c in cases if c not in by_case]
     if unknown:
         raise ValueError(f"no image with case id {', '.join(unknown[:5])}")
@@ -98,7 +93,7 @@ def _cases(project: Project, cases: list[str]) -> list[int]:
 def cmd_batch(args: argparse.Namespace) -> int:
     from slicereview.app.qa.workflow import define_batch
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         raters = [_rater(project, n, "annotator") for n in _names(args.annotators)]
         batch = define_batch(
             project, args.name, args.phase, _cases(project, _names(args.cases)), raters=raters,
@@ -112,12 +107,12 @@ def cmd_batch(args: argparse.Namespace) -> int:
 def cmd_gold(args: argparse.Namespace) -> int:
     from slicereview.app.qa.workflow import import_gold_mask, mark_gold
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         [image] = _cases(project, [args.case])
         if args.mask is not None:
             import_gold_mask(project, image, args.mask)
         else:
-            if project.annotation(args.annotation).image_id != image:
+            if project.annotations.get(args.annotation).image_id != image:
                 raise ValueError(f"annotation {args.annotation} is not on {args.case}")
             mark_gold(project, args.annotation)
     print(f"gold set for {args.case}")
@@ -127,8 +122,8 @@ def cmd_gold(args: argparse.Namespace) -> int:
 def cmd_onboarding(args: argparse.Namespace) -> int:
     from slicereview.app.qa.workflow import decide, prefilter, score_pending
 
-    with _open(args.project) as project:
-        batch = project.batch_by_name(args.batch)
+    with open_project(args.project) as project:
+        batch = project.workflow.batch_by_name(args.batch)
         if batch is None:
             raise ValueError(f"no batch named {args.batch!r}")
         if args.decide:
@@ -136,7 +131,7 @@ def cmd_onboarding(args: argparse.Namespace) -> int:
             decide(project, batch.id, _rater(project, args.decide, "annotator"),
                    _rater(project, args.owner, "owner (--owner)"), go_on, args.reason)
         score_pending(project)
-        latest = {q.rater_id: q for q in project.qualifications(batch_id=batch.id)}
+        latest = {q.rater_id: q for q in project.workflow.qualifications(batch_id=batch.id)}
         print(f"{'annotator':<16} {'scored':>6} {'mean Dice':>9}  pre-filter  decision")
         for row in prefilter(project, batch.id):
             dice = "–" if row.mean_dice is None else f"{row.mean_dice:.3f}"
@@ -144,7 +139,7 @@ def cmd_onboarding(args: argparse.Namespace) -> int:
             q = latest.get(row.rater_id)
             said = "not decided" if q is None else ("go on" if q.go_on else "stop") + (
                 f" ({q.reason})" if q.reason else "")
-            print(f"{project.rater(row.rater_id).name:<16} {row.scored:>6} {dice:>9}  "
+            print(f"{project.raters.get(row.rater_id).name:<16} {row.scored:>6} {dice:>9}  "
                   f"{verdict:<10}  {said}")
     print(f"Mean Dice: relaxed ROI against gold; pre-filter ≥ {batch.min_dice}.")
     return 0
@@ -153,7 +148,7 @@ def cmd_onboarding(args: argparse.Namespace) -> int:
 def cmd_guidelines(args: argparse.Namespace) -> int:
     from slicereview.app.qa.guidelines import edit_guidelines, guideline_changes
 
-    with _open(args.project) as project:
+    with open_project(args.project) as project:
         if args.edit is not None:
             version = edit_guidelines(project, _rater(project, args.owner, "owner (--owner)"),
                                       args.edit.read_text(encoding="utf-8"))
@@ -164,7 +159,7 @@ def cmd_guidelines(args: argparse.Namespace) -> int:
                   f"no change since version {news.last_seen}" if news.version else
                   "no guidelines yet")
         else:
-            current = project.guideline()
+            current = project.guidelines.get()
             print("no guidelines yet" if current is None else
                   f"<!-- version {current[0]} -->\n{current[1]}")
     return 0

@@ -58,10 +58,10 @@ DEMO_GUIDELINE = (
 
 def add_demo_questions(project) -> None:
     """Add :data:`DEMO_QUESTIONS` that the project does not have yet (by name)."""
-    have = {q.name for q in project.questions()}
+    have = {q.name for q in project.questions.all()}
     for name, title, kind, scope, options in DEMO_QUESTIONS:
         if name not in have:
-            project.add_question(name, title, kind, scope, options)
+            project.questions.add(name, title, kind, scope, options)
 
 
 def add_demo_annotations(project, image_ids: Sequence[int] | None = None, seed: int = 7,
@@ -78,12 +78,12 @@ def add_demo_annotations(project, image_ids: Sequence[int] | None = None, seed: 
 
     add_demo_questions(project)
     if image_ids is None:
-        set_id = project.image_set_id(_MAMMOGRAMS)
-        image_ids = project.image_set(set_id) if set_id is not None else []
+        set_id = project.image_sets.id_by_name(_MAMMOGRAMS)
+        image_ids = project.image_sets.members(set_id) if set_id is not None else []
     written = 0
-    for image in project.images(image_ids):
+    for image in project.images.all(image_ids):
         try:
-            display = load_display(project.resolve(image.path), image)
+            display = load_display(project.images.resolve(image.path), image)
         except Exception:  # a missing codec or file: the demo still builds without this image
             continue
         pixels = np.asarray(display.data, dtype=np.float32)
@@ -105,8 +105,8 @@ def add_demo_annotations(project, image_ids: Sequence[int] | None = None, seed: 
             shift = int(rng.choice([-1, 0, 0, 0, 1])) if k else 0
             answers = {"density": DEMO_QUESTIONS[0][4][int(np.clip(density + shift, 0, 3))],
                        "findings": ["Calcifications"] if sims[name] else []}
-            project.set_image_classifications(annotation_id, answers)
-            project.add_active_time(annotation_id, int(rng.integers(40_000, 240_000)))
+            project.annotations.set_image_classifications(annotation_id, answers)
+            project.annotations.add_active_time(annotation_id, int(rng.integers(40_000, 240_000)))
             written += 1
     return written
 

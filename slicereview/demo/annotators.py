@@ -284,11 +284,11 @@ def store_simulated(
     ids = {}
     with project.transaction():
         for name, polys in polygons.items():
-            rater = project.ensure_rater(name, Role.ANNOTATOR, simulated=True)
-            ann = project.annotation_for(rater, image_id, phase, round)
-            project.replace_polygons(ann.id, list(polys))
+            rater = project.raters.ensure(name, Role.ANNOTATOR, simulated=True)
+            ann = project.annotations.for_image(rater, image_id, phase, round)
+            project.polygons.replace(ann.id, list(polys))
             status = (AnnotationStatus.SUBMITTED if polys
                       else AnnotationStatus.NOTHING_TO_ANNOTATE)
-            project.set_annotation_status(ann.id, status)
+            project.annotations.set_status(ann.id, status)
             ids[name] = ann.id
     return ids

@@ -159,10 +159,10 @@ def build_demo(folder: str | Path | None = None, progress: Progress | None = Non
         _import(project, [mri_path], import_paths, parse_slices("every:8"))
         motion_files = sorted((images / "motion").glob("*.png"))
         motion_ids = _import(project, motion_files, import_paths, parse_slices("all"))
-        project.create_image_set(MAMMO_SET, mammo_ids)
-        project.create_image_set(MRI_SET, motion_ids)
+        project.image_sets.create(MAMMO_SET, mammo_ids)
+        project.image_sets.create(MRI_SET, motion_ids)
         project.set_meta("demo_truth", json.dumps(truth, sort_keys=True))
-        project.add_guideline(DEMO_GUIDELINE)
+        project.guidelines.add(DEMO_GUIDELINE)
         add_demo_annotations(project)
         add_demo_ratings(project, MRI_SET, SEVERITY_LABELS)
         report(3, steps, "review set")
@@ -179,9 +179,9 @@ def build_demo(folder: str | Path | None = None, progress: Progress | None = Non
 
 
 def _import(project: Project, files: list[Path], import_paths, slices) -> list[int]:
-    before = {im.id for im in project.images()}
+    before = {im.id for im in project.images.all()}
     result = import_paths(project, files, slices=slices)
     if result.failed:
         raise ProjectError("The demo images could not be imported: "
                            + "; ".join(f"{p}: {why}" for p, why in result.failed))
-    return [im.id for im in project.images() if im.id not in before]
+    return [im.id for im in project.images.all() if im.id not in before]

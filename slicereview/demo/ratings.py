@@ -16,13 +16,13 @@ Example
 >>> project = Project.create(folder / "p.srproj")
 >>> files = [folder / f"img_{i}.png" for i in range(6)]
 >>> _ = [f.write_bytes(b"") for f in files]
->>> ids = [project.add_source(f, f"{i:064x}", "png", [NewImage(8, 8)])[0]
+>>> ids = [project.images.add_source(f, f"{i:064x}", "png", [NewImage(8, 8)])[0]
 ...        for i, f in enumerate(files)]
->>> _ = project.create_image_set("set", ids)
+>>> _ = project.image_sets.create("set", ids)
 >>> project.set_meta("demo_truth", json.dumps(
 ...     {f"img_{i}.png": {"severity": i // 2, "strength": i / 5} for i in range(6)}))
 >>> sessions = add_demo_ratings(project, "set")
->>> [project.session_finished_at(s) is not None for s in sessions]
+>>> [project.ratings.session_finished_at(s) is not None for s in sessions]
 [True, True, True, True]
 >>> project.close()
 """
@@ -64,8 +64,8 @@ def demo_truth_by_image(project: Project, image_set_id: int) -> dict[int, float]
     """``{image id: motion strength}`` for the set's images named in ``demo_truth``."""
     truth = json.loads(project.meta("demo_truth") or "{}")
     out: dict[int, float] = {}
-    for image_id in project.image_set(image_set_id):
-        entry = truth.get(PurePath(project.image(image_id).path).name)
+    for image_id in project.image_sets.members(image_set_id):
+        entry = truth.get(PurePath(project.images.get(image_id).path).name)
         if entry is not None:
             out[image_id] = float(entry["strength"])
     return out
@@ -80,20 +80,20 @@ def add_demo_ratings(project: Project, image_set_name: str,
     ``KeyError`` when the set does not exist; ``ValueError`` when ``demo_truth`` names none of
     its images.
     """
-    set_ids = [i for i, name in project.image_sets().items() if name == image_set_name]
+    set_ids = [i for i, name in project.image_sets.all().items() if name == image_set_name]
     if not set_ids:
         raise KeyError(f"no image set named {image_set_name!r}")
     set_id = set_ids[0]
     truth = demo_truth_by_image(project, set_id)
     if not truth:
         raise ValueError(f"demo_truth names none of the images of {image_set_name!r}")
-    missing = [i for i in project.image_set(set_id) if i not in truth]
+    missing = [i for i in project.image_sets.members(set_id) if i not in truth]
     if missing:
         raise ValueError(f"demo_truth has no entry for images {missing}")
     created: list[int] = []
     raters: dict[str, SimulatedRater] = {}
     for name, noise, same_within, median_s, slow_share, seed in PROFILES:
-        rater_id = project.ensure_rater(name, simulated=True)
+        rater_id = project.raters.ensure(name, simulated=True)
         rater = SimulatedRater(truth, noise, same_within, seed=seed, name=name,
                                median_s=median_s, slow_share=slow_share)
         raters[name] = rater
@@ -102,11 +102,11 @@ def add_demo_ratings(project: Project, image_set_name: str,
         complete_session(RatingRun(project, sid), rater)
         created.append(sid)
     sid = create_session(project,
-        SessionKind.CLASSIFY, project.ensure_rater(CAREFUL, simulated=True), set_id,
+        SessionKind.CLASSIFY, project.raters.ensure(CAREFUL, simulated=True), set_id,
         f"{CAREFUL} — classify", CLASSIFY_PROMPT, seed=2000, settings={"labels": list(labels)})
     complete_session(RatingRun(project, sid), raters[CAREFUL])
     created.append(sid)
-    ids = [project.ensure_rater(name, simulated=True) for name, *_ in PROFILES]
+    ids = [project.raters.ensure(name, simulated=True) for name, *_ in PROFILES]
     sid = create_session(
         project, SessionKind.CONFIDENCE, ids[0], set_id, "Simulated raters — to a confidence",
         PROMPT, seed=3000, settings=confidence_settings(ids, CONFIDENCE_BUDGET))

@@ -114,9 +114,9 @@ def write_crops(project: Project, image_ids: Sequence[int], folder: Path, seed: 
 
     folder.mkdir(parents=True, exist_ok=True)
     origin: dict[str, dict] = {}
-    for image in project.images(image_ids):
+    for image in project.images.all(image_ids):
         try:
-            display = load_display(project.resolve(image.path), image)
+            display = load_display(project.images.resolve(image.path), image)
         except Exception:  # a missing codec: the demo still builds without this image
             continue
         pixels = np.asarray(display.data)
@@ -141,10 +141,10 @@ def write_crops(project: Project, image_ids: Sequence[int], folder: Path, seed: 
 # -- annotators and repeats --------------------------------------------------------------------
 def _submit(project: Project, annotation_id: int, polygons: Sequence[Polygon],
             rng: np.random.Generator) -> None:
-    project.replace_polygons(annotation_id, list(polygons))
-    project.set_annotation_status(annotation_id, AnnotationStatus.SUBMITTED if polygons
-                                  else AnnotationStatus.NOTHING_TO_ANNOTATE)
-    project.add_active_time(annotation_id, int(rng.integers(20_000, 120_000)))
+    project.polygons.replace(annotation_id, list(polygons))
+    project.annotations.set_status(annotation_id, AnnotationStatus.SUBMITTED if polygons
+                                   else AnnotationStatus.NOTHING_TO_ANNOTATE)
+    project.annotations.add_active_time(annotation_id, int(rng.integers(20_000, 120_000)))
 
 
 def annotate_batch(project: Project, image_ids: Sequence[int], seed: int = 21
@@ -153,13 +153,13 @@ def annotate_batch(project: Project, image_ids: Sequence[int], seed: int = 21
     per image (outlines ``(x, y)``)."""
     from skimage import io
 
-    raters = [project.ensure_rater(p.name, Role.ANNOTATOR, REVIEW_GROUP, simulated=True)
+    raters = [project.raters.ensure(p.name, Role.ANNOTATOR, REVIEW_GROUP, simulated=True)
               for p in PROFILES]
     truth: dict[int, list[np.ndarray]] = {}
     where: dict[int, np.ndarray] = {}
     with project.transaction():
-        for image in project.images(image_ids):
-            pixels = np.asarray(io.imread(project.resolve(image.path)), dtype=np.float32)
+        for image in project.images.all(image_ids):
+            pixels = np.asarray(io.imread(project.images.resolve(image.path)), dtype=np.float32)
             # Crops differ in how much there is to find (0-4 spots), like real cases do.
             rng = np.random.default_rng([seed, image.id])
             wanted = int(rng.choice(REGIONS_PER_CROP))
@@ -169,18 +169,18 @@ def annotate_batch(project: Project, image_ids: Sequence[int], seed: int = 21
             sims = simulate_annotators(pixels.shape, truth[image.id], seed=seed + image.id,
                                        profiles=PROFILES, where=where[image.id])
             for rater, prof in zip(raters, PROFILES, strict=True):
-                ann = project.annotation_for(rater, image.id)
+                ann = project.annotations.for_image(rater, image.id)
                 assert ann is not None
                 _submit(project, ann.id, sims[prof.name], rng)
         for k, (rater, prof) in enumerate(zip(raters, PROFILES, strict=True)):
             for image_id in schedule_repeats(project, rater, image_ids, REPEAT_SHARE, seed):
-                image = project.image(image_id)
+                image = project.images.get(image_id)
                 again = simulate_annotators(
                     (image.rows, image.cols), truth[image_id], seed=seed + 1000 * (k + 1)
                     + image_id, profiles=[prof], where=where[image_id])[prof.name]
-                first = project.annotation_for(rater, image_id)
+                first = project.annotations.for_image(rater, image_id)
                 assert first is not None
-                repeat = project.create_repeat(first.id)
+                repeat = project.repeats.create(first.id)
                 _submit(project, repeat.id, again, np.random.default_rng([seed, image_id, k]))
     return truth
 
@@ -229,24 +229,24 @@ def review_batch(project: Project, image_ids: Sequence[int], truth: dict[int, li
     """The simulated reviewer's decisions on a seeded ``share`` of the set; returns the
     number of decisions. Features should be cached first (decisions store α at decision
     time)."""
-    reviewer = project.ensure_rater(REVIEWER, Role.REVIEWER, simulated=True)
+    reviewer = project.raters.ensure(REVIEWER, Role.REVIEWER, simulated=True)
     rng = np.random.default_rng(seed)
     ids = list(image_ids)
     reviewed = sorted(rng.permutation(ids)[: int(round(share * len(ids)))].tolist())
-    group = {r.id for r in project.raters() if r.group == REVIEW_GROUP}
+    group = {r.id for r in project.raters.all() if r.group == REVIEW_GROUP}
     alphas = {}
     decisions = 0
     worst: dict[int, tuple[int, float]] = {}
     with project.transaction():
         for image_id in reviewed:
-            image = project.image(image_id)
+            image = project.images.get(image_id)
             shape = (image.rows, image.cols)
             regions = truth[image_id]
             true_mask = _raster([Polygon(r, Certainty.CERTAIN) for r in regions], shape) > 0
-            feats = project.latest_review_features(image_id) or {}
+            feats = project.reviews.latest_features(image_id) or {}
             alphas[image_id] = feats.get("strict_alpha")
             pinned = False
-            for ann, polys in project.image_annotations(image_id):
+            for ann, polys in project.annotations.with_polygons(image_id):
                 if ann.rater_id not in group:
                     continue
                 tags, missed = _judge(polys, true_mask, regions, shape)
@@ -279,13 +279,13 @@ def add_demo_review(project: Project, mammogram_ids: Sequence[int], folder: Path
     say = report or (lambda what: None)
     say("cropping mammograms for the review set")
     origin = write_crops(project, mammogram_ids, folder, seed)
-    before = {im.id for im in project.images()}
+    before = {im.id for im in project.images.all()}
     result = import_paths(project, [folder / name for name in sorted(origin)])
     if result.failed:
         raise RuntimeError("the review crops could not be imported: "
                            + "; ".join(f"{p}: {why}" for p, why in result.failed))
-    ids = [im.id for im in project.images() if im.id not in before]
-    project.create_image_set(REVIEW_SET, ids)
+    ids = [im.id for im in project.images.all() if im.id not in before]
+    project.image_sets.create(REVIEW_SET, ids)
     project.set_meta("demo_review", json.dumps(origin, sort_keys=True))
     say("simulating annotators of the review set")
     truth = annotate_batch(project, ids, seed + 10)

@@ -117,12 +117,12 @@ class _Study:
 
         self.project, self.rng, self.seed = project, np.random.default_rng(seed), seed
         self.truth: dict[int, list[np.ndarray]] = {}
-        for image in project.images(ids):
-            pixels = np.asarray(io.imread(project.resolve(image.path)), dtype=np.float32)
+        for image in project.images.all(ids):
+            pixels = np.asarray(io.imread(project.images.resolve(image.path)), dtype=np.float32)
             wanted = 1 + int(np.random.default_rng([seed, image.id]).integers(3))
             self.truth[image.id] = find_bright_regions(pixels, max_regions=wanted, sigma=2.0,
                                                        min_area=12.0)
-        self.reviewer = project.ensure_rater("Simulated reviewer", Role.REVIEWER, simulated=True)
+        self.reviewer = project.raters.ensure("Simulated reviewer", Role.REVIEWER, simulated=True)
 
     def draw(self, name: str, image_id: int, after_feedback: bool) -> list[Polygon]:
         noise = float(ANNOTATORS[name][2 if after_feedback else 1])
@@ -146,20 +146,20 @@ class _Study:
 
     def submit(self, project: Project, rater: int, image_id: int, phase: str,
                polygons: list[Polygon], noise: float) -> int:
-        ann = project.annotation_for(rater, image_id, phase)
+        ann = project.annotations.for_image(rater, image_id, phase)
         assert ann is not None
-        project.replace_polygons(ann.id, polygons)
-        project.set_image_classifications(ann.id, {"density": self.density(image_id, rater,
-                                                                           noise)})
-        project.add_active_time(ann.id, int(self.rng.gamma(3, 12 + 40 * noise) * 1000))
+        project.polygons.replace(ann.id, polygons)
+        density = self.density(image_id, rater, noise)
+        project.annotations.set_image_classifications(ann.id, {"density": density})
+        project.annotations.add_active_time(ann.id, int(self.rng.gamma(3, 12 + 40 * noise) * 1000))
         finish(project, ann.id, "submitted" if polygons else "nothing_to_annotate")
         return ann.id
 
     def review(self, annotation_id: int, comments: bool) -> int:
-        ann = self.project.annotation(annotation_id)
+        ann = self.project.annotations.get(annotation_id)
         regions = self.truth[ann.image_id]
         truth = _raster([Polygon(r, Certainty.CERTAIN) for r in regions], (SIZE, SIZE)) > 0
-        tags, _ = _judge(self.project.polygons(annotation_id), truth, regions, (SIZE, SIZE))
+        tags, _ = _judge(self.project.polygons.of(annotation_id), truth, regions, (SIZE, SIZE))
         text = self.last_text = ""
         if tags and comments:
             text = {"missed finding": "A faint spot was missed: widen the window.",
@@ -177,15 +177,15 @@ def add_demo_workflow(project: Project, crops: Sequence[Path], folder: Path, imp
     """Build the workflow into ``project`` (images and packages below ``folder``); returns the
     report of merging the work package back."""
     files = write_images(list(crops)[:sum(n for _, _, n in BATCHES)], folder / "workflow")
-    before = {im.id for im in project.images()}
+    before = {im.id for im in project.images.all()}
     result = import_paths(project, files)
     if result.failed:
         raise RuntimeError("the workflow images could not be imported")
-    ids = [im.id for im in project.images() if im.id not in before]
-    project.create_image_set(WORKFLOW_SET, ids)
-    owner = project.ensure_rater(OWNER, Role.OWNER)
-    expert = project.ensure_rater(EXPERT, Role.REVIEWER, simulated=True)
-    raters = {n: project.ensure_rater(n, Role.ANNOTATOR, g, simulated=True)
+    ids = [im.id for im in project.images.all() if im.id not in before]
+    project.image_sets.create(WORKFLOW_SET, ids)
+    owner = project.raters.ensure(OWNER, Role.OWNER)
+    expert = project.raters.ensure(EXPERT, Role.REVIEWER, simulated=True)
+    raters = {n: project.raters.ensure(n, Role.ANNOTATOR, g, simulated=True)
               for n, (g, _, _) in ANNOTATORS.items()}
     split = np.cumsum([0] + [n for _, _, n in BATCHES])
     images = {phase: ids[split[k]:split[k + 1]] for k, (_, phase, _) in enumerate(BATCHES)}
@@ -199,11 +199,11 @@ def add_demo_workflow(project: Project, crops: Sequence[Path], folder: Path, imp
     study = _Study(project, ids, seed)
     with project.transaction():
         for i in images["onboarding"]:
-            gold = project.annotation_for(expert, i, "onboarding")
+            gold = project.annotations.for_image(expert, i, "onboarding")
             assert gold is not None
             polys = [Polygon(r, Certainty.CERTAIN) for r in study.truth[i]]
-            project.replace_polygons(gold.id, polys)
-            project.set_image_classifications(gold.id, {"density": study.density(i)})
+            project.polygons.replace(gold.id, polys)
+            project.annotations.set_image_classifications(gold.id, {"density": study.density(i)})
             finish(project, gold.id, "submitted" if polys else "nothing_to_annotate")
             mark_gold(project, gold.id)
         for name, rater in raters.items():
@@ -237,7 +237,7 @@ def add_demo_workflow(project: Project, crops: Sequence[Path], folder: Path, imp
         promote_review(project, owner, promoted)
     report = _package_round_trip(project, study, images["formal"], folder / "packages")
     with project.transaction():
-        for packaged in project.annotations(rater_id=raters[PACKAGED], phase="formal"):
+        for packaged in project.annotations.all(rater_id=raters[PACKAGED], phase="formal"):
             study.review(packaged.id, comments=False)
     return report
 
@@ -252,16 +252,16 @@ def _package_round_trip(project: Project, study: _Study, formal: list[int], fold
     package(project, PACKAGED, sent, "Formal")
 
     def work(remote: Project) -> None:
-        rater = remote.rater_by_name(PACKAGED)
+        rater = remote.raters.by_name(PACKAGED)
         assert rater is not None
         for i in formal:
-            ann = remote.annotation_for(rater.id, i, "formal")
+            ann = remote.annotations.for_image(rater.id, i, "formal")
             assert ann is not None
             polys = study.draw(PACKAGED, i, True)
-            remote.replace_polygons(ann.id, polys)
-            remote.add_active_time(ann.id, int(study.rng.gamma(3, 36) * 1000))
-            remote.set_annotation_status(ann.id, "submitted" if polys else
-                                         "nothing_to_annotate")
+            remote.polygons.replace(ann.id, polys)
+            remote.annotations.add_active_time(ann.id, int(study.rng.gamma(3, 36) * 1000))
+            remote.annotations.set_status(ann.id, "submitted" if polys else
+                                          "nothing_to_annotate")
 
     return_package(sent, back, work)
     return merge(project, back)

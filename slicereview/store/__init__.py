@@ -1,4 +1,5 @@
-"""The project file: one SQLite database per project (see :mod:`.schema`, :mod:`.connection`)."""
+"""The project: a SQLite file or a PostgreSQL database behind one interface (:mod:`.project`;
+the file: :mod:`.connection`, the server: :mod:`.postgres_opening`, the schema: :mod:`.schema`)."""
 
 from slicereview.store.connection import check_file
 from slicereview.store.errors import (
@@ -8,6 +9,7 @@ from slicereview.store.errors import (
     ProjectBusyError,
     ProjectError,
     ProjectLockedError,
+    ServerError,
 )
 from slicereview.store.project import SUFFIX, Project
 
@@ -20,5 +22,6 @@ __all__ = [
     "ProjectError",
     "ProjectBusyError",
     "ProjectLockedError",
+    "ServerError",
     "check_file",
 ]

@@ -1,14 +1,13 @@
-"""Shared plumbing of the :class:`~slicereview.store.project.Project` mixins."""
+"""Shared plumbing of the project's parts (the collaborators of
+:class:`~slicereview.store.project.Project`): the database they share, and small helpers."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from contextlib import AbstractContextManager
 from datetime import datetime, timezone
-from pathlib import Path
 
-from slicereview.store.connection import transaction
+from slicereview.store.database import Database
 
 
 def now_iso() -> str:
@@ -40,20 +39,13 @@ def filters(*conditions: str, **equal: object) -> tuple[str, list[object]]:
     return (" WHERE " + " AND ".join(where) if where else ""), args
 
 
-def last_id(cur: sqlite3.Cursor) -> int:
-    """The id of the row the ``INSERT`` on ``cur`` just added."""
-    row_id = cur.lastrowid
-    if row_id is None:  # only after a statement that is not an INSERT
-        raise RuntimeError("no row was inserted")
-    return row_id
+class Part:
+    """One area of an open project (``project.images``, ``project.raters``, ...): the
+    project's database, shared by every part, and the store methods of that area."""
 
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
-class StoreBase:
-    """Attributes every mixin relies on: the open connection and the project path."""
-
-    conn: sqlite3.Connection
-    path: Path
-
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[object]:
         """Group several store calls into one user intent (one transaction)."""
-        return transaction(self.conn)
+        return self.db.transaction()

@@ -21,9 +21,10 @@ refused there too). Every message is one line.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from slicereview.store import locks
 from slicereview.store.errors import (
@@ -41,6 +42,9 @@ from slicereview.store.schema_check import (
     undecodable_text,
 )
 from slicereview.store.sidecars import check_journal, check_wal
+
+if TYPE_CHECKING:
+    from slicereview.store.database import SqliteDatabase
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _BUSY_TIMEOUT_S = 5.0
@@ -254,8 +258,11 @@ def _statements(script: str) -> Iterator[str]:
         yield buffer.strip()
 
 
-def create_file(path: str | Path) -> None:
-    """Create a new, empty project file at ``path`` (which must not exist)."""
+def create_file(path: str | Path, fill: Callable[[SqliteDatabase], None] | None = None) -> None:
+    """Create a new project file at ``path`` (which must not exist): the schema, then ``fill``
+    (e.g. a whole copied project) in one transaction. On any error the file is removed."""
+    from slicereview.store.database import SqliteDatabase
+
     path = Path(path)
     if path.exists():
         raise FileExistsError(f"{path} already exists; open it, or choose another name.")
@@ -265,6 +272,10 @@ def create_file(path: str | Path) -> None:
         _configure(conn)
         conn.execute("PRAGMA journal_mode = DELETE")
         migrate(conn)
+        if fill is not None:
+            db = SqliteDatabase(conn)
+            with db.transaction():
+                fill(db)
     except BaseException:
         conn.close()
         path.unlink(missing_ok=True)

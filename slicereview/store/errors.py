@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 class ProjectError(Exception):
-    """Base class: the project file cannot be used as asked."""
+    """Base class: the project (file or server database) cannot be used as asked."""
 
 
 class NotAProjectError(ProjectError):
@@ -17,6 +17,11 @@ class DamagedProjectError(ProjectError):
 
 class NewerProjectError(ProjectError):
     """The file was written by a newer slicereview whose schema this version does not know."""
+
+
+class ServerError(ProjectError):
+    """A server project cannot be reached (no server, a wrong login, no such database) or
+    the server refused what was asked (no permission)."""
 
 
 class ProjectLockedError(ProjectError):

@@ -1,23 +1,23 @@
-"""Store methods for files, images, image sets and relinking moved folders.
+"""``project.images`` (files, images, relinking moved folders) and ``project.image_sets``.
 
-Paths are stored relative to the project's folder when the file lies below it (forward
-slashes; a name that is not UTF-8 escaped, :mod:`.file_names`), absolute otherwise, plus the
-file's SHA-256 so that a moved folder can be relinked
-and verified.
+Paths are stored relative to the project file's folder when the image file lies below it
+(forward slashes; a name that is not UTF-8 escaped, :mod:`.file_names`), absolute otherwise
+(always on a server), plus the file's SHA-256 so that a moved folder can be relinked and
+verified.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
 from slicereview.model import Image, NewImage, Source
-from slicereview.store._base import StoreBase, dumps, last_id, loads, now_iso
+from slicereview.store._base import Part, dumps, loads, now_iso
+from slicereview.store.database import Database, Row
 from slicereview.store.file_names import from_text, to_text
 
 
-def _image(row: sqlite3.Row) -> Image:
+def _image(row: Row) -> Image:
     return Image(
         id=row["id"], source_id=row["source_id"], case_id=row["case_id"], path=row["path"],
         format=row["format"], frame=row["frame"], axis=row["axis"],
@@ -32,24 +32,36 @@ _IMAGE_SELECT = (
 )
 
 
-class ImagesMixin(StoreBase):
+class Images(Part):
+    """The project's files (*sources*) and the 2-D *images* shown to people.
+
+    ``folder``: the project file's folder, where relative paths start; ``None`` on a server,
+    which stores absolute paths only (a server has no folder of its own).
+    """
+
+    def __init__(self, db: Database, folder: Path | None) -> None:
+        super().__init__(db)
+        self.folder = folder
+
     # -- paths -----------------------------------------------------------------------------
     def stored_path(self, file: str | Path) -> str:
         """How ``file`` is stored: relative to the project folder when below it."""
         file = Path(file).absolute()
-        try:
-            return to_text(PurePosixPath(*file.relative_to(self.path.parent).parts).as_posix())
-        except ValueError:
-            return to_text(file.as_posix())
+        if self.folder is not None:
+            try:
+                return to_text(PurePosixPath(*file.relative_to(self.folder).parts).as_posix())
+            except ValueError:
+                pass
+        return to_text(file.as_posix())
 
     def resolve(self, stored: str) -> Path:
         """The absolute path of a stored path."""
         p = Path(from_text(stored))
-        return p if p.is_absolute() else self.path.parent / p
+        return p if p.is_absolute() or self.folder is None else self.folder / p
 
     # -- sources and images ----------------------------------------------------------------
     def source_by_hash(self, sha256: str) -> Source | None:
-        row = self.conn.execute("SELECT * FROM sources WHERE sha256 = ?", (sha256,)).fetchone()
+        row = self.db.execute("SELECT * FROM sources WHERE sha256 = ?", (sha256,)).fetchone()
         return None if row is None else Source(
             row["id"], row["path"], row["sha256"], row["format"], row["size_bytes"]
         )
@@ -65,76 +77,78 @@ class ImagesMixin(StoreBase):
         """
         file = Path(file)
         with self.transaction():
-            cur = self.conn.execute(
+            new_id = self.db.insert(
                 "INSERT INTO sources (path, sha256, format, size_bytes, added_at, info) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (self.stored_path(file), sha256, fmt, file.stat().st_size, now_iso(),
                  dumps(info or {})),
             )
-            return self._insert_images(last_id(cur), images)
+            return self.insert_images(new_id, images)
 
-    def _insert_images(self, source_id: int, images: Sequence[NewImage]) -> list[int]:
-        first = self.conn.execute("SELECT coalesce(max(id), 0) FROM images").fetchone()[0]
+    def insert_images(self, source_id: int, images: Sequence[NewImage]) -> list[int]:
+        """Add ``images`` to source ``source_id`` with the next case ids (inside the caller's
+        transaction); returns their ids."""
+        first = self.db.execute("SELECT coalesce(max(id), 0) FROM images").fetchone()[0]
         ids = []
         for k, im in enumerate(images, start=1):
-            cur = self.conn.execute(
+            new_id = self.db.insert(
                 "INSERT INTO images (source_id, case_id, frame, axis, slice_index, rows, "
                 "cols, info) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (source_id, f"C{first + k:06d}", im.frame, im.axis, im.slice_index,
                  im.rows, im.cols, dumps(im.info or {})),
             )
-            ids.append(last_id(cur))
+            ids.append(new_id)
         return ids
 
-    def add_images_to_source(self, source_id: int, images: Sequence[NewImage]) -> list[int]:
+    def add_to_source(self, source_id: int, images: Sequence[NewImage]) -> list[int]:
         """Add the frames/slices of ``images`` that the source does not have yet (one
         transaction). Returns the new image ids (empty when all were there)."""
         with self.transaction():
             have = {
-                tuple(r) for r in self.conn.execute(
+                tuple(r) for r in self.db.execute(
                     "SELECT frame, axis, slice_index FROM images WHERE source_id = ?",
                     (source_id,))
             }
             new = [im for im in images if (im.frame, im.axis, im.slice_index) not in have]
-            return self._insert_images(source_id, new)
+            return self.insert_images(source_id, new)
 
-    def image(self, image_id: int) -> Image:
-        row = self.conn.execute(f"{_IMAGE_SELECT} WHERE images.id = ?", (image_id,)).fetchone()
+    def get(self, image_id: int) -> Image:
+        """One image; ``KeyError`` when the project has none with that id."""
+        row = self.db.execute(f"{_IMAGE_SELECT} WHERE images.id = ?", (image_id,)).fetchone()
         if row is None:
             raise KeyError(f"no image {image_id} in this project")
         return _image(row)
 
-    def images(self, ids: Iterable[int] | None = None) -> list[Image]:
-        """All images (or those with ``ids``, in that order), in import order."""
+    def all(self, ids: Iterable[int] | None = None) -> list[Image]:
+        """All images in import order (or those with ``ids``, in that order)."""
         if ids is None:
-            rows = self.conn.execute(f"{_IMAGE_SELECT} ORDER BY images.id").fetchall()
+            rows = self.db.execute(f"{_IMAGE_SELECT} ORDER BY images.id").fetchall()
             return [_image(r) for r in rows]
-        return [self.image(i) for i in ids]
+        return [self.get(i) for i in ids]
 
-    def volume_images(self, source_id: int, axis: int) -> list[Image]:
+    def volume_slices(self, source_id: int, axis: int) -> list[Image]:
         """The slices of one volume along ``axis``, in slice order (for slice scrolling)."""
-        rows = self.conn.execute(
+        rows = self.db.execute(
             f"{_IMAGE_SELECT} WHERE images.source_id = ? AND images.axis = ? "
             "ORDER BY images.slice_index",
             (source_id, axis),
         ).fetchall()
         return [_image(r) for r in rows]
 
-    def sources(self) -> list[Source]:
-        rows = self.conn.execute("SELECT * FROM sources ORDER BY id").fetchall()
-        return [Source(r["id"], r["path"], r["sha256"], r["format"], r["size_bytes"]) for r in rows]
+    def cases(self) -> dict[int, tuple[str, int, int]]:
+        """image id → ``(case_id, rows, cols)`` of every image (one SELECT)."""
+        rows = self.db.execute("SELECT id, case_id, rows, cols FROM images ORDER BY id")
+        return {r[0]: (r[1], r[2], r[3]) for r in rows}
 
-    def counts(self) -> dict[str, int]:
-        """Row counts of the main tables (for ``slicereview info``)."""
-        tables = ("sources", "images", "raters", "sessions", "answers", "grades",
-                  "annotations", "polygons", "reviews", "guidelines")
-        return {t: self.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
+    def sources(self) -> list[Source]:
+        rows = self.db.execute("SELECT * FROM sources ORDER BY id").fetchall()
+        return [Source(r["id"], r["path"], r["sha256"], r["format"], r["size_bytes"]) for r in rows]
 
     # -- missing files and relinking -------------------------------------------------------
     def missing_sources(self) -> list[Source]:
         """Sources whose file is not where the project says it is (a source on a PACS is
         never missing: its pixels are fetched again)."""
-        remote = {r[0] for r in self.conn.execute("SELECT source_id FROM dicomweb_sources")}
+        remote = {r[0] for r in self.db.execute("SELECT source_id FROM dicomweb_sources")}
         return [s for s in self.sources()
                 if s.id not in remote and not self.resolve(s.path).is_file()]
 
@@ -142,48 +156,60 @@ class ImagesMixin(StoreBase):
         """Store new locations ``(source id, file)`` in one transaction; returns how many."""
         with self.transaction():
             for source_id, file in updates:
-                self.conn.execute("UPDATE sources SET path = ? WHERE id = ?",
-                                  (self.stored_path(file), source_id))
+                self.db.execute("UPDATE sources SET path = ? WHERE id = ?",
+                                (self.stored_path(file), source_id))
         return len(updates)
 
-    # -- image sets ------------------------------------------------------------------------
-    def create_image_set(self, name: str, image_ids: Sequence[int]) -> int:
+    def set_stored_paths(self, paths: dict[int, str]) -> None:
+        """Replace stored source paths as given (source id → path relative to the project
+        file's folder, forward slashes), one transaction."""
         with self.transaction():
-            cur = self.conn.execute(
+            self.db.executemany("UPDATE sources SET path = ? WHERE id = ?",
+                                [(p, i) for i, p in paths.items()])
+
+
+class ImageSets(Part):
+    """Named, ordered sets of images (what a session or a batch works on)."""
+
+    def create(self, name: str, image_ids: Sequence[int]) -> int:
+        """A new image set ``name`` holding ``image_ids`` in this order; returns its id."""
+        with self.transaction():
+            set_id = self.db.insert(
                 "INSERT INTO image_sets (name, created_at) VALUES (?, ?)", (name, now_iso())
             )
-            set_id = last_id(cur)
-            self.conn.executemany(
+            self.db.executemany(
                 "INSERT INTO image_set_members (image_set_id, image_id, position) "
                 "VALUES (?, ?, ?)",
                 [(set_id, image_id, k) for k, image_id in enumerate(image_ids)],
             )
         return set_id
 
-    def add_to_image_set(self, set_id: int, image_ids: Sequence[int]) -> None:
+    def add(self, set_id: int, image_ids: Sequence[int]) -> None:
+        """Append ``image_ids`` to a set (those already in it stay where they are)."""
         with self.transaction():
-            start = self.conn.execute(
+            start = self.db.execute(
                 "SELECT coalesce(max(position) + 1, 0) FROM image_set_members "
                 "WHERE image_set_id = ?", (set_id,)
             ).fetchone()[0]
-            self.conn.executemany(
-                "INSERT OR IGNORE INTO image_set_members (image_set_id, image_id, position) "
-                "VALUES (?, ?, ?)",
+            self.db.executemany(
+                "INSERT INTO image_set_members (image_set_id, image_id, position) "
+                "VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 [(set_id, image_id, start + k) for k, image_id in enumerate(image_ids)],
             )
 
-    def image_set(self, set_id: int) -> list[int]:
-        rows = self.conn.execute(
+    def members(self, set_id: int) -> list[int]:
+        """The image ids of a set, in set order."""
+        rows = self.db.execute(
             "SELECT image_id FROM image_set_members WHERE image_set_id = ? ORDER BY position",
             (set_id,),
         ).fetchall()
         return [r[0] for r in rows]
 
-    def image_sets(self) -> dict[int, str]:
-        rows = self.conn.execute("SELECT id, name FROM image_sets ORDER BY id").fetchall()
+    def all(self) -> dict[int, str]:
+        """image set id → name, oldest first."""
+        rows = self.db.execute("SELECT id, name FROM image_sets ORDER BY id").fetchall()
         return {r[0]: r[1] for r in rows}
 
-    def image_set_id(self, name: str) -> int | None:
-        row = self.conn.execute("SELECT id FROM image_sets WHERE name = ?", (name,)).fetchone()
+    def id_by_name(self, name: str) -> int | None:
+        row = self.db.execute("SELECT id FROM image_sets WHERE name = ?", (name,)).fetchone()
         return None if row is None else int(row[0])
-

@@ -1,7 +1,9 @@
-"""Store side of work packages (the rules are in :mod:`slicereview.app.qa.packages`): a blind
-copy of the project for one annotator, and the conflicts a merge keeps.
+"""``project.packages``, the store side of work packages (the rules are in
+:mod:`slicereview.app.qa.packages`): a blind copy of the project for one annotator, and the
+conflicts a merge keeps.
 
-:meth:`PackagesMixin.write_subset` copies the project file with SQLite's backup API and then
+:meth:`Packages.write_subset` copies the project into a new project file (SQLite's backup
+API from a file, a copy of every row from a server) and then
 deletes, in the copy only, everything the annotator must not see or does not need: other raters'
 annotations, sessions and views, gold and gold scores, qualifications, image flags, the
 features cache, images outside the package and their files' records, other batches, pins on
@@ -18,19 +20,19 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from slicereview.store._base import StoreBase, now_iso
+from slicereview.store._base import Part, now_iso
 
 
-class PackagesMixin(StoreBase):
+class Packages(Part):
     def write_subset(self, dest: str | Path, rater_id: int, image_ids: Sequence[int],
                      batch_id: int | None, meta: dict[str, str]) -> None:
         """Write a blind copy for ``rater_id`` holding ``image_ids`` to ``dest`` (new file)."""
         dest = Path(dest)
         if dest.exists():
             raise FileExistsError(f"{dest} exists")
+        self.db.copy_to_file(dest)
         out = sqlite3.connect(dest)
         try:
-            self.conn.backup(out)
             out.execute("PRAGMA foreign_keys = ON")
             with out:
                 out.execute("CREATE TEMP TABLE keep_images (id INTEGER PRIMARY KEY)")
@@ -43,39 +45,21 @@ class PackagesMixin(StoreBase):
         finally:
             out.close()
 
-    def set_stored_paths(self, paths: dict[int, str]) -> None:
-        """Replace stored source paths as given (source id → path relative to the project
-        file's folder, forward slashes), one transaction."""
-        with self.transaction():
-            self.conn.executemany("UPDATE sources SET path = ? WHERE id = ?",
-                                  [(p, i) for i, p in paths.items()])
-
     def add_merge_conflict(self, package_id: str, annotation_id: int, content: dict,
                            digest: str) -> bool:
         """Keep a package's conflicting version of an annotation; ``False`` when it is already
         kept (merging twice adds nothing)."""
         with self.transaction():
-            cur = self.conn.execute(
-                "INSERT OR IGNORE INTO merge_conflicts (package_id, annotation_id, content, "
-                "digest, created_at) VALUES (?, ?, ?, ?, ?)",
+            cur = self.db.execute(
+                "INSERT INTO merge_conflicts (package_id, annotation_id, content, digest, "
+                "created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (package_id, annotation_id, json.dumps(content), digest, now_iso()))
         return cur.rowcount == 1
 
     def merge_conflicts(self) -> list[tuple[int, str, int, dict]]:
         """``(id, package_id, annotation_id, content)`` of every kept conflict, oldest first."""
-        return [(r[0], r[1], r[2], json.loads(r[3])) for r in self.conn.execute(
+        return [(r[0], r[1], r[2], json.loads(r[3])) for r in self.db.execute(
             "SELECT id, package_id, annotation_id, content FROM merge_conflicts ORDER BY id")]
-
-    def merge_guideline_views(self, rater_id: int, views: Sequence[tuple[int, str]]) -> None:
-        with self.transaction():
-            self.conn.executemany(
-                "INSERT OR IGNORE INTO guideline_views (rater_id, version, seen_at) "
-                "VALUES (?, ?, ?)", [(rater_id, v, t) for v, t in views])
-
-    def guideline_views(self, rater_id: int) -> list[tuple[int, str]]:
-        return [(int(r[0]), str(r[1])) for r in self.conn.execute(
-            "SELECT version, seen_at FROM guideline_views WHERE rater_id = ? ORDER BY version",
-            (rater_id,))]
 
 
 _SUBSET_SQL = (

@@ -1,39 +1,37 @@
-"""Store methods for project-level classification questions (table ``questions``)."""
+"""``project.questions``: the project's classification questions (table ``questions``)."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from slicereview.model import Question
-from slicereview.store._base import StoreBase, dumps, last_id, loads, now_iso
+from slicereview.store._base import Part, dumps, loads, now_iso
+from slicereview.store.database import Row
 
 QUESTION_SCOPES = ("image", "polygon")
 QUESTION_KINDS = ("radio", "checklist", "text", "dropdown")
 
 
-def _question(row: sqlite3.Row) -> Question:
+def _question(row: Row) -> Question:
     return Question(row["id"], row["position"], row["scope"], row["kind"], row["name"],
                     row["title"], loads(row["options"]) or [],  # type: ignore[arg-type]
                     row["retired_at"] is not None)
 
 
-class QuestionsMixin(StoreBase):
-    # -- questions -------------------------------------------------------------------------
-    def add_question(self, name: str, title: str, kind: str, scope: str = "image",
+class Questions(Part):
+    def add(self, name: str, title: str, kind: str, scope: str = "image",
                      options: list | None = None) -> int:
         """Add a classification question at the end of the list; returns its id."""
         _check_question(kind, scope, options)
         with self.transaction():
-            pos = self.conn.execute(
+            pos = self.db.execute(
                 "SELECT coalesce(max(position) + 1, 0) FROM questions").fetchone()[0]
-            cur = self.conn.execute(
+            new_id = self.db.insert(
                 "INSERT INTO questions (position, scope, kind, name, title, options) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (pos, scope, kind, name, title, dumps(options or [])),
             )
-        return last_id(cur)
+        return new_id
 
-    def questions(self, scope: str | None = None, *, retired: bool = False) -> list[Question]:
+    def all(self, scope: str | None = None, *, retired: bool = False) -> list[Question]:
         """The questions asked, in their order, optionally only one ``scope``; ``retired``:
         the retired ones too (in their places)."""
         where = [] if retired else ["retired_at IS NULL"]
@@ -42,66 +40,65 @@ class QuestionsMixin(StoreBase):
             where.append("scope = ?")
             args = (scope,)
         sql = "SELECT * FROM questions" + (" WHERE " + " AND ".join(where) if where else "")
-        return [_question(r) for r in self.conn.execute(sql + " ORDER BY position, id", args)]
+        return [_question(r) for r in self.db.execute(sql + " ORDER BY position, id", args)]
 
-    def question_by_name(self, name: str) -> Question | None:
+    def by_name(self, name: str) -> Question | None:
         """The question whose answers are stored under ``name`` (retired or not)."""
-        row = self.conn.execute("SELECT * FROM questions WHERE name = ?", (name,)).fetchone()
+        row = self.db.execute("SELECT * FROM questions WHERE name = ?", (name,)).fetchone()
         return None if row is None else _question(row)
 
-    def set_question_retired(self, question_id: int, retired: bool) -> None:
+    def set_retired(self, question_id: int, retired: bool) -> None:
         """Retire a question (no longer asked; stored answers stay) or bring it back."""
         with self.transaction():
-            self.question(question_id)
-            self.conn.execute("UPDATE questions SET retired_at = ? WHERE id = ?",
-                              (now_iso() if retired else None, question_id))
+            self.get(question_id)
+            self.db.execute("UPDATE questions SET retired_at = ? WHERE id = ?",
+                            (now_iso() if retired else None, question_id))
 
-    def question_answer_count(self, name: str, scope: str) -> int:
+    def answer_count(self, name: str, scope: str) -> int:
         """How many annotations (``image`` scope) or polygons (``polygon``) hold an answer
         stored under ``name``."""
         table = "annotations" if scope == "image" else "polygons"
-        path = '$."' + name.replace('"', '\\"') + '"'
-        return int(self.conn.execute(
-            f"SELECT count(*) FROM {table} WHERE json_type(classifications, ?) IS NOT NULL",
-            (path,)).fetchone()[0])
+        has_key, arg = self.db.json_has_key("classifications", name)
+        return int(self.db.execute(f"SELECT count(*) FROM {table} WHERE {has_key}",
+                                   (arg,)).fetchone()[0])
 
-    def question(self, question_id: int) -> Question:
-        row = self.conn.execute("SELECT * FROM questions WHERE id = ?",
+    def get(self, question_id: int) -> Question:
+        row = self.db.execute("SELECT * FROM questions WHERE id = ?",
                                 (question_id,)).fetchone()
         if row is None:
             raise KeyError(f"no question {question_id} in this project")
         return _question(row)
 
-    def update_question(self, question_id: int, *, title: str | None = None,
+    def update(self, question_id: int, *, title: str | None = None,
                         kind: str | None = None, scope: str | None = None,
                         options: list | None = None, position: int | None = None) -> None:
         """Change the given fields of a question (``name`` stays: answers are keyed by it).
 
         ``position`` moves the question to that index in the list.
         """
-        q = self.question(question_id)
+        q = self.get(question_id)
         new_kind, new_scope = kind or q.kind, scope or q.scope
         new_options = q.options if options is None else options
         _check_question(new_kind, new_scope, new_options)
         with self.transaction():
-            self.conn.execute(
+            self.db.execute(
                 "UPDATE questions SET title = ?, kind = ?, scope = ?, options = ? WHERE id = ?",
                 (q.title if title is None else title, new_kind, new_scope, dumps(new_options),
                  question_id),
             )
             if position is not None:
-                order = [r[0] for r in self.conn.execute(
+                order = [r[0] for r in self.db.execute(
                     "SELECT id FROM questions WHERE id <> ? ORDER BY position, id",
                     (question_id,))]
                 order.insert(max(0, min(int(position), len(order))), question_id)
-                self.conn.executemany("UPDATE questions SET position = ? WHERE id = ?",
+                self.db.executemany("UPDATE questions SET position = ? WHERE id = ?",
                                       list(enumerate(order)))
 
-    def delete_question(self, question_id: int) -> None:
+    def delete(self, question_id: int) -> None:
         """Delete a question. Stored answers under its name are kept (they are history)."""
         with self.transaction():
-            self.question(question_id)
-            self.conn.execute("DELETE FROM questions WHERE id = ?", (question_id,))
+            self.get(question_id)
+            self.db.execute("DELETE FROM questions WHERE id = ?", (question_id,))
 
 
 def _check_question(kind: str, scope: str, options: list | None) -> None:

@@ -1,71 +1,49 @@
-"""Store methods for raters and versioned guidelines."""
+"""``project.raters``: the people (and simulated raters) of a project, with their role and
+group."""
 
 from __future__ import annotations
 
 from slicereview.model import Rater, Role
-from slicereview.store._base import StoreBase, last_id, now_iso
+from slicereview.store._base import Part
 
 
-class RatersMixin(StoreBase):
-    def add_rater(
+class Raters(Part):
+    def add(
         self, name: str, role: Role | str = Role.ANNOTATOR, group: str | None = None,
         *, simulated: bool = False,
     ) -> int:
+        """A new rater; returns its id (names are unique: ``IntegrityError`` for a taken one)."""
         with self.transaction():
-            cur = self.conn.execute(
+            new_id = self.db.insert(
                 "INSERT INTO raters (name, role, group_name, simulated) VALUES (?, ?, ?, ?)",
                 (name, str(Role(role)), group, int(simulated)),
             )
-        return last_id(cur)
+        return new_id
 
-    def rater(self, rater_id: int) -> Rater:
-        row = self.conn.execute("SELECT * FROM raters WHERE id = ?", (rater_id,)).fetchone()
+    def get(self, rater_id: int) -> Rater:
+        row = self.db.execute("SELECT * FROM raters WHERE id = ?", (rater_id,)).fetchone()
         if row is None:
             raise KeyError(f"no rater {rater_id} in this project")
         return Rater(row["id"], row["name"], Role(row["role"]), row["group_name"],
                      bool(row["simulated"]))
 
-    def raters(self) -> list[Rater]:
-        ids = [r[0] for r in self.conn.execute("SELECT id FROM raters ORDER BY id")]
-        return [self.rater(i) for i in ids]
+    def all(self) -> list[Rater]:
+        ids = [r[0] for r in self.db.execute("SELECT id FROM raters ORDER BY id")]
+        return [self.get(i) for i in ids]
 
-    def set_rater_group(self, rater_id: int, group: str | None) -> None:
+    def set_group(self, rater_id: int, group: str | None) -> None:
         """Put a rater in ``group`` (``None``: in no group)."""
         with self.transaction():
-            if self.conn.execute("UPDATE raters SET group_name = ? WHERE id = ?",
-                                 (group, rater_id)).rowcount == 0:
+            if self.db.execute("UPDATE raters SET group_name = ? WHERE id = ?",
+                               (group, rater_id)).rowcount == 0:
                 raise KeyError(f"no rater {rater_id} in this project")
 
-    def rater_by_name(self, name: str) -> Rater | None:
-        row = self.conn.execute("SELECT id FROM raters WHERE name = ?", (name,)).fetchone()
-        return None if row is None else self.rater(row[0])
+    def by_name(self, name: str) -> Rater | None:
+        row = self.db.execute("SELECT id FROM raters WHERE name = ?", (name,)).fetchone()
+        return None if row is None else self.get(row[0])
 
-    def ensure_rater(self, name: str, role: Role | str = Role.ANNOTATOR,
-                     group: str | None = None, *, simulated: bool = False) -> int:
-        existing = self.rater_by_name(name)
-        return existing.id if existing else self.add_rater(name, role, group, simulated=simulated)
-
-    # -- guidelines ------------------------------------------------------------------------
-    def add_guideline(self, text: str) -> int:
-        """Store a new version of the task guidelines; returns its version number."""
-        with self.transaction():
-            version = self.conn.execute(
-                "SELECT coalesce(max(version), 0) + 1 FROM guidelines"
-            ).fetchone()[0]
-            self.conn.execute(
-                "INSERT INTO guidelines (version, text, created_at) VALUES (?, ?, ?)",
-                (version, text, now_iso()),
-            )
-        return int(version)
-
-    def guideline(self, version: int | None = None) -> tuple[int, str] | None:
-        """``(version, text)`` of the given or the newest guideline, ``None`` if there is none."""
-        if version is None:
-            row = self.conn.execute(
-                "SELECT version, text FROM guidelines ORDER BY version DESC LIMIT 1"
-            ).fetchone()
-        else:
-            row = self.conn.execute(
-                "SELECT version, text FROM guidelines WHERE version = ?", (version,)
-            ).fetchone()
-        return None if row is None else (int(row[0]), str(row[1]))
+    def ensure(self, name: str, role: Role | str = Role.ANNOTATOR,
+               group: str | None = None, *, simulated: bool = False) -> int:
+        """The id of rater ``name``, added with ``role`` and ``group`` when missing."""
+        existing = self.by_name(name)
+        return existing.id if existing else self.add(name, role, group, simulated=simulated)

@@ -1,4 +1,4 @@
-"""Store methods for rating sessions, pairwise answers and grades.
+"""``project.ratings``: rating sessions, pairwise answers and grades.
 
 A session's pairwise answers are stored *as shown* (``left_id``, ``right_id``, which side has
 more of the property), each with its active time; sort state is never stored (the sort is
@@ -9,21 +9,21 @@ Example
 >>> import tempfile, pathlib
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> rater = project.add_rater("ann")
->>> set_id = project.create_image_set("empty", [])
->>> sid = project.create_session("sort", rater, set_id, "first pass", "Which is worse?", 1,
-...                              "formal", "merge-insertion", 1, {})
->>> project.session(sid).algorithm
+>>> rater = project.raters.add("ann")
+>>> set_id = project.image_sets.create("empty", [])
+>>> sid = project.ratings.create_session("sort", rater, set_id, "first pass",
+...                                      "Which is worse?", 1, "formal", "merge-insertion", 1, {})
+>>> project.ratings.session(sid).algorithm
 'merge-insertion'
 >>> project.close()
 """
 
 from __future__ import annotations
 
-import sqlite3
-
 from slicereview.model import Answer, AnswerChoice, Grade, Phase, Session, SessionKind
-from slicereview.store._base import StoreBase, dumps, filters, last_id, loads, now_iso
+from slicereview.store._base import Part, dumps, filters, loads, now_iso
+from slicereview.store.database import Database, Row
+from slicereview.store.images import ImageSets
 
 _RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY,
                  SessionKind.CONFIDENCE)
@@ -31,7 +31,7 @@ _RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY,
 _REPEATING_KINDS = (str(SessionKind.CONFIDENCE),)
 
 
-def _session(row: sqlite3.Row) -> Session:
+def _session(row: Row) -> Session:
     return Session(
         id=row["id"], kind=SessionKind(row["kind"]), rater_id=row["rater_id"],
         image_set_id=row["image_set_id"], name=row["name"], prompt=row["question"],
@@ -41,18 +41,25 @@ def _session(row: sqlite3.Row) -> Session:
     )
 
 
-def _answer(row: sqlite3.Row) -> Answer:
+def _answer(row: Row) -> Answer:
     return Answer(row["id"], row["session_id"], row["left_id"], row["right_id"],
                   AnswerChoice(row["answer"]), row["active_ms"], row["answered_at"],
                   row["rater_id"])
 
 
-def _grade(row: sqlite3.Row) -> Grade:
+def _grade(row: Row) -> Grade:
     return Grade(row["id"], row["session_id"], row["image_id"], row["grade"], row["active_ms"],
                  row["graded_at"])
 
 
-class RatingMixin(StoreBase):
+class Ratings(Part):
+    """Sessions of the rating jobs (sort, exhaustive, classify) with their answers and
+    grades."""
+
+    def __init__(self, db: Database, image_sets: ImageSets) -> None:
+        super().__init__(db)
+        self._image_sets = image_sets
+
     # -- sessions --------------------------------------------------------------------------
     def create_session(
         self, kind: SessionKind | str, rater_id: int, image_set_id: int, name: str,
@@ -70,23 +77,23 @@ class RatingMixin(StoreBase):
         settings = dict(settings)
         version = algorithm_version
         with self.transaction():
-            if self.conn.execute("SELECT 1 FROM image_sets WHERE id = ?",
+            if self.db.execute("SELECT 1 FROM image_sets WHERE id = ?",
                                  (image_set_id,)).fetchone() is None:
                 raise KeyError(f"no image set {image_set_id} in this project")
-            settings.setdefault("initial_count", self.conn.execute(
+            settings.setdefault("initial_count", self.db.execute(
                 "SELECT count(*) FROM image_set_members WHERE image_set_id = ?", (image_set_id,)
             ).fetchone()[0])
-            cur = self.conn.execute(
+            new_id = self.db.insert(
                 "INSERT INTO sessions (kind, rater_id, image_set_id, name, question, settings, "
                 "seed, phase, algorithm, algorithm_version, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (str(kind), rater_id, image_set_id, name, prompt, dumps(settings), int(seed),
                  str(Phase(phase)), algorithm, version, now_iso()),
             )
-        return last_id(cur)
+        return new_id
 
     def session(self, session_id: int) -> Session:
-        row = self.conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        row = self.db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
         if row is None:
             raise KeyError(f"no session {session_id} in this project")
         return _session(row)
@@ -99,16 +106,16 @@ class RatingMixin(StoreBase):
         where, args = filters(kind=None if kind is None else str(SessionKind(kind)),
                               rater_id=rater_id, image_set_id=image_set_id)
         sql = "SELECT * FROM sessions" + where + " ORDER BY id"
-        return [_session(r) for r in self.conn.execute(sql, args)]
+        return [_session(r) for r in self.db.execute(sql, args)]
 
     def find_session(self, ref: int | str) -> Session:
         """A session by id or by (unique) name; ``KeyError`` when none or several match."""
         text = str(ref).strip()
         if text.isdigit():
-            row = self.conn.execute("SELECT * FROM sessions WHERE id = ?", (int(text),)).fetchone()
+            row = self.db.execute("SELECT * FROM sessions WHERE id = ?", (int(text),)).fetchone()
             if row is not None:
                 return _session(row)
-        rows = self.conn.execute("SELECT * FROM sessions WHERE name = ?", (text,)).fetchall()
+        rows = self.db.execute("SELECT * FROM sessions WHERE name = ?", (text,)).fetchall()
         if len(rows) == 1:
             return _session(rows[0])
         if not rows:
@@ -117,7 +124,7 @@ class RatingMixin(StoreBase):
         raise KeyError(f"{len(rows)} sessions are named {text!r} (ids {ids}); give the id")
 
     def session_finished_at(self, session_id: int) -> str | None:
-        row = self.conn.execute("SELECT finished_at FROM sessions WHERE id = ?",
+        row = self.db.execute("SELECT finished_at FROM sessions WHERE id = ?",
                                 (session_id,)).fetchone()
         if row is None:
             raise KeyError(f"no session {session_id} in this project")
@@ -126,17 +133,17 @@ class RatingMixin(StoreBase):
     def set_session_finished(self, session_id: int, finished: bool = True) -> None:
         """Mark a session finished now (or not finished, e.g. after an undo)."""
         with self.transaction():
-            self.conn.execute("UPDATE sessions SET finished_at = ? WHERE id = ?",
+            self.db.execute("UPDATE sessions SET finished_at = ? WHERE id = ?",
                               (now_iso() if finished else None, session_id))
 
     def delete_session(self, session_id: int) -> None:
         """Delete a session with its answers and grades."""
         with self.transaction():
-            self.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            self.db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
     def session_images(self, session_id: int) -> list[int]:
         """The image ids of the session's image set, in set order (not presentation order)."""
-        return self.image_set(self.session(session_id).image_set_id)  # type: ignore[attr-defined]
+        return self._image_sets.members(self.session(session_id).image_set_id)
 
     # -- pairwise answers ------------------------------------------------------------------
     def record_answer(
@@ -152,9 +159,9 @@ class RatingMixin(StoreBase):
         """
         answer = AnswerChoice(answer)
         with self.transaction():
-            row = self.conn.execute("SELECT kind FROM sessions WHERE id = ?",
-                                    (session_id,)).fetchone()
-            n = self.conn.execute(
+            row = self.db.execute("SELECT kind FROM sessions WHERE id = ?",
+                                  (session_id,)).fetchone()
+            n = self.db.execute(
                 "SELECT count(*) FROM image_set_members m JOIN sessions s "
                 "ON s.image_set_id = m.image_set_id WHERE s.id = ? AND m.image_id IN (?, ?)",
                 (session_id, left, right),
@@ -162,43 +169,44 @@ class RatingMixin(StoreBase):
             if row is None or n != 2 or left == right:
                 raise ValueError(f"images {left} and {right} are not a pair of session "
                                  f"{session_id}'s image set")
+            if rater_id is not None and self.db.execute(
+                    "SELECT 1 FROM raters WHERE id = ?", (rater_id,)).fetchone() is None:
+                raise ValueError(f"no rater {rater_id} in this project")
             repeat = 0
             if row[0] in _REPEATING_KINDS:
-                repeat = self.conn.execute(
+                repeat = self.db.execute(
                     "SELECT coalesce(max(pair_repeat) + 1, 0) FROM answers "
                     "WHERE session_id = ? AND pair_lo = ? AND pair_hi = ?",
                     (session_id, min(left, right), max(left, right)),
                 ).fetchone()[0]
             try:
-                cur = self.conn.execute(
+                new_id = self.db.insert(
                     "INSERT INTO answers (session_id, left_id, right_id, answer, active_ms, "
                     "answered_at, rater_id, pair_repeat) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (session_id, left, right, str(answer), max(0, int(active_ms)), now_iso(),
                      rater_id, repeat),
                 )
-            except sqlite3.IntegrityError as exc:
-                if rater_id is not None and "FOREIGN KEY" in str(exc):
-                    raise ValueError(f"no rater {rater_id} in this project") from exc
+            except self.db.IntegrityError as exc:
                 raise ValueError(f"images {left} and {right} were already compared in "
                                  f"session {session_id}") from exc
-        return last_id(cur)
+        return new_id
 
     def answers(self, session_id: int) -> list[Answer]:
         """The session's answers in the order they were given."""
-        rows = self.conn.execute("SELECT * FROM answers WHERE session_id = ? ORDER BY id",
+        rows = self.db.execute("SELECT * FROM answers WHERE session_id = ? ORDER BY id",
                                  (session_id,))
         return [_answer(r) for r in rows]
 
     def answer_map(self, session_id: int) -> dict[tuple[int, int], str]:
         """``{(left_id, right_id): "left" | "right" | "same"}`` for replay."""
-        rows = self.conn.execute(
+        rows = self.db.execute(
             "SELECT left_id, right_id, answer FROM answers WHERE session_id = ? ORDER BY id",
             (session_id,),
         )
         return {(r[0], r[1]): r[2] for r in rows}
 
     def last_answer(self, session_id: int) -> Answer | None:
-        row = self.conn.execute(
+        row = self.db.execute(
             "SELECT * FROM answers WHERE session_id = ? ORDER BY id DESC LIMIT 1", (session_id,)
         ).fetchone()
         return None if row is None else _answer(row)
@@ -208,32 +216,32 @@ class RatingMixin(StoreBase):
         with self.transaction():
             last = self.last_answer(session_id)
             if last is not None:
-                self.conn.execute("DELETE FROM answers WHERE id = ?", (last.id,))
+                self.db.execute("DELETE FROM answers WHERE id = ?", (last.id,))
         return last
 
     # -- grades ----------------------------------------------------------------------------
     def set_grade(self, session_id: int, image_id: int, grade: int, active_ms: int = 0) -> int:
         """Store (or replace) the grade of one image; returns the grade's id."""
         with self.transaction():
-            self.conn.execute(
+            self.db.execute(
                 "INSERT INTO grades (session_id, image_id, grade, active_ms, graded_at) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT (session_id, image_id) DO UPDATE SET "
                 "grade = excluded.grade, active_ms = excluded.active_ms, "
                 "graded_at = excluded.graded_at",
                 (session_id, image_id, int(grade), max(0, int(active_ms)), now_iso()),
             )
-            row = self.conn.execute("SELECT id FROM grades WHERE session_id = ? AND image_id = ?",
+            row = self.db.execute("SELECT id FROM grades WHERE session_id = ? AND image_id = ?",
                                     (session_id, image_id)).fetchone()
         return int(row[0])
 
     def grade(self, session_id: int, image_id: int) -> Grade | None:
-        row = self.conn.execute("SELECT * FROM grades WHERE session_id = ? AND image_id = ?",
+        row = self.db.execute("SELECT * FROM grades WHERE session_id = ? AND image_id = ?",
                                 (session_id, image_id)).fetchone()
         return None if row is None else _grade(row)
 
     def grades(self, session_id: int) -> list[Grade]:
         """The session's grades, most recently changed last."""
-        rows = self.conn.execute(
+        rows = self.db.execute(
             "SELECT * FROM grades WHERE session_id = ? ORDER BY graded_at, id", (session_id,)
         )
         return [_grade(r) for r in rows]
@@ -243,5 +251,5 @@ class RatingMixin(StoreBase):
         with self.transaction():
             old = self.grade(session_id, image_id)
             if old is not None:
-                self.conn.execute("DELETE FROM grades WHERE id = ?", (old.id,))
+                self.db.execute("DELETE FROM grades WHERE id = ?", (old.id,))
         return old

@@ -1,4 +1,4 @@
-"""Store methods for reviews (decisions, pins) and the review-features cache.
+"""``project.reviews``: decisions, pins and the review-features cache.
 
 A *decision* is a reviews row on one annotation (``accept``, ``reject``, ``expert_review``);
 the newest row of an annotation is the one in force, older rows are its history (undo deletes
@@ -16,15 +16,16 @@ Example
 >>> from slicereview.store import Project
 >>> from slicereview.model import NewImage
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> [image] = project.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(6, 6)])
->>> ann = project.annotation_for(project.add_rater("ann"), image)
->>> boss = project.add_rater("boss", "reviewer")
->>> rid = project.add_review(image, boss, annotation_id=ann.id, decision="reject",
-...                          tags=["missed finding"])
->>> str(project.current_decisions([ann.id])[ann.id].decision)
+>>> [image] = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png",
+...                                     [NewImage(6, 6)])
+>>> ann = project.annotations.for_image(project.raters.add("ann"), image)
+>>> boss = project.raters.add("boss", "reviewer")
+>>> rid = project.reviews.add(image, boss, annotation_id=ann.id, decision="reject",
+...                           tags=["missed finding"])
+>>> str(project.reviews.current_decisions([ann.id])[ann.id].decision)
 'reject'
->>> project.store_review_features("formal", 0, "all", "relaxed", [(image, "k1", {"a": 1})])
->>> project.review_features("formal", 0, "all", "relaxed")
+>>> project.reviews.store_features("formal", 0, "all", "relaxed", [(image, "k1", {"a": 1})])
+>>> project.reviews.features("formal", 0, "all", "relaxed")
 {1: ('k1', {'a': 1})}
 >>> project.close()
 """
@@ -32,16 +33,16 @@ Example
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Sequence
 
 from slicereview.model import Decision, Review
-from slicereview.store._base import StoreBase, dumps, filters, last_id, loads, now_iso
+from slicereview.store._base import Part, dumps, filters, loads, now_iso
+from slicereview.store.database import Row
 
 _PIN_SIZES = {"box": 4, "point": 2}
 
 
-def _review(row: sqlite3.Row) -> Review:
+def _review(row: Row) -> Review:
     pin_at = json.loads(row["pin_at"]) if row["pin_at"] else []
     return Review(
         id=row["id"], image_id=row["image_id"], reviewer_id=row["reviewer_id"],
@@ -54,9 +55,9 @@ def _review(row: sqlite3.Row) -> Review:
     )
 
 
-class ReviewsMixin(StoreBase):
+class Reviews(Part):
     # -- decisions and pins ----------------------------------------------------------------
-    def add_review(
+    def add(
         self, image_id: int, reviewer_id: int, *, annotation_id: int | None = None,
         decision: Decision | str | None = None, comment: str = "", tags: Sequence[str] = (),
         active_ms: int = 0, alphas: dict | None = None, pin_kind: str | None = None,
@@ -83,51 +84,53 @@ class ReviewsMixin(StoreBase):
         )
         with self.transaction():
             if annotation_id is not None:
-                row = self.conn.execute("SELECT image_id FROM annotations WHERE id = ?",
-                                        (annotation_id,)).fetchone()
+                row = self.db.execute("SELECT image_id FROM annotations WHERE id = ?",
+                                      (annotation_id,)).fetchone()
                 if row is None:
                     raise KeyError(f"no annotation {annotation_id} in this project")
                 if row[0] != image_id:
                     raise ValueError(f"annotation {annotation_id} is not on image {image_id}")
-            if review_id is not None and self.conn.execute(
+            if review_id is not None and self.db.execute(
                     "SELECT 1 FROM reviews WHERE id = ?", (review_id,)).fetchone() is None:
                 values = (review_id, *values)  # type: ignore[assignment]
                 columns = "id, "
             else:
                 columns = ""
-            cur = self.conn.execute(
+            new_id = self.db.insert(
                 f"INSERT INTO reviews ({columns}image_id, reviewer_id, annotation_id, decision, "
                 "comment, tags, created_at, active_ms, alphas, pin_kind, pin_at, "
                 f"guideline_version) VALUES ({', '.join('?' * len(values))}, "
                 "(SELECT max(version) FROM guidelines))", values,
             )
-        return last_id(cur)
+            if columns:
+                self.db.reset_ids(["reviews"])
+        return new_id
 
-    def delete_review(self, review_id: int) -> None:
+    def delete(self, review_id: int) -> None:
         """Delete one decision or pin (undo)."""
         with self.transaction():
-            if self.conn.execute("DELETE FROM reviews WHERE id = ?", (review_id,)).rowcount == 0:
+            if self.db.execute("DELETE FROM reviews WHERE id = ?", (review_id,)).rowcount == 0:
                 raise KeyError(f"no review {review_id} in this project")
 
-    def review(self, review_id: int) -> Review:
-        row = self.conn.execute("SELECT * FROM reviews WHERE id = ?", (review_id,)).fetchone()
+    def get(self, review_id: int) -> Review:
+        row = self.db.execute("SELECT * FROM reviews WHERE id = ?", (review_id,)).fetchone()
         if row is None:
             raise KeyError(f"no review {review_id} in this project")
         return _review(row)
 
-    def reviews(self, *, image_id: int | None = None, annotation_id: int | None = None
+    def all(self, *, image_id: int | None = None, annotation_id: int | None = None
                 ) -> list[Review]:
         """Decisions and pins (optionally of one image or annotation), oldest first."""
         where, args = filters(image_id=image_id, annotation_id=annotation_id)
         sql = "SELECT * FROM reviews" + where + " ORDER BY id"
-        return [_review(r) for r in self.conn.execute(sql, args).fetchall()]
+        return [_review(r) for r in self.db.execute(sql, args).fetchall()]
 
     def current_decisions(self, annotation_ids: Iterable[int] | None = None
                           ) -> dict[int, Review]:
         """annotation id → its decision in force (the newest), for annotations that have one."""
-        rows = self.conn.execute(
+        rows = self.db.execute(
             "SELECT * FROM reviews WHERE id IN (SELECT max(id) FROM reviews "
-            "WHERE decision IS NOT NULL GROUP BY annotation_id)"
+            "WHERE decision IS NOT NULL GROUP BY annotation_id) ORDER BY id"
         ).fetchall()
         found = {r["annotation_id"]: _review(r) for r in rows}
         if annotation_ids is None:
@@ -135,18 +138,18 @@ class ReviewsMixin(StoreBase):
         return {a: found[a] for a in annotation_ids if a in found}
 
     # -- features cache --------------------------------------------------------------------
-    def review_features(self, phase: str, round: int, annotators_key: str, level: str
+    def features(self, phase: str, round: int, annotators_key: str, level: str
                         ) -> dict[int, tuple[str, dict]]:
         """Cached features of one selection: image id → ``(source_key, features)`` (one
         SELECT)."""
-        rows = self.conn.execute(
+        rows = self.db.execute(
             "SELECT image_id, source_key, features FROM review_features WHERE phase = ? "
-            "AND round = ? AND annotators_key = ? AND level = ?",
+            "AND round = ? AND annotators_key = ? AND level = ? ORDER BY image_id",
             (phase, int(round), annotators_key, level),
         ).fetchall()
         return {r[0]: (r[1], json.loads(r[2])) for r in rows}
 
-    def store_review_features(
+    def store_features(
         self, phase: str, round: int, annotators_key: str, level: str,
         entries: Iterable[tuple[int, str, dict]],
     ) -> None:
@@ -154,21 +157,20 @@ class ReviewsMixin(StoreBase):
         transaction)."""
         now = now_iso()
         with self.transaction():
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO review_features (image_id, phase, round, annotators_key, "
-                "level, source_key, features, computed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            self.db.executemany(
+                "INSERT INTO review_features (image_id, phase, round, annotators_key, level, "
+                "source_key, features, computed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (phase, round, annotators_key, level, image_id) DO UPDATE SET "
+                "source_key = excluded.source_key, features = excluded.features, "
+                "computed_at = excluded.computed_at",
                 [(i, phase, int(round), annotators_key, level, key, dumps(f), now)
                  for i, key, f in entries],
             )
 
-    def latest_review_features(self, image_id: int) -> dict | None:
+    def latest_features(self, image_id: int) -> dict | None:
         """The most recently computed cached features of an image, whatever the selection."""
-        row = self.conn.execute(
+        row = self.db.execute(
             "SELECT features FROM review_features WHERE image_id = ? "
-            "ORDER BY computed_at DESC LIMIT 1", (image_id,)).fetchone()
+            "ORDER BY computed_at DESC, phase, round, annotators_key, level LIMIT 1",
+            (image_id,)).fetchone()
         return None if row is None else json.loads(row[0])
-
-    def image_cases(self) -> dict[int, tuple[str, int, int]]:
-        """image id → ``(case_id, rows, cols)`` of every image (one SELECT)."""
-        rows = self.conn.execute("SELECT id, case_id, rows, cols FROM images").fetchall()
-        return {r[0]: (r[1], r[2], r[3]) for r in rows}

@@ -28,12 +28,12 @@ def build(folder: Path) -> Path:
     with Project.create(path, name="DICOM test") as project:
         import_paths(project, [get_testdata_file("CT_small.dcm"),
                                get_testdata_file("MR_small.dcm"), png])
-        images = project.images()
+        images = project.images.all()
         raters = [annotating.add_annotator(project, n) for n in ("Ann", "Bob", "Cy Ü")]
-        reviewer = project.ensure_rater("Rev", Role.REVIEWER)
+        reviewer = project.raters.ensure("Rev", Role.REVIEWER)
         for image in images:
             for k, rater in enumerate(raters):
-                ann = project.annotation_for(rater, image.id, create=True)
+                ann = project.annotations.for_image(rater, image.id, create=True)
                 if k == 2 and image.format == "dicom" and image.rows == 64:
                     annotating.finish(project, ann.id, "nothing_to_annotate")
                     continue
@@ -42,16 +42,16 @@ def build(folder: Path) -> Path:
                 annotating.replace_polygons(project, ann.id, polygons)
                 annotating.finish(project, ann.id, "submitted")
         ct = images[0]
-        first = project.annotation_for(raters[0], ct.id)
-        second = project.annotation_for(raters[1], ct.id)
+        first = project.annotations.for_image(raters[0], ct.id)
+        second = project.annotations.for_image(raters[1], ct.id)
         decide(project, reviewer, first.id, "reject", ["extra region"], "too wide")
         decide(project, reviewer, second.id, "accept")
         pin(project, reviewer, ct.id, point=(20.5, 30.25), text="look here")
         pin(project, reviewer, ct.id, box=(1, 2, 11.5, 22), tags=["missed finding"])
-        set_id = project.create_image_set("all", [im.id for im in images])
+        set_id = project.image_sets.create("all", [im.id for im in images])
         from slicereview.app.rating.sessions import create_session
 
         session = create_session(project, "classify", raters[0], set_id, "grades 1",
                                  "how dense?", settings={"labels": ["low", "high"]})
-        project.set_grade(session, ct.id, 1)
+        project.ratings.set_grade(session, ct.id, 1)
     return path

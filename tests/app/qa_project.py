@@ -16,6 +16,7 @@ from slicereview.app.qa.workflow import define_batch, mark_gold
 from slicereview.app.review.decisions import decide
 from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
+from slicereview.store.location import Location
 
 SIZE = 64
 
@@ -24,7 +25,9 @@ def box(x: float, y: float, s: float, certainty: str = "certain") -> Polygon:
     return Polygon(np.array([[x, y], [x + s, y], [x + s, y + s], [x, y + s]], float), certainty)
 
 
-def build(folder: Path, images: int = 16, seed: int = 0) -> Path:
+def build(folder: Path, images: int = 16, seed: int = 0, *,
+          location: Location | None = None) -> Location:
+    """The project at ``location`` (default ``folder / "qa.srproj"``); images in ``folder``."""
     from skimage import data
     from skimage.transform import resize
 
@@ -32,14 +35,14 @@ def build(folder: Path, images: int = 16, seed: int = 0) -> Path:
     png = folder / "camera.png"
     small = (resize(data.camera(), (SIZE, SIZE)) * 255).astype(np.uint8)
     PILImage.fromarray(small).save(png)
-    path = folder / "qa.srproj"
+    path = location or folder / "qa.srproj"
     with Project.create(path, name="QA test") as p:
-        ids = p.add_source(png, hashlib.sha256(png.read_bytes()).hexdigest(), "png",
-                           [NewImage(SIZE, SIZE, frame=k) for k in range(images)])
-        owner, expert = p.add_rater("owner", "owner"), p.add_rater("expert", "reviewer")
-        ann = {n: p.add_rater(n, "annotator", g) for n, g in
+        ids = p.images.add_source(png, hashlib.sha256(png.read_bytes()).hexdigest(), "png",
+                                  [NewImage(SIZE, SIZE, frame=k) for k in range(images)])
+        owner, expert = p.raters.add("owner", "owner"), p.raters.add("expert", "reviewer")
+        ann = {n: p.raters.add(n, "annotator", g) for n, g in
                (("a2-1", "A2"), ("a2-2", "A2"), ("a2-3", "A2"), ("a0-1", "A0"), ("a0-2", "A0"))}
-        p.add_question("density", "Breast density", "radio", "image", ["A", "B", "C", "D"])
+        p.questions.add("density", "Breast density", "radio", "image", ["A", "B", "C", "D"])
         onboarding, rest = ids[:4], ids[4:]
         ob = define_batch(p, "onboarding", "onboarding", onboarding, groups=["A2", "A0"],
                           min_dice=0.6)
@@ -48,23 +51,23 @@ def build(folder: Path, images: int = 16, seed: int = 0) -> Path:
         truth = {i: (rng.uniform(8, 30), rng.uniform(8, 30), rng.uniform(10, 24)) for i in ids}
         density = {i: "ABCD"[int(rng.integers(4))] for i in ids}
         for i in onboarding:
-            g = p.annotation_for(expert, i, "onboarding")
-            p.replace_polygons(g.id, [box(*truth[i])])
-            p.set_image_classifications(g.id, {"density": density[i]})
+            g = p.annotations.for_image(expert, i, "onboarding")
+            p.polygons.replace(g.id, [box(*truth[i])])
+            p.annotations.set_image_classifications(g.id, {"density": density[i]})
             finish(p, g.id, "submitted")
             mark_gold(p, g.id)
 
         def work(name: str, image: int, phase: str, noise: float) -> int:
             x, y, s = truth[image]
-            a = p.annotation_for(ann[name], image, phase)
+            a = p.annotations.for_image(ann[name], image, phase)
             jit = rng.normal(0, noise, 3)
             polys = [box(x + jit[0], y + jit[1], max(s + jit[2], 3))]
             if rng.random() < 0.3:
                 polys.append(box(x + s + 2, y, 4, "uncertain"))
-            p.replace_polygons(a.id, polys)
+            p.polygons.replace(a.id, polys)
             answer = density[image] if rng.random() > noise / 10 else "ABCD"[int(rng.integers(4))]
-            p.set_image_classifications(a.id, {"density": answer})
-            p.add_active_time(a.id, int(rng.gamma(2, 20 + 6 * noise) * 1000))
+            p.annotations.set_image_classifications(a.id, {"density": answer})
+            p.annotations.add_active_time(a.id, int(rng.gamma(2, 20 + 6 * noise) * 1000))
             finish(p, a.id, "submitted")
             return a.id
 
@@ -84,5 +87,5 @@ def build(folder: Path, images: int = 16, seed: int = 0) -> Path:
                 for name in ann:
                     qualify(p, ob, ann[name], owner, go_on=True,
                             reason="" if noise[name] < 4 else "kept to compare the groups")
-        p.add_guideline("# Task\n\nOutline every calcified vessel.\n")
+        p.guidelines.add("# Task\n\nOutline every calcified vessel.\n")
     return path

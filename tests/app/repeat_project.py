@@ -12,6 +12,7 @@ from PIL import Image as PILImage
 
 from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
+from slicereview.store.location import Location
 
 SIZE = 64
 
@@ -20,27 +21,29 @@ def square(x: float, y: float, s: float, certainty: str = "certain") -> Polygon:
     return Polygon(np.array([[x, y], [x + s, y], [x + s, y + s], [x, y + s]], float), certainty)
 
 
-def build(folder: Path) -> Path:
+def build(folder: Path, *, location: Location | None = None) -> Location:
+    """The project at ``location`` (default ``folder / "repeats.srproj"``); images in
+    ``folder``."""
     from skimage import data
     from skimage.transform import resize
 
     png = folder / "camera.png"
     PILImage.fromarray((resize(data.camera(), (SIZE, SIZE)) * 255).astype(np.uint8)).save(png)
-    path = folder / "repeats.srproj"
+    path = location or folder / "repeats.srproj"
     with Project.create(path, name="Repeats") as p:
-        images = p.add_source(png, hashlib.sha256(png.read_bytes()).hexdigest(), "png",
-                              [NewImage(SIZE, SIZE, frame=k) for k in range(2)])
-        a, b, c = (p.add_rater(n) for n in "abc")
+        images = p.images.add_source(png, hashlib.sha256(png.read_bytes()).hexdigest(), "png",
+                                     [NewImage(SIZE, SIZE, frame=k) for k in range(2)])
+        a, b, c = (p.raters.add(n) for n in "abc")
         for image in images:
             for rater in (a, b):
-                ann = p.annotation_for(rater, image, create=True)
-                p.replace_polygons(ann.id, [square(10, 12, 20)])
-                p.set_annotation_status(ann.id, "submitted")
-            p.set_annotation_status(p.annotation_for(c, image, create=True).id,
-                                    "nothing_to_annotate")
+                ann = p.annotations.for_image(rater, image, create=True)
+                p.polygons.replace(ann.id, [square(10, 12, 20)])
+                p.annotations.set_status(ann.id, "submitted")
+            p.annotations.set_status(p.annotations.for_image(c, image, create=True).id,
+                                     "nothing_to_annotate")
         for rater, image, polygons in ((a, images[0], [square(10, 12, 20)]),
                                        (b, images[1], [square(13, 12, 20)])):
-            again = p.create_repeat(p.annotation_for(rater, image).id)
-            p.replace_polygons(again.id, polygons)
-            p.set_annotation_status(again.id, "submitted")
+            again = p.repeats.create(p.annotations.for_image(rater, image).id)
+            p.polygons.replace(again.id, polygons)
+            p.annotations.set_status(again.id, "submitted")
     return path

@@ -53,7 +53,7 @@ EDITOR = textwrap.dedent(
     path, seed, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     rng = random.Random(seed)
     project = Project.open(path)
-    ids = [a.id for a in project.annotations()]
+    ids = [a.id for a in project.annotations.all()]
 
     def square(k):
         x = 1.0 + (k % 5) * 6
@@ -65,14 +65,14 @@ EDITOR = textwrap.dedent(
 
     # A kill may have left an annotation in progress at any step: make it canonical again.
     for ann in ids:
-        if project.annotation(ann).status is not AnnotationStatus.SUBMITTED:
+        if project.annotations.get(ann).status is not AnnotationStatus.SUBMITTED:
             annotating.replace_polygons(project, ann, [square(0), square(1)])
             submit(ann)
     print("ready", flush=True)
 
     for n in range(10_000):                      # bounded; the parent kills it long before
         ann = rng.choice(ids)
-        polys = project.polygons(ann)            # canonical: even, >= 2, all certain
+        polys = project.polygons.of(ann)            # canonical: even, >= 2, all certain
         if kind == "add" or (kind == "delete" and len(polys) < 4):
             annotating.add_polygon(project, ann, square(len(polys)))          # odd
             annotating.add_polygon(project, ann, square(len(polys) + 1))
@@ -132,15 +132,15 @@ def _run_and_kill(path: Path, script: Path, seed: int, kind: str, submits: int,
 
 
 @pytest.fixture
-def project_path(tmp_path: Path) -> Path:
+def project_path(location, tmp_path: Path) -> Path:
     """Three annotators' annotations of one image, each submitted with two polygons."""
-    path = tmp_path / "study.srproj"
+    path = location("study.srproj")
     image = tmp_path / "image.png"
     image.write_bytes(b"not decoded here")
     with Project.create(path) as project:
-        [image_id] = project.add_source(image, "0" * 64, "png", [NewImage(32, 32)])
+        [image_id] = project.images.add_source(image, "0" * 64, "png", [NewImage(32, 32)])
         for name in ("ann-a", "ann-b", "ann-c"):
-            ann = project.annotation_for(annotating.add_annotator(project, name), image_id)
+            ann = project.annotations.for_image(annotating.add_annotator(project, name), image_id)
             square = np.array([[1.0, 1.0], [5.0, 1.0], [5.0, 5.0], [1.0, 5.0]])
             annotating.replace_polygons(project, ann.id, [Polygon(square), Polygon(square + 6)])
             annotating.finish(project, ann.id, "submitted")
@@ -164,11 +164,13 @@ def test_kill_9_never_leaves_an_edited_annotation_submitted(project_path: Path,
         lines = _run_and_kill(project_path, script, rng.randrange(2**32), EDITS[trial % 4],
                               rng.randint(1, 3), rng.uniform(0.0, 0.4))
         submits += sum(line.startswith("submitted") for line in lines)
-        # Opening recovers from the kill (rolls back a hot journal) and checks the file.
+        # Opening recovers from the kill (rolls back a hot journal) and checks the file; a
+        # server rolled the killed client's transaction back itself.
         with Project.open(project_path) as project:
-            assert project.conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
-            for ann in project.annotations():
-                polygons = project.polygons(ann.id)
+            if project.db.kind == "sqlite":
+                assert project.db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+            for ann in project.annotations.all():
+                polygons = project.polygons.of(ann.id)
                 if ann.status is AnnotationStatus.SUBMITTED:
                     assert canonical(polygons), (
                         f"trial {trial}: annotation {ann.id} is submitted with content it was "
@@ -177,7 +179,8 @@ def test_kill_9_never_leaves_an_edited_annotation_submitted(project_path: Path,
                 else:
                     assert ann.status is AnnotationStatus.IN_PROGRESS
                     mid_edit += 1
-        assert check_file(project_path) == SCHEMA_VERSION  # no hot journal left behind
+        if not isinstance(project_path, str):
+            assert check_file(project_path) == SCHEMA_VERSION  # no hot journal left behind
     elapsed = time.perf_counter() - start
     print(f"{TRIALS} trials, {TRIALS} kills, {mid_edit} annotations found mid-edit, "
           f"{submits} submits, {elapsed:.1f} s")

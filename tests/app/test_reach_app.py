@@ -40,38 +40,38 @@ from slicereview.store.schema import SCHEMA_VERSION
 from tests.app.qa.test_packages import make_project, square
 
 
-def test_pins_travel_in_the_package_and_back(tmp_path: Path) -> None:
-    path = make_project(tmp_path / "src")
+def test_pins_travel_in_the_package_and_back(location, tmp_path: Path) -> None:
+    path = make_project(tmp_path / "src", location("p.srproj"))
     with Project.open(path) as p:
-        boss = p.rater_by_name("boss").id
-        other = p.annotation_for(p.rater_by_name("other").id, 1)
+        boss = p.raters.by_name("boss").id
+        other = p.annotations.for_image(p.raters.by_name("other").id, 1)
         assert other is not None
         # a pin on an image where ann has nothing returned stays out of ann's package
-        finish_other = p.annotation_for(p.rater_by_name("other").id, 3)
-        p.replace_polygons(finish_other.id, [square(4)])
-        p.set_annotation_status(finish_other.id, "submitted")
+        finish_other = p.annotations.for_image(p.raters.by_name("other").id, 3)
+        p.polygons.replace(finish_other.id, [square(4)])
+        p.annotations.set_status(finish_other.id, "submitted")
         pin(p, boss, 3, point=(9, 9), text="not for ann")
         sent = package(p, "ann", tmp_path / "ann.zip")
 
     def reviewer_pins_in_the_package(remote: Project) -> None:
-        [kept] = [r for r in remote.reviews() if r.is_pin]
+        [kept] = [r for r in remote.reviews.all() if r.is_pin]
         assert (kept.image_id, kept.comment) == (1, "pin")
-        pin(remote, remote.rater_by_name("boss").id, 1, box=(1, 2, 5, 6), text="and here",
+        pin(remote, remote.raters.by_name("boss").id, 1, box=(1, 2, 5, 6), text="and here",
             tags=["missed finding"])
 
     back = return_package(sent, tmp_path / "back.zip", reviewer_pins_in_the_package)
     with Project.open(path) as p:
         report = merge(p, back)
         assert len(report.pins) == 1 and "1 pinned comment(s) added" in report.text
-        new = p.review(report.pins[0])
+        new = p.reviews.get(report.pins[0])
         assert (new.image_id, new.pin_kind, new.pin_at, new.comment, new.tags) == (
             1, "box", (1.0, 2.0, 5.0, 6.0), "and here", ("missed finding",))
         assert merge(p, back).pins == []                     # merging again adds nothing
-        assert sum(r.is_pin for r in p.reviews()) == 3
+        assert sum(r.is_pin for r in p.reviews.all()) == 3
 
 
-def test_a_damaged_package_names_the_zip_not_a_temporary_path(tmp_path: Path) -> None:
-    path = make_project(tmp_path / "src")
+def test_a_damaged_package_names_the_zip_not_a_temporary_path(location, tmp_path: Path) -> None:
+    path = make_project(tmp_path / "src", location("p.srproj"))
     with Project.open(path) as p:
         good = package(p, "ann", tmp_path / "good.zip")
     broken = tmp_path / "broken.zip"
@@ -91,25 +91,26 @@ def test_a_damaged_package_names_the_zip_not_a_temporary_path(tmp_path: Path) ->
 
 
 @pytest.fixture
-def flagged(tmp_path: Path) -> Path:
+def flagged(location, tmp_path: Path):
     png = tmp_path / "x.png"
     png.write_bytes(b"x")
-    path = tmp_path / "f.srproj"
+    path = location("f.srproj")
     with Project.create(path) as p:
-        ids = p.add_source(png, "0" * 64, "png", [NewImage(40, 40, frame=k) for k in range(3)])
+        ids = p.images.add_source(png, "0" * 64, "png",
+                                  [NewImage(40, 40, frame=k) for k in range(3)])
         add_question(p, "density", "Density", "radio", "image", ["A", "B"])
         add_question(p, "kind", "Kind", "checklist", "polygon", ["round", "long"])
-        a, b = p.add_rater("a"), p.add_rater("b")
+        a, b = p.raters.add("a"), p.raters.add("b")
         define_batch(p, "formal", "formal", ids, raters=[a, b], alpha_threshold=0.5,
                      low_action="review")
         layout = {ids[0]: (2, 3), ids[1]: (2, 22), ids[2]: (2, 2)}
         for image, (xa, xb) in layout.items():
             for rater, x, answer in ((a, xa, "A"), (b, xb, "B" if image == ids[0] else "A")):
-                ann = p.annotation_for(rater, image)
+                ann = p.annotations.for_image(rater, image)
                 poly = Polygon(np.array([[x, 2], [x + 12, 2], [x + 12, 14], [x, 14]], float),
                                classifications={"kind": ["round"]})
-                p.replace_polygons(ann.id, [poly, Polygon(poly.vertices + 20, "uncertain")])
-                p.set_image_classifications(ann.id, {"density": answer})
+                p.polygons.replace(ann.id, [poly, Polygon(poly.vertices + 20, "uncertain")])
+                p.annotations.set_image_classifications(ann.id, {"density": answer})
                 finish(p, ann.id, "submitted")
     return path
 
@@ -120,11 +121,11 @@ def test_report_lists_images_with_both_platform_measures(flagged: Path) -> None:
         kinds = question_kinds(p)
         by_case = {r["case"]: r for r in data.per_image}
         for row in data.per_image:
-            anns = [a for a in p.annotations(image_id=row["image_id"], status="submitted")]
-            image = p.image(row["image_id"])
+            anns = [a for a in p.annotations.all(image_id=row["image_id"], status="submitted")]
+            image = p.images.get(row["image_id"])
             from slicereview.app.report.label_agreement import Work
 
-            works = [Work(a.classifications, tuple(p.polygons(a.id))) for a in anns]
+            works = [Work(a.classifications, tuple(p.polygons.of(a.id))) for a in anns]
             labels = [label_of(w, (image.rows, image.cols), kinds) for w in works]
             assert row["consensus"] == pytest.approx(np.mean(consensus_scores(labels)))
             masks = [binary_mask(rasterize(w.polygons, (40, 40)), "relaxed") for w in works]
@@ -148,13 +149,13 @@ def test_report_lists_images_with_both_platform_measures(flagged: Path) -> None:
     assert not math.isnan(by_case["C000001"]["consensus"])
 
 
-def test_question_rules(tmp_path: Path) -> None:
-    with Project.create(tmp_path / "q.srproj") as p:
+def test_question_rules(location, tmp_path: Path) -> None:
+    with Project.create(location("q.srproj")) as p:
         png = tmp_path / "x.png"
         png.write_bytes(b"x")
-        [image] = p.add_source(png, "0" * 64, "png", [NewImage(8, 8)])
+        [image] = p.images.add_source(png, "0" * 64, "png", [NewImage(8, 8)])
         q = add_question(p, "density", "", "radio", "image", ["A", "B"])
-        assert p.question(q).title == "density"                    # the key when no title
+        assert p.questions.get(q).title == "density"                    # the key when no title
         with pytest.raises(ValueError, match="starts with a letter"):
             add_question(p, "2x", "", "text")
         with pytest.raises(ValueError, match="Only a dropdown nests"):
@@ -163,29 +164,30 @@ def test_question_rules(tmp_path: Path) -> None:
             add_question(p, "density", "", "text")
         edit_question(p, q, kind="checklist")                        # nobody answered yet
         edit_question(p, q, kind="radio", choices=["A", "B", "C"])
-        ann = p.annotation_for(p.add_rater("ann"), image)
-        p.set_image_classifications(ann.id, {"density": "C"})
+        ann = p.annotations.for_image(p.raters.add("ann"), image)
+        p.annotations.set_image_classifications(ann.id, {"density": "C"})
         with pytest.raises(ValueError, match="1 annotation answer 'density'"):
             edit_question(p, q, scope="polygon")
         edit_question(p, q, title="Breast density", choices=["A", "B", "C", "D"])
         retire_question(p, q)
-        assert p.questions() == [] and p.annotation(ann.id).classifications == {
+        assert p.questions.all() == [] and p.annotations.get(ann.id).classifications == {
             "density": "C"}
         with pytest.raises(ValueError, match="'density'"):          # nothing written
             import_questions(p, {"questions": [
                 {"key": "new", "kind": "text"},
                 {"key": "density", "kind": "text", "retired": False}]})
-        assert p.question_by_name("new") is None and p.question_by_name("density").retired
+        assert p.questions.by_name("new") is None and p.questions.by_name("density").retired
 
 
+@pytest.mark.file_only("a format-5 file made with raw SQLite; test_server.py migrates a server")
 def test_older_project_files_get_the_retired_column(tmp_path: Path) -> None:
     path = tmp_path / "old.srproj"
     with Project.create(path) as p:
-        p.add_question("q", "Q", "text")
+        p.questions.add("q", "Q", "text")
     conn = sqlite3.connect(path)
     conn.execute("ALTER TABLE questions DROP COLUMN retired_at")
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
     conn.commit()
     conn.close()
     with Project.open(path) as p:                                 # migrated on open
-        assert [q.name for q in p.questions()] == ["q"] and not p.questions()[0].retired
+        assert [q.name for q in p.questions.all()] == ["q"] and not p.questions.all()[0].retired

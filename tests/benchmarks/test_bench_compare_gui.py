@@ -44,7 +44,7 @@ def test_next_pair_latency(qtbot, tmp_path: Path) -> None:
     path = tmp_path / "bench.srproj"
     with Project.create(path) as project:
         import_paths(project, sorted(folder.glob("*.png")))
-        set_id = project.create_image_set("bench", [im.id for im in project.images()])
+        set_id = project.image_sets.create("bench", [im.id for im in project.images.all()])
 
     w = MainWindow()
     qtbot.addWidget(w)
@@ -65,7 +65,7 @@ def test_next_pair_latency(qtbot, tmp_path: Path) -> None:
     qapp = QApplication.instance()
 
     committed: list[float] = []
-    gateway.answer_recorded.connect(lambda _sid: committed.append(time.perf_counter()))
+    gateway.rating.answer_recorded.connect(lambda _sid: committed.append(time.perf_counter()))
     ours, total = [], []
     while isinstance(compare.current, Comparison) and len(ours) < 150:
         now = compare.current
@@ -78,7 +78,7 @@ def test_next_pair_latency(qtbot, tmp_path: Path) -> None:
         total.append((t1 - t0) * 1000.0)
         qapp.processEvents()
     assert len(ours) == 150
-    stored = len(gateway.project.answers(compare.session_id))
+    stored = len(gateway.project.ratings.answers(compare.session_id))
     assert stored == 150
 
     pairs = [(im.id, jm.id) for im, jm in zip(gateway.images()[:40], gateway.images()[1:41],

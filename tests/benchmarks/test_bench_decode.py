@@ -46,8 +46,8 @@ def _timed(fn, repeat: int) -> float:
 def test_mammogram_decode_time(tmp_path):
     with Project.create(tmp_path / "b.srproj") as project:
         import_paths(project, [MAMMOGRAM])
-        image = project.images()[0]
-        path = project.resolve(image.path)
+        image = project.images.all()[0]
+        path = project.images.resolve(image.path)
     # Interleaved and best-of-N, so that load from other processes hits both sides alike.
     ours_runs, base_runs = [], []
     for _ in range(5):
@@ -178,7 +178,7 @@ def test_import_100_dicoms_near_the_hash_and_decode_floor(tmp_path):
             report = import_paths(project, [data])
             ours_runs.append(time.perf_counter() - t)
             assert report.added_files == 100 and not report.failed
-            assert len(project.images()) == 100
+            assert len(project.images.all()) == 100
     ours, base = statistics.median(ours_runs), statistics.median(base_runs)
     ratios = sorted(b / o for b, o in zip(base_runs, ours_runs, strict=True))
     others = max(load_before, _other_jobs_cores())

@@ -40,14 +40,14 @@ def test_package_and_merge_speed(tmp_path: Path) -> None:
     path = tmp_path / "p.srproj"
     square = Polygon(np.array([[1.0, 1.0], [9.0, 1.0], [9.0, 9.0], [1.0, 9.0]]))
     with Project.create(path) as p:
-        rater = p.add_rater("ann")
+        rater = p.raters.add("ann")
         with p.transaction():
             for f in files:
-                [image] = p.add_source(f, hashlib.sha256(f.read_bytes()).hexdigest(), "png",
-                                       [NewImage(64, 64)])
-                ann = p.annotation_for(rater, image)
-                p.replace_polygons(ann.id, [square])
-                p.set_annotation_status(ann.id, "submitted")
+                [image] = p.images.add_source(f, hashlib.sha256(f.read_bytes()).hexdigest(), "png",
+                                              [NewImage(64, 64)])
+                ann = p.annotations.for_image(rater, image)
+                p.polygons.replace(ann.id, [square])
+                p.annotations.set_status(ann.id, "submitted")
     mb = FILES * SIZE / 1e6
     t0 = time.perf_counter()
     copy_floor(files, tmp_path / "copies")

@@ -45,18 +45,18 @@ def cached_project(tmp_path_factory) -> Path:
     path = folder / "p.srproj"
     rng = np.random.default_rng(0)
     with Project.create(path) as p:
-        ids = p.add_source(folder / "x.png", "0" * 64, "png",
-                           [NewImage(24, 24, frame=k) for k in range(IMAGES)])
-        raters = [p.add_rater(f"ann{k}") for k in range(3)]
+        ids = p.images.add_source(folder / "x.png", "0" * 64, "png",
+                                  [NewImage(24, 24, frame=k) for k in range(IMAGES)])
+        raters = [p.raters.add(f"ann{k}") for k in range(3)]
         with p.transaction():
             for image in ids:
                 for rater in raters:
                     x, y = rng.uniform(2, 10, 2)
                     s = rng.uniform(4, 10)
-                    ann = p.annotation_for(rater, image)
+                    ann = p.annotations.for_image(rater, image)
                     square = np.array([[x, y], [x + s, y], [x + s, y + s], [x, y + s]])
-                    p.replace_polygons(ann.id, [Polygon(square)])
-                    p.set_annotation_status(ann.id, "submitted")
+                    p.polygons.replace(ann.id, [Polygon(square)])
+                    p.annotations.set_status(ann.id, "submitted")
         assert len(compute_features(p, QueueSpec(), workers=1).computed) == IMAGES
     return path
 
@@ -64,7 +64,7 @@ def cached_project(tmp_path_factory) -> Path:
 def test_queue_from_cache(cached_project: Path):
     with Project.open(cached_project) as project:
         def floor() -> None:
-            rows = project.conn.execute("SELECT image_id, features FROM review_features").fetchall()
+            rows = project.db.execute("SELECT image_id, features FROM review_features").fetchall()
             assert len([json.loads(r[1]) for r in rows]) == IMAGES
 
         def from_cache() -> None:

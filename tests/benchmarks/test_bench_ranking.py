@@ -98,9 +98,9 @@ def test_next_pair_latency_n2000(tmp_path):
     project = Project.create(tmp_path / "bench.srproj")
     f = tmp_path / "x.png"
     f.write_bytes(b"x")
-    ids = project.add_source(f, "0" * 64, "png", [NewImage(4, 4, frame=i) for i in range(n)])
-    set_id = project.create_image_set("big", ids)
-    sid = create_session(project, "sort", project.add_rater("bench"), set_id, "big", seed=seed)
+    ids = project.images.add_source(f, "0" * 64, "png", [NewImage(4, 4, frame=i) for i in range(n)])
+    set_id = project.image_sets.create("big", ids)
+    sid = create_session(project, "sort", project.raters.add("bench"), set_id, "big", seed=seed)
     rs = RatingRun(project, sid)
     truth = {image_id: value for image_id, value in zip(ids, distinct_truth(n, 5).values(),
                                                         strict=True)}
@@ -110,21 +110,21 @@ def test_next_pair_latency_n2000(tmp_path):
     with project.transaction():
         for (a, b), _ in stored:
             left, right = placement(seed, a, b)
-            project.record_answer(sid, left, right, rater.answer(left, right), 2000)
+            project.ratings.record_answer(sid, left, right, rater.answer(left, right), 2000)
     t = time.perf_counter()
     rs = RatingRun(project, sid)
     rs.current()
     open_s = time.perf_counter() - t
 
     commit_times: list[float] = []
-    record = project.record_answer
+    record = project.ratings.record_answer
 
     def timed_record(*args, **kwargs):
         answer_id = record(*args, **kwargs)
         commit_times.append(time.perf_counter())
         return answer_id
 
-    project.record_answer = timed_record
+    project.ratings.record_answer = timed_record
     latencies, commits = [], []
     for _ in range(steps // 2):
         now = rs.current()
@@ -133,14 +133,14 @@ def test_next_pair_latency_n2000(tmp_path):
         end = time.perf_counter()
         latencies.append(end - commit_times[-1])
         commits.append(commit_times[-1] - t0)
-    del project.record_answer
+    del project.ratings.record_answer
     # Baseline: re-read every answer from the database and replay from scratch at each step.
     baseline = []
     for _ in range(5):
         now = rs.current()
         rs.answer(rater.answer(now.left, now.right), 1500)
         t0 = time.perf_counter()
-        out = replay(rs.items, project.answer_map(sid))
+        out = replay(rs.items, project.ratings.answer_map(sid))
         baseline.append(time.perf_counter() - t0)
         assert (placement(seed, *out.pair) == (rs.current().left, rs.current().right))
     t = time.perf_counter()

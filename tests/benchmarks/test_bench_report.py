@@ -39,21 +39,21 @@ def cached_project(tmp_path_factory) -> Path:
     path = folder / "p.srproj"
     rng = np.random.default_rng(0)
     with Project.create(path) as p:
-        ids = p.add_source(folder / "x.png", "0" * 64, "png",
-                           [NewImage(SIZE, SIZE, frame=k) for k in range(IMAGES)])
-        raters = [p.add_rater(f"ann{k}", group="AB"[k % 2]) for k in range(3)]
-        boss = p.add_rater("boss", "reviewer")
+        ids = p.images.add_source(folder / "x.png", "0" * 64, "png",
+                                  [NewImage(SIZE, SIZE, frame=k) for k in range(IMAGES)])
+        raters = [p.raters.add(f"ann{k}", group="AB"[k % 2]) for k in range(3)]
+        boss = p.raters.add("boss", "reviewer")
         with p.transaction():
             for image in ids:
                 centres = rng.uniform(40, SIZE - 40, (int(rng.integers(1, 4)), 2))
                 for rater in raters:
-                    ann = p.annotation_for(rater, image)
+                    ann = p.annotations.for_image(rater, image)
                     polys = [Polygon(blob(c + rng.normal(0, 3, 2), rng.uniform(8, 20), rng),
                                      "certain" if rng.random() < 0.8 else "uncertain")
                              for c in centres]
-                    p.replace_polygons(ann.id, polys)
-                    p.add_active_time(ann.id, int(rng.gamma(2, 30) * 1000))
-                    p.set_annotation_status(ann.id, "submitted")
+                    p.polygons.replace(ann.id, polys)
+                    p.annotations.add_active_time(ann.id, int(rng.gamma(2, 30) * 1000))
+                    p.annotations.set_status(ann.id, "submitted")
                     if rng.random() < 0.5:
                         decide(p, boss, ann.id, "accept" if rng.random() < 0.7 else "reject",
                                ["outline too loose"])
@@ -64,7 +64,7 @@ def cached_project(tmp_path_factory) -> Path:
 def test_report_speed(cached_project: Path, tmp_path: Path) -> None:
     with Project.open(cached_project) as project:
         t0 = time.perf_counter()
-        rows = project.conn.execute("SELECT image_id, features FROM review_features").fetchall()
+        rows = project.db.execute("SELECT image_id, features FROM review_features").fetchall()
         assert len([json.loads(r[1]) for r in rows]) == IMAGES
         floor = time.perf_counter() - t0
         calls: list[int] = []

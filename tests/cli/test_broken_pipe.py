@@ -12,8 +12,8 @@ from slicereview.store import Project
 
 
 @pytest.fixture
-def project_path(tmp_path):
-    path = tmp_path / "p.srproj"
+def project_path(location, tmp_path):
+    path = location("p.srproj")
     Project.create(path, name="p").close()
     return path
 
@@ -31,9 +31,9 @@ def _run_with_closed_stdout(args: list[str], cwd) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize("command", ["info", "new", "help", "version"])
-def test_closed_stdout_prints_no_traceback(command, project_path, tmp_path):
+def test_closed_stdout_prints_no_traceback(location, command, project_path, tmp_path):
     args = {"info": ["info", str(project_path)],
-            "new": ["new", str(tmp_path / "new.srproj")],
+            "new": ["new", str(location("new.srproj"))],
             "help": ["--help"],
             "version": ["--version"]}[command]
     code, err = _run_with_closed_stdout(args, tmp_path)

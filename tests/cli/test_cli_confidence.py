@@ -18,8 +18,8 @@ def project_path(tmp_path):
     f = tmp_path / "img.png"
     f.write_bytes(b"x")
     with Project.create(path) as p:
-        ids = [p.add_source(f, f"{i:064x}", "png", [NewImage(4, 4)])[0] for i in range(12)]
-        p.create_image_set("twelve", ids)
+        ids = [p.images.add_source(f, f"{i:064x}", "png", [NewImage(4, 4)])[0] for i in range(12)]
+        p.image_sets.create("twelve", ids)
     return path
 
 
@@ -48,9 +48,9 @@ def test_rate_new_list_status_and_ranking(project_path, capsys):
     assert "session 1 'ann — confidence 1' (confidence, 12 images); stops at expected τ ≥ " \
            "0.99, or 5 comparisons per image" in out
     with Project.open(project_path) as p:
-        s = p.session(1)
+        s = p.ratings.session(1)
         assert s.kind == SessionKind.CONFIDENCE and s.seed == 4
-        assert [p.rater(r).name for r in s.settings["raters"]] == ["ann", "bob", "cy"]
+        assert [p.raters.get(r).name for r in s.settings["raters"]] == ["ann", "bob", "cy"]
     assert _answer(project_path, 1) == 60
     assert main(["rate", "list", str(project_path)]) == 0
     out = capsys.readouterr().out

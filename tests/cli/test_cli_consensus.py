@@ -42,24 +42,24 @@ def project_path(tmp_path_factory):
     with Project.create(path) as project:
         report = import_paths(project, [data], slices=SliceSelection(axis=1, mode="all"))
         assert not report.failed
-        raters = [project.add_rater(n) for n in ("a", "b", "sim c")]
-        [second_png] = [im for im in project.images() if im.path.endswith("b.png")]
-        for image in project.images():
+        raters = [project.raters.add(n) for n in ("a", "b", "sim c")]
+        [second_png] = [im for im in project.images.all() if im.path.endswith("b.png")]
+        for image in project.images.all():
             for k, rater in enumerate(raters):
                 if image.id == second_png.id and k:
                     continue
-                ann = project.annotation_for(rater, image.id)
+                ann = project.annotations.for_image(rater, image.id)
                 size = min(image.rows, image.cols) / 2
                 polys = [Polygon(_square(1 + k, 1, size))]
                 if k == 1:
                     polys.append(Polygon(_square(size, size / 2, size / 2),
                                          Certainty.UNCERTAIN))
-                project.replace_polygons(ann.id, polys)
-                project.set_annotation_status(ann.id, "submitted")
-        first = project.annotation_for(raters[0], 1)
-        again = project.create_repeat(first.id)
-        project.replace_polygons(again.id, [Polygon(_square(0, 0, 16))])
-        project.set_annotation_status(again.id, "submitted")
+                project.polygons.replace(ann.id, polys)
+                project.annotations.set_status(ann.id, "submitted")
+        first = project.annotations.for_image(raters[0], 1)
+        again = project.repeats.create(first.id)
+        project.polygons.replace(again.id, [Polygon(_square(0, 0, 16))])
+        project.annotations.set_status(again.id, "submitted")
     return path
 
 
@@ -67,9 +67,9 @@ def _labels(path):
     with Project.open(path) as project:
         out: dict[int, list[np.ndarray]] = {}
         images = {}
-        for a in project.annotations():
+        for a in project.annotations.all():
             out.setdefault(a.image_id, []).append(label_image(project, a.id))
-            images[a.image_id] = project.image(a.image_id)
+            images[a.image_id] = project.images.get(a.image_id)
         return {i: np.stack(v) for i, v in out.items() if len(v) >= 2}, images
 
 

@@ -47,18 +47,18 @@ def project_path(tmp_path_factory):
     with Project.create(path) as project:
         report = import_paths(project, [data], slices=SliceSelection(axis=1, mode="all"))
         assert not report.failed and report.added_images == 9
-        ann1 = project.add_rater("ann 1")
-        ann2 = project.add_rater("sim/2", simulated=True)
-        for image in project.images():
+        ann1 = project.raters.add("ann 1")
+        ann2 = project.raters.add("sim/2", simulated=True)
+        for image in project.images.all():
             w, h = image.cols, image.rows
-            a = project.annotation_for(ann1, image.id)
-            project.add_polygon(a.id, Polygon(_square(1, 1, min(w, h) / 2)))
-            project.add_polygon(a.id, Polygon(_square(w / 3, h / 3, min(w, h) / 2),
+            a = project.annotations.for_image(ann1, image.id)
+            project.polygons.add(a.id, Polygon(_square(1, 1, min(w, h) / 2)))
+            project.polygons.add(a.id, Polygon(_square(w / 3, h / 3, min(w, h) / 2),
                                               Certainty.UNCERTAIN, label="edge"))
-            project.set_annotation_status(a.id, "submitted")
-            b = project.annotation_for(ann2, image.id)
+            project.annotations.set_status(a.id, "submitted")
+            b = project.annotations.for_image(ann2, image.id)
             if image.slice_index == 2 or not image.is_slice:
-                project.set_annotation_status(b.id, "nothing_to_annotate")
+                project.annotations.set_status(b.id, "nothing_to_annotate")
             # other slices of ann2 stay in progress: not exported by default
     return path
 
@@ -70,9 +70,9 @@ def _file(case, rater):
 def _labels(project_path):
     with Project.open(project_path) as project:
         out = {}
-        for a in project.annotations():
-            image = project.image(a.image_id)
-            out[(image.case_id, project.rater(a.rater_id).name)] = (
+        for a in project.annotations.all():
+            image = project.images.get(a.image_id)
+            out[(image.case_id, project.raters.get(a.rater_id).name)] = (
                 label_image(project, a.id), image, str(a.status))
         return out
 
@@ -171,21 +171,21 @@ def test_include_in_progress_and_empty_selection(project_path, tmp_path, capsys)
     assert "nobody" in capsys.readouterr().err
 
 
-def test_a_failing_image_is_reported_and_the_rest_exported(project_path, tmp_path, capsys):
+def test_a_failing_image_is_reported_and_the_rest_exported(location, project_path, tmp_path,
+                                                           capsys):
     """A negative pixel spacing (a damaged header) made SimpleITK refuse one image, which
     aborted the whole NIfTI export after the first file."""
-    import sqlite3
+    from slicereview.store.copying import copy_project
 
-    damaged = tmp_path / "damaged.srproj"
-    shutil.copy(project_path, damaged)
-    with Project.open(damaged, read_only=True) as project:
-        dicom = {im.id: im.case_id for im in project.images() if im.format == "dicom"}
-    bad = set(dicom.values())
-    conn = sqlite3.connect(damaged)
-    with conn:
-        conn.executemany("UPDATE images SET info = json_set(info, '$.pixel_spacing', "
-                         "json('[-0.5, 0.5]')) WHERE id = ?", [(i,) for i in dicom])
-    conn.close()
+    damaged = location("damaged.srproj")
+    copy_project(project_path, damaged)
+    with Project.open(damaged) as project, project.transaction():
+        dicom = {im.id: im for im in project.images.all() if im.format == "dicom"}
+        for image in dicom.values():
+            info = {**image.info, "pixel_spacing": [-0.5, 0.5]}
+            project.db.execute("UPDATE images SET info = ? WHERE id = ?",
+                               (json.dumps(info), image.id))
+    bad = {im.case_id for im in dicom.values()}
     out = tmp_path / "nii"
     code = main(["export", str(damaged), "--masks", str(out), "--format", "nifti"])
     printed = capsys.readouterr().out

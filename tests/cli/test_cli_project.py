@@ -15,6 +15,7 @@ from skimage import io
 
 from slicereview.launcher import main
 from slicereview.store import Project
+from tests.postgres_cluster import fingerprint, foreign
 
 
 def _images(folder: Path) -> Path:
@@ -26,8 +27,8 @@ def _images(folder: Path) -> Path:
     return folder
 
 
-def test_new_import_info(tmp_path: Path, capsys) -> None:
-    project = tmp_path / "p.srproj"
+def test_new_import_info(location, tmp_path: Path, capsys) -> None:
+    project = location("p.srproj")
     assert main(["new", str(project), "--name", "trial"]) == 0
     src = _images(tmp_path / "images")
     assert main(["import", str(project), str(src)]) == 1  # broken.dcm is unreadable
@@ -41,12 +42,13 @@ def test_new_import_info(tmp_path: Path, capsys) -> None:
     assert "images" in info and "All image files found." in info
     with Project.open(project) as p:
         assert p.name == "trial"
-        assert len(p.images()) == 3
-        assert all(not s.path.startswith("/") for s in p.sources())  # relative below project
+        assert len(p.images.all()) == 3
+        # relative below a project file, absolute on a server (which has no folder)
+        assert all(s.path.startswith("/") == p.is_server for s in p.images.sources())
 
 
-def test_moved_folder_is_reported_and_relinked(tmp_path: Path, capsys) -> None:
-    project = tmp_path / "p.srproj"
+def test_moved_folder_is_reported_and_relinked(location, tmp_path: Path, capsys) -> None:
+    project = location("p.srproj")
     src = _images(tmp_path / "study" / "images")
     (src / "broken.dcm").unlink()
     assert main(["import", str(project), str(src), "--create"]) == 0
@@ -57,22 +59,21 @@ def test_moved_folder_is_reported_and_relinked(tmp_path: Path, capsys) -> None:
     assert main(["relink", str(project), str(tmp_path / "moved")]) == 0
     assert "Relinked 3 file(s)." in capsys.readouterr().out
     with Project.open(project) as p:
-        assert p.missing_sources() == []
+        assert p.images.missing_sources() == []
 
 
-def test_errors_are_one_clear_line(tmp_path: Path, capsys) -> None:
-    not_project = tmp_path / "notes.srproj"
-    not_project.write_text("hello")
+def test_errors_are_one_clear_line(location, tmp_path: Path, capsys) -> None:
+    not_project = foreign(location("notes.srproj"))
     assert main(["info", str(not_project)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("slicereview: error:") and "not a slicereview project" in err
     assert "Traceback" not in err
-    assert main(["info", str(tmp_path / "nope.srproj")]) == 2
+    assert main(["info", str(location("nope.srproj"))]) == 2
     assert "slicereview new" in capsys.readouterr().err
 
 
-def test_headless_commands_do_not_import_qt(tmp_path: Path) -> None:
-    project = tmp_path / "p.srproj"
+def test_headless_commands_do_not_import_qt(location, tmp_path: Path) -> None:
+    project = location("p.srproj")
     code = (
         "import sys; from slicereview.launcher import main; "
         f"rc = main(['new', {str(project)!r}]); rc |= main(['info', {str(project)!r}]); "
@@ -91,6 +92,7 @@ def test_python_dash_m_and_version() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.file_only("`slicereview demo` builds a project file")
 def test_demo_builds_reuses_and_screenshots(tmp_path: Path) -> None:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
            "SLICEREVIEW_CONFIG_DIR": str(tmp_path / "config")}
@@ -109,24 +111,24 @@ def test_demo_builds_reuses_and_screenshots(tmp_path: Path) -> None:
     assert again.returncode == 0
     assert project.stat().st_mtime_ns == stamp  # reused, not rebuilt
     with Project.open(project, read_only=True) as p:
-        mammograms = [im for im in p.images() if im.format == "dicom"]
+        mammograms = [im for im in p.images.all() if im.format == "dicom"]
         assert len(mammograms) == 8
         assert max(im.rows for im in mammograms) > 4000
-        assert any(im.is_slice for im in p.images())
+        assert any(im.is_slice for im in p.images.all())
         assert p.meta("demo_truth")
 
 
-def test_screenshot_of_a_bad_project_is_a_one_line_error(tmp_path: Path) -> None:
+def test_screenshot_of_a_bad_project_is_a_one_line_error(location, tmp_path: Path) -> None:
     # --screenshot is unattended: the GUI's error dialog would wait forever for a click.
-    not_project = tmp_path / "notes.srproj"
-    not_project.write_text("hello")
+    not_project = foreign(location("notes.srproj"))
+    before = fingerprint(not_project)
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
            "SLICEREVIEW_CONFIG_DIR": str(tmp_path / "config")}
-    for target in (not_project, tmp_path / "nope.srproj"):
+    for target in (not_project, location("nope.srproj")):
         result = subprocess.run(
             [sys.executable, "-m", "slicereview", "open", str(target), "--screenshot",
              str(tmp_path / "shot.png")], capture_output=True, text=True, timeout=60, env=env)
         assert result.returncode == 2, result.stderr
         assert result.stderr.startswith("slicereview: error:")
         assert not (tmp_path / "shot.png").exists()
-    assert not_project.read_text() == "hello"
+    assert fingerprint(not_project) == before

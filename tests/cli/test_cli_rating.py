@@ -17,20 +17,20 @@ from slicereview.store import Project
 
 
 @pytest.fixture
-def project_path(tmp_path):
-    path = tmp_path / "p.srproj"
+def project_path(location, tmp_path):
+    path = location("p.srproj")
     f = tmp_path / "img.png"
     f.write_bytes(b"x")
     with Project.create(path) as p:
-        ids = [p.add_source(f, f"{i:064x}", "png", [NewImage(4, 4)])[0] for i in range(16)]
-        set_id = p.create_image_set("set", ids)
+        ids = [p.images.add_source(f, f"{i:064x}", "png", [NewImage(4, 4)])[0] for i in range(16)]
+        set_id = p.image_sets.create("set", ids)
         truth = {i: float(k % 4) for k, i in enumerate(ids)}
         for name, kind, noise in (("sim-a", "sort", 0.3), ("sim-b", "sort", 0.6),
                                   ("sim-c", "classify", 0.3), ("sim-d", "exhaustive", 0.3)):
-            rater = p.add_rater(name, simulated=True)
+            rater = p.raters.add(name, simulated=True)
             sid = create_session(p, kind, rater, set_id, f"{name} {kind}", seed=rater)
             complete_session(RatingRun(p, sid), SimulatedRater(truth, noise, 0.2, seed=rater))
-        create_session(p, "sort", p.add_rater("late"), set_id, "unfinished")
+        create_session(p, "sort", p.raters.add("late"), set_id, "unfinished")
     return path
 
 
@@ -48,8 +48,8 @@ def test_ranking_csv(project_path, tmp_path, capsys):
     assert len(rows) == 16 and rows[0]["rank"] == "1" and rows[0]["tier"] == "1"
     assert {r["rater"] for r in rows} == {"sim-a"} and rows[0]["session"] == "sim-a sort"
     with Project.open(project_path) as p:
-        sid = p.find_session("sim-a sort").id
-        answers = p.answers(sid)
+        sid = p.ratings.find_session("sim-a sort").id
+        answers = p.ratings.answers(sid)
     assert int(rows[0]["answers"]) == len(answers)
     assert float(rows[0]["active_time_s"]) == pytest.approx(sum(a.active_ms for a in answers)
                                                             / 1000)
@@ -105,8 +105,8 @@ def test_pooled_ranking(project_path, tmp_path, capsys):
     assert main(["ranking", str(project_path), "--pooled"]) == 0
     text = capsys.readouterr().out
     with Project.open(project_path) as p:
-        pairwise = [s for s in p.sessions() if s.kind in ("sort", "exhaustive")]
-        total = sum(len(p.answers(s.id)) for s in pairwise)
+        pairwise = [s for s in p.ratings.sessions() if s.kind in ("sort", "exhaustive")]
+        total = sum(len(p.ratings.answers(s.id)) for s in pairwise)
     assert f"{total} answers of {len(pairwise)} sessions" in text
     assert "'unfinished' (sort, late): 0 answers, not finished" in text
     assert "95% CI" in text and "score ± 1.96 SE" in text

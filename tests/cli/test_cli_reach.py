@@ -26,17 +26,18 @@ def _square(x: float, y: float = 2.0, s: float = 6.0, certainty: str = "certain"
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "p.srproj"
+def project(location, tmp_path: Path):
+    path = location("p.srproj")
     png = tmp_path / "x.png"
     png.write_bytes(b"png")
     with Project.create(path) as p:
-        ids = p.add_source(png, "0" * 64, "png", [NewImage(24, 24, frame=k) for k in range(4)])
+        ids = p.images.add_source(png, "0" * 64, "png",
+                                  [NewImage(24, 24, frame=k) for k in range(4)])
         for name in ("ann", "bob", "cy"):
-            p.add_rater(name)
-        p.add_rater("rev", "reviewer")
-        p.add_rater("olivia", "owner")
-        p.create_image_set("all", ids)
+            p.raters.add(name)
+        p.raters.add("rev", "reviewer")
+        p.raters.add("olivia", "owner")
+        p.image_sets.create("all", ids)
     return path
 
 
@@ -55,7 +56,7 @@ def test_every_argument_has_help() -> None:
     assert missing == []
 
 
-def test_questions_list_add_remove_export_import(project: Path, tmp_path: Path,
+def test_questions_list_add_remove_export_import(location, project, tmp_path: Path,
                                                  capsys) -> None:
     p = str(project)
     assert main(["questions", "add", p, "density", "--kind", "radio", "--title",
@@ -67,9 +68,9 @@ def test_questions_list_add_remove_export_import(project: Path, tmp_path: Path,
                  "--choice", "A"]) == 2
     assert "'A' is there twice" in capsys.readouterr().err
     with Project.open(project) as q:
-        ann = q.annotation_for(1, 1)
-        q.set_image_classifications(ann.id, {"density": "B"})
-        assert q.question_by_name("kind").options == [
+        ann = q.annotations.for_image(1, 1)
+        q.annotations.set_image_classifications(ann.id, {"density": "B"})
+        assert q.questions.by_name("kind").options == [
             {"value": "Calcification", "children": ["Punctate", "Vascular"]}, "Mass"]
     capsys.readouterr()
     assert main(["questions", "list", p]) == 0
@@ -79,15 +80,15 @@ def test_questions_list_add_remove_export_import(project: Path, tmp_path: Path,
     assert main(["questions", "remove", p, "density"]) == 0
     assert "1 stored answer(s) stay" in capsys.readouterr().out
     with Project.open(project) as q:
-        assert [x.name for x in q.questions()] == ["kind"]          # no longer asked
-        assert q.annotation(1).classifications == {"density": "B"}  # the answer stays
+        assert [x.name for x in q.questions.all()] == ["kind"]          # no longer asked
+        assert q.annotations.get(1).classifications == {"density": "B"}  # the answer stays
     out_file = tmp_path / "q.json"
     assert main(["questions", "export", p, str(out_file)]) == 0
     data = json.loads(out_file.read_text())
     assert [(x["key"], x["retired"]) for x in data["questions"]] == [("density", True),
                                                                       ("kind", False)]
     # another project takes them: added in order; importing again changes nothing
-    other = tmp_path / "o.srproj"
+    other = location("o.srproj")
     Project.create(other).close()
     assert main(["questions", "import", str(other), str(out_file)]) == 0
     assert "2 added, 0 updated, 0 unchanged" in capsys.readouterr().out
@@ -118,10 +119,10 @@ def test_groups_repeats_and_review_from_the_terminal(project: Path, capsys) -> N
     # reviewing in a terminal: show, then decide on what was shown
     with Project.open(project) as q:
         for rater, x in ((1, 2.0), (2, 9.0)):
-            a = q.annotation_for(rater, 1)
-            q.replace_polygons(a.id, [_square(x)])
+            a = q.annotations.for_image(rater, 1)
+            q.polygons.replace(a.id, [_square(x)])
             finish(q, a.id, "submitted")
-        stamp = q.annotation_for(1, 1).updated_at
+        stamp = q.annotations.for_image(1, 1).updated_at
     assert main(["review", "show", p, "--case", "C000001"]) == 0
     out = capsys.readouterr().out
     assert stamp in out and re.search(r"ann\s+1\s+submitted", out)
@@ -129,8 +130,8 @@ def test_groups_repeats_and_review_from_the_terminal(project: Path, capsys) -> N
                  "--annotator", "ann"]) == 2
     assert "needs a reason" in capsys.readouterr().err
     with Project.open(project) as q:        # the annotation changes after it was shown
-        q.replace_polygons(q.annotation_for(1, 1).id, [_square(3.0)])
-        q.set_annotation_status(q.annotation_for(1, 1).id, "submitted")
+        q.polygons.replace(q.annotations.for_image(1, 1).id, [_square(3.0)])
+        q.annotations.set_status(q.annotations.for_image(1, 1).id, "submitted")
     assert main(["review", "accept", p, "--case", "C000001", "--reviewer", "rev",
                  "--annotator", "ann", "--seen", stamp]) == 2
     assert "changed after it was shown" in capsys.readouterr().err
@@ -144,9 +145,9 @@ def test_groups_repeats_and_review_from_the_terminal(project: Path, capsys) -> N
                  "--annotator", "bob"]) == 2
     assert "not a reviewer" in capsys.readouterr().err
     with Project.open(project) as q:
-        said = {q.annotation(a).rater_id: (str(r.decision), r.tags, r.comment)
-                for a, r in q.current_decisions().items()}
-        [pin] = [r for r in q.reviews() if r.is_pin]
+        said = {q.annotations.get(a).rater_id: (str(r.decision), r.tags, r.comment)
+                for a, r in q.reviews.current_decisions().items()}
+        [pin] = [r for r in q.reviews.all() if r.is_pin]
     assert said == {1: ("reject", ("missed finding",), "look left"),
                     2: ("expert_review", (), "")}
     assert (pin.pin_kind, pin.pin_at, pin.comment) == ("box", (1.0, 2.0, 8.0, 9.0), "here")
@@ -177,32 +178,33 @@ def test_stop_decision_blocks_annotating_and_packages(project: Path, tmp_path: P
         with pytest.raises(OnHold, match="ann cannot do formal work"):
             start(q, 1, 2, "formal")
         start(q, 1, 1, "onboarding")                           # onboarding stays open
-        a = q.annotation_for(1, 3, "formal")                   # made behind the rule's back
+        a = q.annotations.for_image(1, 3, "formal")                   # made behind the rule's back
         with pytest.raises(OnHold):
             add_polygon(q, a.id, _square(2.0))
-        assert q.polygons(a.id) == []
+        assert q.polygons.of(a.id) == []
     # the owner overrides: ann may go on
     assert main(["onboarding", p, "--batch", "onboarding", "--decide", "ann", "--owner",
                  "olivia", "--go-on", "--reason", "second chance"]) == 0
     with Project.open(project) as q:
-        add_polygon(q, q.annotation_for(1, 3, "formal").id, _square(2.0))
+        add_polygon(q, q.annotations.for_image(1, 3, "formal").id, _square(2.0))
 
 
 def test_queue_puts_flagged_images_first_with_label_columns(project: Path, tmp_path: Path,
                                                             capsys) -> None:
     with Project.open(project) as q:
-        q.add_question("density", "Density", "radio", "image", ["A", "B"])
+        q.questions.add("density", "Density", "radio", "image", ["A", "B"])
         batch = define_batch(q, "formal", "formal", [1, 2, 3, 4], raters=[1, 2],
                              alpha_threshold=0.5, low_action="review")
         for image in (1, 2, 3, 4):
             for rater in (1, 2):
-                a = q.annotation_for(rater, image)
+                a = q.annotations.for_image(rater, image)
                 # image 4: the two disagree completely (flagged); the others mostly agree
                 x = 2.0 if rater == 1 or image != 4 else 14.0
-                q.replace_polygons(a.id, [_square(x + (image == 1) * rater)])
-                q.set_image_classifications(a.id, {"density": "A" if rater == 1 else "B"})
+                q.polygons.replace(a.id, [_square(x + (image == 1) * rater)])
+                density = "A" if rater == 1 else "B"
+                q.annotations.set_image_classifications(a.id, {"density": density})
                 finish(q, a.id, "submitted")
-        flagged = [f.image_id for f in q.image_flags() if f.batch_id == batch]
+        flagged = [f.image_id for f in q.workflow.image_flags() if f.batch_id == batch]
     assert flagged == [4]
     out = tmp_path / "q.csv"
     for method in ("box-score", "image-sort", "random"):
@@ -223,20 +225,20 @@ def test_queue_puts_flagged_images_first_with_label_columns(project: Path, tmp_p
     assert "first: 1 image(s)" in printed
 
 
-def test_reliability_columns_are_aligned(tmp_path: Path, capsys) -> None:
+def test_reliability_columns_are_aligned(location, tmp_path: Path, capsys) -> None:
     from slicereview.app.rating.run import RatingRun
     from slicereview.app.rating.sessions import create_session
     from slicereview.demo.raters import SimulatedRater
     from slicereview.demo.ratings import complete_session
 
-    path, png = tmp_path / "r.srproj", tmp_path / "x.png"
+    path, png = location("r.srproj"), tmp_path / "x.png"
     png.write_bytes(b"x")
     with Project.create(path) as p:
-        ids = [p.add_source(png, f"{i:064x}", "png", [NewImage(4, 4)])[0] for i in range(12)]
-        set_id = p.create_image_set("set", ids)
+        ids = [p.images.add_source(png, f"{i:064x}", "png", [NewImage(4, 4)])[0] for i in range(12)]
+        set_id = p.image_sets.create("set", ids)
         truth = {i: float(k % 4) for k, i in enumerate(ids)}
         for name, noise in (("a", 0.3), ("a much longer rater name", 0.6)):
-            rater = p.add_rater(name, simulated=True)
+            rater = p.raters.add(name, simulated=True)
             sid = create_session(p, "sort", rater, set_id, f"{name} sort", seed=rater)
             complete_session(RatingRun(p, sid), SimulatedRater(truth, noise, 0.2, seed=rater))
     assert main(["reliability", str(path), "a sort", "a much longer rater name sort",

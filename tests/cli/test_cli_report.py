@@ -17,8 +17,8 @@ BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 
 
 @pytest.fixture(scope="module")
-def qa_path(tmp_path_factory) -> Path:
-    return build(tmp_path_factory.mktemp("qa_cli"))
+def qa_path(tmp_path_factory, module_backend, on_backend):
+    return on_backend(module_backend, build(tmp_path_factory.mktemp("qa_cli")))
 
 
 def test_report_command_and_subsets(qa_path: Path, tmp_path: Path, capsys) -> None:

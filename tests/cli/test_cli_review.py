@@ -22,19 +22,19 @@ N = 10
 
 
 @pytest.fixture
-def project_path(tmp_path):
-    path = tmp_path / "p.srproj"
+def project_path(location, tmp_path):
+    path = location("p.srproj")
     f = tmp_path / "img.png"
     f.write_bytes(b"x")
     with Project.create(path) as p:
-        ids = p.add_source(f, "0" * 64, "png", [NewImage(*SHAPE, frame=k) for k in range(N)])
+        ids = p.images.add_source(f, "0" * 64, "png", [NewImage(*SHAPE, frame=k) for k in range(N)])
         for image_id in ids:
             regions = random_regions(SHAPE, 2, seed=image_id, radius=(4.0, 10.0))
             store_simulated(p, image_id, simulate_annotators(SHAPE, regions, seed=image_id))
-        lonely = p.add_source(tmp_path / "img.png", "1" * 64, "png", [NewImage(*SHAPE)])[0]
+        lonely = p.images.add_source(tmp_path / "img.png", "1" * 64, "png", [NewImage(*SHAPE)])[0]
         store_simulated(p, lonely, {"Simulated annotator A (careful)": []})
-        boss = p.add_rater("boss", "reviewer")
-        anns = p.annotations(image_id=ids[0])
+        boss = p.raters.add("boss", "reviewer")
+        anns = p.annotations.all(image_id=ids[0])
         decide(p, boss, anns[0].id, "expert_review")
         pin(p, boss, ids[1], point=(5, 5), text="look here")
     return path
@@ -71,13 +71,13 @@ def test_queue_csv_columns(project_path, tmp_path, capsys):
     assert "written to" in capsys.readouterr().out
 
 
-def test_queue_errors_are_one_line(project_path, capsys):
+def test_queue_errors_are_one_line(location, project_path, capsys):
     assert main(["queue", str(project_path), "--annotators", "nobody,boss"]) == 2
     err = capsys.readouterr().err
     assert err.strip() == "slicereview: error: no annotator 'nobody' in this project"
     assert main(["queue", str(project_path), "--group", "none"]) == 2
     assert "no annotators in group 'none'" in capsys.readouterr().err
-    assert main(["queue", str(project_path.with_name("missing.srproj"))]) == 2
+    assert main(["queue", str(location("missing.srproj"))]) == 2
 
 
 def test_review_eval_table_and_plot(project_path, tmp_path, capsys):

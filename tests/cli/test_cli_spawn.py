@@ -59,23 +59,23 @@ def test_script_without_main_guard_is_told_why(tmp_path: Path) -> None:
     assert "__main__" in result.stdout
 
 
-def test_import_limits_are_settable_and_stored(tmp_path: Path, capsys) -> None:
+def test_import_limits_are_settable_and_stored(location, tmp_path: Path, capsys) -> None:
     """``--max-frame-pixels`` refuses a file over it (plain message, exit 1), is stored in
     the project (the viewer reads what the import admitted) and kept for the next import."""
     from slicereview.app.images.limits import project_limits
     from slicereview.launcher import main
     from slicereview.store import Project
 
-    project = tmp_path / "limits.srproj"
+    project = location("limits.srproj")
     ct = get_testdata_file("CT_small.dcm")  # 128 x 128 = 16384 pixels
     assert main(["import", "--create", str(project), ct, "--max-frame-pixels", "10000"]) == 1
     assert "max_frame_pixels" in capsys.readouterr().out
     with Project.open(project) as p:
-        assert project_limits(p).max_frame_pixels == 10000 and p.images() == []
+        assert project_limits(p).max_frame_pixels == 10000 and p.images.all() == []
     assert main(["import", str(project), ct]) == 1  # still 10000
     assert main(["import", str(project), ct, "--max-frame-pixels", "20000",
                  "--decode-timeout", "60"]) == 0
     with Project.open(project) as p:
         limits = project_limits(p)
         assert (limits.max_frame_pixels, limits.decode_timeout_s) == (20000, 60.0)
-        assert len(p.images()) == 1
+        assert len(p.images.all()) == 1

@@ -13,16 +13,16 @@ from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
 
 
-def test_owner_runs_onboarding_from_the_command_line(tmp_path: Path, capsys) -> None:
+def test_owner_runs_onboarding_from_the_command_line(location, tmp_path: Path, capsys) -> None:
     from skimage import data
 
     png = tmp_path / "camera.png"
     PILImage.fromarray(data.camera()[:32, :32]).save(png)
-    path = tmp_path / "p.srproj"
+    path = location("p.srproj")
     with Project.create(path) as p:
-        p.add_source(png, "0" * 64, "png", [NewImage(32, 32, frame=k) for k in range(3)])
-        p.add_rater("owner", "owner")
-        good, poor = p.add_rater("good", group="A"), p.add_rater("poor", group="A")
+        p.images.add_source(png, "0" * 64, "png", [NewImage(32, 32, frame=k) for k in range(3)])
+        p.raters.add("owner", "owner")
+        good, poor = p.raters.add("good", group="A"), p.raters.add("poor", group="A")
     mask = np.zeros((32, 32), np.uint8)
     mask[4:14, 4:14] = 1
     PILImage.fromarray(mask).save(tmp_path / "gold.png")
@@ -34,9 +34,9 @@ def test_owner_runs_onboarding_from_the_command_line(tmp_path: Path, capsys) -> 
                  str(tmp_path / "gold.png")]) == 0
     with Project.open(path) as p:
         for rater, x in ((good, 4.0), (poor, 20.0)):
-            a = p.annotation_for(rater, 1, "onboarding")
+            a = p.annotations.for_image(rater, 1, "onboarding")
             v = np.array([[x, 4], [x + 10, 4], [x + 10, 14], [x, 14]])
-            p.replace_polygons(a.id, [Polygon(v)])
+            p.polygons.replace(a.id, [Polygon(v)])
             finish(p, a.id, "submitted")
     capsys.readouterr()
     assert main(["onboarding", str(path), "--batch", "onboarding A"]) == 0
@@ -59,13 +59,13 @@ def test_owner_runs_onboarding_from_the_command_line(tmp_path: Path, capsys) -> 
     assert "no change since version 1" in capsys.readouterr().out
 
 
-def test_open_accepts_a_work_package_zip(tmp_path: Path, capsys) -> None:
+def test_open_accepts_a_work_package_zip(location, tmp_path: Path, capsys) -> None:
     """``slicereview open NAME.zip``: checked, unpacked beside the zip once, and the GUI gets
     the unpacked project; a damaged zip is one line and exit code 2, nothing unpacked."""
     from slicereview.app.qa.packages import package
     from tests.app.qa.test_packages import make_project
 
-    path = make_project(tmp_path / "src")
+    path = make_project(tmp_path / "src", location("p.srproj"))
     with Project.open(path) as project:
         sent = package(project, "ann", tmp_path / "ann.zip")
     asked: list = []

@@ -25,6 +25,9 @@ from skimage import io
 from slicereview.store import Project
 from slicereview.store.schema import APPLICATION_ID
 
+pytestmark = pytest.mark.file_only("damaged project files and the files beside them, byte for "
+                                   "byte; a server's refusals are in tests/store/test_server.py")
+
 
 def _files(folder: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
@@ -35,7 +38,7 @@ def _project(folder: Path) -> Path:
     path = folder / "study.srproj"
     with Project.create(path) as project:
         for k in range(12):
-            project.add_rater(f"rater-{k:03d}-" + "x" * 40, "annotator")
+            project.raters.add(f"rater-{k:03d}-" + "x" * 40, "annotator")
     return path
 
 

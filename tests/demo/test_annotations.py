@@ -24,18 +24,18 @@ def _phantom(path: Path) -> None:
     io.imsave(path, np.clip(img, 0, 65535).astype(np.uint16), check_contrast=False)
 
 
-def test_three_simulated_annotators_submit_with_answers(tmp_path: Path) -> None:
+def test_three_simulated_annotators_submit_with_answers(location, tmp_path: Path) -> None:
     _phantom(tmp_path / "m.png")
-    with Project.create(tmp_path / "d.srproj") as project:
+    with Project.create(location("d.srproj")) as project:
         import_paths(project, [tmp_path / "m.png"])
-        [image] = project.images()
+        [image] = project.images.all()
         assert add_demo_annotations(project, [image.id]) == 3
-        assert {q.name for q in project.questions()} == {q[0] for q in DEMO_QUESTIONS}
-        found = project.image_annotations(image.id)
+        assert {q.name for q in project.questions.all()} == {q[0] for q in DEMO_QUESTIONS}
+        found = project.annotations.with_polygons(image.id)
         assert len(found) == 3
-        names = {project.rater(a.rater_id).name for a, _ in found}
+        names = {project.raters.get(a.rater_id).name for a, _ in found}
         assert all(n.startswith("Simulated annotator") for n in names)
-        assert all(project.rater(a.rater_id).simulated for a, _ in found)
+        assert all(project.raters.get(a.rater_id).simulated for a, _ in found)
         density = DEMO_QUESTIONS[0][4]
         for ann, polygons in found:
             assert ann.status in (AnnotationStatus.SUBMITTED,
@@ -48,10 +48,11 @@ def test_three_simulated_annotators_submit_with_answers(tmp_path: Path) -> None:
         assert sum(len(ps) > 0 for _, ps in found) >= 2
         # running again adds no second copy of the questions
         add_demo_annotations(project, [image.id])
-        assert len(project.questions()) == len(DEMO_QUESTIONS)
+        assert len(project.questions.all()) == len(DEMO_QUESTIONS)
 
 
-def test_demo_guideline_asks_for_what_the_simulated_annotators_outline(tmp_path: Path) -> None:
+def test_demo_guideline_asks_for_what_the_simulated_annotators_outline(location,
+                                                                       tmp_path: Path) -> None:
     """The guideline says 'bright spots inside the breast' (not arterial calcifications, which
     the simulation does not look for) and the certain polygons sit on the phantom's spots."""
     from slicereview.demo.annotations import DEMO_GUIDELINE
@@ -61,12 +62,12 @@ def test_demo_guideline_asks_for_what_the_simulated_annotators_outline(tmp_path:
     assert "arterial" not in text
     assert "dashed" in text  # certainty is not told by colour alone
     _phantom(tmp_path / "m.png")
-    with Project.create(tmp_path / "d.srproj") as project:
+    with Project.create(location("d.srproj")) as project:
         import_paths(project, [tmp_path / "m.png"])
-        [image] = project.images()
+        [image] = project.images.all()
         add_demo_annotations(project, [image.id])
         spots = np.array([(100, 200), (180, 320), (90, 420), (250, 260), (300, 380)])  # (x, y)
-        for _ann, polygons in project.image_annotations(image.id):
+        for _ann, polygons in project.annotations.with_polygons(image.id):
             for p in polygons:
                 if p.certainty.value == "certain":
                     centre = p.vertices.mean(axis=0)

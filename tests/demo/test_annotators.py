@@ -115,20 +115,21 @@ def test_false_positives_stay_where_allowed():
     assert centres and all(x < 0.2 * SHAPE[1] + 50 for x, _ in centres)
 
 
-def test_store_simulated(tmp_path):
+def test_store_simulated(location, tmp_path):
     (tmp_path / "i.png").write_bytes(b"x")
-    with Project.create(tmp_path / "p.srproj") as project:
-        [image] = project.add_source(tmp_path / "i.png", "b" * 64, "png", [NewImage(600, 500)])
+    with Project.create(location("p.srproj")) as project:
+        [image] = project.images.add_source(tmp_path / "i.png", "b" * 64, "png",
+                                            [NewImage(600, 500)])
         sims = simulate_annotators(SHAPE, random_regions(SHAPE, 4, seed=1), seed=1)
         sims["Simulated annotator E (empty)"] = []
         ids = store_simulated(project, image, sims)
         again = store_simulated(project, image, sims)
         assert ids == again
         for name, ann_id in ids.items():
-            rater = project.rater_by_name(name)
+            rater = project.raters.by_name(name)
             assert rater.simulated
-            assert project.polygons(ann_id) == sims[name] or not sims[name]
+            assert project.polygons.of(ann_id) == sims[name] or not sims[name]
             expected = (AnnotationStatus.SUBMITTED if sims[name]
                         else AnnotationStatus.NOTHING_TO_ANNOTATE)
-            assert project.annotation(ann_id).status is expected
-        assert len(project.image_annotations(image)) == 4
+            assert project.annotations.get(ann_id).status is expected
+        assert len(project.annotations.with_polygons(image)) == 4

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -18,39 +17,39 @@ from slicereview.model import Decision
 from slicereview.store import Project
 
 
-def test_review_batch_contents(demo_project: Path) -> None:
-    with Project.open(demo_project, read_only=True) as project:
-        ids = project.image_set(project.image_set_id(REVIEW_SET))
+def test_review_batch_contents(demo_project: Path, demo_location) -> None:
+    with Project.open(demo_location, read_only=True) as project:
+        ids = project.image_sets.members(project.image_sets.id_by_name(REVIEW_SET))
         assert len(ids) >= 40
-        images = project.images(ids)
+        images = project.images.all(ids)
         origin = json.loads(project.meta("demo_review"))
-        mammo_cases = {im.case_id for im in project.images(
-            project.image_set(project.image_set_id("Mammograms")))}
+        mammo_cases = {im.case_id for im in project.images.all(
+            project.image_sets.members(project.image_sets.id_by_name("Mammograms")))}
         for image in images:
             assert (image.rows, image.cols) == (512, 512)
-            path = project.resolve(image.path)
+            path = project.images.resolve(image.path)
             assert path.parent.name == "review" and path.is_file()
             assert origin[path.name]["case_id"] in mammo_cases
             assert path.is_relative_to(demo_project.parent)
         # breast tissue, not background: a crop is far from flat
-        pixels = np.asarray(PILImage.open(project.resolve(images[0].path)))
+        pixels = np.asarray(PILImage.open(project.images.resolve(images[0].path)))
         assert pixels.dtype == np.uint16 and np.percentile(pixels, 5) > 0
         # three simulated annotators of the group, named as simulated
-        annotators = [r for r in project.raters() if r.group == REVIEW_GROUP]
+        annotators = [r for r in project.raters.all() if r.group == REVIEW_GROUP]
         assert sorted(r.name for r in annotators) == sorted(p.name for p in PROFILES)
         assert all(r.simulated and r.name.startswith("Simulated annotator —")
                    for r in annotators)
-        per_image = {i: len(project.image_annotations(i)) for i in ids}
+        per_image = {i: len(project.annotations.with_polygons(i)) for i in ids}
         assert set(per_image.values()) == {3}
         # repeats: about 10 % of the annotations, all finished, by the group's annotators
-        pairs = project.repeat_pairs(status=["submitted", "nothing_to_annotate"])
+        pairs = project.repeats.pairs(status=["submitted", "nothing_to_annotate"])
         group_ids = {r.id for r in annotators}
         assert 0.07 * 3 * len(ids) <= len(pairs) <= 0.13 * 3 * len(ids)
         assert all(a.rater_id in group_ids and b.round == -a.round for a, b in pairs)
         # the reviewer: accepts, rejections with reasons, expert reviews, comments, pins
-        reviewer = project.rater_by_name(REVIEWER)
+        reviewer = project.raters.by_name(REVIEWER)
         assert reviewer is not None and reviewer.simulated
-        decided = list(project.current_decisions().values())
+        decided = list(project.reviews.current_decisions().values())
         kinds = {d.decision for d in decided}
         assert kinds == {Decision.ACCEPT, Decision.REJECT, Decision.EXPERT_REVIEW}
         assert all(d.tags for d in decided if d.decision is Decision.REJECT)
@@ -58,29 +57,25 @@ def test_review_batch_contents(demo_project: Path) -> None:
         assert any(d.comment for d in decided if d.decision is Decision.REJECT)
         reviewed_images = {d.image_id for d in decided} & set(ids)  # not the workflow's
         assert 0.4 * len(ids) <= len(reviewed_images) < len(ids)  # part of the queue
-        assert any(r.is_pin for i in ids for r in project.reviews(image_id=i))
+        assert any(r.is_pin for i in ids for r in project.reviews.all(image_id=i))
 
 
-def test_queue_and_review_eval_on_the_demo(demo_project: Path, tmp_path: Path, capsys) -> None:
-    copy = demo_project.parent / "demo-cli-copy.srproj"  # beside the images it references
-    shutil.copy(demo_project, copy)
-    try:
-        assert main(["queue", str(copy), "--group", REVIEW_GROUP, "--method",
-                     "image-sort"]) == 0
-        out = capsys.readouterr().out
-        lines = out.splitlines()
-        assert re.match(r"\d+ images ranked by image-sort", lines[0])
-        ranks = [int(line.split()[0]) for line in lines[2:] if line.strip()]
-        assert ranks == list(range(1, len(ranks) + 1)) and len(ranks) >= 40
-        assert main(["queue", str(copy)]) == 0  # the default queue was cached by the build
-        assert "0 computed" in capsys.readouterr().out
-        assert main(["review-eval", str(copy), "--group", REVIEW_GROUP, "--k", "10"]) == 0
-        table = capsys.readouterr().out.splitlines()
-        rows = {line.split()[0]: [float(v) for v in line.split()[1:]]
-                for line in table[2:] if line.strip()}
-        assert set(rows) == {"image-sort", "box-sort", "box-score", "random"}
-        assert all(not math.isnan(v) for values in rows.values() for v in values)
-        # the reviewer followed the true disagreement: α-based ranking beats random
-        assert rows["image-sort"][2] > rows["random"][2]
-    finally:
-        copy.unlink(missing_ok=True)
+def test_queue_and_review_eval_on_the_demo(demo_location, capsys) -> None:
+    copy = demo_location
+    assert main(["queue", str(copy), "--group", REVIEW_GROUP, "--method",
+                 "image-sort"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert re.match(r"\d+ images ranked by image-sort", lines[0])
+    ranks = [int(line.split()[0]) for line in lines[2:] if line.strip()]
+    assert ranks == list(range(1, len(ranks) + 1)) and len(ranks) >= 40
+    assert main(["queue", str(copy)]) == 0  # the default queue was cached by the build
+    assert "0 computed" in capsys.readouterr().out
+    assert main(["review-eval", str(copy), "--group", REVIEW_GROUP, "--k", "10"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    rows = {line.split()[0]: [float(v) for v in line.split()[1:]]
+            for line in table[2:] if line.strip()}
+    assert set(rows) == {"image-sort", "box-sort", "box-score", "random"}
+    assert all(not math.isnan(v) for values in rows.values() for v in values)
+    # the reviewer followed the true disagreement: α-based ranking beats random
+    assert rows["image-sort"][2] > rows["random"][2]

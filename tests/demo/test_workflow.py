@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import re
-import shutil
 import zipfile
 from pathlib import Path
 
@@ -26,32 +25,32 @@ from slicereview.model import Decision, Role
 from slicereview.store import Project
 
 
-def test_demo_has_the_whole_workflow(demo_project: Path) -> None:
-    with Project.open(demo_project, read_only=True) as p:
-        ids = p.image_set(p.image_set_id(WORKFLOW_SET))
+def test_demo_has_the_whole_workflow(demo_project: Path, demo_location) -> None:
+    with Project.open(demo_location, read_only=True) as p:
+        ids = p.image_sets.members(p.image_sets.id_by_name(WORKFLOW_SET))
         assert len(ids) == 20
-        assert {(im.rows, im.cols) for im in p.images(ids)} == {(SIZE, SIZE)}
-        phases = {str(b.phase): b for b in p.batches()}
+        assert {(im.rows, im.cols) for im in p.images.all(ids)} == {(SIZE, SIZE)}
+        phases = {str(b.phase): b for b in p.workflow.batches()}
         assert set(phases) == {"onboarding", "pilot", "formal"}
         # gold on every onboarding image, by the simulated expert
-        gold = p.gold_annotation_ids()
+        gold = p.workflow.gold_annotation_ids()
         assert len(gold) == 6 and all(
-            p.rater(p.annotation(g).rater_id).name == EXPERT for g in gold)
+            p.raters.get(p.annotations.get(g).rater_id).name == EXPERT for g in gold)
         # two groups of simulated annotators, named so
-        raters = {r.name: r for r in p.raters()}
+        raters = {r.name: r for r in p.raters.all()}
         for name, (group, _, _) in ANNOTATORS.items():
             assert raters[name].simulated and raters[name].group == group
             assert name.startswith("Simulated annotator")
         assert raters[OWNER].role is Role.OWNER
         # every annotator scored against gold; the owner decided on each
-        scores = p.gold_scores()
-        assert sum(1 for a in p.annotations(phase="onboarding") if a.id in scores) == 5 * 6
-        assert len(p.qualifications(batch_id=phases["onboarding"].id)) == 5
+        scores = p.workflow.gold_scores()
+        assert sum(1 for a in p.annotations.all(phase="onboarding") if a.id in scores) == 5 * 6
+        assert len(p.workflow.qualifications(batch_id=phases["onboarding"].id)) == 5
         # reviews: the feedback group's rejections come with comments, the other's do not
-        decisions = p.current_decisions()
+        decisions = p.reviews.current_decisions()
         by_group: dict[str, list] = {FEEDBACK: [], NO_FEEDBACK: []}
-        for ann in p.annotations():
-            rater = p.rater(ann.rater_id)
+        for ann in p.annotations.all():
+            rater = p.raters.get(ann.rater_id)
             if rater.group in by_group and ann.id in decisions:
                 by_group[rater.group].append(decisions[ann.id])
         rejected = {g: [d for d in ds if d.decision is Decision.REJECT]
@@ -63,36 +62,26 @@ def test_demo_has_the_whole_workflow(demo_project: Path) -> None:
         assert rows[("formal", FEEDBACK)].ratio > rows[("formal", NO_FEEDBACK)].ratio
         assert ("pilot", NO_FEEDBACK) not in rows                    # A0 skipped the pilot
         # a guideline with two versions, the second from a promoted review with a crop
-        assert [v for v, _ in p.guideline_versions()] == [1, 2]
-        [(_, version, review_id, text, crop)] = p.guideline_entries()
+        assert [v for v, _ in p.guidelines.versions()] == [1, 2]
+        [(_, version, review_id, text, crop)] = p.guidelines.entries()
         assert version == 2 and review_id is not None and crop[:4] == b"\x89PNG" and text
         # the package went out and came back: A0-1's formal work is in, and reviewed
-        packaged = p.annotations(rater_id=raters[PACKAGED].id, phase="formal")
+        packaged = p.annotations.all(rater_id=raters[PACKAGED].id, phase="formal")
         assert len(packaged) == 8 and all(a.id in decisions for a in packaged)
     folder = demo_project.parent / "images" / "packages"
     sent, back = folder / f"{PACKAGED} - Formal.zip", folder / f"{PACKAGED} - Formal, returned.zip"
     with zipfile.ZipFile(sent) as zf:
         assert {"manifest.json", "project.srproj"} <= set(zf.namelist())
     # merged already: merging the returned package again adds nothing
-    copy = demo_project.parent / "demo-merge-copy.srproj"
-    shutil.copy(demo_project, copy)
-    try:
-        with Project.open(copy) as p:
-            again = merge(p, back)
-        assert not again.added and not again.updated and not again.conflicts
-        assert again.unchanged == 8
-    finally:
-        copy.unlink()
+    with Project.open(demo_location) as p:
+        again = merge(p, back)
+    assert not again.added and not again.updated and not again.conflicts
+    assert again.unchanged == 8
 
 
-def test_report_on_the_demo_has_every_table(demo_project: Path, tmp_path: Path) -> None:
-    copy = demo_project.parent / "demo-report-copy.srproj"   # beside the images it references
-    shutil.copy(demo_project, copy)
-    try:
-        out = tmp_path / "report.html"
-        assert main(["report", str(copy), "--out", str(out)]) == 0
-    finally:
-        copy.unlink()
+def test_report_on_the_demo_has_every_table(demo_location, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    assert main(["report", str(demo_location), "--out", str(out)]) == 0
     html = out.read_text(encoding="utf-8")
     headings = re.findall(r"<h2>(.*?)</h2>", html)
     for wanted in ("Acceptance per phase and group", "Onboarding: Onboarding",

@@ -54,13 +54,13 @@ def _hand_made(tmp_path: Path) -> Path:
     path = tmp_path / "look.srproj"
     with Project.create(path) as project:
         import_paths(project, files)
-        alice = project.add_rater("alice")
-        for image in project.images():
-            ann = project.annotation_for(alice, image.id).id
-            project.add_polygon(ann, Polygon(np.array([[5.0, 5.0], [40.0, 5.0], [40.0, 30.0]]),
+        alice = project.raters.add("alice")
+        for image in project.images.all():
+            ann = project.annotations.for_image(alice, image.id).id
+            project.polygons.add(ann, Polygon(np.array([[5.0, 5.0], [40.0, 5.0], [40.0, 30.0]]),
                                              Certainty.CERTAIN))
-            project.add_active_time(ann, 1234)
-            project.set_annotation_status(ann, AnnotationStatus.SUBMITTED)
+            project.annotations.add_active_time(ann, 1234)
+            project.annotations.set_status(ann, AnnotationStatus.SUBMITTED)
     return path
 
 

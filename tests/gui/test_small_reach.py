@@ -86,18 +86,18 @@ def test_queue_alpha_has_no_negative_zero_and_status_is_never_cut(qtbot) -> None
 def test_decision_with_its_reason_is_not_cut(open_window, qtbot, tmp_path: Path) -> None:
     path = build_review_project(tmp_path)
     with Project.open(path) as p:
-        rev = p.add_rater("rev", "reviewer")
-        first = p.annotations(status="submitted")[0]
+        rev = p.raters.add("rev", "reviewer")
+        first = p.annotations.all(status="submitted")[0]
         from slicereview.app.review.decisions import decide
 
-        for a in p.annotations(image_id=first.image_id, status="submitted"):
+        for a in p.annotations.all(image_id=first.image_id, status="submitted"):
             decide(p, rev, a.id, "reject", ["missed finding", "outline too loose"],
                    "the faint spot at the top left is missing")
     w = open_window(path, (1500, 900))
     w.tabs.setCurrentWidget(w.review_page)
     page = w.review_page
-    qtbot.waitUntil(lambda: page.review is not None, timeout=30000)
-    k = next(i for i, r in enumerate(page.rows) if r.image_id == first.image_id)
+    qtbot.waitUntil(lambda: page.state.review is not None, timeout=30000)
+    k = next(i for i, r in enumerate(page.state.rows) if r.image_id == first.image_id)
     page.show_position(k)
     table = page.panel.annotators
     table.selectRow(0)
@@ -113,18 +113,18 @@ def test_decision_with_its_reason_is_not_cut(open_window, qtbot, tmp_path: Path)
 def test_status_bar_names_the_image_the_tab_shows(open_window, qtbot, tmp_path: Path) -> None:
     path = build_review_project(tmp_path)
     with Project.open(path) as p:                  # the first image leaves the queue
-        first = p.images()[0]
-        for a in p.annotations(image_id=first.id):
-            p.set_annotation_status(a.id, "in_progress")
+        first = p.images.all()[0]
+        for a in p.annotations.all(image_id=first.id):
+            p.annotations.set_status(a.id, "in_progress")
     w = open_window(path, (1500, 900))
     assert w.image_label.text().startswith(first.case_id)             # View tab
     w.tabs.setCurrentWidget(w.review_page)
     page = w.review_page
-    qtbot.waitUntil(lambda: page.review is not None, timeout=30000)
-    shown = page.rows[page.position].case_id
+    qtbot.waitUntil(lambda: page.state.review is not None, timeout=30000)
+    shown = page.state.rows[page.state.position].case_id
     assert shown != first.case_id and w.image_label.text().startswith(shown)
     page.next_image()
-    assert w.image_label.text().startswith(page.rows[page.position].case_id)
+    assert w.image_label.text().startswith(page.state.rows[page.state.position].case_id)
     w.tabs.setCurrentWidget(w.viewer)
     assert w.image_label.text().startswith(first.case_id)
 
@@ -142,7 +142,7 @@ def test_package_window_says_whose_it_is_and_shows_the_pins(open_window, qtbot,
     assert w.windowTitle() == f"Work package of ann (project {name}) — slicereview"
     page = w.annotate_page
     w.tabs.setCurrentWidget(page)
-    ann = next(r.id for r in w.gateway.annotators() if r.name == "ann")
+    ann = next(r.id for r in w.gateway.annotate.annotators() if r.name == "ann")
     page.select_you(ann)
     page.select_annotator(ann)
     w.browser.select(1)

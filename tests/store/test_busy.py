@@ -10,6 +10,10 @@ import pytest
 from slicereview.store import Project, ProjectBusyError
 from slicereview.store.connection import is_busy
 
+pytestmark = pytest.mark.file_only(
+    "SQLite's file locks (another connection's SHARED or RESERVED lock); the server's busy "
+    "handling is in test_server.py")
+
 
 def test_write_under_another_lock_raises_project_busy_and_changes_nothing(tmp_path: Path):
     path = tmp_path / "p.srproj"
@@ -18,15 +22,15 @@ def test_write_under_another_lock_raises_project_busy_and_changes_nothing(tmp_pa
         other = sqlite3.connect(path, isolation_level=None)
         other.execute("BEGIN EXCLUSIVE")
         with pytest.raises(ProjectBusyError, match="busy") as info:
-            project.add_rater("alice")
-        assert is_busy(info.value) and not project.conn.in_transaction
+            project.raters.add("alice")
+        assert is_busy(info.value) and not project.db.in_transaction
         with pytest.raises(sqlite3.OperationalError) as read_info:  # reads wait too
-            project.raters()
+            project.raters.all()
         assert is_busy(read_info.value)
         other.execute("COMMIT")
         other.close()
-        project.add_rater("alice")  # the same call, retried, lands
-        assert [r.name for r in project.raters()] == ["alice"]
+        project.raters.add("alice")  # the same call, retried, lands
+        assert [r.name for r in project.raters.all()] == ["alice"]
 
 
 def test_commit_blocked_by_a_reader_is_rolled_back(tmp_path: Path):
@@ -37,8 +41,8 @@ def test_commit_blocked_by_a_reader_is_rolled_back(tmp_path: Path):
         reader.execute("BEGIN")
         reader.execute("SELECT count(*) FROM raters").fetchone()  # a SHARED lock
         with pytest.raises(ProjectBusyError):
-            project.add_rater("bob")
-        assert not project.conn.in_transaction
+            project.raters.add("bob")
+        assert not project.db.in_transaction
         reader.execute("COMMIT")
         reader.close()
-        assert project.raters() == []
+        assert project.raters.all() == []

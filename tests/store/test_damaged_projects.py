@@ -24,6 +24,8 @@ from slicereview.store import DamagedProjectError, Project, ProjectError, check_
 from slicereview.store.schema import SCHEMA_VERSION
 from slicereview.store.sidecars import JOURNAL_MAGIC
 
+pytestmark = pytest.mark.file_only("damaged project files and their sidecar files, byte for byte")
+
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -38,13 +40,13 @@ def project_path(tmp_path: Path) -> Path:
     path = tmp_path / "study.srproj"
     with Project.create(path, name="study") as project:
         for k in range(30):
-            project.add_rater(f"rater-{k:03d}-" + "x" * 200, "annotator")
+            project.raters.add(f"rater-{k:03d}-" + "x" * 200, "annotator")
         for k in range(10):
             frames = [NewImage(rows=8, cols=8, frame=f) for f in range(3)]
             image = tmp_path / "data" / f"img{k}.png"
             image.parent.mkdir(exist_ok=True)
             image.write_bytes(bytes([k]) * 100)
-            project.add_source(image, f"{k:064x}", "png", frames)
+            project.images.add_source(image, f"{k:064x}", "png", frames)
     return path
 
 

@@ -24,6 +24,8 @@ from slicereview.store import Project, ProjectBusyError, check_file, locks
 from slicereview.store.connection import _check_sqlite
 from slicereview.store.sidecars import check_journal, has_live_journal, journal_path
 
+pytestmark = pytest.mark.file_only("SQLite's rollback journal beside a project file")
+
 _HOLDER = textwrap.dedent("""
     import sqlite3, sys
     conn = sqlite3.connect(sys.argv[1], isolation_level=None)
@@ -61,7 +63,7 @@ _BUSY_WRITER = textwrap.dedent("""
 def project_path(tmp_path: Path) -> Path:
     path = tmp_path / "live.srproj"
     with Project.create(path, name="live") as project:
-        project.add_rater("alice")
+        project.raters.add("alice")
     return path
 
 
@@ -106,7 +108,7 @@ def test_a_small_transaction_elsewhere_does_not_stop_opening(project_path: Path)
         with Project.open(project_path) as project:  # readers go on under RESERVED
             opened_s = time.monotonic() - start
             assert project.meta("held") is None  # only what is committed
-            assert [r.name for r in project.raters()] == ["alice"]
+            assert [r.name for r in project.raters.all()] == ["alice"]
             _release(holder)
             assert project.meta("held") == "yes"  # the other transaction landed
     finally:

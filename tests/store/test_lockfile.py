@@ -8,11 +8,16 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from slicereview.store.lockfile import ProjectLock, is_stale, lock_path, read_lock
+
+pytestmark = pytest.mark.file_only("the lock file beside a project file")
 
 CHILD = """
 import sys, time
 from slicereview.store.lockfile import ProjectLock
+
 lock = ProjectLock(sys.argv[1], user="bob")
 print("other" if lock.acquire() else "mine", flush=True)
 time.sleep(60)

@@ -34,59 +34,61 @@ def _v2_file(path: Path) -> None:
     conn.close()
 
 
+@pytest.mark.file_only("a format-2 file made with raw SQLite; test_server.py migrates a server")
 def test_version_2_file_upgrades(tmp_path: Path):
     path = tmp_path / "old.srproj"
     _v2_file(path)
     with Project.open(path) as project:
-        assert project.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 3
-        old = project.annotations()
+        assert project.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 3
+        old = project.annotations.all()
         assert [(a.round, a.repeat_of) for a in old] == [(1, None), (2, None)]
-        assert len(project.reviews()) == 1
-        again = project.create_repeat(old[0].id)
+        assert len(project.reviews.all()) == 1
+        again = project.repeats.create(old[0].id)
         assert again.round == -1 and again.repeat_of == old[0].id
-        assert project.repeat_pairs() == [(old[0], again)]
+        assert project.repeats.pairs() == [(old[0], again)]
     # and it opens again, checked against the version-3 schema
     with Project.open(path, read_only=True) as project:
-        assert len(project.annotations(repeats=None)) == 3
+        assert len(project.annotations.all(repeats=None)) == 3
 
 
 @pytest.fixture
-def project(tmp_path: Path):
+def project(location, tmp_path: Path):
     (tmp_path / "x.png").write_bytes(b"png")
-    p = Project.create(tmp_path / "p.srproj")
-    p.add_source(tmp_path / "x.png", "0" * 64, "png", [NewImage(8, 8, frame=k) for k in range(2)])
+    p = Project.create(location("p.srproj"))
+    p.images.add_source(tmp_path / "x.png", "0" * 64, "png",
+                        [NewImage(8, 8, frame=k) for k in range(2)])
     yield p
     p.close()
 
 
 def test_one_repeat_per_annotation_and_no_repeat_of_a_repeat(project: Project):
-    ann = project.add_rater("ann")
-    first = project.annotation_for(ann, 1)
-    again = project.create_repeat(first.id)
-    assert project.create_repeat(first.id) == again  # the existing one
-    assert project.repeat_of(first.id) == again and project.repeat_of(again.id) is None
+    ann = project.raters.add("ann")
+    first = project.annotations.for_image(ann, 1)
+    again = project.repeats.create(first.id)
+    assert project.repeats.create(first.id) == again  # the existing one
+    assert project.repeats.of(first.id) == again and project.repeats.of(again.id) is None
     with pytest.raises(ValueError, match="itself a repeat"):
-        project.create_repeat(again.id)
-    with pytest.raises(sqlite3.IntegrityError), project.transaction():
-        project.conn.execute(
+        project.repeats.create(again.id)
+    with pytest.raises(project.db.IntegrityError), project.transaction():
+        project.db.execute(
             "INSERT INTO annotations (rater_id, image_id, round, updated_at, repeat_of) "
             "VALUES (?, 2, 1, 'x', ?)", (ann, first.id))
 
 
 def test_repeats_stay_out_of_inter_rater_listings(project: Project):
-    ann = project.add_rater("ann")
-    first = project.annotation_for(ann, 1)
-    project.set_annotation_status(first.id, "submitted")
-    first = project.annotation(first.id)
-    again = project.create_repeat(first.id)
-    project.set_annotation_status(again.id, "nothing_to_annotate")
-    again = project.annotation(again.id)
-    assert project.annotations() == [first]
-    assert project.annotations(repeats=True) == [again]
-    assert [a for a, _ in project.image_annotations(1)] == [first]
+    ann = project.raters.add("ann")
+    first = project.annotations.for_image(ann, 1)
+    project.annotations.set_status(first.id, "submitted")
+    first = project.annotations.get(first.id)
+    again = project.repeats.create(first.id)
+    project.annotations.set_status(again.id, "nothing_to_annotate")
+    again = project.annotations.get(again.id)
+    assert project.annotations.all() == [first]
+    assert project.annotations.all(repeats=True) == [again]
+    assert [a for a, _ in project.annotations.with_polygons(1)] == [first]
     # a revision (round 2) does not collide with the repeat's round -1
-    revision = project.annotation_for(ann, 1, round=2)
+    revision = project.annotations.for_image(ann, 1, round=2)
     assert revision is not None and revision.repeat_of is None
-    assert project.repeat_pairs(status=["submitted", "nothing_to_annotate"]) == [(first, again)]
-    project.set_annotation_status(first.id, "in_progress")
-    assert project.repeat_pairs(status=["submitted", "nothing_to_annotate"]) == []
+    assert project.repeats.pairs(status=["submitted", "nothing_to_annotate"]) == [(first, again)]
+    project.annotations.set_status(first.id, "in_progress")
+    assert project.repeats.pairs(status=["submitted", "nothing_to_annotate"]) == []

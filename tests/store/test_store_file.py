@@ -1,4 +1,6 @@
-"""The project file: creation, reopening, migrations, refusals, transactions and durability."""
+"""The project file: its header, migrations, refusals of files that are not ours or damaged
+(byte for byte untouched), durability under ``kill -9`` and hot journals. What every project
+does on both backends (reopening, foreign keys, transactions) is in test_project_lifecycle.py."""
 
 from __future__ import annotations
 
@@ -27,6 +29,10 @@ from slicereview.store import (
 from slicereview.store import connection as connection_module
 from slicereview.store.schema import _V1, APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 
+pytestmark = pytest.mark.file_only(
+    "a project file's bytes, header, journal and migrations by raw SQLite; the server's are in "
+    "test_server.py")
+
 TABLES = {
     "meta", "sources", "images", "raters", "image_sets", "image_set_members", "sessions",
     "answers", "grades", "annotations", "polygons", "questions", "reviews", "guidelines",
@@ -47,7 +53,7 @@ def add_file(project: Project, path: Path, payload: bytes, n_images: int = 1) ->
     path.write_bytes(payload)
     digest = hashlib.sha256(payload).hexdigest()
     frames = [NewImage(rows=8, cols=8, frame=k) for k in range(n_images)]
-    return project.add_source(path, digest, "png", frames)
+    return project.images.add_source(path, digest, "png", frames)
 
 
 @pytest.fixture
@@ -56,30 +62,15 @@ def project_path(tmp_path: Path) -> Path:
     path = tmp_path / "study.srproj"
     with Project.create(path, name="study") as project:
         for k in range(40):
-            project.add_rater(f"rater-{k:03d}-" + "x" * 100, "annotator", group="g1")
+            project.raters.add(f"rater-{k:03d}-" + "x" * 100, "annotator", group="g1")
         for k in range(12):
             add_file(project, tmp_path / "data" / f"img{k}.png", bytes([k]) * 300, n_images=3)
         for k in range(30):
-            project.add_guideline(f"version {k}: " + "outline every lesion. " * 40)
+            project.guidelines.add(f"version {k}: " + "outline every lesion. " * 40)
     return path
 
 
 # -- create / reopen --------------------------------------------------------------------------
-def test_create_and_reopen_round_trip(project_path: Path):
-    with Project.open(project_path) as project:
-        assert project.name == "study"
-        assert project.meta("created_by", "").startswith("slicereview ")
-        assert len(project.raters()) == 40
-        assert project.raters()[3].group == "g1"
-        images = project.images()
-        assert len(images) == 36
-        assert images[0].case_id == "C000001" and images[-1].case_id == "C000036"
-        assert project.guideline() == (30, "version 29: " + "outline every lesion. " * 40)
-        assert project.missing_sources() == []
-    with Project.open(project_path) as project:  # a second reopen sees the same
-        assert project.counts()["images"] == 36
-
-
 def test_header_pragmas_and_tables(project_path: Path):
     conn = raw(project_path)
     assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
@@ -101,37 +92,19 @@ def test_create_refuses_existing_file(project_path: Path):
     assert sha256(project_path) == before
 
 
-def test_missing_file_is_a_clear_error(tmp_path: Path):
-    with pytest.raises(FileNotFoundError, match="slicereview new"):
-        Project.open(tmp_path / "nope.srproj")
-
-
 # -- foreign keys ------------------------------------------------------------------------------
 @pytest.mark.parametrize("read_only", [False, True])
 def test_foreign_keys_on_for_every_connection(project_path: Path, read_only: bool):
     with Project.open(project_path, read_only=read_only) as project:
-        assert project.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-
-
-def test_foreign_keys_are_enforced(project_path: Path):
-    with Project.open(project_path) as project:
-        with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"), project.transaction():
-            project.conn.execute(
-                "INSERT INTO images (source_id, case_id, rows, cols) VALUES (999, 'X', 1, 1)"
-            )
-        # ON DELETE CASCADE works only with foreign keys on.
-        source_id = project.sources()[0].id
-        with project.transaction():
-            project.conn.execute("DELETE FROM sources WHERE id = ?", (source_id,))
-        assert project.counts()["images"] == 33
+        assert project.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
 
 def test_read_only_project_cannot_write(project_path: Path):
     before = sha256(project_path)
     with Project.open(project_path, read_only=True) as project:
-        assert len(project.images()) == 36
+        assert len(project.images.all()) == 36
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
-            project.add_rater("intruder")
+            project.raters.add("intruder")
     assert sha256(project_path) == before
 
 
@@ -159,8 +132,8 @@ def test_older_format_file_is_migrated(tmp_path: Path):
     path = tmp_path / "old.srproj"
     _format_1_file(path)
     with Project.open(path) as project:
-        assert project.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        project.add_rater("ann")  # the tables exist
+        assert project.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        project.raters.add("ann")  # the tables exist
     assert _version(path) == SCHEMA_VERSION
 
 
@@ -205,13 +178,13 @@ def test_migrations_apply_in_order(project_path: Path, monkeypatch: pytest.Monke
     target = _fake_migrations(monkeypatch, steps)
     assert check_file(project_path) == SCHEMA_VERSION
     with Project.open(project_path) as project:
-        rows = project.conn.execute("SELECT step, note FROM history ORDER BY rowid").fetchall()
+        rows = project.db.execute("SELECT step, note FROM history ORDER BY rowid").fetchall()
         assert [tuple(r) for r in rows] == [(2, None), (3, "a;b")]
-        assert len(project.raters()) == 40  # the data survived
+        assert len(project.raters.all()) == 40  # the data survived
     assert _version(project_path) == target
     assert check_file(project_path) == target
     with Project.open(project_path) as project:  # reopening does not migrate again
-        assert project.conn.execute("SELECT count(*) FROM history").fetchone()[0] == 2
+        assert project.db.execute("SELECT count(*) FROM history").fetchone()[0] == 2
 
 
 def test_failing_migration_rolls_back_and_leaves_file_unchanged(
@@ -325,35 +298,9 @@ def test_refuses_damaged_file(project_path: Path, how: str):
 
 
 # -- transactions ------------------------------------------------------------------------------
-def test_store_method_failure_rolls_back_whole_intent(project_path: Path, tmp_path: Path):
-    with Project.open(project_path) as project:
-        counts = project.counts()
-        file = tmp_path / "dup.png"
-        file.write_bytes(b"dup")
-        # The second frame collides with the first (UNIQUE source/frame/axis/slice): the source
-        # row inserted before it must go too.
-        with pytest.raises(sqlite3.IntegrityError):
-            project.add_source(file, "f" * 64, "png", [NewImage(4, 4), NewImage(4, 4)])
-        assert project.counts() == counts
-        assert not project.conn.in_transaction
-
-
-def test_outer_transaction_rolls_back_nested_store_calls(project_path: Path):
-    with Project.open(project_path) as project:
-        with pytest.raises(RuntimeError, match="boom"), project.transaction():
-            project.add_rater("new-rater")
-            project.add_guideline("new text")
-            assert project.rater_by_name("new-rater") is not None  # visible inside
-            raise RuntimeError("boom")
-        assert project.rater_by_name("new-rater") is None
-        assert project.guideline()[0] == 30
-    with Project.open(project_path) as project:  # and nothing reached the file
-        assert project.rater_by_name("new-rater") is None
-
-
 def test_each_store_call_commits_before_returning(project_path: Path):
     with Project.open(project_path) as project:
-        rater_id = project.add_rater("committed")
+        rater_id = project.raters.add("committed")
         # A second connection sees it at once: it is on disk, not pending.
         other = raw(project_path)
         assert other.execute("SELECT name FROM raters WHERE id = ?", (rater_id,)).fetchone()
@@ -380,23 +327,23 @@ WRITER = textwrap.dedent(
     project = Project.open(path)
     # A tiny page cache makes big transactions spill pages into the file before COMMIT, so a
     # kill can land in the middle of a transaction that has already touched the file.
-    project.conn.execute("PRAGMA cache_size = 8")
-    image_ids = [im.id for im in project.images()][:12]  # not all: earlier runs add volumes
-    rater = project.ensure_rater("durable", "annotator")
-    set_id = project.create_image_set(f"set-{{len(project.image_sets())}}", image_ids)
+    project.db.execute("PRAGMA cache_size = 8")
+    image_ids = [im.id for im in project.images.all()][:12]  # not all: earlier runs add volumes
+    rater = project.raters.ensure("durable", "annotator")
+    set_id = project.image_sets.create(f"set-{{len(project.image_sets.all())}}", image_ids)
     print("ready", flush=True)
     pairs = [(a, b) for i, a in enumerate(image_ids) for b in image_ids[i + 1:]]
     for n in range({WRITER_STEPS}):
         if n % 40 == 0:
             with project.transaction():
-                session = project.conn.execute(
+                session = project.db.execute(
                     "INSERT INTO sessions (kind, rater_id, image_set_id, name, seed, created_at)"
                     " VALUES ('exhaustive', ?, ?, 'kill test', 0, 'now')", (rater, set_id),
                 ).lastrowid
             print("session", session, flush=True)
         left, right = pairs[n % len(pairs)]
         with project.transaction():
-            answer = project.conn.execute(
+            answer = project.db.execute(
                 "INSERT INTO answers (session_id, left_id, right_id, answer, active_ms,"
                 " answered_at) VALUES (?, ?, ?, 'left', 1200, 'now')", (session, left, right),
             ).lastrowid
@@ -406,7 +353,7 @@ WRITER = textwrap.dedent(
             payload = f"volume {{n}} of writer {{os.getpid()}}".encode() * 50  # unique per run
             file = f"{{folder}}/vol{{os.getpid()}}-{{n}}.nii"
             open(file, "wb").write(payload)
-            ids = project.add_source(
+            ids = project.images.add_source(
                 file, hashlib.sha256(payload).hexdigest(), "nifti",
                 [NewImage(64, 64, axis=2, slice_index=k, info={{"pad": "z" * 300}})
                  for k in range(150)],
@@ -482,7 +429,7 @@ def test_kill_9_never_loses_a_committed_write(project_path: Path, tmp_path: Path
                                   rng.uniform(0.0, 0.05))
         # Opening recovers from the kill (rolls back a hot journal) and checks the file.
         with Project.open(project_path) as project:
-            conn = project.conn
+            conn = project.db.conn
             assert conn.execute("PRAGMA quick_check").fetchall()[0][0] == "ok"
             assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
             answers = {r[0] for r in conn.execute("SELECT id FROM answers")}
@@ -515,8 +462,8 @@ def test_kill_9_writer_memory_stays_small_on_a_big_project(project_path: Path, t
         for k in range(40):
             file = folder / f"bulk{k}.nii"
             file.write_bytes(f"bulk volume {k}".encode())
-            project.add_source(file, sha256(file), "nifti",
-                               [NewImage(64, 64, axis=2, slice_index=i) for i in range(150)])
+            project.images.add_source(file, sha256(file), "nifti",
+                                      [NewImage(64, 64, axis=2, slice_index=i) for i in range(150)])
     script = tmp_path / "writer.py"
     script.write_text(WRITER)
     peaks: list[int] = []
@@ -534,10 +481,10 @@ def test_open_recovers_from_hot_journal(project_path: Path, tmp_path: Path):
         import sys, time
         from slicereview.store import Project
         project = Project.open(sys.argv[1])
-        project.conn.execute("PRAGMA cache_size = 5")
-        project.conn.execute("BEGIN IMMEDIATE")
+        project.db.execute("PRAGMA cache_size = 5")
+        project.db.execute("BEGIN IMMEDIATE")
         for k in range(2000):
-            project.conn.execute(
+            project.db.execute(
                 "INSERT INTO guidelines (version, text, created_at) VALUES (?, ?, 'x')",
                 (1000 + k, "y" * 500),
             )
@@ -556,7 +503,7 @@ def test_open_recovers_from_hot_journal(project_path: Path, tmp_path: Path):
     journal = project_path.with_name(project_path.name + "-journal")
     assert journal.exists() and project_path.stat().st_size > size_before  # truly hot
     with Project.open(project_path) as project:
-        assert project.guideline()[0] == 30  # the uncommitted rows are gone
-        assert project.conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+        assert project.guidelines.get()[0] == 30  # the uncommitted rows are gone
+        assert project.db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
     assert not journal.exists()
     assert project_path.stat().st_size == size_before

@@ -90,22 +90,22 @@ def select(
     if raters:
         rater_ids = set()
         for name in raters:
-            r = project.rater_by_name(name)
+            r = project.raters.by_name(name)
             if r is None:
                 raise KeyError(f"no rater named {name!r} in this project")
             rater_ids.add(r.id)
-    found = project.annotations(phase=phase, round=round,
-                                status=None if statuses is None else list(statuses))
+    found = project.annotations.all(phase=phase, round=round,
+                                    status=None if statuses is None else list(statuses))
     items, images, people = [], {}, {}
     for a in found:
         if rater_ids is not None and a.rater_id not in rater_ids:
             continue
         if a.image_id not in images:
-            images[a.image_id] = project.image(a.image_id)
+            images[a.image_id] = project.images.get(a.image_id)
         if a.rater_id not in people:
-            people[a.rater_id] = project.rater(a.rater_id)
+            people[a.rater_id] = project.raters.get(a.rater_id)
         items.append(ExportItem(a, images[a.image_id], people[a.rater_id],
-                                project.polygons(a.id)))
+                                project.polygons.of(a.id)))
     return items
 
 

@@ -40,9 +40,9 @@ def export_sr(project: Project, out_dir: str | Path, *, phase: Phase | str = Pha
     out.mkdir(parents=True, exist_ok=True)
     report = DicomReport()
     ratings = _ratings(project)
-    annotations = {a.id: a for a in project.annotations(phase=phase, round=round)}
-    decisions = project.current_decisions(list(annotations))
-    images = project.images()
+    annotations = {a.id: a for a in project.annotations.all(phase=phase, round=round)}
+    decisions = project.reviews.current_decisions(list(annotations))
+    images = project.images.all()
     description = describe(project, str(phase), round)
     rows = []
     for k, image in enumerate(images):
@@ -90,7 +90,7 @@ def _review(project: Project, image: Image, annotations: dict, decisions: dict,
 
     def name(rater_id: int) -> str:
         if rater_id not in names:
-            names[rater_id] = project.rater(rater_id).name
+            names[rater_id] = project.raters.get(rater_id).name
         return names[rater_id]
 
     found = []
@@ -107,8 +107,8 @@ def _review(project: Project, image: Image, annotations: dict, decisions: dict,
                                     decision.comment, ref))
     pins = tuple(Pin(str(r.pin_kind), tuple(float(v) for v in r.pin_at), r.comment,
                      name(r.reviewer_id), tuple(r.tags))
-                 for r in project.reviews(image_id=image.id) if r.is_pin)
-    features = project.latest_review_features(image.id) or {}
+                 for r in project.reviews.all(image_id=image.id) if r.is_pin)
+    features = project.reviews.latest_features(image.id) or {}
     alphas = {key: (math.nan if features.get(key) is None else float(features[key]))
               for key in ("strict_alpha", "relaxed_alpha") if key in features}
     if not (found or pins or alphas or ratings):
@@ -130,9 +130,9 @@ def _ratings(project: Project) -> dict[int, list]:
     from slicereview.engines.dicomout.sr import Rating
 
     out: dict[int, list] = {}
-    for session in project.sessions():
+    for session in project.ratings.sessions():
         if session.kind == SessionKind.CLASSIFY:
-            for grade in project.grades(session.id):
+            for grade in project.ratings.grades(session.id):
                 out.setdefault(grade.image_id, []).append(
                     Rating("grade", session.name, float(grade.grade)))
         elif session.kind in (SessionKind.SORT, SessionKind.CONFIDENCE):

@@ -3,7 +3,7 @@
 :func:`import_paths` walks files and folders (recursively), detects each file's format, hashes
 it, skips duplicates (same SHA-256 as a file already in the project), reads only the headers it
 needs, verifies each file by decoding one image in a decoding child, and adds the files with
-their images (:meth:`~slicereview.store.images.ImagesMixin.add_source`), a few hundred
+their images (:meth:`~slicereview.store.images.Images.add_source`), a few hundred
 milliseconds' worth of files per transaction. Unreadable files are listed
 with the reason and do not stop the import.
 
@@ -308,7 +308,7 @@ def _prepare(project: Project, path: Path, report: ImportReport, seen: set[str]
         report.failed.append((shown(path), f"The file cannot be read ({exc.strerror or 'error'}); "
                                          "check its permissions."))
         return None
-    known = project.source_by_hash(sha)
+    known = project.images.source_by_hash(sha)
     if sha in seen or (known is not None and fmt not in SITK_FORMATS and fmt != DICOM):
         report.duplicates.append(shown(path))
         return None
@@ -342,14 +342,14 @@ def _store(project: Project, c: _Candidate, result: EntriesOrError, report: Impo
     if c.known_source is not None:
         # A volume or multi-frame file already in the project: add only the slices/frames this
         # selection picks that are not there yet (the user may pick more slices later).
-        ids = project.add_images_to_source(c.known_source, images)
+        ids = project.images.add_to_source(c.known_source, images)
         if not ids:
             report.duplicates.append(shown(c.path))
             return
         report.added_images += len(ids)
         report.image_ids.extend(ids)
         return
-    ids = project.add_source(c.path, c.sha, c.fmt, images, info)
+    ids = project.images.add_source(c.path, c.sha, c.fmt, images, info)
     report.added_files += 1
     report.added_images += len(ids)
     report.image_ids.extend(ids)
@@ -375,7 +375,7 @@ def _intent_warning(project: Project, added: dict[str, int]) -> str | None:
     if not added:
         return None
     counts: dict[str, int] = {}
-    for image in project.images():
+    for image in project.images.all():
         intent = str(image.info.get("presentation_intent") or "").upper()
         if intent:
             counts[intent] = counts.get(intent, 0) + 1

@@ -92,7 +92,7 @@ class Locator:
         self.refresh()
 
     def refresh(self) -> None:
-        self._remote = self.project.dicomweb_refs()
+        self._remote = self.project.dicomweb.refs()
         self._folder = str(cache_folder())
 
     def is_remote(self, image: Image) -> bool:
@@ -101,7 +101,7 @@ class Locator:
     def file_of(self, image: Image) -> Path | RemoteInstance:
         entry = self._remote.get(image.source_id)
         if entry is None:
-            return self.project.resolve(image.path)
+            return self.project.images.resolve(image.path)
         ref, sha = entry
         return RemoteInstance(ref.url, ref.study_uid, ref.series_uid, ref.sop_uid, sha,
                               auth=self.credentials.get(ref.url), folder=self._folder)

@@ -104,14 +104,14 @@ def import_dicomweb(project: Project, url: str, *, studies: Sequence[str] = (),
                     break
                 if progress is not None:
                     progress(k, len(rows), row.sop_uid)
-                if row.sop_uid in seen or project.dicomweb_sop_known(row.sop_uid):
+                if row.sop_uid in seen or project.dicomweb.sop_known(row.sop_uid):
                     report.duplicates.append(_ref(url, row).wado_url)
                     continue
                 seen.add(row.sop_uid)
                 path = cache_file(url, row.sop_uid)
                 digest, size = server.retrieve(row, path, limits.max_decoded_bytes)
                 fetched.append(path)
-                if project.source_by_hash(digest) is not None or digest in {
+                if project.images.source_by_hash(digest) is not None or digest in {
                         t[2] for t in todo}:
                     report.duplicates.append(_ref(url, row).wado_url)
                     continue
@@ -169,7 +169,7 @@ def _check_and_store(project: Project, url: str, todo: list[tuple[InstanceRow, P
             info, images = result
             images = [replace(images[0], info={**(images[0].info or {}),
                                                DECODED_AT_IMPORT: True}), *images[1:]]
-            ids = project.add_dicomweb_source(ref, digest, size, images, info)
+            ids = project.dicomweb.add_source(ref, digest, size, images, info)
             report.added_files += 1
             report.added_images += len(ids)
             report.image_ids.extend(ids)
@@ -177,7 +177,7 @@ def _check_and_store(project: Project, url: str, todo: list[tuple[InstanceRow, P
 
 def _intents(project: Project, image_ids: list[int]) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for image in project.images(image_ids):
+    for image in project.images.all(image_ids):
         intent = str(image.info.get("presentation_intent") or "").upper()
         if intent:
             counts[intent] = counts.get(intent, 0) + 1

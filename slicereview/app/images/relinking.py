@@ -31,7 +31,7 @@ def relink(project: Project, new_root: str | Path, *, verify: bool = True) -> Re
     updates: list[tuple[int, Path]] = []
     by_name: dict[str, list[Path]] | None = None  # built once, only when a tail fails
     hashes: dict[Path, str] = {}
-    for source in project.missing_sources():
+    for source in project.images.missing_sources():
         parts = PurePosixPath(from_text(source.path)).parts
         found = None
         for start in range(len(parts)):
@@ -64,7 +64,7 @@ def relink(project: Project, new_root: str | Path, *, verify: bool = True) -> Re
             mismatch.append(shown(found))
             continue
         updates.append((source.id, found))
-    relinked = project.set_source_paths(updates)
+    relinked = project.images.set_source_paths(updates)
     return RelinkReport(relinked, missing, mismatch)
 
 

@@ -18,7 +18,7 @@ Example
 >>> import tempfile, pathlib
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> owner, ann = project.add_rater("owner", "owner"), project.add_rater("ann")
+>>> owner, ann = project.raters.add("owner", "owner"), project.raters.add("ann")
 >>> edit_guidelines(project, owner, "# BAC\\nOutline each vessel.\\n")
 1
 >>> guideline_changes(project, ann).version
@@ -69,43 +69,43 @@ class GuidelineChanges:
 def edit_guidelines(project: Project, owner_id: int, text: str) -> int:
     """The owner saves the guidelines; returns the version in force (a new one when the text
     changed)."""
-    if project.rater(owner_id).role is not Role.OWNER:
+    if project.raters.get(owner_id).role is not Role.OWNER:
         raise PermissionError("only the task owner edits the guidelines")
-    current = project.guideline()
+    current = project.guidelines.get()
     if current is not None and current[1] == text:
         return current[0]
-    return project.add_guideline(text)
+    return project.guidelines.add(text)
 
 
 def guideline_changes(project: Project, rater_id: int, *, record: bool = True
                       ) -> GuidelineChanges:
     """What changed since ``rater_id`` last looked; records that they looked now."""
-    current = project.guideline()
-    last = project.last_seen_guideline(rater_id)
+    current = project.guidelines.get()
+    last = project.guidelines.last_seen(rater_id)
     if current is None:
         return GuidelineChanges(None, last, "", "")
     version, text = current
-    old = project.guideline(last) if last is not None else None
+    old = project.guidelines.get(last) if last is not None else None
     before, name = (old[1], f"guidelines v{last}") if old else ("", "guidelines (not read)")
     diff = "".join(difflib.unified_diff(
         before.splitlines(keepends=True), text.splitlines(keepends=True), name,
         f"guidelines v{version}")) if last != version else ""
     if record and last != version:
-        project.mark_guideline_seen(rater_id, version)
+        project.guidelines.mark_seen(rater_id, version)
     return GuidelineChanges(version, last, text, diff)
 
 
 def _crop_box(project: Project, review_id: int) -> tuple[int, int, int, int]:
-    review = project.review(review_id)
-    image = project.image(review.image_id)
+    review = project.reviews.get(review_id)
+    image = project.images.get(review.image_id)
     if review.pin_kind == "box":
         r0, c0, r1, c1 = (int(round(v)) for v in review.pin_at)
     elif review.pin_kind == "point":
         x, y = review.pin_at
         r0, c0, r1, c1 = int(y) - 2 * MARGIN, int(x) - 2 * MARGIN, int(y) + 2 * MARGIN, int(
             x) + 2 * MARGIN
-    elif review.annotation_id is not None and project.polygons(review.annotation_id):
-        v = np.concatenate([p.vertices for p in project.polygons(review.annotation_id)])
+    elif review.annotation_id is not None and project.polygons.of(review.annotation_id):
+        v = np.concatenate([p.vertices for p in project.polygons.of(review.annotation_id)])
         c0, r0 = np.floor(v.min(axis=0)).astype(int) - MARGIN
         c1, r1 = np.ceil(v.max(axis=0)).astype(int) + MARGIN
     else:
@@ -127,20 +127,20 @@ def example_crop(project: Project, review_id: int) -> bytes:
     from slicereview.engines.imaging.loader import load_display
     from slicereview.engines.masks import rasterize
 
-    review = project.review(review_id)
-    image = project.image(review.image_id)
+    review = project.reviews.get(review_id)
+    image = project.images.get(review.image_id)
     from slicereview.app.images.pacs import Locator
 
     path = Locator(project).file_of(image)  # (a PACS image: its cache)
     # The decoding rule of the viewer: checked against the import, in-process only if safe.
-    in_process = ImportedFiles(project).check(image, path)  # type: ignore[arg-type]
+    in_process = ImportedFiles(project).check(image, path)
     shown = load_display(path, image, isolated=not in_process, limits=project_limits(project))
     window = shown.presets[0] if shown.presets else auto_window(shown.data)
     gray = apply_window(shown.data, window, invert=shown.invert)
     rgb = gray if gray.ndim == 3 else np.repeat(gray[..., None], 3, axis=2)
     rgb = np.array(rgb, dtype=np.uint8)
     if review.annotation_id is not None:
-        labels = rasterize(project.polygons(review.annotation_id), (image.rows, image.cols))
+        labels = rasterize(project.polygons.of(review.annotation_id), (image.rows, image.cols))
         for value, colour in ((2, (0, 220, 0)), (1, (230, 0, 0))):
             region = labels == value
             edge = region & ~ndimage.binary_erosion(region)
@@ -157,19 +157,19 @@ def promote_review(project: Project, owner_id: int, review_id: int, text: str | 
                    *, with_crop: bool = True) -> tuple[int, int]:
     """Promote a review's comment or reason tags into a guideline entry with an image crop;
     returns ``(new version, entry id)``."""
-    review = project.review(review_id)
+    review = project.reviews.get(review_id)
     said = text if text is not None else "; ".join(
         [*review.tags, *([review.comment.strip()] if review.comment.strip() else [])])
     if not said.strip():
         raise ValueError("this review says nothing to promote: no comment and no reason tag")
     crop = example_crop(project, review_id) if with_crop else None
-    case = project.image(review.image_id).case_id
-    current = project.guideline()
+    case = project.images.get(review.image_id).case_id
+    current = project.guidelines.get()
     body = current[1].rstrip("\n") if current else "# Guidelines"
     with project.transaction():
         entry_version = (current[0] if current else 0) + 1
-        entry = project.add_guideline_entry(entry_version, said, review_id=review_id,
-                                            crop_png=crop)
+        entry = project.guidelines.add_entry(entry_version, said, review_id=review_id,
+                                             crop_png=crop)
         if EXAMPLES_HEADING not in body:
             body += f"\n\n{EXAMPLES_HEADING}\n"
         picture = f" ![example](entry:{entry})" if crop else ""

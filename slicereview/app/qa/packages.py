@@ -59,7 +59,7 @@ class PackageError(ProjectError):
 
 def _content(project: Project, ann: Annotation) -> dict:
     polys = [{"v": p.vertices.tolist(), "c": str(p.certainty), "l": p.label,
-              "q": p.classifications} for p in project.polygons(ann.id)]
+              "q": p.classifications} for p in project.polygons.of(ann.id)]
     return {"status": str(ann.status), "classifications": ann.classifications,
             "active_ms": ann.active_ms, "polygons": polys}
 
@@ -79,7 +79,7 @@ def project_uuid(project: Project) -> str:
 def package(project: Project, annotator: str, out: str | Path, batch: str | None = None
             ) -> Path:
     """Write the work package of ``annotator`` (optionally one ``batch``) to ``out`` (zip)."""
-    rater = project.rater_by_name(annotator)
+    rater = project.raters.by_name(annotator)
     if rater is None or rater.role is not Role.ANNOTATOR:
         raise ValueError(f"no annotator named {annotator!r} in this project")
     out = Path(out)
@@ -87,7 +87,7 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
         raise FileExistsError(f"{out} exists: choose another name")
     batch_id = None
     if batch is not None:
-        found = project.batch_by_name(batch)
+        found = project.workflow.batch_by_name(batch)
         if found is None:
             raise ValueError(f"no batch named {batch!r} in this project")
         batch_id = found.id
@@ -97,9 +97,9 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
         images = work_images(project, rater.id, batch_id)
     else:
         allowed = {str(p) for p in Phase if may_start(project, rater.id, p)}
-        images = sorted({i for b in project.batches() if str(b.phase) in allowed
+        images = sorted({i for b in project.workflow.batches() if str(b.phase) in allowed
                          for i in work_images(project, rater.id, b.id)}
-                        | {a.image_id for a in project.annotations(rater_id=rater.id)
+                        | {a.image_id for a in project.annotations.all(rater_id=rater.id)
                            if str(a.phase) in allowed})
         if not images and len(allowed) < len(Phase):
             raise OnHold(str(why_not_start(project, rater.id, Phase.FORMAL)))
@@ -107,11 +107,11 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
         raise ValueError(f"{annotator} has no images to work on"
                          + (f" in batch {batch}" if batch else ""))
     package_id = uuid.uuid4().hex
-    base = {str(a.id): a.updated_at for a in project.annotations(rater_id=rater.id)
+    base = {str(a.id): a.updated_at for a in project.annotations.all(rater_id=rater.id)
             if a.image_id in set(images)}
     with tempfile.TemporaryDirectory() as tmp:
         sub = Path(tmp) / PROJECT
-        project.write_subset(sub, rater.id, images, batch_id, {
+        project.packages.write_subset(sub, rater.id, images, batch_id, {
             "package_id": package_id, "package_annotator": annotator,
             "package_created_at": now_iso(), "project_uuid": project_uuid(project)})
         files: dict[str, tuple[Path, str]] = {}
@@ -119,16 +119,16 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
         max_bytes = project_limits(project).max_decoded_bytes
         with Project.open(sub) as pkg:
             paths = {}
-            sources = {s.id: s for s in pkg.sources()}
-            for image in pkg.images():
+            sources = {s.id: s for s in pkg.images.sources()}
+            for image in pkg.images.all():
                 source = sources[image.source_id]
                 name = f"images/{source.sha256[:16]}/{Path(image.path).name}"
                 # An image on a PACS travels as its file (fetched if the cache lost it): the
                 # annotator's machine need not reach the PACS.
                 files[name] = (local_file(locator.file_of(image), max_bytes), source.sha256)
                 paths[source.id] = name
-            pkg.set_stored_paths(paths)
-            pkg.forget_dicomweb_sources()
+            pkg.images.set_stored_paths(paths)
+            pkg.dicomweb.forget_sources()
         manifest = {"format": FORMAT, "schema": SCHEMA_VERSION, "slicereview": __version__,
                     "project_uuid": project_uuid(project), "package_id": package_id,
                     "annotator": annotator, "batch": batch, "base": base,
@@ -214,14 +214,14 @@ def _merge(project: Project, pkg: Project, manifest: dict) -> MergeReport:
     if pkg.meta("project_uuid") != project_uuid(project):
         raise PackageError("the package's project file belongs to another project")
     name = manifest["annotator"]
-    here, there = project.rater_by_name(name), pkg.rater_by_name(name)
+    here, there = project.raters.by_name(name), pkg.raters.by_name(name)
     if here is None or there is None:
         raise PackageError(f"annotator {name!r} is missing on one side")
-    sources = {s.id: s for s in pkg.sources()}
-    for image in pkg.images():
-        source = project.source_by_hash(sources[image.source_id].sha256)
+    sources = {s.id: s for s in pkg.images.sources()}
+    for image in pkg.images.all():
+        source = project.images.source_by_hash(sources[image.source_id].sha256)
         try:
-            same = source is not None and project.image(image.id).source_id == source.id
+            same = source is not None and project.images.get(image.id).source_id == source.id
         except KeyError:
             same = False
         if not same:
@@ -229,12 +229,12 @@ def _merge(project: Project, pkg: Project, manifest: dict) -> MergeReport:
     base = manifest.get("base", {})
     report = MergeReport()
     with project.transaction():
-        for ann in pkg.annotations(rater_id=there.id):
+        for ann in pkg.annotations.all(rater_id=there.id):
             theirs = _content(pkg, ann)
-            mine = project.annotation_for(here.id, ann.image_id, ann.phase, ann.round,
-                                          create=False)
+            mine = project.annotations.for_image(here.id, ann.image_id, ann.phase, ann.round,
+                                                 create=False)
             if mine is None:
-                new = project.annotation_for(here.id, ann.image_id, ann.phase, ann.round)
+                new = project.annotations.for_image(here.id, ann.image_id, ann.phase, ann.round)
                 assert new is not None
                 _write(project, new.id, theirs)
                 report.added.append(new.id)
@@ -251,34 +251,34 @@ def _merge(project: Project, pkg: Project, manifest: dict) -> MergeReport:
                 report.updated.append(mine.id)
             elif we_changed and not they_changed:
                 report.kept.append(mine.id)
-            elif project.add_merge_conflict(manifest["package_id"], mine.id, theirs,
-                                            _digest(theirs)):
+            elif project.packages.add_merge_conflict(manifest["package_id"], mine.id, theirs,
+                                                     _digest(theirs)):
                 report.conflicts.append(mine.id)
             else:
                 report.unchanged += 1
-        project.merge_guideline_views(here.id, pkg.guideline_views(there.id))
+        project.guidelines.merge_views(here.id, pkg.guidelines.views(there.id))
         report.pins = _merge_pins(project, pkg)
     return report
 
 
 def _pin_key(project: Project, pin: Review) -> tuple:
-    return (pin.image_id, project.rater(pin.reviewer_id).name, pin.pin_kind,
+    return (pin.image_id, project.raters.get(pin.reviewer_id).name, pin.pin_kind,
             tuple(round(v, 6) for v in pin.pin_at), pin.comment, tuple(pin.tags))
 
 
 def _merge_pins(project: Project, pkg: Project) -> list[int]:
     """Add the package's pins the project lacks (by content); returns the new review ids."""
-    have = {_pin_key(project, r) for r in project.reviews() if r.is_pin}
+    have = {_pin_key(project, r) for r in project.reviews.all() if r.is_pin}
     added = []
-    for pin in (r for r in pkg.reviews() if r.is_pin):
+    for pin in (r for r in pkg.reviews.all() if r.is_pin):
         key = _pin_key(pkg, pin)
-        reviewer = project.rater_by_name(key[1])
+        reviewer = project.raters.by_name(key[1])
         if key in have or reviewer is None:
             continue
-        added.append(project.add_review(pin.image_id, reviewer.id, comment=pin.comment,
-                                        tags=pin.tags, active_ms=pin.active_ms,
-                                        alphas=pin.alphas, pin_kind=pin.pin_kind,
-                                        pin_at=pin.pin_at))
+        added.append(project.reviews.add(pin.image_id, reviewer.id, comment=pin.comment,
+                                         tags=pin.tags, active_ms=pin.active_ms,
+                                         alphas=pin.alphas, pin_kind=pin.pin_kind,
+                                         pin_at=pin.pin_at))
         have.add(key)
     return added
 
@@ -288,12 +288,12 @@ def _write(project: Project, annotation_id: int, content: dict) -> None:
 
     polys = [Polygon(np.asarray(p["v"], dtype=float).reshape(-1, 2), p["c"], p["l"], p["q"])
              for p in content["polygons"]]
-    project.replace_polygons(annotation_id, polys)
-    project.set_image_classifications(annotation_id, content["classifications"])
-    current = project.annotation(annotation_id).active_ms
+    project.polygons.replace(annotation_id, polys)
+    project.annotations.set_image_classifications(annotation_id, content["classifications"])
+    current = project.annotations.get(annotation_id).active_ms
     if content["active_ms"] > current:
-        project.add_active_time(annotation_id, content["active_ms"] - current)
-    project.set_annotation_status(annotation_id, content["status"])
+        project.annotations.add_active_time(annotation_id, content["active_ms"] - current)
+    project.annotations.set_status(annotation_id, content["status"])
 
 
 def copy_floor(files: list[Path], dest: Path) -> None:

@@ -32,13 +32,13 @@ Example
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
 >>> tree = choices_from_paths(["Calcification > Punctate", "Calcification > Vascular", "Mass"])
 >>> kind = add_question(project, "kind", "Kind of region", "dropdown", "polygon", tree)
->>> print(choices_text(project.question(kind).options))
+>>> print(choices_text(project.questions.get(kind).options))
 Calcification
   Punctate
   Vascular
 Mass
 >>> retire_question(project, kind)
->>> [q.name for q in project.questions()], [q.name for q in project.questions(retired=True)]
+>>> [q.name for q in project.questions.all()], [q.name for q in project.questions.all(retired=True)]
 ([], ['kind'])
 >>> project.close()
 """
@@ -184,22 +184,22 @@ def add_question(project: Project, key: str, title: str, kind: str, scope: str =
     if scope not in SCOPES:
         raise ValueError(f"A question is asked per image or per polygon, not {scope!r}.")
     check_choices(kind, choices)
-    if project.question_by_name(key) is not None:
+    if project.questions.by_name(key) is not None:
         raise ValueError(f"There is already a question with the key {key!r} (retired ones "
                          "count: restore it instead).")
-    return project.add_question(key, title.strip() or key, kind, scope, list(choices))
+    return project.questions.add(key, title.strip() or key, kind, scope, list(choices))
 
 
 def answered(project: Project, question: Question) -> int:
     """How many annotations (image questions) or polygons (polygon questions) answer it."""
-    return project.question_answer_count(question.name, question.scope)
+    return project.questions.answer_count(question.name, question.scope)
 
 
 def edit_question(project: Project, question_id: int, *, title: str | None = None,
                   kind: str | None = None, scope: str | None = None,
                   choices: Sequence[Any] | None = None) -> None:
     """Change a question's title, choices, and — while nobody answered it — kind and scope."""
-    q = project.question(question_id)
+    q = project.questions.get(question_id)
     new_kind, new_scope = kind or q.kind, scope or q.scope
     if new_scope not in SCOPES:
         raise ValueError(f"A question is asked per image or per polygon, not {new_scope!r}.")
@@ -212,24 +212,24 @@ def edit_question(project: Project, question_id: int, *, title: str | None = Non
                 f"{n} {'annotation' if q.scope == 'image' else 'polygon'}{'s' * (n != 1)} "
                 f"answer {q.name!r} as a {q.scope} {q.kind} question: its scope and kind stay. "
                 "Retire it and add a new question to ask something else.")
-    project.update_question(question_id, title=None if title is None else (title.strip()
+    project.questions.update(question_id, title=None if title is None else (title.strip()
                                                                            or q.name),
-                            kind=new_kind, scope=new_scope, options=new_choices)
+                             kind=new_kind, scope=new_scope, options=new_choices)
 
 
 def move_question(project: Project, question_id: int, position: int) -> None:
     """Put a question at ``position`` of the list (0 first; retired ones keep their places)."""
-    project.update_question(question_id, position=position)
+    project.questions.update(question_id, position=position)
 
 
 def retire_question(project: Project, question_id: int) -> None:
     """No longer ask a question; the answers stored under its key stay."""
-    project.set_question_retired(question_id, True)
+    project.questions.set_retired(question_id, True)
 
 
 def restore_question(project: Project, question_id: int) -> None:
     """Ask a retired question again (its stored answers show again)."""
-    project.set_question_retired(question_id, False)
+    project.questions.set_retired(question_id, False)
 
 
 # -- export and import -----------------------------------------------------------------------
@@ -241,7 +241,7 @@ def as_dict(q: Question) -> dict[str, Any]:
 def export_questions(project: Project) -> dict[str, Any]:
     """Every question (retired ones too) in list order, as JSON-able values."""
     return {"format": FORMAT, "questions": [as_dict(q) for q in
-                                            project.questions(retired=True)]}
+                                            project.questions.all(retired=True)]}
 
 
 def write_questions(project: Project, out: str | Path) -> Path:
@@ -302,7 +302,7 @@ def import_questions(project: Project, data: object) -> ImportReport:
     report = ImportReport()
     with project.transaction():
         for position, entry in enumerate(entries):
-            known = project.question_by_name(entry["key"])
+            known = project.questions.by_name(entry["key"])
             if known is None:
                 qid = add_question(project, entry["key"], entry["title"], entry["kind"],
                                    entry["scope"], entry["choices"])
@@ -314,14 +314,14 @@ def import_questions(project: Project, data: object) -> ImportReport:
                                   scope=entry["scope"], choices=entry["choices"])
                 except ValueError as exc:
                     raise ValueError(f"{entry['key']!r}: {exc}") from None
-            if entry["retired"] != project.question(qid).retired:
-                project.set_question_retired(qid, entry["retired"])
-            order = [q.id for q in project.questions(retired=True)]
+            if entry["retired"] != project.questions.get(qid).retired:
+                project.questions.set_retired(qid, entry["retired"])
+            order = [q.id for q in project.questions.all(retired=True)]
             if order.index(qid) != position:
                 move_question(project, qid, position)
             if known is not None:
-                after = as_dict(project.question(qid))
-                changed = after != as_dict(known) or known.position != project.question(
+                after = as_dict(project.questions.get(qid))
+                changed = after != as_dict(known) or known.position != project.questions.get(
                     qid).position
                 (report.updated if changed else report.unchanged).append(entry["key"])
     return report

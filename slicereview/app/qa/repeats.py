@@ -20,13 +20,13 @@ Example
 >>> from slicereview.model import NewImage
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> images = project.add_source(pathlib.Path(__file__), "0" * 64, "png",
+>>> images = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png",
 ...                             [NewImage(8, 8, frame=k) for k in range(40)])
->>> ann = project.add_rater("ann")
+>>> ann = project.raters.add("ann")
 >>> chosen = schedule_repeats(project, ann, images, share=0.05, seed=3)
 >>> len(chosen), chosen == schedule_repeats(project, ann, images, share=0.05, seed=3)
 (2, True)
->>> len(project.annotations(repeats=True))
+>>> len(project.annotations.all(repeats=True))
 2
 >>> project.close()
 """
@@ -63,7 +63,7 @@ def schedule_repeats(project: Project, rater_id: int, image_ids: Sequence[int],
     """Ask annotator ``rater_id`` to annotate a seeded share of ``image_ids`` a second time.
 
     For each chosen image the first pass (``phase``, ``round``; created ``in_progress`` when
-    missing) gets a repeat (:meth:`~slicereview.store.Project.create_repeat`; an existing one
+    missing) gets a repeat (:meth:`~slicereview.store.repeats.Repeats.create`; an existing one
     is kept). Returns the chosen image ids in batch order. Deterministic from ``seed`` and the
     rater id.
     """
@@ -74,15 +74,15 @@ def schedule_repeats(project: Project, rater_id: int, image_ids: Sequence[int],
     chosen = [i for n, i in enumerate(ids) if n in picked]
     with project.transaction():
         for image_id in chosen:
-            first = project.annotation_for(rater_id, image_id, phase, round)
+            first = project.annotations.for_image(rater_id, image_id, phase, round)
             assert first is not None
-            project.create_repeat(first.id)
+            project.repeats.create(first.id)
     return chosen
 
 
 def pending_repeats(project: Project, rater_id: int) -> list[Annotation]:
     """The annotator's repeats to do now: first pass finished, repeat not finished."""
-    return [again for first, again in project.repeat_pairs(rater_id=rater_id)
+    return [again for first, again in project.repeats.pairs(rater_id=rater_id)
             if first.status in FINISHED and again.status not in FINISHED]
 
 
@@ -92,7 +92,7 @@ def repeat_pairs_for_queue(project: Project, phase: Phase | str,
     """image id → finished ``(first, repeat)`` pairs of ``phase`` by the included raters
     (``None``: everyone)."""
     out: dict[int, list[tuple[Annotation, Annotation]]] = {}
-    for first, again in project.repeat_pairs(phase=phase, status=FINISHED):
+    for first, again in project.repeats.pairs(phase=phase, status=FINISHED):
         if raters is None or first.rater_id in raters:
             out.setdefault(first.image_id, []).append((first, again))
     return out
@@ -109,12 +109,12 @@ def repeats_due(project: Project, rater_id: int, batch: Sequence[int],
     >>> from slicereview.model import NewImage
     >>> from slicereview.app.annotating import finish
     >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
-    >>> images = project.add_source(pathlib.Path(__file__), "0" * 64, "png",
+    >>> images = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png",
     ...                             [NewImage(8, 8, frame=k) for k in range(3)])
-    >>> ann = project.add_rater("ann")
+    >>> ann = project.raters.add("ann")
     >>> [chosen] = schedule_repeats(project, ann, images, share=0.1)
     >>> for done, image in enumerate(images, 1):
-    ...     finish(project, project.annotation_for(ann, image, create=True).id,
+    ...     finish(project, project.annotations.for_image(ann, image, create=True).id,
     ...            "nothing_to_annotate")
     ...     print(done, len(repeats_due(project, ann, images)))
     1 0
@@ -123,8 +123,8 @@ def repeats_due(project: Project, rater_id: int, batch: Sequence[int],
     >>> project.close()
     """
     first_round = abs(int(round))
-    done = {a.image_id for a in project.annotations(rater_id=rater_id, phase=phase,
-                                                    round=first_round, status=FINISHED)}
+    done = {a.image_id for a in project.annotations.all(rater_id=rater_id, phase=phase,
+                                                        round=first_round, status=FINISHED)}
     if not set(batch) <= done:
         return []
     return [a for a in pending_repeats(project, rater_id)
@@ -137,7 +137,7 @@ def repeat_progress(project: Project, rater_ids: Sequence[int], image_ids: Seque
     (done: the repeat is finished)."""
     wanted = set(int(i) for i in image_ids)
     out = {int(r): (0, 0) for r in rater_ids}
-    for _first, again in project.repeat_pairs(phase=phase):
+    for _first, again in project.repeats.pairs(phase=phase):
         if again.rater_id in out and again.image_id in wanted:
             todo, done = out[again.rater_id]
             finished = again.status in FINISHED
@@ -152,8 +152,8 @@ def schedule_batch_repeats(project: Project, batch_id: int, share: float, seed: 
     Existing repeats are kept, so scheduling again with the same seed adds nothing."""
     from slicereview.app.qa.workflow import batch_annotators
 
-    batch = project.batch(batch_id)
-    images = project.image_set(batch.image_set_id)
+    batch = project.workflow.batch(batch_id)
+    images = project.image_sets.members(batch.image_set_id)
     ids = batch_annotators(project, batch_id)
     if not ids:
         raise ValueError(f"Assign annotators to batch {batch.name!r} before scheduling "
@@ -167,6 +167,6 @@ def batch_repeat_progress(project: Project, batch_id: int) -> dict[int, tuple[in
     """rater id → ``(to do, done)`` repeats of each annotator of a batch."""
     from slicereview.app.qa.workflow import batch_annotators
 
-    batch = project.batch(batch_id)
+    batch = project.workflow.batch(batch_id)
     return repeat_progress(project, batch_annotators(project, batch_id),
-                           project.image_set(batch.image_set_id), batch.phase)
+                           project.image_sets.members(batch.image_set_id), batch.phase)

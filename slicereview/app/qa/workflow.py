@@ -41,23 +41,23 @@ Example
 >>> from slicereview.store import Project
 >>> from slicereview.app.annotating import finish
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> [img] = project.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(10, 10)])
->>> expert, ann = project.add_rater("expert", "reviewer"), project.add_rater("ann", group="A")
+>>> [img] = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(10, 10)])
+>>> expert, ann = project.raters.add("expert", "reviewer"), project.raters.add("ann", group="A")
 >>> batch = define_batch(project, "onboarding A", "onboarding", [img], groups=["A"],
 ...                      min_dice=0.6)
 >>> def square(rater, size):
-...     a = project.annotation_for(rater, img, "onboarding")
+...     a = project.annotations.for_image(rater, img, "onboarding")
 ...     v = np.array([[1, 1], [1 + size, 1], [1 + size, 1 + size], [1, 1 + size]], float)
-...     _ = project.replace_polygons(a.id, [Polygon(v)])
+...     _ = project.polygons.replace(a.id, [Polygon(v)])
 ...     return a.id
 >>> gold_id = square(expert, 6); finish(project, gold_id, "submitted")
 >>> mark_gold(project, gold_id)
 >>> work = square(ann, 5); finish(project, work, "submitted")   # scored on submission
->>> round(project.gold_scores()[work]["dice"], 3)
+>>> round(project.workflow.gold_scores()[work]["dice"], 3)
 0.82
 >>> [(r.rater_id, r.passes) for r in prefilter(project, batch)]
 [(2, True)]
->>> owner = project.add_rater("owner", "owner")
+>>> owner = project.raters.add("owner", "owner")
 >>> _ = decide(project, batch, ann, owner)
 >>> may_start(project, ann, "formal")
 True
@@ -93,13 +93,13 @@ def define_batch(
         raise ValueError("a batch needs images")
     _check_rules(min_dice, alpha_threshold, max_annotators, low_action)
     with project.transaction():
-        batch_id = project.add_batch(name, phase, image_ids, min_dice=min_dice,
-                                     alpha_threshold=alpha_threshold,
-                                     max_annotators=max_annotators, low_action=low_action)
+        batch_id = project.workflow.add_batch(name, phase, image_ids, min_dice=min_dice,
+                                              alpha_threshold=alpha_threshold,
+                                              max_annotators=max_annotators, low_action=low_action)
         for rater_id in raters:
-            project.assign_batch(batch_id, rater_id=rater_id)
+            project.workflow.assign_batch(batch_id, rater_id=rater_id)
         for group in groups:
-            project.assign_batch(batch_id, group=group)
+            project.workflow.assign_batch(batch_id, group=group)
     return batch_id
 
 
@@ -112,12 +112,13 @@ def edit_batch(
     to an annotator is not taken back), in one transaction, with :func:`define_batch`'s checks."""
     _check_rules(min_dice, alpha_threshold, max_annotators, low_action)
     with project.transaction():
-        project.set_batch_rules(batch_id, min_dice=min_dice, alpha_threshold=alpha_threshold,
-                                max_annotators=max_annotators, low_action=low_action)
+        project.workflow.set_batch_rules(batch_id, min_dice=min_dice,
+                                         alpha_threshold=alpha_threshold,
+                                         max_annotators=max_annotators, low_action=low_action)
         for rater_id in raters:
-            project.assign_batch(batch_id, rater_id=rater_id)
+            project.workflow.assign_batch(batch_id, rater_id=rater_id)
         for group in groups:
-            project.assign_batch(batch_id, group=group)
+            project.workflow.assign_batch(batch_id, group=group)
 
 
 def _check_rules(min_dice: float | None, alpha_threshold: float | None, max_annotators: int,
@@ -133,26 +134,26 @@ def _check_rules(min_dice: float | None, alpha_threshold: float | None, max_anno
 
 def batch_annotators(project: Project, batch_id: int) -> list[int]:
     """Rater ids assigned to a batch, directly or through their group (annotators only)."""
-    pairs = project.batch_assignments(batch_id)
+    pairs = project.workflow.batch_assignments(batch_id)
     ids = {r for r, _ in pairs if r is not None}
     groups = {g for _, g in pairs if g is not None}
-    return sorted(r.id for r in project.raters()
+    return sorted(r.id for r in project.raters.all()
                   if r.role is Role.ANNOTATOR and (r.id in ids or r.group in groups))
 
 
 def batches_for(project: Project, rater_id: int) -> list[int]:
     """Batch ids a rater is assigned to (directly or by group), oldest first."""
-    return [b.id for b in project.batches() if rater_id in batch_annotators(project, b.id)]
+    return [b.id for b in project.workflow.batches() if rater_id in batch_annotators(project, b.id)]
 
 
 def work_images(project: Project, rater_id: int, batch_id: int) -> list[int]:
     """Images a rater works on in a batch: all of them when assigned, plus images the
     low-agreement rule assigned to them; gold is not revealed (no flag says which is gold)."""
-    batch = project.batch(batch_id)
-    images = project.image_set(batch.image_set_id)
+    batch = project.workflow.batch(batch_id)
+    images = project.image_sets.members(batch.image_set_id)
     if rater_id in batch_annotators(project, batch_id):
         return images
-    extra = {f.image_id for f in project.image_flags()
+    extra = {f.image_id for f in project.workflow.image_flags()
              if f.kind == "assign" and f.rater_id == rater_id and f.batch_id == batch_id}
     return [i for i in images if i in extra]
 
@@ -174,23 +175,24 @@ def why_not_start(project: Project, rater_id: int, phase: Phase | str) -> str | 
     if Phase(phase) is Phase.ONBOARDING:
         return None
     onboarding = [b for b in batches_for(project, rater_id)
-                  if project.batch(b).phase is Phase.ONBOARDING]
+                  if project.workflow.batch(b).phase is Phase.ONBOARDING]
     if not onboarding:
         return None
-    decisions = [q for q in project.qualifications(rater_id=rater_id) if q.batch_id in onboarding]
-    name = project.rater(rater_id).name
+    decisions = [q for q in project.workflow.qualifications(rater_id=rater_id)
+                 if q.batch_id in onboarding]
+    name = project.raters.get(rater_id).name
     if not decisions:
-        batch = project.batch(onboarding[-1]).name
+        batch = project.workflow.batch(onboarding[-1]).name
         return (f"{name} was given the onboarding batch “{batch}” and no owner has decided yet "
                 f"whether {name} goes on, so {name} cannot do {Phase(phase)} work until an "
                 "owner decides.")
     last = decisions[-1]
     if last.go_on:
         return None
-    who = project.rater(last.decided_by).name if last.decided_by else "the owner"
+    who = project.raters.get(last.decided_by).name if last.decided_by else "the owner"
     why = f" (“{last.reason}”)" if last.reason else ""
     return (f"{who} decided on {last.created_at[:10]} that {name} stops after the onboarding "
-            f"batch “{project.batch(last.batch_id).name}”{why}, so {name} cannot do "
+            f"batch “{project.workflow.batch(last.batch_id).name}”{why}, so {name} cannot do "
             f"{Phase(phase)} work unless an owner decides otherwise.")
 
 
@@ -204,11 +206,12 @@ def check_may_start(project: Project, rater_id: int, phase: Phase | str) -> None
 # -- gold ------------------------------------------------------------------------------------
 def mark_gold(project: Project, annotation_id: int) -> None:
     """Make a finished (expert's) annotation the gold of its image."""
-    ann = project.annotation(annotation_id)
+    ann = project.annotations.get(annotation_id)
     if ann.status not in FINISHED:
         raise ValueError("only a finished annotation can be gold: submit it first")
-    rater = project.rater(ann.rater_id)
-    project.set_gold(ann.image_id, annotation_id=annotation_id, origin=f"rater:{rater.name}")
+    rater = project.raters.get(ann.rater_id)
+    project.workflow.set_gold(ann.image_id, annotation_id=annotation_id,
+                              origin=f"rater:{rater.name}")
 
 
 def labels_to_png(labels: np.ndarray) -> bytes:
@@ -239,23 +242,24 @@ def png_to_labels(data: bytes) -> np.ndarray:
 def import_gold_mask(project: Project, image_id: int, file: str | Path) -> None:
     """Import a label mask PNG as the gold of an image (its size must match the image)."""
     labels = png_to_labels(Path(file).read_bytes())
-    image = project.image(image_id)
+    image = project.images.get(image_id)
     if labels.shape != (image.rows, image.cols):
         raise ValueError(f"the mask is {labels.shape[1]} × {labels.shape[0]} but the image is "
                          f"{image.cols} × {image.rows} (width × height)")
-    project.set_gold(image_id, mask_png=labels_to_png(labels), origin=f"file:{Path(file).name}")
+    project.workflow.set_gold(image_id, mask_png=labels_to_png(labels),
+                              origin=f"file:{Path(file).name}")
 
 
 def gold_labels(project: Project, image_id: int) -> np.ndarray | None:
     """The gold of an image as a ``uint8 (H, W)`` label image, ``None`` without gold."""
-    gold = project.gold(image_id)
+    gold = project.workflow.gold(image_id)
     if gold is None:
         return None
     annotation_id, png, _ = gold
     if png is not None or annotation_id is None:
         return png_to_labels(png or b"")
-    image = project.image(image_id)
-    return rasterize(project.polygons(annotation_id), (image.rows, image.cols))
+    image = project.images.get(image_id)
+    return rasterize(project.polygons.of(annotation_id), (image.rows, image.cols))
 
 
 def score_against_gold(gold: np.ndarray, labels: np.ndarray) -> dict[str, float | None]:
@@ -286,26 +290,26 @@ def score_against_gold(gold: np.ndarray, labels: np.ndarray) -> dict[str, float 
 def score_submission(project: Project, annotation_id: int) -> dict[str, float | None] | None:
     """Score a finished onboarding annotation against its image's gold and store the scores
     (``None``: not onboarding, not finished, no gold, or it is the gold itself)."""
-    ann = project.annotation(annotation_id)
+    ann = project.annotations.get(annotation_id)
     if ann.phase is not Phase.ONBOARDING or ann.status not in FINISHED:
         return None
-    gold = project.gold(ann.image_id)
+    gold = project.workflow.gold(ann.image_id)
     if gold is None or gold[0] == annotation_id:
         return None
-    image = project.image(ann.image_id)
-    labels = rasterize(project.polygons(annotation_id), (image.rows, image.cols))
+    image = project.images.get(ann.image_id)
+    labels = rasterize(project.polygons.of(annotation_id), (image.rows, image.cols))
     scores = score_against_gold(gold_labels(project, ann.image_id), labels)  # type: ignore[arg-type]
-    project.store_gold_score(annotation_id, ann.image_id, scores)
+    project.workflow.store_gold_score(annotation_id, ann.image_id, scores)
     return scores
 
 
 def score_pending(project: Project) -> int:
     """Score every finished onboarding annotation on a gold image that has no score yet;
     returns how many were scored."""
-    have, gold_ids = project.gold_scores(), project.gold_annotation_ids()
-    gold_images = set(project.gold_images())
+    have, gold_ids = project.workflow.gold_scores(), project.workflow.gold_annotation_ids()
+    gold_images = set(project.workflow.gold_images())
     done = 0
-    for ann in project.annotations(phase=Phase.ONBOARDING, status=FINISHED):
+    for ann in project.annotations.all(phase=Phase.ONBOARDING, status=FINISHED):
         if ann.image_id in gold_images and ann.id not in have and ann.id not in gold_ids:
             done += score_submission(project, ann.id) is not None
     return done
@@ -325,12 +329,12 @@ class PrefilterRow:
 
 def prefilter(project: Project, batch_id: int) -> list[PrefilterRow]:
     """The pre-filter of a batch for each assigned annotator (mean relaxed Dice ≥ min_dice)."""
-    batch = project.batch(batch_id)
-    images = set(project.image_set(batch.image_set_id))
-    scores = project.gold_scores()
+    batch = project.workflow.batch(batch_id)
+    images = set(project.image_sets.members(batch.image_set_id))
+    scores = project.workflow.gold_scores()
     rows = []
     for rater_id in batch_annotators(project, batch_id):
-        dices = [scores[a.id]["dice"] for a in project.annotations(
+        dices = [scores[a.id]["dice"] for a in project.annotations.all(
                      rater_id=rater_id, phase=batch.phase, status=FINISHED)
                  if a.image_id in images and a.id in scores
                  and scores[a.id]["dice"] is not None]
@@ -344,7 +348,7 @@ def decide(project: Project, batch_id: int, rater_id: int, owner_id: int,
            go_on: bool | None = None, reason: str = "") -> int:
     """The owner's decision whether an annotator may go on after a batch; ``go_on=None``
     confirms the pre-filter. Going against the pre-filter needs a reason. Returns its id."""
-    if project.rater(owner_id).role is not Role.OWNER:
+    if project.raters.get(owner_id).role is not Role.OWNER:
         raise PermissionError("only the task owner decides who goes on")
     row = next((r for r in prefilter(project, batch_id) if r.rater_id == rater_id), None)
     if row is None:
@@ -355,6 +359,6 @@ def decide(project: Project, batch_id: int, rater_id: int, owner_id: int,
         go_on = row.passes
     if row.passes is not None and go_on != row.passes and not reason.strip():
         raise ValueError(OVERRIDE_NEEDS_REASON)
-    return project.add_qualification(batch_id, rater_id, go_on, prefilter=row.passes,
-                                     mean_dice=row.mean_dice, decided_by=owner_id,
-                                     reason=reason.strip())
+    return project.workflow.add_qualification(batch_id, rater_id, go_on, prefilter=row.passes,
+                                              mean_dice=row.mean_dice, decided_by=owner_id,
+                                              reason=reason.strip())

@@ -36,10 +36,10 @@ Example
 >>> from slicereview.store import Project
 >>> from slicereview.app.rating.sessions import create_session
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> ids = [project.add_source(pathlib.Path(__file__), f"{i:064x}", "png", [NewImage(8, 8)])[0]
-...        for i in range(4)]
->>> ann, bob = project.add_rater("ann"), project.add_rater("bob")
->>> sid = create_session(project, "confidence", ann, project.create_image_set("s", ids), "c",
+>>> ids = [project.images.add_source(pathlib.Path(__file__), f"{i:064x}", "png",
+...                                   [NewImage(8, 8)])[0] for i in range(4)]
+>>> ann, bob = project.raters.add("ann"), project.raters.add("bob")
+>>> sid = create_session(project, "confidence", ann, project.image_sets.create("s", ids), "c",
 ...                      seed=3, settings=confidence_settings([ann, bob], budget_per_image=3))
 >>> run = ConfidenceRun(project, sid)
 >>> while not run.done:
@@ -125,9 +125,9 @@ class ConfidenceRun(RatingRun):
         s = self.session
         self.rule = StopRule.from_settings(s.settings)
         self.raters: list[int] = [int(r) for r in s.settings.get("raters") or [s.rater_id]]
-        members = self.project.image_set(s.image_set_id)
+        members = self.project.image_sets.members(s.image_set_id)
         self.items = presentation_order(members, s.seed, s.settings.get("initial_count"))
-        self._answers = self.project.answers(s.id)
+        self._answers = self.project.ratings.answers(s.id)
         self._grades: dict[int, Grade] = {}
         self.engine = ActiveRanking.rebuild(self.items, map(self._engine_answer, self._answers),
                                             seed=s.seed)
@@ -225,7 +225,7 @@ class ConfidenceRun(RatingRun):
         if left == right or left not in self.engine.index or right not in self.engine.index:
             raise ValueError(f"images {left} and {right} are not a pair of this session")
         choice = AnswerChoice(choice)
-        answer_id = self.project.record_answer(self.session.id, left, right, choice,
+        answer_id = self.project.ratings.record_answer(self.session.id, left, right, choice,
                                                active_ms, rater_id=rater)
         stored = Answer(answer_id, self.session.id, left, right, choice,
                         max(0, int(active_ms)), "", rater)
@@ -238,7 +238,7 @@ class ConfidenceRun(RatingRun):
 
     def undo(self) -> Answer | Grade | None:
         """Delete the session's last answer (whoever gave it) and return it."""
-        removed = self.project.delete_last_answer(self.session.id)
+        removed = self.project.ratings.delete_last_answer(self.session.id)
         if removed is None:
             return None
         self._answers.pop()
@@ -258,7 +258,7 @@ class ConfidenceRun(RatingRun):
 
     def rater_names(self) -> dict[int, str]:
         """``{rater id: name}`` of the session's raters, in their order."""
-        return {r: self.project.rater(r).name for r in self.raters}
+        return {r: self.project.raters.get(r).name for r in self.raters}
 
     def details_input(self) -> DetailsInput:
         """What :class:`MeterDetails` are computed from (read here; computed anywhere)."""

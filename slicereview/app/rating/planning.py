@@ -51,7 +51,7 @@ def measured_noise(project: Project, session_id: int) -> NoiseEstimate:
     """The noise of a session's answers; ``ValueError`` when nothing in them can show it."""
     estimate = session_noise(project, session_id)
     if estimate.T is None:
-        name = project.session(session_id).name
+        name = project.ratings.session(session_id).name
         raise ValueError(f"session {name!r} has no repeated pair and no decided triad: "
                          "nothing in it shows its rater's noise; give the noise instead")
     return estimate
@@ -71,7 +71,8 @@ def plan_rating(images: int | None = None, noise: float | None = None,
         estimate = measured_noise(project, session_id)
         noise = estimate.T
         if images is None:
-            images = len(project.image_set(project.session(session_id).image_set_id))
+            set_id = project.ratings.session(session_id).image_set_id
+            images = len(project.image_sets.members(set_id))
     if noise is None or not (math.isfinite(noise) and noise > 0):
         raise ValueError("the rater noise T must be a positive number (0.15 reliable, 0.5 "
                          "noisy)")

@@ -23,13 +23,13 @@ Example
 >>> from slicereview.store import Project
 >>> from slicereview.app.rating.sessions import create_session
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> ids = [project.add_source(pathlib.Path(__file__), f"{i:064x}", "png", [NewImage(8, 8)])[0]
-...        for i in range(3)]
->>> set_id = project.create_image_set("s", ids)
->>> s1 = create_session(project, "exhaustive", project.add_rater("ann"), set_id, "a", seed=1)
->>> s2 = create_session(project, "exhaustive", project.add_rater("bob"), set_id, "b", seed=2)
+>>> ids = [project.images.add_source(pathlib.Path(__file__), f"{i:064x}", "png",
+...                                  [NewImage(8, 8)])[0] for i in range(3)]
+>>> set_id = project.image_sets.create("s", ids)
+>>> s1 = create_session(project, "exhaustive", project.raters.add("ann"), set_id, "a", seed=1)
+>>> s2 = create_session(project, "exhaustive", project.raters.add("bob"), set_id, "b", seed=2)
 >>> for sid in (s1, s2):
-...     _ = project.record_answer(sid, ids[0], ids[1], "left", 900)
+...     _ = project.ratings.record_answer(sid, ids[0], ids[1], "left", 900)
 >>> pooled = pooled_ranking(project)
 >>> [row.image_id for row in pooled.rows][:2] == [ids[0], ids[1]], pooled.answers
 (True, 2)
@@ -104,7 +104,7 @@ class PooledRanking:
 def pairwise_sessions(project: Project) -> dict[int, list[Session]]:
     """The project's pairwise sessions by image set id, in creation order."""
     out: dict[int, list[Session]] = {}
-    for s in project.sessions():
+    for s in project.ratings.sessions():
         if s.kind in PAIRWISE:
             out.setdefault(s.image_set_id, []).append(s)
     return out
@@ -118,7 +118,7 @@ def choose_sessions(project: Project, session_ids: Sequence[int] | None = None) 
             raise ValueError("the project has no pairwise (sort, exhaustive or confidence) "
                              "session to pool")
         if len(by_set) > 1:
-            names = project.image_sets()
+            names = project.image_sets.all()
             listing = "; ".join(
                 f"{names.get(k, '?')!r}: " + ", ".join(f"{s.id} {s.name!r}" for s in v)
                 for k, v in by_set.items())
@@ -127,13 +127,13 @@ def choose_sessions(project: Project, session_ids: Sequence[int] | None = None) 
         return next(iter(by_set.values()))
     sessions = []
     for sid in dict.fromkeys(session_ids):
-        s = project.session(sid)
+        s = project.ratings.session(sid)
         if s.kind not in PAIRWISE:
             raise ValueError(f"session {s.id} {s.name!r} is a {s.kind} session: only sort, "
                              "exhaustive and confidence sessions have pairwise answers to pool")
         sessions.append(s)
     if len({s.image_set_id for s in sessions}) > 1:
-        names = project.image_sets()
+        names = project.image_sets.all()
         listing = ", ".join(f"{s.id} {s.name!r} ({names.get(s.image_set_id, '?')})"
                             for s in sessions)
         raise ValueError(f"the sessions rate different image sets ({listing}); pool sessions "
@@ -158,13 +158,14 @@ def gather(project: Project, session_ids: Sequence[int] | None = None) -> Pooled
     """Read what :func:`rank_pooled` needs (the sessions checked by :func:`choose_sessions`)."""
     sessions = choose_sessions(project, session_ids)
     set_id = sessions[0].image_set_id
-    items = project.image_set(set_id)
-    answers = {s.id: project.answers(s.id) for s in sessions}
-    raters = {r.id: r.name for r in project.raters()}
+    items = project.image_sets.members(set_id)
+    answers = {s.id: project.ratings.answers(s.id) for s in sessions}
+    raters = {r.id: r.name for r in project.raters.all()}
     chosen = [PooledSession(s, raters.get(s.rater_id, "?"), len(answers[s.id]),
-                            project.session_finished_at(s.id) is not None) for s in sessions]
-    images = {i: (im.case_id, im.path) for i in items for im in [project.image(i)]}
-    return PooledInput((set_id, project.image_sets().get(set_id, "?")), chosen, items,
+                            project.ratings.session_finished_at(s.id) is not None)
+              for s in sessions]
+    images = {i: (im.case_id, im.path) for i in items for im in [project.images.get(i)]}
+    return PooledInput((set_id, project.image_sets.all().get(set_id, "?")), chosen, items,
                        [o for s in sessions for o in answer_outcomes(answers[s.id])], images)
 
 

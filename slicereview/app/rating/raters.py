@@ -18,13 +18,13 @@ Example
 >>> from slicereview.store import Project
 >>> from slicereview.app.rating.sessions import create_session
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> ids = [project.add_source(pathlib.Path(__file__), f"{i:064x}", "png", [NewImage(8, 8)])[0]
-...        for i in range(3)]
->>> set_id = project.create_image_set("s", ids)
+>>> ids = [project.images.add_source(pathlib.Path(__file__), f"{i:064x}", "png",
+...                                   [NewImage(8, 8)])[0] for i in range(3)]
+>>> set_id = project.image_sets.create("s", ids)
 >>> for name in ("ann", "bob"):
-...     sid = create_session(project, "exhaustive", project.add_rater(name), set_id, name)
+...     sid = create_session(project, "exhaustive", project.raters.add(name), set_id, name)
 ...     for a, b in ((0, 1), (1, 2), (0, 2)):
-...         _ = project.record_answer(sid, ids[a], ids[b], "left")
+...         _ = project.ratings.record_answer(sid, ids[a], ids[b], "left")
 >>> [(line.name, line.answers) for line in rater_input(project, [1, 2]).compute()]
 [('ann', 3), ('bob', 3)]
 >>> project.close()
@@ -89,8 +89,8 @@ def rater_input(project: Project, session_ids: Sequence[int]) -> RaterInput:
     answers = []
     rater_ids: list[int] = []
     for session_id in session_ids:
-        s = project.session(session_id)
-        members = project.image_set(s.image_set_id)
+        s = project.ratings.session(session_id)
+        members = project.image_sets.members(s.image_set_id)
         for image_id in presentation_order(members, s.seed, s.settings.get("initial_count")):
             if image_id not in seen:
                 seen.add(image_id)
@@ -98,13 +98,13 @@ def rater_input(project: Project, session_ids: Sequence[int]) -> RaterInput:
         for r in [int(x) for x in s.settings.get("raters") or []] + [s.rater_id]:
             if r not in rater_ids:
                 rater_ids.append(r)
-        for a in project.answers(session_id):
+        for a in project.ratings.answers(session_id):
             rater = s.rater_id if a.rater_id is None else a.rater_id
             if rater not in rater_ids:
                 rater_ids.append(rater)
             answers.append((a.left, a.right, _VALUE[str(a.answer)], str(rater)))
     answered = {int(r) for *_, r in answers}
-    names = {r: project.rater(r).name for r in rater_ids if r in answered}
+    names = {r: project.raters.get(r).name for r in rater_ids if r in answered}
     return RaterInput(tuple(items), tuple(answers), names)
 
 

@@ -13,10 +13,10 @@ Example
 >>> from slicereview.store import Project
 >>> from slicereview.app.rating.sessions import create_session
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> ids = [project.add_source(pathlib.Path(__file__), f"{i:064x}", "png", [NewImage(8, 8)])[0]
-...        for i in range(3)]
->>> sid = create_session(project, "sort", project.add_rater("ann"),
-...                              project.create_image_set("s", ids), "pass 1", seed=5)
+>>> ids = [project.images.add_source(pathlib.Path(__file__), f"{i:064x}", "png",
+...                                  [NewImage(8, 8)])[0] for i in range(3)]
+>>> sid = create_session(project, "sort", project.raters.add("ann"),
+...                              project.image_sets.create("s", ids), "pass 1", seed=5)
 >>> rs = RatingRun(project, sid)
 >>> while not rs.done:
 ...     _ = rs.answer("left" if rs.current().left < rs.current().right else "right", 1500)
@@ -133,7 +133,7 @@ class RankingRow:
 def open_run(project: Project, session_id: int) -> RatingRun:
     """The engine of any rating session: a :class:`RatingRun`, or for a confidence session
     its :class:`~slicereview.app.rating.confidence.ConfidenceRun`."""
-    if project.session(session_id).kind == SessionKind.CONFIDENCE:
+    if project.ratings.session(session_id).kind == SessionKind.CONFIDENCE:
         from slicereview.app.rating.confidence import ConfidenceRun
 
         return ConfidenceRun(project, session_id)
@@ -151,7 +151,7 @@ class RatingRun:
 
     def __init__(self, project: Project, session_id: int) -> None:
         self.project = project
-        self.session = project.session(session_id)
+        self.session = project.ratings.session(session_id)
         if self.session.kind not in self.KINDS:
             hint = (" (open it with open_run)" if self.session.kind == SessionKind.CONFIDENCE
                     else ", not a rating session")
@@ -168,11 +168,11 @@ class RatingRun:
     # -- loading ---------------------------------------------------------------------------
     def _load(self) -> None:
         s = self.session
-        members = self.project.image_set(s.image_set_id)
+        members = self.project.image_sets.members(s.image_set_id)
         self.items: list[int] = presentation_order(members, s.seed,
                                                    s.settings.get("initial_count"))
-        self._answers: list[Answer] = self.project.answers(s.id)
-        self._grades: dict[int, Grade] = {g.image_id: g for g in self.project.grades(s.id)}
+        self._answers: list[Answer] = self.project.ratings.answers(s.id)
+        self._grades: dict[int, Grade] = {g.image_id: g for g in self.project.ratings.grades(s.id)}
         if s.kind == SessionKind.SORT:
             answer_map: dict[tuple[Hashable, Hashable], str] = {
                 (a.left, a.right): str(a.answer) for a in self._answers}
@@ -252,8 +252,8 @@ class RatingRun:
         if pair is not None and tuple(pair) != (now.left, now.right):
             raise ValueError(f"the pair shown is {(now.left, now.right)}, not {tuple(pair)}")
         choice = AnswerChoice(choice)
-        answer_id = self.project.record_answer(self.session.id, now.left, now.right, choice,
-                                               active_ms)
+        answer_id = self.project.ratings.record_answer(self.session.id, now.left, now.right, choice,
+                                                       active_ms)
         self._answers.append(Answer(answer_id, self.session.id, now.left, now.right, choice,
                                     max(0, int(active_ms)), ""))
         if self.kind == SessionKind.SORT:
@@ -276,8 +276,8 @@ class RatingRun:
             image_id = now.image_id
         if image_id not in self.items:
             raise ValueError(f"image {image_id} is not in this session")
-        self.project.set_grade(self.session.id, image_id, grade, active_ms)
-        stored = self.project.grade(self.session.id, image_id)
+        self.project.ratings.set_grade(self.session.id, image_id, grade, active_ms)
+        stored = self.project.ratings.grade(self.session.id, image_id)
         assert stored is not None  # just set
         self._grades.pop(image_id, None)
         self._grades[image_id] = stored  # most recent last, as in the store
@@ -290,10 +290,10 @@ class RatingRun:
             if not self._grades:
                 return None
             image_id = next(reversed(self._grades))
-            removed = self.project.delete_grade(self.session.id, image_id)
+            removed = self.project.ratings.delete_grade(self.session.id, image_id)
             del self._grades[image_id]
         else:
-            removed = self.project.delete_last_answer(self.session.id)
+            removed = self.project.ratings.delete_last_answer(self.session.id)
             if removed is None:
                 return None
             self._answers.pop()
@@ -307,15 +307,15 @@ class RatingRun:
 
     def add_images(self, image_ids: Sequence[int]) -> None:
         """Add images to the session's image set (shared by its other sessions) and replay."""
-        self.project.add_to_image_set(self.session.image_set_id, list(image_ids))
+        self.project.image_sets.add(self.session.image_set_id, list(image_ids))
         self._load()
         self._after_change()
 
     def _after_change(self) -> Comparison | GradeRequest | Ranking:
         now = self.current()
-        finished = self.project.session_finished_at(self.session.id) is not None
+        finished = self.project.ratings.session_finished_at(self.session.id) is not None
         if isinstance(now, Ranking) != finished:
-            self.project.set_session_finished(self.session.id, isinstance(now, Ranking))
+            self.project.ratings.set_session_finished(self.session.id, isinstance(now, Ranking))
         return now
 
     # -- results ---------------------------------------------------------------------------
@@ -350,7 +350,7 @@ class RatingRun:
         records: Sequence = (list(self._grades.values()) if self.kind == SessionKind.CLASSIFY
                              else self._answers)
         return SessionScores(
-            self.session.id, self.session.name, self.project.rater(self.session.rater_id).name,
+            self.session.id, self.session.name, self.project.raters.get(self.session.rater_id).name,
             str(self.kind), scores, time_stats([r.active_ms for r in records]),
         )
 
@@ -367,11 +367,11 @@ class RatingRun:
             unranked = [i for i in self.items if i not in scores]
         ranks = competition_ranks(tiers)
         tier_of = {item: t + 1 for t, tier in enumerate(tiers) for item in tier}
-        rater = self.project.rater(self.session.rater_id).name
+        rater = self.project.raters.get(self.session.rater_id).name
         n, seconds = self.answer_count, self.active_ms / 1000.0
         rows = []
         for image_id in [i for tier in tiers for i in tier] + list(unranked):
-            image = self.project.image(image_id)
+            image = self.project.images.get(image_id)
             rows.append(RankingRow(
                 image_id, image.case_id, image.path, ranks.get(image_id), tier_of.get(image_id),
                 scores.get(image_id), rater, self.session.name, n, seconds,

@@ -13,11 +13,11 @@ Example
 >>> from slicereview.model import NewImage
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> ids = [project.add_source(pathlib.Path(__file__), f"{i:064x}", "png", [NewImage(8, 8)])[0]
-...        for i in range(3)]
->>> sid = create_session(project, "sort", project.add_rater("ann"),
-...                      project.create_image_set("s", ids), "pass 1", seed=5)
->>> project.session(sid).algorithm
+>>> ids = [project.images.add_source(pathlib.Path(__file__), f"{i:064x}", "png",
+...                                  [NewImage(8, 8)])[0] for i in range(3)]
+>>> sid = create_session(project, "sort", project.raters.add("ann"),
+...                      project.image_sets.create("s", ids), "pass 1", seed=5)
+>>> project.ratings.session(sid).algorithm
 'tie-aware-merge-insertion'
 >>> project.close()
 """
@@ -136,7 +136,7 @@ class RatingRuns:
             rs = self._runs[session_id] = open_run(self.project, session_id)
             acting = self._acting.get(session_id)
             if isinstance(rs, ConfidenceRun) and acting in rs.raters:
-                rs.set_rater(acting)  # type: ignore[arg-type]
+                rs.set_rater(acting)
         return rs
 
     def set_acting_rater(self, session_id: int, rater_id: int) -> None:
@@ -165,10 +165,10 @@ class RatingRuns:
     def overview(self) -> list[SessionSummary]:
         """Every rating session of the project, in creation order."""
         project = self.project
-        sets = project.image_sets()
-        raters = {r.id: r for r in project.raters()}
+        sets = project.image_sets.all()
+        raters = {r.id: r for r in project.raters.all()}
         rows = []
-        for s in project.sessions():
+        for s in project.ratings.sessions():
             if s.kind not in RATING_KINDS:
                 continue
             rs = self.run(s.id)
@@ -177,14 +177,14 @@ class RatingRuns:
             names = ", ".join(raters[int(r)].name for r in shared)
             rows.append(SessionSummary(
                 s, names, rater.simulated, sets.get(s.image_set_id, "?"), len(rs.items),
-                rs.answer_count, project.session_finished_at(s.id) is not None,
+                rs.answer_count, project.ratings.session_finished_at(s.id) is not None,
             ))
         return rows
 
 
 def unique_name(project: Project, base: str) -> str:
     """``base``, or ``base (2)``, ``base (3)``… so that sessions can be named on the CLI."""
-    taken = {s.name for s in project.sessions()}
+    taken = {s.name for s in project.ratings.sessions()}
     if base not in taken:
         return base
     n = 2
@@ -227,7 +227,7 @@ def create_session(
         settings.update(confidence_settings(raters, rule.budget_per_image, rule.target_tau,
                                             rule.target_rank_se))
         for r in raters:
-            project.rater(r)  # KeyError for a rater not in the project
+            project.raters.get(r)  # KeyError for a rater not in the project
     elif algorithm is not None:
         raise ValueError(f"only sort sessions have an algorithm, not {kind} sessions")
     if kind == SessionKind.CLASSIFY:
@@ -236,8 +236,8 @@ def create_session(
             raise ValueError("a classify session needs 2 to 9 labels (keys 1-9)")
     if seed is None:
         seed = secrets.randbits(31)
-    return project.create_session(kind, rater_id, image_set_id, name, prompt, seed,
-                                  Phase(phase), algorithm, version, settings)
+    return project.ratings.create_session(kind, rater_id, image_set_id, name, prompt, seed,
+                                          Phase(phase), algorithm, version, settings)
 
 
 def start_session(project: Project, spec: NewSessionSpec) -> int:
@@ -248,12 +248,12 @@ def start_session(project: Project, spec: NewSessionSpec) -> int:
     kind = SessionKind(spec.kind)
     image_set_id = spec.image_set_id
     if image_set_id is None:
-        ids = [im.id for im in project.images()]
+        ids = [im.id for im in project.images.all()]
         if len(ids) < 2:
             raise ValueError("rating needs at least two images in the project")
-        image_set_id = project.create_image_set(
+        image_set_id = project.image_sets.create(
             unique_set_name(project, f"All images ({len(ids)})"), ids)
-    if len(project.image_set(image_set_id)) < 2:
+    if len(project.image_sets.members(image_set_id)) < 2:
         raise ValueError("rating needs an image set of at least two images")
     settings = dict(spec.settings)
     if kind == SessionKind.CLASSIFY:
@@ -268,13 +268,13 @@ def start_session(project: Project, spec: NewSessionSpec) -> int:
             raise ValueError("a rater is named twice")
     elif others:
         raise ValueError("only a confidence session is shared by several raters")
-    rater_id = project.ensure_rater(rater_name)
+    rater_id = project.raters.ensure(rater_name)
     if kind == SessionKind.CONFIDENCE:
         assert spec.stop is not None
-        raters = [rater_id, *(project.ensure_rater(name) for name in others)]
+        raters = [rater_id, *(project.raters.ensure(name) for name in others)]
         settings.update(confidence_settings(raters, spec.stop.budget_per_image,
                                             spec.stop.target_tau, spec.stop.target_rank_se))
-    passes = sum(1 for s in project.sessions(kind, rater_id, image_set_id))
+    passes = sum(1 for s in project.ratings.sessions(kind, rater_id, image_set_id))
     name = unique_name(project, spec.name.strip() or f"{rater_name} — {kind} {passes + 1}")
     return create_session(
         project, kind, rater_id, image_set_id, name, spec.prompt.strip(), seed=spec.seed,
@@ -283,7 +283,7 @@ def start_session(project: Project, spec: NewSessionSpec) -> int:
 
 
 def unique_set_name(project: Project, base: str) -> str:
-    taken = set(project.image_sets().values())
+    taken = set(project.image_sets.all().values())
     n, name = 2, base
     while name in taken:
         name, n = f"{base} ({n})", n + 1
@@ -293,14 +293,14 @@ def unique_set_name(project: Project, base: str) -> str:
 def second_pass(project: Project, session_id: int) -> int:
     """A second pass over a finished sort session: same rater, image set, prompt, algorithm
     and settings, a new random seed (so a new presentation order and placement)."""
-    s = project.session(session_id)
+    s = project.ratings.session(session_id)
     if s.kind != SessionKind.SORT:
         raise ValueError("a second pass follows a sort session")
-    if project.session_finished_at(session_id) is None:
+    if project.ratings.session_finished_at(session_id) is None:
         raise ValueError(f"session {s.name!r} is not finished yet")
     settings = {key: v for key, v in s.settings.items() if key != "initial_count"}
     base = s.name.split(" — pass ")[0]
-    passes = sum(1 for o in project.sessions(s.kind, s.rater_id, s.image_set_id))
+    passes = sum(1 for o in project.ratings.sessions(s.kind, s.rater_id, s.image_set_id))
     name = unique_name(project, f"{base} — pass {passes + 1}")
     return create_session(project, s.kind, s.rater_id, s.image_set_id, name, s.prompt,
                           phase=s.phase, algorithm=s.algorithm, settings=settings)

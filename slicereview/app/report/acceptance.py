@@ -150,15 +150,15 @@ class AcceptanceRow:
 
 def round_one(project: Project) -> list[Annotation]:
     """Finished round-1 annotations of annotators (gold left out)."""
-    gold = project.gold_annotation_ids()
-    return [a for a in project.annotations(round=1, status=FINISHED) if a.id not in gold]
+    gold = project.workflow.gold_annotation_ids()
+    return [a for a in project.annotations.all(round=1, status=FINISHED) if a.id not in gold]
 
 
 def acceptance_table(project: Project, outlier_limit_s: float | None = None
                      ) -> list[AcceptanceRow]:
     """[CrowdSegQA, Table 2]: one row per phase × group with round-1 work, in process order."""
-    groups = {r.id: r.group or NO_GROUP for r in project.raters()}
-    decided = project.current_decisions()
+    groups = {r.id: r.group or NO_GROUP for r in project.raters.all()}
+    decided = project.reviews.current_decisions()
     cells: dict[tuple[str, str], list[Annotation]] = {}
     for ann in round_one(project):
         cells.setdefault((str(ann.phase), groups[ann.rater_id]), []).append(ann)
@@ -185,7 +185,7 @@ def acceptance_table(project: Project, outlier_limit_s: float | None = None
 
 def acceptance_by_annotator(project: Project) -> dict[int, tuple[int, int, float]]:
     """rater id → ``(accepted, rejected, ratio)`` on round 1 (ratio NaN when undecided)."""
-    decided = project.current_decisions()
+    decided = project.reviews.current_decisions()
     counts: dict[int, list[int]] = {}
     for ann in round_one(project):
         c = counts.setdefault(ann.rater_id, [0, 0])

@@ -36,12 +36,12 @@ Example
 >>> from slicereview.model import NewImage, Polygon
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> [img] = project.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(10, 10)])
+>>> [img] = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(10, 10)])
 >>> for name, x in (("a", 1), ("b", 1), ("c", 4)):
-...     ann = project.annotation_for(project.add_rater(name), img)
+...     ann = project.annotations.for_image(project.raters.add(name), img)
 ...     v = np.array([[x, 1], [x + 4, 1], [x + 4, 5], [x, 5]], float)
-...     _ = project.replace_polygons(ann.id, [Polygon(v)])
-...     project.set_annotation_status(ann.id, "submitted")
+...     _ = project.polygons.replace(ann.id, [Polygon(v)])
+...     project.annotations.set_status(ann.id, "submitted")
 >>> result = inter_rater(project)
 >>> result.pairwise[(1, 2)], result.loo[3] > 0
 (1.0, True)
@@ -114,9 +114,9 @@ def selections(project: Project, raters: Iterable[int] | None = None
                ) -> list[list[Annotation]]:
     """Per (image, phase): the latest finished annotation of each annotator, two or more."""
     keep = None if raters is None else set(raters)
-    gold = project.gold_annotation_ids()
+    gold = project.workflow.gold_annotation_ids()
     chosen: dict[tuple[int, str], dict[int, Annotation]] = {}
-    for ann in project.annotations(status=FINISHED):
+    for ann in project.annotations.all(status=FINISHED):
         if ann.id in gold or (keep is not None and ann.rater_id not in keep):
             continue
         chosen.setdefault((ann.image_id, str(ann.phase)), {})[ann.rater_id] = ann
@@ -198,9 +198,9 @@ def inter_rater(project: Project, raters: Iterable[int] | None = None,
     before it, 3.4 s inline against 4.4–5.0 s).
     """
     groups = selections(project, raters)
-    shapes = {i: (r, c) for i, (_, r, c) in project.image_cases().items()}
-    polygons = project.polygons_for([a.id for g in groups for a in g])
-    kinds = {q.name: q.kind for q in project.questions(retired=True)}
+    shapes = {i: (r, c) for i, (_, r, c) in project.images.cases().items()}
+    polygons = project.polygons.of_many([a.id for g in groups for a in g])
+    kinds = {q.name: q.kind for q in project.questions.all(retired=True)}
     tasks = [(shapes[anns[0].image_id],
               [[(p.vertices, str(p.certainty)) for p in polygons[a.id]] for a in anns],
               ([a.classifications for a in anns],

@@ -44,21 +44,21 @@ def flag_rows(project: Project) -> list[dict[str, Any]]:
     """One row per low-agreement flag, oldest first."""
     from slicereview.app.qa.low_agreement import readable
 
-    cases = project.image_cases()
-    batches = {b.id: b.name for b in project.batches()}
-    names = {r.id: r.name for r in project.raters()}
+    cases = project.images.cases()
+    batches = {b.id: b.name for b in project.workflow.batches()}
+    names = {r.id: r.name for r in project.raters.all()}
     return [{"image_id": f.image_id, "case": cases[f.image_id][0],
              "batch": "–" if f.batch_id is None else batches.get(f.batch_id, "–"),
              "what": (f"one more annotator: {names.get(f.rater_id or 0, '?')}"
                       if f.kind == "assign" else "review first"),
              "why": readable(f.reason), "when": f.created_at[:16].replace("T", " ") + " UTC"}
-            for f in project.image_flags()]
+            for f in project.workflow.image_flags()]
 
 
 def image_rows(project: Project, per_image: Iterable[ImageAgreement],
                flags: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The per-image table's rows, worst strict α first (NaN last)."""
-    cases = project.image_cases()
+    cases = project.images.cases()
     said: dict[int, list[str]] = {}
     for f in flags:
         said.setdefault(f["image_id"], []).append(f["what"])

@@ -14,13 +14,13 @@ Example
 >>> from slicereview.model import NewImage, Polygon
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> [img] = project.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(10, 10)])
->>> first = project.annotation_for(project.add_rater("a"), img)
->>> again = project.create_repeat(first.id)
+>>> [img] = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(10, 10)])
+>>> first = project.annotations.for_image(project.raters.add("a"), img)
+>>> again = project.repeats.create(first.id)
 >>> square = Polygon(np.array([[1, 1], [5, 1], [5, 5], [1, 5]], float))
 >>> for ann in (first, again):
-...     _ = project.replace_polygons(ann.id, [square])
-...     project.set_annotation_status(ann.id, "submitted")
+...     _ = project.polygons.replace(ann.id, [square])
+...     project.annotations.set_status(ann.id, "submitted")
 >>> result = intra_rater(project)
 >>> result.pairs, result.image_alpha["strict"], result.box_alpha["relaxed"]
 (1, [1.0], [1.0])
@@ -56,11 +56,11 @@ class IntraRater:
 def intra_rater(project: Project, raters: Iterable[int] | None = None) -> IntraRater:
     """Image- and box-level α of every finished repeat pair (see the module docstring)."""
     keep = None if raters is None else set(raters)
-    gold = project.gold_annotation_ids()
-    pairs = [(a, b) for a, b in project.repeat_pairs(status=FINISHED)
+    gold = project.workflow.gold_annotation_ids()
+    pairs = [(a, b) for a, b in project.repeats.pairs(status=FINISHED)
              if (keep is None or a.rater_id in keep) and a.id not in gold]
-    shapes = {i: (r, c) for i, (_, r, c) in project.image_cases().items()}
-    polygons = project.polygons_for([a.id for pair in pairs for a in pair])
+    shapes = {i: (r, c) for i, (_, r, c) in project.images.cases().items()}
+    polygons = project.polygons.of_many([a.id for pair in pairs for a in pair])
     out = IntraRater()
     for first, again in pairs:
         shape = shapes[first.image_id]

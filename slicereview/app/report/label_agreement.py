@@ -119,14 +119,14 @@ def label_scores(image_shape: tuple[int, int], works: Sequence[Work],
 
 def question_kinds(project: Any) -> dict[str, str]:
     """Question key → kind, retired questions included (their answers are stored)."""
-    return {q.name: q.kind for q in project.questions(retired=True)}
+    return {q.name: q.kind for q in project.questions.all(retired=True)}
 
 
 def image_scores(project: Any, image_id: int, annotation_ids: Sequence[int],
                  kinds: Mapping[str, str] | None = None) -> LabelScores:
     """Both values of the given annotations of one image (a queue row's)."""
-    _, rows, cols = project.image_cases()[image_id]
-    works = [Work(project.annotation(a).classifications, tuple(project.polygons(a)))
+    _, rows, cols = project.images.cases()[image_id]
+    works = [Work(project.annotations.get(a).classifications, tuple(project.polygons.of(a)))
              for a in annotation_ids]
     return label_scores((int(rows), int(cols)), works,
                         question_kinds(project) if kinds is None else kinds)

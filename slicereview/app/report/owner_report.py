@@ -81,15 +81,15 @@ class ReportData:
 
 
 def _quality(project: Project, agreement: InterRater) -> list[dict[str, Any]]:
-    scores = project.gold_scores()
+    scores = project.workflow.gold_scores()
     by_rater: dict[int, list[float]] = {}
-    for ann in project.annotations(phase=Phase.ONBOARDING):
+    for ann in project.annotations.all(phase=Phase.ONBOARDING):
         if ann.id in scores and scores[ann.id]["dice"] is not None:
             by_rater.setdefault(ann.rater_id, []).append(scores[ann.id]["dice"])
     accept = qa_stats.acceptance_by_annotator(project)
-    counts = project.certainty_counts()
+    counts = project.polygons.certainty_counts()
     rows = []
-    for r in project.raters():
+    for r in project.raters.all():
         if r.role is not Role.ANNOTATOR:
             continue
         dices = by_rater.get(r.id, [])
@@ -109,16 +109,16 @@ def _quality(project: Project, agreement: InterRater) -> list[dict[str, Any]]:
 
 def _onboarding(project: Project) -> list[tuple[str, list[dict[str, Any]]]]:
     found = []
-    for batch in project.batches(Phase.ONBOARDING):
-        decisions = {q.rater_id: q for q in project.qualifications(batch_id=batch.id)}
+    for batch in project.workflow.batches(Phase.ONBOARDING):
+        decisions = {q.rater_id: q for q in project.workflow.qualifications(batch_id=batch.id)}
         rows = []
         for row in prefilter(project, batch.id):
             q = decisions.get(row.rater_id)
             rows.append({
-                "rater": project.rater(row.rater_id).name, "scored": row.scored,
+                "rater": project.raters.get(row.rater_id).name, "scored": row.scored,
                 "dice": row.mean_dice, "passes": row.passes,
                 "decision": None if q is None else ("go on" if q.go_on else "stop"),
-                "by": None if q is None or q.decided_by is None else project.rater(
+                "by": None if q is None or q.decided_by is None else project.raters.get(
                     q.decided_by).name,
                 "when": None if q is None else q.created_at[:16].replace("T", " ") + " UTC",
                 "why": "" if q is None else q.reason})
@@ -177,14 +177,14 @@ def collect(project: Project, raters: Iterable[int] | None = None,
     step(5)
     times = qa_stats.times_by_phase(project)
     flags: dict[str, int] = {}
-    for flag in project.image_flags():
+    for flag in project.workflow.image_flags():
         flags[flag.kind] = flags.get(flag.kind, 0) + 1
     flagged = flag_rows(project)
     step(6)
     rating = report_rating.collect(project)
     step(7)
     return ReportData(
-        project.name, {r.id: (r.name, r.group or qa_stats.NO_GROUP) for r in project.raters()},
+        project.name, {r.id: (r.name, r.group or qa_stats.NO_GROUP) for r in project.raters.all()},
         acceptance, quality, onboarding, agreement, times,
         {p: qa_stats.outlier_limit(t) for p, t in times.items()}, evaluations, questions,
         flags, subset, intra, image_rows(project, agreement.per_image, flagged), flagged,

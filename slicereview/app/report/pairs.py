@@ -9,16 +9,16 @@ Example
 >>> from slicereview.model import NewImage, Polygon
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> ids = project.add_source(pathlib.Path(__file__), "0" * 64, "png",
+>>> ids = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png",
 ...                          [NewImage(10, 10, frame=k) for k in range(2)])
->>> a, b = project.add_rater("a"), project.add_rater("b")
+>>> a, b = project.raters.add("a"), project.raters.add("b")
 >>> for rater, shift in ((a, 0), (b, 4)):
 ...     for k, img in enumerate(ids):
-...         ann = project.annotation_for(rater, img)
+...         ann = project.annotations.for_image(rater, img)
 ...         x = 1 + shift * k
 ...         v = np.array([[x, 1], [x + 4, 1], [x + 4, 5], [x, 5]], float)
-...         _ = project.replace_polygons(ann.id, [Polygon(v)])
-...         project.set_annotation_status(ann.id, "submitted")
+...         _ = project.polygons.replace(ann.id, [Polygon(v)])
+...         project.annotations.set_status(ann.id, "submitted")
 >>> [(row.image_id, round(row.alpha, 2)) for row in pair_disagreements(project, a, b)]
 [(2, -0.18), (1, 1.0)]
 """
@@ -46,13 +46,13 @@ class PairImage:
 def pair_disagreements(project: Project, a: int, b: int, limit: int = 50) -> list[PairImage]:
     """The images (per phase) both ``a`` and ``b`` finished, lowest α first (NaN last), at
     most ``limit``."""
-    shapes = {i: (r, c) for i, (_, r, c) in project.image_cases().items()}
-    cases = {i: case for i, (case, _, _) in project.image_cases().items()}
+    shapes = {i: (r, c) for i, (_, r, c) in project.images.cases().items()}
+    cases = {i: case for i, (case, _, _) in project.images.cases().items()}
     found = []
     for anns in selections(project, [a, b]):
         if len(anns) != 2:
             continue
-        polygons = project.polygons_for([x.id for x in anns])
+        polygons = project.polygons.of_many([x.id for x in anns])
         task = (shapes[anns[0].image_id],
                [[(p.vertices, str(p.certainty)) for p in polygons[x.id]] for x in anns])
         alpha = image_summary(task)[0]

@@ -69,10 +69,10 @@ class QuestionAnalysis:
 
 def _answers(project: Project, name: str) -> tuple[dict[int, dict[int, object]],
                                                    dict[int, object]]:
-    gold_ids = project.gold_annotation_ids()
+    gold_ids = project.workflow.gold_annotation_ids()
     answers: dict[int, dict[int, object]] = {}
     gold: dict[int, object] = {}
-    for ann in project.annotations(status=FINISHED):
+    for ann in project.annotations.all(status=FINISHED):
         value = ann.classifications.get(name)
         if value is None or isinstance(value, list):
             continue
@@ -112,7 +112,7 @@ def analyse_questions(project: Project, seed: int = 0) -> list[QuestionAnalysis]
     """:class:`QuestionAnalysis` of every image-level radio/dropdown question (retired ones
     too: their answers stay) answered by two or more annotators on some image."""
     found = []
-    for q in project.questions("image", retired=True):  # retired ones keep their answers
+    for q in project.questions.all("image", retired=True):  # retired ones keep their answers
         if q.kind not in ("radio", "dropdown"):
             continue
         answers, gold = _answers(project, q.name)

@@ -72,17 +72,18 @@ class ImageSetRating:
 
 def collect(project: Project) -> list[ImageSetRating]:
     """Every image set with a rating session, in the order of its first session."""
-    names = project.image_sets()
-    raters = {r.id: r.name for r in project.raters()}
+    names = project.image_sets.all()
+    raters = {r.id: r.name for r in project.raters.all()}
     out: dict[int, ImageSetRating] = {}
     rating_kinds = (*PAIRWISE, SessionKind.CLASSIFY)
-    for s in project.sessions():
+    for s in project.ratings.sessions():
         if s.kind not in rating_kinds:
             continue
         entry = out.get(s.image_set_id)
         if entry is None:
             entry = out[s.image_set_id] = ImageSetRating(
-                names.get(s.image_set_id, "?"), len(project.image_set(s.image_set_id)), [])
+                names.get(s.image_set_id, "?"),
+                len(project.image_sets.members(s.image_set_id)), [])
         run = open_run(project, s.id)
         who = ", ".join(raters.get(int(r), "?") for r in s.settings.get("raters")
                         or [s.rater_id])
@@ -94,7 +95,8 @@ def collect(project: Project) -> list[ImageSetRating]:
         if s.kind == SessionKind.EXHAUSTIVE:
             entry.exhaustive.append((s.name, run.rows()))
     for set_id, entry in out.items():
-        pairwise = [s.id for s in project.sessions(image_set_id=set_id) if s.kind in PAIRWISE]
+        pairwise = [s.id for s in project.ratings.sessions(image_set_id=set_id)
+                    if s.kind in PAIRWISE]
         if len(pairwise) >= 2:
             entry.pooled = pooled_ranking(project, pairwise)
         if pairwise:

@@ -10,22 +10,23 @@ Example
 -------
 >>> import tempfile, pathlib
 >>> import numpy as np
->>> from slicereview.app.commands import CommandStack
+>>> from slicereview.app.undo import CommandStack
 >>> from slicereview.model import NewImage, Polygon
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> [image] = project.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(8, 8)])
->>> boss = project.add_rater("boss", "reviewer")
->>> ann = project.annotation_for(project.add_rater("ann"), image)
->>> project.set_annotation_status(ann.id, "nothing_to_annotate")
+>>> [image] = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(8, 8)])
+>>> boss = project.raters.add("boss", "reviewer")
+>>> ann = project.annotations.for_image(project.raters.add("ann"), image)
+>>> project.annotations.set_status(ann.id, "nothing_to_annotate")
 >>> stack = CommandStack()
 >>> stack.push(Decide(project, boss, ann.id, "accept"))
->>> len(project.current_decisions())
+True
+>>> len(project.reviews.current_decisions())
 1
->>> stack.undo(); len(project.current_decisions())
-0
->>> stack.redo(); len(project.current_decisions())
-1
+>>> stack.undo(), len(project.reviews.current_decisions())
+(True, 0)
+>>> stack.redo(), len(project.reviews.current_decisions())
+(True, 1)
 >>> project.close()
 """
 
@@ -59,7 +60,7 @@ class Decide:
     shown: str | None = None
 
     def __post_init__(self) -> None:
-        self.image_id = self.project.annotation(self.annotation_id).image_id
+        self.image_id = self.project.annotations.get(self.annotation_id).image_id
 
     @property
     def changed(self) -> Changed:
@@ -73,7 +74,7 @@ class Decide:
 
     def revert(self) -> None:
         assert self.review_id is not None
-        self.project.delete_review(self.review_id)
+        self.project.reviews.delete(self.review_id)
 
 
 @dataclass
@@ -101,7 +102,7 @@ class AddPin:
 
     def revert(self) -> None:
         assert self.review_id is not None
-        self.project.delete_review(self.review_id)
+        self.project.reviews.delete(self.review_id)
 
 
 @dataclass
@@ -130,4 +131,4 @@ class AcceptAll:
     def revert(self) -> None:
         with self.project.transaction():
             for review_id in self.review_ids:
-                self.project.delete_review(review_id)
+                self.project.reviews.delete(review_id)

@@ -26,11 +26,11 @@ Example
 >>> from slicereview.model import NewImage, Polygon
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> [image] = project.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(8, 8)])
->>> ann_rater, boss = project.add_rater("ann"), project.add_rater("boss", "reviewer")
->>> ann = project.annotation_for(ann_rater, image)
->>> _ = project.replace_polygons(ann.id, [Polygon(np.array([[1., 1.], [5., 1.], [5., 5.]]))])
->>> project.set_annotation_status(ann.id, "submitted")
+>>> [image] = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(8, 8)])
+>>> ann_rater, boss = project.raters.add("ann"), project.raters.add("boss", "reviewer")
+>>> ann = project.annotations.for_image(ann_rater, image)
+>>> _ = project.polygons.replace(ann.id, [Polygon(np.array([[1., 1.], [5., 1.], [5., 5.]]))])
+>>> project.annotations.set_status(ann.id, "submitted")
 >>> decide(project, boss, ann.id, "reject")
 Traceback (most recent call last):
 ...
@@ -39,7 +39,7 @@ ValueError: A rejection needs a reason: pick a reason tag or write why.
 >>> [r.annotation.id for r in returned_annotations(project, ann_rater)]
 [1]
 >>> revision = start_revision(project, ann.id)
->>> project.annotation(revision).round, len(project.polygons(revision))
+>>> project.annotations.get(revision).round, len(project.polygons.of(revision))
 (2, 1)
 >>> project.close()
 """
@@ -75,7 +75,7 @@ Point = tuple[float, float]
 
 
 def _alphas_now(project: Project, image_id: int) -> dict[str, float | None]:
-    feats = project.latest_review_features(image_id) or {}
+    feats = project.reviews.latest_features(image_id) or {}
     return {k: feats.get(k) for k in ("strict_alpha", "relaxed_alpha") if k in feats}
 
 
@@ -86,9 +86,9 @@ def _clean_tags(tags: Sequence[str]) -> list[str]:
 def check_shown(project: Project, annotation_id: int, shown: str | None) -> Annotation:
     """The annotation, after checking it is as it was shown (``shown``: its ``updated_at``
     then; ``None``: no check). Raises :class:`ChangedSinceShown`."""
-    ann = project.annotation(annotation_id)
+    ann = project.annotations.get(annotation_id)
     if shown is not None and ann.updated_at != shown:
-        name = project.rater(ann.rater_id).name
+        name = project.raters.get(ann.rater_id).name
         raise ChangedSinceShown(
             f"{name}'s annotation changed after it was shown to you (edited "
             f"{ann.updated_at[:19].replace('T', ' ')} UTC); nothing was decided. It is shown "
@@ -116,7 +116,7 @@ def decide(
         raise ValueError("A reviewer cannot decide on their own annotation.")
     if alphas is None:
         alphas = _alphas_now(project, ann.image_id)
-    return project.add_review(
+    return project.reviews.add(
         ann.image_id, reviewer_id, annotation_id=annotation_id, decision=decision,
         comment=text.strip(), tags=tags, active_ms=active_ms,
         alphas={k: (None if v is None or math.isnan(v) else v) for k, v in alphas.items()},
@@ -143,9 +143,9 @@ def pin(
     else:
         assert point is not None
         kind, at = "point", (float(point[0]), float(point[1]))
-    return project.add_review(image_id, reviewer_id, comment=text.strip(), tags=clean,
-                              active_ms=active_ms, alphas=_alphas_now(project, image_id),
-                              pin_kind=kind, pin_at=at, review_id=review_id)
+    return project.reviews.add(image_id, reviewer_id, comment=text.strip(), tags=clean,
+                               active_ms=active_ms, alphas=_alphas_now(project, image_id),
+                               pin_kind=kind, pin_at=at, review_id=review_id)
 
 
 def accept_all(
@@ -157,11 +157,11 @@ def accept_all(
     ``active_ms`` is booked on the first one; ``shown``: annotation id → ``updated_at`` as
     shown (all refused when one changed)."""
     if annotation_ids is None:
-        anns = project.annotations(image_id=image_id, phase=phase, status=FINISHED)
+        anns = project.annotations.all(image_id=image_id, phase=phase, status=FINISHED)
         annotation_ids = [a.id for a in anns]
-    decided = project.current_decisions(annotation_ids)
+    decided = project.reviews.current_decisions(annotation_ids)
     todo = [a for a in annotation_ids if a not in decided
-            and project.annotation(a).rater_id != reviewer_id]
+            and project.annotations.get(a).rater_id != reviewer_id]
     with project.transaction():
         return [decide(project, reviewer_id, a, Decision.ACCEPT,
                        active_ms=active_ms if k == 0 else 0,
@@ -173,10 +173,10 @@ def annotation_to_review(project: Project, image_id: int, rater_id: int, phase: 
                          round: int | None = None) -> Annotation:
     """The annotator's finished annotation of the image a decision is about: the given round,
     else their latest finished round (what the queue shows)."""
-    found = [a for a in project.annotations(image_id=image_id, rater_id=rater_id, phase=phase,
-                                            round=round, status=FINISHED)]
+    found = [a for a in project.annotations.all(image_id=image_id, rater_id=rater_id, phase=phase,
+                                                round=round, status=FINISHED)]
     if not found:
-        name = project.rater(rater_id).name
+        name = project.raters.get(rater_id).name
         raise ValueError(f"{name} has no finished annotation of this image in the {phase} "
                          f"phase{'' if round is None else f', round {round}'}: nothing to "
                          "review.")
@@ -193,14 +193,14 @@ class Returned:
 
 
 def _revision(project: Project, ann: Annotation) -> Annotation | None:
-    return project.annotation_for(ann.rater_id, ann.image_id, ann.phase, ann.round + 1,
-                                  create=False)
+    return project.annotations.for_image(ann.rater_id, ann.image_id, ann.phase, ann.round + 1,
+                                         create=False)
 
 
 def returned_annotations(project: Project, rater_id: int) -> list[Returned]:
     """The rater's rejected annotations whose revision is not finished yet, by image."""
-    mine = project.annotations(rater_id=rater_id)
-    decided = project.current_decisions(a.id for a in mine)
+    mine = project.annotations.all(rater_id=rater_id)
+    decided = project.reviews.current_decisions(a.id for a in mine)
     out = []
     for ann in mine:
         review = decided.get(ann.id)
@@ -217,8 +217,8 @@ def start_revision(project: Project, annotation_id: int) -> int:
     """The revision of a rejected annotation: round + 1 in the same phase, ``in_progress``,
     with a copy of its polygons and image classifications (one transaction). Returns its id;
     an existing revision is returned as it is."""
-    ann = project.annotation(annotation_id)
-    review = project.current_decisions([annotation_id]).get(annotation_id)
+    ann = project.annotations.get(annotation_id)
+    review = project.reviews.current_decisions([annotation_id]).get(annotation_id)
     if review is None or review.decision is not Decision.REJECT:
         raise ValueError("Only a rejected annotation is revised.")
     existing = _revision(project, ann)
@@ -228,11 +228,11 @@ def start_revision(project: Project, annotation_id: int) -> int:
 
     with project.transaction():
         check_may_work(project, ann.rater_id, ann.phase)
-        new = project.annotation_for(ann.rater_id, ann.image_id, ann.phase, ann.round + 1)
+        new = project.annotations.for_image(ann.rater_id, ann.image_id, ann.phase, ann.round + 1)
         assert new is not None
         copies = [Polygon(p.vertices.copy(), p.certainty, p.label, dict(p.classifications))
-                  for p in project.polygons(annotation_id)]
-        project.replace_polygons(new.id, copies)
-        project.set_image_classifications(new.id, dict(ann.classifications))
-        project.set_annotation_status(new.id, AnnotationStatus.IN_PROGRESS)
+                  for p in project.polygons.of(annotation_id)]
+        project.polygons.replace(new.id, copies)
+        project.annotations.set_image_classifications(new.id, dict(ann.classifications))
+        project.annotations.set_status(new.id, AnnotationStatus.IN_PROGRESS)
     return new.id

@@ -17,13 +17,13 @@ Example
 >>> from slicereview.model import NewImage, Polygon
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> [image] = project.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(8, 8)])
+>>> [image] = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png", [NewImage(8, 8)])
 >>> square = Polygon(np.array([[1.0, 1.0], [5.0, 1.0], [5.0, 5.0], [1.0, 5.0]]))
 >>> ids = []
 >>> for name in ("a", "b"):
-...     ann = project.annotation_for(project.add_rater(name), image)
-...     _ = project.replace_polygons(ann.id, [square])
-...     project.set_annotation_status(ann.id, "submitted")
+...     ann = project.annotations.for_image(project.raters.add(name), image)
+...     _ = project.polygons.replace(ann.id, [square])
+...     project.annotations.set_status(ann.id, "submitted")
 ...     ids.append(ann.id)
 >>> view = review_image(project, image, ids)
 >>> [a.name for a in view.annotators], view.relaxed.alpha, int(view.marked_votes.max())
@@ -112,15 +112,15 @@ class ReviewImage:
 
 def review_image(project: Project, image_id: int, annotation_ids: Sequence[int]) -> ReviewImage:
     """The review view of ``image_id`` from the annotations ``annotation_ids`` (a queue row's)."""
-    _, rows, cols = project.image_cases()[image_id]
+    _, rows, cols = project.images.cases()[image_id]
     shape = (int(rows), int(cols))
-    decided = project.current_decisions(annotation_ids)
-    names = {r.id: r.name for r in project.raters()}
+    decided = project.reviews.current_decisions(annotation_ids)
+    names = {r.id: r.name for r in project.raters.all()}
     work = []
     for ann_id in sorted(annotation_ids):
-        ann = project.annotation(ann_id)
+        ann = project.annotations.get(ann_id)
         work.append(AnnotatorWork(ann_id, ann.rater_id, names.get(ann.rater_id, "?"),
-                                  tuple(project.polygons(ann_id)), decided.get(ann_id),
+                                  tuple(project.polygons.of(ann_id)), decided.get(ann_id),
                                   ann.updated_at, ann.round))
     labels = np.zeros((max(len(work), 2), *shape), dtype=np.uint8)
     for k, w in enumerate(work):
@@ -129,7 +129,7 @@ def review_image(project: Project, image_id: int, annotation_ids: Sequence[int])
     from slicereview.engines.agreement.segmentation import segmentation_agreement
 
     agreement = segmentation_agreement(labels)
-    pins = tuple(r for r in project.reviews(image_id=image_id) if r.is_pin)
+    pins = tuple(r for r in project.reviews.all(image_id=image_id) if r.is_pin)
     return ReviewImage(
         image_id, shape, tuple(work), used,
         np.count_nonzero(used == 1, axis=0).astype(np.uint8),

@@ -30,13 +30,13 @@ Example
 >>> from slicereview.model import NewImage, Polygon
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
->>> images = project.add_source(pathlib.Path(__file__), "0" * 64, "png",
+>>> images = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png",
 ...                             [NewImage(8, 8, frame=k) for k in range(2)])
 >>> square = Polygon(np.array([[1.0, 1.0], [5.0, 1.0], [5.0, 5.0], [1.0, 5.0]]))
 >>> for name in ("a", "b"):
-...     ann = project.annotation_for(project.add_rater(name), images[0])
-...     _ = project.replace_polygons(ann.id, [square])
-...     project.set_annotation_status(ann.id, "submitted")
+...     ann = project.annotations.for_image(project.raters.add(name), images[0])
+...     _ = project.polygons.replace(ann.id, [square])
+...     project.annotations.set_status(ann.id, "submitted")
 >>> result = compute_features(project, QueueSpec())
 >>> result.computed, compute_features(project, QueueSpec()).computed
 ((1,), ())
@@ -180,7 +180,7 @@ def _included_raters(project: Project, spec: QueueSpec) -> set[int] | None:
     if spec.annotators is not None:
         return set(spec.annotators)
     if spec.group is not None:
-        found = {r.id for r in project.raters()
+        found = {r.id for r in project.raters.all()
                  if r.group == spec.group and r.role is Role.ANNOTATOR}
         if not found:
             raise ValueError(f"no annotators in group {spec.group!r}")
@@ -192,7 +192,7 @@ def selection(project: Project, spec: QueueSpec) -> dict[int, list[Annotation]]:
     """image id → the finished annotations a queue of ``spec`` uses (one per annotator)."""
     raters = _included_raters(project, spec)
     chosen: dict[int, dict[int, Annotation]] = {}
-    for ann in project.annotations(phase=spec.phase, round=spec.round, status=FINISHED):
+    for ann in project.annotations.all(phase=spec.phase, round=spec.round, status=FINISHED):
         if raters is None or ann.rater_id in raters:
             # ordered by image, rater, round: the latest round per annotator wins
             chosen.setdefault(ann.image_id, {})[ann.rater_id] = ann
@@ -222,9 +222,9 @@ def compute_features(
     """
     chosen = selection(project, spec)
     pairs = repeat_pairs_for_queue(project, spec.phase, _included_raters(project, spec))
-    cases = project.image_cases()
+    cases = project.images.cases()
     rnd = spec.round or 0
-    cached = project.review_features(spec.phase, rnd, spec.annotators_key, spec.level)
+    cached = project.reviews.features(spec.phase, rnd, spec.annotators_key, spec.level)
     features: dict[int, ImageFeatures] = {}
     keys: dict[int, str] = {}
     not_enough = []
@@ -240,8 +240,8 @@ def compute_features(
             keys[image_id] = key
     tasks = [FeatureTask.from_polygons(
                 i, cases[i][1:],
-                [project.polygons(a.id) for a in chosen[i]],
-                [(project.polygons(a.id), project.polygons(b.id))
+                [project.polygons.of(a.id) for a in chosen[i]],
+                [(project.polygons.of(a.id), project.polygons.of(b.id))
                  for a, b in pairs.get(i, ())],
                 level=spec.level)  # type: ignore[arg-type]
             for i in keys]
@@ -249,8 +249,8 @@ def compute_features(
         workers = 1 if len(tasks) < INLINE_LIMIT else default_workers()
     new = features_of_images(tasks, workers=workers, progress=progress, cancelled=cancelled)
     if new:
-        project.store_review_features(spec.phase, rnd, spec.annotators_key, spec.level,
-                                      [(i, keys[i], f.to_dict()) for i, f in new.items()])
+        project.reviews.store_features(spec.phase, rnd, spec.annotators_key, spec.level,
+                                       [(i, keys[i], f.to_dict()) for i, f in new.items()])
     features.update(new)
     ordered = {i: features[i] for i in sorted(features)}
     return QueueResult(
@@ -288,8 +288,8 @@ def queue(project: Project, spec: QueueSpec, result: QueueResult | None = None,
     order = [i for i in ranked if i in flags] + [i for i in ranked if i not in flags]
     score = scores(feats, spec.method, spec.seed)
     why = explanations(feats, spec.method, spec.seed)
-    decided = project.current_decisions()
-    cases = project.image_cases()
+    decided = project.reviews.current_decisions()
+    cases = project.images.cases()
     rows = []
     for rank, image_id in enumerate(order, start=1):
         anns = result.annotations[image_id]
@@ -304,11 +304,11 @@ def queue(project: Project, spec: QueueSpec, result: QueueResult | None = None,
 def relevance(project: Project, result: QueueResult) -> dict[int, int]:
     """Graded ground truth ([CrowdSegQA, §5.4]) of the queue's images from the stored reviews: 3
     expert review, 2 commented (a pin, a reason or a comment), 1 strict α ≤ 0.667, else 0."""
-    decided = project.current_decisions()
+    decided = project.reviews.current_decisions()
     signals: dict[int, list[ReviewSignal]] = {}
     for image_id, anns in result.annotations.items():
         found = [decided[a] for a in anns if a in decided]
-        found += [r for r in project.reviews(image_id=image_id) if r.is_pin]
+        found += [r for r in project.reviews.all(image_id=image_id) if r.is_pin]
         signals[image_id] = [ReviewSignal(r.decision is Decision.EXPERT_REVIEW, r.commented)
                              for r in found]
     alphas = {i: f.strict_alpha for i, f in result.features.items()}

@@ -13,8 +13,8 @@ Example
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> with Project.create(folder / "p.srproj") as project:
 ...     _ = import_paths(project, [get_testdata_file("CT_small.dcm")])
-...     image = project.images()[0]
-...     display = load_display(project.resolve(image.path), image)
+...     image = project.images.all()[0]
+...     display = load_display(project.images.resolve(image.path), image)
 >>> display.data.shape, display.data.dtype.name, display.value_unit
 ((128, 128), 'int32', 'HU')
 """
@@ -40,7 +40,7 @@ def load_display(path: str | Path | RemoteInstance, image: Image, *,
     Parameters
     ----------
     path
-        The file's absolute path (``project.resolve(image.path)``), or the
+        The file's absolute path (``project.images.resolve(image.path)``), or the
         :class:`~slicereview.engines.dicomweb.cache.RemoteInstance` of an image on a PACS:
         its cache file is read, and when it is missing the image is fetched again and
         decoded in the decoding child (a PACS's answer is untrusted input).

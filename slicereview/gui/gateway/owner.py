@@ -1,5 +1,5 @@
-"""OwnerGateway: the task owner's part of the GUI's one gateway (batches, gold, the onboarding
-pre-filter and decisions, the guidelines), attached as ``ProjectGateway.owner``.
+"""The gateway's owner service, ``gateway.owner``: the task owner's part (batches, gold, the
+onboarding pre-filter and decisions, the guidelines, questions, groups).
 
 It reaches the project only through the gateway's open project and the app layer
 (:mod:`slicereview.app.qa.workflow`, :mod:`slicereview.app.qa.guidelines`), so the rules stay there.
@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
@@ -20,17 +21,18 @@ from slicereview.app.people import add_person
 from slicereview.model import Batch, Image, Phase, Rater, Role
 
 if TYPE_CHECKING:
+    from slicereview.app.qa.guidelines import GuidelineChanges
     from slicereview.gui.gateway import ProjectGateway
 
 
-def _workflow():  # type: ignore[no-untyped-def]
+def _workflow() -> ModuleType:
     """The workflow module, imported on first use (it loads scipy; the window starts without)."""
     from slicereview.app.qa import workflow
 
     return workflow
 
 
-def _guidelines():  # type: ignore[no-untyped-def]
+def _guidelines() -> ModuleType:
     from slicereview.app.qa import guidelines
 
     return guidelines
@@ -57,7 +59,7 @@ def _mean(values: list[float | None]) -> float | None:
     return sum(kept) / len(kept) if kept else None
 
 
-class OwnerGateway(QObject):
+class OwnerService(QObject):
     #: Batches, assignments, gold or decisions changed.
     workflow_changed = Signal()
     #: A new guideline version was saved.
@@ -77,13 +79,14 @@ class OwnerGateway(QObject):
 
     # -- raters ------------------------------------------------------------------------------
     def raters(self, role: Role | None = None) -> list[Rater]:
-        raters = self.gateway.project.raters() if self.gateway.is_open else []
+        project = self.gateway.project
+        raters = project.raters.all() if project is not None else []
         return sorted((r for r in raters if role is None or r.role is role),
                       key=lambda r: (r.simulated, r.name.lower()))
 
     def add_owner(self, name: str) -> int:
         """Create a rater with the owner role (or return the owner of that name)."""
-        known = {r.id for r in self._project.raters()}
+        known = {r.id for r in self._project.raters.all()}
         rater_id = add_person(self._project, name, Role.OWNER)
         if rater_id not in known:
             self.gateway.raters_changed.emit()
@@ -105,7 +108,7 @@ class OwnerGateway(QObject):
     # -- questions (rules in slicereview.app.qa.questions) -------------------------------------
     def questions(self) -> list:
         """Every question in its order, retired ones too."""
-        return self._project.questions(retired=True) if self.gateway.is_open else []
+        return self._project.questions.all(retired=True) if self.gateway.is_open else []
 
     def question_answers(self, question) -> int:
         from slicereview.app.qa.questions import answered
@@ -128,25 +131,28 @@ class OwnerGateway(QObject):
 
     # -- batches ----------------------------------------------------------------------------
     def batches(self) -> list[Batch]:
-        return self.gateway.project.batches() if self.gateway.is_open else []
+        project = self.gateway.project
+        return project.workflow.batches() if project is not None else []
 
     def batch_images(self, batch_id: int) -> list[Image]:
         project = self._project
-        return project.images(project.image_set(project.batch(batch_id).image_set_id))
+        batch = project.workflow.batch(batch_id)
+        return project.images.all(project.image_sets.members(batch.image_set_id))
 
     def assignments(self, batch_id: int) -> list[tuple[int | None, str | None]]:
-        return self._project.batch_assignments(batch_id)
+        return self._project.workflow.batch_assignments(batch_id)
 
     def image_sets(self) -> list[tuple[int, str, int]]:
-        return self.gateway.rating_image_sets()
+        return self.gateway.rating.image_sets()
 
     def image_set(self, set_id: int) -> list[int]:
-        return self._project.image_set(set_id)
+        return self._project.image_sets.members(set_id)
 
     def define_batch(self, name: str, phase: str, image_ids: list[int], **rules) -> int:
         if not name.strip():
             raise ValueError("A batch needs a name.")
-        if self._project.batch_by_name(name.strip()) or self._project.image_set_id(name.strip()):
+        if self._project.workflow.batch_by_name(name.strip()) or \
+                self._project.image_sets.id_by_name(name.strip()):
             raise ValueError(f"There is already an image set or batch named {name.strip()!r}.")
         batch_id = _workflow().define_batch(self._project, name.strip(), phase, image_ids, **rules)
         self.workflow_changed.emit()
@@ -162,7 +168,7 @@ class OwnerGateway(QObject):
         from slicereview.app.qa import repeats
 
         counts = repeats.batch_repeat_progress(self._project, batch_id)
-        raters = {r.id: r for r in self._project.raters()}
+        raters = {r.id: r for r in self._project.raters.all()}
         return [(raters[r], *counts[r]) for r in counts]
 
     def schedule_repeats(self, batch_id: int, percent: float, seed: int) -> dict[int, int]:
@@ -177,7 +183,7 @@ class OwnerGateway(QObject):
 
     # -- gold and the onboarding pre-filter -------------------------------------------------
     def gold_origin(self, image_id: int) -> str | None:
-        gold = self._project.gold(image_id)
+        gold = self._project.workflow.gold(image_id)
         return None if gold is None else gold[2]
 
     def gold_candidates(self, image_id: int) -> list[tuple[int, str]]:
@@ -185,8 +191,8 @@ class OwnerGateway(QObject):
         first: reviewers and owners, then annotators)."""
         project = self._project
         found = []
-        for ann in project.annotations(image_id=image_id, status=_workflow().FINISHED):
-            rater = project.rater(ann.rater_id)
+        for ann in project.annotations.all(image_id=image_id, status=_workflow().FINISHED):
+            rater = project.raters.get(ann.rater_id)
             found.append((rater.role is Role.ANNOTATOR, ann.id,
                           f"{rater.name} ({rater.role}) — {ann.phase}, round {ann.round}, "
                           f"annotation {ann.id}"))
@@ -205,23 +211,24 @@ class OwnerGateway(QObject):
     def onboarding(self, batch_id: int) -> list[OnboardingRow]:
         """The pre-filter of a batch with mean scores against gold and the decision in force."""
         project = self._project
-        batch = project.batch(batch_id)
-        images = set(project.image_set(batch.image_set_id))
-        scores = project.gold_scores()
-        decisions = {q.rater_id: q for q in project.qualifications() if q.batch_id == batch_id}
+        batch = project.workflow.batch(batch_id)
+        images = set(project.image_sets.members(batch.image_set_id))
+        scores = project.workflow.gold_scores()
+        decisions = {q.rater_id: q for q in project.workflow.qualifications()
+                     if q.batch_id == batch_id}
         rows = []
         for pre in _workflow().prefilter(project, batch_id):
-            mine = [scores[a.id] for a in project.annotations(
+            mine = [scores[a.id] for a in project.annotations.all(
                 rater_id=pre.rater_id, phase=batch.phase, status=_workflow().FINISHED)
                 if a.image_id in images and a.id in scores]
             q = decisions.get(pre.rater_id)
             said = None
             if q is not None:
-                who = project.rater(q.decided_by).name if q.decided_by else "?"
+                who = project.raters.get(q.decided_by).name if q.decided_by else "?"
                 said = (f"{'go on' if q.go_on else 'stop'} — {who}, {q.created_at[:16]}"
                         + (f": {q.reason}" if q.reason else ""))
             rows.append(OnboardingRow(
-                project.rater(pre.rater_id), pre.scored, pre.mean_dice,
+                project.raters.get(pre.rater_id), pre.scored, pre.mean_dice,
                 _mean([s.get("strict_alpha") for s in mine]),
                 _mean([s.get("relaxed_alpha") for s in mine]),
                 _mean([s.get("strict_box_alpha") for s in mine]), pre.passes, said))
@@ -235,10 +242,11 @@ class OwnerGateway(QObject):
 
     # -- guidelines -------------------------------------------------------------------------
     def guideline_versions(self) -> list[tuple[int, str]]:
-        return self.gateway.project.guideline_versions() if self.gateway.is_open else []
+        project = self.gateway.project
+        return project.guidelines.versions() if project is not None else []
 
     def guideline_text(self, version: int | None = None) -> str:
-        found = self._project.guideline(version)
+        found = self._project.guidelines.get(version)
         return found[1] if found else ""
 
     def guideline_diff(self, old: int | None, new: int) -> str:
@@ -250,7 +258,7 @@ class OwnerGateway(QObject):
 
     def save_guidelines(self, owner_id: int, text: str) -> int:
         """Save the owner's text; a changed text is a new version. Returns the version."""
-        before = self._project.guideline()
+        before = self._project.guidelines.get()
         version = _guidelines().edit_guidelines(self._project, owner_id, text)
         if before is None or before[0] != version:
             self.guidelines_changed.emit(version)
@@ -260,14 +268,14 @@ class OwnerGateway(QObject):
         """``(review id, label)`` of reviews that say something (comment or reason tags),
         newest first."""
         project = self._project
-        cases = {i.id: i.case_id for i in project.images()}
+        cases = {i.id: i.case_id for i in project.images.all()}
         rows = []
-        for r in project.reviews():
+        for r in project.reviews.all():
             said = "; ".join([*r.tags, *([r.comment.strip()] if r.comment.strip() else [])])
             if said:
                 kind = r.decision or f"pin ({r.pin_kind})"
                 rows.append((r.id, f"{cases.get(r.image_id, '?')} · {kind} · "
-                             f"{project.rater(r.reviewer_id).name}: {said}"))
+                             f"{project.raters.get(r.reviewer_id).name}: {said}"))
         return rows[::-1]
 
     def example_crop(self, review_id: int) -> bytes:
@@ -280,12 +288,12 @@ class OwnerGateway(QObject):
 
     def entry_crops(self) -> dict[int, bytes]:
         """Entry id → its crop PNG (for ``entry:ID`` pictures in the Markdown)."""
-        return {e[0]: e[4] for e in self._project.guideline_entries() if e[4]}
+        return {e[0]: e[4] for e in self._project.guidelines.entries() if e[4]}
 
-    def changes_for(self, rater_id: int, *, record: bool) -> _guidelines().GuidelineChanges:
+    def changes_for(self, rater_id: int, *, record: bool) -> GuidelineChanges:
         """What changed in the guidelines since an annotator last looked (``record``: they
         look now)."""
         return _guidelines().guideline_changes(self._project, rater_id, record=record)
 
 
-__all__ = ["OnboardingRow", "OwnerGateway", "Phase"]
+__all__ = ["OnboardingRow", "OwnerService", "Phase"]

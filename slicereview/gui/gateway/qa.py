@@ -1,7 +1,7 @@
-"""The owner's QA part of the gateway: what the Overview tab and the work-package actions read
-from the open project. Attached to :class:`~slicereview.gui.gateway.ProjectGateway` as
-``gateway.qa``; the heavy work (the report, a matrix cell, packages) runs in the workers of
-:mod:`slicereview.gui.common.qa_workers`, which open their own connection to :meth:`project_path`.
+"""The gateway's QA service, ``gateway.qa``: what the Overview tab and the work-package actions
+read from the open project. The heavy work (the report, a matrix cell, packages) runs in the
+workers of :mod:`slicereview.gui.common.qa_workers`, which open their own connection to
+:meth:`QAService.location`.
 """
 
 from __future__ import annotations
@@ -18,18 +18,19 @@ if TYPE_CHECKING:
 Subset = tuple[str, "list[int] | None"]
 
 
-class QAGateway:
+class QAService:
     """Reads for the owner's views; ``gateway`` is the window's project gateway."""
 
     def __init__(self, gateway: ProjectGateway) -> None:
         self.gateway = gateway
 
-    def project_path(self) -> Path:
-        return Path(self.gateway.open_project.path)
+    def location(self) -> Path | str:
+        """Where the workers open their own connection (a file's path or a server's URL)."""
+        return self.gateway.open_project.location
 
     def annotator_names(self) -> list[str]:
         """Annotators (not gold experts, reviewers or the owner), simulated ones included."""
-        return [r.name for r in self.gateway.open_project.raters()
+        return [r.name for r in self.gateway.open_project.raters.all()
                 if r.role is Role.ANNOTATOR]
 
     def batch_names(self, annotator: str) -> list[str]:
@@ -37,16 +38,16 @@ class QAGateway:
         from slicereview.app.qa.workflow import batches_for
 
         project = self.gateway.open_project
-        rater = project.rater_by_name(annotator)
+        rater = project.raters.by_name(annotator)
         if rater is None:
             return []
         mine = set(batches_for(project, rater.id))
-        return [b.name for b in project.batches() if b.id in mine]
+        return [b.name for b in project.workflow.batches() if b.id in mine]
 
     def subsets(self) -> list[Subset]:
         """The agreement subsets the CLI offers: everyone, each group, everyone but a group
         (only those with two or more annotators)."""
-        annotators = [r for r in self.gateway.open_project.raters() if r.role is Role.ANNOTATOR]
+        annotators = [r for r in self.gateway.open_project.raters.all() if r.role is Role.ANNOTATOR]
         found: list[Subset] = [("all annotators", None)]
         for group in sorted({r.group for r in annotators if r.group}):
             inside = [r.id for r in annotators if r.group == group]

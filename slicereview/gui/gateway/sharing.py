@@ -47,7 +47,9 @@ class ProjectWatch(QObject):
         self.stop()
         self.project = project
         self._version = project.data_version()
-        self.lock = ProjectLock(project.path)
+        # The lock file beside a project file says who else has it open; a server project
+        # has no file beside it (its change counter is watched all the same).
+        self.lock = None if project.path is None else ProjectLock(project.path)
         self.heartbeat()
         self._poll.start()
         self._beat.start()

@@ -161,7 +161,7 @@ class ConfidenceMeter(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
         self.setMinimumWidth(260)
-        gateway.answer_recorded.connect(self._on_answer)
+        gateway.rating.answer_recorded.connect(self._on_answer)
         gateway.changed_elsewhere.connect(self._on_changed_elsewhere)
         gateway.project_closed.connect(self.clear)
         self.hide()
@@ -170,7 +170,7 @@ class ConfidenceMeter(QWidget):
     def run(self) -> ConfidenceRun | None:
         if self.session_id is None or not self.gateway.is_open:
             return None
-        run = self.gateway.rating(self.session_id)
+        run = self.gateway.rating.run(self.session_id)
         return run if isinstance(run, ConfidenceRun) else None
 
     def show_session(self, session_id: int | None) -> None:
@@ -184,13 +184,13 @@ class ConfidenceMeter(QWidget):
         self.session_id = session_id
         run = self.run()
         self.setVisible(run is not None)
-        if run is None:
+        if run is None or session_id is None:
             return
         names = run.rater_names()
         me = acting_annotator()
-        if self.gateway.acting_rater(session_id) is None and me in names.values():
-            self.gateway.set_acting_rater(session_id,
-                                          next(r for r, n in names.items() if n == me))
+        if self.gateway.rating.acting_rater(session_id) is None and me in names.values():
+            self.gateway.rating.set_acting_rater(
+                session_id, next(r for r, n in names.items() if n == me))
         blocker = self.rater.blockSignals(True)
         self.rater.clear()
         for rater_id, name in names.items():
@@ -211,7 +211,7 @@ class ConfidenceMeter(QWidget):
         run = self.run()
         if run is None or self.session_id is None:
             return
-        self.gateway.set_acting_rater(self.session_id, int(self.rater.currentData()))
+        self.gateway.rating.set_acting_rater(self.session_id, int(self.rater.currentData()))
         self.rater_changed.emit(self.session_id)
 
     def _on_changed_elsewhere(self) -> None:
@@ -261,7 +261,8 @@ class ConfidenceMeter(QWidget):
 
     def _on_details(self, key: object, details: MeterDetails) -> None:
         self._busy = False
-        session_id, answers = key  # type: ignore[misc]
+        assert isinstance(key, tuple)
+        session_id, answers = key
         run = self.run()
         if run is None or session_id != self.session_id:
             return

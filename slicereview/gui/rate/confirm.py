@@ -18,15 +18,16 @@ from slicereview.model import Answer, Grade
 def describe_last_answer(gateway: ProjectGateway, session_id: int) -> str | None:
     """One sentence naming the session's rater and its last answer or grade; ``None`` if it
     has none."""
-    rs = gateway.rating(session_id)
+    rs = gateway.rating.run(session_id)
     grades = rs.grades()
     last: Answer | Grade | None = (list(grades.values())[-1] if grades
                                    else (rs.answers()[-1] if rs.answers() else None))
     if last is None:
         return None
-    owner = gateway.project.rater(rs.session.rater_id).name
+    project = gateway.open_project
+    owner = project.raters.get(rs.session.rater_id).name
     who = getattr(last, "rater_id", None)
-    rater = gateway.project.rater(who).name if who is not None else owner
+    rater = project.raters.get(who).name if who is not None else owner
     state = "finished" if rs.done else "in progress"
     if isinstance(last, Grade):
         what = (f"grade “{rs.labels[last.grade]}” of "
@@ -48,7 +49,7 @@ def confirm_undo(parent: QWidget, gateway: ProjectGateway, session_id: int) -> b
     text = describe_last_answer(gateway, session_id)
     if text is None:
         return False
-    grade = str(gateway.rating(session_id).kind) == "classify"
+    grade = str(gateway.rating.run(session_id).kind) == "classify"
     box = QMessageBox(QMessageBox.Icon.Question,
                       "Undo last grade" if grade else "Undo last answer",
                       f"Delete {text}?", QMessageBox.StandardButton.Yes

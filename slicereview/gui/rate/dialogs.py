@@ -58,7 +58,9 @@ class NewSessionDialog(QDialog):
         self.rater.setEditable(True)
         self.rater.addItems(raters)
         self.rater.setCurrentText("")
-        self.rater.lineEdit().setPlaceholderText("your name (a new name creates a rater)")
+        edit = self.rater.lineEdit()
+        if edit is not None:  # (an editable combo box has one)
+            edit.setPlaceholderText("your name (a new name creates a rater)")
         self.image_set = QComboBox()
         for set_id, name, count in image_sets:
             self.image_set.addItem(f"{name} ({count} images)", (set_id, count, name))
@@ -168,14 +170,15 @@ class NewSessionDialog(QDialog):
 
     def spec(self) -> NewSessionSpec:
         kind = self.kind.currentData()
+        confidence = kind == SessionKind.CONFIDENCE
         return NewSessionSpec(
             kind=kind, rater=self.rater.currentText().strip(),
             image_set_id=self.image_set.currentData()[0],
             prompt=self.prompt.text().strip(), algorithm=self.algorithm.currentData(),
             k=self.k.value() if self.algorithm.currentData() == "top-k" else None,
             labels=self.label_list(), name=self.name.text().strip(),
-            **({"shared_with": self.confidence.shared_with(), "stop": self.confidence.stop()}
-               if kind == SessionKind.CONFIDENCE else {}),
+            shared_with=self.confidence.shared_with() if confidence else (),
+            stop=self.confidence.stop() if confidence else None,
         )
 
     def problem(self) -> str | None:

@@ -21,8 +21,8 @@ from tests.dicom_tools import dciodvfy_errors
 
 
 @pytest.fixture(scope="module")
-def small(tmp_path_factory):
-    return build(tmp_path_factory.mktemp("dicom"))
+def small(tmp_path_factory, module_backend, on_backend):
+    return on_backend(module_backend, build(tmp_path_factory.mktemp("dicom")))
 
 
 def _pngs(project, folder):
@@ -30,16 +30,16 @@ def _pngs(project, folder):
     return {p.name: np.asarray(PILImage.open(p)) for p in report.files if p.suffix == ".png"}
 
 
-def test_demo_mammograms_export_as_seg_like_the_png(demo_project, tmp_path):
+def test_demo_mammograms_export_as_seg_like_the_png(demo_location, tmp_path):
     """Done when: the demo's mammogram annotations export as SEG files that pass dciodvfy,
     read back to the PNG export's masks and reference their source instances."""
-    with Project.open(demo_project, read_only=True) as project:
+    with Project.open(demo_location, read_only=True) as project:
         report = export_seg(project, tmp_path / "seg")
         pngs = _pngs(project, tmp_path / "png")
-        mammograms = {im.id: im for im in project.images() if im.format == "dicom"}
-        sops = {im.id: pydicom.dcmread(project.resolve(im.path), stop_before_pixels=True)
+        mammograms = {im.id: im for im in project.images.all() if im.format == "dicom"}
+        sops = {im.id: pydicom.dcmread(project.images.resolve(im.path), stop_before_pixels=True)
                 .SOPInstanceUID for im in mammograms.values()}
-        items = {a.id: a for a in project.annotations(phase="formal", round=1)}
+        items = {a.id: a for a in project.annotations.all(phase="formal", round=1)}
     assert report.written == len(report.objects) == 24  # 8 mammograms x 3 annotators
     non_dicom = {case for case, reason in report.skipped if reason.startswith("not from DICOM")}
     assert len(non_dicom) == len(report.skipped) > 0  # one line per image, counted
@@ -107,8 +107,8 @@ def test_sr_references_source_and_seg(small, tmp_path):
     with Project.open(small, read_only=True) as project:
         segs = export_seg(project, tmp_path / "seg")
         report = export_sr(project, tmp_path / "sr", segs=segs)
-        ct = project.images()[0]
-        ct_sop = pydicom.dcmread(project.resolve(ct.path), stop_before_pixels=True
+        ct = project.images.all()[0]
+        ct_sop = pydicom.dcmread(project.images.resolve(ct.path), stop_before_pixels=True
                                  ).SOPInstanceUID
     assert report.written == 1  # only the CT has decisions, pins and a grade
     assert [c for c, r in report.skipped] == []  # the PNG has nothing to report

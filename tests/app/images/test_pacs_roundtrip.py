@@ -54,16 +54,16 @@ def env(tmp_path, monkeypatch):
     return cache
 
 
-def test_import_show_after_cache_loss_annotate_and_stow(orthanc, env, tmp_path):
+def test_import_show_after_cache_loss_annotate_and_stow(location, orthanc, env, tmp_path):
     auth = Auth.basic(USER, PASSWORD)
-    path = tmp_path / "p.srproj"
+    path = location("p.srproj")
     with Project.create(path, name="PACS trip") as project:
         report = import_dicomweb(project, orthanc.dicomweb, auth=auth)
         assert (report.added_files, report.added_images, report.failed) == (3, 3, [])
-        assert project.missing_sources() == []
+        assert project.images.missing_sources() == []
         again = import_dicomweb(project, orthanc.dicomweb, auth=auth)
         assert again.added_files == 0 and len(again.duplicates) == 3
-        images = project.images()
+        images = project.images.all()
         # No patient data in the project: the allow-list of technical metadata, as for files.
         assert all("patient" not in str(im.info).lower() for im in images)
         locator = Locator(project, Credentials())
@@ -80,7 +80,7 @@ def test_import_show_after_cache_loss_annotate_and_stow(orthanc, env, tmp_path):
         for name in ("Ann", "Bob"):
             rater = annotating.add_annotator(project, name)
             for image in images:
-                annotation = project.annotation_for(rater, image.id, create=True)
+                annotation = project.annotations.for_image(rater, image.id, create=True)
                 annotating.replace_polygons(project, annotation.id, [square(3, 4, 20)])
                 annotating.finish(project, annotation.id, "submitted")
     for file in env.glob("*.dcm"):  # the export fetches its sources' headers again
@@ -111,19 +111,20 @@ def test_import_show_after_cache_loss_annotate_and_stow(orthanc, env, tmp_path):
                                               "Query": {"SOPInstanceUID": source_uid}})
         study_of_source = orthanc.get(f"/instances/{source[0]}/study")["MainDicomTags"]
         assert study_of_source["StudyInstanceUID"] == seg.StudyInstanceUID
+        orthanc.delete(f"/instances/{found[0]}")  # the PACS as it was, for the next backend
 
 
-def test_a_file_imported_from_disk_is_a_duplicate(orthanc, env, tmp_path):
-    with Project.create(tmp_path / "p.srproj") as project:
+def test_a_file_imported_from_disk_is_a_duplicate(location, orthanc, env, tmp_path):
+    with Project.create(location("p.srproj")) as project:
         import_paths(project, [get_testdata_file("CT_small.dcm")])
         report = import_dicomweb(project, orthanc.dicomweb, auth=Auth.basic(USER, PASSWORD),
                                  modality="CT")
         assert report.added_files == 0 and len(report.duplicates) == 1
-        assert len(project.sources()) == 1
+        assert len(project.images.sources()) == 1
 
 
-def test_wrong_password_is_refused_and_imports_nothing(orthanc, env, tmp_path):
-    with Project.create(tmp_path / "p.srproj") as project:
+def test_wrong_password_is_refused_and_imports_nothing(location, orthanc, env, tmp_path):
+    with Project.create(location("p.srproj")) as project:
         with pytest.raises(AuthenticationError, match="HTTP 401"):
             import_dicomweb(project, orthanc.dicomweb, auth=Auth.basic(USER, "wrong"))
-        assert project.sources() == []
+        assert project.images.sources() == []

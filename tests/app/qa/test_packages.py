@@ -3,7 +3,6 @@ with the project's bytes unchanged, and a property test over random edits on bot
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import zipfile
@@ -20,48 +19,47 @@ from slicereview.app.qa.packages import PackageError, merge, package
 from slicereview.app.qa.workflow import define_batch, mark_gold
 from slicereview.model import Polygon
 from slicereview.store import Project
+from slicereview.store.location import Location
+from tests.postgres_cluster import fingerprint
 
 
 def square(x: float, s: float = 5.0, certainty: str = "certain") -> Polygon:
     return Polygon(np.array([[x, 2], [x + s, 2], [x + s, 2 + s], [x, 2 + s]], float), certainty)
 
 
-def sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def make_project(folder: Path) -> Path:
+def make_project(folder: Path, where: Location | None = None) -> Location:
+    """The project at ``where`` (default ``folder / "p.srproj"``), its images in ``folder``."""
     from skimage import data
 
     imgs = folder / "imgs"
     imgs.mkdir(parents=True)
     for k, arr in enumerate((data.camera(), data.moon(), data.coins(), data.page())):
         PILImage.fromarray(arr[:64, :64]).save(imgs / f"img{k}.png")
-    path = folder / "p.srproj"
+    path = where or folder / "p.srproj"
     with Project.create(path) as p:
         import_paths(p, sorted(imgs.glob("*.png")))
-        a, b = p.add_rater("ann", group="A"), p.add_rater("other", group="A")
-        boss, expert = p.add_rater("boss", "reviewer"), p.add_rater("expert", "reviewer")
+        a, b = p.raters.add("ann", group="A"), p.raters.add("other", group="A")
+        boss, expert = p.raters.add("boss", "reviewer"), p.raters.add("expert", "reviewer")
         define_batch(p, "b1", "formal", [1, 2, 3], groups=["A"])
-        p.add_question("q", "Question", "radio", "image", ["yes", "no"])
-        p.add_guideline("# G\n")
+        p.questions.add("q", "Question", "radio", "image", ["yes", "no"])
+        p.guidelines.add("# G\n")
         for rater, x in ((a, 1.0), (b, 20.0)):
-            ann = p.annotation_for(rater, 1)
-            p.replace_polygons(ann.id, [square(x)])
-            p.set_annotation_status(ann.id, "submitted")
-        decided = p.annotation_for(a, 1)
-        p.add_review(1, boss, annotation_id=decided.id, decision="reject", comment="too big",
-                     tags=["outline too loose"])
-        p.add_review(1, boss, comment="pin", pin_kind="point", pin_at=(3, 3))
-        g = p.annotation_for(expert, 2)
-        p.replace_polygons(g.id, [square(3)])
-        p.set_annotation_status(g.id, "submitted")
+            ann = p.annotations.for_image(rater, 1)
+            p.polygons.replace(ann.id, [square(x)])
+            p.annotations.set_status(ann.id, "submitted")
+        decided = p.annotations.for_image(a, 1)
+        p.reviews.add(1, boss, annotation_id=decided.id, decision="reject", comment="too big",
+                      tags=["outline too loose"])
+        p.reviews.add(1, boss, comment="pin", pin_kind="point", pin_at=(3, 3))
+        g = p.annotations.for_image(expert, 2)
+        p.polygons.replace(g.id, [square(3)])
+        p.annotations.set_status(g.id, "submitted")
         mark_gold(p, g.id)
     return path
 
 
-def test_package_is_blind_and_self_contained(tmp_path: Path) -> None:
-    path = make_project(tmp_path / "src")
+def test_package_is_blind_and_self_contained(location, tmp_path: Path) -> None:
+    path = make_project(tmp_path / "src", location("p.srproj"))
     with Project.open(path) as p:
         out = package(p, "ann", tmp_path / "ann.zip", batch="b1")
     folder = tmp_path / "unzipped"
@@ -69,35 +67,35 @@ def test_package_is_blind_and_self_contained(tmp_path: Path) -> None:
         zf.extractall(folder)
         assert len([n for n in zf.namelist() if n.startswith("images/")]) == 3
     with Project.open(folder / "project.srproj") as pkg:
-        assert [r.name for r in pkg.raters()] == ["ann", "boss"]      # no other annotator
-        assert {a.rater_id for a in pkg.annotations()} == {pkg.rater_by_name("ann").id}
-        assert pkg.gold_images() == [] and pkg.gold_scores() == {}
-        review, pin = pkg.reviews()          # the decision, and the pin on the returned image
+        assert [r.name for r in pkg.raters.all()] == ["ann", "boss"]      # no other annotator
+        assert {a.rater_id for a in pkg.annotations.all()} == {pkg.raters.by_name("ann").id}
+        assert pkg.workflow.gold_images() == [] and pkg.workflow.gold_scores() == {}
+        review, pin = pkg.reviews.all()          # the decision, and the pin on the returned image
         assert review.comment == "too big" and review.tags == ("outline too loose",)
         assert (pin.is_pin, pin.pin_kind, pin.pin_at, pin.comment) == (True, "point",
                                                                        (3.0, 3.0), "pin")
-        assert [q.name for q in pkg.questions()] == ["q"] and pkg.guideline()[1] == "# G\n"
-        assert [i.case_id for i in pkg.images()] == ["C000001", "C000002", "C000003"]
-        for image in pkg.images():                        # the copies open from the package
-            assert pkg.resolve(image.path).is_file()
-        assert pkg.missing_sources() == []
+        assert [q.name for q in pkg.questions.all()] == ["q"] and pkg.guidelines.get()[1] == "# G\n"
+        assert [i.case_id for i in pkg.images.all()] == ["C000001", "C000002", "C000003"]
+        for image in pkg.images.all():                        # the copies open from the package
+            assert pkg.images.resolve(image.path).is_file()
+        assert pkg.images.missing_sources() == []
 
 
-def test_merge_idempotent_updates_and_conflicts(tmp_path: Path) -> None:
-    path = make_project(tmp_path / "src")
+def test_merge_idempotent_updates_and_conflicts(location, tmp_path: Path) -> None:
+    path = make_project(tmp_path / "src", location("p.srproj"))
     with Project.open(path) as p:
         out = package(p, "ann", tmp_path / "ann.zip")
     folder = tmp_path / "remote"
     with zipfile.ZipFile(out) as zf:
         zf.extractall(folder)
     with Project.open(folder / "project.srproj") as pkg:
-        ann = pkg.rater_by_name("ann").id
-        first = pkg.annotation_for(ann, 1)
-        pkg.replace_polygons(first.id, [square(2, 4)])               # changed remotely only
-        new = pkg.annotation_for(ann, 3)
-        pkg.replace_polygons(new.id, [square(8, 3, "uncertain")])
-        pkg.set_annotation_status(new.id, "submitted")
-        pkg.mark_guideline_seen(ann, 1)
+        ann = pkg.raters.by_name("ann").id
+        first = pkg.annotations.for_image(ann, 1)
+        pkg.polygons.replace(first.id, [square(2, 4)])               # changed remotely only
+        new = pkg.annotations.for_image(ann, 3)
+        pkg.polygons.replace(new.id, [square(8, 3, "uncertain")])
+        pkg.annotations.set_status(new.id, "submitted")
+        pkg.guidelines.mark_seen(ann, 1)
     # the annotator sends the edited project back in the same zip layout
     back = tmp_path / "back.zip"
     with zipfile.ZipFile(out) as zin, zipfile.ZipFile(back, "w") as zout:
@@ -108,21 +106,21 @@ def test_merge_idempotent_updates_and_conflicts(tmp_path: Path) -> None:
     with Project.open(path) as p:
         report = merge(p, back)
         assert (len(report.added), len(report.updated), report.conflicts) == (1, 1, [])
-        ann = p.rater_by_name("ann").id
-        assert np.allclose(p.polygons(p.annotation_for(ann, 1).id)[0].vertices,
+        ann = p.raters.by_name("ann").id
+        assert np.allclose(p.polygons.of(p.annotations.for_image(ann, 1).id)[0].vertices,
                            square(2, 4).vertices)
-        assert p.last_seen_guideline(ann) == 1
-    before = sha(path)
+        assert p.guidelines.last_seen(ann) == 1
+    before = fingerprint(path)
     with Project.open(path) as p:
         again = merge(p, back)
         assert not again.added and not again.updated and not again.conflicts
     # both sides change the same annotation: a conflict, kept apart, reported once
     with Project.open(path) as p:
-        ann = p.rater_by_name("ann").id
-        p.replace_polygons(p.annotation_for(ann, 3).id, [square(30)])
+        ann = p.raters.by_name("ann").id
+        p.polygons.replace(p.annotations.for_image(ann, 3).id, [square(30)])
     with Project.open(folder / "project.srproj") as pkg:
-        a3 = pkg.annotation_for(pkg.rater_by_name("ann").id, 3)
-        pkg.replace_polygons(a3.id, [square(40)])
+        a3 = pkg.annotations.for_image(pkg.raters.by_name("ann").id, 3)
+        pkg.polygons.replace(a3.id, [square(40)])
     back2 = tmp_path / "back2.zip"
     with zipfile.ZipFile(out) as zin, zipfile.ZipFile(back2, "w") as zout:
         for item in zin.infolist():
@@ -132,16 +130,16 @@ def test_merge_idempotent_updates_and_conflicts(tmp_path: Path) -> None:
     with Project.open(path) as p:
         report = merge(p, back2)
         assert len(report.conflicts) == 1
-        assert np.allclose(p.polygons(report.conflicts[0])[0].vertices, square(30).vertices)
-        [(_, _, aid, content)] = p.merge_conflicts()
+        assert np.allclose(p.polygons.of(report.conflicts[0])[0].vertices, square(30).vertices)
+        [(_, _, aid, content)] = p.packages.merge_conflicts()
         assert aid == report.conflicts[0] and content["polygons"][0]["v"][0] == [40.0, 2.0]
-        assert merge(p, back2).conflicts == [] and len(p.merge_conflicts()) == 1
-    assert before != sha(path)
+        assert merge(p, back2).conflicts == [] and len(p.packages.merge_conflicts()) == 1
+    assert before != fingerprint(path)
 
 
-def test_refusals_leave_the_project_untouched(tmp_path: Path) -> None:
-    path = make_project(tmp_path / "src")
-    other = make_project(tmp_path / "other")
+def test_refusals_leave_the_project_untouched(location, tmp_path: Path) -> None:
+    path = make_project(tmp_path / "src", location("p.srproj"))
+    other = make_project(tmp_path / "other", location("other.srproj"))
     with Project.open(other) as o:
         foreign = package(o, "ann", tmp_path / "foreign.zip")
     with Project.open(path) as p:
@@ -170,13 +168,14 @@ def test_refusals_leave_the_project_untouched(tmp_path: Path) -> None:
             if item.filename == "manifest.json":
                 data = json.dumps({**json.loads(data), "format": 99}).encode()
             zout.writestr(item, data)
-    before = sha(path)
+    decoy = tmp_path / "decoy.srproj"  # a project file given instead of a package
+    Project.create(decoy).close()
+    before = fingerprint(path)
     for bad, said in ((foreign, "another project"), (damaged, "damaged|not a readable"),
-                      (newer, "newer"), (future, "newer"), (tmp_path / "src" / "p.srproj",
-                                                             "not a readable")):
+                      (newer, "newer"), (future, "newer"), (decoy, "not a readable")):
         with Project.open(path) as p, pytest.raises(PackageError, match=said):
             merge(p, bad)
-        assert sha(path) == before, bad.name
+        assert fingerprint(path) == before, bad.name
 
 
 # -- property: random edits on both sides, nothing lost, nothing duplicated --------------------
@@ -186,9 +185,9 @@ EDIT = st.tuples(st.sampled_from(["here", "there"]), st.integers(1, 4), st.integ
 @settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(edits=st.lists(EDIT, max_size=8))
-def test_random_edits_nothing_lost_nothing_duplicated(tmp_path_factory, edits) -> None:
+def test_random_edits_nothing_lost_nothing_duplicated(location, tmp_path_factory, edits) -> None:
     root = tmp_path_factory.mktemp("prop")
-    path = make_project(root / "src")
+    path = make_project(root / "src", location(f"{root.name}.srproj"))
     with Project.open(path) as p:
         out = package(p, "ann", root / "ann.zip")
     remote = root / "remote"
@@ -198,11 +197,11 @@ def test_random_edits_nothing_lost_nothing_duplicated(tmp_path_factory, edits) -
     for side, image, x in edits:
         target = path if side == "here" else remote / "project.srproj"
         with Project.open(target) as q:
-            if image > len(q.images()):
+            if image > len(q.images.all()):
                 continue
-            a = q.annotation_for(q.rater_by_name("ann").id, image)
+            a = q.annotations.for_image(q.raters.by_name("ann").id, image)
             polys = [square(1 + 10 * x)]
-            q.replace_polygons(a.id, polys)
+            q.polygons.replace(a.id, polys)
             last[(side, image)] = polys
     back = root / "back.zip"
     with zipfile.ZipFile(out) as zin, zipfile.ZipFile(back, "w") as zout:
@@ -212,20 +211,20 @@ def test_random_edits_nothing_lost_nothing_duplicated(tmp_path_factory, edits) -
             zout.writestr(item, data)
     with Project.open(path) as p:
         merge(p, back)
-    snapshot = sha(path)
+    snapshot = fingerprint(path)
     with Project.open(path) as p:
         again = merge(p, back)
         assert not again.added and not again.updated and not again.conflicts
-    assert sha(path) == snapshot                                # merging twice adds nothing
+    assert fingerprint(path) == snapshot                                # merging twice adds nothing
     with Project.open(path) as p:
-        ann = p.rater_by_name("ann").id
-        keys = [(a.image_id, a.phase, a.round) for a in p.annotations(rater_id=ann)]
+        ann = p.raters.by_name("ann").id
+        keys = [(a.image_id, a.phase, a.round) for a in p.annotations.all(rater_id=ann)]
         assert len(keys) == len(set(keys))                                  # no duplicates
-        kept = {c[2]: c[3] for c in p.merge_conflicts()}
+        kept = {c[2]: c[3] for c in p.packages.merge_conflicts()}
         for (side, image), polys in last.items():
-            a = p.annotation_for(ann, image, create=False)
+            a = p.annotations.for_image(ann, image, create=False)
             assert a is not None
-            stored = [x.vertices.tolist() for x in p.polygons(a.id)]
+            stored = [x.vertices.tolist() for x in p.polygons.of(a.id)]
             want = [x.vertices.tolist() for x in polys]
             if side == "here":                                 # our edit is never overwritten
                 assert stored == want
@@ -233,26 +232,26 @@ def test_random_edits_nothing_lost_nothing_duplicated(tmp_path_factory, edits) -
                 assert stored == want or [c["v"] for c in kept[a.id]["polygons"]] == want
 
 
-def test_a_package_zip_opens_directly_and_its_work_is_kept(tmp_path: Path) -> None:
+def test_a_package_zip_opens_directly_and_its_work_is_kept(location, tmp_path: Path) -> None:
     """``unpack``: verified, unpacked once beside the zip, reopened (never replaced), another
     folder of that name left alone, and the folder merges back like an unzipped package."""
     from slicereview.app.qa.packages import unpack
 
-    path = make_project(tmp_path / "src")
+    path = make_project(tmp_path / "src", location("p.srproj"))
     (tmp_path / "share").mkdir()
     with Project.open(path) as p:
         out = package(p, "ann", tmp_path / "share" / "ann.zip")
     project_file = unpack(out)
     assert project_file == tmp_path / "share" / "ann" / "project.srproj"
     with Project.open(project_file) as pkg:
-        assert pkg.missing_sources() == []
-        ann = pkg.rater_by_name("ann").id
-        work = pkg.annotation_for(ann, 2)
-        pkg.replace_polygons(work.id, [square(4)])
-        pkg.set_annotation_status(work.id, "submitted")
+        assert pkg.images.missing_sources() == []
+        ann = pkg.raters.by_name("ann").id
+        work = pkg.annotations.for_image(ann, 2)
+        pkg.polygons.replace(work.id, [square(4)])
+        pkg.annotations.set_status(work.id, "submitted")
     assert unpack(out) == project_file                      # opened again: the same folder
     with Project.open(project_file) as pkg:
-        assert len(pkg.polygons(work.id)) == 1              # the work is still there
+        assert len(pkg.polygons.of(work.id)) == 1              # the work is still there
     other = tmp_path / "share" / "ann2.zip"
     other.write_bytes(out.read_bytes())
     (tmp_path / "share" / "ann2").mkdir()                   # someone else's folder of that name
@@ -268,14 +267,20 @@ def test_a_package_zip_opens_directly_and_its_work_is_kept(tmp_path: Path) -> No
         assert len(merge(p, back).added) == 1
 
 
-def test_a_damaged_package_zip_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+def test_a_damaged_package_zip_is_refused_before_anything_is_written(location, tmp_path: Path
+                                                                     ) -> None:
     from slicereview.app.qa.packages import unpack
 
-    path = make_project(tmp_path / "src")
+    path = make_project(tmp_path / "src", location("p.srproj"))
     with Project.open(path) as p:
         out = package(p, "ann", tmp_path / "ann.zip")
+    with zipfile.ZipFile(out) as zf:                        # one flipped byte in an image
+        image = next(i for i in zf.infolist() if i.filename.startswith("images/"))
     data = bytearray(out.read_bytes())
-    data[len(data) // 2] ^= 0xFF                            # one flipped byte in an image
+    start = image.header_offset + 30 + int.from_bytes(
+        data[image.header_offset + 26:image.header_offset + 28], "little") + int.from_bytes(
+        data[image.header_offset + 28:image.header_offset + 30], "little")
+    data[start + image.compress_size // 2] ^= 0xFF
     out.write_bytes(bytes(data))
     with pytest.raises(PackageError, match="damaged|not a readable"):
         unpack(out)

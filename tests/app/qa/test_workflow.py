@@ -38,31 +38,31 @@ def rect(x: float, y: float, w: float, h: float, certainty: str = "certain") -> 
 
 def annotate(project: Project, rater: int, image: int, polygons: list[Polygon],
              phase: str = "formal") -> int:
-    ann = project.annotation_for(rater, image, phase)
-    project.replace_polygons(ann.id, polygons)
+    ann = project.annotations.for_image(rater, image, phase)
+    project.polygons.replace(ann.id, polygons)
     finish(project, ann.id, "submitted")
     return ann.id
 
 
 @pytest.fixture
-def project(tmp_path: Path):
+def project(location, tmp_path: Path):
     """Real pixels: skimage's camera image saved as PNG; 4 frames of 20 × 20 described on it."""
     from skimage import data
 
     png = tmp_path / "camera.png"
     PILImage.fromarray(data.camera()).save(png)
-    p = Project.create(tmp_path / "p.srproj")
-    p.add_source(png, "0" * 64, "png", [NewImage(20, 20, frame=k) for k in range(4)])
-    p.add_rater("owner", "owner")
-    p.add_rater("expert", "reviewer")
+    p = Project.create(location("p.srproj"))
+    p.images.add_source(png, "0" * 64, "png", [NewImage(20, 20, frame=k) for k in range(4)])
+    p.raters.add("owner", "owner")
+    p.raters.add("expert", "reviewer")
     for name, group in (("a1", "A"), ("a2", "A"), ("b1", "B"), ("b2", "B")):
-        p.add_rater(name, "annotator", group)
+        p.raters.add(name, "annotator", group)
     yield p
     p.close()
 
 
 def rid(project: Project, name: str) -> int:
-    rater = project.rater_by_name(name)
+    rater = project.raters.by_name(name)
     assert rater is not None
     return rater.id
 
@@ -76,13 +76,15 @@ def test_batches_groups_repeat_onboarding_and_skip_pilot(project: Project) -> No
     assert batch_annotators(project, on_b) == [rid(project, "b1"), rid(project, "b2")]
     assert work_images(project, rid(project, "b1"), formal) == [3, 4]
     assert work_images(project, rid(project, "b1"), on_a) == []
-    assert [b.name for b in project.batches("pilot")] == ["pilot A"]  # group B skips the pilot
+    # group B skips the pilot
+    assert [b.name for b in project.workflow.batches("pilot")] == ["pilot A"]
     with pytest.raises(ValueError, match="needs images"):
         define_batch(project, "empty", "formal", [])
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(project.db.IntegrityError):
         define_batch(project, "formal", "formal", [1])
     # nothing half-made by the refused batch
-    assert project.image_set_id("formal") is not None and len(project.batches()) == 4
+    assert project.image_sets.id_by_name("formal") is not None
+    assert len(project.workflow.batches()) == 4
 
 
 def test_gold_from_expert_and_png_and_scores(project: Project, tmp_path: Path) -> None:
@@ -107,7 +109,7 @@ def test_gold_from_expert_and_png_and_scores(project: Project, tmp_path: Path) -
     w2 = annotate(project, a1, 2, [rect(5, 5, 10, 10)], "onboarding")
     # a2 poor: 4×4 inside the gold → Dice = 2·16 / (100 + 16) ; uncertain → strict Dice 0
     w3 = annotate(project, a2, 1, [rect(2, 2, 4, 4, "uncertain")], "onboarding")
-    scores = project.gold_scores()
+    scores = project.workflow.gold_scores()
     assert set(scores) == {w1, w2, w3}
     assert scores[w1]["dice"] == pytest.approx(0.9)
     assert scores[w2]["dice"] == 1.0 and scores[w2]["strict_alpha"] == 1.0
@@ -125,7 +127,7 @@ def test_gold_from_expert_and_png_and_scores(project: Project, tmp_path: Path) -
     assert rows[a1].passes and rows[a1].mean_dice == pytest.approx(0.95)
     assert rows[a2].passes is False and rows[a2].scored == 1
     # cache is refilled when lost
-    project.conn.execute("DELETE FROM gold_scores")
+    project.db.execute("DELETE FROM gold_scores")
     assert score_pending(project) == 3
 
 
@@ -145,7 +147,7 @@ def test_owner_confirms_or_overrides_with_reason(project: Project) -> None:
         decide(project, batch, a2, owner, go_on=True)
     decide(project, batch, a2, owner, go_on=True, reason="missed only a tiny lesion")
     assert may_start(project, a1, "pilot") and may_start(project, a2, "formal")
-    q = project.qualifications(rater_id=a2)[-1]
+    q = project.workflow.qualifications(rater_id=a2)[-1]
     assert (q.go_on, q.prefilter, q.decided_by, q.reason) == (
         True, False, owner, "missed only a tiny lesion")
     assert q.mean_dice == 0.0 and q.created_at.endswith("Z")
@@ -161,14 +163,14 @@ def test_low_agreement_assigns_up_to_max_then_review(project: Project) -> None:
     annotate(project, a2, 1, [rect(8, 8, 8, 8)])        # low agreement on image 1
     annotate(project, a1, 2, [rect(2, 2, 8, 8)])
     annotate(project, a2, 2, [rect(2, 2, 8, 8)])        # perfect on image 2
-    flags = project.image_flags()
+    flags = project.workflow.image_flags()
     assert [(f.image_id, f.kind, f.rater_id) for f in flags] == [(1, "assign", b1)]
     alpha = strict_alpha(project, latest_finished(project, 1, "formal"))
     assert f"{alpha:.3f} < threshold 0.667 among 2 annotators" in flags[0].reason
     assert work_images(project, b1, batch) == [1] and work_images(project, b2, batch) == []
     assert apply_low_agreement(project, batch) == []     # b1 has not finished: nothing new
     annotate(project, b1, 1, [rect(12, 2, 6, 6)])        # still low, now 3 = max
-    flags = project.image_flags()
+    flags = project.workflow.image_flags()
     assert [(f.image_id, f.kind) for f in flags] == [(1, "assign"), (1, "review")]
     assert "maximum of 3 annotators" in flags[1].reason
     assert apply_low_agreement(project, batch) == []     # idempotent
@@ -180,21 +182,22 @@ def test_low_agreement_review_action(project: Project) -> None:
                  low_action="review")
     annotate(project, a1, 1, [rect(2, 2, 8, 8)])
     annotate(project, a2, 1, [rect(3, 2, 8, 8)])
-    [flag] = project.image_flags()
+    [flag] = project.workflow.image_flags()
     assert flag.kind == "review" and "sends low agreement to review" in flag.reason
 
 
 def test_guideline_version_recorded(project: Project) -> None:
     a1 = rid(project, "a1")
-    first = project.annotation_for(a1, 1)
-    project.add_guideline("v1")
-    second = project.annotation_for(a1, 2)
-    assert project.guideline_version_of(annotation_id=first.id) is None
-    assert project.guideline_version_of(annotation_id=second.id) == 1
-    review = project.add_review(2, rid(project, "expert"), comment="ok")
-    assert project.guideline_version_of(review_id=review) == 1
+    first = project.annotations.for_image(a1, 1)
+    project.guidelines.add("v1")
+    second = project.annotations.for_image(a1, 2)
+    assert project.guidelines.version_of(annotation_id=first.id) is None
+    assert project.guidelines.version_of(annotation_id=second.id) == 1
+    review = project.reviews.add(2, rid(project, "expert"), comment="ok")
+    assert project.guidelines.version_of(review_id=review) == 1
 
 
+@pytest.mark.file_only("a format-2 file made with raw SQLite; test_server.py migrates a server")
 def test_version_2_file_upgrades(tmp_path: Path) -> None:
     path = tmp_path / "old.srproj"
     conn = sqlite3.connect(path)
@@ -206,6 +209,6 @@ def test_version_2_file_upgrades(tmp_path: Path) -> None:
     conn.commit()
     conn.close()
     with Project.open(path) as p:
-        assert p.rater_by_name("ann") is not None
+        assert p.raters.by_name("ann") is not None
         assert len(p.meta("project_uuid") or "") == 32
-        assert p.batches() == [] and p.gold_images() == []
+        assert p.workflow.batches() == [] and p.workflow.gold_images() == []

@@ -1,4 +1,4 @@
-"""Confidence sessions over a real project file: stop rules, several raters, exact resume
+"""Confidence sessions over a real project (a file and a PostgreSQL database): stop rules, several raters, exact resume
 (also across a real process restart), undo, and the commands' undo/redo."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from slicereview.app.commands import CommandStack, RecordAnswer, RemoveLastAnswer
+from slicereview.app.commands import RecordAnswer, RemoveLastAnswer
 from slicereview.app.rating.confidence import (
     DEFAULT_CAP,
     ConfidenceRun,
@@ -27,6 +27,7 @@ from slicereview.app.rating.sessions import (
     create_session,
     start_session,
 )
+from slicereview.app.undo import CommandStack
 from slicereview.engines.ranking import Ranking
 from slicereview.engines.ranking.active import VERSION, ActiveRanking
 from slicereview.model import NewImage, SessionKind
@@ -35,13 +36,12 @@ from slicereview.store import Project
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def _project(tmp_path: Path, n: int = 10):
-    path = tmp_path / "p.srproj"
-    p = Project.create(path)
+def _project(location, tmp_path: Path, n: int = 10):
+    p = Project.create(location("p.srproj"))
     f = tmp_path / "img.png"
     f.write_bytes(b"x")
-    ids = [p.add_source(f, f"{i:064x}", "png", [NewImage(4, 4)])[0] for i in range(n)]
-    set_id = p.create_image_set("set", ids)
+    ids = [p.images.add_source(f, f"{i:064x}", "png", [NewImage(4, 4)])[0] for i in range(n)]
+    set_id = p.image_sets.create("set", ids)
     return p, ids, set_id
 
 
@@ -62,12 +62,12 @@ def _session(p, set_id, raters, seed=5, **stop) -> int:
                           settings=confidence_settings(raters, **stop))
 
 
-def test_create_checks_and_stores_the_engine(tmp_path):
-    p, ids, set_id = _project(tmp_path)
-    ann, bob = p.add_rater("ann"), p.add_rater("bob")
+def test_create_checks_and_stores_the_engine(location, tmp_path):
+    p, ids, set_id = _project(location, tmp_path)
+    ann, bob = p.raters.add("ann"), p.raters.add("bob")
     sid = create_session(p, "confidence", bob, set_id, "c",
                          settings={"raters": [ann], "target_tau": 0.9})
-    s = p.session(sid)
+    s = p.ratings.session(sid)
     assert s.kind == SessionKind.CONFIDENCE
     assert (s.algorithm, s.algorithm_version) == ("active-ranking", VERSION)
     assert s.settings["raters"] == [bob, ann]  # the session's rater first
@@ -88,7 +88,8 @@ def test_create_checks_and_stores_the_engine(tmp_path):
     # The dialog's spec: other raters by name (new names become raters), one stop rule.
     new = start_session(p, NewSessionSpec(SessionKind.CONFIDENCE, "ann", set_id,
                                           shared_with=("cy", " "), stop=StopRule(5)))
-    assert [p.rater(r).name for r in p.session(new).settings["raters"]] == ["ann", "cy"]
+    shared = p.ratings.session(new).settings["raters"]
+    assert [p.raters.get(r).name for r in shared] == ["ann", "cy"]
     for spec, message in (
             (NewSessionSpec(SessionKind.CONFIDENCE, "ann", set_id), "budget or a target"),
             (NewSessionSpec(SessionKind.CONFIDENCE, "ann", set_id, shared_with=("ann",),
@@ -100,22 +101,22 @@ def test_create_checks_and_stores_the_engine(tmp_path):
     p.close()
 
 
-def test_budget_stops_at_answers_per_image_and_ranks_with_se(tmp_path):
-    p, ids, set_id = _project(tmp_path)
-    ann = p.add_rater("ann")
+def test_budget_stops_at_answers_per_image_and_ranks_with_se(location, tmp_path):
+    p, ids, set_id = _project(location, tmp_path)
+    ann = p.raters.add("ann")
     run = ConfidenceRun(p, _session(p, set_id, [ann], budget_per_image=4))
     rater = Rater(1.0, 0)
     while isinstance(now := run.current(), Comparison):
         assert now.estimated_total == 40
         run.answer(rater.choice(now.left, now.right), 700)
     assert run.answer_count == 40 and run.stop_reason() == "budget"
-    assert p.session_finished_at(run.session.id) is not None
+    assert p.ratings.session_finished_at(run.session.id) is not None
     rows = run.rows()
     assert [r.rank for r in rows] == list(range(1, 11))
     assert all(r.bt_se is not None and r.bt_se > 0 for r in rows)
     tau = np.corrcoef([r.bt_score for r in rows], [r.image_id for r in rows])[0, 1]
     assert tau > 0.8  # the ranking follows the truth
-    assert {a.rater_id for a in p.answers(run.session.id)} == {ann}
+    assert {a.rater_id for a in p.ratings.answers(run.session.id)} == {ann}
     assert max(c for c in np.unique([frozenset((a.left, a.right)) for a in run.answers()],
                                     return_counts=True)[1]) > 1  # a pair was asked again
     with pytest.raises(ValueError, match="reached its stop rule"):
@@ -123,9 +124,9 @@ def test_budget_stops_at_answers_per_image_and_ranks_with_se(tmp_path):
     p.close()
 
 
-def test_targets_stop_after_the_sort(tmp_path):
-    p, ids, set_id = _project(tmp_path)
-    ann = p.add_rater("ann")
+def test_targets_stop_after_the_sort(location, tmp_path):
+    p, ids, set_id = _project(location, tmp_path)
+    ann = p.raters.add("ann")
     for stop, reason in (({"target_tau": 0.8}, "expected τ"),
                          ({"target_rank_se": 0.6}, "rank SE")):
         run = ConfidenceRun(p, _session(p, set_id, [ann], **stop))
@@ -159,9 +160,9 @@ def _answer_some(run: ConfidenceRun, count: int, raters: dict[int, Rater]) -> li
     return shown
 
 
-def test_raters_get_different_pairs_and_their_answers_are_theirs(tmp_path):
-    p, ids, set_id = _project(tmp_path, 12)
-    ann, bob, cy = (p.add_rater(n) for n in ("ann", "bob", "cy"))
+def test_raters_get_different_pairs_and_their_answers_are_theirs(location, tmp_path):
+    p, ids, set_id = _project(location, tmp_path, 12)
+    ann, bob, cy = (p.raters.add(n) for n in ("ann", "bob", "cy"))
     sid = _session(p, set_id, [ann, bob, cy], budget_per_image=6)
     for count in (3, 6, 42, 45):  # during the sort and after it, all three at work
         live = ConfidenceRun(p, sid)
@@ -195,24 +196,24 @@ def test_raters_get_different_pairs_and_their_answers_are_theirs(tmp_path):
     ann_now = ann_run.current()
     ann_run.answer("left", 500)
     bob_run.answer("right", 500, pair=(shown.left, shown.right))
-    last = p.answers(sid)[-1]
+    last = p.ratings.answers(sid)[-1]
     assert (last.left, last.right, str(last.answer), last.rater_id) == (
         shown.left, shown.right, "right", bob)
-    before = p.answers(sid)[-2]
+    before = p.ratings.answers(sid)[-2]
     assert (before.left, before.right, before.rater_id) == (ann_now.left, ann_now.right, ann)
     with pytest.raises(ValueError, match="does not share"):
-        ann_run.set_rater(p.add_rater("dan"))
+        ann_run.set_rater(p.raters.add("dan"))
     lines = rater_input(p, [sid]).compute()
-    given = [sum(a.rater_id == r for a in p.answers(sid)) for r in (ann, bob, cy)]
+    given = [sum(a.rater_id == r for a in p.ratings.answers(sid)) for r in (ann, bob, cy)]
     assert [(x.name, x.answers) for x in lines] == list(zip(("ann", "bob", "cy"), given,
                                                             strict=True))
     assert all(0.0 <= x.eta <= 1.0 for x in lines)
     p.close()
 
 
-def test_resume_and_undo_are_exact(tmp_path):
-    p, ids, set_id = _project(tmp_path, 12)
-    ann, bob = p.add_rater("ann"), p.add_rater("bob")
+def test_resume_and_undo_are_exact(location, tmp_path):
+    p, ids, set_id = _project(location, tmp_path, 12)
+    ann, bob = p.raters.add("ann"), p.raters.add("bob")
     sid = _session(p, set_id, [ann, bob], budget_per_image=8)
     run = ConfidenceRun(p, sid)
     raters = {ann: Rater(0.8, 2), bob: Rater(2.0, 3)}
@@ -259,17 +260,17 @@ _CHILD = textwrap.dedent("""
 """)
 
 
-def _child(path: Path, sid: int, count: int, seed: int) -> dict:
+def _child(path: Path | str, sid: int, count: int, seed: int) -> dict:
     out = subprocess.run([sys.executable, "-c", _CHILD, str(path), str(sid), str(count),
                           str(seed)], capture_output=True, text=True, cwd=ROOT, check=True,
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     return json.loads(out.stdout)
 
 
-def test_resume_after_a_real_process_restart(tmp_path):
-    p, ids, set_id = _project(tmp_path, 12)
-    sid = _session(p, set_id, [p.add_rater("ann")], budget_per_image=10, seed=9)
-    path = p.path
+def test_resume_after_a_real_process_restart(location, tmp_path):
+    p, ids, set_id = _project(location, tmp_path, 12)
+    sid = _session(p, set_id, [p.raters.add("ann")], budget_per_image=10, seed=9)
+    path = p.location
     p.close()
     first = _child(path, sid, 45, seed=1)  # the sort ends near 30 answers: past it
     second = _child(path, sid, 23, seed=2)  # a new process goes on where the first stopped
@@ -281,7 +282,7 @@ def test_resume_after_a_real_process_restart(tmp_path):
     fourth = _child(path, sid, 0, seed=4)
     assert fourth["start"] == third["after_undo"]
     with Project.open(path) as project:
-        answers = project.answers(sid)
+        answers = project.ratings.answers(sid)
         assert len(answers) == 66
         run = ConfidenceRun(project, sid)
         engine = ActiveRanking.rebuild(run.items, map(run._engine_answer, answers), seed=9)
@@ -289,9 +290,9 @@ def test_resume_after_a_real_process_restart(tmp_path):
         assert {a, b} == set(fourth["after_undo"])
 
 
-def test_commands_keep_the_rater_through_undo_and_redo(tmp_path):
-    p, ids, set_id = _project(tmp_path)
-    ann, bob = p.add_rater("ann"), p.add_rater("bob")
+def test_commands_keep_the_rater_through_undo_and_redo(location, tmp_path):
+    p, ids, set_id = _project(location, tmp_path)
+    ann, bob = p.raters.add("ann"), p.raters.add("bob")
     sid = _session(p, set_id, [ann, bob], budget_per_image=5)
     run = ConfidenceRun(p, sid, rater_id=bob)
     stack = CommandStack()
@@ -299,21 +300,22 @@ def test_commands_keep_the_rater_through_undo_and_redo(tmp_path):
     stack.push(RecordAnswer(run, "left", 800, (now.left, now.right)))
     run.set_rater(ann)
     stack.undo()
-    assert p.answers(sid) == []
+    assert p.ratings.answers(sid) == []
     stack.redo()  # stored again for bob, who gave it
-    assert [(a.left, a.right, a.rater_id) for a in p.answers(sid)] == [
+    assert [(a.left, a.right, a.rater_id) for a in p.ratings.answers(sid)] == [
         (now.left, now.right, bob)]
     remove = RemoveLastAnswer(run)
     stack.push(remove)
-    assert p.answers(sid) == [] and remove.removed.rater_id == bob
+    assert p.ratings.answers(sid) == [] and remove.removed.rater_id == bob
     stack.undo()
-    assert p.answers(sid)[0].rater_id == bob and p.answers(sid)[0].active_ms == 800
+    (again,) = p.ratings.answers(sid)
+    assert again.rater_id == bob and again.active_ms == 800
     p.close()
 
 
-def test_noise_of_a_session_from_repeats_and_triads(tmp_path):
-    p, ids, set_id = _project(tmp_path, 12)
-    ann = p.add_rater("ann")
+def test_noise_of_a_session_from_repeats_and_triads(location, tmp_path):
+    p, ids, set_id = _project(location, tmp_path, 12)
+    ann = p.raters.add("ann")
     estimates = []
     for T in (0.4, 3.0):  # in id units: a careful and a careless rater of the same images
         sid = _session(p, set_id, [ann], budget_per_image=12)
@@ -335,11 +337,11 @@ def test_noise_of_a_session_from_repeats_and_triads(tmp_path):
     p.close()
 
 
-def test_report_names_method_budget_expected_tau_and_raters(tmp_path):
+def test_report_names_method_budget_expected_tau_and_raters(location, tmp_path):
     from slicereview.app.report.owner_report import collect, render
 
-    p, ids, set_id = _project(tmp_path, 12)
-    ann, bob = p.add_rater("ann"), p.add_rater("bob")
+    p, ids, set_id = _project(location, tmp_path, 12)
+    ann, bob = p.raters.add("ann"), p.raters.add("bob")
     sid = _session(p, set_id, [ann, bob], budget_per_image=4)
     run = ConfidenceRun(p, sid)
     raters = {ann: Rater(1.0, 5), bob: Rater(1.0, 6)}

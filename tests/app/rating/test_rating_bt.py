@@ -26,21 +26,21 @@ def project(tmp_path):
     p = Project.create(tmp_path / "p.srproj")
     f = tmp_path / "img.png"
     f.write_bytes(b"x")
-    ids = [p.add_source(f, f"{i:064x}", "png", [NewImage(4, 4)])[0] for i in range(12)]
-    p.create_image_set("eight", ids[:8])
-    p.create_image_set("four", ids[8:])
+    ids = [p.images.add_source(f, f"{i:064x}", "png", [NewImage(4, 4)])[0] for i in range(12)]
+    p.image_sets.create("eight", ids[:8])
+    p.image_sets.create("four", ids[8:])
     yield p
     p.close()
 
 
 def _set(project, name):
-    return next(i for i, n in project.image_sets().items() if n == name)
+    return next(i for i, n in project.image_sets.all().items() if n == name)
 
 
 def _session(project, kind, rater, set_name, noise=0.5, seed=1, finish=True):
     set_id = _set(project, set_name)
-    truth = {i: float(k) for k, i in enumerate(project.image_set(set_id))}
-    sid = create_session(project, kind, project.ensure_rater(rater), set_id,
+    truth = {i: float(k) for k, i in enumerate(project.image_sets.members(set_id))}
+    sid = create_session(project, kind, project.raters.ensure(rater), set_id,
                          f"{rater} {kind} {set_name}", seed=seed)
     if finish:
         complete_session(RatingRun(project, sid), SimulatedRater(truth, noise, 0.3, seed=seed))
@@ -63,8 +63,8 @@ def test_exhaustive_rows_carry_bt_score_and_se(project):
     sid = _session(project, "exhaustive", "ann", "eight")
     rs = RatingRun(project, sid)
     rows = rs.rows()
-    items = project.image_set(_set(project, "eight"))
-    ref = dict(zip(items, _choix_pooled(items, project.answers(sid)), strict=True))
+    items = project.image_sets.members(_set(project, "eight"))
+    ref = dict(zip(items, _choix_pooled(items, project.ratings.answers(sid)), strict=True))
     for row in rows:
         assert row.bt_score == pytest.approx(ref[row.image_id], abs=1e-5)
         assert row.bt_se > 0 and row.comparisons == 7
@@ -101,9 +101,9 @@ def test_pooled_ranking_is_one_fit_over_every_answer(project):
     c = _session(project, "exhaustive", "cy", "eight", seed=3)
     d = _session(project, "sort", "dee", "eight", seed=4, finish=False)  # no answers yet
     pooled = pooled_ranking(project, [a, b, c, d])
-    answers = [x for s in (a, b, c) for x in project.answers(s)]
+    answers = [x for s in (a, b, c) for x in project.ratings.answers(s)]
     assert pooled.answers == len(answers)
-    items = project.image_set(_set(project, "eight"))
+    items = project.image_sets.members(_set(project, "eight"))
     ref = dict(zip(items, _choix_pooled(items, answers), strict=True))
     for row in pooled.rows:
         assert row.score == pytest.approx(ref[row.image_id], abs=1e-5)
@@ -128,7 +128,7 @@ def test_pooled_ranking_rules(project):
         choose_sessions(project, [a, f])
     with pytest.raises(ValueError, match="rate 2 image sets"):
         choose_sessions(project, None)
-    project.delete_session(f)
+    project.ratings.delete_session(f)
     assert [s.id for s in choose_sessions(project, None)] == [a]
 
 

@@ -60,28 +60,28 @@ def test_time_summary_and_outlier_limit() -> None:
 
 
 @pytest.fixture
-def project(tmp_path: Path):
+def project(location, tmp_path: Path):
     (tmp_path / "x.png").write_bytes(b"png")
-    p = Project.create(tmp_path / "p.srproj")
-    p.add_source(tmp_path / "x.png", "0" * 64, "png",
-                 [NewImage(8, 8, frame=k) for k in range(8)])
+    p = Project.create(location("p.srproj"))
+    p.images.add_source(tmp_path / "x.png", "0" * 64, "png",
+                        [NewImage(8, 8, frame=k) for k in range(8)])
     yield p
     p.close()
 
 
 def _work(p: Project, rater: int, image: int, phase: str, seconds: float) -> int:
-    ann = p.annotation_for(rater, image + 1, phase)     # image ids start at 1
-    p.replace_polygons(ann.id, [SQUARE])
-    p.add_active_time(ann.id, int(seconds * 1000))
-    p.set_annotation_status(ann.id, "submitted")
+    ann = p.annotations.for_image(rater, image + 1, phase)     # image ids start at 1
+    p.polygons.replace(ann.id, [SQUARE])
+    p.annotations.add_active_time(ann.id, int(seconds * 1000))
+    p.annotations.set_status(ann.id, "submitted")
     return ann.id
 
 
 def test_acceptance_table_layout_and_numbers(project: Project) -> None:
     p = project
-    a1, a2 = p.add_rater("a1", group="A2"), p.add_rater("a2", group="A2")
-    b1, solo = p.add_rater("b1", group="A0"), p.add_rater("solo")
-    boss = p.add_rater("boss", "reviewer")
+    a1, a2 = p.raters.add("a1", group="A2"), p.raters.add("a2", group="A2")
+    b1, solo = p.raters.add("b1", group="A0"), p.raters.add("solo")
+    boss = p.raters.add("boss", "reviewer")
     acc_t, rej_t = [40.0, 50.0, 60.0, 1000.0], [100.0, 140.0]
     for k, t in enumerate(acc_t):
         decide(p, boss, _work(p, a1 if k % 2 else a2, k, "formal", t), "accept")
@@ -89,7 +89,7 @@ def test_acceptance_table_layout_and_numbers(project: Project) -> None:
         ann = _work(p, a1, 4 + k, "formal", t)
         decide(p, boss, ann, "reject", ["missed finding"])
         rev = start_revision(p, ann)                      # round 2: never counted
-        p.set_annotation_status(rev, "submitted")
+        p.annotations.set_status(rev, "submitted")
         decide(p, boss, rev, "accept")
     decide(p, boss, _work(p, a2, 6, "formal", 70.0), "expert_review")
     _work(p, a2, 7, "formal", 80.0)                       # undecided
@@ -111,7 +111,7 @@ def test_acceptance_table_layout_and_numbers(project: Project) -> None:
     # the 1000 s time is flagged, not dropped
     q1, q3 = np.percentile(everything, [25, 75])
     assert f.limit_s == pytest.approx(q3 + 3 * (q3 - q1))
-    assert len(f.outliers) == 1 and p.annotation(f.outliers[0]).active_ms == 1_000_000
+    assert len(f.outliers) == 1 and p.annotations.get(f.outliers[0]).active_ms == 1_000_000
     assert rows[1].ratio == 0.0 and math.isnan(rows[0].ratio)
     fixed = acceptance_table(p, outlier_limit_s=90)[2]
     assert len(fixed.outliers) == 3

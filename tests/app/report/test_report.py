@@ -19,28 +19,28 @@ from tests.app.qa_project import build
 
 
 @pytest.fixture(scope="module")
-def qa_path(tmp_path_factory) -> Path:
-    return build(tmp_path_factory.mktemp("qa"))
+def qa_path(tmp_path_factory, module_backend, on_backend):
+    return on_backend(module_backend, build(tmp_path_factory.mktemp("qa")))
 
 
 def test_pairwise_and_loo_against_direct_computation(qa_path: Path) -> None:
     with Project.open(qa_path) as p:
         result = inter_rater(p)
         groups = selections(p)
-        a, b = p.rater_by_name("a2-1").id, p.rater_by_name("a0-1").id
+        a, b = p.raters.by_name("a2-1").id, p.raters.by_name("a0-1").id
         values = []
         for anns in groups:
             by = {x.rater_id: x for x in anns}
             if a in by and b in by:
-                m = [rasterize(p.polygons(by[r].id), (64, 64)) == 1 for r in (a, b)]
+                m = [rasterize(p.polygons.of(by[r].id), (64, 64)) == 1 for r in (a, b)]
                 values.append(mask_alpha(np.stack(m)))
         assert result.pairwise[(a, b)] == pytest.approx(np.mean(values))
         assert result.pair_images[(a, b)] == len(values) == 12   # onboarding 4 + formal 8
         # leave-one-out of a0-2 on the first formal image
-        gold = p.gold_annotation_ids()
+        gold = p.workflow.gold_annotation_ids()
         assert all(x.id not in gold for g in groups for x in g)
         assert len(result.image_alpha["strict"]) == len(groups) == 16
-        assert result.loo[p.rater_by_name("a0-2").id] > result.loo[a]  # noisy raises α when out
+        assert result.loo[p.raters.by_name("a0-2").id] > result.loo[a]  # noisy raises α when out
 
 
 def test_majority_vote_by_hand() -> None:
@@ -56,7 +56,7 @@ def test_collect_and_render(qa_path: Path, tmp_path: Path) -> None:
     calls: list[tuple[int, int]] = []
     with Project.open(qa_path) as p:
         data = collect(p, progress=lambda d, t: calls.append((d, t)))
-        without = collect(p, [r.id for r in p.raters() if r.group == "A2"], subset="group A2")
+        without = collect(p, [r.id for r in p.raters.all() if r.group == "A2"], subset="group A2")
     done = [d for d, _ in calls]
     assert calls[-1][0] == calls[-1][1] == 16 + 7 and done == sorted(done)
     phases = [(r.phase, r.group) for r in data.acceptance]

@@ -17,8 +17,8 @@ from tests.app.repeat_project import build, square
 
 
 @pytest.fixture(scope="module")
-def path(tmp_path_factory) -> Path:
-    return build(tmp_path_factory.mktemp("repeats"))
+def path(tmp_path_factory, module_backend, on_backend):
+    return on_backend(module_backend, build(tmp_path_factory.mktemp("repeats")))
 
 
 def test_staple_columns(path: Path) -> None:
@@ -41,7 +41,7 @@ def test_staple_columns(path: Path) -> None:
 def test_intra_rater_histograms(path: Path) -> None:
     with Project.open(path) as p:
         data = collect(p)
-        only_a = collect(p, [p.rater_by_name("a").id], subset="a")
+        only_a = collect(p, [p.raters.by_name("a").id], subset="a")
     # a's repeat is identical: α = 1; b's is shifted by 3 px: α of the two squares
     first = rasterize([square(10, 12, 20)], (64, 64))
     shifted = rasterize([square(13, 12, 20)], (64, 64))
@@ -58,10 +58,10 @@ def test_intra_rater_histograms(path: Path) -> None:
     assert "2 repeat pairs" in section
 
 
-def test_no_repeats_is_a_sentence(tmp_path: Path) -> None:
-    with Project.open(build(tmp_path)) as p:
-        for _first, again in p.repeat_pairs():
-            p.set_annotation_status(again.id, "in_progress")   # unfinished repeats don't count
+def test_no_repeats_is_a_sentence(location, tmp_path: Path) -> None:
+    with Project.open(build(tmp_path, location=location("r.srproj"))) as p:
+        for _first, again in p.repeats.pairs():
+            p.annotations.set_status(again.id, "in_progress")   # unfinished repeats don't count
         data = collect(p)
     assert data.intra.pairs == 0
     section = render(data).split("Intra-rater agreement: image level vs box level")[1].split(

@@ -70,7 +70,7 @@ def test_hostile_answer_is_one_sentence_and_imports_nothing(mode, server, cache,
         message = str(caught.value)
         assert HOSTILE[mode] in message
         assert "\n" not in message and message.endswith(".") and message.count(". ") == 0
-        assert project.images() == [] and project.sources() == []
+        assert project.images.all() == [] and project.images.sources() == []
     assert list(cache.glob("*")) == []  # nothing half-fetched left behind
 
 
@@ -118,14 +118,14 @@ def test_a_work_package_carries_pacs_images_as_files(server, cache, tmp_path):
     with Project.create(path) as project:
         import_dicomweb(project, server.url("good"), net_limits=FAST)
         ann = annotating.add_annotator(project, "Ann")
-        for image in project.images():
-            project.annotation_for(ann, image.id, create=True)
+        for image in project.images.all():
+            project.annotations.for_image(ann, image.id, create=True)
         for file in cache.glob("*.dcm"):
             file.unlink()
         zipped = package(project, "Ann", tmp_path / "ann.zip")
     with Project.open(unpack(zipped)) as pkg:
-        assert pkg.dicomweb_refs() == {} and pkg.missing_sources() == []
-        images = pkg.images()
+        assert pkg.dicomweb.refs() == {} and pkg.images.missing_sources() == []
+        images = pkg.images.all()
         assert len(images) == 2
         for image in images:
-            assert load_display(pkg.resolve(image.path), image).data.size > 0
+            assert load_display(pkg.images.resolve(image.path), image).data.size > 0

@@ -88,9 +88,9 @@ def test_some_non_finite_pixels_are_shown_with_a_stored_warning(project, tmp_pat
     assert report.added_files == 1
     [warning] = report.warnings
     assert warning.startswith(f"{path}: ") and "are not finite numbers" in warning
-    [image] = project.images()
+    [image] = project.images.all()
     assert "are not finite numbers" in image.info["warning"]  # stored with the image
-    shown = load_display(project.resolve(image.path), image)
+    shown = load_display(project.images.resolve(image.path), image)
     assert np.isfinite(shown.data).all() and "not finite" in shown.warning
     assert float(shown.data.min()) == 0.0 and float(shown.data.max()) == 15.0
 
@@ -101,9 +101,9 @@ def test_a_real_one_bit_dicom_is_decoded_bit_for_bit(project, tmp_path: Path):
     path = one_bit_dicom(tmp_path / "mask.dcm", bits)
     report = import_paths(project, [path])
     assert report.added_files == 1, report.details()
-    [image] = project.images()
+    [image] = project.images.all()
     assert (image.rows, image.cols) == (128, 128)
-    shown = load_display(project.resolve(image.path), image)
+    shown = load_display(project.images.resolve(image.path), image)
     assert shown.data.shape == (128, 128) and not shown.is_rgb
     assert np.array_equal(shown.data, bits)
 
@@ -113,8 +113,8 @@ def test_a_16_bit_ct_relabelled_one_bit_is_shown_as_its_header_says(project, tmp
     ds.BitsAllocated, ds.BitsStored, ds.HighBit = 1, 1, 0
     ds.save_as(tmp_path / "relabelled.dcm")
     import_paths(project, [tmp_path / "relabelled.dcm"])
-    [image] = project.images()
-    shown = load_display(project.resolve(image.path), image)
+    [image] = project.images.all()
+    shown = load_display(project.images.resolve(image.path), image)
     assert shown.data.shape == (image.rows, image.cols) == (128, 128)  # not 16 × 128 RGB
 
 

@@ -72,7 +72,7 @@ def test_folder_import_reports_added_duplicates_and_failures(project, folder):
     calls = []
     report = import_paths(project, [folder], progress=lambda d, t, p: calls.append((d, t, p)))
     by_format = {}
-    for s in project.sources():
+    for s in project.images.sources():
         by_format[s.format] = by_format.get(s.format, 0) + 1
     assert by_format == {"dicom": 6, "nifti": 1, "nrrd": 1, "metaimage": 2, "png": 3,
                          "tiff": 1, "jpeg": 1}
@@ -87,10 +87,10 @@ def test_folder_import_reports_added_duplicates_and_failures(project, folder):
     total = len(iter_files([folder]))
     assert calls[0][:2] == (0, total) and calls[-1] == (total, total, "")
     assert report.summary() == "15 files added (15 images); 1 duplicate skipped; 3 unreadable"
-    assert report.image_ids == [im.id for im in project.images()]
+    assert report.image_ids == [im.id for im in project.images.all()]
     # every imported image can be shown
-    for image in project.images():
-        d = load_display(project.resolve(image.path), image)
+    for image in project.images.all():
+        d = load_display(project.images.resolve(image.path), image)
         assert d.shape == (image.rows, image.cols), image.path
     again = import_paths(project, [folder])
     assert again.added_files == 0 and len(again.duplicates) == 16
@@ -98,8 +98,8 @@ def test_folder_import_reports_added_duplicates_and_failures(project, folder):
 
 def test_raster_dtypes(project, folder):
     import_paths(project, [folder / "raster"])
-    shown = {Path(im.path).name: load_display(project.resolve(im.path), im)
-             for im in project.images()}
+    shown = {Path(im.path).name: load_display(project.images.resolve(im.path), im)
+             for im in project.images.all()}
     assert shown["camera.png"].data.dtype == np.uint8
     np.testing.assert_array_equal(shown["camera.png"].data, skimage.data.camera())
     assert shown["camera16.png"].data.dtype == np.uint16
@@ -111,13 +111,13 @@ def test_raster_dtypes(project, folder):
 def test_slice_selection_applies_to_volumes_and_multi_frame_dicom(project, folder):
     report = import_paths(project, [folder / "vol" / "v.nrrd", folder / "dicom" /
                                     "emri_small.dcm"], slices=parse_slices("every:2"))
-    images = project.images()
+    images = project.images.all()
     assert report.added_images == 2 + 5
     assert [im.slice_index for im in images if im.format == "nrrd"] == [0, 2]
     assert [im.frame for im in images if im.format == "dicom"] == [0, 2, 4, 6, 8]
     vol = [im for im in images if im.format == "nrrd"]
     assert all(im.axis == 0 and im.is_slice for im in vol)
-    assert project.volume_images(vol[0].source_id, 0) == vol
+    assert project.images.volume_slices(vol[0].source_id, 0) == vol
 
 
 def test_parse_slices_and_selection_rules():
@@ -139,7 +139,7 @@ def test_cancel_stops_after_committed_files(project, folder):
     report = import_paths(project, [folder / "raster"], progress=lambda d, t, p: seen.append(d),
                           cancel=lambda: len(seen) >= 2)
     assert report.cancelled and report.summary().endswith("cancelled")
-    assert len(project.sources()) == report.added_files <= 2
+    assert len(project.images.sources()) == report.added_files <= 2
 
 
 def test_missing_path_is_reported_and_the_rest_imported(project, folder, tmp_path):
@@ -181,7 +181,7 @@ def test_no_phi_in_the_project_file(tmp_path):
     with Project.create(path) as project:
         report = import_paths(project, files)
         assert report.added_files == 2
-        info = project.images()[1].info
+        info = project.images.all()[1].info
         assert info["modality"] == "MG" and info["transfer_syntax"] == "RLE Lossless"
     blob = b"".join(p.read_bytes() for p in tmp_path.glob("phi.srproj*"))
     for value in phi:
@@ -207,9 +207,9 @@ def test_mixed_presentation_intent_warns(project, tmp_path):
 
 def test_mammogram_imports_and_displays_as_uint16(project):
     report = import_paths(project, [MAMMOGRAM])
-    [image] = project.images()
+    [image] = project.images.all()
     assert report.added_images == 1 and (image.rows, image.cols) == (4432, 2864)
-    d = load_display(project.resolve(image.path), image)
+    d = load_display(project.images.resolve(image.path), image)
     assert d.data.dtype == np.uint16 and d.shape == (4432, 2864)
     low, high = d.auto_window().levels()
     assert 0 <= low < high <= 65535

@@ -22,10 +22,10 @@ def test_more_slices_of_a_known_volume_are_added(tmp_path: Path) -> None:
         assert more.added_images == 3 and more.added_files == 0 and not more.duplicates
         again = import_paths(project, [volume], slices=parse_slices("range:10:14"))
         assert again.added_images == 0 and again.duplicates == [str(volume)]
-        images = project.images()
-        assert len(project.sources()) == 1
+        images = project.images.all()
+        assert len(project.images.sources()) == 1
         assert len({im.case_id for im in images}) == len(images) == 4
-        slices = project.volume_images(images[0].source_id, 0)
+        slices = project.images.volume_slices(images[0].source_id, 0)
         assert [im.slice_index for im in slices] == sorted(im.slice_index for im in slices)
 
 

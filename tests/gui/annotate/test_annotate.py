@@ -39,14 +39,14 @@ def make_annotate_project(tmp_path: Path) -> Path:
     path = tmp_path / "annotate.srproj"
     with Project.create(path) as project:
         import_paths(project, sorted(folder.glob("*.png")))
-        project.add_rater("alice")
-        project.add_question("density", "Density", "radio", "image", ["A", "B", "C", "D"])
-        project.add_question("findings", "Findings", "checklist", "image", ["calc", "mass"])
-        project.add_question("note", "Note", "text", "image")
-        project.add_question("where", "Where", "dropdown", "image",
-                             [{"value": "left", "children": ["upper", "lower"]}, "right"])
-        project.add_question("kind", "Kind", "radio", "polygon", ["vessel", "other"])
-        project.add_guideline("Outline every **calcification**.")
+        project.raters.add("alice")
+        project.questions.add("density", "Density", "radio", "image", ["A", "B", "C", "D"])
+        project.questions.add("findings", "Findings", "checklist", "image", ["calc", "mass"])
+        project.questions.add("note", "Note", "text", "image")
+        project.questions.add("where", "Where", "dropdown", "image",
+                              [{"value": "left", "children": ["upper", "lower"]}, "right"])
+        project.questions.add("kind", "Kind", "radio", "polygon", ["vessel", "other"])
+        project.guidelines.add("Outline every **calcification**.")
     return path
 
 
@@ -93,7 +93,7 @@ def _drag(qtbot, page, start, end, button=_L, modifier=_NO, steps=6) -> None:
 def _stored(w: MainWindow) -> list[Polygon]:
     page = _page(w)
     assert page.annotation is not None
-    return w.gateway.project.polygons(page.annotation.id)
+    return w.gateway.project.polygons.of(page.annotation.id)
 
 
 def _key(qtbot, w, key, modifier=_NO) -> None:
@@ -133,11 +133,11 @@ def test_draw_toggle_drag_undo_redo_and_reopen(window, qtbot, project_file) -> N
     assert final.certainty is Certainty.UNCERTAIN
     np.testing.assert_allclose(final.vertices, expected, atol=1e-9)
 
-    window.on_close_project()
+    window.gateway.close()
     assert window.open_project(project_file)
     with Project.open(project_file, read_only=True) as project:
-        [ann] = project.annotations()
-        [again] = project.polygons(ann.id)
+        [ann] = project.annotations.all()
+        [again] = project.polygons.of(ann.id)
         np.testing.assert_allclose(again.vertices, expected, atol=1e-9)
         labels = label_image(project, ann.id)
     want = rasterize([Polygon(expected, Certainty.UNCERTAIN)], (120, 160))
@@ -223,9 +223,9 @@ def test_viewer_controls_still_work_while_drawing(window, qtbot) -> None:
     page = _page(window)
     vb = page.view.viewbox
     before_range = vb.viewRect()
-    before_window = page.view.window
+    before_window = page.view.current_window
     _drag(qtbot, page, (80, 60), (110, 80), button=Qt.MouseButton.RightButton)
-    assert page.view.window != before_window  # right-drag: window/level
+    assert page.view.current_window != before_window  # right-drag: window/level
     _drag(qtbot, page, (80, 60), (40, 40), button=Qt.MouseButton.MiddleButton)
     assert vb.viewRect().center() != before_range.center()  # middle-drag: pan
     panned = vb.viewRect().center()
@@ -246,21 +246,21 @@ def test_nothing_to_annotate_and_submit(window, qtbot) -> None:
     qtbot.mouseClick(page.panel.nothing_button, _L)
     assert window.browser.current_id() == ids[1] and page.image_id == ids[1]
     project = window.gateway.project
-    ann0 = project.annotation_for(project.rater_by_name("alice").id, ids[0], create=False)
+    ann0 = project.annotations.for_image(project.raters.by_name("alice").id, ids[0], create=False)
     assert ann0.status is AnnotationStatus.NOTHING_TO_ANNOTATE
     for x, y in [(10, 10), (60, 10), (60, 60)]:
         _click(qtbot, page, x, y)
     _key(qtbot, window, Qt.Key.Key_Return)
     assert not page.mark_nothing_to_annotate()  # has polygons: refused
     qtbot.mouseClick(page.panel.submit_button, _L)
-    ann1 = project.annotation_for(ann0.rater_id, ids[1], create=False)
+    ann1 = project.annotations.for_image(ann0.rater_id, ids[1], create=False)
     assert ann1.status is AnnotationStatus.SUBMITTED
     assert page.image_id == ids[2]
     # an edit after submitting reopens the annotation
     window.browser.select(ids[1])
     page.tool.select(page.tool.polygons[0].id)
     _key(qtbot, window, Qt.Key.Key_U)
-    assert project.annotation(ann1.id).status is AnnotationStatus.IN_PROGRESS
+    assert project.annotations.get(ann1.id).status is AnnotationStatus.IN_PROGRESS
     assert "in progress" in page.panel.status_label.text()
 
 
@@ -276,7 +276,7 @@ def test_classifications_are_stored(window, qtbot) -> None:
     dropdown = form._widgets["where"]
     dropdown.combos[0].setCurrentIndex(1)  # left
     dropdown.combos[1].setCurrentIndex(2)  # lower
-    stored = window.gateway.project.annotation(page.annotation.id).classifications
+    stored = window.gateway.project.annotations.get(page.annotation.id).classifications
     assert stored == {"density": "C", "findings": ["mass"], "note": "dense left",
                       "where": ["left", "lower"]}
     # per-polygon question: undoable like any edit
@@ -300,7 +300,7 @@ def test_classifications_are_stored(window, qtbot) -> None:
 def test_guidelines_dialog_shows_newest_text(window, qtbot) -> None:
     page = _page(window)
     qtbot.mouseClick(page.panel.guidelines_button, _L)
-    dialog = page.guidelines_dialog
+    dialog = page.status.guidelines_dialog
     assert dialog is not None and dialog.isVisible()
     assert "calcification" in dialog.browser.toPlainText()
     assert "version 1" in dialog.windowTitle()
@@ -325,7 +325,7 @@ def test_new_annotator_and_display_keys(window, qtbot) -> None:
     _key(qtbot, window, Qt.Key.Key_O)
     _key(qtbot, window, Qt.Key.Key_O, Qt.KeyboardModifier.ShiftModifier)
     assert item.isVisible() and item.brush().style() == Qt.BrushStyle.NoBrush
-    assert window.gateway.project.rater(page.annotation.rater_id).name == "bob"
+    assert window.gateway.project.raters.get(page.annotation.rater_id).name == "bob"
 
 
 def test_active_time_is_committed_on_image_change(window, qtbot, monkeypatch) -> None:
@@ -334,10 +334,10 @@ def test_active_time_is_committed_on_image_change(window, qtbot, monkeypatch) ->
         _click(qtbot, page, x, y)
     _key(qtbot, window, Qt.Key.Key_Return)
     ann_id = page.annotation.id
-    before = window.gateway.project.annotation(ann_id).active_ms
+    before = window.gateway.project.annotations.get(ann_id).active_ms
     monkeypatch.setattr(page.clock, "take", lambda: 4321)
     _key(qtbot, window, Qt.Key.Key_PageDown)
-    assert window.gateway.project.annotation(ann_id).active_ms == before + 4321
+    assert window.gateway.project.annotations.get(ann_id).active_ms == before + 4321
 
 
 def test_idle_clock_pauses_when_idle_or_not_running(qtbot) -> None:
@@ -364,7 +364,7 @@ def test_render_annotate_tab_on_the_demo(qtbot, open_window, demo_project, tmp_p
     page = w.annotate_page
     w.tabs.setCurrentWidget(page)
     qtbot.waitUntil(lambda: page.view.display is not None)
-    careful = next(r for r in w.gateway.annotators() if "careful" in r.name)
+    careful = next(r for r in w.gateway.annotate.annotators() if "careful" in r.name)
     page.select_annotator(careful.id)
     assert page.tool.polygons and page.annotation.status is AnnotationStatus.SUBMITTED
     assert page.panel.image_form.answers()["density"]
@@ -385,18 +385,18 @@ def test_a_failed_write_never_enters_the_undo_stack(window, qtbot, monkeypatch) 
         _click(qtbot, page, x, y)
     _key(qtbot, window, Qt.Key.Key_Return)
     [first] = _stored(window)
-    stack = page.undo_stack
-    assert stack is not None and stack.count() == 1
+    stack = page.history
+    assert stack is not None and len(stack) == 1
     project = window.gateway.project
 
     def disk_error(*_a, **_k):
         raise sqlite3.OperationalError("disk I/O error")
 
-    monkeypatch.setattr(project, "add_polygon", disk_error)
+    monkeypatch.setattr(project.polygons, "add", disk_error)
     for x, y in [(60, 60), (90, 60), (90, 90)]:
         _click(qtbot, page, x, y)
     _key(qtbot, window, Qt.Key.Key_Return)
-    assert stack.count() == 1  # the failed add is not on the stack
+    assert len(stack) == 1  # the failed add is not on the stack
     assert "not saved" in page.panel.message_label.text()
     assert "disk I/O error" in page.panel.message_label.text()
     assert _stored(window) == [first]
@@ -418,9 +418,9 @@ def test_submit_and_status_changes_are_undoable(window, qtbot) -> None:
     image_id = page.image_id
     assert page.submit()
     project = window.gateway.project
-    assert project.annotation(ann_id).status is AnnotationStatus.SUBMITTED
+    assert project.annotations.get(ann_id).status is AnnotationStatus.SUBMITTED
     qtbot.waitUntil(lambda: page.image_id != image_id)  # Submit went on to the next image
     window.browser.step(-1)
     qtbot.waitUntil(lambda: page.annotation is not None and page.annotation.id == ann_id)
     _key(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert project.annotation(ann_id).status is AnnotationStatus.IN_PROGRESS
+    assert project.annotations.get(ann_id).status is AnnotationStatus.IN_PROGRESS

@@ -23,12 +23,12 @@ def shared_file(tmp_path: Path) -> Path:
     """The annotate test project, with bob's submitted annotation on the first image."""
     path = make_annotate_project(tmp_path)
     with Project.open(path) as project:
-        bob = project.add_rater("bob")
-        first = project.images()[0].id
-        ann = project.annotation_for(bob, first)
-        project.add_polygon(ann.id, Polygon(SQUARE))
-        project.add_active_time(ann.id, 90_000)
-        project.set_annotation_status(ann.id, "submitted")
+        bob = project.raters.add("bob")
+        first = project.images.all()[0].id
+        ann = project.annotations.for_image(bob, first)
+        project.polygons.add(ann.id, Polygon(SQUARE))
+        project.annotations.add_active_time(ann.id, 90_000)
+        project.annotations.set_status(ann.id, "submitted")
     return path
 
 
@@ -50,10 +50,10 @@ def test_showing_another_annotators_work_is_read_only(qtbot, shared_file: Path) 
     w = _open(qtbot, shared_file)
     page = _page(w)
     project = w.gateway.project
-    alice = project.rater_by_name("alice").id
-    bob = project.rater_by_name("bob").id
+    alice = project.raters.by_name("alice").id
+    bob = project.raters.by_name("bob").id
     page.select_you(alice)
-    before = project.annotations(rater_id=bob)
+    before = project.annotations.all(rater_id=bob)
     page.select_annotator(bob)  # look at bob's masks
     assert page.annotation is not None and page.annotation.rater_id == bob
     assert len(page.tool.polygons) == 1 and not page.own
@@ -62,7 +62,7 @@ def test_showing_another_annotators_work_is_read_only(qtbot, shared_file: Path) 
     assert not page.panel.polygon_form.isEnabled()
     assert "read-only" in page.panel.message_label.text()
     qtbot.wait(1600)  # the clock would tick here
-    page._tick()
+    page.status.tick()
     for x, y in [(100, 90), (140, 90), (140, 110)]:  # try to draw
         _click(qtbot, page, x, y)
     _key(qtbot, w, Qt.Key.Key_Return)
@@ -72,17 +72,17 @@ def test_showing_another_annotators_work_is_read_only(qtbot, shared_file: Path) 
     _key(qtbot, w, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     w.grab().save(str(SHOTS / "annotate_read_only.png"))
     _key(qtbot, w, Qt.Key.Key_PageDown)  # leaving commits pending time: none for bob
-    after = project.annotations(rater_id=bob)
+    after = project.annotations.all(rater_id=bob)
     assert [(a.id, a.status, a.active_ms, a.updated_at) for a in after] == \
         [(a.id, a.status, a.active_ms, a.updated_at) for a in before]
-    assert len(project.polygons(after[0].id)) == 1
-    assert project.annotations(rater_id=alice) == []
+    assert len(project.polygons.of(after[0].id)) == 1
+    assert project.annotations.all(rater_id=alice) == []
 
 
 def test_you_are_is_remembered(qtbot, shared_file: Path) -> None:
     w = _open(qtbot, shared_file)
     page = _page(w)
-    bob = w.gateway.project.rater_by_name("bob").id
+    bob = w.gateway.project.raters.by_name("bob").id
     page.select_you(bob)
     assert page.rater_id == bob and page.own  # choosing who you are shows your own work
     w.close()
@@ -95,20 +95,20 @@ def test_looking_creates_no_annotation_the_first_edit_keeps_the_time(qtbot, shar
     w = _open(qtbot, shared_file)
     page = _page(w)
     project = w.gateway.project
-    alice = project.rater_by_name("alice").id
+    alice = project.raters.by_name("alice").id
     page.select_you(alice)
     qtbot.wait(2600)  # looked for more than two seconds
-    page._tick()
+    page.status.tick()
     _key(qtbot, w, Qt.Key.Key_PageDown)
     _key(qtbot, w, Qt.Key.Key_PageUp)
-    assert project.annotations(rater_id=alice) == []  # looking wrote nothing
-    looked = page._unsaved_ms[page._key]
+    assert project.annotations.all(rater_id=alice) == []  # looking wrote nothing
+    looked = page.state.unsaved_ms[page.state.key]
     assert looked >= 1000  # (the clock starts on the page's first tick)
     for x, y in [(20, 20), (90, 25), (85, 80)]:
         _click(qtbot, page, x, y)
     _key(qtbot, w, Qt.Key.Key_Return)
-    [ann] = project.annotations(rater_id=alice)
-    assert ann.active_ms >= looked and len(project.polygons(ann.id)) == 1
+    [ann] = project.annotations.all(rater_id=alice)
+    assert ann.active_ms >= looked and len(project.polygons.of(ann.id)) == 1
 
 
 def test_image_list_shows_and_filters_by_status_and_done_counts_the_batch(qtbot, tmp_path
@@ -128,13 +128,13 @@ def test_image_list_shows_and_filters_by_status_and_done_counts_the_batch(qtbot,
                   check_contrast=False)
     with Project.open(path) as project:
         import_paths(project, sorted(extra.glob("*.png")))
-        ids = [im.id for im in project.images()]
-        set_id = project.create_image_set("motion", ids[3:])
-        create_session(project, "sort", project.ensure_rater("rita", "annotator"), set_id, "s")
+        ids = [im.id for im in project.images.all()]
+        set_id = project.image_sets.create("motion", ids[3:])
+        create_session(project, "sort", project.raters.ensure("rita", "annotator"), set_id, "s")
     w = _open(qtbot, path)
     page, browser = _page(w), w.browser
     project = w.gateway.project
-    page.select_you(project.rater_by_name("alice").id)
+    page.select_you(project.raters.by_name("alice").id)
     assert browser.status_box.isVisible()
     assert {browser.status_of(i) for i in ids[:3]} == {"not started"}
     assert browser.status_of(ids[3]) == ""  # a rating image is not in the batch
@@ -162,7 +162,7 @@ def test_colour_blind_scheme_from_the_view_menu_is_remembered_and_dashes_stay(
 
     w = _open(qtbot, shared_file)
     page = _page(w)
-    page.select_you(w.gateway.project.rater_by_name("alice").id)
+    page.select_you(w.gateway.project.raters.by_name("alice").id)
     for x, y in [(20, 20), (90, 25), (85, 80)]:
         _click(qtbot, page, x, y)
     _key(qtbot, w, Qt.Key.Key_Return)
@@ -180,7 +180,7 @@ def test_colour_blind_scheme_from_the_view_menu_is_remembered_and_dashes_stay(
     w2 = _open(qtbot, shared_file)
     assert w2.colour_blind_action.isChecked()
     page2 = _page(w2)
-    page2.select_annotator(w2.gateway.project.rater_by_name("bob").id)
+    page2.select_annotator(w2.gateway.project.raters.by_name("bob").id)
     [bob_item] = page2.tool.items.values()
     assert bob_item.pen().style() == Qt.PenStyle.SolidLine
     assert bob_item.pen().color().name() == "#e69f00"  # Okabe–Ito orange: certain
@@ -193,9 +193,9 @@ def test_a_returned_annotation_shows_comments_and_pins_and_revise_starts_the_nex
     from slicereview.model import Role
 
     with Project.open(shared_file) as project:
-        bob = project.rater_by_name("bob").id
-        rev = project.ensure_rater("rhea", Role.REVIEWER)
-        [ann] = project.annotations(rater_id=bob)
+        bob = project.raters.by_name("bob").id
+        rev = project.raters.ensure("rhea", Role.REVIEWER)
+        [ann] = project.annotations.all(rater_id=bob)
         decide(project, rev, ann.id, "reject", ["too large"], "Follow the edge closely.")
         pin(project, rev, ann.image_id, box=(20, 20, 70, 80), text="this edge")
         pin(project, rev, ann.image_id, point=(120, 90), text="missed spot")
@@ -210,14 +210,15 @@ def test_a_returned_annotation_shows_comments_and_pins_and_revise_starts_the_nex
     assert "too large" in box.reason.text() and "Follow the edge closely." in box.reason.text()
     assert [box.pins.item(i).text() for i in range(box.pins.count())] == [
         "1. box rows 20–70, cols 20–80: this edge", "2. point x 120, y 90: missed spot"]
-    assert len(page._pin_items) == 4 and all(i.scene() is not None for i in page._pin_items)
+    pins = page.status.pin_items
+    assert len(pins) == 4 and all(i.scene() is not None for i in pins)
     w.grab().save(str(SHOTS / "annotate_returned.png"))
     qtbot.mouseClick(box.revise_button, Qt.MouseButton.LeftButton)
     project = w.gateway.project
-    assert page.round == 2 and page.annotation.round == 2
-    assert len(project.polygons(page.annotation.id)) == 1  # a copy of the polygons
-    assert page.tool.enabled and not box.isVisible() and page._pin_items == []
-    assert project.annotation(ann.id).status.value == "submitted"  # round 1 untouched
+    assert page.state.round == 2 and page.annotation.round == 2
+    assert len(project.polygons.of(page.annotation.id)) == 1  # a copy of the polygons
+    assert page.tool.enabled and not box.isVisible() and page.status.pin_items == []
+    assert project.annotations.get(ann.id).status.value == "submitted"  # round 1 untouched
 
 
 def test_another_instances_polygon_appears_but_never_breaks_a_polygon_being_drawn(
@@ -225,23 +226,23 @@ def test_another_instances_polygon_appears_but_never_breaks_a_polygon_being_draw
     w = _open(qtbot, shared_file)
     page = _page(w)
     project = w.gateway.project
-    alice = project.rater_by_name("alice").id
+    alice = project.raters.by_name("alice").id
     page.select_you(alice)
     for x, y in [(20, 20), (90, 25)]:  # drawing, not closed yet
         _click(qtbot, page, x, y)
     image_id = page.image_id
     with Project.open(shared_file) as other:  # bob, on his own machine
-        bob = other.rater_by_name("bob").id
-        ann = other.annotation_for(bob, image_id)
-        other.add_polygon(ann.id, Polygon(SQUARE + 30))
+        bob = other.raters.by_name("bob").id
+        ann = other.annotations.for_image(bob, image_id)
+        other.polygons.add(ann.id, Polygon(SQUARE + 30))
     qtbot.wait(1500)  # the 1 s check has seen it
     assert len(page.tool.unfinished) == 2  # the unfinished polygon is still there
     _click(qtbot, page, 85, 80)
     _key(qtbot, w, Qt.Key.Key_Return)
-    [mine] = project.annotations(rater_id=alice)
-    assert len(project.polygons(mine.id)) == 1
+    [mine] = project.annotations.all(rater_id=alice)
+    assert len(project.polygons.of(mine.id)) == 1
     page.select_annotator(bob)
     assert len(page.tool.polygons) == 2  # bob's two polygons, read here
     with Project.open(shared_file) as other:
-        other.add_polygon(ann.id, Polygon(SQUARE + 10))
+        other.polygons.add(ann.id, Polygon(SQUARE + 10))
     qtbot.waitUntil(lambda: len(page.tool.polygons) == 3, timeout=3000)

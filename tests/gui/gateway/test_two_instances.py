@@ -36,7 +36,7 @@ def _answer_elsewhere(path: Path, session_id: int) -> tuple[int, int]:
         run = RatingRun(other, session_id)
         now = run.current()
         assert isinstance(now, Comparison)
-        truth = {im.id: int(Path(im.path).stem.split("_")[1]) for im in other.images()}
+        truth = {im.id: int(Path(im.path).stem.split("_")[1]) for im in other.images.all()}
         run.answer("left" if truth[now.left] > truth[now.right] else "right", 5,
                    pair=(now.left, now.right))
         return now.left, now.right
@@ -61,12 +61,12 @@ def test_answers_from_another_instance_appear_and_a_stale_pair_refreshes(
     shown = page.compare.current
     _answer_elsewhere(project_file, sid)
     _press(qtbot, page, _key_for(page))
-    answers = project.answers(sid)
+    answers = project.ratings.answers(sid)
     pairs = [frozenset((a.left, a.right)) for a in answers]
     assert len(answers) == 3 and len(set(pairs)) == 3
     assert page.compare.current != shown and page.compare.current.answered == 3
     _press(qtbot, page, _key_for(page))  # and the view goes on answering normally
-    assert len(project.answers(sid)) == 4
+    assert len(project.ratings.answers(sid)) == 4
     assert _truth(page, page.compare.current.left) >= 0
 
 
@@ -103,11 +103,11 @@ def test_ctrl_z_never_deletes_the_other_instances_answer(qtbot, project_file: Pa
     _press(qtbot, page, _key_for(page))  # my answer, in this window's history
     page.gateway.watch._poll.stop()  # before the 1 s check notices anything
     _answer_elsewhere(project_file, sid)
-    theirs = project.answers(sid)[-1]
+    theirs = project.ratings.answers(sid)[-1]
     _press(qtbot, page, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert [a.id for a in project.answers(sid)][-1] == theirs.id
-    assert len(project.answers(sid)) == 2
+    assert [a.id for a in project.ratings.answers(sid)][-1] == theirs.id
+    assert len(project.ratings.answers(sid)) == 2
     assert "yours is kept" in page.compare.message.text()
     assert page.compare.current.answered == 2  # the view shows the file's state
     _press(qtbot, page, _key_for(page))
-    assert len(project.answers(sid)) == 3
+    assert len(project.ratings.answers(sid)) == 3

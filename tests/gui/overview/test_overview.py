@@ -30,7 +30,7 @@ def test_overview_tab_shows_the_report(open_window, qtbot, qa_path: Path, tmp_pa
                                        monkeypatch) -> None:
     with Project.open(qa_path) as p:
         expected = collect(p)
-        names = {r.id: r.name for r in p.raters()}
+        names = {r.id: r.name for r in p.raters.all()}
     w = open_window(qa_path, size=(1400, 900))
     page = w.overview_page
     with qtbot.waitSignal(page.progress.valueChanged, timeout=30000, raising=False):

@@ -22,9 +22,9 @@ SHOTS = Path("/tmp/owner")
 
 
 def _square(project: Project, rater: int, image: int, x0: float, size: float) -> int:
-    ann = project.annotation_for(rater, image, "onboarding", create=True)
+    ann = project.annotations.for_image(rater, image, "onboarding", create=True)
     v = np.array([[x0, x0], [x0 + size, x0], [x0 + size, x0 + size], [x0, x0 + size]], float)
-    project.replace_polygons(ann.id, [Polygon(v)])
+    project.polygons.replace(ann.id, [Polygon(v)])
     finish(project, ann.id, "submitted")
     return ann.id
 
@@ -43,15 +43,15 @@ def project_file(tmp_path: Path) -> Path:
     path = tmp_path / "owner.srproj"
     with Project.create(path) as project:
         import_paths(project, sorted(folder.glob("*.png")))
-        first = project.images()[0].id
-        expert = project.add_rater("expert", "reviewer")
-        good, poor = project.add_rater("good", group="A"), project.add_rater("poor", group="A")
-        project.add_rater("olivia", "owner")
+        first = project.images.all()[0].id
+        expert = project.raters.add("expert", "reviewer")
+        good, poor = project.raters.add("good", group="A"), project.raters.add("poor", group="A")
+        project.raters.add("olivia", "owner")
         _square(project, expert, first, 20, 60)
         near = _square(project, good, first, 22, 58)
         _square(project, poor, first, 90, 20)
-        project.add_review(first, expert, annotation_id=near, decision="reject",
-                           comment="include the thin rim", tags=["missed part"])
+        project.reviews.add(first, expert, annotation_id=near, decision="reject",
+                            comment="include the thin rim", tags=["missed part"])
     return path
 
 
@@ -64,8 +64,8 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
                                                       tmp_path) -> None:
     w = open_window(project_file)
     # 1. Phases and batches: an onboarding batch of the listed images for group A.
-    w.owner_actions["batches"].trigger()
-    dialog = w.owner_dialog
+    w.owner_menu.actions["batches"].trigger()
+    dialog = w.owner_menu.dialog
     qtbot.keyClicks(dialog.name_edit, "onboarding A")
     dialog.phase_box.setCurrentText("onboarding")
     dialog.source_box.setCurrentIndex(0)
@@ -77,11 +77,11 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     assert dialog.message.text() == ""
     with Project.open(project_file) as project:
-        [batch] = project.batches()
+        [batch] = project.workflow.batches()
         assert (batch.name, batch.phase, batch.min_dice, batch.alpha_threshold) == (
             "onboarding A", Phase.ONBOARDING, 0.6, 0.667)
-        assert len(project.image_set(batch.image_set_id)) == 3
-        assert project.batch_assignments(batch.id) == [(None, "A")]
+        assert len(project.image_sets.members(batch.image_set_id)) == 3
+        assert project.workflow.batch_assignments(batch.id) == [(None, "A")]
     # edit: rules change, the name cannot
     dialog.table.selectRow(0)
     assert not dialog.name_edit.isEnabled()
@@ -89,15 +89,15 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
     dialog.low_action.setCurrentIndex(1)
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     with Project.open(project_file) as project:
-        assert (project.batch(batch.id).max_annotators, project.batch(batch.id).low_action) == (
-            4, "review")
+        saved = project.workflow.batch(batch.id)
+        assert (saved.max_annotators, saved.low_action) == (4, "review")
     assert dialog.table.item(0, 3).text() == "group A"
     _shot(dialog, "batches")
     dialog.close()
 
     # 2. Gold: the expert's annotation on the first image; a PNG mask for the second.
-    w.owner_actions["gold"].trigger()
-    gold = w.owner_dialog
+    w.owner_menu.actions["gold"].trigger()
+    gold = w.owner_menu.dialog
     images = gold.owner.batch_images(batch.id)
     gold.select_image(images[0].id)
     assert "expert (reviewer)" in gold.candidate_box.currentText()
@@ -113,9 +113,9 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
     assert rows["good"][7] == "passes" and rows["poor"][7] == "below"
     assert float(rows["good"][3]) > 0.9 and float(rows["poor"][3]) == 0.0
     with Project.open(project_file) as project:
-        ids = {r.name: r.id for r in project.raters()}
-        assert project.gold(images[0].id)[2] == "rater:expert"
-        assert len(project.gold_scores()) == 2
+        ids = {r.name: r.id for r in project.raters.all()}
+        assert project.workflow.gold(images[0].id)[2] == "rater:expert"
+        assert len(project.workflow.gold_scores()) == 2
     # confirm "good"; override "poor" (no reason: refused; with a reason: stored)
     gold.select_annotator(ids["good"])
     qtbot.mouseClick(gold.confirm_button, Qt.MouseButton.LeftButton)
@@ -126,7 +126,7 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
     qtbot.mouseClick(gold.override_button, Qt.MouseButton.LeftButton)
     with Project.open(project_file) as project:
         decisions = [(q.rater_id, q.go_on, q.prefilter, q.decided_by, q.reason)
-                     for q in project.qualifications()]
+                     for q in project.workflow.qualifications()]
     assert decisions == [(ids["good"], True, True, ids["olivia"], ""),
                          (ids["poor"], True, False, ids["olivia"], "first image was ambiguous")]
     assert "go on — olivia" in gold.scores.item(1, 8).text()
@@ -134,8 +134,8 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
     gold.close()
 
     # 3. Guidelines: write, preview, save twice, history diff, promote a review comment.
-    w.owner_actions["guidelines"].trigger()
-    editor = w.owner_dialog
+    w.owner_menu.actions["guidelines"].trigger()
+    editor = w.owner_menu.dialog
     editor.editor.clear()
     for line in ("# Vessels", "Outline each vessel."):  # QTest has no key for "\n": Return
         qtbot.keyClicks(editor.editor, line)
@@ -153,15 +153,15 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
     assert not editor.crop.pixmap().isNull()  # the crop the promotion will put in
     assert editor.promote() == 3
     with Project.open(project_file) as project:
-        entry = project.guideline_entries()[0][0]
+        entry = project.guidelines.entries()[0][0]
     assert f"entry:{entry}" in editor.editor.toPlainText()
     picture = editor.preview.document().resource(QTextDocument.ResourceType.ImageResource,
                                                  QUrl(f"entry:{entry}"))
     assert isinstance(picture, QImage) and picture.width() > 0  # the crop, in the preview
     with Project.open(project_file) as project:
-        assert project.guideline()[0] == 3
-        assert "missed part; include the thin rim" in project.guideline()[1]
-        assert project.guideline_entries()[0][4][:4] == b"\x89PNG"
+        assert project.guidelines.get()[0] == 3
+        assert "missed part; include the thin rim" in project.guidelines.get()[1]
+        assert project.guidelines.entries()[0][4][:4] == b"\x89PNG"
     editor.tabs.setCurrentIndex(0)
     _shot(editor, "guidelines")
     editor.close()
@@ -185,5 +185,5 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
     _shot(notice.dialog, "changes")
     assert not notice.isVisible()
     with Project.open(project_file) as project:
-        assert project.last_seen_guideline(ids["good"]) == 3
-        assert project.last_seen_guideline(ids["poor"]) is None
+        assert project.guidelines.last_seen(ids["good"]) == 3
+        assert project.guidelines.last_seen(ids["poor"]) is None

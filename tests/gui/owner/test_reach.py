@@ -40,17 +40,17 @@ def project_file(tmp_path: Path) -> Path:
     with Project.create(path) as p:
         import_paths(p, sorted(folder.glob("*.png")))
         for name in ("ann", "bob", "cy"):
-            p.add_rater(name)
-        p.add_rater("olivia", "owner")
-        p.add_rater("rev", "reviewer")
+            p.raters.add(name)
+        p.raters.add("olivia", "owner")
+        p.raters.add("rev", "reviewer")
     return path
 
 
 def test_questions_dialog_add_edit_reorder_retire_import(qtbot, open_window, project_file,
                                                          tmp_path, monkeypatch) -> None:
     w = open_window(project_file)
-    w.owner_actions["questions"].trigger()
-    dialog = w.owner_dialog
+    w.owner_menu.actions["questions"].trigger()
+    dialog = w.owner_menu.dialog
     qtbot.keyClicks(dialog.key_edit, "density")
     qtbot.keyClicks(dialog.title_edit, "Breast density")
     dialog.choices_edit.setPlainText("A\nB\nC")
@@ -66,17 +66,17 @@ def test_questions_dialog_add_edit_reorder_retire_import(qtbot, open_window, pro
     dialog.choices_edit.setPlainText("Calcification\n  Punctate\n  Vascular\nMass")
     qtbot.mouseClick(dialog.save_button, _L)
     with Project.open(project_file) as p:
-        assert [(q.name, q.scope, q.kind) for q in p.questions()] == [
+        assert [(q.name, q.scope, q.kind) for q in p.questions.all()] == [
             ("density", "image", "radio"), ("kind", "polygon", "dropdown")]
-        assert p.question_by_name("kind").options == [
+        assert p.questions.by_name("kind").options == [
             {"value": "Calcification", "children": ["Punctate", "Vascular"]}, "Mass"]
         # an annotator answers density
-        a = p.annotation_for(p.rater_by_name("ann").id, 1)
-        p.set_image_classifications(a.id, {"density": "B"})
+        a = p.annotations.for_image(p.raters.by_name("ann").id, 1)
+        p.annotations.set_image_classifications(a.id, {"density": "B"})
     # reorder: kind first
     qtbot.mouseClick(dialog.up_button, _L)
     with Project.open(project_file) as p:
-        assert [q.name for q in p.questions()] == ["kind", "density"]
+        assert [q.name for q in p.questions.all()] == ["kind", "density"]
     # an answered question keeps its kind
     dialog.list.setCurrentRow(1)
     assert "1 annotation answer it" in dialog.answered_label.text()
@@ -91,8 +91,8 @@ def test_questions_dialog_add_edit_reorder_retire_import(qtbot, open_window, pro
     assert annotate.panel.image_form.questions == []
     assert "retired" in dialog.list.item(1).text()
     with Project.open(project_file) as p:
-        assert p.question_by_name("density").retired
-        assert p.annotation(a.id).classifications == {"density": "B"}
+        assert p.questions.by_name("density").retired
+        assert p.annotations.get(a.id).classifications == {"density": "B"}
     # export, then import into another project: the same questions, in order
     out = tmp_path / "questions.json"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
@@ -105,34 +105,34 @@ def test_questions_dialog_add_edit_reorder_retire_import(qtbot, open_window, pro
     qtbot.mouseClick(dialog.import_button, _L)
     assert "0 added, 1 updated, 1 unchanged" in dialog.answered_label.text()
     with Project.open(project_file) as p:
-        assert p.question_by_name("density").retired     # as the file said
+        assert p.questions.by_name("density").retired     # as the file said
 
 
 def test_groups_dialog(qtbot, open_window, project_file) -> None:
     w = open_window(project_file)
-    w.owner_actions["groups"].trigger()
-    groups = w.owner_dialog
+    w.owner_menu.actions["groups"].trigger()
+    groups = w.owner_menu.dialog
     groups.select_names(["ann", "bob"])
     groups.group_box.setEditText("A2")
     qtbot.mouseClick(groups.put_button, _L)
     assert groups.message.text() == ""
     with Project.open(project_file) as p:
-        assert [(r.name, r.group) for r in p.raters() if r.role == "annotator"] == [
+        assert [(r.name, r.group) for r in p.raters.all() if r.role == "annotator"] == [
             ("ann", "A2"), ("bob", "A2"), ("cy", None)]
     groups.select_names(["bob"])
     qtbot.mouseClick(groups.out_button, _L)
     with Project.open(project_file) as p:
-        assert p.rater_by_name("bob").group is None
+        assert p.raters.by_name("bob").group is None
 
 
 def test_a_new_batch_asks_for_phase_and_images(qtbot, open_window, project_file) -> None:
     with Project.open(project_file) as p:
         for name in ("ann", "bob"):
-            p.set_rater_group(p.rater_by_name(name).id, "A2")
+            p.raters.set_group(p.raters.by_name(name).id, "A2")
     w = open_window(project_file)
     # Phases and batches: a name alone is not a batch
-    w.owner_actions["batches"].trigger()
-    batches = w.owner_dialog
+    w.owner_menu.actions["batches"].trigger()
+    batches = w.owner_menu.dialog
     assert batches.phase_box.currentIndex() == -1 and batches.source_box.currentIndex() == -1
     qtbot.keyClicks(batches.name_edit, "pilot")
     qtbot.mouseClick(batches.save_button, _L)
@@ -141,15 +141,15 @@ def test_a_new_batch_asks_for_phase_and_images(qtbot, open_window, project_file)
     qtbot.mouseClick(batches.save_button, _L)
     assert "Choose the batch's images" in batches.message.text()
     with Project.open(project_file) as p:
-        assert p.batches() == []
+        assert p.workflow.batches() == []
     batches.source_box.setCurrentIndex(0)
     batches.group_list.item(0).setCheckState(Qt.CheckState.Checked)    # group A2
     qtbot.mouseClick(batches.save_button, _L)
     with Project.open(project_file) as p:
-        [batch] = p.batches()
-        assert (batch.name, str(batch.phase), len(p.image_set(batch.image_set_id))) == (
+        [batch] = p.workflow.batches()
+        assert (batch.name, str(batch.phase), len(p.image_sets.members(batch.image_set_id))) == (
             "pilot", "pilot", 3)
-        assert p.batch_assignments(batch.id) == [(None, "A2")]
+        assert p.workflow.batch_assignments(batch.id) == [(None, "A2")]
     qtbot.mouseClick(batches.new_button, _L)                 # the form starts empty again
     assert batches.phase_box.currentIndex() == -1
     assert batches.group_list.item(0).checkState() is Qt.CheckState.Unchecked
@@ -158,7 +158,7 @@ def test_a_new_batch_asks_for_phase_and_images(qtbot, open_window, project_file)
 def _annotate_as(w, qtbot, name: str, phase: str, image_id: int):
     page = w.annotate_page
     w.tabs.setCurrentWidget(page)
-    rater = next(r.id for r in w.gateway.annotators() if r.name == name)
+    rater = next(r.id for r in w.gateway.annotate.annotators() if r.name == name)
     page.select_you(rater)
     page.select_annotator(rater)
     page.panel.phase_box.setCurrentText(phase)
@@ -169,7 +169,7 @@ def _annotate_as(w, qtbot, name: str, phase: str, image_id: int):
 
 def test_stop_decision_on_the_annotate_tab(qtbot, open_window, project_file) -> None:
     with Project.open(project_file) as p:
-        ann, owner = p.rater_by_name("ann").id, p.rater_by_name("olivia").id
+        ann, owner = p.raters.by_name("ann").id, p.raters.by_name("olivia").id
         onboarding = define_batch(p, "onboarding", "onboarding", [1], raters=[ann])
         decide(p, onboarding, ann, owner, go_on=False, reason="misses findings")
         define_batch(p, "formal", "formal", [2, 3], raters=[ann])
@@ -191,15 +191,15 @@ def test_stop_decision_on_the_annotate_tab(qtbot, open_window, project_file) -> 
 def test_extra_annotator_sees_the_assignment_in_the_image_list(qtbot, open_window,
                                                                project_file) -> None:
     with Project.open(project_file) as p:
-        ann, bob, cy = (p.rater_by_name(n).id for n in ("ann", "bob", "cy"))
+        ann, bob, cy = (p.raters.by_name(n).id for n in ("ann", "bob", "cy"))
         formal = define_batch(p, "formal", "formal", [2, 3], raters=[ann, bob],
                               alpha_threshold=0.5)
         # ann and bob disagree on image 2: the rule gives it to cy
         for rater, x in ((ann, 5.0), (bob, 55.0)):
-            a = p.annotation_for(rater, 2, "formal")
-            p.replace_polygons(a.id, [_square(x)])
+            a = p.annotations.for_image(rater, 2, "formal")
+            p.polygons.replace(a.id, [_square(x)])
             finish(p, a.id, "submitted")
-        [flag] = [f for f in p.image_flags() if f.batch_id == formal]
+        [flag] = [f for f in p.workflow.image_flags() if f.batch_id == formal]
         assert (flag.kind, flag.rater_id) == ("assign", cy)
     w = open_window(project_file)
     _annotate_as(w, qtbot, "cy", "formal", 2)
@@ -217,21 +217,21 @@ def test_extra_annotator_sees_the_assignment_in_the_image_list(qtbot, open_windo
 def test_review_first_images_lead_the_queue_with_the_reason(qtbot, open_window,
                                                             project_file) -> None:
     with Project.open(project_file) as p:
-        ann, bob = p.rater_by_name("ann").id, p.rater_by_name("bob").id
+        ann, bob = p.raters.by_name("ann").id, p.raters.by_name("bob").id
         define_batch(p, "formal", "formal", [2, 3], raters=[ann, bob], alpha_threshold=0.5,
                      low_action="review")
         for image, (xa, xb) in ((2, (5.0, 55.0)), (3, (5.0, 6.0))):
             for rater, x in ((ann, xa), (bob, xb)):
-                a = p.annotation_for(rater, image, "formal")
-                p.replace_polygons(a.id, [_square(x)])
+                a = p.annotations.for_image(rater, image, "formal")
+                p.polygons.replace(a.id, [_square(x)])
                 finish(p, a.id, "submitted")
-        assert [(f.image_id, f.kind) for f in p.image_flags()] == [(2, "review")]
+        assert [(f.image_id, f.kind) for f in p.workflow.image_flags()] == [(2, "review")]
     w = open_window(project_file)
     w.tabs.setCurrentWidget(w.review_page)
     review = w.review_page
-    qtbot.waitUntil(lambda: len(review.rows) == 2, timeout=20000)
-    assert review.rows[0].image_id == 2 and review.rows[0].flag
+    qtbot.waitUntil(lambda: len(review.state.rows) == 2, timeout=20000)
+    assert review.state.rows[0].image_id == 2 and review.state.rows[0].flag
     assert review.queue_panel.table.item(0, 0).text().endswith("⚑")
     assert review.queue_panel.table.item(0, 1).toolTip().splitlines()[1].startswith(
         "Flagged in batch “formal”")
-    assert not math.isnan(review.rows[1].features.strict_alpha)
+    assert not math.isnan(review.state.rows[1].features.strict_alpha)

@@ -48,9 +48,9 @@ def test_dialog_asks_raters_and_a_stop_rule_and_remembers_them(qtbot, tmp_path: 
     assert spec.stop == StopRule(8, 0.9, None)
     d.accept()
     sid = page.create_session(spec)
-    s = page.gateway.project.session(sid)
+    s = page.gateway.project.ratings.session(sid)
     project = page.gateway.project
-    assert [project.rater(r).name for r in s.settings["raters"]] == ["ann", "bob"]
+    assert [project.raters.get(r).name for r in s.settings["raters"]] == ["ann", "bob"]
     assert (s.settings["budget_per_image"], s.settings["target_tau"]) == (8, 0.9)
     again = _dialog(qtbot, page)  # the choices are remembered
     assert again.kind.currentData() == SessionKind.CONFIDENCE
@@ -78,7 +78,7 @@ def test_two_raters_meter_undo_resume_and_ranking(qtbot, tmp_path: Path, monkeyp
 
     for _ in range(3):
         _press(qtbot, page, _key_for(page))
-    assert [a.rater_id for a in project.answers(sid)] == [ann] * 3
+    assert [a.rater_id for a in project.ratings.answers(sid)] == [ann] * 3
     assert meter.budget.text() == "3 of at most 30 answers"
     ann_pair = page.compare.current
     # bob takes the keyboard: he is shown a pair of his own.
@@ -88,16 +88,16 @@ def test_two_raters_meter_undo_resume_and_ranking(qtbot, tmp_path: Path, monkeyp
     assert {bob_pair.left, bob_pair.right} != {ann_pair.left, ann_pair.right}
     page.compare.setFocus()
     _press(qtbot, page, _key_for(page))
-    last = project.answers(sid)[-1]
+    last = project.ratings.answers(sid)[-1]
     assert (last.left, last.right, last.rater_id) == (bob_pair.left, bob_pair.right, bob)
     # Undo from this window's history takes bob's answer back and shows his pair again.
     _press(qtbot, page, Qt.Key.Key_Backspace)
-    assert len(project.answers(sid)) == 3
+    assert len(project.ratings.answers(sid)) == 3
     assert (page.compare.current.left, page.compare.current.right) == (bob_pair.left,
                                                                          bob_pair.right)
     _press(qtbot, page, _key_for(page))
     _press(qtbot, page, _key_for(page))
-    assert [a.rater_id for a in project.answers(sid)] == [ann] * 3 + [bob] * 2
+    assert [a.rater_id for a in project.ratings.answers(sid)] == [ann] * 3 + [bob] * 2
     meter.wait()
     qtbot.waitUntil(lambda: meter.raters.rowCount() == 2
                     and meter.details_state.text() == "intervals and reliability of 5 answers")
@@ -170,7 +170,7 @@ def test_another_instance_answers_and_this_window_stays_with_its_rater(qtbot, tm
         run.answer("left", 700)
     page.compare.setFocus()
     _press(qtbot, page, _key_for(page))  # bob answers what he sees
-    answers = project.answers(sid)
+    answers = project.ratings.answers(sid)
     assert [(a.left, a.right, a.rater_id) for a in answers] == [
         (now.left, now.right, project.rater_by_name("ann").id),
         (shown.left, shown.right, bob)]

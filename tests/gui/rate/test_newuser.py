@@ -68,7 +68,7 @@ def test_ranking_tiles_are_readable_show_whole_grades_and_open_large(qtbot, proj
     assert viewer.image_id == item.data(Qt.ItemDataRole.UserRole + 1)
     assert viewer.isVisible() and viewer.view.display is not None
     assert viewer.view.display.data.shape == (96, 80)
-    assert page.gateway.rating(sid).done
+    assert page.gateway.rating.run(sid).done
     viewer.close()
 
 
@@ -80,7 +80,7 @@ def test_new_session_dialog_asks_the_kinds_prompt_and_remembers_choices(qtbot, p
     w, page = _window(qtbot, project_file)
 
     def dialog() -> NewSessionDialog:
-        d = NewSessionDialog(page.gateway.rater_names(), page.gateway.rating_image_sets(),
+        d = NewSessionDialog(page.gateway.rating.rater_names(), page.gateway.rating.image_sets(),
                              len(page.gateway.images()), page)
         qtbot.addWidget(d)
         return d
@@ -130,7 +130,7 @@ def test_rate_clock_stops_after_a_stretch_without_input_and_says_so(qtbot, proje
     qtbot.waitUntil(lambda: "no input" in page.compare.clock_label.text())
     w.grab().save(str(SHOTS / "rate_clock_paused.png"))
     _press(qtbot, page, Qt.Key.Key_2)
-    first = page.gateway.project.grades(sid)[0]
+    first = page.gateway.project.ratings.grades(sid)[0]
     assert 0 < first.active_ms <= 150 + 100, first.active_ms  # not the 900 ms away
     qtbot.mouseMove(page.compare.left, page.compare.left.rect().center())
     assert "running" in page.compare.clock_label.text()
@@ -144,25 +144,25 @@ def test_undo_on_a_finished_or_stored_session_asks_first_naming_the_rater(qtbot,
     sid = _new_session(page, "sort")
     _answer_all(qtbot, page)
     project = page.gateway.project
-    n = len(project.answers(sid))
+    n = len(project.ratings.answers(sid))
     seen: list[str] = []
     answer_confirmation(False, seen)
     qtbot.mouseClick(page.grid.undo_button, Qt.MouseButton.LeftButton)
-    assert len(project.answers(sid)) == n  # "No" keeps the answer
+    assert len(project.ratings.answers(sid)) == n  # "No" keeps the answer
     assert page.stack.currentWidget() is page.grid
     assert "ann's session" in seen[0] and "(finished)" in seen[0]
     answer_confirmation(True, seen)
     qtbot.mouseClick(page.grid.undo_button, Qt.MouseButton.LeftButton)
-    assert len(project.answers(sid)) == n - 1
+    assert len(project.ratings.answers(sid)) == n - 1
     assert page.stack.currentWidget() is page.compare
     # A stored answer (not given in this window, as after reopening or another rater's):
-    page.compare.clear_stacks()
+    page.gateway.rating.history(sid).clear()
     w.activateWindow()  # the window manager's job after a dialog closes
     qtbot.waitUntil(w.isActiveWindow)
     page.compare.setFocus()
     answer_confirmation(False, seen)
     _press(qtbot, page, Qt.Key.Key_Backspace)
-    assert len(project.answers(sid)) == n - 1
+    assert len(project.ratings.answers(sid)) == n - 1
     assert "(in progress)" in seen[-1]
     # (undoing this window's own answers asks nothing: test_rate's undo/redo test would hang)
 

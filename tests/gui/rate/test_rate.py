@@ -47,8 +47,8 @@ def make_rate_project(tmp_path: Path) -> Path:
     path = tmp_path / "rate.srproj"
     with Project.create(path) as project:
         import_paths(project, sorted(folder.glob("*.png")))
-        ids = [im.id for im in project.images()]
-        project.create_image_set("six", ids)
+        ids = [im.id for im in project.images.all()]
+        project.image_sets.create("six", ids)
         project.set_meta("demo_truth", json.dumps(truth))
     return path
 
@@ -113,7 +113,7 @@ def _new_session(page: RatePage, kind: str, **kw) -> int:
 
 
 def _set_id(page: RatePage) -> int:
-    return next(i for i, name, _n in page.gateway.rating_image_sets() if name == "six")
+    return next(i for i, name, _n in page.gateway.rating.image_sets() if name == "six")
 
 
 def _answer_all(qtbot, page: RatePage, limit: int = 100) -> int:
@@ -136,25 +136,25 @@ def test_sort_session_keyboard_undo_resume_finish_export(qtbot, project_file: Pa
     assert page.compare.progress.text().startswith("answered 0, about ")
     assert page.compare.prefetcher.wait()
     qtbot.waitUntil(lambda: all(i in page.gateway.cache
-                                for i in page.gateway.rating(sid).items))
+                                for i in page.gateway.rating.run(sid).items))
     project = page.gateway.project
     qtbot.wait(30)  # some active time for the first answer
     for _ in range(3):
         _press(qtbot, page, _key_for(page))
-    answers = project.answers(sid)
+    answers = project.ratings.answers(sid)
     assert len(answers) == 3
     assert answers[0].active_ms >= 20  # the clock ran while the window was active
     assert page.compare.progress.text().startswith("answered 3, about ")
     third = (answers[2].left, answers[2].right)
     _press(qtbot, page, Qt.Key.Key_Backspace)
-    assert len(project.answers(sid)) == 2
+    assert len(project.ratings.answers(sid)) == 2
     now = page.compare.current
     assert (now.left, now.right) == third  # the undone comparison is asked again
     _press(qtbot, page, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert len(project.answers(sid)) == 1
+    assert len(project.ratings.answers(sid)) == 1
     _press(qtbot, page, _key_for(page))
     _press(qtbot, page, _key_for(page))
-    assert len(project.answers(sid)) == 3
+    assert len(project.ratings.answers(sid)) == 3
     before = page.compare.current
     w.close()
 
@@ -168,8 +168,8 @@ def test_sort_session_keyboard_undo_resume_finish_export(qtbot, project_file: Pa
     assert given >= 3
     assert page2.stack.currentWidget() is page2.grid
     project2 = page2.gateway.project
-    assert project2.session_finished_at(sid) is not None
-    n_answers = len(project2.answers(sid))
+    assert project2.ratings.session_finished_at(sid) is not None
+    n_answers = len(project2.ratings.answers(sid))
     assert page2.row_text(sid).endswith("answers · done")
     grid_ids = [page2.grid.grid.item(i).data(Qt.ItemDataRole.UserRole + 1)
                 for i in range(page2.grid.grid.count())]
@@ -180,12 +180,12 @@ def test_sort_session_keyboard_undo_resume_finish_export(qtbot, project_file: Pa
     qtbot.mouseClick(page2.grid.undo_button, Qt.MouseButton.LeftButton)  # reopen the last one
     qtbot.waitUntil(lambda: QApplication.focusWidget() is page2.compare)  # after the comparison
     assert page2.stack.currentWidget() is page2.compare
-    assert len(project2.answers(sid)) == n_answers - 1
-    assert project2.session_finished_at(sid) is None
+    assert len(project2.ratings.answers(sid)) == n_answers - 1
+    assert project2.ratings.session_finished_at(sid) is None
     assert page2.row_text(sid).endswith("in progress")
     _answer_all(qtbot, page2)
     assert page2.stack.currentWidget() is page2.grid
-    assert len(project2.answers(sid)) == n_answers
+    assert len(project2.ratings.answers(sid)) == n_answers
 
     out = tmp_path / "ranking.csv"
     monkeypatch.setattr("slicereview.gui.rate.ranking_grid.QFileDialog.getSaveFileName",
@@ -220,9 +220,9 @@ def test_classify_with_number_keys(qtbot, project_file: Path) -> None:
         if len(expected) == 2:  # undo the second grade and grade it again
             _press(qtbot, page, Qt.Key.Key_Backspace)
             assert page.compare.current.image_id == image_id
-            assert len(page.gateway.project.grades(sid)) == 1
+            assert len(page.gateway.project.ratings.grades(sid)) == 1
             _press(qtbot, page, digits[grade])
-    stored = {g.image_id: g.grade for g in page.gateway.project.grades(sid)}
+    stored = {g.image_id: g.grade for g in page.gateway.project.ratings.grades(sid)}
     assert stored == expected
     assert page.stack.currentWidget() is page.grid
     texts = [page.grid.grid.item(i).text() for i in range(page.grid.grid.count())]
@@ -235,12 +235,12 @@ def test_exhaustive_mode_asks_every_pair(qtbot, project_file: Path) -> None:
     assert page.compare.progress.text() == f"answered 0 of {N * (N - 1) // 2} pairs"
     _press(qtbot, page, Qt.Key.Key_Down)  # "same" twice: ↓ and Space
     _press(qtbot, page, Qt.Key.Key_Space)
-    answers = page.gateway.project.answers(sid)
+    answers = page.gateway.project.ratings.answers(sid)
     assert [str(a.answer) for a in answers] == ["same", "same"]
     _press(qtbot, page, Qt.Key.Key_Backspace)
     _press(qtbot, page, Qt.Key.Key_Backspace)
     _answer_all(qtbot, page)
-    assert len(page.gateway.project.answers(sid)) == N * (N - 1) // 2
+    assert len(page.gateway.project.ratings.answers(sid)) == N * (N - 1) // 2
     rs = RatingRun(page.gateway.project, sid)
     assert rs.done
     order = [_truth(page, r.image_id) for r in rs.rows()]
@@ -251,24 +251,24 @@ def test_linked_and_unlinked_window_and_zoom(qtbot, project_file: Path) -> None:
     w, page = _window(qtbot, project_file)
     _new_session(page, "sort")
     left, right = page.compare.left, page.compare.right
-    assert left.window == right.window
-    before = left.window
+    assert left.current_window == right.current_window
+    before = left.current_window
     _press(qtbot, page, Qt.Key.Key_B)  # main window's Brighter acts on both views
-    assert left.window.center < before.center
-    assert right.window == left.window
+    assert left.current_window.center < before.center
+    assert right.current_window == left.current_window
     right.set_window(1000.0, 500.0)
-    assert (left.window.center, left.window.width) == (1000.0, 500.0)
+    assert (left.current_window.center, left.current_window.width) == (1000.0, 500.0)
     left.zoom(0.5)
     assert np.allclose(left.viewbox.viewRange(), right.viewbox.viewRange())
 
     qtbot.mouseClick(page.compare.link_box, Qt.MouseButton.LeftButton)
     assert not page.compare.link_box.isChecked()
     left.set_window(2000.0, 800.0)
-    assert (right.window.center, right.window.width) == (1000.0, 500.0)
+    assert (right.current_window.center, right.current_window.width) == (1000.0, 500.0)
     left.zoom(0.5)
     assert not np.allclose(left.viewbox.viewRange(), right.viewbox.viewRange())
     page.compare.link_box.setChecked(True)  # relinking copies the left window across
-    assert right.window == left.window
+    assert right.current_window == left.current_window
 
 
 def test_second_pass_of_a_finished_sort(qtbot, project_file: Path) -> None:
@@ -277,7 +277,7 @@ def test_second_pass_of_a_finished_sort(qtbot, project_file: Path) -> None:
     _answer_all(qtbot, page)
     assert page.pass_button.isEnabled()
     new = page.second_pass(sid)
-    first, second = (page.gateway.project.session(s) for s in (sid, new))
+    first, second = (page.gateway.project.ratings.session(s) for s in (sid, new))
     assert second.image_set_id == first.image_set_id and second.rater_id == first.rater_id
     assert second.algorithm == first.algorithm and second.prompt == first.prompt
     assert second.seed != first.seed and second.name != first.name
@@ -338,20 +338,20 @@ def test_render_rate_tab_on_the_demo(qtbot, tmp_path: Path) -> None:
 
     path = build_demo(tmp_path / "demo")
     w, page = _window(qtbot, path)
-    set_id = next(i for i, name, _n in page.gateway.rating_image_sets() if name == MRI_SET)
+    set_id = next(i for i, name, _n in page.gateway.rating.image_sets() if name == MRI_SET)
     sid = page.create_session(NewSessionSpec(kind=SessionKind.SORT, rater="Technician A",
                                              image_set_id=set_id, seed=7))
     for key in (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Down, Qt.Key.Key_Left):
         _press(qtbot, page, key)
-    assert len(page.gateway.project.answers(sid)) == 4
+    assert len(page.gateway.project.ratings.answers(sid)) == 4
     SHOTS.mkdir(parents=True, exist_ok=True)
     shots = ("rate_compare.png", "rate_classify.png", "rate_ranking.png",
              "rate_reliability.png")
     qtbot.wait(50)
     assert w.grab().save(str(SHOTS / "rate_compare.png"))
-    finished = next(r.session.id for r in page.gateway.rating_overview()
+    finished = next(r.session.id for r in page.gateway.rating.overview()
                     if r.finished and str(r.session.kind) == "sort")
-    page.select(classify := next(r.session.id for r in page.gateway.rating_overview()
+    page.select(classify := next(r.session.id for r in page.gateway.rating.overview()
                                  if str(r.session.kind) == "classify"))
     answer_confirmation(True)
     page.grid.undo_requested.emit(classify)  # back into grading: the last grade is undone
@@ -394,7 +394,7 @@ def test_new_session_dialog_spec_and_checks(qtbot, project_file: Path) -> None:
     from slicereview.gui.rate.dialogs import NewSessionDialog
 
     w, page = _window(qtbot, project_file)
-    dialog = NewSessionDialog(page.gateway.rater_names(), page.gateway.rating_image_sets(),
+    dialog = NewSessionDialog(page.gateway.rating.rater_names(), page.gateway.rating.image_sets(),
                               len(page.gateway.images()), page)
     qtbot.addWidget(dialog)
     assert dialog.problem() == "Enter the rater's name."
@@ -411,10 +411,10 @@ def test_new_session_dialog_spec_and_checks(qtbot, project_file: Path) -> None:
     assert spec.labels == ("ok", "blurred", "unusable")
     dialog.image_set.setCurrentIndex(dialog.image_set.count() - 1)  # all images: a new set
     sid = page.create_session(dialog.spec())
-    rs = page.gateway.rating(sid)
+    rs = page.gateway.rating.run(sid)
     assert rs.labels == ("ok", "blurred", "unusable")
     assert len(rs.items) == N
-    assert page.gateway.project.rater_by_name("bob") is not None
+    assert page.gateway.project.raters.by_name("bob") is not None
     assert len(page.compare.grade_buttons) == 3
     assert "bob — classify 1" in page.row_text(sid)
 
@@ -429,33 +429,33 @@ def test_answers_and_grades_undo_and_redo_through_the_stack(qtbot, project_file:
     page.compare.setFocus()
     for _ in range(2):
         _press(qtbot, page, _key_for(page))
-    first, second = project.answers(sid)
+    first, second = project.ratings.answers(sid)
     _press(qtbot, page, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert [a.id for a in project.answers(sid)] == [first.id]
+    assert [a.id for a in project.ratings.answers(sid)] == [first.id]
     _press(qtbot, page, Qt.Key.Key_Z,
            Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    again = project.answers(sid)
+    again = project.ratings.answers(sid)
     assert len(again) == 2
     assert (again[1].left, again[1].right, again[1].answer) == (
         second.left, second.right, second.answer)
     # A fresh history (as after reopening): Backspace removes the stored last answer.
-    page.compare.clear_stacks()
-    page.gateway.rating(sid)  # the engine keeps its answers
+    page.gateway.rating.history(sid).clear()
+    page.gateway.rating.run(sid)  # the engine keeps its answers
     answer_confirmation(True)
     _press(qtbot, page, Qt.Key.Key_Backspace)
-    assert len(project.answers(sid)) == 1
+    assert len(project.ratings.answers(sid)) == 1
     qtbot.waitUntil(lambda: QApplication.focusWidget() is page.compare)  # after the comparison
     _press(qtbot, page, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # undo the removal
-    assert len(project.answers(sid)) == 2
+    assert len(project.ratings.answers(sid)) == 2
 
     gid = _new_session(page, "classify")
     page.open_session(gid)
     page.compare.setFocus()
     _press(qtbot, page, Qt.Key.Key_2)
-    assert len(project.grades(gid)) == 1
+    assert len(project.ratings.grades(gid)) == 1
     _press(qtbot, page, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert project.grades(gid) == []
+    assert project.ratings.grades(gid) == []
     _press(qtbot, page, Qt.Key.Key_Z,
            Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    [grade] = project.grades(gid)
+    [grade] = project.ratings.grades(gid)
     assert grade.grade == 1

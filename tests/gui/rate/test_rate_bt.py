@@ -39,8 +39,8 @@ def test_exhaustive_grid_shows_bt_score_and_se_beside_wins_minus_losses(qtbot, p
     title = page.grid.title.text()
     assert "wins − losses · BT score ± SE" in title
     assert "Bradley–Terry MAP" in title and "observed Fisher information" in title
-    rows = page.gateway.rating(sid).rows()
-    fit = page.gateway.rating(sid).bt()
+    rows = page.gateway.rating.run(sid).rows()
+    fit = page.gateway.rating.run(sid).bt()
     for i, row in enumerate(rows):
         text = page.grid.grid.item(i).text()
         line = text.split("\n")[2]
@@ -82,7 +82,7 @@ def test_pooled_ranking_panel(qtbot, project_file, tmp_path, monkeypatch):
     result = panel.wait()
     assert result is not None
     project = page.gateway.project
-    assert result.answers == sum(len(project.answers(s)) for s in pairwise)
+    assert result.answers == sum(len(project.ratings.answers(s)) for s in pairwise)
     expected = pooled_ranking(project, pairwise)
     assert [r.image_id for r in result.rows] == [r.image_id for r in expected.rows]
     assert panel.table.rowCount() == N

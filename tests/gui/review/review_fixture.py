@@ -25,13 +25,13 @@ def build_review_project(folder: Path, crop: int = 256) -> Path:
     path = folder / "review.srproj"
     with Project.create(path) as project:
         import_paths(project, sorted(images.glob("*.png")))
-        for k, image in enumerate(project.images()):
+        for k, image in enumerate(project.images.all()):
             shape = (image.rows, image.cols)
             drawn = simulate_annotators(shape, random_regions(shape, 3 + k % 3, seed=k),
                                         seed=k)
             for name, polygons in drawn.items():
-                rater = project.ensure_rater(name.split(" (")[0], simulated=True)
-                ann = project.annotation_for(rater, image.id)
-                project.replace_polygons(ann.id, polygons)
-                project.set_annotation_status(ann.id, "submitted")
+                rater = project.raters.ensure(name.split(" (")[0], simulated=True)
+                ann = project.annotations.for_image(rater, image.id)
+                project.polygons.replace(ann.id, polygons)
+                project.annotations.set_status(ann.id, "submitted")
     return path

@@ -1,0 +1,141 @@
+"""Copying a whole project between locations (file → server, server → file, file → file):
+``slicereview copy SOURCE DEST``.
+
+The copy is lossless: every row of every table with its id, so queues, reports and exports of
+the copy equal the original's byte for byte, and a work package made from one merges into the
+other (the project's UUID is copied too). The one change is where image files are written down:
+a server project stores absolute paths (it has no folder of its own), a project file stores
+paths below its folder relative to it (see :mod:`.images`). The destination is new (a file
+that does not exist, an empty database) and is written in one transaction, so a failed copy
+leaves no half project: the new file is removed, the database stays empty.
+
+Example
+-------
+>>> import tempfile, pathlib
+>>> from slicereview.store import Project
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> with Project.create(folder / "a.srproj", name="study") as project:
+...     _ = project.raters.add("ann")
+>>> copy_project(folder / "a.srproj", folder / "b.srproj")["raters"]
+1
+>>> with Project.open(folder / "b.srproj") as copy:
+...     copy.name, [r.name for r in copy.raters.all()]
+('study', ['ann'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path, PurePosixPath
+
+from slicereview.store.database import Database
+from slicereview.store.file_names import from_text, to_text
+from slicereview.store.location import Location, is_server
+from slicereview.store.schema import MIGRATIONS, SCHEMA_VERSION
+from slicereview.store.schema_check import expected_schema
+
+#: Every table, parents before children (foreign keys hold after each table is loaded).
+TABLES = (
+    "meta", "sources", "dicomweb_sources", "images", "raters", "image_sets",
+    "image_set_members", "sessions", "answers", "grades", "guidelines", "annotations",
+    "polygons", "questions", "reviews", "review_features", "batches", "batch_assignments",
+    "gold", "gold_scores", "qualifications", "image_flags", "guideline_views",
+    "guideline_entries", "merge_conflicts",
+)
+
+#: Rows per batch read from the source (memory stays small for big projects).
+_BATCH = 2000
+
+
+def columns(table: str) -> list[str]:
+    """The stored columns of ``table`` (generated columns left out), in schema order."""
+    tables = expected_schema(MIGRATIONS, SCHEMA_VERSION)["tables"]
+    assert isinstance(tables, dict)
+    return [c[0] for c in tables[table] if not c[4]]
+
+
+def _order(table: str) -> str:
+    """The primary key of ``table`` (rows are copied in this order)."""
+    tables = expected_schema(MIGRATIONS, SCHEMA_VERSION)["tables"]
+    assert isinstance(tables, dict)
+    key = sorted((c[3], c[0]) for c in tables[table] if c[3])
+    return ", ".join(name for _, name in key) if key else "rowid"
+
+
+def _rows(db: Database, table: str, names: Sequence[str],
+          convert: Callable[[tuple], tuple] | None) -> Iterator[tuple]:
+    cur = db.execute(f"SELECT {', '.join(names)} FROM {table} ORDER BY {_order(table)}")
+    while True:
+        batch = cur.fetchmany(_BATCH)
+        if not batch:
+            return
+        for row in batch:
+            values = tuple(row)
+            yield convert(values) if convert is not None else values
+
+
+def copy_tables(source: Database, dest: Database,
+                source_path: Callable[[str], str] | None = None) -> dict[str, int]:
+    """Copy every row of every table from ``source`` into ``dest`` (same schema version, inside
+    a transaction of ``dest``, after ``dest``'s own ``meta`` rows are deleted). ``source_path``
+    rewrites ``sources.path``. Returns rows per table."""
+    counts: dict[str, int] = {}
+    dest.execute("DELETE FROM meta")
+    for table in TABLES:
+        names = columns(table)
+        convert = None
+        if table == "sources" and source_path is not None:
+            k = names.index("path")
+            rewrite = source_path
+
+            def convert(row: tuple, k: int = k, rewrite: Callable[[str], str] = rewrite
+                        ) -> tuple:
+                return (*row[:k], rewrite(row[k]), *row[k + 1:])
+        counts[table] = dest.load_rows(table, names, _rows(source, table, names, convert))
+    dest.reset_ids(t for t in TABLES if "id" in columns(t))
+    return counts
+
+
+def path_mapper(source_folder: Path | None, dest_folder: Path | None
+                ) -> Callable[[str], str] | None:
+    """How stored image paths change between two locations: absolute on a server (folder
+    ``None``), relative below the folder of a project file; ``None`` when nothing changes."""
+    if source_folder == dest_folder:
+        return None
+
+    def mapped(stored: str) -> str:
+        if "://" in stored:  # an image on a PACS: its WADO-RS URL stays as it is
+            return stored
+        path = Path(from_text(stored))
+        if not path.is_absolute():
+            if source_folder is None:  # a relative path on a server: nothing to resolve it by
+                return stored
+            path = source_folder / path
+        if dest_folder is not None:
+            try:
+                return to_text(PurePosixPath(*path.relative_to(dest_folder).parts).as_posix())
+            except ValueError:
+                pass
+        return to_text(path.as_posix())
+
+    return mapped
+
+
+def copy_project(source: Location, dest: Location) -> dict[str, int]:
+    """Copy the project at ``source`` to the new location ``dest``; returns rows per table.
+
+    The source is opened read-only (it must be in the current format: open it once to
+    upgrade an older file); ``dest`` must be a file that does not exist or an empty database.
+    """
+    from slicereview.store.project import Project
+
+    with Project.open(source, read_only=True) as original:
+        mapper = path_mapper(original.folder, None if is_server(dest) else
+                             Path(dest).absolute().parent)
+        counts: dict[str, int] = {}
+
+        def fill(db: Database) -> None:
+            counts.update(copy_tables(original.db, db, mapper))
+
+        Project.create_empty(dest, fill)
+    return counts
