@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
-from slicereview.store import Project
+from slicereview.cli._common import add_project_argument, open_project
 
 KINDS = ("sort", "exhaustive", "confidence", "classify")
 
@@ -29,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                       "exhaustive, confidence, classify)")
     acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
     p = acts.add_parser("new", help="make a rating session (answer it in the Rate tab)")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("--kind", required=True, choices=KINDS,
                    help="sort, exhaustive, confidence (to a budget or a target, shared by "
                         "raters) or classify")
@@ -54,12 +53,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_new)
 
     p = acts.add_parser("list", help="every rating session with its state")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.set_defaults(func=cmd_list)
 
     p = acts.add_parser("status", help="a session's progress; a confidence session's meter "
                                        "and its raters' reliability")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("session", help="session id or name")
     p.add_argument("--least", type=int, default=5,
                    help="how many least certain images to list (default 5)")
@@ -68,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "plan-rating", help="how many comparisons per image reach a target Kendall tau, by "
                             "simulating confidence sessions")
-    p.add_argument("project", type=Path, help="the project file (.srproj)")
+    add_project_argument(p)
     p.add_argument("--images", type=int, metavar="N",
                    help="images to rank (default: the --from-session session's)")
     how = p.add_mutually_exclusive_group(required=True)
@@ -88,12 +87,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_plan)
 
 
-def _open(path: Path, read_only: bool = True) -> Project:
-    if not path.is_file():
-        raise FileNotFoundError(f"no project file {path}")
-    return Project.open(path, read_only=read_only)
-
-
 def cmd_new(args: argparse.Namespace) -> int:
     from slicereview.app.rating.confidence import StopRule
     from slicereview.app.rating.sessions import NewSessionSpec, default_prompt, start_session
@@ -110,7 +103,7 @@ def cmd_new(args: argparse.Namespace) -> int:
         options["algorithm"] = args.algorithm
     if args.labels:
         options["labels"] = tuple(x.strip() for x in args.labels.split(",") if x.strip())
-    with _open(args.project, read_only=False) as project:
+    with open_project(args.project) as project:
         set_id = None
         if args.image_set:
             found = [i for i, name in project.image_sets.all().items() if name == args.image_set]
@@ -133,7 +126,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     from slicereview.app.rating.sessions import RatingRuns
 
-    with _open(args.project) as project:
+    with open_project(args.project, read_only=True) as project:
         rows = RatingRuns(project).overview()
         raters = {r.id: r.name for r in project.raters.all()}
         if not rows:
@@ -154,7 +147,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     from slicereview.app.rating.raters import rater_input
     from slicereview.app.rating.run import open_run
 
-    with _open(args.project) as project:
+    with open_project(args.project, read_only=True) as project:
         run = open_run(project, project.ratings.find_session(args.session).id)
         s = run.session
         state = "finished" if run.done else "in progress"
@@ -188,7 +181,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from slicereview.cli._common import ProgressBar
 
     n, noise = args.images, args.noise
-    with _open(args.project) as project:
+    with open_project(args.project, read_only=True) as project:
         if args.from_session:
             s = project.ratings.find_session(args.from_session)
             estimate = measured_noise(project, s.id)

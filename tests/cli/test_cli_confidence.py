@@ -1,4 +1,5 @@
-"""``slicereview rate new|list|status`` and ``plan-rating`` on a real project file."""
+"""``slicereview rate new|list|status`` and ``plan-rating`` on a real project (a file and a
+PostgreSQL database)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ from slicereview.store import Project
 
 
 @pytest.fixture
-def project_path(tmp_path):
-    path = tmp_path / "p.srproj"
+def project_path(location, tmp_path):
+    path = location("p.srproj")
     f = tmp_path / "img.png"
     f.write_bytes(b"x")
     with Project.create(path) as p:
-        ids = [p.images.add_source(f, f"{i:064x}", "png", [NewImage(4, 4)])[0] for i in range(12)]
+        ids = [p.images.add_source(f, f"{i:064x}", "png", [NewImage(4, 4)])[0]
+               for i in range(12)]
         p.image_sets.create("twelve", ids)
     return path
 

@@ -1,5 +1,6 @@
-"""Confidence sessions over a real project (a file and a PostgreSQL database): stop rules, several raters, exact resume
-(also across a real process restart), undo, and the commands' undo/redo."""
+"""Confidence sessions over a real project (a file and a PostgreSQL database): stop rules,
+several raters, exact resume (also across a real process restart), undo, and the commands'
+undo/redo."""
 
 from __future__ import annotations
 
