@@ -19,7 +19,7 @@ from tests.gui.rate.test_rate import SHOTS, N, _key_for, _press, _set_id, _windo
 def _dialog(qtbot, page):
     from slicereview.gui.rate.dialogs import NewSessionDialog
 
-    d = NewSessionDialog(page.gateway.rater_names(), page.gateway.rating_image_sets(),
+    d = NewSessionDialog(page.gateway.rating.rater_names(), page.gateway.rating.image_sets(),
                          len(page.gateway.images()), page)
     qtbot.addWidget(d)
     return d
@@ -68,7 +68,7 @@ def test_two_raters_meter_undo_resume_and_ranking(qtbot, tmp_path: Path, monkeyp
     sid = page.create_session(NewSessionSpec(
         SessionKind.CONFIDENCE, "ann", _set_id(page), "Which image is noisier?",
         shared_with=("bob",), stop=StopRule(budget_per_image=5)))
-    ann, bob = (project.rater_by_name(n).id for n in ("ann", "bob"))
+    ann, bob = (project.raters.by_name(n).id for n in ("ann", "bob"))
     meter = page.meter
     assert page.stack.currentWidget() is page.compare and meter.isVisible()
     assert meter.rater.isVisible() and meter.rater.currentText() == "ann"
@@ -122,8 +122,8 @@ def test_two_raters_meter_undo_resume_and_ranking(qtbot, tmp_path: Path, monkeyp
             page2.stack.currentWidget() is page2.compare:
         _press(qtbot, page2, _key_for(page2))
     project2 = page2.gateway.project
-    assert len(project2.answers(sid)) == 30
-    assert project2.session_finished_at(sid) is not None
+    assert len(project2.ratings.answers(sid)) == 30
+    assert project2.ratings.session_finished_at(sid) is not None
     assert page2.stack.currentWidget() is page2.grid and meter2.isVisible()
     assert "budget reached" in meter2.phase.text()
     captions = [page2.grid.grid.item(i).text() for i in range(N)]
@@ -134,7 +134,7 @@ def test_two_raters_meter_undo_resume_and_ranking(qtbot, tmp_path: Path, monkeyp
     qtbot.mouseClick(page2.grid.export_button, Qt.MouseButton.LeftButton)
     with open(out, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    run = page2.gateway.rating(sid)
+    run = page2.gateway.rating.run(sid)
     assert isinstance(run, ConfidenceRun)
     fit = run.bt()
     assert [r["bt_score"] for r in rows] == [f"{fit.scores[int(r['image_id'])]:.6g}"
@@ -158,7 +158,7 @@ def test_another_instance_answers_and_this_window_stays_with_its_rater(qtbot, tm
         SessionKind.CONFIDENCE, "ann", _set_id(page), shared_with=("bob",),
         stop=StopRule(budget_per_image=5)))
     project = page.gateway.project
-    bob = project.rater_by_name("bob").id
+    bob = project.raters.by_name("bob").id
     meter = page.meter
     meter.rater.setCurrentIndex(meter.rater.findData(bob))
     meter.rater.activated.emit(meter.rater.currentIndex())
@@ -172,8 +172,8 @@ def test_another_instance_answers_and_this_window_stays_with_its_rater(qtbot, tm
     _press(qtbot, page, _key_for(page))  # bob answers what he sees
     answers = project.ratings.answers(sid)
     assert [(a.left, a.right, a.rater_id) for a in answers] == [
-        (now.left, now.right, project.rater_by_name("ann").id),
+        (now.left, now.right, project.raters.by_name("ann").id),
         (shown.left, shown.right, bob)]
-    assert page.gateway.rating(sid).rater_id == bob  # a new run, the same rater
+    assert page.gateway.rating.run(sid).rater_id == bob  # a new run, the same rater
     assert meter.rater.currentData() == bob
     assert meter.budget.text() == "2 of at most 30 answers"
