@@ -2,7 +2,10 @@
 (the "to a confidence" mode, :mod:`slicereview.app.rating.confidence`).
 
 Kept apart from :mod:`slicereview.store.schema` (which lists it in ``MIGRATIONS``) because the
-rebuild of three tables is long; the conventions of that module apply.
+rebuild of three tables is long; the conventions of that module apply. On a server the same
+statements run translated (:mod:`slicereview.store.postgres_schema`); the rows keep their ids,
+so the upgrade of a server moves the identity columns past them afterwards
+(:func:`slicereview.store.postgres_opening.connect_server`).
 """
 
 from __future__ import annotations
