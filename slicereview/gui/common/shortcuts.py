@@ -25,6 +25,8 @@ MAIN_ACTIONS: dict[str, list[ActionRow]] = {
     "File": [
         ("new_project", "&New project…", _K.New, "Create an empty project file"),
         ("open_project", "&Open project…", _K.Open, "Open a project file (.srproj)"),
+        ("connect_server", "&Connect to server…", "",
+         "Open a project on a PostgreSQL server (a postgresql:// URL)"),
         ("open_demo", "Open &demo project", "", "Build (first time) and open the demo project"),
         ("import_files", "&Import images…", "Ctrl+I",
          "Add DICOM, NIfTI, NRRD, MHA/MHD, PNG, TIFF or JPEG files"),
@@ -80,6 +82,7 @@ RATE_KEYS: list[tuple[str, str]] = [
     ("Down, Space", "↓ no difference (same)"),
     ("1 … 9", "grade (classification sessions)"),
     ("Backspace, Ctrl+Z", "undo the last answer or grade"),
+    ("Ctrl+Shift+Z, Ctrl+Y", "redo: store the undone answer or grade again"),
     ("B, Shift+B, C, Shift+C", "brighter, darker, more / less contrast (both images)"),
 ]
 

@@ -46,7 +46,7 @@ from slicereview.gui.common.active_time import ClockLabel, IdleClock, TouchOnInp
 from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.common.prefetch import Prefetcher
 from slicereview.gui.common.shortcuts import RATE_ANSWER_KEYS
-from slicereview.gui.gateway import ProjectGateway
+from slicereview.gui.gateway import ConnectionLostError, ProjectGateway
 from slicereview.gui.rate.confirm import confirm_undo
 
 _K = Qt.Key
@@ -233,11 +233,12 @@ class CompareView(QWidget):
         self._answerable = all(self._load(view, image_id, previous is not None)
                                for view, image_id in zip(views, ids, strict=True))
         if isinstance(now, Comparison) and self.session_id is not None:
-            exhaustive = str(self.gateway.rating.run(self.session_id).kind) == "exhaustive"
+            kind = str(self.gateway.rating.run(self.session_id).kind)
             total = now.estimated_total
-            self.progress.setText(f"answered {now.answered} of {total} pairs" if exhaustive
-                                  else f"answered {now.answered}, about "
-                                       f"{max(total - now.answered, 1)} to go")
+            self.progress.setText(
+                f"answered {now.answered} of {total} pairs" if kind == "exhaustive" else
+                f"answered {now.answered} of at most {total}" if kind == "confidence" else
+                f"answered {now.answered}, about {max(total - now.answered, 1)} to go")
         elif isinstance(now, GradeRequest):
             self.progress.setText(f"graded {now.graded} of {now.total}")
         for w in (self.left_button, self.same_button, self.right_button, *self.grade_buttons):
@@ -266,6 +267,8 @@ class CompareView(QWidget):
         self.message.clear()
         nxt = self.gateway.rating.answer(session_id, choice, self.clock.elapsed_ms(),
                                          (now.left, now.right))
+        if nxt is None and self.gateway.server_down:
+            return  # refused, the server away (the message said so): the screen stays
         self.show_current(nxt if nxt is not None else self._reread())
 
     def grade(self, grade: int) -> None:
@@ -276,6 +279,8 @@ class CompareView(QWidget):
         self.message.clear()
         nxt = self.gateway.rating.grade(session_id, grade, self.clock.elapsed_ms(),
                                         now.image_id)
+        if nxt is None and self.gateway.server_down:
+            return  # refused, the server away (the message said so): the screen stays
         self.show_current(nxt if nxt is not None else self._reread())
 
     def _reread(self) -> Current:
@@ -289,7 +294,7 @@ class CompareView(QWidget):
             return
         try:
             now = self._reread()
-        except (KeyError, ValueError):
+        except (KeyError, ValueError, ConnectionLostError):
             return
         if now != self.current:
             self.message.setText("Updated: answers were added in another window or instance.")
@@ -335,8 +340,9 @@ class CompareView(QWidget):
     def _key_action(self, event: QKeyEvent):
         key = event.key()
         mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
-        if event.matches(QKeySequence.StandardKey.Redo):
-            return self.redo
+        if event.matches(QKeySequence.StandardKey.Redo) or (
+                key == _K.Key_Y and mods == Qt.KeyboardModifier.ControlModifier):
+            return self.redo  # Ctrl+Y as well: the docs promise it, Linux's Redo lacks it
         if event.matches(QKeySequence.StandardKey.Undo) or (
                 key == _K.Key_Backspace and mods == Qt.KeyboardModifier.NoModifier):
             return self.undo
