@@ -57,9 +57,10 @@ class Database(ABC):
         new rows of ``tables`` get ids after the largest."""
 
     @abstractmethod
-    def copy_to_file(self, dest: Path) -> None:
+    def copy_to_file(self, dest: Path, without: Sequence[str] = ()) -> None:
         """Write the whole project to a new project file ``dest`` (rows and ids as they
-        are, stored image paths too)."""
+        are, stored image paths too); the rows of the tables in ``without`` may be left out
+        (a caller that deletes them anyway saves copying them)."""
 
     @abstractmethod
     def json_has_key(self, column: str, key: str) -> tuple[str, object]:
@@ -120,8 +121,8 @@ class SqliteDatabase(Database):
     def reset_ids(self, tables: Iterable[str]) -> None:
         """Nothing to do: SQLite gives a new row the largest id + 1."""
 
-    def copy_to_file(self, dest: Path) -> None:
-        """SQLite's backup API: the file as it is committed now."""
+    def copy_to_file(self, dest: Path, without: Sequence[str] = ()) -> None:
+        """SQLite's backup API: the file as it is committed now (all of it)."""
         out = sqlite3.connect(dest)
         try:
             self.conn.backup(out)

@@ -112,6 +112,12 @@ class Images(Part):
             new = [im for im in images if (im.frame, im.axis, im.slice_index) not in have]
             return self.insert_images(source_id, new)
 
+    def remove_source(self, source_id: int) -> None:
+        """Delete a source with its images and held bytes (an import taking back a file
+        that changed while it was read; nothing may refer to its images yet)."""
+        with self.transaction():
+            self.db.execute("DELETE FROM sources WHERE id = ?", (source_id,))
+
     def get(self, image_id: int) -> Image:
         """One image; ``KeyError`` when the project has none with that id."""
         row = self.db.execute(f"{_IMAGE_SELECT} WHERE images.id = ?", (image_id,)).fetchone()
@@ -147,10 +153,12 @@ class Images(Part):
     # -- missing files and relinking -------------------------------------------------------
     def missing_sources(self) -> list[Source]:
         """Sources whose file is not where the project says it is (a source on a PACS is
-        never missing: its pixels are fetched again)."""
+        never missing: its pixels are fetched again; nor is one whose bytes the project
+        holds, :mod:`.blobs`)."""
         remote = {r[0] for r in self.db.execute("SELECT source_id FROM dicomweb_sources")}
-        return [s for s in self.sources()
-                if s.id not in remote and not self.resolve(s.path).is_file()]
+        held = {r[0] for r in self.db.execute("SELECT sha256 FROM blobs WHERE part = 0")}
+        return [s for s in self.sources() if s.id not in remote and s.sha256 not in held
+                and not self.resolve(s.path).is_file()]
 
     def set_source_paths(self, updates: Sequence[tuple[int, str | Path]]) -> int:
         """Store new locations ``(source id, file)`` in one transaction; returns how many."""

@@ -143,13 +143,14 @@ class PostgresDatabase(Database):
                 "coalesce(pg_sequence_last_value(s), 0)) + 1, false) "
                 f"FROM CAST(pg_get_serial_sequence('{table}', 'id') AS regclass) AS s")
 
-    def copy_to_file(self, dest: Path) -> None:
-        """Every row into a new project file (:mod:`.copying`; stored paths as they are)."""
+    def copy_to_file(self, dest: Path, without: Sequence[str] = ()) -> None:
+        """Every row into a new project file (:mod:`.copying`; stored paths as they are),
+        except those of the tables named in ``without``."""
         from slicereview.store.connection import create_file
         from slicereview.store.copying import copy_tables
 
         def fill(db: Database) -> None:
-            copy_tables(self, db)
+            copy_tables(self, db, without=without)
 
         create_file(dest, fill)
 

@@ -353,8 +353,26 @@ _V6 = """
 ALTER TABLE questions ADD COLUMN retired_at TEXT;
 """
 
+# Version 7: a team on a server (docs/server.md).
+#
+# `blobs`: the original bytes of a source file held in the project itself (a server project's
+# default import, so that people who are not on the importer's disk can see the image), in
+# parts of at most 4 MiB, content-addressed by the SHA-256 the project keeps of the file: one
+# copy per content. The bytes are the file's as it was (a compressed DICOM stays compressed);
+# `sources.path` keeps where it was imported from. A source with blobs is read from them
+# (the app layer's file cache), never from its path.
+_V7 = """
+CREATE TABLE blobs (
+    sha256 TEXT NOT NULL REFERENCES sources(sha256) ON DELETE CASCADE,
+    part   INTEGER NOT NULL,
+    data   BLOB NOT NULL,
+    PRIMARY KEY (sha256, part)
+);
+
+"""
+
 #: Ordered migrations; ``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``.
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6]
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]
 
 #: The schema version this build writes.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -59,6 +59,7 @@ from slicereview.engines.dicomweb.cache import RemoteInstance
 from slicereview.engines.dicomweb.errors import AuthenticationError, DicomwebError
 from slicereview.engines.imaging import errors
 from slicereview.engines.imaging.decoder_child import decoder_log_path, serve
+from slicereview.engines.imaging.fetched import localise
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 
 _ERRORS = {cls.__name__: cls for cls in (
@@ -325,7 +326,9 @@ def _result(reply: tuple[Any, ...]) -> Any:
 
 def _where(path: Any) -> Any:
     """What the child is sent: a file's path as text, or the reference of an image on a
-    PACS (the child fetches a missing cache file itself)."""
+    PACS (the child fetches a missing cache file itself). An image held elsewhere
+    (:class:`~.fetched.FetchedFile`) is fetched here first, and its local copy is sent."""
+    path = localise(path)
     return path if isinstance(path, RemoteInstance) else str(path)
 
 
@@ -338,7 +341,7 @@ def display(path: str | Path | RemoteInstance, image: Any,
 def pyramid(path: str | Path, image: Any, limits: Limits, folder: str, key: str) -> Any:
     """:func:`display` of a large image as a :class:`~.pyramid.PyramidDisplay` whose levels
     the child writes into ``folder`` (see :mod:`.pyramid`); a small image as it is."""
-    return _call("pyramid", (str(path), image, limits, folder, key), limits)
+    return _call("pyramid", (str(localise(path)), image, limits, folder, key), limits)
 
 
 def thumbnail(path: str | Path | RemoteInstance, image: Any, size: int = 128,
