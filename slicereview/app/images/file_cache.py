@@ -167,7 +167,7 @@ _lock = threading.Lock()
 
 
 @contextlib.contextmanager
-def _connection(location: Location):  # type: ignore[no-untyped-def]
+def _connection(location: Location):
     """A read-only project at ``location`` for one fetch: a kept server connection, or a new
     one (a project file's connection belongs to its thread, so it is closed after use)."""
     from slicereview.store import Project

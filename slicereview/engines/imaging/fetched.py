@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from pathlib import Path
+from typing import TypeVar
 
 
 class FetchedFile(os.PathLike, ABC):
@@ -50,6 +51,9 @@ class FetchedFile(os.PathLike, ABC):
         return True
 
 
-def localise(path: object) -> object:
+_P = TypeVar("_P")
+
+
+def localise(path: _P | FetchedFile) -> _P | Path:
     """``path.local()`` for a :class:`FetchedFile`, anything else as it is."""
     return path.local() if isinstance(path, FetchedFile) else path

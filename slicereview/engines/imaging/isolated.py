@@ -59,7 +59,7 @@ from slicereview.engines.dicomweb.cache import RemoteInstance
 from slicereview.engines.dicomweb.errors import AuthenticationError, DicomwebError
 from slicereview.engines.imaging import errors
 from slicereview.engines.imaging.decoder_child import decoder_log_path, serve
-from slicereview.engines.imaging.fetched import localise
+from slicereview.engines.imaging.fetched import FetchedFile, localise
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 
 _ERRORS = {cls.__name__: cls for cls in (
@@ -332,19 +332,20 @@ def _where(path: Any) -> Any:
     return path if isinstance(path, RemoteInstance) else str(path)
 
 
-def display(path: str | Path | RemoteInstance, image: Any,
+def display(path: str | Path | RemoteInstance | FetchedFile, image: Any,
             limits: Limits = DEFAULT_LIMITS) -> Any:
     """:func:`~.loader.load_display` in the child: the :class:`~.display.DisplayImage`."""
     return _call("display", (_where(path), image, limits), limits)
 
 
-def pyramid(path: str | Path, image: Any, limits: Limits, folder: str, key: str) -> Any:
+def pyramid(path: str | Path | FetchedFile, image: Any, limits: Limits, folder: str,
+            key: str) -> Any:
     """:func:`display` of a large image as a :class:`~.pyramid.PyramidDisplay` whose levels
     the child writes into ``folder`` (see :mod:`.pyramid`); a small image as it is."""
     return _call("pyramid", (str(localise(path)), image, limits, folder, key), limits)
 
 
-def thumbnail(path: str | Path | RemoteInstance, image: Any, size: int = 128,
+def thumbnail(path: str | Path | RemoteInstance | FetchedFile, image: Any, size: int = 128,
               limits: Limits = DEFAULT_LIMITS) -> Any:
     """The ``uint8`` thumbnail (:func:`~.display.thumbnail`) of ``image``, made in the child:
     only the small picture crosses the pipe."""

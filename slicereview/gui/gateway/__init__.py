@@ -48,7 +48,9 @@ from slicereview.store import Project
 from slicereview.store.connection import is_busy
 
 if TYPE_CHECKING:
+    from slicereview.app.images.file_cache import HeldFile
     from slicereview.engines.dicomweb.cache import RemoteInstance
+    from slicereview.engines.imaging.fetched import FetchedFile
 
 T = TypeVar("T")
 
@@ -251,15 +253,16 @@ class ProjectGateway(QObject):
     def image(self, image_id: int) -> Image:
         return self.open_project.images.get(image_id)
 
-    def file_of(self, image: Image) -> Path | RemoteInstance:
-        """Where ``image`` is read from: its file, or for an image on a PACS the path-like
+    def file_of(self, image: Image) -> Path | RemoteInstance | HeldFile:
+        """Where ``image`` is read from: its file, for an image on a PACS the path-like
         :class:`~slicereview.engines.dicomweb.cache.RemoteInstance` (its cache file, fetched
-        again in the decoding child when missing)."""
+        again in the decoding child when missing), for a file the project holds a
+        :class:`~slicereview.app.images.file_cache.HeldFile` (fetched into the file cache)."""
         if self._locator is None or self._locator.project is not self.open_project:
             self._locator = Locator(self.open_project, self.credentials)
         return self._locator.file_of(image)
 
-    def _load(self, path: Path | RemoteInstance, image: Image) -> DisplayImage:
+    def _load(self, path: Path | RemoteInstance | FetchedFile, image: Image) -> DisplayImage:
         # An image the import already decoded in the child is decoded here while its file is
         # still the imported one (no child start-up before the first image); any other goes
         # to the child, where an abort is harmless; a changed file is not decoded at all.

@@ -48,6 +48,7 @@ from slicereview.model import Image
 
 if TYPE_CHECKING:
     from slicereview.engines.dicomweb.cache import RemoteInstance
+    from slicereview.engines.imaging.fetched import FetchedFile
 
 THUMB = 128
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -57,8 +58,8 @@ CAPTION = QColor(25, 25, 25)
 PAD = 16
 
 
-def _thumbnail(path: Path | RemoteInstance, image: Image, limits: Limits,
-               check: Callable[[Image, Path | RemoteInstance], bool]) -> np.ndarray:
+def _thumbnail(path: Path | RemoteInstance | FetchedFile, image: Image, limits: Limits,
+               check: Callable[[Image, Path | RemoteInstance | FetchedFile], bool]) -> np.ndarray:
     """Worker thread (plain data only, no project connection): a crash-safe ``uint8``
     thumbnail of a file still the one imported (``check``: the gateway's file check)."""
     check(image, path)
