@@ -47,7 +47,9 @@ import os
 import threading
 from pathlib import Path, PurePath
 
+from slicereview.engines.imaging.errors import UnreadableImageError
 from slicereview.engines.imaging.fetched import FetchedFile
+from slicereview.store.blobs import ChangedFileError
 from slicereview.store.location import Location
 
 #: The file cache's default size bound in MB (``SLICEREVIEW_FILE_CACHE_MB``).
@@ -114,7 +116,14 @@ class HeldFile(FetchedFile):
 
     def local(self) -> Path:
         """The copy in the file cache: touched when present, else fetched from the project
-        (SHA-256 checked) and the cache trimmed to its budget."""
+        (SHA-256 checked) and the cache trimmed to its budget.
+
+        Raises
+        ------
+        UnreadableImageError
+            The project does not hold the bytes (any more), or they are damaged.
+        ProjectError
+            The project cannot be reached (its message says why)."""
         path = self.path
         if path.is_file():
             with contextlib.suppress(OSError):
@@ -126,6 +135,8 @@ class HeldFile(FetchedFile):
             with _connection(self.location) as project:
                 project.blobs.write_to(self.sha256, partial)
             os.replace(partial, path)
+        except (KeyError, ChangedFileError) as exc:
+            raise UnreadableImageError(f"{self.name}: {exc.args[0]}") from exc
         finally:
             partial.unlink(missing_ok=True)
         trim(keep=path)
