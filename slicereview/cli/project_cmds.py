@@ -267,6 +267,10 @@ def cmd_info(args: argparse.Namespace) -> int:
         print(f"Project: {project.name}  ({project.describe()})")
         for table, n in project.counts().items():
             print(f"  {table:12s} {n}")
+        held = project.blobs.held()
+        if held:
+            print(f"Image files held in the project: {len(held)} "
+                  f"({project.blobs.total_bytes() / (1 << 20):.1f} MiB)")
         missing = project.images.missing_sources()
         if missing:
             print(f"Missing files: {len(missing)} (fix with `slicereview relink "
