@@ -325,9 +325,8 @@ def _result(reply: tuple[Any, ...]) -> Any:
 
 
 def _where(path: Any) -> Any:
-    """What the child is sent: a file's path as text, or the reference of an image on a
-    PACS (the child fetches a missing cache file itself). An image held elsewhere
-    (:class:`~.fetched.FetchedFile`) is fetched here first, and its local copy is sent."""
+    """What the child is sent: a file's path as text (a :class:`~.fetched.FetchedFile`'s
+    local copy, fetched here), or a PACS image's reference (the child fetches it)."""
     path = localise(path)
     return path if isinstance(path, RemoteInstance) else str(path)
 
@@ -338,11 +337,10 @@ def display(path: str | Path | RemoteInstance | FetchedFile, image: Any,
     return _call("display", (_where(path), image, limits), limits)
 
 
-def pyramid(path: str | Path | FetchedFile, image: Any, limits: Limits, folder: str,
-            key: str) -> Any:
+def pyramid(path: str | Path, image: Any, limits: Limits, folder: str, key: str) -> Any:
     """:func:`display` of a large image as a :class:`~.pyramid.PyramidDisplay` whose levels
     the child writes into ``folder`` (see :mod:`.pyramid`); a small image as it is."""
-    return _call("pyramid", (str(localise(path)), image, limits, folder, key), limits)
+    return _call("pyramid", (str(path), image, limits, folder, key), limits)
 
 
 def thumbnail(path: str | Path | RemoteInstance | FetchedFile, image: Any, size: int = 128,
