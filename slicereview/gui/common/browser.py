@@ -45,8 +45,8 @@ from slicereview.gui.common.background import Tasks
 from slicereview.model import Image
 
 if TYPE_CHECKING:
+    from slicereview.app.images.file_cache import HeldFile
     from slicereview.engines.dicomweb.cache import RemoteInstance
-    from slicereview.engines.imaging.fetched import FetchedFile
 
 THUMB = 96
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -75,8 +75,8 @@ def qimage_from_grey(array: np.ndarray) -> QImage:
     return image.copy()
 
 
-def _thumbnail(path: Path | RemoteInstance | FetchedFile, image: Image, limits: Limits,
-               check: Callable[[Image, Path | RemoteInstance | FetchedFile], bool]) -> np.ndarray:
+def _thumbnail(path: Path | RemoteInstance | HeldFile, image: Image, limits: Limits,
+               check: Callable[[Image, Path | RemoteInstance | HeldFile], bool]) -> np.ndarray:
     """Worker thread (plain data only): the ``uint8`` thumbnail, made in the decoding child
     process, of a file that is still the one imported (``check``)."""
     check(image, path)
@@ -145,9 +145,9 @@ class ProjectBrowser(QWidget):
         self.decoded: Callable[[int], DisplayImage | None] = lambda _image_id: None
         #: Raises when an image's file changed since its import (the main window sets it to
         #: :meth:`~slicereview.app.images.limits.ImportedFiles.check` of the gateway).
-        self.check: Callable[[Image, Path | RemoteInstance | FetchedFile], bool] = (
+        self.check: Callable[[Image, Path | RemoteInstance | HeldFile], bool] = (
             lambda _image, _path: False)
-        self._wanted: list[tuple[Image, Path | RemoteInstance | FetchedFile]] = []
+        self._wanted: list[tuple[Image, Path | RemoteInstance | HeldFile]] = []
         placeholder = QPixmap(THUMB, THUMB)
         placeholder.fill(QColor(60, 60, 60))
         self._placeholder = QIcon(placeholder)
@@ -156,7 +156,7 @@ class ProjectBrowser(QWidget):
         self._bad = QIcon(bad)
 
     # -- content ---------------------------------------------------------------------------
-    def set_images(self, images: list[tuple[Image, Path | RemoteInstance | FetchedFile]]) -> None:
+    def set_images(self, images: list[tuple[Image, Path | RemoteInstance | HeldFile]]) -> None:
         """Show ``(image, file)`` pairs; thumbnails are requested in the background."""
         self.tasks.forget()
         self._wanted = []

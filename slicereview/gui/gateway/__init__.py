@@ -30,6 +30,7 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, QTimer, Signal
 
 from slicereview.app import undo
 from slicereview.app.errors import NoProjectError
+from slicereview.app.images import file_cache
 from slicereview.app.images.limits import ImportedFiles, project_limits
 from slicereview.app.images.pacs import Credentials, Locator
 from slicereview.engines.imaging import isolated
@@ -50,7 +51,6 @@ from slicereview.store.connection import is_busy
 if TYPE_CHECKING:
     from slicereview.app.images.file_cache import HeldFile
     from slicereview.engines.dicomweb.cache import RemoteInstance
-    from slicereview.engines.imaging.fetched import FetchedFile
 
 T = TypeVar("T")
 
@@ -148,6 +148,7 @@ class ProjectGateway(QObject):
             self.project_about_to_close.emit()
             self.watch.stop()
             self.project.close()
+            file_cache.close_connections()  # (kept for fetching the project's held files)
             self.project = None
             for service in (self.rating, self.annotate, self.review):
                 service.reset()  # cached engines and undo histories belong to the project
@@ -262,7 +263,7 @@ class ProjectGateway(QObject):
             self._locator = Locator(self.open_project, self.credentials)
         return self._locator.file_of(image)
 
-    def _load(self, path: Path | RemoteInstance | FetchedFile, image: Image) -> DisplayImage:
+    def _load(self, path: Path | RemoteInstance | HeldFile, image: Image) -> DisplayImage:
         # An image the import already decoded in the child is decoded here while its file is
         # still the imported one (no child start-up before the first image); any other goes
         # to the child, where an abort is harmless; a changed file is not decoded at all.

@@ -47,8 +47,8 @@ from slicereview.gui.gateway import ProjectGateway
 from slicereview.model import Image
 
 if TYPE_CHECKING:
+    from slicereview.app.images.file_cache import HeldFile
     from slicereview.engines.dicomweb.cache import RemoteInstance
-    from slicereview.engines.imaging.fetched import FetchedFile
 
 THUMB = 128
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -58,8 +58,8 @@ CAPTION = QColor(25, 25, 25)
 PAD = 16
 
 
-def _thumbnail(path: Path | RemoteInstance | FetchedFile, image: Image, limits: Limits,
-               check: Callable[[Image, Path | RemoteInstance | FetchedFile], bool]) -> np.ndarray:
+def _thumbnail(path: Path | RemoteInstance | HeldFile, image: Image, limits: Limits,
+               check: Callable[[Image, Path | RemoteInstance | HeldFile], bool]) -> np.ndarray:
     """Worker thread (plain data only, no project connection): a crash-safe ``uint8``
     thumbnail of a file still the one imported (``check``: the gateway's file check)."""
     check(image, path)
