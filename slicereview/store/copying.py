@@ -40,7 +40,7 @@ TABLES = (
     "image_set_members", "sessions", "answers", "grades", "guidelines", "annotations",
     "polygons", "questions", "reviews", "review_features", "batches", "batch_assignments",
     "gold", "gold_scores", "qualifications", "image_flags", "guideline_views",
-    "guideline_entries", "merge_conflicts", "blobs",
+    "guideline_entries", "merge_conflicts", "blobs", "slots",
 )
 
 #: Rows per batch read from the source (memory stays small for big projects).

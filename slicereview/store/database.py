@@ -73,6 +73,15 @@ class Database(ABC):
         (:class:`~.errors.ProjectBusyError` when another writer held the lock too long).
         Nested use joins the outer transaction."""
 
+    @abstractmethod
+    def claim_transaction(self, key: int) -> AbstractContextManager[object]:
+        """A short transaction that claims rows locked with :attr:`skip_locked`: on a server
+        it takes a row lock per claimed row and an advisory lock of ``key`` only (claims of
+        different keys run at once; no change notice), on a file it is :meth:`transaction`."""
+
+    #: The locking clause of a claim's ``SELECT`` (``FOR UPDATE SKIP LOCKED`` on a server).
+    skip_locked = ""
+
     @property
     @abstractmethod
     def in_transaction(self) -> bool: ...
@@ -131,6 +140,10 @@ class SqliteDatabase(Database):
 
     def json_has_key(self, column: str, key: str) -> tuple[str, object]:
         return f"json_type({column}, ?) IS NOT NULL", '$."' + key.replace('"', '\\"') + '"'
+
+    def claim_transaction(self, key: int) -> AbstractContextManager[object]:
+        """:meth:`transaction`: a file has one writer at a time anyway."""
+        return self.transaction()
 
     def transaction(self) -> AbstractContextManager[object]:
         """``BEGIN IMMEDIATE`` ... ``COMMIT`` (see :func:`.connection.transaction`)."""

@@ -64,6 +64,7 @@ class Packages(Part):
 
 _SUBSET_SQL = (
     "DELETE FROM blobs",  # (the package carries the image files themselves)
+    "DELETE FROM slots WHERE rater_id IS NOT :rater",  # (its own claims stay: its images)
     "DELETE FROM review_features",
     "DELETE FROM gold",
     "DELETE FROM gold_scores",

@@ -34,6 +34,9 @@ from slicereview.store.schema import APPLICATION_ID
 
 #: Key of the advisory lock every write transaction holds ("SRvw" as a number).
 WRITE_LOCK = APPLICATION_ID
+#: First key of the two-key advisory lock of a claim (:meth:`PostgresDatabase.claim_transaction`;
+#: a 32-bit number, "SRcl").
+CLAIM_LOCK = 0x5352636C
 BUSY_MESSAGE = ("The project is busy (another user is writing to it); nothing was saved "
                 "yet, try again in a moment.")
 
@@ -178,6 +181,30 @@ class PostgresDatabase(Database):
                 "WHERE pg_current_xact_id_if_assigned() IS NOT NULL").rowcount
             self.conn.execute("COMMIT")
             self._own_commits += wrote
+        except BaseException as exc:
+            if self.in_transaction and not self.conn.closed:
+                self.conn.execute("ROLLBACK")
+            if is_busy(exc):
+                raise ProjectBusyError(BUSY_MESSAGE) from exc
+            raise
+
+    skip_locked = " FOR UPDATE SKIP LOCKED"
+
+    @contextmanager
+    def claim_transaction(self, key: int) -> Iterator[object]:
+        """``BEGIN``, an advisory lock of (:data:`CLAIM_LOCK`, ``key``) -- one claim per key
+        at a time, e.g. per annotator --, the caller's ``SELECT ... FOR UPDATE SKIP LOCKED``
+        and update, ``COMMIT``; not the write lock, so claims of different keys run at once
+        (nor the change counter: a claim changes nothing another window shows). Nested use
+        joins the outer transaction."""
+        if self.in_transaction:
+            yield self
+            return
+        try:
+            self.conn.execute("BEGIN")
+            self.conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (CLAIM_LOCK, key))
+            yield self
+            self.conn.execute("COMMIT")
         except BaseException as exc:
             if self.in_transaction and not self.conn.closed:
                 self.conn.execute("ROLLBACK")

@@ -5,8 +5,9 @@ area, each a small object over that database: ``project.images``, ``project.imag
 ``project.raters``, ``project.ratings`` (sessions, answers, grades), ``project.questions``,
 ``project.annotations``, ``project.polygons``, ``project.repeats``, ``project.reviews``,
 ``project.guidelines``, ``project.workflow`` (batches, gold, qualifications, flags),
-``project.packages``, ``project.dicomweb`` (sources on a PACS) and ``project.blobs`` (the
-bytes of files held in the project). Each method that changes
+``project.packages``, ``project.dicomweb`` (sources on a PACS), ``project.blobs`` (the
+bytes of files held in the project) and ``project.slots`` (a batch's images handed out by
+claims). Each method that changes
 the project is one user intent and runs in one transaction, committed before it returns;
 :meth:`Project.transaction` groups several.
 Methods return frozen values from :mod:`slicereview.model`, never rows.
@@ -46,6 +47,7 @@ from slicereview.store.raters import Raters
 from slicereview.store.rating import Ratings
 from slicereview.store.repeats import Repeats
 from slicereview.store.reviews import Reviews
+from slicereview.store.slots import Slots
 from slicereview.store.workflow import Workflow
 
 #: Suggested suffix of project files.
@@ -83,6 +85,7 @@ class Project:
         self.packages = Packages(db)
         self.dicomweb = Dicomweb(db, self.images)
         self.blobs = Blobs(db)
+        self.slots = Slots(db)
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
