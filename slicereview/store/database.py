@@ -73,6 +73,13 @@ class Database(ABC):
         (:class:`~.errors.ProjectBusyError` when another writer held the lock too long).
         Nested use joins the outer transaction."""
 
+    def grant_login(self, name: str) -> str | None:
+        """Let the server login ``name`` use the project, as the rater of that name, with
+        the database keeping annotators blind to each other (:mod:`.postgres_access`): a new
+        login's one-time password, ``None`` for an existing login. A file has no logins."""
+        raise ValueError("A project file has no logins: people get the file (or a work "
+                         "package); logins are for a project on a server.")
+
     @abstractmethod
     def claim_transaction(self, key: int) -> AbstractContextManager[object]:
         """A short transaction that claims rows locked with :attr:`skip_locked`: on a server

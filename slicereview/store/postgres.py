@@ -190,6 +190,26 @@ class PostgresDatabase(Database):
 
     skip_locked = " FOR UPDATE SKIP LOCKED"
 
+    def grant_login(self, name: str) -> str | None:
+        """:func:`.postgres_access.enable_blinding` and :func:`~.postgres_access.add_login`
+        in the caller's transaction; a login that may not do it gets a ``ValueError``."""
+        import psycopg
+
+        from slicereview.store.postgres_access import add_login, enable_blinding
+
+        try:
+            with self.conn.transaction():  # (a savepoint: the error leaves the caller's intact)
+                enable_blinding(self.conn)
+                return add_login(self.conn, name)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise ValueError(
+                "Only the project's owner login, allowed to create logins (CREATEROLE), can "
+                f"add people with their own login: {str(exc).strip().splitlines()[0]}") from exc
+        except (psycopg.errors.InvalidName, psycopg.errors.ReservedName,
+                psycopg.errors.NameTooLong) as exc:
+            raise ValueError(f"{name!r} cannot be a login name: "
+                             f"{str(exc).strip().splitlines()[0]}") from exc
+
     @contextmanager
     def claim_transaction(self, key: int) -> Iterator[object]:
         """``BEGIN``, an advisory lock of (:data:`CLAIM_LOCK`, ``key``) -- one claim per key
