@@ -28,12 +28,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from slicereview.store.database import Database
-from slicereview.store.errors import ProjectBusyError
+from slicereview.store.errors import ProjectBusyError, ServerError
 from slicereview.store.postgres_schema import STATE_TABLE
 from slicereview.store.schema import APPLICATION_ID
 
 #: Key of the advisory lock every write transaction holds ("SRvw" as a number).
 WRITE_LOCK = APPLICATION_ID
+#: SQLSTATE of a statement the login's privileges or row-level security refuse.
+NOT_ALLOWED = "42501"
 #: First key of the two-key advisory lock of a claim (:meth:`PostgresDatabase.claim_transaction`;
 #: a 32-bit number, "SRcl").
 CLAIM_LOCK = 0x5352636C
@@ -186,6 +188,11 @@ class PostgresDatabase(Database):
                 self.conn.execute("ROLLBACK")
             if is_busy(exc):
                 raise ProjectBusyError(BUSY_MESSAGE) from exc
+            if getattr(exc, "sqlstate", None) == NOT_ALLOWED:
+                raise ServerError(
+                    "Your login may not change this (on a server, an annotator changes only "
+                    "their own work; reviewers and owners the rest), so nothing was saved: "
+                    f"{str(exc).strip().splitlines()[0]}") from exc
             raise
 
     skip_locked = " FOR UPDATE SKIP LOCKED"
@@ -230,6 +237,11 @@ class PostgresDatabase(Database):
                 self.conn.execute("ROLLBACK")
             if is_busy(exc):
                 raise ProjectBusyError(BUSY_MESSAGE) from exc
+            if getattr(exc, "sqlstate", None) == NOT_ALLOWED:
+                raise ServerError(
+                    "Your login may not change this (on a server, an annotator changes only "
+                    "their own work; reviewers and owners the rest), so nothing was saved: "
+                    f"{str(exc).strip().splitlines()[0]}") from exc
             raise
 
     def data_version(self) -> int:

@@ -16,7 +16,7 @@ import pytest
 from slicereview.app.people import add_login
 from slicereview.launcher import main
 from slicereview.model import NewImage, Polygon, Role
-from slicereview.store import Project
+from slicereview.store import Project, ServerError
 
 _NAMES = itertools.count()
 
@@ -88,6 +88,8 @@ def test_an_annotators_login_cannot_read_or_change_another_annotators_work(url, 
         assert [r.comment for r in mine.reviews.all()] == ["pin"]
         assert mine.slots.claim(batch, a) == 1  # an annotator claims for themselves
         assert mine.slots.claim(batch, a) is None
+        with pytest.raises(ServerError, match="may not change this"):  # nor for b
+            mine.annotations.for_image(b, 1)
     with psycopg.connect(_as(url, b_name), autocommit=True) as conn:  # not a taken claim
         assert conn.execute("UPDATE slots SET rater_id = %s", (b,)).rowcount == 0
     with Project.open(_as(url, r_name), read_only=True) as reviewer:
