@@ -97,6 +97,13 @@ def enable_blinding(conn: Any) -> None:
                              f"{command.upper()} {clause}")
 
 
+def blinding_enabled(conn: Any) -> bool:
+    """Whether :func:`enable_blinding` ran on this database (a migration runs it again, so
+    that a table a new format adds is covered too)."""
+    return conn.execute("SELECT 1 FROM pg_policies WHERE schemaname = current_schema() AND "
+                        "policyname LIKE 'slicereview%' LIMIT 1").fetchone() is not None
+
+
 def add_login(conn: Any, name: str) -> str | None:
     """Give the login ``name`` the use of this project's tables (in the caller's
     transaction); a new login is made with a random password, which is returned (shown once,
@@ -117,7 +124,12 @@ def add_login(conn: Any, name: str) -> str | None:
             "GRANT CONNECT ON DATABASE {} TO {}",
             "GRANT USAGE ON SCHEMA public TO {role}",
             "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}",
-            "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}"):
+            "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}",
+            # (tables and sequences a later format adds, made by this login's migration)
+            "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE "
+            "ON TABLES TO {role}",
+            "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES "
+            "TO {role}"):
         if statement.startswith("GRANT CONNECT"):
             conn.execute(sql.SQL(statement).format(sql.Identifier(database), role))
         else:

@@ -17,6 +17,7 @@ from slicereview.app.people import add_login
 from slicereview.launcher import main
 from slicereview.model import NewImage, Polygon, Role
 from slicereview.store import Project, ServerError
+from slicereview.store.postgres_access import blinding_enabled
 
 _NAMES = itertools.count()
 
@@ -42,6 +43,8 @@ def test_an_annotators_login_cannot_read_or_change_another_annotators_work(url, 
     tag = next(_NAMES)
     a_name, b_name, r_name = f"ann a{tag}", f"ann b{tag}", f"rev{tag}"
     (tmp_path / "x.png").write_bytes(b"x")
+    with psycopg.connect(url) as conn:
+        assert not blinding_enabled(conn)
     with Project.create(url) as owner:
         owner.images.add_source(tmp_path / "x.png", "0" * 64, "png", [NewImage(8, 8)])
         a, password = add_login(owner, a_name, Role.ANNOTATOR)
@@ -49,6 +52,8 @@ def test_an_annotators_login_cannot_read_or_change_another_annotators_work(url, 
         b, _ = add_login(owner, b_name, Role.ANNOTATOR)
         add_login(owner, r_name, Role.REVIEWER)
         assert add_login(owner, a_name, Role.ANNOTATOR) == (a, None)  # exists: no password
+    with psycopg.connect(url) as conn:
+        assert blinding_enabled(conn)
     for login, rater in ((a_name, a), (b_name, b)):
         with Project.open(_as(url, login)) as mine:  # the app layer on their own login
             ann = mine.annotations.for_image(rater, 1)
