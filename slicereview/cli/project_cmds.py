@@ -18,7 +18,7 @@ from pathlib import Path
 
 from slicereview.cli._common import ProgressBar, add_project_argument
 from slicereview.store import SUFFIX, Project
-from slicereview.store.location import as_location, describe
+from slicereview.store.location import as_location, describe, is_server
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -195,6 +195,14 @@ def cmd_copy(args: argparse.Namespace) -> int:
     if args.hold:
         args.project = args.dest
         return cmd_hold(args)
+    if is_server(args.dest):
+        with Project.open(args.dest, read_only=True) as project:
+            referenced = len(project.images.sources()) - len(project.blobs.held()) - len(
+                project.dicomweb.refs())
+        if referenced > 0:
+            print(f"{referenced} image file(s) are referenced by path: other machines need "
+                  f"them at the same paths, or hold them in the project with `slicereview "
+                  f"hold {describe(args.dest)}`.")
     return 0
 
 

@@ -52,6 +52,10 @@ def test_copy_hold_makes_a_server_copy_usable_without_the_files(location, tmp_pa
     assert main(["import", str(original), str(tmp_path / "images"), "--create",
                  "--reference"]) == 0
     assert _held(original) == set()
+    if not isinstance(copy, Path):  # to a server without --hold: a hint
+        hint = location("hint.srproj")
+        assert main(["copy", str(original), hint]) == 0
+        assert "2 image file(s) are referenced by path" in capsys.readouterr().out
     assert main(["copy", str(original), str(copy), "--hold"]) == 0
     out = capsys.readouterr().out
     assert "Copied" in out and "2 image file(s) now held in the project, 0 already" in out
