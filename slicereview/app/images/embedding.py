@@ -13,8 +13,9 @@
 * **a PACS image is never held** — it is referenced by its UIDs (its pixels are fetched from
   the PACS into each machine's own cache).
 
-:func:`hold_files` holds the referenced files of a whole project (``slicereview copy FILE URL``
-does it by default, so a file's project copied to a server works on every machine).
+:func:`hold_files` holds the referenced files of a whole project (``slicereview hold PROJECT``,
+``slicereview copy FILE URL --hold``: a file's project copied to a server then works on every
+machine).
 
 Example
 -------
