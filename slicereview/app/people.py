@@ -53,7 +53,7 @@ def add_login(project: Project, name: str, role: Role) -> tuple[int, str | None]
     """:func:`add_person` on a server project with the person's own login (named as the
     rater), in one transaction: the rater's id and the new login's one-time password
     (``None`` when the login exists already: it keeps its password). What the login may read
-    and change is then enforced by the database (docs/server.md, "People and blinding").
+    and change is then enforced by the database (docs/server.md, "People, logins and blinding").
     ``ValueError`` on a project file, or when this connection may not create logins."""
     if not project.is_server:
         raise ValueError("A project file has no logins: people get the file (or a work "

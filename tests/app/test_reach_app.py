@@ -36,7 +36,6 @@ from slicereview.engines.agreement import (
 from slicereview.engines.masks import binary_mask, rasterize
 from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
-from slicereview.store.schema import SCHEMA_VERSION
 from tests.app.qa.test_packages import make_project, square
 
 
@@ -185,8 +184,11 @@ def test_older_project_files_get_the_retired_column(tmp_path: Path) -> None:
     with Project.create(path) as p:
         p.questions.add("q", "Q", "text")
     conn = sqlite3.connect(path)
+    # a format-5 file: without what formats 6 (retired_at) and 7 (blobs, slots) added
     conn.execute("ALTER TABLE questions DROP COLUMN retired_at")
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+    conn.execute("DROP TABLE blobs")
+    conn.execute("DROP TABLE slots")
+    conn.execute("PRAGMA user_version = 5")
     conn.commit()
     conn.close()
     with Project.open(path) as p:                                 # migrated on open
