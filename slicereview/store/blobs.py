@@ -1,4 +1,4 @@
-"""``project.blobs``: the original bytes of source files held in the project (schema format 7).
+"""``project.blobs``: the original bytes of source files held in the project (schema format 8).
 
 A server project stores each imported file's bytes once (``slicereview import`` on a server,
 ``--embed`` on a file), so that someone who is not on the importer's disk can see the image

@@ -5,8 +5,10 @@ URL NAME --role ...``, :func:`add_login`). The project's tables then have row-le
 (:func:`enable_blinding`, idempotent):
 
 * an **annotator's** connection reads and writes only their own annotations (and their
-  polygons), sessions (and their answers and grades), guideline views and the reviews of
-  their own annotations and the pins; it reads nothing of gold, gold scores, kept merge
+  polygons), answers (their own, or in their own session when the answer names no rater),
+  grades (of their own sessions) and guideline views, and reads the reviews of their own
+  annotations and the pins; it reads every rating session (a shared session has several
+  raters) and writes its own; it reads nothing of gold, gold scores, kept merge
   conflicts or the review features; it cannot write a review;
 * every other table (images, questions, guidelines, batches, raters, ...) is read by all and
   written by reviewers and owners only, but for claiming work: an annotator takes a free
@@ -32,6 +34,7 @@ SEES_ALL_FN = "slicereview_sees_all"
 
 _MINE = f"rater_id = {RATER_FN}()"
 _ALL = f"{SEES_ALL_FN}()"
+_OWN_SESSION = f"session_id IN (SELECT id FROM sessions WHERE rater_id = {RATER_FN}())"
 
 #: ``table: (who may read, who may write)`` of the tables of people's work; every other
 #: table of the project is read by all and written by reviewers and owners only
@@ -40,11 +43,11 @@ POLICIES: dict[str, tuple[str, str]] = {
     "annotations": (f"{_ALL} OR {_MINE}", f"{_ALL} OR {_MINE}"),
     "polygons": (f"{_ALL} OR annotation_id IN (SELECT id FROM annotations)",
                  f"{_ALL} OR annotation_id IN (SELECT id FROM annotations)"),
-    "sessions": (f"{_ALL} OR {_MINE}", f"{_ALL} OR {_MINE}"),
-    "answers": (f"{_ALL} OR session_id IN (SELECT id FROM sessions)",
-                f"{_ALL} OR session_id IN (SELECT id FROM sessions)"),
-    "grades": (f"{_ALL} OR session_id IN (SELECT id FROM sessions)",
-               f"{_ALL} OR session_id IN (SELECT id FROM sessions)"),
+    # (a rating session is read by all: a shared "confidence" session is answered by several)
+    "sessions": ("true", f"{_ALL} OR {_MINE}"),
+    "answers": (f"{_ALL} OR {_MINE} OR (rater_id IS NULL AND {_OWN_SESSION})",
+                f"{_ALL} OR {_MINE} OR (rater_id IS NULL AND {_OWN_SESSION})"),
+    "grades": (f"{_ALL} OR {_OWN_SESSION}", f"{_ALL} OR {_OWN_SESSION}"),
     "guideline_views": (f"{_ALL} OR {_MINE}", f"{_ALL} OR {_MINE}"),
     "reviews": (f"{_ALL} OR annotation_id IS NULL OR annotation_id IN "
                 "(SELECT id FROM annotations)", _ALL),

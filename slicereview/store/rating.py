@@ -25,7 +25,10 @@ from slicereview.store._base import Part, dumps, filters, loads, now_iso
 from slicereview.store.database import Database, Row
 from slicereview.store.images import ImageSets
 
-_RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY)
+_RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY,
+                 SessionKind.CONFIDENCE)
+#: The kinds whose sessions may answer a pair again (format 7, store/schema_v7.py).
+_REPEATING_KINDS = (str(SessionKind.CONFIDENCE),)
 
 
 def _session(row: Row) -> Session:
@@ -40,7 +43,8 @@ def _session(row: Row) -> Session:
 
 def _answer(row: Row) -> Answer:
     return Answer(row["id"], row["session_id"], row["left_id"], row["right_id"],
-                  AnswerChoice(row["answer"]), row["active_ms"], row["answered_at"])
+                  AnswerChoice(row["answer"]), row["active_ms"], row["answered_at"],
+                  row["rater_id"])
 
 
 def _grade(row: Row) -> Grade:
@@ -144,28 +148,43 @@ class Ratings(Part):
     # -- pairwise answers ------------------------------------------------------------------
     def record_answer(
         self, session_id: int, left: int, right: int, answer: AnswerChoice | str,
-        active_ms: int = 0,
+        active_ms: int = 0, rater_id: int | None = None,
     ) -> int:
         """Store one answer as shown (``left``/``right`` image ids); returns its id.
 
-        ``ValueError`` when the pair was answered before in this session (either way round)
-        or an image is not in the session's image set.
+        ``rater_id``: who answered (``None``: the session's rater). ``ValueError`` when an
+        image is not in the session's image set, or when the pair was answered before in a
+        session that asks each pair once (sort, exhaustive; either way round). A confidence
+        session may answer a pair again: the answer gets the pair's next ``pair_repeat``.
         """
         answer = AnswerChoice(answer)
         with self.transaction():
+            row = self.db.execute("SELECT kind FROM sessions WHERE id = ?",
+                                  (session_id,)).fetchone()
             n = self.db.execute(
                 "SELECT count(*) FROM image_set_members m JOIN sessions s "
                 "ON s.image_set_id = m.image_set_id WHERE s.id = ? AND m.image_id IN (?, ?)",
                 (session_id, left, right),
             ).fetchone()[0]
-            if n != 2 or left == right:
+            if row is None or n != 2 or left == right:
                 raise ValueError(f"images {left} and {right} are not a pair of session "
                                  f"{session_id}'s image set")
+            if rater_id is not None and self.db.execute(
+                    "SELECT 1 FROM raters WHERE id = ?", (rater_id,)).fetchone() is None:
+                raise ValueError(f"no rater {rater_id} in this project")
+            repeat = 0
+            if row[0] in _REPEATING_KINDS:
+                repeat = self.db.execute(
+                    "SELECT coalesce(max(pair_repeat) + 1, 0) FROM answers "
+                    "WHERE session_id = ? AND pair_lo = ? AND pair_hi = ?",
+                    (session_id, min(left, right), max(left, right)),
+                ).fetchone()[0]
             try:
                 new_id = self.db.insert(
                     "INSERT INTO answers (session_id, left_id, right_id, answer, active_ms, "
-                    "answered_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    (session_id, left, right, str(answer), max(0, int(active_ms)), now_iso()),
+                    "answered_at, rater_id, pair_repeat) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (session_id, left, right, str(answer), max(0, int(active_ms)), now_iso(),
+                     rater_id, repeat),
                 )
             except self.db.IntegrityError as exc:
                 raise ValueError(f"images {left} and {right} were already compared in "

@@ -17,6 +17,8 @@ Conventions:
 
 from __future__ import annotations
 
+from slicereview.store.schema_v7 import _V7
+
 #: ``PRAGMA application_id`` of every slicereview project: ASCII "SRvw".
 APPLICATION_ID = 0x53527677
 
@@ -353,7 +355,7 @@ _V6 = """
 ALTER TABLE questions ADD COLUMN retired_at TEXT;
 """
 
-# Version 7: a team on a server (docs/server.md).
+# Version 8: a team on a server (docs/server.md).
 #
 # `blobs`: the original bytes of a source file held in the project itself (a server project's
 # default import, so that people who are not on the importer's disk can see the image), in
@@ -367,7 +369,7 @@ ALTER TABLE questions ADD COLUMN retired_at TEXT;
 # an annotator asking for work claims a free slot (its `rater_id`, `claimed_at`), so that two
 # people never get the same slot, nobody gets one image twice, and no image gets more
 # annotators than asked for. A batch without slots is worked on by every assigned annotator.
-_V7 = """
+_V8 = """
 CREATE TABLE blobs (
     sha256 TEXT NOT NULL REFERENCES sources(sha256) ON DELETE CASCADE,
     part   INTEGER NOT NULL,
@@ -390,7 +392,7 @@ CREATE INDEX slots_by_batch ON slots (batch_id, position, slot);
 """
 
 #: Ordered migrations; ``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``.
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8]
 
 #: The schema version this build writes.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,4 +1,4 @@
-"""``project.slots``: the images of a batch handed out by claims (schema format 7).
+"""``project.slots``: the images of a batch handed out by claims (schema format 8).
 
 A batch opened for claiming has ``per_image`` *slots* per image (the annotators each image
 needs). :meth:`Slots.claim` gives an annotator the first free slot, in the batch's order, of
