@@ -130,17 +130,15 @@ def _pooled(args: argparse.Namespace) -> int:
 
 
 def cmd_reliability(args: argparse.Namespace) -> int:
-    from slicereview.app.rating.run import open_run
-    from slicereview.engines.ranking.reliability import SEED, format_report, reliability
+    from slicereview.app.rating.agreement import compare, report_text, session_scores
 
     if len(args.sessions) < 2:
         raise ValueError("give at least two sessions")
     with open_project(args.project, read_only=True) as project:
-        scores = [open_run(project, project.ratings.find_session(ref).id).session_scores()
-                  for ref in args.sessions]
-    report = reliability(scores, randomisations=args.randomisations,
-                         seed=SEED if args.seed is None else args.seed)
-    print(format_report(report))
+        scores = session_scores(project, [project.ratings.find_session(ref).id
+                                          for ref in args.sessions])
+    report = compare(scores, randomisations=args.randomisations, seed=args.seed)
+    print(report_text(report))
     if args.json:
         args.json.write_text(json.dumps(report.to_dict(), indent=2, default=str),
                              encoding="utf-8")

@@ -44,7 +44,6 @@ from slicereview.app.rating.run import (
 )
 from slicereview.engines.ranking import DEFAULT, DEFAULT_K, algorithm_version
 from slicereview.engines.ranking.active import VERSION as ACTIVE_VERSION
-from slicereview.engines.ranking.reliability import ReliabilityReport, reliability
 from slicereview.engines.ranking.replay import Ranking
 from slicereview.engines.ranking.scoring import DEFAULT_LABELS
 from slicereview.model import Phase, Session, SessionKind
@@ -54,8 +53,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CSV_COLUMNS", "Comparison", "Current", "GradeRequest", "NewSessionSpec", "Ranking",
-    "RatingRun", "RatingRuns", "ReliabilityReport", "SessionSummary", "create_session",
-    "reliability", "second_pass", "start_session", "write_ranking_csv",
+    "RatingRun", "RatingRuns", "SessionSummary", "create_session", "second_pass",
+    "start_session", "write_ranking_csv",
 ]
 
 #: Header of ``slicereview ranking --csv`` (``answers`` and ``active_time_s`` are the session's

@@ -109,13 +109,6 @@ class RatingService(Service):
 
         return gather(self.open_project, session_ids)
 
-    def reliability(self, session_ids: list[int], randomisations: int = 100
-                    ) -> _rating.ReliabilityReport:
-        from slicereview.app.rating.sessions import reliability
-
-        return reliability([self.run(s).session_scores() for s in session_ids],
-                           randomisations=randomisations)
-
     def export_ranking_csv(self, session_id: int, path: str | Path) -> int:
         """Write the session's ranking as ``slicereview ranking --csv`` does; returns rows."""
         from slicereview.app.rating.sessions import write_ranking_csv

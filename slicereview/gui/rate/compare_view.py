@@ -336,8 +336,9 @@ class CompareView(QWidget):
     def _key_action(self, event: QKeyEvent):
         key = event.key()
         mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
-        if event.matches(QKeySequence.StandardKey.Redo):
-            return self.redo
+        if event.matches(QKeySequence.StandardKey.Redo) or (
+                key == _K.Key_Y and mods == Qt.KeyboardModifier.ControlModifier):
+            return self.redo  # Ctrl+Y as well: the docs promise it, Linux's Redo lacks it
         if event.matches(QKeySequence.StandardKey.Undo) or (
                 key == _K.Key_Backspace and mods == Qt.KeyboardModifier.NoModifier):
             return self.undo

@@ -55,7 +55,12 @@ def confirm_undo(parent: QWidget, gateway: ProjectGateway, session_id: int) -> b
                       f"Delete {text}?", QMessageBox.StandardButton.Yes
                       | QMessageBox.StandardButton.No, parent)
     box.setObjectName("confirm_undo")
-    box.setInformativeText("This answer was not given in this window just now; deleting it "
-                           "reopens the session at that comparison.")
+    noun = "grade" if grade else "answer"
+    if gateway.rating.history(session_id).can_undo:  # given in this window: say so
+        box.setInformativeText(f"You gave this {noun} in this window; deleting it reopens the "
+                               "session at that comparison (Ctrl+Shift+Z stores it again).")
+    else:
+        box.setInformativeText(f"This {noun} was not given in this window just now; deleting "
+                               "it reopens the session at that comparison.")
     box.setDefaultButton(QMessageBox.StandardButton.No)
     return box.exec() == QMessageBox.StandardButton.Yes
