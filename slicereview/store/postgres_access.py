@@ -138,3 +138,23 @@ def add_login(conn: Any, name: str) -> str | None:
         else:
             conn.execute(sql.SQL(statement).format(role=role))
     return password
+
+
+def grant_login(conn: Any, name: str) -> str | None:
+    """:func:`enable_blinding` and :func:`add_login` in a savepoint of the caller's
+    transaction (an error leaves it usable); a login that may not do it, or a name that
+    cannot be a login, gets a ``ValueError``."""
+    import psycopg
+
+    try:
+        with conn.transaction():
+            enable_blinding(conn)
+            return add_login(conn, name)
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise ValueError(
+            "Only the project's owner login, allowed to create logins (CREATEROLE), can add "
+            f"people with their own login: {str(exc).strip().splitlines()[0]}") from exc
+    except (psycopg.errors.InvalidName, psycopg.errors.ReservedName,
+            psycopg.errors.NameTooLong) as exc:
+        raise ValueError(f"{name!r} cannot be a login name: "
+                         f"{str(exc).strip().splitlines()[0]}") from exc
