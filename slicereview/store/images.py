@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
-from slicereview.model import Image, NewImage, Source
+from slicereview.model import Image, NewImage, NewSource, Source
 from slicereview.store._base import Part, dumps, loads, now_iso
 from slicereview.store.database import Database, Row
 from slicereview.store.file_names import from_text, to_text
@@ -25,6 +25,10 @@ def _image(row: Row) -> Image:
         info=loads(row["info"]),  # type: ignore[arg-type]
     )
 
+
+_SOURCE_COLUMNS = ("id", "path", "sha256", "format", "size_bytes", "added_at", "info")
+_IMAGE_COLUMNS = ("id", "source_id", "case_id", "frame", "axis", "slice_index", "rows", "cols",
+                  "info")
 
 _IMAGE_SELECT = (
     "SELECT images.*, sources.path AS path, sources.format AS format "
@@ -84,6 +88,34 @@ class Images(Part):
                  dumps(info or {})),
             )
             return self.insert_images(new_id, images)
+
+    def add_sources(self, files: Sequence[NewSource]) -> list[list[int]]:
+        """Add many files and their images in one transaction, in bulk (the store's bulk load:
+        ``COPY`` on a server); returns each file's new image ids. The same rows as
+        :meth:`add_source` per file, at a fraction of the cost per row. A SHA-256 already in
+        the project fails the whole call (the importer drops duplicates before)."""
+        if not files:
+            return []
+        added = now_iso()
+        with self.transaction():
+            source_id = self.db.execute("SELECT coalesce(max(id), 0) FROM sources").fetchone()[0]
+            image_id = self.db.execute("SELECT coalesce(max(id), 0) FROM images").fetchone()[0]
+            sources, images, ids = [], [], []
+            for f in files:
+                source_id += 1
+                sources.append((source_id, self.stored_path(f.path), f.sha256, f.format,
+                                int(f.size_bytes), added, dumps(f.info or {})))
+                mine = []
+                for im in f.images:
+                    image_id += 1
+                    mine.append(image_id)
+                    images.append((image_id, source_id, f"C{image_id:06d}", im.frame, im.axis,
+                                   im.slice_index, im.rows, im.cols, dumps(im.info or {})))
+                ids.append(mine)
+            self.db.load_rows("sources", _SOURCE_COLUMNS, sources)
+            self.db.load_rows("images", _IMAGE_COLUMNS, images)
+            self.db.reset_ids(("sources", "images"))
+        return ids
 
     def insert_images(self, source_id: int, images: Sequence[NewImage]) -> list[int]:
         """Add ``images`` to source ``source_id`` with the next case ids (inside the caller's

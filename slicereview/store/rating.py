@@ -20,11 +20,14 @@ Example
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from slicereview.model import Answer, AnswerChoice, Grade, Phase, Session, SessionKind
 from slicereview.store._base import Part, dumps, filters, loads, now_iso
 from slicereview.store.database import Database, Row
 from slicereview.store.images import ImageSets
 
+_ANSWER_COLUMNS = ("session_id", "left_id", "right_id", "answer", "active_ms", "answered_at")
 _RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY)
 
 
@@ -171,6 +174,28 @@ class Ratings(Part):
                 raise ValueError(f"images {left} and {right} were already compared in "
                                  f"session {session_id}") from exc
         return new_id
+
+    def record_answers(
+        self, session_id: int, answers: Sequence[tuple[int, int, AnswerChoice | str, int]],
+    ) -> int:
+        """Store many answers ``(left, right, answer, active_ms)`` at once, in this order (one
+        transaction, the store's bulk load); returns how many. The checks of
+        :meth:`record_answer` hold for the whole call (``ValueError``, nothing stored)."""
+        rows = []
+        with self.transaction():
+            members = set(self._image_sets.members(self.session(session_id).image_set_id))
+            now = now_iso()
+            for left, right, answer, active_ms in answers:
+                if left == right or left not in members or right not in members:
+                    raise ValueError(f"images {left} and {right} are not a pair of session "
+                                     f"{session_id}'s image set")
+                rows.append((session_id, left, right, str(AnswerChoice(answer)),
+                             max(0, int(active_ms)), now))
+            try:
+                self.db.load_rows("answers", _ANSWER_COLUMNS, rows)
+            except self.db.IntegrityError as exc:
+                raise ValueError(f"a pair was answered twice in session {session_id}") from exc
+        return len(rows)
 
     def answers(self, session_id: int) -> list[Answer]:
         """The session's answers in the order they were given."""
