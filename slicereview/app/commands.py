@@ -2,9 +2,9 @@
 
 A command is a value that knows how to :meth:`~Command.apply` and :meth:`~Command.revert`
 itself on the project, each as one transaction through the application layer (so every domain
-rule, e.g. "an edit reopens a submitted annotation", holds on undo and redo too). The GUI wraps
-each in a thin ``QUndoCommand`` (:mod:`slicereview.gui.gateway.undo`); scripts and tests can use a
-plain :class:`CommandStack`. A command whose write fails raises, and a stack never keeps it.
+rule, e.g. "an edit reopens a submitted annotation", holds on undo and redo too). A
+:class:`slicereview.app.undo.CommandStack` runs them and keeps the history, for the GUI, scripts
+and tests alike. A command whose write fails raises, and a stack never keeps it.
 
 ``changed`` names what a front end must re-read: ``("annotation", annotation_id)`` or
 ``("session", session_id)``.
@@ -23,21 +23,23 @@ Example
 >>> [image_id] = project.images.add_source(pathlib.Path(__file__), "0" * 64, "png",
 ...                                        [NewImage(6, 6)])
 >>> ann = project.annotations.for_image(project.raters.add("ann"), image_id)
+>>> from slicereview.app.undo import CommandStack
 >>> stack = CommandStack()
 >>> square = Polygon(np.array([[1.0, 1.0], [4.0, 1.0], [4.0, 4.0], [1.0, 4.0]]))
 >>> stack.push(AddPolygon(project, ann.id, square))
+True
 >>> len(project.polygons.of(ann.id))
 1
->>> stack.undo(); len(project.polygons.of(ann.id))
-0
->>> stack.redo(); len(project.polygons.of(ann.id))
-1
+>>> stack.undo(), len(project.polygons.of(ann.id))
+(True, 0)
+>>> stack.redo(), len(project.polygons.of(ann.id))
+(True, 1)
 >>> project.close()
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from slicereview.app import annotating
@@ -267,29 +269,3 @@ class RemoveLastAnswer:
             self.run.grade(r.grade, r.active_ms, image_id=r.image_id)
         elif isinstance(r, Answer):
             self.run.answer(str(r.answer), r.active_ms, pair=(r.left, r.right))
-
-
-# -- a plain stack for scripts and tests -------------------------------------------------------
-@dataclass
-class CommandStack:
-    """Undo/redo without Qt: ``push`` applies, a failed apply is not kept."""
-
-    done: list[Command] = field(default_factory=list)
-    undone: list[Command] = field(default_factory=list)
-
-    def push(self, command: Command) -> None:
-        command.apply()
-        self.done.append(command)
-        self.undone.clear()
-
-    def undo(self) -> None:
-        if self.done:
-            command = self.done.pop()
-            command.revert()
-            self.undone.append(command)
-
-    def redo(self) -> None:
-        if self.undone:
-            command = self.undone.pop()
-            command.apply()
-            self.done.append(command)

@@ -87,7 +87,8 @@ def main(argv: Sequence[str] | None = None,
     entry point :func:`slicereview.launcher.main` passes the GUI's runner)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    commands = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    commands = {name for action in parser._actions
+                if isinstance(action, argparse._SubParsersAction) for name in action.choices}
     if args_list and args_list[0] not in commands and not args_list[0].startswith("-"):
         args_list.insert(0, "open")  # `slicereview PROJECT` means `slicereview open PROJECT`
     if not args_list:

@@ -40,10 +40,11 @@ def cmd_report(args: argparse.Namespace) -> int:
             subset = f"all annotators except group {args.without_group}"
         elif args.annotators is not None:
             names = [n.strip() for n in args.annotators.split(",") if n.strip()]
-            unknown = [n for n in names if project.raters.by_name(n) is None]
+            found = {n: project.raters.by_name(n) for n in names}
+            unknown = [n for n, rater in found.items() if rater is None]
             if unknown:
                 raise ValueError(f"no annotator named {', '.join(unknown)} in this project")
-            raters = [project.raters.by_name(n).id for n in names]  # type: ignore[union-attr]
+            raters = [rater.id for rater in found.values() if rater is not None]
             subset = "annotators " + ", ".join(names)
         if raters is not None and len(raters) < 2:
             raise ValueError(f"agreement needs two annotators; {subset} has {len(raters)}")

@@ -151,12 +151,11 @@ def cmd_comment(args: argparse.Namespace) -> int:
         image = _image(project, args.case)
         reviewer = _reviewer(project, args.reviewer)
         if args.box is not None:
-            box = _numbers(args.box, 4, "--box")
-            pin(project, reviewer, image, box=box, text=args.text,  # type: ignore[arg-type]
+            r0, c0, r1, c1 = _numbers(args.box, 4, "--box")
+            pin(project, reviewer, image, box=(r0, c0, r1, c1), text=args.text,
                 tags=args.reason)
         else:
-            point = _numbers(args.point, 2, "--point")
-            pin(project, reviewer, image, point=point, text=args.text,  # type: ignore[arg-type]
-                tags=args.reason)
+            x, y = _numbers(args.point, 2, "--point")
+            pin(project, reviewer, image, point=(x, y), text=args.text, tags=args.reason)
     print(f"{args.case}: comment pinned")
     return 0

@@ -214,7 +214,7 @@ def cmd_gcoef(args: argparse.Namespace) -> int:
                              f"{row[2]!r} is not a number") from None
         rows.append((row[0], row[1], score))
     g = generalizability(rows)
-    needed = {}
+    needed: dict[float, int | None] = {}
     for target in args.target:
         try:
             needed[target] = raters_needed(g.icc21, target)
@@ -322,7 +322,7 @@ def cmd_ndcg(args: argparse.Namespace) -> int:
     table = _table(args, names=True)
     if not table.cells or len(table.cells[0]) < 1:
         raise ValueError(f"{table.path.name}: need the columns item, grade")
-    grades = [row[0] for row in table.numbers()]
+    grades = [float(row[0]) for row in table.numbers()]  # (numbers only: no allow_text)
     if any(math.isnan(g) for g in grades):
         raise ValueError(f"{table.path.name}: every ranked item needs a grade")
     ranked = table.rows

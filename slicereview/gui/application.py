@@ -10,13 +10,16 @@ to stderr and closed. Qt is imported only inside functions.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from slicereview.app.environment import NoDisplayError, no_display_reason
 from slicereview.app.resources import ICON_SIZES, read_text, resource_path
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
 
 
 def _ensure_platform(screenshot: Path | None) -> None:
@@ -24,16 +27,19 @@ def _ensure_platform(screenshot: Path | None) -> None:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
 
 
-def application():
-    """The QApplication (created once) with slicereview's name, icon and stylesheet."""
+def application() -> QApplication:
+    """The QApplication (created once) with slicereview's name, icon and stylesheet, whose
+    thread is the only one that collects garbage (docs/design.md, "Threading")."""
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
-    import slicereview.gui  # noqa: F401  (configures pyqtgraph)
+    from slicereview.gui.common import background  # (configures pyqtgraph first)
 
     app = QApplication.instance()
     if app is None:
         app = QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    background.install(app)
     app.setApplicationName("slicereview")
     app.setOrganizationName("slicereview")
     app.setDesktopFileName("slicereview")  # matches packaging/slicereview.desktop
@@ -62,10 +68,6 @@ def run(project: Path | str | None = None, *, screenshot: Path | None = None,
     if reason:
         raise NoDisplayError(reason)
     _ensure_platform(screenshot)
-    # The main window collects cyclic garbage on a timer in the GUI thread
-    # (gui/common/background.py); starting that policy here also spares start-up the ~150 automatic
-    # collections its imports would trigger (40-70 ms).
-    gc.disable()
     app = application()
     from slicereview.gui.common import settings as user_settings
 
@@ -100,22 +102,6 @@ def show_tab(window, name: str) -> None:
     window.tabs.setCurrentIndex(lowered.index(name.lower()))
 
 
-def _wait_for_workers(timeout_s: float) -> None:
-    """Process events until no :class:`~slicereview.gui.common.workers.Worker` thread is running
-    (they are named after their class) or ``timeout_s`` passed."""
-    import threading
-    import time
-
-    from PySide6.QtWidgets import QApplication
-
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        QApplication.processEvents()
-        if not any(t.name.endswith("Worker") for t in threading.enumerate()):
-            break
-        time.sleep(0.02)
-
-
 def _answer_dialogs_on_stderr(app):
     """An unattended run (``--screenshot``) must never wait for a click: a modal dialog that
     opens (an error message, a question) is written to stderr as one line and closed
@@ -141,10 +127,12 @@ def save_screenshot(window, path: Path) -> int:
     """Let pending work settle (thumbnails, layout), grab the window, save it as PNG."""
     from PySide6.QtWidgets import QApplication
 
+    from slicereview.gui.common import background
+
     for _ in range(5):
         QApplication.processEvents()
     window.browser.wait_for_thumbnails(60000)
-    _wait_for_workers(300)
+    background.wait_all(300)
     for _ in range(5):
         QApplication.processEvents()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -116,7 +116,8 @@ def test_two_processes_on_one_session_never_double_an_answer(shared) -> None:
 def test_undo_never_deletes_an_answer_given_elsewhere_since(shared) -> None:
     """Undo of my answer after another instance answered in the same session is refused
     (their answer stays, mine stays); with nobody in between it deletes mine."""
-    from slicereview.app.commands import CommandStack, RecordAnswer
+    from slicereview.app.commands import RecordAnswer
+    from slicereview.app.undo import CommandStack
 
     path, (ann, _bob, _cy) = shared
     with Project.open(path) as mine, Project.open(path) as theirs:
@@ -127,12 +128,13 @@ def test_undo_never_deletes_an_answer_given_elsewhere_since(shared) -> None:
         other = RatingRun(theirs, ann)
         nxt = other.current()
         other.answer("right", 10, pair=(nxt.left, nxt.right))
-        with pytest.raises(ValueError, match="yours is kept"):
-            stack.undo()
+        assert not stack.undo()  # refused, said why, and gone from the history
+        assert isinstance(stack.error, ValueError) and "yours is kept" in str(stack.error)
+        assert not stack.can_undo and not stack.can_redo
         assert len(theirs.ratings.answers(ann)) == 2
         fresh = RatingRun(mine, ann)
         now = fresh.current()
         stack = CommandStack()
-        stack.push(RecordAnswer(fresh, "left", 10, (now.left, now.right)))
-        stack.undo()
+        assert stack.push(RecordAnswer(fresh, "left", 10, (now.left, now.right)))
+        assert stack.undo()
         assert len(mine.ratings.answers(ann)) == 2

@@ -65,7 +65,7 @@ def test_next_pair_latency(qtbot, tmp_path: Path) -> None:
     qapp = QApplication.instance()
 
     committed: list[float] = []
-    gateway.answer_recorded.connect(lambda _sid: committed.append(time.perf_counter()))
+    gateway.rating.answer_recorded.connect(lambda _sid: committed.append(time.perf_counter()))
     ours, total = [], []
     while isinstance(compare.current, Comparison) and len(ours) < 150:
         now = compare.current

@@ -35,7 +35,7 @@ def test_next_review_image_latency(qtbot, tmp_path: Path) -> None:
     assert w.open_project(path)
     page = w.review_page
     w.tabs.setCurrentWidget(page)
-    qtbot.waitUntil(lambda: page.review is not None, timeout=30000)
+    qtbot.waitUntil(lambda: page.state.review is not None, timeout=30000)
     page.heat_box.setCurrentIndex(1)  # relaxed heat map on: the most to draw
     page.setFocus()
     view = page.view
@@ -43,7 +43,7 @@ def test_next_review_image_latency(qtbot, tmp_path: Path) -> None:
     steps, floors = [], []
     for _round in range(3):
         page.show_position(0)
-        for _ in range(len(page.rows) - 1):
+        for _ in range(len(page.state.rows) - 1):
             page.prefetcher.wait()
             QApplication.processEvents()  # the prepared overlay arrives as a queued signal
             t0 = time.perf_counter()
@@ -55,7 +55,7 @@ def test_next_review_image_latency(qtbot, tmp_path: Path) -> None:
             view.set_image(display)
             view.graphics.viewport().repaint()
             floors.append(time.perf_counter() - t0)
-            page.overlay.set_review(page.review)  # the overlays stay for the next step
+            page.overlay.set_review(page.state.review)  # the overlays stay for the next step
     step, floor = float(np.median(steps)), float(np.median(floors))
     print(f"\nnext review image with overlays: median {1000 * step:.1f} ms, "
           f"p90 {1000 * np.percentile(steps, 90):.1f} ms; showing the image alone: "

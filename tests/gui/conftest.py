@@ -10,6 +10,15 @@ import pytest
 from slicereview.gui.window.main_window import MainWindow
 
 
+@pytest.fixture(scope="session")
+def qapp(qapp_args, qapp_cls, pytestconfig):
+    """pytest-qt's application is the program's own (stylesheet, icon, and the GUI thread as
+    the only collector of garbage: ``slicereview.gui.application.application``)."""
+    from slicereview.gui.application import application
+
+    return application()
+
+
 @pytest.fixture
 def open_window(qtbot) -> Callable[..., MainWindow]:
     """``open_window(project=None, size=(1300, 850), exposed=True)``: a shown main window

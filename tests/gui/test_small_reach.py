@@ -96,8 +96,8 @@ def test_decision_with_its_reason_is_not_cut(open_window, qtbot, tmp_path: Path)
     w = open_window(path, (1500, 900))
     w.tabs.setCurrentWidget(w.review_page)
     page = w.review_page
-    qtbot.waitUntil(lambda: page.review is not None, timeout=30000)
-    k = next(i for i, r in enumerate(page.rows) if r.image_id == first.image_id)
+    qtbot.waitUntil(lambda: page.state.review is not None, timeout=30000)
+    k = next(i for i, r in enumerate(page.state.rows) if r.image_id == first.image_id)
     page.show_position(k)
     table = page.panel.annotators
     table.selectRow(0)
@@ -120,11 +120,11 @@ def test_status_bar_names_the_image_the_tab_shows(open_window, qtbot, tmp_path: 
     assert w.image_label.text().startswith(first.case_id)             # View tab
     w.tabs.setCurrentWidget(w.review_page)
     page = w.review_page
-    qtbot.waitUntil(lambda: page.review is not None, timeout=30000)
-    shown = page.rows[page.position].case_id
+    qtbot.waitUntil(lambda: page.state.review is not None, timeout=30000)
+    shown = page.state.rows[page.state.position].case_id
     assert shown != first.case_id and w.image_label.text().startswith(shown)
     page.next_image()
-    assert w.image_label.text().startswith(page.rows[page.position].case_id)
+    assert w.image_label.text().startswith(page.state.rows[page.state.position].case_id)
     w.tabs.setCurrentWidget(w.viewer)
     assert w.image_label.text().startswith(first.case_id)
 
@@ -142,7 +142,7 @@ def test_package_window_says_whose_it_is_and_shows_the_pins(open_window, qtbot,
     assert w.windowTitle() == f"Work package of ann (project {name}) — slicereview"
     page = w.annotate_page
     w.tabs.setCurrentWidget(page)
-    ann = next(r.id for r in w.gateway.annotators() if r.name == "ann")
+    ann = next(r.id for r in w.gateway.annotate.annotators() if r.name == "ann")
     page.select_you(ann)
     page.select_annotator(ann)
     w.browser.select(1)

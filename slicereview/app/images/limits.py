@@ -36,6 +36,7 @@ from slicereview.engines.imaging.limits import Limits
 from slicereview.store.file_names import shown as shown  # (a file name fit to show)
 
 if TYPE_CHECKING:
+    from slicereview.engines.dicomweb.cache import RemoteInstance
     from slicereview.model import Image
     from slicereview.store import Project
 
@@ -80,7 +81,7 @@ class ImportedFiles:
         self._sources = {} if project is None else {
             s.id: (s.sha256, s.size_bytes) for s in project.images.sources()}
 
-    def check(self, image: Image, path: Path) -> bool:
+    def check(self, image: Image, path: Path | RemoteInstance) -> bool:
         """Whether ``image`` may be decoded in this process; raises
         :class:`FileChangedError` when the file at ``path`` is not the imported one. A file
         that cannot be looked at (missing) gives ``False``: the loader says what is wrong."""
@@ -100,7 +101,7 @@ class ImportedFiles:
             if same is None:
                 from slicereview.engines.imaging.hashing import sha256_file
 
-                same = st.st_size == source[1] and sha256_file(path) == source[0]
+                same = st.st_size == source[1] and sha256_file(os.fspath(path)) == source[0]
                 self._verdicts[key] = same
         if not same:
             raise FileChangedError(

@@ -133,7 +133,7 @@ def example_crop(project: Project, review_id: int) -> bytes:
 
     path = Locator(project).file_of(image)  # (a PACS image: its cache)
     # The decoding rule of the viewer: checked against the import, in-process only if safe.
-    in_process = ImportedFiles(project).check(image, path)  # type: ignore[arg-type]
+    in_process = ImportedFiles(project).check(image, path)
     shown = load_display(path, image, isolated=not in_process, limits=project_limits(project))
     window = shown.presets[0] if shown.presets else auto_window(shown.data)
     gray = apply_window(shown.data, window, invert=shown.invert)

@@ -10,7 +10,7 @@ Example
 -------
 >>> import tempfile, pathlib
 >>> import numpy as np
->>> from slicereview.app.commands import CommandStack
+>>> from slicereview.app.undo import CommandStack
 >>> from slicereview.model import NewImage, Polygon
 >>> from slicereview.store import Project
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
@@ -20,12 +20,13 @@ Example
 >>> project.annotations.set_status(ann.id, "nothing_to_annotate")
 >>> stack = CommandStack()
 >>> stack.push(Decide(project, boss, ann.id, "accept"))
+True
 >>> len(project.reviews.current_decisions())
 1
->>> stack.undo(); len(project.reviews.current_decisions())
-0
->>> stack.redo(); len(project.reviews.current_decisions())
-1
+>>> stack.undo(), len(project.reviews.current_decisions())
+(True, 0)
+>>> stack.redo(), len(project.reviews.current_decisions())
+(True, 1)
 >>> project.close()
 """
 

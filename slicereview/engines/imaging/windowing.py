@@ -22,10 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
 from slicereview.engines.imaging.display import WindowPreset, auto_window
+
+S = TypeVar("S")  # a slice, as the caller knows it
 
 AUTO_LABEL = "Auto (1–99.5 %)"
 #: Histogram bins (about one per screen pixel of the histogram's height).
@@ -122,7 +125,7 @@ def histogram_curve(data: np.ndarray, bins: int = HISTOGRAM_BINS
     return (edges[:-1] + edges[1:]) / 2.0, np.log10(1.0 + counts)
 
 
-def volume_auto_window(slices: Sequence[object], pixels: Callable[[object], np.ndarray],
+def volume_auto_window(slices: Sequence[S], pixels: Callable[[S], np.ndarray],
                        picks: int = 5) -> WindowPreset | None:
     """The automatic (1–99.5 %) window of a whole volume, from ``picks`` evenly spaced slices.
 

@@ -27,6 +27,7 @@ from enum import Enum
 
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent
 
 from slicereview.engines import geometry
 from slicereview.gui.annotate.edit_gestures import EditGestures
@@ -51,7 +52,7 @@ class Mode(str, Enum):
     EDIT = "edit"
 
 
-class DrawTool(EditGestures, QObject):
+class DrawTool(QObject):
     """Polygon drawing and editing on ``view`` (an :class:`ImageView`)."""
 
     #: A new polygon was drawn: ``float64 (N, 2)`` ``(x, y)`` vertices, N >= 3.
@@ -77,8 +78,11 @@ class DrawTool(EditGestures, QObject):
         self.preview, self.handles = self.layer.preview, self.layer.handles
         self._points: list[tuple[float, float]] = []  # unfinished polygon or stroke
         self._cursor: np.ndarray | None = None
-        self._drag: dict | None = None
+        #: The press being dragged: its kind ("click", "stroke", "vertex", "move", "double"),
+        #: where it started and what it moves; ``None`` when no button is down.
+        self.drag: dict | None = None
         self._space = False
+        self.edit = EditGestures(self)
         view.graphics.scene().installEventFilter(self)
         view.graphics.installEventFilter(self)
 
@@ -101,7 +105,7 @@ class DrawTool(EditGestures, QObject):
 
     def set_polygons(self, polygons: list[Polygon]) -> None:
         """Show ``polygons`` (drawing order, each with its stored id); a drag in progress ends."""
-        self._drag = None
+        self.drag = None
         self.layer.set_polygons(polygons)
         self._show_handles()
 
@@ -111,6 +115,11 @@ class DrawTool(EditGestures, QObject):
 
     def polygon(self, polygon_id: int | None) -> Polygon | None:
         return self.layer.polygon(polygon_id)
+
+    @property
+    def dragging(self) -> bool:
+        """True while a press is being dragged (a vertex, a polygon, a stroke)."""
+        return self.drag is not None
 
     @property
     def drawing(self) -> bool:
@@ -140,6 +149,11 @@ class DrawTool(EditGestures, QObject):
             self.layer.restyle()
             self._show_handles()
             self.selection_changed.emit(-1 if polygon_id is None else polygon_id)
+
+    def restyle(self) -> None:
+        """Draw again in the current colour scheme (View ▸ Colour-blind safe colours)."""
+        self.layer.restyle()
+        self._show_handles()  # handles take the selected polygon's colour
 
     def set_fill_alpha(self, alpha: float) -> None:
         self.layer.set_fill_alpha(alpha)
@@ -187,12 +201,12 @@ class DrawTool(EditGestures, QObject):
             self.select(None)
 
     def _drop_unfinished(self) -> bool:
-        if not (self._points or self._drag):
+        if not (self._points or self.drag):
             return False
         self._points = []
-        if self._drag and self._drag["id"] is not None:
-            self.layer.reset_item(self._drag["id"])  # put a half-dragged polygon back
-        self._drag = None
+        if self.drag and self.drag["id"] is not None:
+            self.layer.reset_item(self.drag["id"])  # put a half-dragged polygon back
+        self.drag = None
         self._refresh_preview()
         return True
 
@@ -214,7 +228,8 @@ class DrawTool(EditGestures, QObject):
     def eventFilter(self, obj: QObject, ev: QEvent) -> bool:
         t = ev.type()
         if obj is self.view.graphics:
-            if t in (_E.KeyPress, _E.KeyRelease) and ev.key() == Qt.Key.Key_Space:
+            if t in (_E.KeyPress, _E.KeyRelease) and isinstance(ev, QKeyEvent) \
+                    and ev.key() == Qt.Key.Key_Space:
                 if not ev.isAutoRepeat():
                     self._space = t == _E.KeyPress
             elif t == _E.FocusOut:
@@ -243,7 +258,8 @@ class DrawTool(EditGestures, QObject):
     def _pixel(self) -> float:
         return self.layer.pixel()
 
-    def _tol(self) -> float:
+    def tolerance(self) -> float:
+        """The hit tolerance in image pixels (:data:`HIT_PX` screen pixels)."""
         return geometry.image_tolerance(HIT_PX, 1.0 / self._pixel())
 
     def _on_press(self, ev) -> bool:
@@ -253,18 +269,18 @@ class DrawTool(EditGestures, QObject):
         self.view.graphics.setFocus(Qt.FocusReason.MouseFocusReason)
         ev.accept()
         xy = self._xy(ev)
-        self._drag = {"kind": "click", "start": xy, "screen": ev.screenPos(), "id": None,
+        self.drag = {"kind": "click", "start": xy, "screen": ev.screenPos(), "id": None,
                       "moved": False}
         if self.mode is Mode.FREEHAND:
             self._points = [tuple(xy)]
-            self._drag["kind"] = "stroke"
+            self.drag["kind"] = "stroke"
         elif self.mode is Mode.EDIT:
-            self._press_edit(ev, xy)
+            self.edit.press(ev, xy, self.drag)
         return True
 
     def _on_move(self, ev) -> bool:
         xy = self._xy(ev)
-        drag = self._drag
+        drag = self.drag
         if drag is None:
             if self.mode is Mode.POLYGON and self._points:
                 self._cursor = xy
@@ -285,7 +301,7 @@ class DrawTool(EditGestures, QObject):
             v = drag["vertices"]
             v[drag["index"]] = xy  # the working copy; the stored polygon is untouched
             self.items[drag["id"]].set_vertices(v)
-            self._show_drag_handles(v)
+            self.edit.show_drag_handles(v)
         elif drag["kind"] == "move" and drag["moved"]:
             d = xy - drag["start"]
             self.items[drag["id"]].setPos(float(d[0]), float(d[1]))  # no path rebuild
@@ -293,10 +309,10 @@ class DrawTool(EditGestures, QObject):
         return True
 
     def _on_release(self, ev) -> bool:
-        drag = self._drag
+        drag = self.drag
         if drag is None or ev.button() != Qt.MouseButton.LeftButton:
             return False
-        self._drag = None
+        self.drag = None
         ev.accept()
         xy = self._xy(ev)
         kind = drag["kind"]
@@ -322,13 +338,13 @@ class DrawTool(EditGestures, QObject):
         xy = self._xy(ev)
         # The second press of a double-click arrives here instead of as a press; its release
         # must not add another vertex.
-        self._drag = {"kind": "double", "start": xy, "screen": None, "id": None,
+        self.drag = {"kind": "double", "start": xy, "screen": None, "id": None,
                       "moved": False}
         if self.mode is Mode.POLYGON and self._points:
             self.finish()
         elif self.mode is Mode.EDIT:
             selected = self.polygon(self.selected_id)
-            if selected is not None and self._start_insert(selected, xy):
+            if selected is not None and self.edit.start_insert(selected, xy):
                 return True
         return True
 
@@ -343,7 +359,7 @@ class DrawTool(EditGestures, QObject):
     def _near_first(self, xy: np.ndarray | None) -> bool:
         if xy is None or len(self._points) < geometry.MIN_VERTICES:
             return False
-        return bool(np.hypot(*(np.asarray(xy) - self._points[0])) <= self._tol())
+        return bool(np.hypot(*(np.asarray(xy) - self._points[0])) <= self.tolerance())
 
     def _finish_stroke(self) -> None:
         raw = self.unfinished

@@ -5,8 +5,8 @@ F2 (anywhere in the main window while the Annotate tab is shown) or the notice's
 opens :class:`GuidelineChangesDialog` with the newest guidelines and the unified diff since
 the version the annotator last looked at (the whole text the first time); opening it records
 that they looked (:func:`slicereview.app.qa.guidelines.guideline_changes`), and the notice goes
-away. Attached to the page by :func:`install` (one line in the page), so the page itself
-stays unchanged.
+away. A part of the page: it puts itself at the top of the side panel and follows the page's
+state (whose work is shown) and new guideline versions.
 """
 
 from __future__ import annotations
@@ -82,6 +82,18 @@ class GuidelineNotice(QFrame):
         layout.addWidget(self.button)
         self.dialog: GuidelineChangesDialog | None = None
         self.hide()
+        page.panel.insert(0, self)
+        # Window-wide while the page is shown (a hidden tab's shortcuts do not fire): F2 works
+        # with the focus in the image list or the side panel too, not only in the page.
+        shortcut = QShortcut(QKeySequence(KEY), page)
+        shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+        shortcut.activated.connect(self.open_changes)
+        page.state.changed.connect(self._on_state_changed)
+        page.gateway.owner.guidelines_changed.connect(self.refresh)
+
+    def _on_state_changed(self, what: str) -> None:
+        if what == "context":  # whose work is shown may have changed
+            self.refresh()
 
     def refresh(self, *_args: object) -> None:
         gateway, rater = self.page.gateway, self.page.rater_id
@@ -98,9 +110,7 @@ class GuidelineNotice(QFrame):
     def open_changes(self) -> GuidelineChangesDialog | None:
         """Show the guidelines with what changed and record that the annotator looked."""
         gateway, rater = self.page.gateway, self.page.rater_id
-        if not gateway.is_open:
-            return None
-        if rater is None:
+        if not gateway.is_open or rater is None:
             return None
         changes = gateway.owner.changes_for(rater, record=True)
         self.dialog = GuidelineChangesDialog(changes, gateway.owner.entry_crops(), self.page)
@@ -108,20 +118,3 @@ class GuidelineNotice(QFrame):
         self.dialog.show()
         self.refresh()
         return self.dialog
-
-
-def install(page: AnnotatePage) -> GuidelineNotice:
-    """Put the notice at the top of the page's side panel, bind F2 on the page and keep the
-    notice current (annotator chosen, project opened, a new guideline version saved)."""
-    notice = GuidelineNotice(page)
-    page.panel.layout().insertWidget(0, notice)
-    # Window-wide while the page is shown (a hidden tab's shortcuts do not fire): F2 works
-    # with the focus in the image list or the side panel too, not only in the page.
-    shortcut = QShortcut(QKeySequence(KEY), page)
-    shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-    shortcut.activated.connect(notice.open_changes)
-    page.panel.annotator_box.currentIndexChanged.connect(notice.refresh)
-    page.gateway.project_opened.connect(notice.refresh)
-    page.gateway.owner.guidelines_changed.connect(notice.refresh)
-    page.guideline_notice = notice
-    return notice

@@ -1,16 +1,18 @@
-"""The annotate page's drawing intents turned into undo commands.
+"""The Annotate page's drawing intents turned into undo commands: :class:`PolygonIntents`, a part
+of :class:`~slicereview.gui.annotate.page.AnnotatePage`.
 
-:class:`PolygonIntents` is a mixin of :class:`~slicereview.gui.annotate.page.AnnotatePage`
-(split out of ``annotate_page.py`` to keep that module short): each slot takes one intent of the
-drawing tool or the classification forms (a polygon drawn, edited, re-labelled or deleted; new
-answers) and pushes one command on the current annotation's undo stack; the command writes
-through the gateway at once. It uses the page's ``tool``, ``gateway``, ``annotation`` and
-``undo_group``.
+Each slot takes one intent of the drawing tool or the classification forms (a polygon drawn,
+edited, re-labelled or deleted; new answers) and pushes one command on the annotation's undo
+history (``gateway.annotate``); the command writes through to the project at once. Another
+annotator's work is read-only: its intents do nothing.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from slicereview.app.commands import (
     AddPolygon,
@@ -21,60 +23,72 @@ from slicereview.app.commands import (
 )
 from slicereview.model import Certainty, Polygon
 
+if TYPE_CHECKING:
+    from slicereview.gui.annotate.page import AnnotatePage
+
 
 class PolygonIntents:
-    """Intent slots of the annotate page (see the module docstring)."""
+    """Intent slots of ``page`` (see the module docstring)."""
 
-    def _push(self, command: Command) -> bool:
-        if not self.own:  # another annotator's work is read-only
+    def __init__(self, page: AnnotatePage) -> None:
+        self.page = page
+        self.state = page.state
+        self.tool = page.tool
+        self.annotate = page.gateway.annotate
+
+    def push(self, command: Command) -> bool:
+        """Apply ``command`` through the annotation's history (created now if needed)."""
+        if not self.state.own:  # another annotator's work is read-only
             return False
-        stack = self._stack(self._ensure_annotation().id)
-        self.undo_group.setActiveStack(stack)
-        if self.gateway.execute(stack, command):
+        annotation = self.page.ensure_annotation()
+        self.page.history_actions.follow(self.annotate.history(annotation.id))
+        if self.annotate.execute(annotation.id, command):
             return True
         # The file refused the write: show the stored state again (once the file is readable).
-        self.gateway.settle(self._reload_annotation)
+        self.page.gateway.settle(self.page.reload_annotation)
         return False
 
-    def _on_drawn(self, vertices) -> None:
-        if not self.own:
+    def on_drawn(self, vertices: np.ndarray) -> None:
+        if not self.state.own:
             return
-        ann = self._ensure_annotation()
-        command = AddPolygon(self.gateway.open_project, ann.id,
+        annotation = self.page.ensure_annotation()
+        command = AddPolygon(self.page.gateway.open_project, annotation.id,
                              Polygon(vertices, self.tool.draw_certainty))
-        if self._push(command):
+        if self.push(command):
             self.tool.select(command.polygon_id)
 
-    def _edit(self, polygon_id: int, what: str, **changes: object) -> None:
+    def _edit(self, polygon_id: int, what: str, **changes: Any) -> None:
         before = self.tool.polygon(polygon_id)
-        if before is None or self.annotation is None:
+        annotation = self.state.annotation
+        if before is None or annotation is None:
             return
-        self._push(EditPolygon(self.gateway.open_project, self.annotation.id, before,
-                               replace(before, **changes), what))
+        self.push(EditPolygon(self.page.gateway.open_project, annotation.id, before,
+                              replace(before, **changes), what))
 
-    def _on_edited(self, polygon_id: int, vertices, what: str) -> None:
+    def on_edited(self, polygon_id: int, vertices: np.ndarray, what: str) -> None:
         self._edit(polygon_id, what, vertices=vertices)
 
-    def _on_toggle(self, polygon_id: int) -> None:
+    def on_toggle(self, polygon_id: int) -> None:
         before = self.tool.polygon(polygon_id)
         if before is not None:
             other = (Certainty.UNCERTAIN if before.certainty is Certainty.CERTAIN
                      else Certainty.CERTAIN)
             self._edit(polygon_id, f"Mark {other.value}", certainty=other)
 
-    def _on_delete(self, polygon_id: int) -> None:
+    def on_delete(self, polygon_id: int) -> None:
         polygon = self.tool.polygon(polygon_id)
-        if polygon is not None and self.annotation is not None:
-            self._push(DeletePolygon(self.gateway.open_project, self.annotation.id, polygon))
+        annotation = self.state.annotation
+        if polygon is not None and annotation is not None:
+            self.push(DeletePolygon(self.page.gateway.open_project, annotation.id, polygon))
 
-    def _on_polygon_answers(self, answers: dict) -> None:
-        self.clock.touch()
+    def on_polygon_answers(self, answers: dict) -> None:
+        self.page.clock.touch()
         if self.tool.selected_id is not None:
             self._edit(self.tool.selected_id, "Classify polygon", classifications=answers)
 
-    def _on_image_answers(self, answers: dict) -> None:
-        self.clock.touch()
-        if self._key is None or not self.own:
+    def on_image_answers(self, answers: dict) -> None:
+        self.page.clock.touch()
+        if self.state.key is None or not self.state.own:
             return
-        self._push(SetImageClassifications(self.gateway.open_project,
-                                           self._ensure_annotation().id, answers))
+        self.push(SetImageClassifications(self.page.gateway.open_project,
+                                          self.page.ensure_annotation().id, answers))

@@ -4,7 +4,7 @@ navigation and the guidelines dialog. They hold no project state; the page fills
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoGroup
+from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QPushButton,
     QSpinBox,
     QTextBrowser,
@@ -24,8 +25,14 @@ from PySide6.QtWidgets import (
 
 from slicereview.gui.annotate.draw_tool import DrawTool
 from slicereview.gui.annotate.questions_form import QuestionsForm
+from slicereview.gui.common.history_actions import HistoryActions
 from slicereview.gui.common.polygon_items import colour_name
-from slicereview.gui.common.shortcuts import ANNOTATE_ACTIONS, ANNOTATE_REDO, ANNOTATE_UNDO
+from slicereview.gui.common.shortcuts import (
+    ANNOTATE_ACTIONS,
+    ANNOTATE_REDO,
+    ANNOTATE_UNDO,
+    sequences,
+)
 from slicereview.model import AnnotationStatus, Certainty, Phase, Polygon
 
 STATUS_TEXT = {
@@ -50,13 +57,14 @@ def format_ms(ms: int) -> str:
 _TOOL_ACTIONS = ANNOTATE_ACTIONS  # (name, text, shortcut(s), tooltip)
 
 
-def make_actions(parent: QWidget, undo_group: QUndoGroup) -> dict[str, QAction]:
-    """The page's actions with their shortcuts (active while the page is shown)."""
+def make_actions(parent: QWidget) -> tuple[dict[str, QAction], HistoryActions]:
+    """The page's actions with their shortcuts (active while the page is shown), and its Undo
+    and Redo (they follow the undo history of the annotation shown)."""
     actions: dict[str, QAction] = {}
     modes = QActionGroup(parent)
     for name, text, keys, tip in _TOOL_ACTIONS:
         action = QAction(text, parent)
-        shortcuts = [QKeySequence(k) for k in (keys if isinstance(keys, list) else [keys])]
+        shortcuts = sequences(keys)
         action.setShortcuts(shortcuts)
         action.setToolTip(f"{tip} ({shortcuts[0].toString()})")
         action.setObjectName(f"annotate_{name}")
@@ -68,16 +76,12 @@ def make_actions(parent: QWidget, undo_group: QUndoGroup) -> dict[str, QAction]:
         actions[name] = action
     actions["polygon"].setChecked(True)
     actions["overlay"].setChecked(True)
-    undo = undo_group.createUndoAction(parent, "Undo")
-    undo.setShortcuts([QKeySequence(k) for k in ANNOTATE_UNDO])
-    redo = undo_group.createRedoAction(parent, "Redo")
-    redo.setShortcuts([QKeySequence(k) for k in ANNOTATE_REDO])
-    for action, tip in ((undo, "Undo (Ctrl+Z)"), (redo, "Redo (Ctrl+Shift+Z)")):
-        action.setToolTip(tip)
-        action.setIconText(tip.split()[0])  # the toolbar keeps a short label
+    history = HistoryActions(parent, ANNOTATE_UNDO, ANNOTATE_REDO)
+    for action in (history.undo, history.redo):
+        action.setObjectName(f"annotate_{action.iconText().lower()}")
         parent.addAction(action)
-    actions["undo"], actions["redo"] = undo, redo
-    return actions
+    actions["undo"], actions["redo"] = history.undo, history.redo
+    return actions, history
 
 
 def connect_tool_actions(a: dict[str, QAction], tool: DrawTool) -> None:
@@ -183,12 +187,18 @@ class AnnotatePanel(QWidget):
         buttons.addWidget(self.submit_button, 1, 1)
         buttons.addWidget(self.guidelines_button, 2, 0, 1, 2)
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        for w in (who, status, self.image_group, self.polygon_group):
-            layout.addWidget(w)
-        layout.addLayout(buttons)
-        layout.addStretch(1)
+        self.column = QVBoxLayout(self)
+        self.column.setContentsMargins(4, 4, 4, 4)
+        # Never squeeze the forms: the page's scroll area scrolls instead.
+        self.column.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)
+        for group in (who, status, self.image_group, self.polygon_group):
+            self.column.addWidget(group)
+        self.column.addLayout(buttons)
+        self.column.addStretch(1)
+
+    def insert(self, index: int, widget: QWidget) -> None:
+        """Put ``widget`` at ``index`` of the panel's column (a part's box)."""
+        self.column.insertWidget(index, widget)
 
 
     def show_status(self, status: AnnotationStatus | None, polygons: list[Polygon],

@@ -1,4 +1,5 @@
-"""Who annotates and whose work is shown: the Annotate page's "You are" and "Showing".
+"""Who annotates and whose work is shown: the Annotate page's "You are" and "Showing"
+(:class:`AnnotatorChoice`, a part of :class:`~slicereview.gui.annotate.page.AnnotatePage`).
 
 *You are* is the acting annotator (people only, remembered in the user settings); *Showing*
 is whose annotation is on screen. Only your own annotation is editable and gathers active time;
@@ -7,46 +8,65 @@ anyone else's is shown read-only (see :mod:`slicereview.gui.annotate.page`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog
 
 from slicereview.gui.common.settings import acting_annotator, remember_acting_annotator
 
+if TYPE_CHECKING:
+    from slicereview.gui.annotate.page import AnnotatePage
+
 NAME_ROLE = Qt.ItemDataRole.UserRole + 7
 
 
 class AnnotatorChoice:
-    """Mixin of :class:`~slicereview.gui.annotate.page.AnnotatePage` (uses its panel,
-    gateway, ``rater_id``, ``_on_context`` and ``_set_context_enabled``)."""
+    """The two annotator boxes of ``page``'s panel (see the module docstring)."""
 
-    @property
+    def __init__(self, page: AnnotatePage) -> None:
+        self.page = page
+        self.panel = page.panel
+        self.annotate = page.gateway.annotate
+        #: ``(id, name)`` of the annotators listed (to notice new ones).
+        self.seen: list[tuple[int, str]] = []
+
+    @staticmethod
+    def _id(data: object) -> int | None:
+        return data if isinstance(data, int) else None  # (the boxes hold rater ids)
+
+    def shown_id(self) -> int | None:
+        """The annotator whose work the "Showing" box names."""
+        return self._id(self.panel.annotator_box.currentData())
+
     def acting_id(self) -> int | None:
-        """The annotator using the program ("You are")."""
-        data = self.panel.you_box.currentData()
-        return int(data) if data is not None else None
+        """The annotator the "You are" box names."""
+        return self._id(self.panel.you_box.currentData())
 
-    @property
-    def own(self) -> bool:
-        """Whether the annotation shown is the acting annotator's (editable)."""
-        return self.rater_id is not None and self.rater_id == self.acting_id
-
-    def _on_you_changed(self, *_args: object) -> None:
-        rater_id = self.acting_id
+    def on_you_changed(self, *_args: object) -> None:
+        self.page.sync_context()
+        rater_id = self.acting_id()
         if rater_id is not None:
             remember_acting_annotator(self.panel.you_box.currentData(NAME_ROLE))
             self.select_annotator(rater_id)  # show your own work
-        self._set_context_enabled()
+        self.page.set_context_enabled()
 
     def select_you(self, rater_id: int) -> None:
         index = self.panel.you_box.findData(rater_id)
         if index >= 0:
             self.panel.you_box.setCurrentIndex(index)
 
-    def _fill_annotators(self) -> None:
+    def select_annotator(self, rater_id: int) -> None:
+        index = self.panel.annotator_box.findData(rater_id)
+        if index >= 0:
+            self.panel.annotator_box.setCurrentIndex(index)
+
+    def fill(self) -> None:
+        """List the project's annotators, keeping who is shown and who you are."""
         box, you = self.panel.annotator_box, self.panel.you_box
-        current, me = self.rater_id, self.acting_id
-        raters = self.gateway.annotators()
-        self._annotators_seen = [(r.id, r.name) for r in raters]
+        current, me = self.shown_id(), self.acting_id()
+        raters = self.annotate.annotators()
+        self.seen = [(r.id, r.name) for r in raters]
         for b in (box, you):
             b.blockSignals(True)
             b.clear()
@@ -62,45 +82,24 @@ class AnnotatorChoice:
         index = you.findData(me) if me is not None else -1
         you.setCurrentIndex(index if index >= 0 else (0 if you.count() else -1))
         if current is None:
-            current = self.acting_id
+            current = self.acting_id()
         index = box.findData(current) if current is not None else -1
         box.setCurrentIndex(index if index >= 0 else (0 if box.count() else -1))
         for b in (box, you):
             b.blockSignals(False)
-        self._on_context()
+        self.page.on_context()
 
-    def select_annotator(self, rater_id: int) -> None:
-        index = self.panel.annotator_box.findData(rater_id)
-        if index >= 0:
-            self.panel.annotator_box.setCurrentIndex(index)
-
-    def create_annotator(self, name: str) -> int:
+    def create(self, name: str) -> int:
         """Add an annotator by name and make it the current one."""
-        rater_id = self.gateway.add_annotator(name)
+        rater_id = self.annotate.add_annotator(name)
         self.select_you(rater_id)  # a new name is the person at the keyboard
         self.select_annotator(rater_id)
         return rater_id
 
-    def _ask_new_annotator(self) -> None:
-        name, ok = QInputDialog.getText(self, "New annotator", "Name:")
+    def ask_new(self) -> None:
+        name, ok = QInputDialog.getText(self.page, "New annotator", "Name:")
         if ok and name.strip():
             try:
-                self.create_annotator(name)
+                self.create(name)
             except Exception as exc:  # e.g. the name belongs to a reviewer
                 self.panel.message_label.setText(str(exc))
-
-    def _on_changed_elsewhere(self) -> None:
-        """Another instance committed: show its annotators and this image's record as stored.
-        Never in the middle of drawing or a drag (that would drop the unfinished polygon): the
-        first tick after it catches up."""
-        self._stale = True
-        if not self.gateway.is_open or self.tool._drag is not None or self.tool.drawing:
-            return
-        self._stale = False
-        self._batches.clear()
-        names = [(r.id, r.name) for r in self.gateway.annotators()]
-        if names != self._annotators_seen:
-            self._annotators_seen = names
-            self._fill_annotators()  # (reloads the annotation shown)
-        elif self.image_id is not None:
-            self._reload_annotation()

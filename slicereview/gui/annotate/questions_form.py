@@ -101,7 +101,7 @@ class QuestionsForm(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.questions: list[Question] = []
-        self._widgets: dict[str, object] = {}
+        self._widgets: dict[str, QButtonGroup | list[QCheckBox] | _Dropdown | QLineEdit] = {}
         self._form = QFormLayout(self)
         self._form.setContentsMargins(0, 0, 0, 0)
         # Titles above their answers: the form sits in a narrow side panel.
@@ -137,7 +137,8 @@ class QuestionsForm(QWidget):
             self._widgets[q.name] = group
             return box
         if q.kind == "checklist":
-            box, boxes = QWidget(), []
+            box = QWidget()
+            boxes: list[QCheckBox] = []
             layout = QVBoxLayout(box)
             layout.setContentsMargins(0, 0, 0, 0)
             for option in q.options:
@@ -162,13 +163,13 @@ class QuestionsForm(QWidget):
         out: dict = {}
         for q in self.questions:
             w = self._widgets[q.name]
-            if q.kind == "radio":
+            if isinstance(w, QButtonGroup):
                 k = w.checkedId()
                 if k >= 0:
                     out[q.name] = str(q.options[k])
-            elif q.kind == "checklist":
+            elif isinstance(w, list):
                 out[q.name] = [b.text() for b in w if b.isChecked()]
-            elif q.kind == "dropdown":
+            elif isinstance(w, _Dropdown):
                 if w.path():
                     out[q.name] = w.path()
             elif w.text().strip():
@@ -181,16 +182,16 @@ class QuestionsForm(QWidget):
         blockers = [QSignalBlocker(self)]
         for q in self.questions:
             w, value = self._widgets[q.name], answers.get(q.name)
-            if q.kind == "radio":
+            if isinstance(w, QButtonGroup):
                 w.setExclusive(False)
                 for k, button in enumerate(w.buttons()):
                     button.setChecked(value is not None and str(q.options[k]) == str(value))
                 w.setExclusive(True)
-            elif q.kind == "checklist":
+            elif isinstance(w, list):
                 chosen = {str(x) for x in (value or [])}
                 for b in w:
                     b.setChecked(b.text() in chosen)
-            elif q.kind == "dropdown":
+            elif isinstance(w, _Dropdown):
                 w.blockSignals(True)
                 w.set_path([str(x) for x in (value or [])])
                 w.blockSignals(False)

@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QGroupBox,
@@ -28,6 +30,9 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview.model import Annotation
+
+if TYPE_CHECKING:
+    from slicereview.gui.annotate.page import AnnotatePage
 
 
 class RepeatsBox(QGroupBox):
@@ -85,48 +90,37 @@ class RepeatsBox(QGroupBox):
 
 
 class AnnotateRepeats:
-    """Mixin of :class:`~slicereview.gui.annotate.page.AnnotatePage` (before
-    :class:`~slicereview.gui.annotate.status.AnnotateStatus` in its bases)."""
+    """The repeats of ``page``: the box, opening a repeat, and keeping the box current."""
 
-    #: The image whose repeat is open (``None``: the first pass / round chosen is shown).
-    repeat_image: int | None = None
-
-    def _install_repeats(self) -> None:
-        self.repeats_box = RepeatsBox()
-        self.panel.layout().insertWidget(2, self.repeats_box)
-        self.repeats_box.hide()
-        self.repeats_box.open_requested.connect(self.open_repeat)
-        self.gateway.owner.workflow_changed.connect(self._on_workflow_changed)
-
-    def _key_round(self) -> int:
-        """The round of the annotation to show: − round while a repeat is open."""
-        if self.repeat_image is not None and self.repeat_image != self.image_id:
-            self.repeat_image = None  # left the image: the repeat is closed
-        return -self.round if self.repeat_image is not None else self.round
+    def __init__(self, page: AnnotatePage) -> None:
+        self.page = page
+        self.state = page.state
+        self.annotate = page.gateway.annotate
+        self.box = RepeatsBox()
+        page.panel.insert(2, self.box)
+        self.box.hide()
+        self.box.open_requested.connect(self.open_repeat)
 
     def open_repeat(self, image_id: int) -> None:
         """Show the acting annotator's repeat of ``image_id`` (blind: its own polygons)."""
-        if self.image_id is not None and self.image_id != image_id:
-            self.commit_pending()
-        self.repeat_image = image_id
-        self._load(image_id, keep_view=image_id == self.image_id)
+        if self.state.image_id is not None and self.state.image_id != image_id:
+            self.page.status.commit_pending()
+        self.state.repeat_image = image_id
+        self.page.load(image_id, keep_view=image_id == self.state.image_id)
 
-    def _on_workflow_changed(self) -> None:
-        self._batches.clear()
-        self._show_status()
-
-    def _repeat_items(self) -> tuple[list[tuple[int, str]], int]:
-        if not (self.gateway.is_open and self.own and self.rater_id is not None):
+    def _items(self) -> tuple[list[tuple[int, str]], int]:
+        rater = self.state.rater_id
+        if not (self.page.gateway.is_open and self.state.own and rater is not None):
             return [], 0
-        due, waiting = self.gateway.repeats_due(self.rater_id, self._batch(), self.phase,
-                                                self.round)
-        return [(a.image_id, self._repeat_name(a)) for a in due], waiting
+        due, waiting = self.annotate.repeats_due(rater, self.page.status.batch(),
+                                                 self.state.phase, self.state.round)
+        return [(a.image_id, self._name(a)) for a in due], waiting
 
-    def _repeat_name(self, repeat: Annotation) -> str:
-        image = self.gateway.image(repeat.image_id)
-        return self.gateway.file_of(image).name + (f" [{image.frame}]" if image.frame else "")
+    def _name(self, repeat: Annotation) -> str:
+        gateway = self.page.gateway
+        image = gateway.image(repeat.image_id)
+        return gateway.file_of(image).name + (f" [{image.frame}]" if image.frame else "")
 
-    def _show_status(self) -> None:
-        super()._show_status()  # type: ignore[misc]
-        due, waiting = self._repeat_items()
-        self.repeats_box.show_repeats(due, waiting, self.repeat_image)
+    def show(self) -> None:
+        due, waiting = self._items()
+        self.box.show_repeats(due, waiting, self.state.repeat_image)

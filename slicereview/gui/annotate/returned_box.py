@@ -51,7 +51,8 @@ def pin_items(pins: list[Review]) -> list[QGraphicsItem]:
     for n, pin in enumerate(pins, 1):
         if pin.pin_kind == "box":
             r0, c0, r1, c1 = pin.pin_at
-            shape: QGraphicsItem = QGraphicsRectItem(QRectF(c0, r0, c1 - c0, r1 - r0))
+            shape: QGraphicsRectItem | QGraphicsEllipseItem = QGraphicsRectItem(
+                QRectF(c0, r0, c1 - c0, r1 - r0))
             corner = (c0, r0)
         else:
             x, y = pin.pin_at

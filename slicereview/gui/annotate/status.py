@@ -1,4 +1,5 @@
-"""The Annotate page's status side: finishing, active time, the batch's statuses, returned work.
+"""The Annotate page's status side: finishing, active time, the batch's statuses, returned work
+(:class:`AnnotateStatus`, a part of :class:`~slicereview.gui.annotate.page.AnnotatePage`).
 
 * "Done: n of N" counts the annotator's batch (:func:`slicereview.app.annotating.batch_images`):
   submitted and "nothing to annotate" are done, a returned annotation is not;
@@ -10,12 +11,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGraphicsItem
 
 from slicereview.app.commands import SetStatus
 from slicereview.gui.annotate.panel import STATUS_TEXT, GuidelinesDialog
 from slicereview.gui.annotate.returned_box import pin_items
-from slicereview.model import AnnotationStatus
+from slicereview.model import AnnotationStatus, Review
+
+if TYPE_CHECKING:
+    from slicereview.gui.annotate.page import AnnotatePage
 
 #: Gathered active time is written at least this often (crash safety).
 TIME_COMMIT_MS = 30_000
@@ -24,125 +31,150 @@ FINISHED_WORDS = ("submitted", "nothing to annotate")
 
 
 class AnnotateStatus:
-    """Mixin of :class:`~slicereview.gui.annotate.page.AnnotatePage`."""
+    """Status, time and finishing of ``page`` (see the module docstring)."""
 
-    def _show_returned(self) -> None:
+    def __init__(self, page: AnnotatePage) -> None:
+        self.page = page
+        self.state = page.state
+        self.panel = page.panel
+        self.annotate = page.gateway.annotate
+        #: The reviewer's pins drawn on the image of a returned annotation.
+        self.pin_items: list[QGraphicsItem] = []
+        self.guidelines_dialog: GuidelinesDialog | None = None
+
+    # -- returned work -------------------------------------------------------------------------
+    def show_returned(self) -> None:
         """The reviewer's reason and pins when your annotation shown was returned."""
-        for item in self._pin_items:
-            self.view.viewbox.removeItem(item)
-        self._pin_items = []
-        decision, pins, revision = None, [], None
-        if self.annotation is not None and self.own:
-            decision, pins, revision = self.gateway.review_notes(self.annotation)
-        self.returned.show_returned(decision, pins, revision)
+        viewbox = self.page.view.viewbox
+        for item in self.pin_items:
+            viewbox.removeItem(item)
+        self.pin_items = []
+        annotation = self.state.annotation
+        decision: Review | None = None
+        pins: list[Review] = []
+        revision: int | None = None
+        if annotation is not None and self.state.own:
+            decision, pins, revision = self.annotate.review_notes(annotation)
+        self.page.returned.show_returned(decision, pins, revision)
         if decision is not None:
-            self._pin_items = pin_items(pins)
-            for item in self._pin_items:
-                self.view.viewbox.addItem(item)
+            self.pin_items = pin_items(pins)
+            for item in self.pin_items:
+                viewbox.addItem(item)
 
     def revise(self) -> None:
         """Start the next round of a returned annotation (a copy of it) and show it."""
-        if self.annotation is None or not self.own:
+        annotation = self.state.annotation
+        if annotation is None or not self.state.own:
             return
         self.commit_pending()
-        new_id = self.gateway.start_revision(self.annotation.id)
-        self.panel.round_box.setValue(self.gateway.annotation(new_id).round)
+        new_id = self.annotate.start_revision(annotation.id)
+        self.panel.round_box.setValue(self.annotate.annotation(new_id).round)
 
+    # -- finishing -----------------------------------------------------------------------------
     def mark_nothing_to_annotate(self) -> bool:
-        if self.tool.polygons:
+        if self.page.tool.polygons:
             self.panel.message_label.setText(
                 "This image has polygons: delete them before marking it 'nothing to annotate'.")
             return False
         return self._finish(AnnotationStatus.NOTHING_TO_ANNOTATE)
 
     def submit(self) -> bool:
-        if self._key is None:
+        if self.state.key is None:
             return False
-        if self.tool.drawing:
-            self.tool.finish()
+        if self.page.tool.drawing:
+            self.page.tool.finish()
         return self._finish(AnnotationStatus.SUBMITTED)
 
     def _finish(self, status: AnnotationStatus) -> bool:
-        if self._key is None or not self.own:
+        if self.state.key is None or not self.state.own:
             return False
         self.panel.image_form.flush()
-        ann = self._ensure_annotation()
+        annotation = self.page.ensure_annotation()
         self.commit_pending()
-        if not self._push(SetStatus(self.gateway.open_project, ann.id, status,
-                                    f"Mark {status.value.replace('_', ' ')}")):
+        if not self.page.intents.push(SetStatus(self.page.gateway.open_project, annotation.id,
+                                                status, f"Mark {status.value.replace('_', ' ')}")):
             return False
-        self.step_requested.emit(+1)
+        self.page.step_requested.emit(+1)
         return True
 
+    # -- active time ---------------------------------------------------------------------------
     def commit_pending(self) -> None:
         """Write pending typing and the active time gathered on the current image."""
-        if not self.gateway.is_open:
+        if not self.page.gateway.is_open:
             return
         self.panel.image_form.flush()
         self.panel.polygon_form.flush()
-        ms = self.clock.take()
-        if ms <= 0 or self._key is None or not self.own:
+        ms = self.page.clock.take()
+        if ms <= 0 or self.state.key is None or not self.state.own:
             return  # (the clock does not run on someone else's annotation)
-        if self.annotation is None or self.annotation.status != AnnotationStatus.IN_PROGRESS:
+        annotation = self.state.annotation
+        if annotation is None or annotation.status != AnnotationStatus.IN_PROGRESS:
             # Kept until an edit creates the annotation (or reopens finished work): looking
             # at a submitted annotation changes nothing in the file.
-            self._unsaved_ms[self._key] = self._unsaved_ms.get(self._key, 0) + ms
+            self.state.keep_unsaved(ms)
             return
-        ms += self._unsaved_ms.pop(self._key, 0)
-        self.gateway.add_active_time(self.annotation.id, ms)
+        self.annotate.add_active_time(annotation.id, ms + self.state.take_unsaved())
 
-    def _tick(self) -> None:
-        window = self.window()
-        running = (self.isVisible() and window is not None and window.isActiveWindow()
-                   and self.own and self.image_id is not None)
-        self.clock.set_running(running)
-        if self.clock.peek() >= TIME_COMMIT_MS and self.tool._drag is None:
+    def tick(self) -> None:
+        """Every second: run the clock while the annotator works, write its time now and
+        then, catch up with changes from elsewhere, show the time."""
+        page = self.page
+        window = page.window()
+        running = (page.isVisible() and window is not None and window.isActiveWindow()
+                   and self.state.own and self.state.image_id is not None)
+        page.clock.set_running(running)
+        if page.clock.peek() >= TIME_COMMIT_MS and not page.tool.dragging:
             self.commit_pending()
-        if self._stale:
-            self._on_changed_elsewhere()
-        self._show_time()
+        if page.stale:
+            page.on_changed_elsewhere()
+        self.show_time()
 
-    def _batch(self) -> list[int]:
-        phase = self.phase
-        if phase not in self._batches:
-            self._batches[phase] = self.gateway.annotation_batch(phase)
-        return self._batches[phase]
+    # -- statuses ------------------------------------------------------------------------------
+    def batch(self) -> list[int]:
+        phase = self.state.phase
+        if phase not in self.state.batches:
+            self.state.batches[phase] = self.annotate.batch(phase)
+        return self.state.batches[phase]
 
     def image_statuses(self) -> dict[int, str]:
         """Status words of the annotator shown, for the batch's images and any they have."""
-        if self.rater_id is None or not self.gateway.is_open:
+        rater, phase, round_ = self.state.rater_id, self.state.phase, self.state.round
+        if rater is None or not self.page.gateway.is_open:
             return {}
-        stored = self.gateway.annotation_statuses(self.rater_id, self.phase, self.round)
-        returned = {r.annotation.image_id for r in self.gateway.returned_annotations(
-            self.rater_id) if (str(r.annotation.phase), r.annotation.round) == (
-                self.phase, self.round)}
-        ids = list(dict.fromkeys([*self._batch(), *self.extra_images(), *stored]))
+        stored = self.annotate.statuses(rater, phase, round_)
+        returned = {r.annotation.image_id for r in self.annotate.returned(rater)
+                    if (str(r.annotation.phase), r.annotation.round) == (phase, round_)}
+        ids = list(dict.fromkeys([*self.batch(), *self.page.workflow.extra_images(), *stored]))
         return {i: "returned" if i in returned else STATUS_TEXT[stored.get(i)] for i in ids}
 
-    def _show_status(self) -> None:
+    def show(self) -> None:
+        """The status line, "Done: n of N", the image list's marks and the repeats box."""
+        page = self.page
         done, total = None, 0
-        if self.rater_id is not None and self.gateway.is_open:
+        if self.state.rater_id is not None and page.gateway.is_open:
             statuses = self.image_statuses()
-            batch = self._batch()
+            batch = self.batch()
             total = len(batch)
             done = sum(statuses.get(i) in FINISHED_WORDS for i in batch)
-            if self.isVisible():
-                self.statuses_changed.emit(statuses)
-                self.assignments_changed.emit(self.extra_images())
-        self.panel.show_status(self.annotation.status if self.annotation else None,
-                               self.tool.polygons, done, total,
-                               returned=self.returned.isVisibleTo(self))
-        self._show_time()
+            if page.isVisible():
+                page.statuses_changed.emit(statuses)
+                page.assignments_changed.emit(page.workflow.extra_images())
+        annotation = self.state.annotation
+        self.panel.show_status(annotation.status if annotation else None, page.tool.polygons,
+                               done, total, returned=page.returned.isVisibleTo(page))
+        self.show_time()
+        page.repeats.show()
 
-    def _show_time(self) -> None:
-        stored = (self.annotation.active_ms if self.annotation
-                  else self._unsaved_ms.get(self._key, 0) if self._key else 0)
-        self.panel.show_time(stored + self.clock.peek(), paused=self.clock.paused)
+    def show_time(self) -> None:
+        annotation, key = self.state.annotation, self.state.key
+        stored = (annotation.active_ms if annotation
+                  else self.state.unsaved_ms.get(key, 0) if key else 0)
+        self.panel.show_time(stored + self.page.clock.peek(), paused=self.page.clock.paused)
 
     def show_guidelines(self) -> GuidelinesDialog:
-        found = self.gateway.guideline()
+        found = self.page.gateway.guideline()
         version, text = found if found else (None, "")
-        self.guidelines_dialog = GuidelinesDialog(version, text, self)
+        self.guidelines_dialog = GuidelinesDialog(version, text, self.page)
         self.guidelines_dialog.setWindowModality(Qt.WindowModality.NonModal)
         self.guidelines_dialog.show()
         return self.guidelines_dialog

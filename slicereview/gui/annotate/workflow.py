@@ -1,4 +1,5 @@
-"""What the owner's workflow means on the Annotate tab (a mixin of the AnnotatePage).
+"""What the owner's workflow means on the Annotate tab: :class:`AnnotateWorkflow`, a part of
+:class:`~slicereview.gui.annotate.page.AnnotatePage`.
 
 * **held back** — when the owner's decision after onboarding holds the acting annotator back
   from the phase shown (they said *stop*, or have not decided yet), the annotation is shown
@@ -15,28 +16,40 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from slicereview.gui.annotate.page import AnnotatePage
+
 
 class AnnotateWorkflow:
-    """Needs the page's gateway, panel, rater_id, acting_id, phase, own, image_id."""
+    """The owner's workflow on ``page`` (see the module docstring)."""
+
+    def __init__(self, page: AnnotatePage) -> None:
+        self.page = page
+        self.state = page.state
+        self.gateway = page.gateway
 
     def work_hold(self) -> str | None:
         """Why the acting annotator may not work in the phase shown (``None``: they may)."""
-        if not self.gateway.is_open or self.acting_id is None or not self.own:
+        acting = self.state.acting_id
+        if not self.gateway.is_open or acting is None or not self.state.own:
             return None
-        return self.gateway.work_hold(self.acting_id, self.phase)
+        return self.gateway.annotate.work_hold(acting, self.state.phase)
 
     def extra_images(self) -> dict[int, str]:
         """Images given to the annotator shown by the low-agreement rule: image id → why."""
-        if not self.gateway.is_open or self.rater_id is None:
+        rater = self.state.rater_id
+        if not self.gateway.is_open or rater is None:
             return {}
-        return self.gateway.extra_assignments(self.rater_id, self.phase)
+        return self.gateway.annotate.extra_assignments(rater, self.state.phase)
 
     def reload_questions(self) -> None:
         """Show the questions asked now (retired ones left out) with the stored answers."""
-        panel = self.panel
+        panel = self.page.panel
         panel.image_form.set_questions(self.gateway.questions("image"))
         panel.polygon_form.set_questions(self.gateway.questions("polygon"))
         panel.image_group.setVisible(bool(panel.image_form.questions))
         panel.polygon_group.setVisible(bool(panel.polygon_form.questions))
-        if self.image_id is not None:
-            self._reload_annotation()
+        if self.state.image_id is not None:
+            self.page.reload_annotation()

@@ -57,9 +57,10 @@ class IdleClock(QObject):
         self.idle_ms = idle_ms
         self._wanted = False
         app = QGuiApplication.instance()
-        self._app_active = (app is None or QGuiApplication.applicationState()
+        self._app_active = (not isinstance(app, QGuiApplication)
+                            or QGuiApplication.applicationState()
                             == Qt.ApplicationState.ApplicationActive)
-        if app is not None:
+        if isinstance(app, QGuiApplication):
             app.applicationStateChanged.connect(self._on_app_state)
         self._last_tick = self._now()
         self._last_input = self._now()

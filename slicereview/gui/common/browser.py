@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import (
@@ -42,6 +43,9 @@ from slicereview.engines.imaging.display import DisplayImage, thumbnail
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.gui.common.background import Tasks
 from slicereview.model import Image
+
+if TYPE_CHECKING:
+    from slicereview.engines.dicomweb.cache import RemoteInstance
 
 THUMB = 96
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -70,17 +74,17 @@ def qimage_from_grey(array: np.ndarray) -> QImage:
     return image.copy()
 
 
-def _thumbnail(path: Path, image: Image, limits: Limits,
-               check: Callable[[Image, Path], bool]) -> QImage:
-    """Worker thread (no widgets): the thumbnail, made in the decoding child process, of a
-    file that is still the one imported (``check``)."""
+def _thumbnail(path: Path | RemoteInstance, image: Image, limits: Limits,
+               check: Callable[[Image, Path | RemoteInstance], bool]) -> np.ndarray:
+    """Worker thread (plain data only): the ``uint8`` thumbnail, made in the decoding child
+    process, of a file that is still the one imported (``check``)."""
     check(image, path)
-    return qimage_from_grey(isolated.thumbnail(path, image, THUMB, limits))
+    return isolated.thumbnail(path, image, THUMB, limits)
 
 
-def _thumbnail_of(display: DisplayImage) -> QImage:
+def _thumbnail_of(display: DisplayImage) -> np.ndarray:
     """Worker thread: the thumbnail of pixels already decoded for the viewer."""
-    return qimage_from_grey(thumbnail(display, THUMB))
+    return thumbnail(display, THUMB)
 
 
 class ProjectBrowser(QWidget):
@@ -139,9 +143,9 @@ class ProjectBrowser(QWidget):
         #: The viewer's decoded pixels of an image, if it has them (the main window sets it).
         self.decoded: Callable[[int], DisplayImage | None] = lambda _image_id: None
         #: Raises when an image's file changed since its import (the main window sets it to
-        #: :meth:`~slicereview.gui.gateway.ProjectGateway.check_file`).
-        self.check: Callable[[Image, Path], bool] = lambda _image, _path: False
-        self._wanted: list[tuple[Image, Path]] = []
+        #: :meth:`~slicereview.app.images.limits.ImportedFiles.check` of the gateway).
+        self.check: Callable[[Image, Path | RemoteInstance], bool] = lambda _image, _path: False
+        self._wanted: list[tuple[Image, Path | RemoteInstance]] = []
         placeholder = QPixmap(THUMB, THUMB)
         placeholder.fill(QColor(60, 60, 60))
         self._placeholder = QIcon(placeholder)
@@ -150,7 +154,7 @@ class ProjectBrowser(QWidget):
         self._bad = QIcon(bad)
 
     # -- content ---------------------------------------------------------------------------
-    def set_images(self, images: list[tuple[Image, Path]]) -> None:
+    def set_images(self, images: list[tuple[Image, Path | RemoteInstance]]) -> None:
         """Show ``(image, file)`` pairs; thumbnails are requested in the background."""
         self.tasks.forget()
         self._wanted = []
@@ -280,8 +284,8 @@ class ProjectBrowser(QWidget):
                 wanted == "assigned" and bool(item.data(ASSIGNED_ROLE)))
             self.list.setRowHidden(row, not (fmt_ok and text_ok and status_ok))
 
-    def _on_thumbnail(self, image_id: int, image: QImage) -> None:
-        icon = QIcon(QPixmap.fromImage(image))
+    def _on_thumbnail(self, image_id: int, tile: np.ndarray) -> None:
+        icon = QIcon(QPixmap.fromImage(qimage_from_grey(tile)))
         self._thumbs[image_id] = icon
         item = self._rows.get(image_id)
         if item is not None:

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview.engines.imaging import pyramid as pyramids
-from slicereview.engines.imaging.display import WindowPreset
+from slicereview.engines.imaging.display import DisplayImage, WindowPreset
 from slicereview.engines.imaging.windowing import (
     AUTO_LABEL,
     DataRange,
@@ -46,6 +46,7 @@ from slicereview.engines.imaging.windowing import (
     histogram_curve,
 )
 from slicereview.gui.common.tile_layer import ReducedLevels, TileLayer
+from slicereview.gui.common.widgets import tip
 from slicereview.gui.common.window_level import WindowLevelViewBox
 
 __all__ = ["ImageView", "block_mean", "fast_display_copy"]
@@ -64,7 +65,9 @@ class ImageView(QWidget):
 
     def __init__(self, parent: QWidget | None = None, *, show_histogram: bool = True) -> None:
         super().__init__(parent)
-        self._display, self._data, self._offset = None, None, 0.0
+        self._display: DisplayImage | None = None
+        self._data: np.ndarray | None = None
+        self._offset = 0.0
         self._window = WindowPreset.custom(0.5, 1.0)
         self._auto: WindowPreset | None = None
         self._given_auto: WindowPreset | None = None
@@ -80,7 +83,9 @@ class ImageView(QWidget):
         self.reduced, self._full = ReducedLevels(), (0, 0)  # (full: rows, cols of the image)
         self.tiles = TileLayer(self.viewbox, self.image_item)
         # A settling layout changes the range in bursts: one level update after a burst.
-        self._level_timer = QTimer(self, singleShot=True, interval=0, timeout=self._update_level)
+        self._level_timer = QTimer(self)
+        self._level_timer.setSingleShot(True)  # (interval 0: when the burst is over)
+        self._level_timer.timeout.connect(self._update_level)
         self.viewbox.sigRangeChanged.connect(lambda *_: self._level_timer.start())
         # Not bound to the image item: that would show the shifted display copy's values.
         self.histogram = pg.HistogramLUTWidget()
@@ -90,19 +95,19 @@ class ImageView(QWidget):
         self.histogram.item.sigLevelsChanged.connect(self._on_histogram_levels)
         self.histogram.item.sigLookupTableChanged.connect(self._on_lut_changed)
 
-        self.preset_box = QComboBox(
-            sizeAdjustPolicy=QComboBox.SizeAdjustPolicy.AdjustToContents,
-            toolTip="Window presets from the file, and an automatic window")
+        self.preset_box = tip(QComboBox(), "Window presets from the file, and an automatic "
+                               "window")
+        self.preset_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.preset_box.activated.connect(self._on_preset)
-        self.invert_box = QCheckBox("Invert", toolTip="Invert the grey scale (I)")
+        self.invert_box = tip(QCheckBox("Invert"), "Invert the grey scale (I)")
         self.invert_box.toggled.connect(self.set_inverted)
-        self.fit_button = QPushButton("Fit", toolTip="Fit the image to the view (F, double-click)")
+        self.fit_button = tip(QPushButton("Fit"), "Fit the image to the view (F, double-click)")
         self.fit_button.clicked.connect(self.fit)
-        self.one_button = QPushButton("1:1", toolTip="One image pixel per screen pixel (1)")
+        self.one_button = tip(QPushButton("1:1"), "One image pixel per screen pixel (1)")
         self.one_button.clicked.connect(self.actual_size)
-        self.window_label = QLabel(toolTip="Current window: centre / width (right-drag to change)")
-        self.slice_slider = QSlider(Qt.Orientation.Horizontal)
-        self.slice_slider.setToolTip("Slice (Page Up / Page Down)")
+        self.window_label = tip(QLabel(), "Current window: centre / width (right-drag to "
+                                 "change)")
+        self.slice_slider = tip(QSlider(Qt.Orientation.Horizontal), "Slice (Page Up / Page Down)")
         self.slice_slider.valueChanged.connect(self.slice_requested)
         self.slice_label = QLabel()
         self.set_slices(0, 0)
@@ -129,21 +134,22 @@ class ImageView(QWidget):
 
     # -- image -----------------------------------------------------------------------------
     @property
-    def display(self):
+    def display(self) -> DisplayImage | None:
+        """The image shown (``None``: none)."""
         return self._display
 
-    def set_image(self, display, *, keep_view: bool = False, auto: WindowPreset | None = None
-                  ) -> None:
+    def set_image(self, display: DisplayImage, *, keep_view: bool = False,
+                  auto: WindowPreset | None = None) -> None:
         """Show ``display`` (a DisplayImage). ``keep_view`` keeps zoom/pan and the window
         (scrolling a volume keeps its brightness). ``auto`` replaces the image's own automatic
         window (a volume's, for each of its slices)."""
         self._display = display
         data, self._offset = fast_display_copy(np.asarray(display.data))
         self._data = data
-        large = isinstance(display, pyramids.PyramidDisplay)
-        self._full = display.full_shape if large else data.shape[:2]
-        self.tiles.set_pyramid(display if large else None)
-        self.reduced.reset(data, display.scale if large else 1)
+        pyramid = display if isinstance(display, pyramids.PyramidDisplay) else None
+        self._full = pyramid.full_shape if pyramid is not None else data.shape[:2]
+        self.tiles.set_pyramid(pyramid)
+        self.reduced.reset(data, pyramid.scale if pyramid is not None else 1)
         self._range = DataRange.of(np.asarray(display.data))
         keep_window = keep_view and self._window.width > 0 and self._auto is not None
         self.image_item.setImage(data, autoLevels=False)
@@ -224,7 +230,8 @@ class ImageView(QWidget):
 
     # -- window / level --------------------------------------------------------------------
     @property
-    def window(self) -> WindowPreset:
+    def current_window(self) -> WindowPreset:
+        """The window (centre and width) the image is shown with."""
         return self._window
 
     @property
@@ -262,6 +269,7 @@ class ImageView(QWidget):
         self.set_window(window.center, window.width)
 
     def _own_auto(self) -> WindowPreset:
+        assert self._display is not None
         w = self._display.auto_window()
         return WindowPreset.custom(w.center, w.width)
 
@@ -329,21 +337,13 @@ class ImageView(QWidget):
     # -- zoom ------------------------------------------------------------------------------
     def fit(self) -> None:
         if self._data is not None:
-            h, w = self._full
-            self.viewbox.setRange(xRange=(0, w), yRange=(0, h), padding=0.02)
+            self.viewbox.fit_to(*self._full)
             self._update_level()
 
     def actual_size(self) -> None:
         """Zoom so that one image pixel covers one screen pixel, keeping the view centre."""
-        if self._data is None:
-            return
-        rect = self.viewbox.viewRect()
-        size = self.viewbox.screenGeometry().size() if self.viewbox.screenGeometry() else None
-        if size is None or size.width() <= 0:
-            return
-        cx, cy, hw, hh = rect.center().x(), rect.center().y(), size.width() / 2, size.height() / 2
-        self.viewbox.setRange(xRange=(cx - hw, cx + hw), yRange=(cy - hh, cy + hh), padding=0)
-        self._update_level()
+        if self._data is not None and self.viewbox.one_to_one():
+            self._update_level()
 
     def zoom(self, factor: float) -> None:
         """Zoom in (``factor`` < 1) or out (> 1) about the view centre."""

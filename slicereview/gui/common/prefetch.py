@@ -10,36 +10,59 @@ is never made to evict images for prefetching: decoding stops at :data:`SHARE` o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject
 
+from slicereview.app.images.limits import ImportedFiles
+from slicereview.engines.imaging.display import DisplayImage
+from slicereview.engines.imaging.limits import Limits
 from slicereview.engines.imaging.loader import load_display
 from slicereview.gui.common.background import Tasks
-from slicereview.gui.common.image_cache import DEFAULT_BUDGET
+from slicereview.gui.common.image_cache import DEFAULT_BUDGET, ImageCache
 from slicereview.model import Image
+
+if TYPE_CHECKING:
+    from slicereview.engines.dicomweb.cache import RemoteInstance
 
 #: Share of the image cache's default budget that prefetching may fill.
 SHARE = 0.75
 
 
-def _decode(path: Path, image: Image, limits: object, check) -> object:
+def _decode(path: Path | RemoteInstance, image: Image, limits: Limits,
+            check: Callable[[Image, Path | RemoteInstance], bool]) -> DisplayImage:
     """Worker thread: plain data in, a DisplayImage out (in the decoding child process), if
     the file is still the one imported (``check``)."""
     check(image, path)
-    return load_display(path, image, isolated=True, limits=limits,  # type: ignore[arg-type]
-                        large_as_pyramid=True)
+    return load_display(path, image, isolated=True, limits=limits, large_as_pyramid=True)
+
+
+class ImageSource(Protocol):
+    """What the prefetcher reads images through (the project gateway is one)."""
+
+    cache: ImageCache
+    limits: Limits
+    files: ImportedFiles
+
+    @property
+    def is_open(self) -> bool: ...
+
+    def image(self, image_id: int) -> Image: ...
+
+    def file_of(self, image: Image) -> Path | RemoteInstance: ...
 
 
 class Prefetcher(QObject):
-    """Fills ``session.cache`` with the images of the open rating session."""
+    """Fills the image cache of ``gateway`` with the images of the open rating session; its
+    owner cancels it when the project closes."""
 
-    def __init__(self, gateway, parent: QObject | None = None) -> None:
+    def __init__(self, gateway: ImageSource, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.gateway = gateway
         self.tasks = Tasks(self)  # unreadable files are reported when shown, not here
         self.tasks.done.connect(self._on_done)
-        gateway.project_closed.connect(self.cancel)
 
     def prefetch(self, image_ids: list[int]) -> None:
         """Decode ``image_ids`` in this order (forgetting any earlier request)."""
@@ -49,7 +72,7 @@ class Prefetcher(QObject):
                 continue
             image = self.gateway.image(image_id)
             self.tasks.submit(image_id, _decode, self.gateway.file_of(image), image,
-                             self.gateway.limits, self.gateway.check_file)
+                             self.gateway.limits, self.gateway.files.check)
 
     def cancel(self) -> None:
         self.tasks.forget()  # queued tasks go; a running one finishes and is ignored
@@ -58,7 +81,7 @@ class Prefetcher(QObject):
         """Block until queued images are decoded (tests, benchmarks)."""
         return self.tasks.wait(msecs)
 
-    def _on_done(self, image_id: int, display: object) -> None:
+    def _on_done(self, image_id: int, display: DisplayImage) -> None:
         cache = self.gateway.cache
         if not self.gateway.is_open or image_id in cache:
             return

@@ -1,137 +1,85 @@
-"""Workers of the owner's QA views (see :mod:`slicereview.gui.common.workers` for the pattern): the
-report's values, one matrix cell's images, exporting, merging and opening a work package. Each opens
-its own :class:`~slicereview.store.Project` (SQLite connections stay in their thread).
+"""The owner's QA work off the GUI thread: the report's values and its HTML file, one matrix
+cell's images, exporting, merging and opening a work package.
 
-Cancel: :func:`slicereview.app.report.owner_report.collect` reports progress but takes no
-cancel flag, so the report worker's progress callback raises :class:`Cancelled`, which stops the
-pass at the next image; nothing is written by the report, so stopping leaves nothing behind.
+Plain functions ``work(control, ...)`` for :mod:`slicereview.gui.common.background` (see
+:mod:`slicereview.gui.common.workers` for the pattern). The report and its HTML are long
+pure-Python and matplotlib computations and run in a process worker (Cancel stops the child);
+the others are short or I/O bound and run in a thread worker, each through a project connection
+of its own.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from slicereview.gui.common.workers import Worker
+from slicereview.gui.common.work import Control
 from slicereview.store import Project
 from slicereview.store.location import Location
 
-
-class Cancelled(Exception):
-    """Raised inside a worker's progress callback after Cancel."""
-
-
-class ReportWorker(Worker):
-    """``finished(ReportData)`` of :func:`slicereview.app.report.owner_report.collect`;
-    ``finished(None)`` after Cancel."""
-
-    def __init__(self, location: Location, raters: list[int] | None = None,
-                 subset: str = "all annotators") -> None:
-        super().__init__()
-        self.location = location
-        self.raters = raters
-        self.subset = subset
-
-    def _progress(self, done: int, total: int) -> None:
-        if self._cancel:
-            raise Cancelled
-        self.progress.emit(done, total, "report")
-
-    def work(self) -> object:
-        from slicereview.app.report.owner_report import collect
-
-        try:
-            with Project.open(self.location) as project:
-                return collect(project, self.raters, self._progress, self.subset)
-        except Cancelled:
-            return None
+if TYPE_CHECKING:
+    from slicereview.app.qa.packages import MergeReport
+    from slicereview.app.report.owner_report import ReportData
+    from slicereview.app.report.pairs import PairImage
 
 
-class PairWorker(Worker):
-    """``finished(list[PairImage])``: where annotators ``a`` and ``b`` disagree most."""
+def report(control: Control, location: Location, raters: list[int] | None = None,
+           subset: str = "all annotators") -> ReportData:
+    """Process worker: :func:`slicereview.app.report.owner_report.collect`. Cancel stops the
+    pass at the next image (the report writes nothing, so nothing is left behind)."""
+    from slicereview.app.report.owner_report import collect
 
-    def __init__(self, location: Location, a: int, b: int) -> None:
-        super().__init__()
-        self.location, self.a, self.b = location, a, b
+    def step(done: int, total: int) -> None:
+        control.check()
+        control.progress(done, total, "report")
 
-    def work(self) -> object:
-        from slicereview.app.report.pairs import pair_disagreements
-
-        with Project.open(self.location) as project:
-            return pair_disagreements(project, self.a, self.b)
-
-
-class ExportPackageWorker(Worker):
-    """``finished(Path)``: the work package of ``annotator`` (optionally one ``batch``)."""
-
-    def __init__(self, location: Location, annotator: str, batch: str | None, out: Path
-                 ) -> None:
-        super().__init__()
-        self.location, self.annotator, self.batch = location, annotator, batch
-        self.out = Path(out)
-
-    def work(self) -> object:
-        from slicereview.app.qa.packages import package
-
-        self.progress.emit(0, 0, "export")
-        with Project.open(self.location) as project:
-            return package(project, self.annotator, self.out, self.batch)
+    with Project.open(location) as project:
+        return collect(project, raters, step, subset)
 
 
-class MergePackageWorker(Worker):
-    """``finished(MergeReport)`` of merging ``file`` into the project (refusals: ``failed``
-    with the one-line reason; the project is untouched then)."""
-
-    def __init__(self, location: Location, file: Path) -> None:
-        super().__init__()
-        self.location, self.file = location, Path(file)
-
-    def work(self) -> object:
-        from slicereview.app.qa.packages import merge
-
-        self.progress.emit(0, 0, "merge")
-        with Project.open(self.location) as project:
-            return merge(project, self.file)
-
-
-class UnpackPackageWorker(Worker):
-    """``finished(Path)``: the project of a work package zip, checked and unpacked beside the
-    zip (or found there from an earlier opening) by :func:`slicereview.app.qa.packages.unpack`;
-    a refused zip (damaged, newer, far larger unpacked) is ``failed`` with the reason."""
-
-    def __init__(self, file: Path) -> None:
-        super().__init__()
-        self.file = Path(file)
-
-    def work(self) -> object:
-        from slicereview.app.qa.packages import unpack
-
-        self.progress.emit(0, 0, "unpack")
-        return unpack(self.file)
-
-
-class HtmlReportWorker(Worker):
-    """``finished(Path)``: renders collected report values to ``out`` — the same file as
-    ``slicereview report`` (matplotlib draws the embedded PNGs, off the GUI thread)."""
-
-    def __init__(self, data: object, out: Path) -> None:
-        super().__init__()
-        self.data, self.out = data, Path(out)
-
-    def work(self) -> object:
-        # matplotlib draws in a child process: drawing it in a thread of the GUI process
-        # deadlocked when the GUI thread's garbage collector finalised an earlier figure
-        # (matplotlib's Agg renderer lock is held by the drawing thread).
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        self.progress.emit(0, 0, "html")
-        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            pool.submit(_write_html, self.data, self.out).result()
-        return self.out
-
-
-def _write_html(data: object, out: Path) -> None:
-    """Child process: render the report values to ``out``."""
+def write_html(control: Control, data: ReportData, out: Path) -> Path:
+    """Process worker: render collected report values to ``out`` — the same file as
+    ``slicereview report`` (matplotlib draws the embedded PNGs)."""
     from slicereview.app.report.owner_report import render
 
-    out.write_text(render(data), encoding="utf-8")  # type: ignore[arg-type]
+    control.progress(0, 0, "html")
+    out.write_text(render(data), encoding="utf-8")
+    return out
+
+
+def pair_images(control: Control, location: Location, a: int, b: int) -> list[PairImage]:
+    """Thread worker: where annotators ``a`` and ``b`` disagree most."""
+    from slicereview.app.report.pairs import pair_disagreements
+
+    with Project.open(location) as project:
+        return pair_disagreements(project, a, b)
+
+
+def export_package(control: Control, location: Location, annotator: str, batch: str | None,
+                   out: Path) -> Path:
+    """Thread worker: write the work package of ``annotator`` (optionally one ``batch``)."""
+    from slicereview.app.qa.packages import package
+
+    control.progress(0, 0, "export")
+    with Project.open(location) as project:
+        return package(project, annotator, out, batch)
+
+
+def merge_package(control: Control, location: Location, file: Path) -> MergeReport:
+    """Thread worker: merge ``file`` into the project; a refusal raises with its one-line
+    reason and leaves the project untouched."""
+    from slicereview.app.qa.packages import merge
+
+    control.progress(0, 0, "merge")
+    with Project.open(location) as project:
+        return merge(project, file)
+
+
+def unpack_package(control: Control, file: Path) -> Path:
+    """Thread worker: the project of a work package zip, checked and unpacked beside it (or
+    found there from an earlier opening) by :func:`slicereview.app.qa.packages.unpack`; a
+    refused zip (damaged, newer, far larger unpacked) raises with the reason."""
+    from slicereview.app.qa.packages import unpack
+
+    control.progress(0, 0, "unpack")
+    return unpack(file)

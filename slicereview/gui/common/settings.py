@@ -28,9 +28,9 @@ def settings() -> QSettings:
 
 def recent_projects() -> list[Path]:
     value = settings().value("recent_projects", [])
-    if isinstance(value, str):
+    if isinstance(value, str):  # (QSettings gives one stored item back as a string)
         value = [value]
-    return [Path(v) for v in (value or [])]
+    return [Path(str(v)) for v in value] if isinstance(value, list) else []
 
 
 def add_recent_project(path: Path) -> None:

@@ -16,7 +16,9 @@ from PySide6.QtGui import QKeySequence
 
 _K = QKeySequence.StandardKey
 
-ActionRow = tuple[str, str, object, str]
+#: A shortcut: a key-sequence string, a list of them, a standard key, or ``""`` (none).
+Keys = str | list[str] | QKeySequence.StandardKey
+ActionRow = tuple[str, str, Keys, str]
 
 #: The main window's menu actions by menu; each is connected to ``MainWindow.on_<name>``.
 MAIN_ACTIONS: dict[str, list[ActionRow]] = {
@@ -123,13 +125,19 @@ REVIEW_KEYS: list[tuple[str, str]] = [
 ANNOTATE_REDO = ["Ctrl+Shift+Z", "Ctrl+Y"]
 
 
-def key_text(keys: object) -> str:
+def sequences(keys: Keys) -> list[QKeySequence]:
+    """The key sequences of a shortcut (none for ``""``)."""
+    if isinstance(keys, list):
+        return [QKeySequence(k) for k in keys]
+    if isinstance(keys, str):
+        return [QKeySequence(keys)] if keys else []
+    return [QKeySequence(keys)]
+
+
+def key_text(keys: Keys) -> str:
     """``"Ctrl+Shift+I"``-style text of one shortcut or a list of them (``""`` for none)."""
-    if not keys:
-        return ""
-    many = keys if isinstance(keys, list) else [keys]
     fmt = QKeySequence.SequenceFormat.PortableText
-    return ", ".join(QKeySequence(k).toString(fmt) for k in many)  # type: ignore[arg-type]
+    return ", ".join(k.toString(fmt) for k in sequences(keys))
 
 
 def _what(text: str, tip: str) -> str:

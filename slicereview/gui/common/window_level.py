@@ -1,5 +1,5 @@
-"""The image view's right-drag (window/level) and double-click (fit); the arithmetic is in
-:mod:`slicereview.engines.imaging.windowing`."""
+"""The image view's right-drag (window/level), double-click (fit) and zoom steps; the
+window arithmetic is in :mod:`slicereview.engines.imaging.windowing`."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class WindowLevelViewBox(pg.ViewBox):
         if ev.button() == Qt.MouseButton.RightButton:
             ev.accept()
             if ev.isStart():
-                self._start = self._view.window
+                self._start = self._view.current_window
             if self._start is None:
                 return
             delta = ev.screenPos() - ev.buttonDownScreenPos()
@@ -31,6 +31,22 @@ class WindowLevelViewBox(pg.ViewBox):
                 self._start = None
             return
         super().mouseDragEvent(ev, axis)
+
+    def fit_to(self, rows: int, cols: int) -> None:
+        """Show the whole ``rows`` × ``cols`` image with a small margin."""
+        self.setRange(xRange=(0, cols), yRange=(0, rows), padding=0.02)
+
+    def one_to_one(self) -> bool:
+        """Zoom so that one image pixel covers one screen pixel, keeping the view centre;
+        False while the view has no size yet."""
+        geometry = self.screenGeometry()
+        if geometry is None or geometry.width() <= 0:
+            return False
+        centre, size = self.viewRect().center(), geometry.size()
+        hw, hh = size.width() / 2, size.height() / 2
+        self.setRange(xRange=(centre.x() - hw, centre.x() + hw),
+                      yRange=(centre.y() - hh, centre.y() + hh), padding=0)
+        return True
 
     def mouseDoubleClickEvent(self, ev):
         if ev.button() == Qt.MouseButton.LeftButton:

@@ -1,151 +1,78 @@
-"""Background work with a progress dialog (and a Cancel button where the work can stop).
+"""The work the main window and the Review tab run off the GUI thread: importing files or PACS
+studies, building the demo, computing a review queue's features.
 
-Each worker runs in a plain Python thread (:meth:`Worker.start`) and opens its own project
-connection (SQLite connections are not shared across threads). Progress and the result come
-back as queued signals; connect them to bound methods of objects in the GUI thread.
+Each is a plain function ``work(control, ...)`` for :func:`~slicereview.gui.common.background.
+thread_worker` or :func:`~slicereview.gui.common.background.process_worker`: plain data in
+(project locations, not connections: SQLite connections stay in the thread that opened them),
+plain data out, progress and Cancel through the :class:`~slicereview.gui.common.work.Control`.
+Nothing here touches Qt.
 """
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
-
+from slicereview.gui.common.work import Control
 from slicereview.store import Project
 from slicereview.store.location import Location
 
 if TYPE_CHECKING:  # the imaging engines (pydicom, SimpleITK) load when an import starts
     from slicereview.app.images.importing import ImportReport
+    from slicereview.app.review.queue import QueueResult, QueueSpec
+    from slicereview.engines.dicomweb.auth import Auth
     from slicereview.engines.imaging.importer import SliceSelection
 
 
-class WorkerThread:
-    """The handle :meth:`Worker.start` returns (``quit``/``wait``/``isRunning`` as a QThread's,
-    so callers stop and join it the same way)."""
+def import_files(control: Control, location: Location, paths: list[Path],
+                 slices: SliceSelection | None = None) -> ImportReport:
+    """Thread worker: import ``paths`` into the project at ``location`` (``slices``:
+    ``None`` for the default selection). Cancel keeps what was imported (a report of it)."""
+    from slicereview.app.images.importing import import_paths
+    from slicereview.engines.imaging.importer import SliceSelection
 
-    def __init__(self, thread: threading.Thread) -> None:
-        self.thread = thread
-
-    def quit(self) -> None:
-        """Nothing to do: the thread ends when :meth:`Worker.work` returns (Cancel asks it)."""
-
-    def wait(self, msecs: int = 30000) -> bool:
-        self.thread.join(msecs / 1000.0)
-        return not self.thread.is_alive()
-
-    def isRunning(self) -> bool:
-        return self.thread.is_alive()
+    with Project.open(location) as project:
+        return import_paths(project, paths, slices=slices or SliceSelection(),
+                            progress=control.progress, cancel=control.cancelled)
 
 
-class Worker(QObject):
-    """Runs :meth:`work` in its own thread; ``finished(result)`` or ``failed(message)``."""
+def import_pacs(control: Control, location: Location, url: str, auth: Auth | None,
+                studies: list[str]) -> ImportReport:
+    """Thread worker: import ``studies`` from the DICOMweb service at ``url`` (all or
+    nothing, see :func:`slicereview.app.images.pacs_import.import_dicomweb`)."""
+    from slicereview.app.images.pacs_import import import_dicomweb
 
-    progress = Signal(int, int, str)
-    finished = Signal(object)
-    failed = Signal(str)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._cancel = False
-        self._thread: WorkerThread | None = None
-
-    def cancel(self) -> None:
-        self._cancel = True
-
-    def work(self) -> object:
-        raise NotImplementedError
-
-    def start(self) -> WorkerThread:
-        """Run :meth:`work` in a plain Python thread; returns its handle.
-
-        The worker object stays in the GUI thread (its signals, emitted from the work thread,
-        are queued to it): no Qt object is moved to, owned by or deleted in another thread, so
-        the GUI thread's garbage collector can never wait on one (a ``QObject`` moved to a
-        ``QThread`` deadlocked that way while a report rendered).
-        """
-        thread = WorkerThread(threading.Thread(target=self.run, daemon=True,
-                                               name=type(self).__name__))
-        self._thread = thread
-        thread.thread.start()
-        return thread
-
-    def run(self) -> None:
-        try:
-            result = self.work()
-        except Exception as exc:  # reported in the GUI as a message box
-            self.failed.emit(str(exc))
-            return
-        self.finished.emit(result)
+    with Project.open(location) as project:
+        return import_dicomweb(project, url, studies=studies, auth=auth,
+                               progress=control.progress, cancel=control.cancelled)
 
 
-class ImportWorker(Worker):
-    """Imports ``paths`` into the project at ``location``; ``finished(ImportReport)``."""
+def list_pacs_studies(control: Control, url: str, auth: Auth | None, search: str) -> list:
+    """Thread worker: the studies of a DICOMweb service (``StudyRow`` s)."""
+    from slicereview.app.images.pacs_import import list_studies
 
-    def __init__(self, location: Location, paths: list[Path],
-                 slices: SliceSelection | None = None) -> None:
-        super().__init__()
-        self.location = location
-        self.paths = [Path(p) for p in paths]
-        self.slices = slices  # None: the default SliceSelection()
-
-    def work(self) -> ImportReport:
-        from slicereview.app.images.importing import import_paths
-        from slicereview.engines.imaging.importer import SliceSelection
-
-        with Project.open(self.location) as project:
-            return import_paths(project, self.paths, slices=self.slices or SliceSelection(),
-                                progress=self.progress.emit, cancel=lambda: self._cancel)
+    return list_studies(url, auth, search)
 
 
-class DemoWorker(Worker):
-    """Builds (or finds) the demo project; ``finished(Path)``. It cannot be cancelled part-way,
-    but a half-built demo is never used (it is renamed into place only when complete)."""
+def build_demo(control: Control, folder: Path) -> Path:
+    """Process worker: build (or find) the demo project in ``folder``; its path. Cancel
+    stops it at the next step (a half-built demo is never used: it is renamed into place only
+    when complete)."""
+    from slicereview.demo.project import build_demo as build
 
-    def __init__(self, folder: Path | None = None) -> None:
-        super().__init__()
-        self.folder = folder
+    def step(done: int, total: int, what: str) -> None:
+        control.check()
+        control.progress(done, total, what)
 
-    def work(self) -> Path:
-        from slicereview.demo.project import build_demo
-
-        return build_demo(self.folder, progress=self.progress.emit)
-
-
-class ReviewFeaturesWorker(Worker):
-    """Computes (or reads from the cache) the features of a review queue in its own project
-    connection; ``finished(QueueResult)``. Cancel keeps what is finished (cached too)."""
-
-    def __init__(self, location: Location, spec: object) -> None:
-        super().__init__()
-        self.location = location
-        self.spec = spec
-
-    def work(self) -> object:
-        from slicereview.app.review.queue import compute_features
-
-        with Project.open(self.location) as project:
-            return compute_features(
-                project, self.spec,  # type: ignore[arg-type]
-                progress=lambda done, total: self.progress.emit(done, total, "features"),
-                cancelled=lambda: self._cancel)
+    return build(folder, progress=step)
 
 
-class PacsImportWorker(Worker):
-    """Imports ``studies`` from the DICOMweb service at ``url`` into the project at
-    ``location``; ``finished(ImportReport)`` (all or nothing, see app/images/pacs_import.py)."""
+def review_features(control: Control, location: Location, spec: QueueSpec) -> QueueResult:
+    """Thread worker: compute (or read from the cache) the features of a review queue (the
+    engine fans out to worker processes). Cancel keeps what is finished, cached too."""
+    from slicereview.app.review.queue import compute_features
 
-    def __init__(self, location: Location, url: str, auth: object,
-                 studies: list[str]) -> None:
-        super().__init__()
-        self.location = location
-        self.url, self.auth, self.studies = url, auth, list(studies)
-
-    def work(self) -> ImportReport:
-        from slicereview.app.images.pacs_import import import_dicomweb
-
-        with Project.open(self.location) as project:
-            return import_dicomweb(project, self.url, studies=self.studies,
-                                   auth=self.auth,  # type: ignore[arg-type]
-                                   progress=self.progress.emit, cancel=lambda: self._cancel)
+    with Project.open(location) as project:
+        return compute_features(
+            project, spec, progress=lambda done, total: control.progress(done, total, "features"),
+            cancelled=control.cancelled)

@@ -1,29 +1,62 @@
-"""The gateway's annotating methods (a mixin of ProjectGateway; the rules are in
-:mod:`slicereview.app.annotating`)."""
+"""The gateway's annotating service, ``gateway.annotate`` (the rules are in
+:mod:`slicereview.app.annotating`).
+
+Writes are undoable commands, one undo history per annotation (one annotator's work on one
+image in a phase and round), except active time; every write emits
+:attr:`AnnotateService.annotation_changed` ``(image id, annotation id)``.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Signal
+
 from slicereview.app import annotating
-from slicereview.model import (
-    Annotation,
-    AnnotationStatus,
-    Phase,
-    Polygon,
-    Question,
-    Rater,
-)
-from slicereview.store import Project
+from slicereview.gui.gateway.service import Service
+from slicereview.model import Annotation, AnnotationStatus, Phase, Polygon, Rater
+
+if TYPE_CHECKING:
+    from slicereview.app.commands import Command
+    from slicereview.app.review.decisions import Returned
+    from slicereview.app.undo import CommandStack
+    from slicereview.gui.gateway import ProjectGateway
+    from slicereview.model import Review
 
 
-class AnnotateGateway:
-    """Methods of :class:`~slicereview.gui.gateway.ProjectGateway` for the Annotate tab."""
+class AnnotateService(Service):
+    """Reads and writes of the Annotate tab."""
 
-    project: Project | None
-    open_project: Project
+    #: An annotation's polygons, status, time or classifications changed: (image id, annotation id).
+    annotation_changed = Signal(int, int)
 
-    # -- annotations (annotate page) -------------------------------------------------------
-    # Writes are undoable commands (see :meth:`execute`) except active time; the rules are in
-    # slicereview.app.annotating. Every write emits annotation_changed(image, annotation).
+    def __init__(self, gateway: ProjectGateway) -> None:
+        super().__init__(gateway)
+        self._histories: dict[int, CommandStack] = {}
+
+    def reset(self) -> None:
+        self._histories.clear()
+
+    def history(self, annotation_id: int) -> CommandStack:
+        """The undo history of one annotation in this window (kept while the project is open)."""
+        if annotation_id not in self._histories:
+            self._histories[annotation_id] = self.gateway.history()
+        return self._histories[annotation_id]
+
+    def execute(self, annotation_id: int, command: Command) -> bool:
+        """Apply ``command`` through the annotation's history; ``False`` when the write failed
+        (then it is not in the history and :attr:`ProjectGateway.write_failed` said why)."""
+        self.gateway.watch.check()
+        return self.history(annotation_id).push(command)
+
+    def changed(self, key: int, command: Command | None = None) -> None:
+        try:
+            image_id = self.open_project.annotations.get(key).image_id
+        except KeyError:
+            return
+        self.annotation_changed.emit(image_id, key)
+
+    # -- annotators ----------------------------------------------------------------------------
     def annotators(self) -> list[Rater]:
         """Raters with role annotator, people first, simulated ones last."""
         return annotating.annotators(self.project) if self.project else []
@@ -31,17 +64,8 @@ class AnnotateGateway:
     def add_annotator(self, name: str) -> int:
         """Create an annotator (or return the existing rater of that name)."""
         rater_id = annotating.add_annotator(self.open_project, name)
-        self.raters_changed.emit()
+        self.gateway.raters_changed.emit()
         return rater_id
-
-    def annotation_for(self, rater_id: int, image_id: int, phase: Phase | str, round: int,
-                       *, create: bool = False) -> Annotation | None:
-        """The annotation, or ``None``; ``create``: made now (:func:`annotating.start`, which
-        refuses while the owner's decision after onboarding holds the annotator back)."""
-        if create:
-            return annotating.start(self.open_project, rater_id, image_id, phase, round)
-        return self.open_project.annotations.for_image(rater_id, image_id, phase, round,
-                                                       create=False)
 
     def work_hold(self, rater_id: int, phase: Phase | str) -> str | None:
         """Why the annotator may not work in ``phase`` (one sentence), ``None`` when they may
@@ -61,6 +85,16 @@ class AnnotateGateway:
 
         return extra_assignments(self.project, rater_id, phase)
 
+    # -- annotations ---------------------------------------------------------------------------
+    def annotation_for(self, rater_id: int, image_id: int, phase: Phase | str, round: int,
+                       *, create: bool = False) -> Annotation | None:
+        """The annotation, or ``None``; ``create``: made now (:func:`annotating.start`, which
+        refuses while the owner's decision after onboarding holds the annotator back)."""
+        if create:
+            return annotating.start(self.open_project, rater_id, image_id, phase, round)
+        return self.open_project.annotations.for_image(rater_id, image_id, phase, round,
+                                                       create=False)
+
     def annotation(self, annotation_id: int) -> Annotation:
         return self.open_project.annotations.get(annotation_id)
 
@@ -69,28 +103,30 @@ class AnnotateGateway:
 
     def add_active_time(self, annotation_id: int, ms: int) -> int:
         total = self.open_project.annotations.add_active_time(annotation_id, ms)
-        self.notify(("annotation", annotation_id))
+        self.changed(annotation_id)
         return total
 
-    def annotation_statuses(self, rater_id: int, phase: Phase | str, round: int
-                            ) -> dict[int, AnnotationStatus]:
+    def statuses(self, rater_id: int, phase: Phase | str, round: int
+                 ) -> dict[int, AnnotationStatus]:
         """``{image id: status}`` of one annotator's annotations in a phase and round."""
         if self.project is None:
             return {}
         found = self.project.annotations.all(rater_id=rater_id, phase=phase, round=round)
         return {a.image_id: a.status for a in found}
 
-    def annotation_batch(self, phase: Phase | str) -> list[int]:
+    def batch(self, phase: Phase | str) -> list[int]:
         """The images annotators work through in ``phase`` (:func:`annotating.batch_images`)."""
         return annotating.batch_images(self.project, phase) if self.project else []
 
-    def returned_annotations(self, rater_id: int) -> list:
-        """The rater's rejected annotations not yet revised (``review_decisions.Returned``)."""
+    # -- returned work and repeats -------------------------------------------------------------
+    def returned(self, rater_id: int) -> list[Returned]:
+        """The rater's rejected annotations not yet revised."""
         from slicereview.app.review.decisions import returned_annotations
 
         return returned_annotations(self.project, rater_id) if self.project else []
 
-    def review_notes(self, annotation: Annotation) -> tuple[object, list, int | None]:
+    def review_notes(self, annotation: Annotation) -> tuple[Review | None, list[Review],
+                                                             int | None]:
         """A rejected annotation's decision, the pins on its image and its revision's round
         (``(None, [], None)`` when it was not rejected)."""
         from slicereview.model import Decision
@@ -110,14 +146,8 @@ class AnnotateGateway:
         from slicereview.app.review.decisions import start_revision
 
         new_id = start_revision(self.open_project, annotation_id)
-        self.notify(("annotation", new_id))
+        self.changed(new_id)
         return new_id
-
-    def questions(self, scope: str | None = None) -> list[Question]:
-        return self.project.questions.all(scope) if self.project else []
-
-    def guideline(self) -> tuple[int, str] | None:
-        return self.project.guidelines.get() if self.project else None
 
     def repeats_due(self, rater_id: int, batch: list[int], phase: Phase | str, round: int
                     ) -> tuple[list[Annotation], int]:

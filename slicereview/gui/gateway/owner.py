@@ -1,5 +1,5 @@
-"""OwnerGateway: the task owner's part of the GUI's one gateway (batches, gold, the onboarding
-pre-filter and decisions, the guidelines), attached as ``ProjectGateway.owner``.
+"""The gateway's owner service, ``gateway.owner``: the task owner's part (batches, gold, the
+onboarding pre-filter and decisions, the guidelines, questions, groups).
 
 It reaches the project only through the gateway's open project and the app layer
 (:mod:`slicereview.app.qa.workflow`, :mod:`slicereview.app.qa.guidelines`), so the rules stay there.
@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
@@ -20,17 +21,18 @@ from slicereview.app.people import add_person
 from slicereview.model import Batch, Image, Phase, Rater, Role
 
 if TYPE_CHECKING:
+    from slicereview.app.qa.guidelines import GuidelineChanges
     from slicereview.gui.gateway import ProjectGateway
 
 
-def _workflow():  # type: ignore[no-untyped-def]
+def _workflow() -> ModuleType:
     """The workflow module, imported on first use (it loads scipy; the window starts without)."""
     from slicereview.app.qa import workflow
 
     return workflow
 
 
-def _guidelines():  # type: ignore[no-untyped-def]
+def _guidelines() -> ModuleType:
     from slicereview.app.qa import guidelines
 
     return guidelines
@@ -57,7 +59,7 @@ def _mean(values: list[float | None]) -> float | None:
     return sum(kept) / len(kept) if kept else None
 
 
-class OwnerGateway(QObject):
+class OwnerService(QObject):
     #: Batches, assignments, gold or decisions changed.
     workflow_changed = Signal()
     #: A new guideline version was saved.
@@ -77,7 +79,8 @@ class OwnerGateway(QObject):
 
     # -- raters ------------------------------------------------------------------------------
     def raters(self, role: Role | None = None) -> list[Rater]:
-        raters = self.gateway.project.raters.all() if self.gateway.is_open else []
+        project = self.gateway.project
+        raters = project.raters.all() if project is not None else []
         return sorted((r for r in raters if role is None or r.role is role),
                       key=lambda r: (r.simulated, r.name.lower()))
 
@@ -128,7 +131,8 @@ class OwnerGateway(QObject):
 
     # -- batches ----------------------------------------------------------------------------
     def batches(self) -> list[Batch]:
-        return self.gateway.project.workflow.batches() if self.gateway.is_open else []
+        project = self.gateway.project
+        return project.workflow.batches() if project is not None else []
 
     def batch_images(self, batch_id: int) -> list[Image]:
         project = self._project
@@ -139,7 +143,7 @@ class OwnerGateway(QObject):
         return self._project.workflow.batch_assignments(batch_id)
 
     def image_sets(self) -> list[tuple[int, str, int]]:
-        return self.gateway.rating_image_sets()
+        return self.gateway.rating.image_sets()
 
     def image_set(self, set_id: int) -> list[int]:
         return self._project.image_sets.members(set_id)
@@ -238,7 +242,8 @@ class OwnerGateway(QObject):
 
     # -- guidelines -------------------------------------------------------------------------
     def guideline_versions(self) -> list[tuple[int, str]]:
-        return self.gateway.project.guidelines.versions() if self.gateway.is_open else []
+        project = self.gateway.project
+        return project.guidelines.versions() if project is not None else []
 
     def guideline_text(self, version: int | None = None) -> str:
         found = self._project.guidelines.get(version)
@@ -285,10 +290,10 @@ class OwnerGateway(QObject):
         """Entry id → its crop PNG (for ``entry:ID`` pictures in the Markdown)."""
         return {e[0]: e[4] for e in self._project.guidelines.entries() if e[4]}
 
-    def changes_for(self, rater_id: int, *, record: bool) -> _guidelines().GuidelineChanges:
+    def changes_for(self, rater_id: int, *, record: bool) -> GuidelineChanges:
         """What changed in the guidelines since an annotator last looked (``record``: they
         look now)."""
         return _guidelines().guideline_changes(self._project, rater_id, record=record)
 
 
-__all__ = ["OnboardingRow", "OwnerGateway", "Phase"]
+__all__ = ["OnboardingRow", "OwnerService", "Phase"]

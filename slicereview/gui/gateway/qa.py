@@ -1,7 +1,7 @@
-"""The owner's QA part of the gateway: what the Overview tab and the work-package actions read
-from the open project. Attached to :class:`~slicereview.gui.gateway.ProjectGateway` as
-``gateway.qa``; the heavy work (the report, a matrix cell, packages) runs in the workers of
-:mod:`slicereview.gui.common.qa_workers`, which open their own connection to :meth:`location`.
+"""The gateway's QA service, ``gateway.qa``: what the Overview tab and the work-package actions
+read from the open project. The heavy work (the report, a matrix cell, packages) runs in the
+workers of :mod:`slicereview.gui.common.qa_workers`, which open their own connection to
+:meth:`QAService.location`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 Subset = tuple[str, "list[int] | None"]
 
 
-class QAGateway:
+class QAService:
     """Reads for the owner's views; ``gateway`` is the window's project gateway."""
 
     def __init__(self, gateway: ProjectGateway) -> None:

@@ -1,36 +1,58 @@
-"""The gateway's reviewing methods (a mixin of ProjectGateway; the rules are in
-:mod:`slicereview.app.review.queue` and :mod:`slicereview.app.review.decisions`)."""
+"""The gateway's reviewing service, ``gateway.review`` (the rules are in
+:mod:`slicereview.app.review.queue` and :mod:`slicereview.app.review.decisions`).
+
+Decisions and pins are undoable commands of :mod:`slicereview.app.review.commands` in one undo
+history; settings of the review job (reviewer, queue position, budget, filters) live in the
+project's meta under "review." keys, so they travel with the file and come back on reopen.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtGui import QUndoStack
+from PySide6.QtCore import Signal
 
 from slicereview.app.people import add_person
-from slicereview.model import (
-    Rater,
-    Role,
-)
+from slicereview.gui.gateway.service import Service
+from slicereview.model import Rater, Role
 from slicereview.store import Project
 from slicereview.store.location import Location
 
 if TYPE_CHECKING:
-    from slicereview.app.review import image as review_image
-    from slicereview.app.review import queue as review_queue
+    from slicereview.app.commands import Command
+    from slicereview.app.review.image import ReviewImage
+    from slicereview.app.review.queue import QueueResult, QueueRow, QueueSpec
+    from slicereview.app.undo import CommandStack
+    from slicereview.gui.gateway import ProjectGateway
+
+_DECISION_TEXT = {"accept": "Accept", "reject": "Reject", "expert_review": "Expert review"}
 
 
-class ReviewGateway:
-    """Methods of :class:`~slicereview.gui.gateway.ProjectGateway` for the Review tab."""
+class ReviewService(Service):
+    """Reads and writes of the Review tab."""
 
-    project: Project | None
-    open_project: Project
+    #: A decision or pin of an image was stored or undone; carries the image id.
+    review_changed = Signal(int)
 
-    # -- review (Review page) --------------------------------------------------------------
-    # Decisions and pins are undoable commands of slicereview.app.review.commands; settings
-    # of the review job (reviewer, queue position, budget, filters) live in the project's meta
-    # under "review." keys, so they travel with the file and come back on reopen.
+    def __init__(self, gateway: ProjectGateway) -> None:
+        super().__init__(gateway)
+        self._history: CommandStack | None = None
 
+    @property
+    def history(self) -> CommandStack:
+        """The undo history of the decisions and pins made in this window."""
+        if self._history is None:
+            self._history = self.gateway.history()
+        return self._history
+
+    def reset(self) -> None:
+        if self._history is not None:
+            self._history.clear()
+
+    def changed(self, key: int, command: Command | None = None) -> None:
+        self.review_changed.emit(key)
+
+    # -- reviewers and settings ----------------------------------------------------------------
     def reviewers(self) -> list[Rater]:
         """Raters with the reviewer role, by name."""
         raters = self.project.raters.all() if self.project else []
@@ -41,76 +63,79 @@ class ReviewGateway:
         known = {r.id for r in self.open_project.raters.all()}
         rater_id = add_person(self.open_project, name, Role.REVIEWER)
         if rater_id not in known:
-            self.raters_changed.emit()
+            self.gateway.raters_changed.emit()
         return rater_id
 
     def annotator_groups(self) -> list[str]:
         raters = self.project.raters.all() if self.project else []
         return sorted({r.group for r in raters if r.group and r.role is Role.ANNOTATOR})
 
-    def review_setting(self, key: str, default: str | None = None) -> str | None:
+    def setting(self, key: str, default: str | None = None) -> str | None:
         return self.project.meta(f"review.{key}", default) if self.project else default
 
-    def set_review_setting(self, key: str, value: object) -> None:
+    def set_setting(self, key: str, value: object) -> None:
         """Remember a review setting in the project (one small transaction)."""
-        if self.project is not None and self.project.meta(f"review.{key}") != str(value):
-            self.project.set_meta(f"review.{key}", str(value))
+        project = self.project
+        if project is not None and project.meta(f"review.{key}") != str(value):
+            project.set_meta(f"review.{key}", str(value))
 
-    def review_rows(self, spec: review_queue.QueueSpec, result: review_queue.QueueResult
-                    ) -> list[review_queue.QueueRow]:
+    # -- the queue and the image ---------------------------------------------------------------
+    def rows(self, spec: QueueSpec, result: QueueResult) -> list[QueueRow]:
         """The ranked queue from computed features (statuses read now)."""
         from slicereview.app.review import queue as review_queue
 
         return review_queue.queue(self.open_project, spec, result)
 
-    def review_image(self, image_id: int, annotation_ids: tuple[int, ...]
-                     ) -> review_image.ReviewImage:
+    def image(self, image_id: int, annotation_ids: tuple[int, ...]) -> ReviewImage:
         from slicereview.app.review import image as review_image
 
         return review_image.review_image(self.open_project, image_id, annotation_ids)
 
     @staticmethod
-    def load_review_image(location: Location, image_id: int,
-                          annotation_ids: tuple[int, ...]) -> review_image.ReviewImage:
-        """:meth:`review_image` for a worker thread, through its own connection (SQLite
-        connections belong to the thread that opened them)."""
+    def load_image(location: Location, image_id: int, annotation_ids: tuple[int, ...]
+                   ) -> ReviewImage:
+        """:meth:`image` for a worker thread, through its own connection (SQLite connections
+        belong to the thread that opened them)."""
         from slicereview.app.review import image as review_image
 
         with Project.open(location) as project:
             return review_image.review_image(project, image_id, annotation_ids)
 
-    def review_status(self, annotation_ids: tuple[int, ...]) -> str:
+    def status(self, annotation_ids: tuple[int, ...]) -> str:
         from slicereview.app.review import queue as review_queue
 
         decided = self.open_project.reviews.current_decisions(annotation_ids)
         return review_queue.review_status(len(decided), len(annotation_ids))
 
-    def decide(self, stack: QUndoStack, reviewer_id: int, annotation_id: int, decision: str,
+    # -- writes --------------------------------------------------------------------------------
+    def _push(self, command: Command) -> bool:
+        self.gateway.watch.check()
+        return self.history.push(command)
+
+    def decide(self, reviewer_id: int, annotation_id: int, decision: str,
                tags: tuple[str, ...] = (), note: str = "", active_ms: int = 0,
                shown: str | None = None) -> bool:
-        """Decide through the undo stack; ``shown``: the annotation's ``updated_at`` as shown
-        (refused when it changed since; :attr:`last_error` then says so)."""
+        """Decide (undoable); ``shown``: the annotation's ``updated_at`` as shown (refused
+        when it changed since; :attr:`history` ``.error`` then says so)."""
         from slicereview.app.review import commands as review_commands
 
-        text = {"accept": "Accept", "reject": "Reject",
-                "expert_review": "Expert review"}.get(decision, "Decision")
-        return self.execute(stack, review_commands.Decide(
+        text = _DECISION_TEXT.get(decision, "Decision")
+        return self._push(review_commands.Decide(
             self.open_project, reviewer_id, annotation_id, decision, tuple(tags), note,
             active_ms, text=f"{text} annotation", shown=shown))
 
-    def add_pin(self, stack: QUndoStack, reviewer_id: int, image_id: int, note: str,
+    def add_pin(self, reviewer_id: int, image_id: int, note: str,
                 tags: tuple[str, ...] = (), *, box: tuple[float, float, float, float] | None
                 = None, point: tuple[float, float] | None = None) -> bool:
         from slicereview.app.review import commands as review_commands
 
-        return self.execute(stack, review_commands.AddPin(
+        return self._push(review_commands.AddPin(
             self.open_project, reviewer_id, image_id, note, tuple(tags), box, point))
 
-    def accept_all(self, stack: QUndoStack, reviewer_id: int, image_id: int,
-                   annotation_ids: tuple[int, ...], active_ms: int = 0,
-                   shown: dict[int, str] | None = None) -> bool:
+    def accept_all(self, reviewer_id: int, image_id: int, annotation_ids: tuple[int, ...],
+                   active_ms: int = 0, shown: dict[int, str] | None = None) -> bool:
         from slicereview.app.review import commands as review_commands
 
-        return self.execute(stack, review_commands.AcceptAll(
+        return self._push(review_commands.AcceptAll(
             self.open_project, reviewer_id, image_id, annotation_ids, active_ms=active_ms,
             shown=shown))

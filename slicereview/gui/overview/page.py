@@ -1,8 +1,8 @@
 """The Overview tab: the owner's report inside the app.
 
 The same values as ``slicereview report`` (:func:`slicereview.app.report.owner_report.collect`,
-computed by a :class:`~slicereview.gui.common.qa_workers.ReportWorker` in its own thread and
-connection, with a progress bar and Cancel) shown as tables — acceptance per phase × group with
+computed by :func:`slicereview.gui.common.qa_workers.report` in a process worker, with a
+progress bar and a Cancel that stops it) shown as tables — acceptance per phase × group with
 times and Welch tests, the onboarding pre-filter, per-annotator quality (with STAPLE sensitivity and
 specificity), the annotator × annotator agreement matrix, the per-image agreement (with the
 Labelbox and Label Studio measures) and the flagged images, classification questions — and
@@ -19,7 +19,7 @@ edit — a 1,200-image project takes seconds.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
@@ -41,10 +41,16 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview.app.report.formatting import STAPLE_NOTE, fmt, intra_note
-from slicereview.gui.common.qa_workers import HtmlReportWorker, PairWorker, ReportWorker
+from slicereview.gui.common import qa_workers
+from slicereview.gui.common.background import Worker, process_worker, thread_worker
+from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.overview import plots, tables
 from slicereview.gui.overview.images import ImagesSection
 from slicereview.gui.overview.sections import QuestionsSection, note, section
+
+if TYPE_CHECKING:
+    from slicereview.app.report.owner_report import ReportData
+    from slicereview.app.report.pairs import PairImage
 
 
 class OverviewPage(QWidget):
@@ -53,14 +59,13 @@ class OverviewPage(QWidget):
     #: The user picked an image from a matrix cell's list: show it in the View tab.
     image_requested = Signal(int)
 
-    def __init__(self, gateway: Any) -> None:
+    def __init__(self, gateway: ProjectGateway) -> None:
         super().__init__()
         self.gateway = gateway
-        self.data: Any = None
-        self._worker: Any = None
-        self._thread: Any = None
-        self._pair_worker: Any = None
-        self._html_worker: Any = None
+        self.data: ReportData | None = None
+        self._worker: Worker | None = None
+        self._pair_worker: Worker | None = None
+        self._html_worker: Worker | None = None
         self._stale = True
 
         self.subset_box = QComboBox()
@@ -160,12 +165,12 @@ class OverviewPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.sections, 1)
-        gateway.project_opened.connect(self._on_project_changed)
-        gateway.project_closed.connect(self._on_project_changed)
+        gateway.project_opened.connect(self.on_project_changed)
+        gateway.project_closed.connect(self.on_project_changed)
         self._set_running(False)
 
     # -- computing -------------------------------------------------------------------------
-    def _on_project_changed(self, *_: object) -> None:
+    def on_project_changed(self, *_: object) -> None:
         self.cancel()
         self.data, self._stale = None, True
         self.subset_box.clear()
@@ -182,26 +187,27 @@ class OverviewPage(QWidget):
         if self._stale and self.gateway.is_open and self._worker is None:
             self.compute()
 
-    def compute(self) -> ReportWorker | None:
-        """Collect the report in a worker (one at a time)."""
+    def compute(self) -> Worker | None:
+        """Collect the report in a process worker (one at a time)."""
         if self._worker is not None or not self.gateway.is_open:
             return None
         self._stale = False
-        worker = ReportWorker(self.gateway.qa.location(), self.subset_box.currentData(),
-                              self.subset_box.currentText() or "all annotators")
+        worker = process_worker(qa_workers.report, self.gateway.qa.location(),
+                                self.subset_box.currentData(),
+                                self.subset_box.currentText() or "all annotators", name="report")
         worker.progress.connect(self._on_progress)
         worker.finished.connect(self._on_done)
         worker.failed.connect(self._on_failed)
+        worker.cancelled.connect(self._on_cancelled)
         self._worker = worker
         self._set_running(True)
         self.status.setText("Computing the report…")
-        self._thread = worker.start()
         return worker
 
     def cancel(self) -> None:
         if self._worker is not None:
             self._worker.cancel()
-            self._thread.wait(10000)
+            self._worker.wait(10000)
 
     def _set_running(self, running: bool) -> None:
         self.progress.setVisible(running)
@@ -221,19 +227,20 @@ class OverviewPage(QWidget):
         self.status.setText("The report could not be computed.")
         QMessageBox.critical(self, "Overview", message)
 
-    def _on_done(self, data: object) -> None:
+    def _on_cancelled(self) -> None:
         self._worker = None
-        if data is None:
-            self.status.setText("Cancelled: press Compute to start again.")
-            self._stale = True
-            self._set_running(False)
-            return
+        self.status.setText("Cancelled: press Compute to start again.")
+        self._stale = True
+        self._set_running(False)
+
+    def _on_done(self, data: ReportData) -> None:
+        self._worker = None
         self.data = data
         self._set_running(False)
         self.show_data(data)
 
     # -- showing -----------------------------------------------------------------------------
-    def show_data(self, data: Any) -> None:
+    def show_data(self, data: ReportData) -> None:
         """Fill every table and plot from a
         :class:`~slicereview.app.report.owner_report.ReportData`."""
         tables.fill_acceptance(self.acceptance, data)
@@ -272,31 +279,30 @@ class OverviewPage(QWidget):
             plots.queue_curves(self.curves, self.data.evaluations[phase])
 
     # -- matrix cell → images ------------------------------------------------------------------
-    def open_pair(self, row: int, column: int) -> PairWorker | None:
+    def open_pair(self, row: int, column: int) -> Worker | None:
         item = self.matrix.item(row, column)
         pair = item.data(tables.PAIR_ROLE) if item is not None else None
-        if not pair or self._pair_worker is not None:
+        if not pair or self._pair_worker is not None or self.data is None:
             return None
         names = [self.data.raters[i][0] for i in pair]
         self.pair_label.setText(f"Images where {names[0]} and {names[1]} disagree most "
                                 "(Krippendorff's α, nominal, strict, image level; lowest "
                                 "first) — computing…")
         self.pair_list.clear()
-        worker = PairWorker(self.gateway.qa.location(), *pair)
+        worker = thread_worker(qa_workers.pair_images, self.gateway.qa.location(), *pair)
         worker.finished.connect(self._on_pair_done)
         worker.failed.connect(self._on_pair_failed)
         self._pair_worker = worker
         self._pair_names = names
-        self._pair_thread = worker.start()
         return worker
 
-    def _on_pair_done(self, rows: object) -> None:
+    def _on_pair_done(self, rows: list[PairImage]) -> None:
         self._pair_worker = None
         a, b = self._pair_names
         self.pair_label.setText(f"Images where {a} and {b} disagree most (Krippendorff's α, "
                                 "nominal, strict, image level; lowest first). Select one to "
                                 "see it in the View tab.")
-        for row in rows:  # type: ignore[attr-defined]
+        for row in rows:
             item = QListWidgetItem(f"{row.case_id}   {row.phase}   α = {fmt(row.alpha)}")
             item.setData(Qt.ItemDataRole.UserRole, row.image_id)
             self.pair_list.addItem(item)
@@ -310,19 +316,19 @@ class OverviewPage(QWidget):
             self.image_requested.emit(int(item.data(Qt.ItemDataRole.UserRole)))
 
     # -- HTML ------------------------------------------------------------------------------------
-    def on_save_html(self) -> HtmlReportWorker | None:
+    def on_save_html(self) -> Worker | None:
         if self.data is None or self._html_worker is not None:
             return None
         path, _ = QFileDialog.getSaveFileName(self, "Save HTML report", "report.html",
                                               "HTML (*.html)")
         if not path:
             return None
-        worker = HtmlReportWorker(self.data, Path(path))
+        # matplotlib draws in a child process (docs/design.md, "Threading")
+        worker = process_worker(qa_workers.write_html, self.data, Path(path), name="html")
         worker.finished.connect(self._on_html_done)
         worker.failed.connect(self._on_html_failed)
         self._html_worker = worker
         self.status.setText("Writing the HTML report…")
-        self._html_thread = worker.start()
         return worker
 
     def _on_html_done(self, path: object) -> None:
@@ -336,7 +342,6 @@ class OverviewPage(QWidget):
     def stop_workers(self) -> None:
         """Wait for running workers (window closing)."""
         self.cancel()
-        for name in ("_pair_thread", "_html_thread"):
-            thread = getattr(self, name, None)
-            if thread is not None:
-                thread.wait(30000)
+        for worker in (self._pair_worker, self._html_worker):
+            if worker is not None:
+                worker.wait(30000)

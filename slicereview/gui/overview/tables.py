@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 from slicereview.app.report.formatting import STAPLE_COLUMNS, staple_cells
 from slicereview.app.report.formatting import colour as _colour
 from slicereview.app.report.formatting import fmt as _fmt
+from slicereview.gui.common.widgets import cell, header
 
 ACCEPTANCE = ["phase", "group", "images", "time all (s)", "accepted (s)", "rejected (s)",
               "Welch p", "", "accepted", "acc. ratio (%)", "time outliers"]
@@ -91,7 +92,7 @@ def fill_onboarding(table: QTableWidget, data: Any) -> None:
                          r["why"]])
     _fill(table, rows, 2)
     for r in range(table.rowCount()):  # the reason is text: left-aligned like the names
-        table.item(r, len(ONBOARDING) - 1).setTextAlignment(
+        cell(table, r, len(ONBOARDING) - 1).setTextAlignment(
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
 
 
@@ -106,7 +107,7 @@ def fill_quality(table: QTableWidget, data: Any) -> None:
     table.resizeColumnToContents(0)
     table.setColumnWidth(0, min(table.columnWidth(0), 230))
     for r in range(table.rowCount()):
-        table.item(r, 0).setToolTip(table.item(r, 0).text())
+        cell(table, r, 0).setToolTip(cell(table, r, 0).text())
 
 
 def fill_matrix(table: QTableWidget, data: Any) -> list[int]:
@@ -122,7 +123,7 @@ def fill_matrix(table: QTableWidget, data: Any) -> list[int]:
     table.setVerticalHeaderLabels([f"{k + 1}  {n}" for k, n in enumerate(names)])
     table.verticalHeader().setVisible(True)
     for k, name in enumerate(names):
-        table.horizontalHeaderItem(k).setToolTip(name)
+        header(table, k).setToolTip(name)
     for r, a in enumerate(ids):
         for c, b in enumerate(ids):
             key = (min(a, b), max(a, b))

@@ -37,7 +37,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.gui.gateway.owner import OwnerGateway
+from slicereview.gui.common.widgets import cell
+from slicereview.gui.gateway.owner import OwnerService
 from slicereview.model import Phase, Role
 
 LOW_ACTIONS = (("assign", "assign one more annotator"), ("review", "flag for review first"))
@@ -63,7 +64,7 @@ def _checked(widget: QListWidget) -> list:
 class BatchesDialog(QDialog):
     """``selection``: the image ids listed in the image list now (offered as a source)."""
 
-    def __init__(self, owner: OwnerGateway, selection: list[int] | None = None,
+    def __init__(self, owner: OwnerService, selection: list[int] | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Phases and batches")
@@ -267,7 +268,8 @@ class BatchesDialog(QDialog):
                     raise ValueError("Choose the batch's images: an image set, or the images "
                                      "listed in the image list.")
                 images = self.selection if kind == "list" else (
-                    self.owner.image_set(set_id) if kind == "set" else [])
+                    self.owner.image_set(set_id) if kind == "set" and set_id is not None
+                    else [])
                 batch_id = self.owner.define_batch(self.name_edit.text(),
                                                    self.phase_box.currentText(), images,
                                                    **self._rules())
@@ -276,7 +278,7 @@ class BatchesDialog(QDialog):
             return None
         self.refresh()
         for row in range(self.table.rowCount()):
-            if self.table.item(row, 0).data(Qt.ItemDataRole.UserRole) == batch_id:
+            if cell(self.table, row, 0).data(Qt.ItemDataRole.UserRole) == batch_id:
                 self.table.selectRow(row)
         self.message.setText("")
         return batch_id

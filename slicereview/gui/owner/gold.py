@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview.app.report.formatting import fixed
-from slicereview.gui.gateway.owner import OwnerGateway
+from slicereview.gui.common.widgets import cell
+from slicereview.gui.gateway.owner import OwnerService
 from slicereview.gui.owner.picker import OwnerPicker
 from slicereview.model import Phase
 
@@ -54,7 +55,7 @@ def _table(columns: tuple[str, ...]) -> QTableWidget:
 
 
 class GoldDialog(QDialog):
-    def __init__(self, owner: OwnerGateway, parent: QWidget | None = None) -> None:
+    def __init__(self, owner: OwnerService, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Gold standard and onboarding pre-filter")
         self.owner = owner
@@ -174,7 +175,7 @@ class GoldDialog(QDialog):
 
     def select_image(self, image_id: int) -> None:
         for row in range(self.images.rowCount()):
-            if self.images.item(row, 0).data(Qt.ItemDataRole.UserRole) == image_id:
+            if cell(self.images, row, 0).data(Qt.ItemDataRole.UserRole) == image_id:
                 self.images.selectRow(row)
 
     def _run(self, write) -> bool:
@@ -207,7 +208,7 @@ class GoldDialog(QDialog):
 
     def select_annotator(self, rater_id: int) -> None:
         for row in range(self.scores.rowCount()):
-            if self.scores.item(row, 0).data(Qt.ItemDataRole.UserRole) == rater_id:
+            if cell(self.scores, row, 0).data(Qt.ItemDataRole.UserRole) == rater_id:
                 self.scores.selectRow(row)
 
     def decide(self, *, override: bool) -> bool:

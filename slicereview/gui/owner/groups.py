@@ -25,12 +25,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.gui.gateway.owner import OwnerGateway
+from slicereview.gui.common.widgets import cell
+from slicereview.gui.gateway.owner import OwnerService
 from slicereview.model import Role
 
 
 class GroupsDialog(QDialog):
-    def __init__(self, owner: OwnerGateway, parent: QWidget | None = None) -> None:
+    def __init__(self, owner: OwnerService, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Annotator groups")
         self.owner = owner
@@ -43,7 +44,9 @@ class GroupsDialog(QDialog):
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.group_box = QComboBox()
         self.group_box.setEditable(True)
-        self.group_box.lineEdit().setPlaceholderText("group name")
+        edit = self.group_box.lineEdit()
+        if edit is not None:  # (an editable combo box has one)
+            edit.setPlaceholderText("group name")
         self.put_button = QPushButton("Put in group")
         self.put_button.clicked.connect(self.put)
         self.out_button = QPushButton("Take out of group")
@@ -81,7 +84,7 @@ class GroupsDialog(QDialog):
 
     def selected(self) -> list[int]:
         rows = sorted({i.row() for i in self.table.selectedIndexes()})
-        return [int(self.table.item(r, 0).data(Qt.ItemDataRole.UserRole)) for r in rows]
+        return [int(cell(self.table, r, 0).data(Qt.ItemDataRole.UserRole)) for r in rows]
 
     def select_names(self, names: list[str]) -> None:
         """Select the annotators of these names (keyboard users and tests)."""
@@ -89,7 +92,7 @@ class GroupsDialog(QDialog):
         mode = self.table.selectionMode()
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.MultiSelection)
         for r in range(self.table.rowCount()):
-            if self.table.item(r, 0).text() in names:
+            if cell(self.table, r, 0).text() in names:
                 self.table.selectRow(r)
         self.table.setSelectionMode(mode)
 

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.gui.gateway.owner import OwnerGateway
+from slicereview.gui.gateway.owner import OwnerService
 from slicereview.gui.owner.picker import OwnerPicker
 
 ROLE = 0x0100  # Qt.ItemDataRole.UserRole
@@ -67,7 +67,8 @@ class GuidelineBrowser(QTextBrowser):
             if entry not in self.crops:
                 self.crops[entry] = QImage.fromData(png)
 
-    def loadResource(self, kind: int, url: QUrl) -> object:
+    def loadResource(self, kind: int, url: QUrl | str) -> object:
+        url = QUrl(url)
         if url.scheme() == "entry" and url.path().isdigit():
             return self.crops.get(int(url.path()))
         return super().loadResource(kind, url)
@@ -80,7 +81,7 @@ def show_markdown(browser: GuidelineBrowser, text: str, crops: dict[int, bytes])
 
 
 class GuidelineEditor(QDialog):
-    def __init__(self, owner: OwnerGateway, parent: QWidget | None = None) -> None:
+    def __init__(self, owner: OwnerService, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Guidelines")
         self.owner = owner

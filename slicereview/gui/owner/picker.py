@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QInputDialog, QLabel, QPushButton, QWidget
 
-from slicereview.gui.gateway.owner import OwnerGateway
+from slicereview.gui.gateway.owner import OwnerService
 from slicereview.model import Role
 
 
 class OwnerPicker(QWidget):
-    def __init__(self, owner: OwnerGateway, parent: QWidget | None = None) -> None:
+    def __init__(self, owner: OwnerService, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.owner = owner
         self.box = QComboBox()

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview.app.qa.questions import choices_text, parse_choices
-from slicereview.gui.gateway.owner import OwnerGateway
+from slicereview.gui.gateway.owner import OwnerService
 
 SCOPES = (("image", "once per image (global)"), ("polygon", "for each polygon"))
 KINDS = (("radio", "one choice (radio)"), ("checklist", "any choices (checklist)"),
@@ -42,7 +42,7 @@ KINDS = (("radio", "one choice (radio)"), ("checklist", "any choices (checklist)
 
 
 class QuestionsDialog(QDialog):
-    def __init__(self, owner: OwnerGateway, parent: QWidget | None = None) -> None:
+    def __init__(self, owner: OwnerService, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Classification questions")
         self.owner = owner
@@ -53,8 +53,8 @@ class QuestionsDialog(QDialog):
         self.retire_button = QPushButton("Retire")
         self.new_button = QPushButton("New question")
         self.import_button, self.export_button = QPushButton("Import…"), QPushButton("Export…")
-        self.up_button.clicked.connect(lambda: self.move(-1))
-        self.down_button.clicked.connect(lambda: self.move(+1))
+        self.up_button.clicked.connect(lambda: self.move_question(-1))
+        self.down_button.clicked.connect(lambda: self.move_question(+1))
         self.retire_button.clicked.connect(self.toggle_retired)
         self.new_button.clicked.connect(self.start_new)
         self.import_button.clicked.connect(self.on_import)
@@ -205,7 +205,8 @@ class QuestionsDialog(QDialog):
         self.refresh(select=self.editing)
         return self.editing
 
-    def move(self, step: int) -> None:
+    def move_question(self, step: int) -> None:
+        """Move the selected question ``step`` places up (−) or down (+)."""
         row = self.list.currentRow()
         if row < 0 or not 0 <= row + step < self.list.count():
             return

@@ -30,7 +30,7 @@ the session's images are decoded in the background when it opens
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
-from PySide6.QtGui import QFont, QKeyEvent, QKeySequence, QUndoStack
+from PySide6.QtGui import QFont, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -64,7 +64,6 @@ class CompareView(QWidget):
 
     def __init__(self, gateway: ProjectGateway, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._stacks: dict[int, QUndoStack] = {}
         gateway.write_failed.connect(self._on_write_failed)
         gateway.changed_elsewhere.connect(self._on_changed_elsewhere)
         self.gateway = gateway
@@ -73,6 +72,7 @@ class CompareView(QWidget):
         self._answerable = False
         self.clock = IdleClock(self)
         self.prefetcher = Prefetcher(gateway, self)
+        gateway.project_closed.connect(self.prefetcher.cancel)
 
         self.prompt = QLabel()
         font = QFont(self.prompt.font())
@@ -167,14 +167,14 @@ class CompareView(QWidget):
         self.right.viewbox.setXLink(target)
         self.right.viewbox.setYLink(target)
         if self.linked and self.left.display is not None and self.right.display is not None:
-            self._on_left_window(self.left.window.center, self.left.window.width)
+            self._on_left_window(self.left.current_window.center, self.left.current_window.width)
 
     def _copy_window(self, source: ImageView, target: ImageView) -> None:
         if not self.linked or target.display is None:
             return
         blocker = QSignalBlocker(target)  # the target must not echo the window back
         try:
-            target.set_window(source.window.center, source.window.width)
+            target.set_window(source.current_window.center, source.current_window.width)
         finally:
             blocker.unblock()
 
@@ -187,7 +187,7 @@ class CompareView(QWidget):
     # -- showing ---------------------------------------------------------------------------
     def open(self, session_id: int) -> None:
         """Show session ``session_id`` where it stopped."""
-        rs = self.gateway.rating(session_id)
+        rs = self.gateway.rating.run(session_id)
         self.session_id = session_id
         self.current = None
         self.prompt.setText(rs.session.prompt or "Which image shows more?")
@@ -227,17 +227,18 @@ class CompareView(QWidget):
             button.setVisible(not pair)
         if pair != isinstance(previous, Comparison):
             self._apply_link()
-        ids = (now.left, now.right) if pair else (now.image_id,)
+        ids: tuple[int, ...] = (now.left, now.right) if isinstance(now, Comparison) \
+            else (now.image_id,)
         views = (self.left, self.right) if pair else (self.left,)
         self._answerable = all(self._load(view, image_id, previous is not None)
                                for view, image_id in zip(views, ids, strict=True))
-        if pair:
-            exhaustive = str(self.gateway.rating(self.session_id).kind) == "exhaustive"
+        if isinstance(now, Comparison) and self.session_id is not None:
+            exhaustive = str(self.gateway.rating.run(self.session_id).kind) == "exhaustive"
             total = now.estimated_total
             self.progress.setText(f"answered {now.answered} of {total} pairs" if exhaustive
                                   else f"answered {now.answered}, about "
                                        f"{max(total - now.answered, 1)} to go")
-        else:
+        elif isinstance(now, GradeRequest):
             self.progress.setText(f"graded {now.graded} of {now.total}")
         for w in (self.left_button, self.same_button, self.right_button, *self.grade_buttons):
             w.setEnabled(self._answerable)
@@ -259,28 +260,29 @@ class CompareView(QWidget):
     # -- answering -------------------------------------------------------------------------
     def answer(self, choice: str) -> None:
         """Answer the pair on screen (``"left"``, ``"right"`` or ``"same"``)."""
-        now = self.current
-        if not (isinstance(now, Comparison) and self._answerable):
+        now, session_id = self.current, self.session_id
+        if not (isinstance(now, Comparison) and self._answerable and session_id is not None):
             return
         self.message.clear()
-        nxt = self.gateway.rate_answer(self.undo_stack(), self.session_id, choice,
-                                       self.clock.elapsed_ms(), (now.left, now.right))
+        nxt = self.gateway.rating.answer(session_id, choice, self.clock.elapsed_ms(),
+                                         (now.left, now.right))
         self.show_current(nxt if nxt is not None else self._reread())
 
     def grade(self, grade: int) -> None:
-        now = self.current
+        now, session_id = self.current, self.session_id
         if not (isinstance(now, GradeRequest) and self._answerable
-                and 0 <= grade < len(now.labels)):
+                and 0 <= grade < len(now.labels) and session_id is not None):
             return
         self.message.clear()
-        nxt = self.gateway.rate_grade(self.undo_stack(), self.session_id, grade,
-                                      self.clock.elapsed_ms(), now.image_id)
+        nxt = self.gateway.rating.grade(session_id, grade, self.clock.elapsed_ms(),
+                                        now.image_id)
         self.show_current(nxt if nxt is not None else self._reread())
 
     def _reread(self) -> Current:
         """The session's comparison as the file has it now (after a refused write, e.g. a pair
         another instance answered first: never stay stuck on it)."""
-        return self.gateway.rating(self.session_id).current()
+        assert self.session_id is not None, "no session shown"
+        return self.gateway.rating.run(self.session_id).current()
 
     def _on_changed_elsewhere(self) -> None:
         if self.session_id is None or self.current is None:
@@ -297,53 +299,37 @@ class CompareView(QWidget):
         if self.isVisible():
             self.message.setText(message)
 
-    def undo_stack(self, session_id: int | None = None) -> QUndoStack:
-        """The undo history of a session (this view's session by default)."""
-        key = self.session_id if session_id is None else session_id
-        assert key is not None
-        stack = self._stacks.get(key)
-        if stack is None:
-            stack = self._stacks[key] = QUndoStack(self)
-        return stack
-
-    def clear_stacks(self) -> None:
-        """Forget every history (the project closed); QUndoStack emits while destroyed."""
-        for stack in self._stacks.values():
-            stack.clear()
-        self._stacks.clear()
-
     def undo(self) -> None:
         """Undo the last answer or grade and show that comparison again: from this window's
         history when it has one, else the session's last stored answer (e.g. after reopening)."""
-        if self.session_id is None:
+        session_id = self.session_id
+        if session_id is None:
             return
-        self.gateway.watch.check()  # answers given elsewhere since: re-read them first
-        stack = self.undo_stack()
-        if stack.canUndo():
-            count = stack.count()
-            stack.undo()
-            if stack.count() < count:  # refused (e.g. answered since elsewhere): say so only
+        rating = self.gateway.rating
+        if rating.history(session_id).can_undo:
+            if not rating.undo(session_id):  # refused (e.g. answered since elsewhere): say so
                 self.show_current(self._reread())
                 return
-        elif not self.gateway.rating(self.session_id).answer_count:
+        elif not rating.run(session_id).answer_count:
             self.message.setText("Nothing to undo.")
             return
         else:
-            ok = confirm_undo(self, self.gateway, self.session_id)
+            ok = confirm_undo(self, self.gateway, session_id)
             self.activateWindow()  # the keys belong to the view again after the comparison
             self.setFocus(Qt.FocusReason.OtherFocusReason)
-            if not (ok and self.gateway.remove_last_answer(stack, self.session_id)):
+            if not (ok and rating.remove_last_answer(session_id)):
                 return
         self.message.setText("Last answer undone (Ctrl+Shift+Z redoes it).")
-        self.show_current(self.gateway.rating(self.session_id).current())
+        self.show_current(rating.run(session_id).current())
 
     def redo(self) -> None:
         """Store the undone answer again."""
-        if self.session_id is None or not self.undo_stack().canRedo():
+        session_id = self.session_id
+        if session_id is None or not self.gateway.rating.history(session_id).can_redo:
             return
-        self.undo_stack().redo()
+        self.gateway.rating.redo(session_id)
         self.message.setText("Answer restored.")
-        self.show_current(self.gateway.rating(self.session_id).current())
+        self.show_current(self.gateway.rating.run(session_id).current())
 
     # -- keys ------------------------------------------------------------------------------
     def _key_action(self, event: QKeyEvent):
@@ -364,7 +350,8 @@ class CompareView(QWidget):
         return None
 
     def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.ShortcutOverride and self._key_action(event):
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) \
+                and self._key_action(event):
             event.accept()
             return True
         return super().event(event)

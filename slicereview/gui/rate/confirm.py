@@ -18,13 +18,13 @@ from slicereview.model import Answer, Grade
 def describe_last_answer(gateway: ProjectGateway, session_id: int) -> str | None:
     """One sentence naming the session's rater and its last answer or grade; ``None`` if it
     has none."""
-    rs = gateway.rating(session_id)
+    rs = gateway.rating.run(session_id)
     grades = rs.grades()
     last: Answer | Grade | None = (list(grades.values())[-1] if grades
                                    else (rs.answers()[-1] if rs.answers() else None))
     if last is None:
         return None
-    rater = gateway.project.raters.get(rs.session.rater_id).name
+    rater = gateway.open_project.raters.get(rs.session.rater_id).name
     state = "finished" if rs.done else "in progress"
     if isinstance(last, Grade):
         what = (f"grade “{rs.labels[last.grade]}” of "
@@ -46,7 +46,7 @@ def confirm_undo(parent: QWidget, gateway: ProjectGateway, session_id: int) -> b
     text = describe_last_answer(gateway, session_id)
     if text is None:
         return False
-    grade = str(gateway.rating(session_id).kind) == "classify"
+    grade = str(gateway.rating.run(session_id).kind) == "classify"
     box = QMessageBox(QMessageBox.Icon.Question,
                       "Undo last grade" if grade else "Undo last answer",
                       f"Delete {text}?", QMessageBox.StandardButton.Yes

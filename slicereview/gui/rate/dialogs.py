@@ -53,7 +53,9 @@ class NewSessionDialog(QDialog):
         self.rater.setEditable(True)
         self.rater.addItems(raters)
         self.rater.setCurrentText("")
-        self.rater.lineEdit().setPlaceholderText("your name (a new name creates a rater)")
+        edit = self.rater.lineEdit()
+        if edit is not None:  # (an editable combo box has one)
+            edit.setPlaceholderText("your name (a new name creates a rater)")
         self.image_set = QComboBox()
         for set_id, name, count in image_sets:
             self.image_set.addItem(f"{name} ({count} images)", (set_id, count, name))

@@ -114,8 +114,8 @@ class RatePage(QWidget):
 
         gateway.project_opened.connect(self.refresh)
         gateway.project_closed.connect(self._on_closed)
-        gateway.rating_sessions_changed.connect(self.refresh)
-        gateway.answer_recorded.connect(self._update_row)
+        gateway.rating.sessions_changed.connect(self.refresh)
+        gateway.rating.answer_recorded.connect(self._update_row)
         self.refresh()
 
     # -- main window hooks -----------------------------------------------------------------
@@ -132,7 +132,7 @@ class RatePage(QWidget):
         keep = self.selected_id()
         blocker = self.sessions_list.blockSignals(True)
         self.sessions_list.clear()
-        for row in self.gateway.rating_overview():
+        for row in self.gateway.rating.overview():
             item = QListWidgetItem()
             item.setData(ID_ROLE, row.session.id)
             self.sessions_list.addItem(item)
@@ -170,7 +170,7 @@ class RatePage(QWidget):
         r = self._row_of(session_id)
         if r is None:
             return
-        rs = self.gateway.rating(session_id)
+        rs = self.gateway.rating.run(session_id)
         self._set_text(self.sessions_list.item(r), rs.answer_count, rs.done)
         self._update_buttons()
 
@@ -200,7 +200,7 @@ class RatePage(QWidget):
         sid = self.selected_id()
         ok = False
         if sid is not None and self.gateway.is_open:
-            rs = self.gateway.rating(sid)
+            rs = self.gateway.rating.run(sid)
             ok = rs.kind == SessionKind.SORT and rs.done
         self.pass_button.setEnabled(ok)
         self.new_button.setEnabled(self.gateway.is_open)
@@ -208,7 +208,6 @@ class RatePage(QWidget):
         self.pooled_button.setEnabled(self.gateway.is_open)
 
     def _on_closed(self) -> None:
-        self.compare.clear_stacks()
         blocker = self.sessions_list.blockSignals(True)  # no project: nothing to open
         self.sessions_list.clear()
         self.sessions_list.blockSignals(blocker)
@@ -220,7 +219,7 @@ class RatePage(QWidget):
     # -- pages -----------------------------------------------------------------------------
     def open_session(self, session_id: int) -> None:
         """Show the session: its next comparison, or its ranking when finished."""
-        if self.gateway.rating(session_id).done:
+        if self.gateway.rating.run(session_id).done:
             self.grid.show_session(session_id)
             self.stack.setCurrentWidget(self.grid)
         else:
@@ -238,10 +237,10 @@ class RatePage(QWidget):
         self.activateWindow()  # back from the comparison: the keys go to this window again
         if not ok:
             return
-        stack = self.compare.undo_stack(session_id)
-        if stack.canUndo():
-            stack.undo()
-        elif not self.gateway.remove_last_answer(stack, session_id):
+        rating = self.gateway.rating
+        if rating.history(session_id).can_undo:
+            rating.undo(session_id)
+        elif not rating.remove_last_answer(session_id):
             return
         self.stack.setCurrentWidget(self.compare)
         self.compare.open(session_id)
@@ -260,14 +259,15 @@ class RatePage(QWidget):
 
     # -- making sessions -------------------------------------------------------------------
     def on_new_session(self) -> None:
-        dialog = NewSessionDialog(self.gateway.rater_names(), self.gateway.rating_image_sets(),
+        rating = self.gateway.rating
+        dialog = NewSessionDialog(rating.rater_names(), rating.image_sets(),
                                   len(self.gateway.images()), self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self.create_session(dialog.spec())
 
     def create_session(self, spec: NewSessionSpec) -> int | None:
         try:
-            session_id = self.gateway.create_rating_session(spec)
+            session_id = self.gateway.rating.create_session(spec)
         except (ValueError, KeyError) as exc:
             QMessageBox.warning(self, "New rating session", str(exc))
             return None
@@ -278,7 +278,7 @@ class RatePage(QWidget):
         if session_id is None:
             return None
         try:
-            new_id = self.gateway.second_pass(session_id)
+            new_id = self.gateway.rating.second_pass(session_id)
         except ValueError as exc:
             QMessageBox.warning(self, "Second pass", str(exc))
             return None

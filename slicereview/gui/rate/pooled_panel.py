@@ -103,8 +103,8 @@ class PooledPanel(QWidget):
     def refresh(self) -> None:
         """List the image sets that have pairwise sessions; keep the current one if it can."""
         keep = self.image_sets.currentData()
-        self._by_set = self.gateway.pairwise_sessions()
-        names = dict((i, (name, n)) for i, name, n in self.gateway.rating_image_sets())
+        self._by_set = self.gateway.rating.pairwise_sessions()
+        names = dict((i, (name, n)) for i, name, n in self.gateway.rating.image_sets())
         blocker = self.image_sets.blockSignals(True)
         self.image_sets.clear()
         for set_id, sessions in self._by_set.items():
@@ -153,7 +153,7 @@ class PooledPanel(QWidget):
             self.summary.setText("Tick at least one session.")
             return False
         try:
-            data = self.gateway.pooled_input(ids)
+            data = self.gateway.rating.pooled_input(ids)
         except (ValueError, KeyError) as exc:
             self.summary.setText(f"Cannot pool these sessions: {exc}")
             return False

@@ -16,10 +16,13 @@ child process) and kept for the life of the project.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import numpy as np
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QIcon, QImage, QPixmap
+from PySide6.QtGui import QBrush, QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -43,6 +46,9 @@ from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.model import Image
 
+if TYPE_CHECKING:
+    from slicereview.engines.dicomweb.cache import RemoteInstance
+
 THUMB = 128
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 TIER_COLOURS = (QColor(235, 240, 250), QColor(250, 243, 230))
@@ -51,11 +57,12 @@ CAPTION = QColor(25, 25, 25)
 PAD = 16
 
 
-def _thumbnail(path: Path, image: Image, limits: Limits, check) -> QImage:
-    """Worker thread (no widgets, no project connection): a crash-safe thumbnail of a file
-    still the one imported (``check``, :meth:`ProjectGateway.check_file`)."""
+def _thumbnail(path: Path | RemoteInstance, image: Image, limits: Limits,
+               check: Callable[[Image, Path | RemoteInstance], bool]) -> np.ndarray:
+    """Worker thread (plain data only, no project connection): a crash-safe ``uint8``
+    thumbnail of a file still the one imported (``check``: the gateway's file check)."""
     check(image, path)
-    return qimage_from_grey(isolated.thumbnail(path, image, THUMB, limits))
+    return isolated.thumbnail(path, image, THUMB, limits)
 
 
 def _fmt_score(score: float | None, kind: str) -> str:
@@ -70,6 +77,19 @@ def _fmt_bt(row: RankingRow) -> str:
     if not row.comparisons or row.bt_score is None or row.bt_se is None:
         return "not compared"
     return f"{row.bt_score:+.2f} ± {row.bt_se:.2f}"
+
+
+class LargeImage(QDialog):
+    """One image of the ranking, large (closed: deleted)."""
+
+    def __init__(self, image_id: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.image_id = image_id
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.view = ImageView(self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
 
 
 class RankingGrid(QWidget):
@@ -102,7 +122,7 @@ class RankingGrid(QWidget):
         self.grid.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.grid.setWordWrap(False)
         self.grid.itemDoubleClicked.connect(self._on_activated)
-        self.viewers: list[QDialog] = []
+        self.viewers: list[LargeImage] = []
         self.export_button = QPushButton("Export CSV…")
         self.export_button.setToolTip("Write the ranking as CSV (the columns of "
                                       "`slicereview ranking --csv`)")
@@ -124,7 +144,7 @@ class RankingGrid(QWidget):
         layout.addWidget(self.grid, 1)
 
     def show_session(self, session_id: int) -> None:
-        rs = self.gateway.rating(session_id)
+        rs = self.gateway.rating.run(session_id)
         self.session_id = session_id
         kind = str(rs.kind)
         rows = rs.rows()
@@ -188,19 +208,12 @@ class RankingGrid(QWidget):
     def _on_activated(self, item: QListWidgetItem) -> None:
         self.open_large(int(item.data(ID_ROLE)))
 
-    def open_large(self, image_id: int) -> QDialog:
+    def open_large(self, image_id: int) -> LargeImage:
         """Show one image large in a window of its own (double-click or Enter on a tile)."""
         image = self.gateway.image(image_id)
-        dialog = QDialog(self)
+        dialog = LargeImage(image_id, self)
         dialog.setWindowTitle(f"{image.case_id} — {Path(image.path).name}")
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        view = ImageView(dialog)
-        view.set_image(self.gateway.display(image))
-        layout = QVBoxLayout(dialog)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(view)
-        dialog.view = view  # type: ignore[attr-defined]
-        dialog.image_id = image_id  # type: ignore[attr-defined]
+        dialog.view.set_image(self.gateway.display(image))
         dialog.resize(900, 800)
         dialog.destroyed.connect(lambda *_: self.viewers.remove(dialog)
                                  if dialog in self.viewers else None)
@@ -219,13 +232,13 @@ class RankingGrid(QWidget):
             self._thumbs[image_id] = pixmap
             return QIcon(pixmap)
         self.tasks.submit(image_id, _thumbnail, self.gateway.file_of(image), image,
-                         self.gateway.limits, self.gateway.check_file)
+                          self.gateway.limits, self.gateway.files.check)
         grey = QPixmap(THUMB, THUMB)
         grey.fill(QColor(90, 90, 90))
         return QIcon(grey)
 
-    def _on_thumb(self, image_id: int, image: QImage) -> None:
-        pixmap = QPixmap.fromImage(image)
+    def _on_thumb(self, image_id: int, tile: np.ndarray) -> None:
+        pixmap = QPixmap.fromImage(qimage_from_grey(tile))
         self._thumbs[image_id] = pixmap
         for i in range(self.grid.count()):
             item = self.grid.item(i)
@@ -239,7 +252,7 @@ class RankingGrid(QWidget):
     def on_export(self) -> None:
         if self.session_id is None:
             return
-        name = self.gateway.rating(self.session_id).session.name
+        name = self.gateway.rating.run(self.session_id).session.name
         safe = "".join(c if c.isalnum() or c in "-_ " else "_" for c in name).strip()
         path, _ = QFileDialog.getSaveFileName(self, "Export ranking", f"{safe}.csv",
                                               "CSV (*.csv)")
@@ -247,6 +260,7 @@ class RankingGrid(QWidget):
             self.export_csv(Path(path))
 
     def export_csv(self, path: Path) -> int:
-        n = self.gateway.export_ranking_csv(self.session_id, path)
+        assert self.session_id is not None, "no session shown"
+        n = self.gateway.rating.export_ranking_csv(self.session_id, path)
         self.status.setText(f"{n} images written to {path}")
         return n

@@ -136,11 +136,11 @@ class ReliabilityPanel(QWidget):
     def refresh(self) -> None:
         """List the finished sessions; tick those of the image set with the most of them."""
         self.choices.clear()
-        rows = [r for r in self.gateway.rating_overview() if r.finished]
+        rows = [r for r in self.gateway.rating.overview() if r.finished]
         by_set: dict[int, int] = {}
         for r in rows:
             by_set[r.session.image_set_id] = by_set.get(r.session.image_set_id, 0) + 1
-        best = max(by_set, key=by_set.get) if by_set else None
+        best = max(by_set, key=lambda set_id: by_set[set_id]) if by_set else None
         for r in rows:
             item = QListWidgetItem(f"{r.session.name}\n{r.session.kind} · {r.image_set}")
             item.setToolTip(item.text())
@@ -171,7 +171,7 @@ class ReliabilityPanel(QWidget):
         if len(ids) < 2:
             self.summary.setText("Tick at least two finished sessions.")
             return False
-        scores = [self.gateway.rating(s).session_scores() for s in ids]
+        scores = [self.gateway.rating.run(s).session_scores() for s in ids]
         self.summary.setText(f"Computing the agreement of {len(ids)} sessions "
                              f"({RANDOMISATIONS} random tie-breaks)…")
         self.compute_button.setEnabled(False)

@@ -1,131 +1,147 @@
-"""The reviewer, decisions and pins of the Review tab (a mixin of the ReviewPage).
+"""The reviewer, decisions and pins of the Review tab: :class:`ReviewActions`, a part of the
+:class:`~slicereview.gui.review.page.ReviewPage`.
 
-Each is one undoable command through the page's ``QUndoStack`` and carries the active review
-time gathered since the previous one (:class:`~slicereview.gui.common.active_time.IdleClock`)
-and the edit stamp of each annotation as it is shown: the application layer refuses a decision
-on an annotation that changed since, and the page then reloads (``refresh.py``). A rejection
-opens :class:`~.dialogs.ReasonDialog` (a reason is required); a pin goes on the box walked to
-with Tab (Shift+P, or the button) or on a clicked point (P, then click).
+Each decision or pin is one undoable command through ``gateway.review`` (its undo history) and
+carries the active review time gathered since the previous one
+(:class:`~slicereview.gui.common.active_time.IdleClock`) and the edit stamp of each annotation as
+it is shown: the application layer refuses a decision on an annotation that changed since, and
+the page then reloads (:meth:`~slicereview.gui.review.refresh.QueueLoader.after_refused`). A
+rejection opens :class:`~.dialogs.ReasonDialog` (a reason is required); a pin goes on the box
+walked to with Tab (Shift+P, or the button) or on a clicked point (P, then click).
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from slicereview.gui.review.dialogs import ReasonDialog
 
+if TYPE_CHECKING:
+    from slicereview.gui.review.page import ReviewPage
+
 
 class ReviewActions:
-    """Decisions, pins, undo and redo; needs the page's attributes (gateway, stack, clock,
-    review, rows, position, panel, view, box_index, level_box, reviewer_id)."""
+    """Decisions, pins, the reviewer, undo and redo of ``page``."""
+
+    def __init__(self, page: ReviewPage) -> None:
+        self.page = page
+        self.review = page.gateway.review
+        self.state = page.state
 
     def ask_new_reviewer(self) -> None:
-        name, ok = QInputDialog.getText(self, "New reviewer", "Reviewer name:")
+        name, ok = QInputDialog.getText(self.page, "New reviewer", "Reviewer name:")
         if ok and name.strip():
             self.set_reviewer(name)
 
     def set_reviewer(self, name: str) -> int | None:
         """Make ``name`` (created if new) the project's reviewer."""
         try:
-            rater_id = self.gateway.add_reviewer(name)
+            rater_id = self.review.add_reviewer(name)
         except ValueError as exc:
-            QMessageBox.warning(self, "New reviewer", str(exc))
+            QMessageBox.warning(self.page, "New reviewer", str(exc))
             return None
-        self.gateway.set_review_setting("reviewer", rater_id)
-        self._fill_reviewers()
+        self.review.set_setting("reviewer", rater_id)
+        self.page.fill_reviewers()
         return rater_id
 
-    # -- decisions -------------------------------------------------------------------------
-    def _can_decide(self) -> bool:
-        if self.reviewer_id is None:
-            self.panel.message.setText("Choose a reviewer first (Reviewer ▸ New… creates one).")
-            return False
-        return self.review is not None and self.position >= 0
+    # -- decisions -----------------------------------------------------------------------------
+    def _ready(self) -> int | None:
+        """The reviewer, when a decision can be made now."""
+        reviewer = self.page.reviewer_id
+        if reviewer is None:
+            self.page.panel.message.setText("Choose a reviewer first (Reviewer ▸ New… creates "
+                                            "one).")
+            return None
+        return reviewer if self.state.review is not None and self.state.row is not None \
+            else None
 
-    def _decide(self, decision: str) -> None:
-        index = self.panel.selected_annotator()
-        if not self._can_decide() or index is None:
+    def decide(self, decision: str) -> None:
+        """``"accept"``, ``"reject"`` (asks for the reason) or ``"expert_review"`` of the
+        annotation selected in the panel."""
+        index = self.page.panel.selected_annotator()
+        reviewer = self._ready()
+        if reviewer is None or index is None or self.state.review is None:
             return
-        work = self.review.annotators[index]
-        tags, note = (), ""
+        work = self.state.review.annotators[index]
+        tags: tuple[str, ...] = ()
+        note = ""
         if decision == "reject":
             dialog = ReasonDialog("Reject annotation", f"Why is {work.name}'s annotation "
-                                  "rejected? It goes back to them for a revision.", self)
+                                  "rejected? It goes back to them for a revision.", self.page)
             if dialog.exec() != ReasonDialog.DialogCode.Accepted:
                 return
             tags, note = dialog.reason()
-        if self.gateway.decide(self.stack, self.reviewer_id, work.annotation_id, decision,
-                               tags, note, self.clock.take(), shown=work.updated_at):
-            self.panel.message.setText("")
+        if self.review.decide(reviewer, work.annotation_id, decision, tags, note,
+                              self.page.clock.take(), shown=work.updated_at):
+            self.page.panel.message.setText("")
         else:
-            self.after_refused()  # changed since shown: reloaded (the message says so)
-
-    def accept(self) -> None:
-        self._decide("accept")
-
-    def reject(self) -> None:
-        self._decide("reject")
-
-    def expert_review(self) -> None:
-        self._decide("expert_review")
+            self.page.loader.after_refused()  # changed since shown: reloaded (it says so)
 
     def accept_all_and_next(self) -> None:
-        if not self._can_decide():
+        reviewer = self._ready()
+        row, review = self.state.row, self.state.review
+        if reviewer is None or row is None or review is None:
             return
-        row = self.rows[self.position]
-        shown = {w.annotation_id: w.updated_at for w in self.review.annotators}
-        if self.gateway.accept_all(self.stack, self.reviewer_id, row.image_id,
-                                   row.annotation_ids, self.clock.take(), shown=shown):
-            self.next_image()
+        shown = {w.annotation_id: w.updated_at for w in review.annotators}
+        if self.review.accept_all(reviewer, row.image_id, row.annotation_ids,
+                                  self.page.clock.take(), shown=shown):
+            self.page.next_image()
         else:
-            self.after_refused()
+            self.page.loader.after_refused()
 
-    def _pin_button(self) -> None:
-        if self.box_index is not None:
+    # -- pins ----------------------------------------------------------------------------------
+    def pin_button(self) -> None:
+        if self.state.box_index is not None:
             self.pin_box()
         else:
             self.start_point_pin()
 
     def start_point_pin(self) -> None:
-        if self._can_decide():
-            self.pin_mode = True
-            self.view.graphics.setCursor(Qt.CursorShape.CrossCursor)
-            self.panel.message.setText("Click the point to comment on (Esc cancels).")
+        if self._ready() is not None:
+            self.state.pin_mode = True
+            self.page.view.graphics.setCursor(Qt.CursorShape.CrossCursor)
+            self.page.panel.message.setText("Click the point to comment on (Esc cancels).")
 
     def cancel_pin(self) -> None:
-        self.pin_mode = False
-        self.view.graphics.unsetCursor()
-        self.panel.message.setText("")
+        self.state.pin_mode = False
+        self.page.view.graphics.unsetCursor()
+        self.page.panel.message.setText("")
 
     def pin_box(self) -> None:
         """Pin a comment to the box walked to (Tab) or picked in the list."""
-        if not self._can_decide():
+        if self._ready() is None or self.state.review is None:
             return
-        if self.box_index is None:
-            self.panel.message.setText("Walk to a box first (Tab), or press P and click.")
+        if self.state.box_index is None:
+            self.page.panel.message.setText("Walk to a box first (Tab), or press P and click.")
             return
-        box = self.review.boxes(self.level_box.currentText())[self.box_index].box
-        self._pin(box=tuple(float(v) for v in box))
+        r0, c0, r1, c1 = self.state.review.boxes(self.page.level)[self.state.box_index].box
+        self._pin(box=(float(r0), float(c0), float(r1), float(c1)))
 
-    def _pin(self, **where) -> None:
-        dialog = ReasonDialog("Pin a comment", "Comment on this region:", self)
+    def _pin(self, *, box: tuple[float, float, float, float] | None = None,
+             point: tuple[float, float] | None = None) -> None:
+        reviewer, row = self.page.reviewer_id, self.state.row
+        if reviewer is None or row is None:
+            return
+        dialog = ReasonDialog("Pin a comment", "Comment on this region:", self.page)
         if dialog.exec() != ReasonDialog.DialogCode.Accepted:
             return
         tags, note = dialog.reason()
-        row = self.rows[self.position]
-        self.gateway.add_pin(self.stack, self.reviewer_id, row.image_id, note, tags, **where)
+        self.review.add_pin(reviewer, row.image_id, note, tags, box=box, point=point)
 
-    def _on_mouse_clicked(self, event) -> None:
-        if not self.pin_mode or event.button() != Qt.MouseButton.LeftButton:
+    def on_mouse_clicked(self, event: Any) -> None:
+        """A click on the image while a point pin waits for it (pyqtgraph's scene event)."""
+        if not self.state.pin_mode or event.button() != Qt.MouseButton.LeftButton:
             return
-        point = self.view.viewbox.mapSceneToView(event.scenePos())
+        point = self.page.view.viewbox.mapSceneToView(event.scenePos())
         self.cancel_pin()
         event.accept()
         self._pin(point=(point.x(), point.y()))
 
     def undo(self) -> None:
-        self.stack.undo()
+        self.review.history.undo()
 
     def redo(self) -> None:
-        self.stack.redo()
+        self.review.history.redo()

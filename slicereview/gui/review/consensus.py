@@ -13,7 +13,7 @@ feeds ``slicereview export --consensus``.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pyqtgraph as pg
@@ -24,14 +24,16 @@ from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.image_view import ImageView
 
 MODES = ("off", "majority", "STAPLE")
+#: The level a consensus is computed at (the engines' ``level``).
+Level = Literal["strict", "relaxed"]
 #: Consensus pixels: white at 45 % opacity (distinct from every annotator colour).
 _LUT = np.array([[0, 0, 0, 0], [255, 255, 255, 115]], dtype=np.uint8)
 
 
-def _staple(labels: np.ndarray, level: str) -> Any:
+def _staple(labels: np.ndarray, level: Level) -> Any:
     from slicereview.engines.agreement import staple
 
-    return staple(labels, level)  # type: ignore[arg-type]
+    return staple(labels, level)
 
 
 def _fmt(value: float) -> str:
@@ -57,7 +59,7 @@ class ConsensusLayer:
         self.box.currentIndexChanged.connect(lambda _i: self.redraw())
         self._labels: np.ndarray | None = None
         self._names: list[str] = []
-        self._level = "relaxed"
+        self._level: Level = "relaxed"
 
     @property
     def mode(self) -> str:
@@ -71,7 +73,7 @@ class ConsensusLayer:
         or ``None``)."""
         self._labels = None if review is None else np.asarray(review.labels)
         self._names = [] if review is None else [w.name for w in review.annotators]
-        self._level = level
+        self._level = "strict" if level == "strict" else "relaxed"
         self.redraw()
 
     def redraw(self) -> None:
@@ -85,7 +87,7 @@ class ConsensusLayer:
         if self.mode == "majority":
             from slicereview.engines.agreement import majority_vote
 
-            mask = majority_vote(labels, self._level)  # type: ignore[arg-type]
+            mask = majority_vote(labels, self._level)
             self.summary.setText(f"majority of {labels.shape[0]} ({self._level}): "
                                  f"{int(mask.sum())} px")
             self._show(mask)

@@ -240,10 +240,10 @@ class ReviewDecisionsPanel(QWidget):
         for b in review.boxes(level):
             r0, c0, r1, c1 = b.box
             alpha = "n/a" if math.isnan(b.alpha) else fixed(b.alpha, 3)
-            item = QListWidgetItem(f"α {alpha}  {b.band:<12}  {c1 - c0}×{r1 - r0} px at "
-                                   f"({c0}, {r0})")
-            item.setIcon(swatch(band_colour(b.band)))
-            self.boxes.addItem(item)
+            entry = QListWidgetItem(f"α {alpha}  {b.band:<12}  {c1 - c0}×{r1 - r0} px at "
+                                    f"({c0}, {r0})")
+            entry.setIcon(swatch(band_colour(b.band)))
+            self.boxes.addItem(entry)
         self.boxes.blockSignals(blocker)
         self.heat_bar.set_raters(len(review.annotators))
         for pin in review.pins:

@@ -11,6 +11,7 @@ on press and come back on release.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent, QKeySequence
@@ -22,6 +23,9 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QWidget,
 )
+
+if TYPE_CHECKING:
+    from slicereview.gui.review.page import ReviewPage
 
 _K = Qt.Key
 _M = Qt.KeyboardModifier
@@ -51,7 +55,7 @@ _TEXT = (QLineEdit, QPlainTextEdit, QAbstractSpinBox, QComboBox)
 class ReviewKeys(QObject):
     """Application event filter routing review keys to ``page``."""
 
-    def __init__(self, page: QWidget, hold: Callable[[bool], None]) -> None:
+    def __init__(self, page: ReviewPage, hold: Callable[[bool], None]) -> None:
         super().__init__(page)
         self.page = page
         self.hold = hold
@@ -88,7 +92,7 @@ class ReviewKeys(QObject):
             return False
         event.accept()
         if kind == QEvent.Type.KeyPress:
-            self.page.clock.touch()  # type: ignore[attr-defined]
+            self.page.clock.touch()
         if kind == QEvent.Type.KeyPress and (not event.isAutoRepeat() or name.endswith(
                 ("image", "box"))):
             getattr(self.page, name)()

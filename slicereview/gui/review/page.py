@@ -1,22 +1,23 @@
 """The Review tab: the ranked queue (left), the image with every annotator's outlines, the
 heat map and the boxes (centre), and the decisions panel (right).
 
-Flow: the queue's features are computed (or read from the cache) by a
-:class:`~slicereview.gui.common.workers.ReviewFeaturesWorker` in its own thread and project
-connection, with a progress bar and Cancel; the rows are ranked in the GUI thread. Each
-decision or pin is one undoable command (``gateway.decide`` / ``add_pin`` / ``accept_all``
-through this page's ``QUndoStack``) and carries the active review time of an
-:class:`~slicereview.gui.common.active_time.IdleClock` (it pauses after a minute without input, and
-while the tab is hidden or the window inactive). The reviewer, the filters, the budget and the
-queue position (an image id) are remembered in the project's meta, so reopening the project
-comes back to the same image. The next queue image is decoded and its overlay computed ahead
-of time, off the GUI thread (:class:`~.prefetch.ReviewPrefetcher`).
+The page is composed of parts around one Qt-free :class:`~.state.ReviewState` (the queue, the
+row on screen, its review values): :class:`~.refresh.QueueLoader` computes the queue off the
+GUI thread and keeps it true to the file, :class:`~.actions.ReviewActions` makes decisions and
+pins (each one undoable command through ``gateway.review``, carrying the active review time of
+an :class:`~slicereview.gui.common.active_time.IdleClock`: it pauses after a minute without
+input, and while the tab is hidden or the window inactive), :class:`~.keys.ReviewKeys` routes
+the review keys, :class:`~.overlay.ReviewOverlay` and :class:`~.consensus.ConsensusLayer` draw.
+The reviewer, the filters, the budget and the queue position (an image id) are remembered in
+the project's meta, so reopening the project comes back to the same image. The next queue image
+is decoded and its overlay computed ahead of time, off the GUI thread
+(:class:`~.prefetch.ReviewPrefetcher`).
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, Qt, QTimer, Signal
-from PySide6.QtGui import QUndoStack
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -31,11 +32,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.app.review.image import ReviewImage
-from slicereview.app.review.queue import QueueRow
 from slicereview.gui.common.active_time import IdleClock
 from slicereview.gui.common.image_view import ImageView
-from slicereview.gui.common.workers import ReviewFeaturesWorker
+from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.review.actions import ReviewActions
 from slicereview.gui.review.consensus import ConsensusLayer
 from slicereview.gui.review.decisions_panel import ReviewDecisionsPanel
@@ -44,12 +43,13 @@ from slicereview.gui.review.overlay import ReviewOverlay
 from slicereview.gui.review.panes import SideBySide
 from slicereview.gui.review.prefetch import ReviewPrefetcher
 from slicereview.gui.review.queue_panel import ReviewQueuePanel
-from slicereview.gui.review.refresh import ReviewRefresh
+from slicereview.gui.review.refresh import QueueLoader
+from slicereview.gui.review.state import ReviewState
 
 HEAT_MODES = ("off", "relaxed", "strict")
 
 
-class ReviewPage(ReviewRefresh, ReviewActions, QWidget):
+class ReviewPage(QWidget):
     """The Review tab (see the module docstring). The image list is hidden here: the queue
     is this tab's list of images; :attr:`image_shown` names the image on screen (the main
     window's status bar shows it)."""
@@ -58,26 +58,17 @@ class ReviewPage(ReviewRefresh, ReviewActions, QWidget):
     #: The image shown changed: "case id   description" ("" when none).
     image_shown = Signal(str)
 
-    def __init__(self, gateway, parent: QWidget | None = None) -> None:
+    def __init__(self, gateway: ProjectGateway, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.gateway = gateway
-        self.rows: list[QueueRow] = []
-        self.position = -1
-        self.review: ReviewImage | None = None
-        self.box_index: int | None = None
-        self.pin_mode = False
-        self.worker: ReviewFeaturesWorker | None = None
-        self._spec = None
-        self.stack = QUndoStack(self)
+        self.state = ReviewState()
         self.clock = IdleClock(self)
         self.prefetcher = ReviewPrefetcher(gateway, self)
-        self.keys = ReviewKeys(self, self.hold_overlays)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
         self.reviewer_box = QComboBox()
         self.reviewer_box.setToolTip("Who is reviewing (a rater with the reviewer role)")
         self.new_reviewer_button = QPushButton("New…")
-        self.new_reviewer_button.clicked.connect(self.ask_new_reviewer)
         self.level_box = QComboBox()
         self.level_box.addItems(["relaxed", "strict"])
         self.level_box.setToolTip("Boxes and α of the box list: relaxed (certain or uncertain "
@@ -96,9 +87,11 @@ class ReviewPage(ReviewRefresh, ReviewActions, QWidget):
         self.centre.addWidget(self.view)
         self.centre.addWidget(self.panes)
         self.panel = ReviewDecisionsPanel()
+        self.loader = QueueLoader(self)
+        self.decisions = ReviewActions(self)
+        self.keys = ReviewKeys(self, self.hold_overlays)
         self._build()
         self._wire()
-        self._install_refresh()  # change notices → queue and image re-read (review_refresh.py)
         self._ticker = QTimer(self)
         self._ticker.setInterval(1000)
         self._ticker.timeout.connect(self._tick)
@@ -129,27 +122,28 @@ class ReviewPage(ReviewRefresh, ReviewActions, QWidget):
         layout.addWidget(splitter, 1)
 
     def _wire(self) -> None:
-        g, q, p = self.gateway, self.queue_panel, self.panel
-        g.project_opened.connect(self._on_project_opened)
+        g, q, p, a = self.gateway, self.queue_panel, self.panel, self.decisions
+        g.project_opened.connect(self.on_project_opened)
         g.project_about_to_close.connect(self._on_project_closing)
-        g.review_changed.connect(self._on_review_changed)
-        g.raters_changed.connect(self._fill_reviewers)
+        g.raters_changed.connect(self.fill_reviewers)
+        g.write_failed.connect(self._on_write_failed)
+        self.new_reviewer_button.clicked.connect(a.ask_new_reviewer)
         self.reviewer_box.activated.connect(self._on_reviewer_chosen)
-        q.spec_changed.connect(self.recompute)
+        q.spec_changed.connect(self.loader.recompute)
         q.row_chosen.connect(self.show_position)
-        q.budget_changed.connect(lambda v: g.set_review_setting("budget", v))
-        q.cancel_requested.connect(self.cancel_compute)
-        self.level_box.currentIndexChanged.connect(lambda _i: self._redraw(keep_view=True))
+        q.budget_changed.connect(lambda v: g.review.set_setting("budget", v))
+        q.cancel_requested.connect(self.loader.cancel)
+        self.level_box.currentIndexChanged.connect(lambda _i: self.redraw(keep_view=True))
         self.heat_box.currentIndexChanged.connect(self._on_heat)
         self.side_box.toggled.connect(self._on_side_by_side)
-        p.annotator_toggled.connect(self.set_annotator_visible)
+        p.annotator_toggled.connect(self.overlay.set_annotator_visible)
         p.box_chosen.connect(self.go_to_box)
-        p.decision_requested.connect(self._decide)
-        p.accept_all_requested.connect(self.accept_all_and_next)
-        p.pin_requested.connect(self._pin_button)
+        p.decision_requested.connect(a.decide)
+        p.accept_all_requested.connect(a.accept_all_and_next)
+        p.pin_requested.connect(a.pin_button)
         scene = self.view.graphics.scene()
         scene.sigMouseMoved.connect(self._on_mouse_moved)
-        scene.sigMouseClicked.connect(self._on_mouse_clicked)
+        scene.sigMouseClicked.connect(a.on_mouse_clicked)
 
     # -- project and reviewer --------------------------------------------------------------
     def image_views(self) -> list[ImageView]:
@@ -157,15 +151,25 @@ class ReviewPage(ReviewRefresh, ReviewActions, QWidget):
 
     @property
     def reviewer_id(self) -> int | None:
-        return self.reviewer_box.currentData()
+        data = self.reviewer_box.currentData()
+        return None if data is None else int(data)
 
-    def _fill_reviewers(self) -> None:
+    @property
+    def level(self) -> str:
+        """The level of the boxes and α shown: "relaxed" or "strict"."""
+        return self.level_box.currentText()
+
+    def set_reviewer(self, name: str) -> int | None:
+        """Make ``name`` (created if new) the project's reviewer."""
+        return self.decisions.set_reviewer(name)
+
+    def fill_reviewers(self) -> None:
         if not self.gateway.is_open:
             return
-        saved = self.gateway.review_setting("reviewer")
+        saved = self.gateway.review.setting("reviewer")
         blocker = self.reviewer_box.blockSignals(True)
         self.reviewer_box.clear()
-        for r in self.gateway.reviewers():
+        for r in self.gateway.review.reviewers():
             self.reviewer_box.addItem(r.name, r.id)
         index = self.reviewer_box.findData(int(saved)) if saved else -1
         self.reviewer_box.setCurrentIndex(index)
@@ -173,101 +177,54 @@ class ReviewPage(ReviewRefresh, ReviewActions, QWidget):
 
     def _on_reviewer_chosen(self, _index: int) -> None:
         if self.reviewer_id is not None:
-            self.gateway.set_review_setting("reviewer", self.reviewer_id)
+            self.gateway.review.set_setting("reviewer", self.reviewer_id)
 
-    def _on_project_opened(self, _path: str) -> None:
-        g = self.gateway
-        self._fill_reviewers()
-        self.queue_panel.set_groups(g.annotator_groups())
-        self.queue_panel.set_spec(g.review_setting("method", "box-score"),
-                                  g.review_setting("phase", "formal"),
-                                  int(g.review_setting("round", "0")),
-                                  g.review_setting("group") or None)
-        self.queue_panel.set_budget(int(g.review_setting("budget", "20")))
-        self.recompute()
+    def on_project_opened(self, _path: str = "") -> None:
+        review = self.gateway.review
+        self.fill_reviewers()
+        self.queue_panel.set_groups(review.annotator_groups())
+        self.queue_panel.set_spec(review.setting("method", "box-score") or "box-score",
+                                  review.setting("phase", "formal") or "formal",
+                                  int(review.setting("round", "0") or 0),
+                                  review.setting("group") or None)
+        self.queue_panel.set_budget(int(review.setting("budget", "20") or 20))
+        self.loader.recompute()
 
     def _on_project_closing(self) -> None:
-        self.cancel_compute()
+        self.loader.cancel()
         self.prefetcher.cancel()
-        self.stack.clear()
-        self.rows, self.position, self.review = [], -1, None
+        self.state.clear()
         self.queue_panel.set_rows([])
         self.overlay.clear()
         self.view.clear()
         self.panel.set_review(None, "relaxed", None)
         self.image_shown.emit("")
 
-    def clear_undo(self) -> None:
-        self.stack.clear()
-
-    # -- the queue -------------------------------------------------------------------------
-    def recompute(self) -> None:
-        """Compute the queue of the current filters in a worker (cached features are quick)."""
-        if not self.gateway.is_open:
-            return
-        self.cancel_compute()
-        spec = self._spec = self.queue_panel.spec()
-        for key, value in (("method", spec.method), ("phase", spec.phase),
-                           ("round", spec.round or 0), ("group", spec.group or "")):
-            self.gateway.set_review_setting(key, value)
-        worker = ReviewFeaturesWorker(self.gateway.open_project.location, spec)
-        worker.progress.connect(self._on_progress)
-        worker.finished.connect(self._on_computed)
-        worker.failed.connect(self._on_compute_failed)
-        self.queue_panel.set_busy(True)
-        self.worker = worker
-        self._thread = worker.start()
-
-    def cancel_compute(self) -> None:
-        if self.worker is not None:
-            self.worker.cancel()
-            self.worker.finished.disconnect(self._on_computed)
-            self._thread.quit()
-            self._thread.wait(30000)
-            self.worker = None
-            self.queue_panel.set_busy(False)
-
-    def _on_progress(self, done: int, total: int, _what: str) -> None:
-        self.queue_panel.set_busy(True, done, total)
-
-    def _on_compute_failed(self, message: str) -> None:
-        self.worker = None
-        self.queue_panel.set_busy(False)
-        self.panel.message.setText(f"The queue could not be computed: {message}")
-
-    def _on_computed(self, result: object) -> None:
-        self.worker = None
-        self.queue_panel.set_busy(False)
-        if not self.gateway.is_open:
-            return
-        self.rows = self.gateway.review_rows(self._spec, result)
-        self.queue_panel.set_rows(self.rows, len(result.not_enough))
-        if result.cancelled:
-            self.panel.message.setText("Feature computation cancelled: the queue holds the "
-                                       "images computed so far.")
-        self._show_after_compute()  # the image shown before a refresh, else the saved one
+    def _on_write_failed(self, message: str) -> None:
+        if self.isVisible():
+            self.panel.message.setText(message)
 
     # -- showing ---------------------------------------------------------------------------
     def show_position(self, position: int, reread: bool = False) -> None:
         """Show queue row ``position`` (``reread``: from the file, never a prepared overlay)."""
-        if not (0 <= position < len(self.rows)):
+        rows = self.state.rows
+        if not (0 <= position < len(rows)):
             return
-        keep = position == self.position
-        self.position = position
-        row = self.rows[position]
+        keep = position == self.state.position
+        row = rows[position]
         self.queue_panel.select(position)
-        self.gateway.set_review_setting("position", row.image_id)
+        self.gateway.review.set_setting("position", row.image_id)
         prepared = None if reread else self.prefetcher.take(row.image_id, row.annotation_ids)
-        self.review = prepared or self.gateway.review_image(row.image_id, row.annotation_ids)
-        self.box_index = None
-        self._redraw(keep_view=keep)
-        nxt = [self.rows[i] for i in (position + 1, position + 2) if i < len(self.rows)]
+        self.state.show(position, prepared or self.gateway.review.image(row.image_id,
+                                                                        row.annotation_ids))
+        self.redraw(keep_view=keep)
+        nxt = [rows[i] for i in (position + 1, position + 2) if i < len(rows)]
         self.prefetcher.prefetch([(r.image_id, r.annotation_ids) for r in nxt])
 
-    def _redraw(self, keep_view: bool = False) -> None:
-        if self.position < 0 or self.review is None:
+    def redraw(self, keep_view: bool = False) -> None:
+        row, review = self.state.row, self.state.review
+        if row is None or review is None:
             return
-        row = self.rows[self.position]
         try:
             display = self.gateway.display(self.gateway.image(row.image_id))
         except Exception as exc:
@@ -275,15 +232,15 @@ class ReviewPage(ReviewRefresh, ReviewActions, QWidget):
             self.image_shown.emit(f"{row.case_id}: cannot show this image")
             return
         self.image_shown.emit(f"{row.case_id}   {display.description}")
-        level = self.level_box.currentText()
+        level = self.level
         if self.side_box.isChecked():
-            self.panes.show_review(display, self.review, level, keep_view)
+            self.panes.show_review(display, review, level, keep_view)
         else:
             if not keep_view or self.view.display is not display:
                 self.view.set_image(display, keep_view=keep_view)
-            self.overlay.set_review(self.review, level)
-            self.consensus.set_review(self.review, level)
-        self.panel.set_review(self.review, level, row.features, keep_selection=keep_view)
+            self.overlay.set_review(review, level)
+            self.consensus.set_review(review, level)
+        self.panel.set_review(review, level, row.features, keep_selection=keep_view)
         self.overlay.mark_box(None)
 
     def overlays(self) -> list[ReviewOverlay]:
@@ -297,35 +254,23 @@ class ReviewPage(ReviewRefresh, ReviewActions, QWidget):
         for overlay in self.overlays():
             overlay.set_heat_mode(self.heat_mode)
 
-    def cycle_heat(self) -> None:
-        self.heat_box.setCurrentIndex((self.heat_box.currentIndex() + 1) % len(HEAT_MODES))
-
-    def cycle_consensus(self) -> None:
-        self.consensus.cycle()
-
     def _on_side_by_side(self, on: bool) -> None:
         self.centre.setCurrentWidget(self.panes if on else self.view)
-        self._redraw()
-
-    def toggle_side_by_side(self) -> None:
-        self.side_box.toggle()
-
-    def set_annotator_visible(self, index: int, visible: bool) -> None:
-        self.overlay.set_annotator_visible(index, visible)
+        self.redraw()
 
     def hold_overlays(self, held: bool) -> None:
         for overlay in self.overlays():
             overlay.hold_hidden(held)
         self.consensus.hold_hidden(held)
 
-    # -- navigation ------------------------------------------------------------------------
+    # -- the review keys (gui/review/keys.py calls these by name) ------------------------------
     def next_image(self) -> None:
         self.clock.touch()
-        self.show_position(self.position + 1)
+        self.show_position(self.state.position + 1)
 
     def previous_image(self) -> None:
         self.clock.touch()
-        self.show_position(self.position - 1)
+        self.show_position(self.state.position - 1)
 
     def next_box(self) -> None:
         self._step_box(+1)
@@ -333,25 +278,62 @@ class ReviewPage(ReviewRefresh, ReviewActions, QWidget):
     def previous_box(self) -> None:
         self._step_box(-1)
 
+    def accept(self) -> None:
+        self.decisions.decide("accept")
+
+    def reject(self) -> None:
+        self.decisions.decide("reject")
+
+    def expert_review(self) -> None:
+        self.decisions.decide("expert_review")
+
+    def accept_all_and_next(self) -> None:
+        self.decisions.accept_all_and_next()
+
+    def start_point_pin(self) -> None:
+        self.decisions.start_point_pin()
+
+    def pin_box(self) -> None:
+        self.decisions.pin_box()
+
+    def cancel_pin(self) -> None:
+        self.decisions.cancel_pin()
+
+    def toggle_side_by_side(self) -> None:
+        self.side_box.toggle()
+
+    def cycle_heat(self) -> None:
+        self.heat_box.setCurrentIndex((self.heat_box.currentIndex() + 1) % len(HEAT_MODES))
+
+    def cycle_consensus(self) -> None:
+        self.consensus.cycle()
+
+    def undo(self) -> None:
+        self.decisions.undo()
+
+    def redo(self) -> None:
+        self.decisions.redo()
+
+    # -- boxes ---------------------------------------------------------------------------------
     def _step_box(self, step: int) -> None:
-        if self.review is None:
+        if self.state.review is None:
             return
-        boxes = self.review.boxes(self.level_box.currentText())
+        boxes = self.state.review.boxes(self.level)
         if not boxes:
             return
         start = -1 if step > 0 else 0
-        current = start if self.box_index is None else self.box_index
+        current = start if self.state.box_index is None else self.state.box_index
         self.go_to_box((current + step) % len(boxes))
 
     def go_to_box(self, index: int) -> None:
         """Zoom to box ``index`` of the worst-first list, with a margin around it."""
-        if self.review is None:
+        if self.state.review is None:
             return
-        boxes = self.review.boxes(self.level_box.currentText())
+        boxes = self.state.review.boxes(self.level)
         if not 0 <= index < len(boxes):
             return
         self.clock.touch()
-        self.box_index = index
+        self.state.box_index = index
         r0, c0, r1, c1 = boxes[index].box
         margin = max(16.0, 0.6 * max(r1 - r0, c1 - c0))
         self.image_views()[0].viewbox.setRange(xRange=(c0 - margin, c1 + margin),
@@ -372,13 +354,19 @@ class ReviewPage(ReviewRefresh, ReviewActions, QWidget):
     def _tick(self) -> None:
         window = self.window()
         self.clock.set_running(self.isVisible() and window is not None
-                               and window.isActiveWindow() and self.review is not None)
+                               and window.isActiveWindow() and self.state.review is not None)
 
-    def showEvent(self, event) -> None:
-        QApplication.instance().installEventFilter(self.keys)
-        super().showEvent(event)  # (a stale tab refreshes: review_refresh.py)
+    def showEvent(self, event: QShowEvent) -> None:
+        app = QApplication.instance()
+        if app is not None:
+            app.installEventFilter(self.keys)
+        super().showEvent(event)
+        if self.loader.stale:  # a change noticed while hidden
+            self.loader.refresh()
 
-    def hideEvent(self, event) -> None:
-        QApplication.instance().removeEventFilter(self.keys)
+    def hideEvent(self, event: QHideEvent) -> None:
+        app = QApplication.instance()
+        if app is not None:
+            app.removeEventFilter(self.keys)
         self.hold_overlays(False)
         super().hideEvent(event)

@@ -86,5 +86,5 @@ class SideBySide(QWidget):
         for pane in self.panes:
             if pane.view is not source and pane.view.display is not None:
                 blocker = QSignalBlocker(pane.view)
-                pane.view.set_window(source.window.center, source.window.width)
+                pane.view.set_window(source.current_window.center, source.current_window.width)
                 blocker.unblock()

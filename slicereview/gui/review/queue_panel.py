@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QModelIndex, QRect, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 from slicereview.app.report.formatting import fixed
 from slicereview.app.review.queue import QueueRow, QueueSpec
 from slicereview.engines.review.priority import METHODS
+from slicereview.gui.common.widgets import cell, header
 from slicereview.gui.review.overlay import band_colour
 from slicereview.model import Phase
 
@@ -71,8 +72,8 @@ class _QueueDelegate(QStyledItemDelegate):
         super().__init__(panel)
         self.panel = panel
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex
-              ) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
+              index: QModelIndex | QPersistentModelIndex) -> None:
         super().paint(painter, option, index)
         rows = self.panel.rows
         if index.column() == 4 and index.row() < len(rows):
@@ -256,7 +257,7 @@ class ReviewQueuePanel(QWidget):
         counts = ", ".join(f"{getattr(f, field)} {band}" for field, band in BANDS)
         tip = (f"{row.case_id}: rank {row.rank} by {self.method_box.currentText()}\n"
                f"{row.explain}\nBoxes ({f.level}): {counts}")
-        self.table.horizontalHeaderItem(5).setToolTip(
+        header(self.table, 5).setToolTip(
             f"Priority score of {self.method_box.currentText()} (higher = more urgent)")
         values = (f"{row.rank} ⚑" if row.flag else str(row.rank), row.case_id,
                   _fmt(f.strict_alpha), _fmt(f.relaxed_alpha), "", _score(row.score),
@@ -282,4 +283,4 @@ class ReviewQueuePanel(QWidget):
             blocker = self.table.blockSignals(True)
             self.table.selectRow(position)
             self.table.blockSignals(blocker)
-            self.table.scrollToItem(self.table.item(position, 0))
+            self.table.scrollToItem(cell(self.table, position, 0))

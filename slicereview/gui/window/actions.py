@@ -6,10 +6,10 @@ and the main window connects each to its method ``on_<name>``.
 
 from __future__ import annotations
 
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
-from slicereview.gui.common.shortcuts import MAIN_ACTIONS
+from slicereview.gui.common.shortcuts import MAIN_ACTIONS, sequences
 
 ACTIONS = [row for rows in MAIN_ACTIONS.values() for row in rows]
 #: The File menu's actions between the two separators (import, relink, work packages).
@@ -23,8 +23,7 @@ def create_actions(parent: QWidget) -> dict[str, QAction]:
     actions: dict[str, QAction] = {}
     for name, text, shortcut, tip in ACTIONS:
         action = QAction(text, parent)
-        if shortcut:
-            action.setShortcut(QKeySequence(shortcut))  # type: ignore[arg-type]
+        action.setShortcuts(sequences(shortcut))
         action.setStatusTip(tip)
         action.setToolTip(tip)
         action.setObjectName(f"action_{name}")

@@ -1,15 +1,17 @@
-"""The main window's file actions: new/open project, the demo, import and relink.
+"""The main window's File menu: new and open project, the demo, import and relink
+(:class:`FileMenu`, a part of :class:`~slicereview.gui.window.main_window.MainWindow`).
 
-:class:`FileActions` is a mixin of :class:`~slicereview.gui.window.main_window.MainWindow`, split
-out of ``main_window.py`` to keep that module short. The dialogs ask for paths; the work runs in
-the workers of :mod:`slicereview.gui.common.workers` (import, demo) or through the window's gateway
-(create, relink), with a progress dialog and a message at the end. It uses the window's
-``gateway``, ``open_project`` and the ``_demo_*`` / ``_import_*`` attributes set up in
-``MainWindow.__init__``.
+The dialogs ask for paths; the work runs on the background API
+(:mod:`slicereview.gui.common.background`): the import in a thread worker
+(:func:`~slicereview.gui.common.workers.import_files`; a PACS import through
+:meth:`FileMenu.run_import` too, one import at a time), the demo build in a process worker,
+creating and relinking through the window's gateway; with a progress dialog and a message at
+the end.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,44 +19,68 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
 
 from slicereview.gui.common import settings as user_settings
-from slicereview.gui.common.workers import DemoWorker, ImportWorker
+from slicereview.gui.common import workers
+from slicereview.gui.common.background import Worker, process_worker, thread_worker
 from slicereview.store import SUFFIX
 
 if TYPE_CHECKING:  # pydicom and SimpleITK stay out of the GUI's start-up
+    from slicereview.app.images.importing import ImportReport
     from slicereview.engines.imaging.importer import SliceSelection
+    from slicereview.gui.window.main_window import MainWindow
 
 
-class FileActions:
-    """File-menu slots of the main window (see the module docstring)."""
+class FileMenu:
+    """The File menu's slots of ``window`` (see the module docstring)."""
 
-    def on_new_project(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "New project", "",
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.gateway = window.gateway
+        #: The import running (files or PACS; one at a time), or ``None``.
+        self.import_worker: Worker | None = None
+        #: The demo build running, or ``None``.
+        self.demo_worker: Worker | None = None
+        self._import_dialog: QProgressDialog | None = None
+        self._demo_dialog: QProgressDialog | None = None
+
+    def slots(self) -> dict[str, Callable[[], object]]:
+        """The menu actions this object answers, by name (:mod:`.actions`)."""
+        return {"new_project": self.new_project, "open_project": self.open_project,
+                "open_demo": self.open_demo, "import_files": self.import_files,
+                "import_folder": self.import_folder, "relink": self.relink,
+                "close_project": self.gateway.close, "quit": self.window.close}
+
+    def new_project(self) -> None:
+        name, _ = QFileDialog.getSaveFileName(self.window, "New project", "",
                                               f"slicereview project (*{SUFFIX})")
-        if not path:
+        if not name:
             return
-        path = Path(path).with_suffix(SUFFIX) if not path.endswith(SUFFIX) else Path(path)
+        path = Path(name) if name.endswith(SUFFIX) else Path(name).with_suffix(SUFFIX)
         try:
             self.gateway.create(path)
         except Exception as exc:
-            QMessageBox.critical(self, "Cannot create project", str(exc))
+            QMessageBox.critical(self.window, "Cannot create project", str(exc))
             return
         user_settings.add_recent_project(path)
 
-    def on_open_project(self) -> None:
+    def open_project(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open project", "",
+            self.window, "Open project", "",
             f"slicereview project (*{SUFFIX});;Work package (*.zip);;All files (*)")
         if path.lower().endswith(".zip"):
-            self.open_package(Path(path))  # unpacked in a worker (qa_actions.py)
+            self.window.packages.open_package(Path(path))  # unpacked in a worker
         elif path:
-            self.open_project(Path(path))
+            self.window.open_project(Path(path))
 
-    def on_open_demo(self) -> DemoWorker | None:
-        """Build the demo (first time; 20–25 s of CPU time) in a worker thread, then open it."""
-        if self._demo_worker is not None:
+    # -- the demo ------------------------------------------------------------------------------
+    def open_demo(self) -> Worker | None:
+        """Build the demo (first time; 20–25 s of CPU time) in a process worker, then open
+        it. Closing the window cancels the build (a half-built demo is never used)."""
+        from slicereview.demo import project as demo
+
+        if self.demo_worker is not None:
             return None
-        worker = DemoWorker()
-        dialog = QProgressDialog("Building the demo project…", "", 0, 0, self)
+        worker = process_worker(workers.build_demo, demo.default_demo_dir(), name="demo")
+        dialog = QProgressDialog("Building the demo project…", "", 0, 0, self.window)
         dialog.setCancelButton(None)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.setMinimumDuration(300)
@@ -62,39 +88,45 @@ class FileActions:
         worker.progress.connect(self._on_demo_progress)
         worker.finished.connect(self._on_demo_done)
         worker.failed.connect(self._on_demo_failed)
-        self._demo_worker = worker
-        self._demo_thread = worker.start()
+        worker.cancelled.connect(self._end_demo)
+        self.demo_worker = worker
         return worker
 
     def _on_demo_progress(self, done: int, total: int, what: str) -> None:
-        self._demo_dialog.setMaximum(total)
-        self._demo_dialog.setValue(done)
-        self._demo_dialog.setLabelText(f"Building the demo project: {what}…")
+        if self._demo_dialog is not None:
+            self._demo_dialog.setMaximum(total)
+            self._demo_dialog.setValue(done)
+            self._demo_dialog.setLabelText(f"Building the demo project: {what}…")
 
-    def _on_demo_done(self, path: object) -> None:
-        self._demo_dialog.reset()
-        self._demo_worker = None
-        self.open_project(Path(path))
+    def _end_demo(self) -> None:
+        if self._demo_dialog is not None:
+            self._demo_dialog.reset()
+        self.demo_worker = None
+
+    def _on_demo_done(self, path: Path) -> None:
+        self._end_demo()
+        self.window.open_project(Path(path))
 
     def _on_demo_failed(self, message: str) -> None:
-        self._demo_dialog.reset()
-        self._demo_worker = None
-        QMessageBox.critical(self, "Cannot build the demo", message)
+        self._end_demo()
+        QMessageBox.critical(self.window, "Cannot build the demo", message)
 
-    def on_import_files(self) -> None:
+    # -- importing -----------------------------------------------------------------------------
+    def import_files(self) -> None:
         files, _ = QFileDialog.getOpenFileNames(
-            self, "Import images", "",
+            self.window, "Import images", "",
             "Images (*.dcm *.DCM *.nii *.nii.gz *.nrrd *.nhdr *.mha *.mhd *.png *.tif *.tiff "
             "*.jpg *.jpeg);;All files (*)")
         if files:
             self.ask_and_import([Path(f) for f in files])
 
-    def on_import_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Import every image below a folder")
+    def import_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self.window,
+                                                  "Import every image below a folder")
         if folder:
             self.ask_and_import([Path(folder)])
 
-    def ask_and_import(self, paths: list[Path]) -> ImportWorker | None:
+    def ask_and_import(self, paths: list[Path]) -> Worker | None:
         """Ask which volume slices to import (when volumes may be among ``paths``), then
         import."""
         from slicereview.engines.imaging.formats import DICOM, SITK_FORMATS, detect_format
@@ -102,7 +134,7 @@ class FileActions:
 
         slices = None
         if any(p.is_dir() or detect_format(p) in SITK_FORMATS | {DICOM} for p in paths):
-            dialog = ImportOptionsDialog(self)
+            dialog = ImportOptionsDialog(self.window)
             while True:
                 if dialog.exec() != ImportOptionsDialog.DialogCode.Accepted:
                     return None
@@ -110,58 +142,75 @@ class FileActions:
                     slices = dialog.selection()
                     break
                 except ValueError as exc:
-                    QMessageBox.warning(self, "Import options", str(exc))
+                    QMessageBox.warning(self.window, "Import options", str(exc))
         return self.start_import(paths, slices)
 
     def start_import(self, paths: list[Path],
-                     slices: SliceSelection | None = None) -> ImportWorker | None:
-        """Import in a worker thread with a cancellable progress dialog."""
-        if self.gateway.project is None or self._import_worker is not None:
+                     slices: SliceSelection | None = None) -> Worker | None:
+        """Import in a thread worker with a cancellable progress dialog."""
+        project = self.gateway.project
+        if project is None or self.import_worker is not None:
             return None
-        worker = ImportWorker(self.gateway.project.location, paths, slices)
-        dialog = QProgressDialog("Importing…", "Cancel", 0, 0, self)
-        dialog.setWindowTitle("Import images")
+        worker = thread_worker(workers.import_files, project.location,
+                               [Path(p) for p in paths], slices, name="import")
+        return self.run_import(worker, "Import images", "Importing…")
+
+    def run_import(self, worker: Worker, title: str, label: str) -> Worker:
+        """Show ``worker`` (an import of files or PACS studies) with a progress dialog and
+        Cancel; its commits are re-read once, when it ends."""
+        dialog = QProgressDialog(label, "Cancel", 0, 0, self.window)
+        dialog.setWindowTitle(title)
         dialog.setMinimumDuration(300)
         dialog.canceled.connect(worker.cancel)
         self._import_dialog = dialog
-        # Bound methods of this window: Qt queues the calls into the GUI thread.
         worker.progress.connect(self._on_import_progress)
         worker.finished.connect(self._on_import_done)
         worker.failed.connect(self._on_import_failed)
-        self._import_worker = worker
+        worker.cancelled.connect(lambda: self._end_import())
+        self.import_worker = worker
         self.gateway.hold_changes()  # its commits are ours: one re-read when it ends
-        self._import_thread = worker.start()
         return worker
 
     def _on_import_progress(self, done: int, total: int, what: str) -> None:
-        self._import_dialog.setMaximum(total)
-        self._import_dialog.setValue(done)
-        self._import_dialog.setLabelText(f"Importing {Path(what).name}…")
+        if self._import_dialog is not None:
+            self._import_dialog.setMaximum(total)
+            self._import_dialog.setValue(done)
+            self._import_dialog.setLabelText(f"Importing {Path(what).name}…")
 
-    def _on_import_done(self, report: object) -> None:
-        self._import_dialog.reset()
-        self._import_worker = None
+    def _end_import(self) -> None:
+        if self._import_dialog is not None:
+            self._import_dialog.reset()
+        self.import_worker = None
         self.gateway.release_changes()  # the new images are listed once, now
-        self.statusBar().showMessage(report.summary(), 10000)
+
+    def _on_import_done(self, report: ImportReport) -> None:
+        self._end_import()
+        self.window.statusBar().showMessage(report.summary(), 10000)
         details = report.details()
         if details:
-            QMessageBox.information(self, "Import finished",
+            QMessageBox.information(self.window, "Import finished",
                                     "\n".join([report.summary(), "", *details]))
 
     def _on_import_failed(self, message: str) -> None:
-        self._import_dialog.reset()
-        self._import_worker = None
-        self.gateway.release_changes()
-        QMessageBox.critical(self, "Import failed", message)
+        self._end_import()
+        QMessageBox.critical(self.window, "Import failed", message)
 
-    def on_relink(self) -> None:
+    def relink(self) -> None:
         if self.gateway.project is None:
             return
-        folder = QFileDialog.getExistingDirectory(self, "Folder that now holds the images")
+        folder = QFileDialog.getExistingDirectory(self.window,
+                                                  "Folder that now holds the images")
         if not folder:
             return
         report = self.gateway.relink(folder)
         QMessageBox.information(
-            self, "Relink", f"Relinked {report.relinked} file(s); "
+            self.window, "Relink", f"Relinked {report.relinked} file(s); "
             f"{len(report.still_missing)} still missing; "
             f"{len(report.hash_mismatch)} found with different content (not relinked).")
+
+    def stop(self) -> None:
+        """The window closes: cancel the import (what is imported stays) and the demo build."""
+        for worker in (self.import_worker, self.demo_worker):
+            if worker is not None:
+                worker.cancel()
+                worker.wait(10000)

@@ -1,15 +1,22 @@
 """The main window: project browser (left), a page per job (centre), status bar.
 
-The centre is a tab widget. "View" (the image viewer) is always there; the rating, annotation
-and review jobs add their own tab through :meth:`MainWindow.add_page` when they exist —
-there are no placeholder pages. Without an open project the centre shows a start page.
-The Annotate, Rate, Review and Overview pages are built when first shown or used
-(:mod:`slicereview.gui.window.tabs`: about 0.6 s less start-up).
+The centre is a tab widget. "View" (the image viewer) is always there; the Annotate, Rate,
+Review and Overview pages follow, built when first shown or used (:class:`~.pages.Pages`,
+:mod:`slicereview.gui.window.tabs`: about 0.6 s less start-up). Without an open project the
+centre shows a start page.
+
+The window is composed of parts, each holding a typed reference to what it needs: the menus
+(:class:`~.file_actions.FileMenu`, :class:`~.pacs_actions.PacsImport`,
+:class:`~.qa_actions.PackageMenu`, :class:`~.view_actions.ViewMenu`,
+:class:`~.owner_menu.OwnerMenu`) and the pages (:class:`~.pages.Pages`). Every menu action
+``name`` of :data:`~slicereview.gui.common.shortcuts.MAIN_ACTIONS` is answered by the part whose
+``slots()`` names it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent
@@ -27,24 +34,30 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview.app.qa.package_info import window_title
+from slicereview.app.undo import BUSY_MESSAGE
 from slicereview.engines.imaging.display import WindowPreset
 from slicereview.engines.imaging.windowing import volume_auto_window
 from slicereview.gui.common import settings as user_settings
-from slicereview.gui.common.background import collect_garbage_in_gui_thread
 from slicereview.gui.common.browser import ProjectBrowser
 from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.common.polygon_items import set_scheme
-from slicereview.gui.common.workers import DemoWorker, ImportWorker
-from slicereview.gui.gateway import ProjectGateway, busy
+from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.gateway.sharing import SharingBanner
-from slicereview.gui.window import owner_menu
 from slicereview.gui.window.actions import FILE_ACTIONS, PROJECT_ACTIONS, create_actions
-from slicereview.gui.window.file_actions import FileActions
-from slicereview.gui.window.pacs_actions import PacsActions
-from slicereview.gui.window.pages import LazyPages
-from slicereview.gui.window.qa_actions import QAActions
+from slicereview.gui.window.file_actions import FileMenu
+from slicereview.gui.window.owner_menu import OwnerMenu
+from slicereview.gui.window.pacs_actions import PacsImport
+from slicereview.gui.window.pages import Pages
+from slicereview.gui.window.qa_actions import PackageMenu
 from slicereview.gui.window.tabs import PageTabs
-from slicereview.gui.window.view_actions import ViewActions
+from slicereview.gui.window.view_actions import ViewMenu
+from slicereview.model import Image
+
+if TYPE_CHECKING:
+    from slicereview.gui.annotate.page import AnnotatePage
+    from slicereview.gui.overview.page import OverviewPage
+    from slicereview.gui.rate.page import RatePage
+    from slicereview.gui.review.page import ReviewPage
 
 
 class StartPage(QWidget):
@@ -58,9 +71,10 @@ class StartPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addStretch(1)
         layout.addWidget(title)
-        for text, slot in (("New project…", window.on_new_project),
-                           ("Open project…", window.on_open_project),
-                           ("Open demo project", window.on_open_demo)):
+        menu = window.file_menu
+        for text, slot in (("New project…", menu.new_project),
+                           ("Open project…", menu.open_project),
+                           ("Open demo project", menu.open_demo)):
             button = QPushButton(text)
             button.setMinimumWidth(240)
             button.clicked.connect(slot)
@@ -83,28 +97,28 @@ class StartPage(QWidget):
         self.window_.open_project(Path(item.data(Qt.ItemDataRole.UserRole)))
 
 
-class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QMainWindow):
+class MainWindow(QMainWindow):
     def __init__(self, *, remember: bool = True) -> None:
         """``remember=False`` (``open --screenshot``) leaves the user's settings alone: no
         recent project and no window layout is written."""
         super().__init__()
         self.remember = remember
-        collect_garbage_in_gui_thread()  # never in a worker (gui/common/background.py)
         self.setWindowTitle("slicereview")
         self.gateway = ProjectGateway(self)
-        self.actions_ = create_actions(self)
-        for name, action in self.actions_.items():
-            action.triggered.connect(getattr(self, f"on_{name}"))
-        self._current_image = None
-        self._volume_autos: dict[tuple[int, int], WindowPreset | None] = {}
-        self._import_worker: ImportWorker | None = None
-        self._demo_worker: DemoWorker | None = None
+        self._current_image: Image | None = None
+        self._volume_autos: dict[tuple[int, int | None], WindowPreset | None] = {}
 
         self.viewer = ImageView()
         self.tabs = PageTabs()
         self.tabs.setObjectName("tabs")
         self.tabs.addTab(self.viewer, "View")
-        self.add_pages()  # gui/window/pages.py: built on first need
+        self.browser = ProjectBrowser()
+        self.image_label = QLabel()
+        self.pages = Pages(self)  # the job pages' tabs, built on first need
+        self.file_menu = FileMenu(self)
+        self.pacs = PacsImport(self)
+        self.packages = PackageMenu(self)
+        self.view_menu = ViewMenu(self)
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.start_page = StartPage(self)
         self.stack = QStackedWidget()
@@ -119,9 +133,8 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
         column.addWidget(self.stack, 1)
         self.setCentralWidget(central)
 
-        self.browser = ProjectBrowser()
         self.browser.decoded = self.gateway.cache.peek
-        self.browser.check = self.gateway.check_file
+        self.browser.check = self.gateway.files.check
         self.browser.image_selected.connect(self.show_image)
         self.browser_dock = QDockWidget("Images", self)
         self.browser_dock.setObjectName("browser_dock")
@@ -131,12 +144,16 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.browser_dock)
 
         self.cursor_label = QLabel()
-        self.image_label = QLabel()
         self.statusBar().addWidget(self.image_label, 1)
         self.statusBar().addPermanentWidget(self.cursor_label)
         self.viewer.cursor_info.connect(self.cursor_label.setText)
         self.viewer.slice_requested.connect(self._on_slice_requested)
 
+        self.actions_ = create_actions(self)
+        slots = {**self.file_menu.slots(), **self.pacs.slots(), **self.packages.slots(),
+                 **self.view_menu.slots()}
+        for name, action in self.actions_.items():
+            action.triggered.connect(slots[name])
         self._build_menus()
         self.gateway.project_opened.connect(self._on_project_opened)
         self.gateway.project_busy.connect(self._on_project_busy)
@@ -145,6 +162,23 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
         self.gateway.images_changed.connect(self.refresh_images)
         self._on_project_closed()
         self.resize(1400, 900)
+
+    # -- the pages -----------------------------------------------------------------------------
+    @property
+    def annotate_page(self) -> AnnotatePage:
+        return self.pages.annotate
+
+    @property
+    def rate_page(self) -> RatePage:
+        return self.pages.rate
+
+    @property
+    def review_page(self) -> ReviewPage:
+        return self.pages.review
+
+    @property
+    def overview_page(self) -> OverviewPage:
+        return self.pages.overview
 
     # -- menus -----------------------------------------------------------------------------
     def _build_menus(self) -> None:
@@ -161,13 +195,13 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
         file_menu.addAction(a["close_project"])
         file_menu.addAction(a["quit"])
         view_menu = self.menuBar().addMenu("&View")
-        for name in ("fit", "actual_size", "zoom_in", "zoom_out", None, "auto_window", "invert",
+        for item in ("fit", "actual_size", "zoom_in", "zoom_out", None, "auto_window", "invert",
                      "brighter", "darker", "more_contrast", "less_contrast", None, "next_image",
                      "previous_image", "next_slice", "previous_slice"):
-            if name is None:
+            if item is None:
                 view_menu.addSeparator()
             else:
-                view_menu.addAction(a[name])
+                view_menu.addAction(a[item])
         view_menu.addSeparator()
         self.colour_blind_action = view_menu.addAction("Colour-blind safe polygon colours")
         self.colour_blind_action.setObjectName("colour_blind")
@@ -179,7 +213,7 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
         self.colour_blind_action.toggled.connect(self.set_colour_blind)
         self.set_colour_blind(self.colour_blind_action.isChecked(), remember=False)
         self.addActions(list(a.values()))  # shortcuts work wherever the focus is
-        owner_menu.build(self)  # Owner ▸ batches, gold and onboarding, guidelines
+        self.owner_menu = OwnerMenu(self)  # Owner ▸ batches, gold and onboarding, guidelines
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(a["shortcuts"])
         help_menu.addAction(a["about"])
@@ -190,11 +224,11 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
         set_scheme(name)
         if remember:
             user_settings.remember_colour_scheme(name)
-        if not self._annotate_tab.built:
+        if not self.pages.annotate_tab.built:
             return  # built later in the scheme set now
-        self.annotate_page.tool.layer.restyle()
-        self.annotate_page.tool._show_handles()  # handles take the selected polygon's colour
-        self.annotate_page._show_status()
+        page = self.pages.annotate
+        page.tool.restyle()
+        page.status.show()
 
     def _fill_recent_menu(self) -> None:
         self.recent_menu.clear()
@@ -210,11 +244,14 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
         page = self.tabs.widget(index)  # a lazy tab knows the flag before its page exists
         if self.gateway.is_open:
             self.browser_dock.setVisible(not getattr(page, "hides_browser", False))
-        self.update_image_label()
+        self.pages.update_image_label()
 
-    def add_page(self, widget: QWidget, title: str) -> int:
-        """Add a job's page (rate, annotate, review) as a tab; returns its index."""
-        return self.tabs.addTab(widget, title)
+    def show_in_view(self, image_id: int) -> None:
+        """Switch to the View tab and show ``image_id`` (selected in the image list)."""
+        self.tabs.setCurrentWidget(self.viewer)
+        self.browser.select(image_id)
+        if self.browser.current_id() != image_id:  # hidden by a filter
+            self.show_image(image_id)
 
     # -- project ---------------------------------------------------------------------------
     def open_project(self, location: Path | str) -> bool:
@@ -229,10 +266,10 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
         return True
 
     def _on_project_busy(self, message: str) -> None:
-        """Another program holds the file: say so while the write retries (gui/gateway/busy.py)."""
+        """Another program holds the file: say so while the write retries (app/undo.py)."""
         if message:
             self.statusBar().showMessage(message)
-        elif self.statusBar().currentMessage() == busy.MESSAGE:
+        elif self.statusBar().currentMessage() == BUSY_MESSAGE:
             self.statusBar().clearMessage()
 
     def _ask_retry(self, message: str) -> bool:
@@ -241,8 +278,7 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
         return answer == QMessageBox.StandardButton.Retry
 
     def _on_project_opened(self, path: str) -> None:
-        project = self.gateway.project
-        assert project is not None
+        project = self.gateway.open_project
         self.setWindowTitle(window_title(project))  # a work package says whose it is
         self.stack.setCurrentWidget(self.tabs)
         self._on_tab_changed(self.tabs.currentIndex())
@@ -259,8 +295,8 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
         self.setWindowTitle("slicereview")
         self._current_image = None  # the next project shows its first image
         self._volume_autos.clear()
-        self.browser_image_text = self.review_image_text = self.browser_image_tip = ""
-        self.image_label.clear()
+        self.pages.review_text = ""
+        self.pages.show_browser_image("")
         self.viewer.clear()
         self.browser.set_images([])
         self.start_page.refresh()
@@ -284,10 +320,9 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
         try:
             display = self.gateway.display(image)
         except Exception as exc:
-            if self.pacs_login(image, exc):  # a PACS asked for credentials: ask the user
+            if self.pacs.login(image, exc):  # a PACS asked for credentials: ask the user
                 return self.show_image(image_id, keep_view=keep_view)
-            self.browser_image_text = f"{image.case_id}: cannot show this image — {exc}"
-            self.update_image_label()
+            self.pages.show_browser_image(f"{image.case_id}: cannot show this image — {exc}")
             self.viewer.clear()
             return False
         previous, self._current_image = self._current_image, image
@@ -299,12 +334,12 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
                               auto=self._volume_auto(image, slices))
         positions = [s.id for s in slices]
         self.viewer.set_slices(len(slices), positions.index(image.id) if slices else 0)
-        self.browser_image_text = f"{image.case_id}   {display.description}"
-        self.browser_image_tip = display.warning  # e.g. pixels that were not finite
-        self.update_image_label()
+        # the tooltip: e.g. pixels that were not finite
+        self.pages.show_browser_image(f"{image.case_id}   {display.description}",
+                                      display.warning)
         return True
 
-    def _volume_auto(self, image, slices: list) -> WindowPreset | None:
+    def _volume_auto(self, image: Image, slices: list[Image]) -> WindowPreset | None:
         """One automatic window per volume (cached): steady brightness while scrolling."""
         if not slices:
             return None
@@ -323,33 +358,13 @@ class MainWindow(FileActions, PacsActions, ViewActions, QAActions, LazyPages, QM
             if self.browser.current_id() != slices[position].id:  # hidden by a filter
                 self.show_image(slices[position].id, keep_view=True)
 
-    # -- file actions: gui/window/file_actions.py (FileActions) -----------------------------------
-    def on_close_project(self) -> None:
-        self.gateway.close()
-
-    def on_quit(self) -> None:
-        self.close()
-
-    # -- view actions: gui/window/view_actions.py (ViewActions) -----------------------------------
     # -- close -----------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
         """Crash-safe close: every edit is already committed; stop workers, close the file."""
-        if self._import_worker is not None:
-            self._import_worker.cancel()
-            self._import_thread.quit()
-            self._import_thread.wait(5000)
-        if self._demo_worker is not None:
-            self._demo_thread.wait(60000)  # the demo is renamed into place only when complete
-        # QUndoStack emits signals while being destroyed (docs/design.md, "Qt and pyqtgraph"):
-        # empty every history now.
-        if self._annotate_tab.built:
-            self.annotate_page.clear_undo()
-        if self._review_tab.built:
-            self.review_page.clear_undo()
-        if self._overview_tab.built:
-            self.overview_page.stop_workers()
-        if self._rate_tab.built:
-            self.rate_page.compare.clear_stacks()
+        self.file_menu.stop()
+        self.packages.stop()
+        if self.pages.overview_tab.built:
+            self.pages.overview.stop_workers()
         if self.remember:
             s = user_settings.settings()
             s.setValue("main_window/geometry", self.saveGeometry())

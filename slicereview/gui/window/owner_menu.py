@@ -12,8 +12,8 @@
 * **Groups…** (:class:`~slicereview.gui.owner.groups.GroupsDialog`): put annotators in
   groups.
 
-The actions are enabled while a project is open. Built by :func:`build` (one line in the
-main window).
+The actions are enabled while a project is open (:class:`OwnerMenu`, a part of the main
+window).
 """
 
 from __future__ import annotations
@@ -33,50 +33,54 @@ ITEMS = (("batches", "&Phases and batches…", "Batches per phase, assignments a
          ("groups", "G&roups…", "Put annotators in groups"))
 
 
-def _open(window: MainWindow, name: str) -> QDialog:
-    from slicereview.gui.owner.batches import BatchesDialog
-    from slicereview.gui.owner.gold import GoldDialog
-    from slicereview.gui.owner.groups import GroupsDialog
-    from slicereview.gui.owner.guideline_editor import GuidelineEditor
-    from slicereview.gui.owner.questions import QuestionsDialog
+class OwnerMenu:
+    """The Owner menu of ``window``: its actions by name (:attr:`actions`) and the dialog last
+    opened (:attr:`dialog`)."""
 
-    owner = window.gateway.owner
-    if name == "batches":
-        dialog: QDialog = BatchesDialog(owner, window.browser.image_ids(), window)
-    elif name == "gold":
-        dialog = GoldDialog(owner, window)
-    elif name == "questions":
-        dialog = QuestionsDialog(owner, window)
-    elif name == "groups":
-        dialog = GroupsDialog(owner, window)
-    else:
-        dialog = GuidelineEditor(owner, window)
-    window.owner_dialog = dialog
-    # Closing the dialog hands the keyboard back to the main window (its shortcuts, e.g. F2
-    # on the Annotate tab, need it active; not every window manager or platform does this).
-    dialog.finished.connect(lambda _result: window.activateWindow())
-    dialog.show()
-    return dialog
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.gateway = window.gateway
+        self.dialog: QDialog | None = None
+        self.actions: dict[str, QAction] = {}
+        menu = window.menuBar().addMenu("&Owner")
+        for name, text, tip in ITEMS:
+            action = QAction(text, window)
+            action.setObjectName(f"action_owner_{name}")
+            action.setStatusTip(tip)
+            action.setEnabled(False)
+            action.triggered.connect(lambda _=False, n=name: self.open(n))
+            menu.addAction(action)
+            self.actions[name] = action
+        self.gateway.project_opened.connect(self._enable)
+        self.gateway.project_closed.connect(self._enable)
 
+    def _enable(self, *_args: object) -> None:
+        for action in self.actions.values():
+            action.setEnabled(self.gateway.is_open)
 
-def build(window: MainWindow) -> dict[str, QAction]:
-    """Add the Owner menu to ``window``'s menu bar; returns its actions by name."""
-    menu = window.menuBar().addMenu("&Owner")
-    actions = {}
-    for name, text, tip in ITEMS:
-        action = QAction(text, window)
-        action.setObjectName(f"action_owner_{name}")
-        action.setStatusTip(tip)
-        action.setEnabled(False)
-        action.triggered.connect(lambda _=False, n=name: _open(window, n))
-        menu.addAction(action)
-        actions[name] = action
+    def open(self, name: str) -> QDialog:
+        """Open the dialog of menu item ``name`` (one of :data:`ITEMS`), non-modal."""
+        from slicereview.gui.owner.batches import BatchesDialog
+        from slicereview.gui.owner.gold import GoldDialog
+        from slicereview.gui.owner.groups import GroupsDialog
+        from slicereview.gui.owner.guideline_editor import GuidelineEditor
+        from slicereview.gui.owner.questions import QuestionsDialog
 
-    def enable(*_args: object) -> None:
-        for action in actions.values():
-            action.setEnabled(window.gateway.is_open)
-
-    window.gateway.project_opened.connect(enable)
-    window.gateway.project_closed.connect(enable)
-    window.owner_actions = actions
-    return actions
+        window, owner = self.window, self.gateway.owner
+        if name == "batches":
+            dialog: QDialog = BatchesDialog(owner, window.browser.image_ids(), window)
+        elif name == "gold":
+            dialog = GoldDialog(owner, window)
+        elif name == "questions":
+            dialog = QuestionsDialog(owner, window)
+        elif name == "groups":
+            dialog = GroupsDialog(owner, window)
+        else:
+            dialog = GuidelineEditor(owner, window)
+        self.dialog = dialog
+        # Closing the dialog hands the keyboard back to the main window (its shortcuts, e.g.
+        # F2 on the Annotate tab, need it active; not every window manager or platform does
+        # this).
+        dialog.finished.connect(lambda _result: window.activateWindow())
+        dialog.show()
+        return dialog

@@ -1,14 +1,17 @@
 """The "Export work package…" dialog: which annotator, which batch (or all of theirs).
 
 The file is asked for afterwards (a save dialog); the package is written by
-:class:`~slicereview.gui.common.qa_workers.ExportPackageWorker`.
+:func:`slicereview.gui.common.qa_workers.export_package` in a thread worker.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QWidget
+
+if TYPE_CHECKING:
+    from slicereview.gui.gateway.qa import QAService
 
 #: The batch choice meaning "every batch of the annotator".
 ALL_BATCHES = "(all their batches and annotations)"
@@ -17,7 +20,7 @@ ALL_BATCHES = "(all their batches and annotations)"
 class PackageDialog(QDialog):
     """Choose the annotator and batch of a work package (``qa``: the gateway's QA part)."""
 
-    def __init__(self, qa: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, qa: QAService, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export work package")
         self.qa = qa

@@ -1,51 +1,62 @@
-"""The main window's File ▸ Import from PACS… (a mixin of
-:class:`~slicereview.gui.window.main_window.MainWindow`, beside :mod:`.file_actions`): the study
-list dialog, then the import in a worker with a progress dialog and Cancel; the end is reported as
-a file import's (``_on_import_done`` / ``_on_import_failed``). And the log-in asked for when
-an image on a PACS must be fetched again and the server refuses (:meth:`pacs_login`)."""
+"""The main window's File ▸ Import from PACS… and the PACS log-in (:class:`PacsImport`, a part
+of :class:`~slicereview.gui.window.main_window.MainWindow`, beside :mod:`.file_actions`): the
+study list dialog, then the import in a thread worker with a progress dialog and Cancel, shown
+and ended as a file import (:meth:`~.file_actions.FileMenu.run_import`: one import at a time).
+And the log-in asked for when an image on a PACS must be fetched again and the server refuses
+(:meth:`PacsImport.login`)."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QProgressDialog
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+from slicereview.engines.dicomweb.auth import Auth
 from slicereview.engines.dicomweb.errors import AuthenticationError
-from slicereview.gui.common.workers import PacsImportWorker
+from slicereview.gui.common import workers
+from slicereview.gui.common.background import Worker, thread_worker
+from slicereview.model import Image
+
+if TYPE_CHECKING:
+    from slicereview.gui.window.main_window import MainWindow
+    from slicereview.gui.window.pacs_dialog import PacsDialog
 
 
-class PacsActions:
+class PacsImport:
     """See the module docstring."""
 
-    def on_import_pacs(self) -> PacsImportWorker | None:
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.gateway = window.gateway
+        #: The study list dialog last opened (tests drive it).
+        self.dialog: PacsDialog | None = None
+        #: PACS servers whose log-in the user cancelled this session (not asked again).
+        self.declined: set[str] = set()
+
+    def slots(self) -> dict[str, Callable[[], object]]:
+        return {"import_pacs": self.import_pacs}
+
+    def import_pacs(self) -> Worker | None:
         from slicereview.gui.window.pacs_dialog import PacsDialog
 
-        if self.gateway.project is None or self._import_worker is not None:
+        if self.gateway.project is None or self.window.file_menu.import_worker is not None:
             return None
-        dialog = PacsDialog(self)
-        self._pacs_dialog = dialog  # (tests drive it)
+        dialog = PacsDialog(self.window)
+        self.dialog = dialog
         if dialog.exec() != PacsDialog.DialogCode.Accepted or not dialog.chosen():
             return None
-        return self.start_pacs_import(dialog.url(), dialog.auth(), dialog.chosen())
+        return self.start_import(dialog.url(), dialog.auth(), dialog.chosen())
 
-    def start_pacs_import(self, url: str, auth: object, studies: list[str]
-                          ) -> PacsImportWorker | None:
-        if self.gateway.project is None or self._import_worker is not None:
+    def start_import(self, url: str, auth: Auth | None, studies: list[str]) -> Worker | None:
+        project = self.gateway.project
+        if project is None or self.window.file_menu.import_worker is not None:
             return None
         self.gateway.credentials.set(url, auth)  # the viewer fetches with them again
-        worker = PacsImportWorker(self.gateway.project.location, url, auth, studies)
-        progress = QProgressDialog("Importing from the PACS…", "Cancel", 0, 0, self)
-        progress.setWindowTitle("Import from PACS")
-        progress.setMinimumDuration(300)
-        progress.canceled.connect(worker.cancel)
-        self._import_dialog = progress
-        worker.progress.connect(self._on_import_progress)
-        worker.finished.connect(self._on_import_done)
-        worker.failed.connect(self._on_import_failed)
-        self._import_worker = worker  # one import at a time, files or PACS
-        self.gateway.hold_changes()
-        self._import_thread = worker.start()
-        return worker
+        worker = thread_worker(workers.import_pacs, project.location, url, auth,
+                               list(studies), name="pacs-import")
+        return self.window.file_menu.run_import(worker, "Import from PACS",
+                                                "Importing from the PACS…")
 
-    def pacs_login(self, image: object, error: Exception) -> bool:
+    def login(self, image: Image, error: Exception) -> bool:
         """After ``error`` showing ``image``: when a PACS refused the credentials, ask for
         new ones (once per server and session, if the user cancels) and keep them in memory;
         True when the caller should try again."""
@@ -58,15 +69,14 @@ class PacsActions:
         location = self.gateway.file_of(image)
         if not isinstance(location, RemoteInstance):
             return False
-        declined = self.__dict__.setdefault("_pacs_declined", set())
         server = origin(location.url)
-        if server in declined:
+        if server in self.declined:
             return False
-        dialog = LoginDialog(server, str(error), self)
+        dialog = LoginDialog(server, str(error), self.window)
         if dialog.exec() != LoginDialog.DialogCode.Accepted or dialog.auth() is None:
-            declined.add(server)
+            self.declined.add(server)
             return False
         self.gateway.credentials.set(location.url, dialog.auth())
-        self.browser.forget_failures()
-        self.refresh_images()  # (thumbnails that failed for want of credentials come back)
+        self.window.browser.forget_failures()
+        self.window.refresh_images()  # (thumbnails that failed for want of credentials)
         return True

@@ -1,8 +1,9 @@
 """File ▸ Import from PACS…: connect to a DICOMweb service, search and list its studies
 (date, modality, description, number of images) and choose the ones to import.
 
-The list is fetched in a worker thread (:class:`StudyListWorker`); a server that fails or
-misbehaves shows its one-sentence message under the list. Credentials typed here are kept in
+The list is fetched in a thread worker
+(:func:`slicereview.gui.common.workers.list_pacs_studies`); a server that fails or misbehaves
+shows its one-sentence message under the list. Credentials typed here are kept in
 the gateway's memory for this session (:class:`~slicereview.app.images.pacs.Credentials`), never
 stored; the fields start from ``SLICEREVIEW_DICOMWEB_USER``/``_PASSWORD``/``_TOKEN``.
 """
@@ -30,24 +31,12 @@ from PySide6.QtWidgets import (
 
 from slicereview.app.images.pacs import ENV_PASSWORD, ENV_TOKEN, ENV_USER
 from slicereview.engines.dicomweb.auth import Auth
-from slicereview.gui.common.workers import Worker
+from slicereview.gui.common import workers
+from slicereview.gui.common.background import Worker, thread_worker
 
 DEFAULT_URL = "http://localhost:8042/dicom-web"
 COLUMNS = ("Date", "Modality", "Description", "Images")
 _last_url = {"url": DEFAULT_URL}
-
-
-class StudyListWorker(Worker):
-    """Lists the studies of a DICOMweb service; ``finished(list of StudyRow)``."""
-
-    def __init__(self, url: str, auth: Auth | None, search: str) -> None:
-        super().__init__()
-        self.url, self.auth, self.search = url, auth, search
-
-    def work(self) -> object:
-        from slicereview.app.images.pacs_import import list_studies
-
-        return list_studies(self.url, self.auth, self.search)
 
 
 class PacsDialog(QDialog):
@@ -102,7 +91,7 @@ class PacsDialog(QDialog):
         self.search_edit.returnPressed.connect(self.search)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         self.rows: list = []
-        self.worker: StudyListWorker | None = None
+        self.worker: Worker | None = None
 
     def url(self) -> str:
         return self.url_edit.text().strip()
@@ -121,21 +110,20 @@ class PacsDialog(QDialog):
         _last_url["url"] = self.url()
         self.status.setText("Asking the PACS…")
         self.search_button.setEnabled(False)
-        worker = StudyListWorker(self.url(), self.auth(), self.search_edit.text())
+        worker = thread_worker(workers.list_pacs_studies, self.url(), self.auth(),
+                               self.search_edit.text(), name="pacs-studies")
         worker.finished.connect(self._listed)
         worker.failed.connect(self._failed)
         self.worker = worker
-        worker.start()
 
     def wait(self, msecs: int = 30000) -> bool:
         """Block until a running listing is done (tests)."""
-        return self.worker is None or self.worker._thread is None or \
-            self.worker._thread.wait(msecs)
+        return self.worker is None or self.worker.wait(msecs)
 
-    def _listed(self, rows: object) -> None:
+    def _listed(self, rows: list) -> None:
         self.worker = None
         self.search_button.setEnabled(True)
-        self.rows = list(rows)  # type: ignore[call-overload]
+        self.rows = list(rows)
         self.table.setRowCount(len(self.rows))
         for r, study in enumerate(self.rows):
             values = (study.date, study.modalities, study.description,

@@ -1,123 +1,132 @@
-"""The main window's QA actions: work packages in the File menu and showing an image the
-Overview tab picked.
+"""The main window's work-package actions in the File menu (:class:`PackageMenu`, a part of
+:class:`~slicereview.gui.window.main_window.MainWindow`).
 
-:class:`QAActions` is a mixin of :class:`~slicereview.gui.window.main_window.MainWindow` (like
-:class:`~slicereview.gui.window.file_actions.FileActions`). Export asks for the annotator and batch
-(:class:`~slicereview.gui.window.package_dialog.PackageDialog`) and a file; merge asks for a
-package zip. Both run in a worker with a progress dialog, as does opening a package zip with
-File ▸ Open project… (checking and unpacking 200 stored mammograms takes about a second).
-The merge report is shown at the end (added, updated, unchanged, kept, conflicts kept
-apart); a refused package (another project, damaged, newer version) is one line in a
-warning, and the project is untouched.
+Export asks for the annotator and batch (:class:`~slicereview.gui.window.package_dialog.
+PackageDialog`) and a file; merge asks for a package zip. Both run in a thread worker with a
+progress dialog, as does opening a package zip with File ▸ Open project… (checking and
+unpacking 200 stored mammograms takes about a second). The merge report is shown at the end
+(added, updated, unchanged, kept, conflicts kept apart); a refused package (another project,
+damaged, newer version) is one line in a warning, and the project is untouched.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QProgressDialog
 
-from slicereview.gui.common.qa_workers import (
-    ExportPackageWorker,
-    MergePackageWorker,
-    UnpackPackageWorker,
-)
+from slicereview.gui.common import qa_workers
+from slicereview.gui.common.background import Worker, thread_worker
 from slicereview.gui.window.package_dialog import PackageDialog
 
+if TYPE_CHECKING:
+    from slicereview.app.qa.packages import MergeReport
+    from slicereview.gui.window.main_window import MainWindow
 
-class QAActions:
-    """File-menu package slots and :meth:`show_in_view` (see the module docstring)."""
 
-    _package_worker: Any = None
+class PackageMenu:
+    """Export, merge and open work packages for ``window`` (see the module docstring)."""
 
-    def show_in_view(self, image_id: int) -> None:
-        """Switch to the View tab and show ``image_id`` (selected in the image list)."""
-        self.tabs.setCurrentWidget(self.viewer)
-        self.browser.select(image_id)
-        if self.browser.current_id() != image_id:  # hidden by a filter
-            self.show_image(image_id)
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.gateway = window.gateway
+        #: The package job running (one at a time), or ``None``.
+        self.worker: Worker | None = None
+        #: The last merge's report (or refusal), as shown.
+        self.last_merge_text = ""
+        self._dialog: QProgressDialog | None = None
 
-    def _start_package_job(self, worker: Any, label: str, done: Any) -> Any:
-        dialog = QProgressDialog(label, "", 0, 0, self)
+    def slots(self) -> dict[str, Callable[[], object]]:
+        return {"export_package": self.export_package, "merge_package": self.merge_package}
+
+    def _start(self, worker: Worker, label: str, done: Callable[[Any], None]) -> Worker:
+        dialog = QProgressDialog(label, "", 0, 0, self.window)
         dialog.setCancelButton(None)  # a merge is one transaction: it finishes or rolls back
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.setMinimumDuration(300)
-        self._package_dialog = dialog
+        self._dialog = dialog
         worker.finished.connect(done)
-        worker.failed.connect(self._on_package_failed)
-        self._package_worker = worker
-        self._package_thread = worker.start()
+        worker.failed.connect(self._on_failed)
+        self.worker = worker
         return worker
 
-    def open_package(self, path: Path) -> UnpackPackageWorker | None:
+    def _end(self) -> None:
+        if self._dialog is not None:
+            self._dialog.reset()
+        self.worker = None
+
+    def open_package(self, path: Path) -> Worker | None:
         """Open a work package zip: checked and unpacked beside itself in a worker (see
         :func:`slicereview.app.qa.packages.unpack`), then its project is opened."""
-        if self._package_worker is not None:
+        if self.worker is not None:
             return None
-        return self._start_package_job(UnpackPackageWorker(path),
-                                       f"Checking and unpacking {path.name}…",
-                                       self._on_unpack_done)
+        return self._start(thread_worker(qa_workers.unpack_package, Path(path)),
+                           f"Checking and unpacking {path.name}…", self._on_unpacked)
 
-    def _on_unpack_done(self, project: object) -> None:
-        self._package_dialog.reset()
-        self._package_worker = None
-        self.open_project(Path(str(project)))
+    def _on_unpacked(self, project: Path) -> None:
+        self._end()
+        self.window.open_project(Path(project))
 
-    def on_export_package(self) -> ExportPackageWorker | None:
-        if not self.gateway.is_open or self._package_worker is not None:
+    def export_package(self) -> Worker | None:
+        if not self.gateway.is_open or self.worker is not None:
             return None
-        if not self.gateway.qa.annotator_names():
-            QMessageBox.information(self, "Export work package", "This project has no "
-                                    "annotator yet.")
+        qa = self.gateway.qa
+        if not qa.annotator_names():
+            QMessageBox.information(self.window, "Export work package",
+                                    "This project has no annotator yet.")
             return None
-        chooser = PackageDialog(self.gateway.qa, self)
+        chooser = PackageDialog(qa, self.window)
         if chooser.exec() != QDialog.DialogCode.Accepted:
             return None
         annotator, batch = chooser.choice()
-        path, _ = QFileDialog.getSaveFileName(self, "Save work package", f"{annotator}.zip",
-                                              "Work package (*.zip)")
+        path, _ = QFileDialog.getSaveFileName(self.window, "Save work package",
+                                              f"{annotator}.zip", "Work package (*.zip)")
         if not path:
             return None
         out = Path(path) if path.endswith(".zip") else Path(path + ".zip")
-        worker = ExportPackageWorker(self.gateway.qa.location(), annotator, batch, out)
-        return self._start_package_job(worker, f"Writing the work package of {annotator}…",
-                                       self._on_export_done)
+        worker = thread_worker(qa_workers.export_package, qa.location(), annotator, batch,
+                               out)
+        return self._start(worker, f"Writing the work package of {annotator}…",
+                           self._on_exported)
 
-    def _on_export_done(self, path: object) -> None:
-        self._package_dialog.reset()
-        self._package_worker = None
-        self.statusBar().showMessage(f"Wrote the work package {path}", 10000)
-        QMessageBox.information(self, "Export work package", f"Wrote {path}.\n\nThe annotator "
-                                "opens the zip with File ▸ Open project… (it is unpacked beside "
-                                "itself), works offline and sends the folder back zipped in the "
-                                "same layout.")
+    def _on_exported(self, path: Path) -> None:
+        self._end()
+        self.window.statusBar().showMessage(f"Wrote the work package {path}", 10000)
+        QMessageBox.information(self.window, "Export work package", f"Wrote {path}.\n\nThe "
+                                "annotator opens the zip with File ▸ Open project… (it is "
+                                "unpacked beside itself), works offline and sends the folder "
+                                "back zipped in the same layout.")
 
-    def on_merge_package(self) -> MergePackageWorker | None:
-        if not self.gateway.is_open or self._package_worker is not None:
+    def merge_package(self) -> Worker | None:
+        if not self.gateway.is_open or self.worker is not None:
             return None
-        path, _ = QFileDialog.getOpenFileName(self, "Merge work package", "",
+        path, _ = QFileDialog.getOpenFileName(self.window, "Merge work package", "",
                                               "Work package (*.zip);;All files (*)")
         if not path:
             return None
-        worker = MergePackageWorker(self.gateway.qa.location(), Path(path))
-        return self._start_package_job(worker, f"Merging {Path(path).name}…",
-                                       self._on_merge_done)
+        worker = thread_worker(qa_workers.merge_package, self.gateway.qa.location(),
+                               Path(path))
+        return self._start(worker, f"Merging {Path(path).name}…", self._on_merged)
 
-    def _on_merge_done(self, report: object) -> None:
-        self._package_dialog.reset()
-        self._package_worker = None
+    def _on_merged(self, report: MergeReport) -> None:
+        self._end()
         self.gateway.watch.check()  # the merge committed on its own connection: tell the views
         self.gateway.qa.merged()
-        text = report.text  # type: ignore[attr-defined]
+        text = report.text
         self.last_merge_text = text
-        self.statusBar().showMessage(f"Merged: {text}", 10000)
-        QMessageBox.information(self, "Merge work package", f"Merged: {text}.")
+        self.window.statusBar().showMessage(f"Merged: {text}", 10000)
+        QMessageBox.information(self.window, "Merge work package", f"Merged: {text}.")
 
-    def _on_package_failed(self, message: str) -> None:
-        self._package_dialog.reset()
-        self._package_worker = None
+    def _on_failed(self, message: str) -> None:
+        self._end()
         self.last_merge_text = message
-        QMessageBox.warning(self, "Work package", message.splitlines()[0] if message else
-                            "The work package could not be handled.")
+        QMessageBox.warning(self.window, "Work package", message.splitlines()[0] if message
+                            else "The work package could not be handled.")
+
+    def stop(self) -> None:
+        """The window closes: let a package job finish (a merge is one transaction)."""
+        if self.worker is not None:
+            self.worker.wait(30000)

@@ -31,8 +31,8 @@ class LazyTab(QWidget):
         self._factory = factory
         self._page: QWidget | None = None
         self.hides_browser = hides_browser
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        self._column = QVBoxLayout(self)
+        self._column.setContentsMargins(0, 0, 0, 0)
 
     @property
     def built(self) -> bool:
@@ -44,7 +44,7 @@ class LazyTab(QWidget):
         """The page, built now if it was not yet."""
         if self._page is None:
             self._page = self._factory()
-            self.layout().addWidget(self._page)
+            self._column.addWidget(self._page)
         return self._page
 
     def showEvent(self, event: QShowEvent) -> None:
@@ -78,7 +78,8 @@ class PageTabs(QTabWidget):
         """Show the tab of ``widget``: a page, a lazy tab's page or its stand-in."""
         super().setCurrentWidget(self._holder(widget))
 
-    def currentWidget(self) -> QWidget | None:
+    # PySide6's stub says QWidget, but Qt returns nullptr (None) when there is no tab.
+    def currentWidget(self) -> QWidget | None:  # type: ignore[override]
         """The current page (a lazy tab's page, built if needed)."""
         return self.page_at(self.currentIndex())
 

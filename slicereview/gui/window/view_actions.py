@@ -1,16 +1,21 @@
-"""The main window's View and Help menu actions (a mixin of
+"""The main window's View and Help menu actions (:class:`ViewMenu`, a part of
 :class:`~slicereview.gui.window.main_window.MainWindow`): zoom, window/level keys, stepping through
 images and slices, the keyboard-shortcut list and About. They act on the image views of the
-current tab (:meth:`ViewActions.active_views`)."""
+current tab (:meth:`ViewMenu.active_views`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QMessageBox
 
 from slicereview import __version__
 from slicereview.gui.common.image_view import ImageView
+
+if TYPE_CHECKING:
+    from slicereview.gui.window.main_window import MainWindow
+    from slicereview.gui.window.shortcuts_dialog import ShortcutsDialog
 
 ABOUT = f"""<h3>slicereview {__version__}</h3>
 <p>Rate, annotate and review medical images.</p>
@@ -23,13 +28,18 @@ packages named in docs/licences.md.</p>
 SciPy, scikit-image, pydicom and SimpleITK.</p>"""
 
 
-class ViewActions:
-    """View and Help actions; the window provides ``viewer``, ``browser``, ``tabs``."""
+class ViewMenu:
+    """View and Help slots of ``window``: they act on the image views of the current page."""
 
-    viewer: Any
-    browser: Any
-    tabs: Any
-    shortcuts_dialog: Any
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.shortcuts_dialog: ShortcutsDialog | None = None
+
+    def slots(self) -> dict[str, Callable[[], object]]:
+        names = ("fit", "actual_size", "zoom_in", "zoom_out", "invert", "auto_window",
+                 "brighter", "darker", "more_contrast", "less_contrast", "next_image",
+                 "previous_image", "next_slice", "previous_slice", "shortcuts", "about")
+        return {name: getattr(self, name) for name in names}
 
     def active_views(self) -> list[ImageView]:
         """The image views the View menu acts on: those of the current page.
@@ -37,69 +47,69 @@ class ViewActions:
         A page may define ``image_views() -> list[ImageView]`` (the rating page returns both
         sides of its comparison, the annotation page its drawing view); otherwise the viewer.
         """
-        page = self.tabs.currentWidget()
+        page = self.window.tabs.currentWidget()
         views = getattr(page, "image_views", None)
-        return list(views()) if callable(views) else [self.viewer]
+        return list(views()) if callable(views) else [self.window.viewer]
 
-    def on_fit(self) -> None:
+    def fit(self) -> None:
         for view in self.active_views():
             view.fit()
 
-    def on_actual_size(self) -> None:
+    def actual_size(self) -> None:
         for view in self.active_views():
             view.actual_size()
 
-    def on_zoom_in(self) -> None:
+    def zoom_in(self) -> None:
         for view in self.active_views():
             view.zoom(0.8)
 
-    def on_zoom_out(self) -> None:
+    def zoom_out(self) -> None:
         for view in self.active_views():
             view.zoom(1.25)
 
-    def on_invert(self) -> None:
+    def invert(self) -> None:
         for view in self.active_views():
             view.set_inverted(not view.invert_box.isChecked())
 
-    def on_auto_window(self) -> None:
+    def auto_window(self) -> None:
         for view in self.active_views():
             view.auto_window()
 
-    def on_brighter(self) -> None:
+    def brighter(self) -> None:
         for view in self.active_views():
             view.adjust(brightness=+1)
 
-    def on_darker(self) -> None:
+    def darker(self) -> None:
         for view in self.active_views():
             view.adjust(brightness=-1)
 
-    def on_more_contrast(self) -> None:
+    def more_contrast(self) -> None:
         for view in self.active_views():
             view.adjust(contrast=+1)
 
-    def on_less_contrast(self) -> None:
+    def less_contrast(self) -> None:
         for view in self.active_views():
             view.adjust(contrast=-1)
 
-    def on_next_image(self) -> None:
-        self.browser.step(+1)
+    def next_image(self) -> None:
+        self.window.browser.step(+1)
 
-    def on_previous_image(self) -> None:
-        self.browser.step(-1)
+    def previous_image(self) -> None:
+        self.window.browser.step(-1)
 
-    def on_next_slice(self) -> None:
-        self.viewer.step_slice(+1)
+    def next_slice(self) -> None:
+        self.window.viewer.step_slice(+1)
 
-    def on_previous_slice(self) -> None:
-        self.viewer.step_slice(-1)
+    def previous_slice(self) -> None:
+        self.window.viewer.step_slice(-1)
 
-    def on_shortcuts(self) -> None:
+    def shortcuts(self) -> None:
         from slicereview.gui.window.shortcuts_dialog import ShortcutsDialog
 
-        if getattr(self, "shortcuts_dialog", None) is None:
-            self.shortcuts_dialog = ShortcutsDialog(self)
+        if self.shortcuts_dialog is None:
+            self.shortcuts_dialog = ShortcutsDialog(self.window)
         self.shortcuts_dialog.show()
         self.shortcuts_dialog.raise_()
 
-    def on_about(self) -> None:
-        QMessageBox.about(self, "About slicereview", ABOUT)
+    def about(self) -> None:
+        QMessageBox.about(self.window, "About slicereview", ABOUT)

@@ -133,7 +133,7 @@ def test_draw_toggle_drag_undo_redo_and_reopen(window, qtbot, project_file) -> N
     assert final.certainty is Certainty.UNCERTAIN
     np.testing.assert_allclose(final.vertices, expected, atol=1e-9)
 
-    window.on_close_project()
+    window.gateway.close()
     assert window.open_project(project_file)
     with Project.open(project_file, read_only=True) as project:
         [ann] = project.annotations.all()
@@ -223,9 +223,9 @@ def test_viewer_controls_still_work_while_drawing(window, qtbot) -> None:
     page = _page(window)
     vb = page.view.viewbox
     before_range = vb.viewRect()
-    before_window = page.view.window
+    before_window = page.view.current_window
     _drag(qtbot, page, (80, 60), (110, 80), button=Qt.MouseButton.RightButton)
-    assert page.view.window != before_window  # right-drag: window/level
+    assert page.view.current_window != before_window  # right-drag: window/level
     _drag(qtbot, page, (80, 60), (40, 40), button=Qt.MouseButton.MiddleButton)
     assert vb.viewRect().center() != before_range.center()  # middle-drag: pan
     panned = vb.viewRect().center()
@@ -300,7 +300,7 @@ def test_classifications_are_stored(window, qtbot) -> None:
 def test_guidelines_dialog_shows_newest_text(window, qtbot) -> None:
     page = _page(window)
     qtbot.mouseClick(page.panel.guidelines_button, _L)
-    dialog = page.guidelines_dialog
+    dialog = page.status.guidelines_dialog
     assert dialog is not None and dialog.isVisible()
     assert "calcification" in dialog.browser.toPlainText()
     assert "version 1" in dialog.windowTitle()
@@ -364,7 +364,7 @@ def test_render_annotate_tab_on_the_demo(qtbot, open_window, demo_project, tmp_p
     page = w.annotate_page
     w.tabs.setCurrentWidget(page)
     qtbot.waitUntil(lambda: page.view.display is not None)
-    careful = next(r for r in w.gateway.annotators() if "careful" in r.name)
+    careful = next(r for r in w.gateway.annotate.annotators() if "careful" in r.name)
     page.select_annotator(careful.id)
     assert page.tool.polygons and page.annotation.status is AnnotationStatus.SUBMITTED
     assert page.panel.image_form.answers()["density"]
@@ -385,8 +385,8 @@ def test_a_failed_write_never_enters_the_undo_stack(window, qtbot, monkeypatch) 
         _click(qtbot, page, x, y)
     _key(qtbot, window, Qt.Key.Key_Return)
     [first] = _stored(window)
-    stack = page.undo_stack
-    assert stack is not None and stack.count() == 1
+    stack = page.history
+    assert stack is not None and len(stack) == 1
     project = window.gateway.project
 
     def disk_error(*_a, **_k):
@@ -396,7 +396,7 @@ def test_a_failed_write_never_enters_the_undo_stack(window, qtbot, monkeypatch) 
     for x, y in [(60, 60), (90, 60), (90, 90)]:
         _click(qtbot, page, x, y)
     _key(qtbot, window, Qt.Key.Key_Return)
-    assert stack.count() == 1  # the failed add is not on the stack
+    assert len(stack) == 1  # the failed add is not on the stack
     assert "not saved" in page.panel.message_label.text()
     assert "disk I/O error" in page.panel.message_label.text()
     assert _stored(window) == [first]

@@ -62,7 +62,7 @@ def test_showing_another_annotators_work_is_read_only(qtbot, shared_file: Path) 
     assert not page.panel.polygon_form.isEnabled()
     assert "read-only" in page.panel.message_label.text()
     qtbot.wait(1600)  # the clock would tick here
-    page._tick()
+    page.status.tick()
     for x, y in [(100, 90), (140, 90), (140, 110)]:  # try to draw
         _click(qtbot, page, x, y)
     _key(qtbot, w, Qt.Key.Key_Return)
@@ -98,11 +98,11 @@ def test_looking_creates_no_annotation_the_first_edit_keeps_the_time(qtbot, shar
     alice = project.raters.by_name("alice").id
     page.select_you(alice)
     qtbot.wait(2600)  # looked for more than two seconds
-    page._tick()
+    page.status.tick()
     _key(qtbot, w, Qt.Key.Key_PageDown)
     _key(qtbot, w, Qt.Key.Key_PageUp)
     assert project.annotations.all(rater_id=alice) == []  # looking wrote nothing
-    looked = page._unsaved_ms[page._key]
+    looked = page.state.unsaved_ms[page.state.key]
     assert looked >= 1000  # (the clock starts on the page's first tick)
     for x, y in [(20, 20), (90, 25), (85, 80)]:
         _click(qtbot, page, x, y)
@@ -210,13 +210,14 @@ def test_a_returned_annotation_shows_comments_and_pins_and_revise_starts_the_nex
     assert "too large" in box.reason.text() and "Follow the edge closely." in box.reason.text()
     assert [box.pins.item(i).text() for i in range(box.pins.count())] == [
         "1. box rows 20–70, cols 20–80: this edge", "2. point x 120, y 90: missed spot"]
-    assert len(page._pin_items) == 4 and all(i.scene() is not None for i in page._pin_items)
+    pins = page.status.pin_items
+    assert len(pins) == 4 and all(i.scene() is not None for i in pins)
     w.grab().save(str(SHOTS / "annotate_returned.png"))
     qtbot.mouseClick(box.revise_button, Qt.MouseButton.LeftButton)
     project = w.gateway.project
-    assert page.round == 2 and page.annotation.round == 2
+    assert page.state.round == 2 and page.annotation.round == 2
     assert len(project.polygons.of(page.annotation.id)) == 1  # a copy of the polygons
-    assert page.tool.enabled and not box.isVisible() and page._pin_items == []
+    assert page.tool.enabled and not box.isVisible() and page.status.pin_items == []
     assert project.annotations.get(ann.id).status.value == "submitted"  # round 1 untouched
 
 

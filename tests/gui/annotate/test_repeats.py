@@ -50,8 +50,8 @@ def _draw_square(qtbot, page, x0: float, size: float) -> None:
 def test_schedule_offer_open_blind_draw_submit(qtbot, open_window, project_file) -> None:
     w: MainWindow = open_window(project_file, (1300, 850))
     # -- the owner: a formal batch of the three images for alice, 5 % repeats, seed 7
-    w.owner_actions["batches"].trigger()
-    dialog = w.owner_dialog
+    w.owner_menu.actions["batches"].trigger()
+    dialog = w.owner_menu.dialog
     qtbot.keyClicks(dialog.name_edit, "formal A")
     dialog.phase_box.setCurrentText("formal")
     dialog.source_box.setCurrentIndex(0)  # the images in the image list
@@ -94,7 +94,7 @@ def test_schedule_offer_open_blind_draw_submit(qtbot, open_window, project_file)
 
     # -- open the repeat: the image, none of the first pass's polygons
     qtbot.mouseClick(page.repeats_box.open_button, _L)
-    assert page.image_id == chosen and page.repeat_image == chosen
+    assert page.image_id == chosen and page.state.repeat_image == chosen
     assert w.browser.current_id() == chosen
     assert page.tool.polygons == []
     assert page.annotation.id == again.id and page.annotation.repeat_of == first_pass[chosen]
@@ -102,9 +102,9 @@ def test_schedule_offer_open_blind_draw_submit(qtbot, open_window, project_file)
     w.grab().save("/tmp/repeatsgui/repeat_open.png")
     _draw_square(qtbot, page, 40, 50)
     assert len(page.tool.polygons) == 1
-    page.undo_stack.undo()
+    page.history.undo()
     assert page.tool.polygons == []
-    page.undo_stack.redo()
+    page.history.redo()
     qtbot.mouseClick(page.panel.submit_button, _L)
     qtbot.waitUntil(lambda: page.repeats_box.list.count() == 0)  # nothing left to repeat
 
@@ -123,7 +123,7 @@ def test_schedule_offer_open_blind_draw_submit(qtbot, open_window, project_file)
     # back on that image from the image list: the first pass again
     other = next(i for i in first_pass if i != chosen)
     w.browser.select(other)
-    qtbot.waitUntil(lambda: page.image_id == other and page.repeat_image is None)
+    qtbot.waitUntil(lambda: page.image_id == other and page.state.repeat_image is None)
     w.browser.select(chosen)
     qtbot.waitUntil(lambda: page.image_id == chosen)
     assert page.annotation.id == first_now.id and len(page.tool.polygons) == 1

@@ -14,21 +14,22 @@ def test_demo_mammogram_window_level_zoom_and_switch(qtbot, open_window,
     display = w.viewer.display
     assert display is not None and display.data.shape[0] > 4000  # a real mammogram
     assert w.viewer.image_item.image.shape[0] < display.data.shape[0]  # zoomed out: reduced
-    before = w.viewer.window
+    before = w.viewer.current_window
     vp = w.viewer.graphics.viewport()
     start = vp.rect().center()
     qtbot.mousePress(vp, Qt.MouseButton.RightButton, pos=start)
     qtbot.mouseMove(vp, start + QPoint(-60, 40))
     qtbot.mouseRelease(vp, Qt.MouseButton.RightButton, pos=start + QPoint(-60, 40))
-    assert w.viewer.window.width < before.width and w.viewer.window.center > before.center
-    w.on_actual_size()  # 1:1 shows the full-resolution array
+    after = w.viewer.current_window
+    assert after.width < before.width and after.center > before.center
+    w.view_menu.actual_size()  # 1:1 shows the full-resolution array
     assert w.viewer.image_item.image.shape == display.data.shape
     ids = w.browser.image_ids()
     mri = [i for i in ids if w.gateway.image(i).is_slice]
     assert mri, "the demo has MRI volume slices"
     w.browser.select(mri[0])
     assert w.viewer.slice_slider.isVisible()
-    w.on_next_slice()
+    w.view_menu.next_slice()
     assert w.browser.current_id() == mri[1]
 
 
@@ -38,8 +39,8 @@ def test_open_demo_builds_in_the_background(qtbot, open_window, tmp_path: Path,
 
     monkeypatch.setattr(demo, "default_demo_dir", lambda: tmp_path / "demo")
     w = open_window(size=None, exposed=False)
-    worker = w.on_open_demo()
-    assert worker is not None and w.on_open_demo() is None  # one build at a time
+    worker = w.file_menu.open_demo()
+    assert worker is not None and w.file_menu.open_demo() is None  # one build at a time
     with qtbot.waitSignal(worker.finished, timeout=300000):
         pass
     qtbot.waitUntil(lambda: w.gateway.is_open, timeout=10000)

@@ -85,7 +85,7 @@ def test_right_drag_on_a_mammogram_keeps_a_visible_window(window: MainWindow, qt
     before = _rendered_image(window)
     assert before.mean() > 20
     _right_drag(qtbot, window, -200, 100)  # one ordinary drag: narrower and darker
-    w = window.viewer.window
+    w = window.viewer.current_window
     minimum = window.viewer.data_range.minimum_width
     assert minimum >= max(1.0, 0.9 * (float(data.max()) - float(data.min())) / 1000.0)
     assert w.width >= minimum
@@ -94,7 +94,7 @@ def test_right_drag_on_a_mammogram_keeps_a_visible_window(window: MainWindow, qt
     assert window.viewer.preset_box.currentText().startswith("Custom")
     # however far the drag goes, the width stops at the minimum
     _right_drag(qtbot, window, -3000, 0)
-    assert window.viewer.window.width == pytest.approx(minimum, rel=0.05)
+    assert window.viewer.current_window.width == pytest.approx(minimum, rel=0.05)
 
 
 def test_window_box_says_custom_after_a_manual_change(window: MainWindow, qtbot) -> None:
@@ -102,7 +102,7 @@ def test_window_box_says_custom_after_a_manual_change(window: MainWindow, qtbot)
     box = window.viewer.preset_box
     assert box.currentText().startswith("full range")  # an 8-bit image's preset
     qtbot.keyClick(window, Qt.Key.Key_C)  # more contrast
-    w = window.viewer.window
+    w = window.viewer.current_window
     assert box.currentText() == f"Custom ({w.center:.5g}/{w.width:.5g})"
     qtbot.keyClick(window, Qt.Key.Key_A)
     assert box.currentText().startswith("Auto")
@@ -115,14 +115,14 @@ def test_histogram_is_in_the_image_units_on_signed_ct(window: MainWindow) -> Non
     data = np.asarray(window.viewer.display.data)
     assert data.min() < 0, "CT_small is signed"
     item = window.viewer.histogram.item
-    lo, hi = window.viewer.window.levels()
+    lo, hi = window.viewer.current_window.levels()
     assert np.allclose(item.getLevels(), (lo, hi))
     x, _ = item.plot.getData()
     step = x[1] - x[0]
     assert data.min() - step <= x.min() <= data.min() + step
     assert data.max() - step <= x.max() <= data.max() + step
     item.setLevels(-100.0, 300.0)
-    assert window.viewer.window.center == pytest.approx(100.0)
+    assert window.viewer.current_window.center == pytest.approx(100.0)
     assert np.allclose(window.viewer.image_item.getLevels(),
                        np.array([-100.0, 300.0]) + window.viewer._offset)
 
@@ -151,19 +151,19 @@ def test_pixel_readout_is_cleared(window: MainWindow, qtbot) -> None:
 
 def test_scrolling_a_volume_keeps_the_window(window: MainWindow, qtbot) -> None:
     _select(window, "nifti", 0)
-    first = window.viewer.window
+    first = window.viewer.current_window
     for _ in range(4):
         qtbot.keyClick(window, Qt.Key.Key_PageDown, Qt.KeyboardModifier.ControlModifier)
-        assert window.viewer.window == first
+        assert window.viewer.current_window == first
     assert window.viewer.preset_box.currentText().startswith("Auto")
     own = window.viewer.display.auto_window()  # this slice's own window is not the volume's
     assert (own.center, own.width) != (first.center, first.width)
     qtbot.keyClick(window, Qt.Key.Key_A)  # A gives the volume's window, on any slice
-    assert window.viewer.window == first
+    assert window.viewer.current_window == first
     window.viewer.adjust(contrast=+1)
-    mine = window.viewer.window
+    mine = window.viewer.current_window
     qtbot.keyClick(window, Qt.Key.Key_PageUp, Qt.KeyboardModifier.ControlModifier)
-    assert window.viewer.window == mine
+    assert window.viewer.current_window == mine
     _select(window, "dicom", 0)  # another image gets its own window again
     assert window.viewer.preset_box.currentText().startswith("Auto")
 
@@ -175,7 +175,7 @@ def test_image_size_is_width_by_height(window: MainWindow) -> None:
 
 def test_f1_lists_the_keys_of_every_tab(window: MainWindow, qtbot) -> None:
     qtbot.keyClick(window, Qt.Key.Key_F1)
-    dialog = window.shortcuts_dialog
+    dialog = window.view_menu.shortcuts_dialog
     qtbot.waitUntil(dialog.isVisible)
     text = dialog.text()
     for section in ("View", "Rate", "Annotate"):

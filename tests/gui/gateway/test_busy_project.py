@@ -1,4 +1,4 @@
-"""Another program holds the project file's lock while the GUI writes (gui/gateway/busy.py).
+"""Another program holds the project file's lock while the GUI writes (app/undo.py).
 
 A second process runs ``BEGIN EXCLUSIVE`` on the file for a few seconds while the user adds a
 polygon: no traceback, the status bar says the file is busy, and the polygon lands after the
@@ -20,7 +20,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from skimage import io
 
 from slicereview.app.images.importing import import_paths
-from slicereview.gui.gateway import busy
+from slicereview.app.undo import BUSY_MESSAGE
 from slicereview.gui.window.main_window import MainWindow
 from slicereview.store import Project
 from slicereview.store.sidecars import JOURNAL_MAGIC
@@ -105,9 +105,9 @@ def test_a_write_waits_for_another_programs_lock_and_lands(window, qtbot) -> Non
     holder.wait(30)
     assert holder.returncode == 0
     assert waited > 1.0, waited  # it did wait for the other program
-    assert busy.MESSAGE in seen and seen[-1] == ""  # shown while waiting, cleared after
+    assert BUSY_MESSAGE in seen and seen[-1] == ""  # shown while waiting, cleared after
     assert _stored(window) == 2
-    assert window.annotate_page.undo_stack.count() == 2
+    assert len(window.annotate_page.history) == 2
     assert "not saved" not in window.annotate_page.panel.message_label.text()
 
 
@@ -134,8 +134,8 @@ def test_a_cancelled_wait_is_reported_and_not_on_the_undo_stack(window, qtbot) -
     qtbot.waitUntil(lambda: window.annotate_page.annotation is not None, timeout=5000)
     assert _stored(window) == 1
     assert len(window.annotate_page.tool.polygons) == 1  # the screen matches the file again
-    stack = window.annotate_page.undo_stack
-    assert stack.count() == 1
+    stack = window.annotate_page.history
+    assert len(stack) == 1
     qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # the first one
     assert _stored(window) == 0
 
@@ -160,5 +160,5 @@ def test_opening_during_another_programs_transaction_waits_and_opens(qtbot, tmp_
     holder.wait(30)
     assert holder.returncode == 0 and not refused
     assert waited > 1.0, waited  # it waited for the other program's commit
-    assert busy.MESSAGE in seen and seen[-1] == ""
+    assert BUSY_MESSAGE in seen and seen[-1] == ""
     assert w.gateway.open_project.meta("spill2999") is not None  # opened after the commit

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 from skimage import io
 
-from slicereview.gui.common.workers import ImportWorker
+from slicereview.gui.common import workers
+from slicereview.gui.common.background import thread_worker
 from slicereview.store import Project
 from slicereview.store.copying import copy_project
 from tests.gui.gateway.test_two_instances import _answer_elsewhere
@@ -36,7 +37,10 @@ def test_the_window_works_on_a_server_project(qtbot, tmp_path: Path, postgres_cl
     extra = tmp_path / "more"
     extra.mkdir()
     io.imsave(extra / "new.png", np.full((40, 30), 1000, np.uint16), check_contrast=False)
-    report = ImportWorker(project.location, [extra]).work()
+    worker = thread_worker(workers.import_files, project.location, [extra])
+    with qtbot.waitSignal(worker.finished, timeout=60000) as done:
+        pass
+    report = done.args[0]
     assert report.added_files == 1 and not report.failed
     with Project.open(url) as other:
         assert len(other.ratings.answers(sid)) == 2

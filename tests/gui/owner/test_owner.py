@@ -64,8 +64,8 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
                                                       tmp_path) -> None:
     w = open_window(project_file)
     # 1. Phases and batches: an onboarding batch of the listed images for group A.
-    w.owner_actions["batches"].trigger()
-    dialog = w.owner_dialog
+    w.owner_menu.actions["batches"].trigger()
+    dialog = w.owner_menu.dialog
     qtbot.keyClicks(dialog.name_edit, "onboarding A")
     dialog.phase_box.setCurrentText("onboarding")
     dialog.source_box.setCurrentIndex(0)
@@ -96,8 +96,8 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
     dialog.close()
 
     # 2. Gold: the expert's annotation on the first image; a PNG mask for the second.
-    w.owner_actions["gold"].trigger()
-    gold = w.owner_dialog
+    w.owner_menu.actions["gold"].trigger()
+    gold = w.owner_menu.dialog
     images = gold.owner.batch_images(batch.id)
     gold.select_image(images[0].id)
     assert "expert (reviewer)" in gold.candidate_box.currentText()
@@ -134,8 +134,8 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
     gold.close()
 
     # 3. Guidelines: write, preview, save twice, history diff, promote a review comment.
-    w.owner_actions["guidelines"].trigger()
-    editor = w.owner_dialog
+    w.owner_menu.actions["guidelines"].trigger()
+    editor = w.owner_menu.dialog
     editor.editor.clear()
     for line in ("# Vessels", "Outline each vessel."):  # QTest has no key for "\n": Return
         qtbot.keyClicks(editor.editor, line)

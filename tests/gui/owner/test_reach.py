@@ -49,8 +49,8 @@ def project_file(tmp_path: Path) -> Path:
 def test_questions_dialog_add_edit_reorder_retire_import(qtbot, open_window, project_file,
                                                          tmp_path, monkeypatch) -> None:
     w = open_window(project_file)
-    w.owner_actions["questions"].trigger()
-    dialog = w.owner_dialog
+    w.owner_menu.actions["questions"].trigger()
+    dialog = w.owner_menu.dialog
     qtbot.keyClicks(dialog.key_edit, "density")
     qtbot.keyClicks(dialog.title_edit, "Breast density")
     dialog.choices_edit.setPlainText("A\nB\nC")
@@ -110,8 +110,8 @@ def test_questions_dialog_add_edit_reorder_retire_import(qtbot, open_window, pro
 
 def test_groups_dialog(qtbot, open_window, project_file) -> None:
     w = open_window(project_file)
-    w.owner_actions["groups"].trigger()
-    groups = w.owner_dialog
+    w.owner_menu.actions["groups"].trigger()
+    groups = w.owner_menu.dialog
     groups.select_names(["ann", "bob"])
     groups.group_box.setEditText("A2")
     qtbot.mouseClick(groups.put_button, _L)
@@ -131,8 +131,8 @@ def test_a_new_batch_asks_for_phase_and_images(qtbot, open_window, project_file)
             p.raters.set_group(p.raters.by_name(name).id, "A2")
     w = open_window(project_file)
     # Phases and batches: a name alone is not a batch
-    w.owner_actions["batches"].trigger()
-    batches = w.owner_dialog
+    w.owner_menu.actions["batches"].trigger()
+    batches = w.owner_menu.dialog
     assert batches.phase_box.currentIndex() == -1 and batches.source_box.currentIndex() == -1
     qtbot.keyClicks(batches.name_edit, "pilot")
     qtbot.mouseClick(batches.save_button, _L)
@@ -158,7 +158,7 @@ def test_a_new_batch_asks_for_phase_and_images(qtbot, open_window, project_file)
 def _annotate_as(w, qtbot, name: str, phase: str, image_id: int):
     page = w.annotate_page
     w.tabs.setCurrentWidget(page)
-    rater = next(r.id for r in w.gateway.annotators() if r.name == name)
+    rater = next(r.id for r in w.gateway.annotate.annotators() if r.name == name)
     page.select_you(rater)
     page.select_annotator(rater)
     page.panel.phase_box.setCurrentText(phase)
@@ -229,9 +229,9 @@ def test_review_first_images_lead_the_queue_with_the_reason(qtbot, open_window,
     w = open_window(project_file)
     w.tabs.setCurrentWidget(w.review_page)
     review = w.review_page
-    qtbot.waitUntil(lambda: len(review.rows) == 2, timeout=20000)
-    assert review.rows[0].image_id == 2 and review.rows[0].flag
+    qtbot.waitUntil(lambda: len(review.state.rows) == 2, timeout=20000)
+    assert review.state.rows[0].image_id == 2 and review.state.rows[0].flag
     assert review.queue_panel.table.item(0, 0).text().endswith("⚑")
     assert review.queue_panel.table.item(0, 1).toolTip().splitlines()[1].startswith(
         "Flagged in batch “formal”")
-    assert not math.isnan(review.rows[1].features.strict_alpha)
+    assert not math.isnan(review.state.rows[1].features.strict_alpha)

@@ -68,7 +68,7 @@ def test_ranking_tiles_are_readable_show_whole_grades_and_open_large(qtbot, proj
     assert viewer.image_id == item.data(Qt.ItemDataRole.UserRole + 1)
     assert viewer.isVisible() and viewer.view.display is not None
     assert viewer.view.display.data.shape == (96, 80)
-    assert page.gateway.rating(sid).done
+    assert page.gateway.rating.run(sid).done
     viewer.close()
 
 
@@ -80,7 +80,7 @@ def test_new_session_dialog_asks_the_kinds_prompt_and_remembers_choices(qtbot, p
     w, page = _window(qtbot, project_file)
 
     def dialog() -> NewSessionDialog:
-        d = NewSessionDialog(page.gateway.rater_names(), page.gateway.rating_image_sets(),
+        d = NewSessionDialog(page.gateway.rating.rater_names(), page.gateway.rating.image_sets(),
                              len(page.gateway.images()), page)
         qtbot.addWidget(d)
         return d
@@ -156,7 +156,7 @@ def test_undo_on_a_finished_or_stored_session_asks_first_naming_the_rater(qtbot,
     assert len(project.ratings.answers(sid)) == n - 1
     assert page.stack.currentWidget() is page.compare
     # A stored answer (not given in this window, as after reopening or another rater's):
-    page.compare.clear_stacks()
+    page.gateway.rating.history(sid).clear()
     w.activateWindow()  # the window manager's job after a dialog closes
     qtbot.waitUntil(w.isActiveWindow)
     page.compare.setFocus()

@@ -113,7 +113,7 @@ def _new_session(page: RatePage, kind: str, **kw) -> int:
 
 
 def _set_id(page: RatePage) -> int:
-    return next(i for i, name, _n in page.gateway.rating_image_sets() if name == "six")
+    return next(i for i, name, _n in page.gateway.rating.image_sets() if name == "six")
 
 
 def _answer_all(qtbot, page: RatePage, limit: int = 100) -> int:
@@ -136,7 +136,7 @@ def test_sort_session_keyboard_undo_resume_finish_export(qtbot, project_file: Pa
     assert page.compare.progress.text().startswith("answered 0, about ")
     assert page.compare.prefetcher.wait()
     qtbot.waitUntil(lambda: all(i in page.gateway.cache
-                                for i in page.gateway.rating(sid).items))
+                                for i in page.gateway.rating.run(sid).items))
     project = page.gateway.project
     qtbot.wait(30)  # some active time for the first answer
     for _ in range(3):
@@ -251,24 +251,24 @@ def test_linked_and_unlinked_window_and_zoom(qtbot, project_file: Path) -> None:
     w, page = _window(qtbot, project_file)
     _new_session(page, "sort")
     left, right = page.compare.left, page.compare.right
-    assert left.window == right.window
-    before = left.window
+    assert left.current_window == right.current_window
+    before = left.current_window
     _press(qtbot, page, Qt.Key.Key_B)  # main window's Brighter acts on both views
-    assert left.window.center < before.center
-    assert right.window == left.window
+    assert left.current_window.center < before.center
+    assert right.current_window == left.current_window
     right.set_window(1000.0, 500.0)
-    assert (left.window.center, left.window.width) == (1000.0, 500.0)
+    assert (left.current_window.center, left.current_window.width) == (1000.0, 500.0)
     left.zoom(0.5)
     assert np.allclose(left.viewbox.viewRange(), right.viewbox.viewRange())
 
     qtbot.mouseClick(page.compare.link_box, Qt.MouseButton.LeftButton)
     assert not page.compare.link_box.isChecked()
     left.set_window(2000.0, 800.0)
-    assert (right.window.center, right.window.width) == (1000.0, 500.0)
+    assert (right.current_window.center, right.current_window.width) == (1000.0, 500.0)
     left.zoom(0.5)
     assert not np.allclose(left.viewbox.viewRange(), right.viewbox.viewRange())
     page.compare.link_box.setChecked(True)  # relinking copies the left window across
-    assert right.window == left.window
+    assert right.current_window == left.current_window
 
 
 def test_second_pass_of_a_finished_sort(qtbot, project_file: Path) -> None:
@@ -336,7 +336,7 @@ def test_render_rate_tab_on_the_demo(qtbot, tmp_path: Path) -> None:
 
     path = build_demo(tmp_path / "demo")
     w, page = _window(qtbot, path)
-    set_id = next(i for i, name, _n in page.gateway.rating_image_sets() if name == MRI_SET)
+    set_id = next(i for i, name, _n in page.gateway.rating.image_sets() if name == MRI_SET)
     sid = page.create_session(NewSessionSpec(kind=SessionKind.SORT, rater="Technician A",
                                              image_set_id=set_id, seed=7))
     for key in (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Down, Qt.Key.Key_Left):
@@ -347,9 +347,9 @@ def test_render_rate_tab_on_the_demo(qtbot, tmp_path: Path) -> None:
              "rate_reliability.png")
     qtbot.wait(50)
     assert w.grab().save(str(SHOTS / "rate_compare.png"))
-    finished = next(r.session.id for r in page.gateway.rating_overview()
+    finished = next(r.session.id for r in page.gateway.rating.overview()
                     if r.finished and str(r.session.kind) == "sort")
-    page.select(classify := next(r.session.id for r in page.gateway.rating_overview()
+    page.select(classify := next(r.session.id for r in page.gateway.rating.overview()
                                  if str(r.session.kind) == "classify"))
     answer_confirmation(True)
     page.grid.undo_requested.emit(classify)  # back into grading: the last grade is undone
@@ -392,7 +392,7 @@ def test_new_session_dialog_spec_and_checks(qtbot, project_file: Path) -> None:
     from slicereview.gui.rate.dialogs import NewSessionDialog
 
     w, page = _window(qtbot, project_file)
-    dialog = NewSessionDialog(page.gateway.rater_names(), page.gateway.rating_image_sets(),
+    dialog = NewSessionDialog(page.gateway.rating.rater_names(), page.gateway.rating.image_sets(),
                               len(page.gateway.images()), page)
     qtbot.addWidget(dialog)
     assert dialog.problem() == "Enter the rater's name."
@@ -409,7 +409,7 @@ def test_new_session_dialog_spec_and_checks(qtbot, project_file: Path) -> None:
     assert spec.labels == ("ok", "blurred", "unusable")
     dialog.image_set.setCurrentIndex(dialog.image_set.count() - 1)  # all images: a new set
     sid = page.create_session(dialog.spec())
-    rs = page.gateway.rating(sid)
+    rs = page.gateway.rating.run(sid)
     assert rs.labels == ("ok", "blurred", "unusable")
     assert len(rs.items) == N
     assert page.gateway.project.raters.by_name("bob") is not None
@@ -437,8 +437,8 @@ def test_answers_and_grades_undo_and_redo_through_the_stack(qtbot, project_file:
     assert (again[1].left, again[1].right, again[1].answer) == (
         second.left, second.right, second.answer)
     # A fresh history (as after reopening): Backspace removes the stored last answer.
-    page.compare.clear_stacks()
-    page.gateway.rating(sid)  # the engine keeps its answers
+    page.gateway.rating.history(sid).clear()
+    page.gateway.rating.run(sid)  # the engine keeps its answers
     answer_confirmation(True)
     _press(qtbot, page, Qt.Key.Key_Backspace)
     assert len(project.ratings.answers(sid)) == 1

@@ -39,8 +39,8 @@ def test_exhaustive_grid_shows_bt_score_and_se_beside_wins_minus_losses(qtbot, p
     title = page.grid.title.text()
     assert "wins − losses · BT score ± SE" in title
     assert "Bradley–Terry MAP" in title and "observed Fisher information" in title
-    rows = page.gateway.rating(sid).rows()
-    fit = page.gateway.rating(sid).bt()
+    rows = page.gateway.rating.run(sid).rows()
+    fit = page.gateway.rating.run(sid).bt()
     for i, row in enumerate(rows):
         text = page.grid.grid.item(i).text()
         line = text.split("\n")[2]

@@ -31,12 +31,12 @@ def _open_review(qtbot, open_window, path: Path):
     w = open_window(path, (1500, 900))
     w.tabs.setCurrentWidget(w.review_page)
     page: ReviewPage = w.review_page
-    qtbot.waitUntil(lambda: page.review is not None, timeout=30000)
+    qtbot.waitUntil(lambda: page.state.review is not None, timeout=30000)
     return w, page
 
 
 def _work(page: ReviewPage, name: str):
-    return next(a for a in page.review.annotators if a.name == name)
+    return next(a for a in page.state.review.annotators if a.name == name)
 
 
 def test_merged_revision_replaces_round_one_on_screen(qtbot, open_window, tmp_path,
@@ -52,7 +52,7 @@ def test_merged_revision_replaces_round_one_on_screen(qtbot, open_window, tmp_pa
         round1 = p.annotations.for_image(rater, first_image, create=False)
         decide(p, boss, round1.id, "reject", ["missed finding"])
     w, page = _open_review(qtbot, open_window, path)
-    k = next(i for i, r in enumerate(page.rows) if r.image_id == first_image)
+    k = next(i for i, r in enumerate(page.state.rows) if r.image_id == first_image)
     page.show_position(k)
     assert _work(page, ANNOTATOR).annotation_id == round1.id
     # the annotator revises in their package, on another machine, and sends it back
@@ -67,27 +67,27 @@ def test_merged_revision_replaces_round_one_on_screen(qtbot, open_window, tmp_pa
     back = return_package(sent, tmp_path / "a back.zip", revise)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(back), ""))
     monkeypatch.setattr("PySide6.QtWidgets.QMessageBox.information", lambda *a, **k: None)
-    worker = w.on_merge_package()
+    worker = w.packages.merge_package()
     assert worker is not None
-    qtbot.waitUntil(lambda: w._package_worker is None, timeout=30000)
+    qtbot.waitUntil(lambda: w.packages.worker is None, timeout=30000)
     with Project.open(path) as p:
         rev = p.annotations.for_image(rater, first_image, "formal", 2, create=False)
     assert rev is not None                                  # merged: round 2 is in the file
     # the tab refreshes by itself; re-selecting the row shows the same as the file
     qtbot.waitUntil(lambda: _work(page, ANNOTATOR).annotation_id == rev.id, timeout=15000)
-    row = next(r for r in page.rows if r.image_id == first_image)
-    page.queue_panel.table.selectRow(page.rows.index(row))
+    row = next(r for r in page.state.rows if r.image_id == first_image)
+    page.queue_panel.table.selectRow(page.state.rows.index(row))
     qtbot.mouseClick(page.queue_panel.table.viewport(), Qt.MouseButton.LeftButton,
                      pos=page.queue_panel.table.visualItemRect(
-                         page.queue_panel.table.item(page.rows.index(row), 1)).center())
+                         page.queue_panel.table.item(page.state.rows.index(row), 1)).center())
     shown = _work(page, ANNOTATOR)
     assert shown.annotation_id == rev.id and len(shown.polygons) == 1
     assert np.array_equal(shown.polygons[0].vertices, revised.vertices)
     with Project.open(path) as p:
         expected = review_image(p, first_image, row.annotation_ids)
     assert rev.id in row.annotation_ids and round1.id not in row.annotation_ids
-    assert page.review.strict.alpha == expected.strict.alpha
-    assert page.review.relaxed.alpha == expected.relaxed.alpha
+    assert page.state.review.strict.alpha == expected.strict.alpha
+    assert page.state.review.relaxed.alpha == expected.relaxed.alpha
 
 
 def test_decision_on_an_annotation_changed_after_it_was_shown_is_refused(
@@ -97,9 +97,9 @@ def test_decision_on_an_annotation_changed_after_it_was_shown_is_refused(
         p.raters.add("boss", "reviewer")
     w, page = _open_review(qtbot, open_window, path)
     page.set_reviewer("boss")
-    image = page.review.image_id
-    target = next(k for k, a in enumerate(page.review.annotators) if a.name == ANNOTATOR)
-    seen = page.review.annotators[target]
+    image = page.state.review.image_id
+    target = next(k for k, a in enumerate(page.state.review.annotators) if a.name == ANNOTATOR)
+    seen = page.state.review.annotators[target]
     # another program (another window, a merge) edits that annotation after it was shown
     with Project.open(path) as other:
         other.polygons.replace(seen.annotation_id, [_square(5, 5, 30)])
@@ -111,13 +111,13 @@ def test_decision_on_an_annotation_changed_after_it_was_shown_is_refused(
         assert seen.annotation_id not in p.reviews.current_decisions()      # nothing decided
     assert "changed after it was shown" in page.panel.message.text()
     # …and the page reloads: the annotation as it is now, then deciding works
-    qtbot.waitUntil(lambda: page.review is not None and page.review.image_id == image
+    qtbot.waitUntil(lambda: page.state.review is not None and page.state.review.image_id == image
                     and _work(page, ANNOTATOR).updated_at != seen.updated_at, timeout=15000)
     assert len(_work(page, ANNOTATOR).polygons) == 1
-    target = next(k for k, a in enumerate(page.review.annotators) if a.name == ANNOTATOR)
+    target = next(k for k, a in enumerate(page.state.review.annotators) if a.name == ANNOTATOR)
     page.panel.annotators.selectRow(target)
     page.setFocus()
     qtbot.keyClick(page, Qt.Key.Key_A)
     with Project.open(path) as p:
         assert str(p.reviews.current_decisions()[seen.annotation_id].decision) == "accept"
-    assert w.image_label.text().startswith(page.rows[page.position].case_id)
+    assert w.image_label.text().startswith(page.state.rows[page.state.position].case_id)

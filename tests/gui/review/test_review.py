@@ -31,7 +31,7 @@ def _open(qtbot, path: Path) -> MainWindow:
     assert w.open_project(path)
     w.tabs.setCurrentWidget(w.review_page)
     page = w.review_page
-    qtbot.waitUntil(lambda: page.review is not None, timeout=20000)
+    qtbot.waitUntil(lambda: page.state.review is not None, timeout=20000)
     page.setFocus()
     return w
 
@@ -54,9 +54,9 @@ def _answer_dialog(qtbot, tags: tuple[str, ...] = (), text: str = "") -> None:
 def test_review_walk_decide_undo_reopen(qtbot, project_file: Path, monkeypatch) -> None:
     w = _open(qtbot, project_file)
     page: ReviewPage = w.review_page
-    assert len(page.rows) == 5 and page.position == 0
+    assert len(page.state.rows) == 5 and page.state.position == 0
     # the queue is ranked: scores never increase down the list (box-score, most urgent first)
-    scores = [r.score for r in page.rows]
+    scores = [r.score for r in page.state.rows]
     assert scores == sorted(scores, reverse=True)
     assert "rank 1" in page.queue_panel.table.item(0, 1).toolTip()
 
@@ -65,11 +65,11 @@ def test_review_walk_decide_undo_reopen(qtbot, project_file: Path, monkeypatch) 
     qtbot.mouseClick(page.new_reviewer_button, Qt.MouseButton.LeftButton)
     assert page.reviewer_box.currentText() == "Dr Review"
 
-    first = page.rows[0].image_id
+    first = page.state.rows[0].image_id
     qtbot.keyClick(page, Qt.Key.Key_PageDown, _NO)
-    assert page.position == 1 and page.review.image_id == page.rows[1].image_id
+    assert page.state.position == 1 and page.state.review.image_id == page.state.rows[1].image_id
     qtbot.keyClick(page, Qt.Key.Key_PageUp, _NO)
-    assert page.review.image_id == first
+    assert page.state.review.image_id == first
 
     # toggle the first annotator off and on: its outline items hide
     box0 = page.panel.annotators.cellWidget(0, 0)
@@ -88,18 +88,18 @@ def test_review_walk_decide_undo_reopen(qtbot, project_file: Path, monkeypatch) 
     # Tab walks the boxes from the worst α and zooms to each
     before = page.view.viewbox.viewRange()
     qtbot.keyClick(page, Qt.Key.Key_Tab, _NO)
-    assert page.box_index == 0
-    worst = page.review.boxes("relaxed")[0]
-    assert worst.alpha == min(b.alpha for b in page.review.boxes("relaxed"))
+    assert page.state.box_index == 0
+    worst = page.state.review.boxes("relaxed")[0]
+    assert worst.alpha == min(b.alpha for b in page.state.review.boxes("relaxed"))
     after = page.view.viewbox.viewRange()
     assert after != before
     r0, c0, r1, c1 = worst.box
     assert after[0][0] <= c0 and after[0][1] >= c1 and after[1][0] <= r0 and after[1][1] >= r1
     qtbot.keyClick(page, Qt.Key.Key_Tab, _NO)
-    assert page.box_index == 1 and page.view.viewbox.viewRange() != after
+    assert page.state.box_index == 1 and page.view.viewbox.viewRange() != after
 
     # reject the selected (first) annotation with a reason, and pin a comment to the box
-    rejected = page.review.annotators[0].annotation_id
+    rejected = page.state.review.annotators[0].annotation_id
     _answer_dialog(qtbot, tags=("missed finding",), text="lower lesion")
     qtbot.keyClick(page, Qt.Key.Key_R, _NO)
     _answer_dialog(qtbot, text="check this region")
@@ -122,23 +122,23 @@ def test_review_walk_decide_undo_reopen(qtbot, project_file: Path, monkeypatch) 
 
     # accept all and next: the other two annotations accepted, the next image shown
     qtbot.keyClick(page, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    assert page.position == 1
+    assert page.state.position == 1
     assert page.queue_panel.rows[0].status == "reviewed"
     assert "1 of 5" in page.queue_panel.meter.text()
     with Project.open(project_file) as project:
-        decided = project.reviews.current_decisions(page.rows[0].annotation_ids)
+        decided = project.reviews.current_decisions(page.state.rows[0].annotation_ids)
         assert sorted(str(d.decision) for d in decided.values()) == ["accept", "accept",
                                                                       "reject"]
         assert not [r for r in project.reviews.all(image_id=first) if r.is_pin]
-    second = page.rows[1].image_id
+    second = page.state.rows[1].image_id
 
     # close and reopen: reviewer and queue position are kept
     w.close()
     w2 = _open(qtbot, project_file)
     page2 = w2.review_page
-    assert page2.review.image_id == second
+    assert page2.state.review.image_id == second
     assert page2.reviewer_box.currentText() == "Dr Review"
-    assert page2.rows[0].status == "reviewed"
+    assert page2.state.rows[0].status == "reviewed"
     w2.close()
 
 
@@ -148,13 +148,13 @@ def test_review_heat_map_side_by_side_and_point_pin(qtbot, project_file: Path) -
     page.set_reviewer("Dr Review")
     qtbot.keyClick(page, Qt.Key.Key_M, _NO)   # heat map: relaxed
     assert page.overlay.heat_mode == "relaxed" and page.overlay._heat.isVisible()
-    votes = page.review.marked_votes
+    votes = page.state.review.marked_votes
     row, col = [int(v[0]) for v in (votes == votes.max()).nonzero()]
     text = page.overlay.hover_text(col + 0.5, row + 0.5)
     assert text.startswith(f"{int(votes.max())} of 3 marked: ")
     # P then click: a comment pinned to the clicked point
     qtbot.keyClick(page, Qt.Key.Key_P, _NO)
-    assert page.pin_mode
+    assert page.state.pin_mode
     _answer_dialog(qtbot, tags=("extra region",))
     scene = page.view.viewbox.mapViewToScene(page.view.viewbox.viewRect().center())
     qtbot.mouseClick(page.view.graphics.viewport(), Qt.MouseButton.LeftButton, _NO,
@@ -170,7 +170,7 @@ def test_review_heat_map_side_by_side_and_point_pin(qtbot, project_file: Path) -
     assert views[2].viewbox.viewRange()[0] == pytest.approx(
         views[0].viewbox.viewRange()[0], abs=1.0)
     views[1].set_window(100, 50)
-    assert views[0].window.center == 100 and views[2].window.width == 50
+    assert views[0].current_window.center == 100 and views[2].current_window.width == 50
     w.close()
 
 
@@ -184,7 +184,7 @@ def test_consensus_layers_majority_and_staple(qtbot, project_file: Path) -> None
     w = _open(qtbot, project_file)
     page: ReviewPage = w.review_page
     layer = page.consensus
-    labels = np.asarray(page.review.labels)
+    labels = np.asarray(page.state.review.labels)
     marked = (labels != 0).sum(axis=0)  # relaxed level (the tab's default)
     qtbot.keyClick(page, Qt.Key.Key_K, _NO)
     assert layer.mode == "majority" and layer.layer.isVisible()

@@ -32,7 +32,7 @@ def test_import_in_background_updates_browser(window: MainWindow, qtbot, tmp_pat
     folder = _pngs(tmp_path / "images", 120)
     relisted: list[int] = []
     window.gateway.images_changed.connect(lambda: relisted.append(1))
-    worker = window.start_import([folder])
+    worker = window.file_menu.start_import([folder])
     assert worker is not None
     progress: list[tuple[int, int]] = []
     worker.progress.connect(lambda done, total, _: progress.append((done, total)))
@@ -44,14 +44,14 @@ def test_import_in_background_updates_browser(window: MainWindow, qtbot, tmp_pat
     assert report.added_images == 120 and not report.cancelled
     qtbot.waitUntil(lambda: len(window.browser.image_ids()) == 120, timeout=5000)
     assert progress and progress[-1][1] == 120
-    assert window._import_worker is None
+    assert window.file_menu.import_worker is None
     # the window's own import is listed once at its end, not re-listed at every commit
     assert len(relisted) == 1
 
 
 def test_cancel_stops_the_import(window: MainWindow, qtbot, tmp_path: Path) -> None:
     folder = _pngs(tmp_path / "images", 200, size=256)
-    worker = window.start_import([folder])
+    worker = window.file_menu.start_import([folder])
     worker.progress.connect(lambda done, total, _: worker.cancel() if done >= 5 else None)
     with qtbot.waitSignal(worker.finished, timeout=120000) as blocker:
         pass
@@ -84,7 +84,7 @@ def test_event_loop_stays_responsive_during_import(window: MainWindow, qtbot,
     timer.timeout.connect(tick)
     timer.start()
     start = time.perf_counter()
-    worker = window.start_import([folder])
+    worker = window.file_menu.start_import([folder])
     with qtbot.waitSignal(worker.finished, timeout=300000) as blocker:
         pass
     elapsed = time.perf_counter() - start
@@ -116,7 +116,7 @@ def test_import_options_pick_volume_slices(window: MainWindow, qtbot, tmp_path: 
         return ImportOptionsDialog.DialogCode.Accepted
 
     monkeypatch.setattr(ImportOptionsDialog, "exec", fake_exec)
-    worker = window.ask_and_import([volume])
+    worker = window.file_menu.ask_and_import([volume])
     with qtbot.waitSignal(worker.finished, timeout=60000) as blocker:
         pass
     assert chosen["selection"].mode == "every"

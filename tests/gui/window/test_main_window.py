@@ -78,7 +78,7 @@ def test_opening_another_project_shows_its_first_image(window: MainWindow,
 
 
 def test_right_drag_changes_window_and_levels(window: MainWindow, qtbot) -> None:
-    before = window.viewer.window
+    before = window.viewer.current_window
     levels_before = window.viewer.image_item.getLevels()
     vp = window.viewer.graphics.viewport()
     start = _view_center(window)
@@ -86,7 +86,7 @@ def test_right_drag_changes_window_and_levels(window: MainWindow, qtbot) -> None
     for step in range(1, 6):
         qtbot.mouseMove(vp, start + QPoint(step * 20, step * 10))
     qtbot.mouseRelease(vp, Qt.MouseButton.RightButton, pos=start + QPoint(100, 50))
-    after = window.viewer.window
+    after = window.viewer.current_window
     assert after.width > before.width  # dragged right: wider window
     assert after.center > before.center  # dragged down: higher centre
     levels_after = window.viewer.image_item.getLevels()
@@ -99,8 +99,8 @@ def test_right_drag_changes_window_and_levels(window: MainWindow, qtbot) -> None
 
 def test_histogram_levels_drive_the_window(window: MainWindow) -> None:
     window.viewer.histogram.item.setLevels(100.0, 300.0)
-    assert window.viewer.window.center == pytest.approx(200.0)
-    assert window.viewer.window.width == pytest.approx(200.0)
+    assert window.viewer.current_window.center == pytest.approx(200.0)
+    assert window.viewer.current_window.width == pytest.approx(200.0)
 
 
 def test_wheel_zooms_and_fit_restores(window: MainWindow, qtbot) -> None:
@@ -120,13 +120,13 @@ def test_switching_images_and_presets(window: MainWindow, qtbot) -> None:
     display = window.viewer.display
     assert display.presets, "MR_small.dcm has a window in its header"
     p = display.presets[0]
-    assert window.viewer.window.center == pytest.approx(p.center)
-    assert window.viewer.window.width == pytest.approx(p.width)
+    assert window.viewer.current_window.center == pytest.approx(p.center)
+    assert window.viewer.current_window.width == pytest.approx(p.width)
     assert window.viewer.preset_box.count() == len(display.presets) + 1
     window.viewer.preset_box.setCurrentIndex(window.viewer.preset_box.count() - 1)
     window.viewer.preset_box.activated.emit(window.viewer.preset_box.count() - 1)
     auto = display.auto_window()
-    assert window.viewer.window.center == pytest.approx(auto.center)
+    assert window.viewer.current_window.center == pytest.approx(auto.center)
     qtbot.keyClick(window, Qt.Key.Key_PageDown)
     assert window.browser.current_id() == ids[2]
 
@@ -182,7 +182,7 @@ def test_unreadable_image_is_reported_not_fatal(window: MainWindow, project_file
 
 
 def test_close_and_start_page(window: MainWindow, qtbot) -> None:
-    window.on_close_project()
+    window.gateway.close()
     assert window.stack.currentWidget() is window.start_page
     assert window.start_page.recent.count() >= 1
     assert not window.actions_["import_files"].isEnabled()
@@ -199,13 +199,14 @@ def test_image_list_hidden_while_rating(window: MainWindow) -> None:
 def test_pages_are_built_on_first_need_and_start_on_the_open_project(
         window: MainWindow, qtbot) -> None:
     """Start-up builds no job page; the first visit builds it on the open project."""
-    tabs = (window._annotate_tab, window._rate_tab, window._review_tab, window._overview_tab)
+    pages = window.pages
+    tabs = (pages.annotate_tab, pages.rate_tab, pages.review_tab, pages.overview_tab)
     assert not any(tab.built for tab in tabs)
     window.browser.select(window.browser.image_ids()[1])  # the MR image, before Annotate exists
     annotate = next(i for i in range(window.tabs.count())
                     if window.tabs.tabText(i) == "Annotate")
     window.tabs.setCurrentIndex(annotate)
-    assert window._annotate_tab.built
+    assert window.pages.annotate_tab.built
     page = window.annotate_page
     assert window.tabs.currentWidget() is page
     qtbot.waitUntil(lambda: page.view.display is not None)
@@ -214,7 +215,7 @@ def test_pages_are_built_on_first_need_and_start_on_the_open_project(
     assert window.tabs.currentWidget() is window.review_page
     assert window.tabs.indexOf(window.review_page) == window.tabs.currentIndex()
     assert not window.browser_dock.isVisible()  # the Review tab hides the image list
-    assert not window._rate_tab.built and not window._overview_tab.built
+    assert not window.pages.rate_tab.built and not window.pages.overview_tab.built
 
 
 def test_the_first_image_thumbnail_comes_from_the_viewer_pixels(

@@ -57,7 +57,7 @@ def test_export_then_merge_back(open_window, qtbot, qa_path: Path, tmp_path: Pat
     sent = tmp_path / "a0-1"                               # ".zip" is added
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(sent), ""))
     w.actions_["export_package"].trigger()
-    qtbot.waitUntil(lambda: w._package_worker is None, timeout=30000)
+    qtbot.waitUntil(lambda: w.packages.worker is None, timeout=30000)
     sent = sent.with_suffix(".zip")
     assert messages[-1][0] == "information" and str(sent) in messages[-1][1]
     with zipfile.ZipFile(sent) as zf:
@@ -74,7 +74,7 @@ def test_export_then_merge_back(open_window, qtbot, qa_path: Path, tmp_path: Pat
     back = return_package(sent, tmp_path / "back.zip", work)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(back), ""))
     w.actions_["merge_package"].trigger()
-    qtbot.waitUntil(lambda: w._package_worker is None, timeout=30000)
+    qtbot.waitUntil(lambda: w.packages.worker is None, timeout=30000)
     assert messages[-1][0] == "information"
     assert "0 added, 1 updated" in messages[-1][1] and "0 conflicts" in messages[-1][1]
     with Project.open(qa_path) as p:
@@ -82,7 +82,7 @@ def test_export_then_merge_back(open_window, qtbot, qa_path: Path, tmp_path: Pat
         assert any(np.allclose(q.vertices[0], [50, 50]) for q in p.polygons.of(ann.id))
     # merging twice adds nothing
     w.actions_["merge_package"].trigger()
-    qtbot.waitUntil(lambda: w._package_worker is None, timeout=30000)
+    qtbot.waitUntil(lambda: w.packages.worker is None, timeout=30000)
     assert "0 added, 0 updated" in messages[-1][1]
 
 
@@ -101,7 +101,7 @@ def test_refused_package_leaves_the_project_untouched(open_window, qtbot, qa_pat
     before = _sha(qa_path)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(foreign), ""))
     w.actions_["merge_package"].trigger()
-    qtbot.waitUntil(lambda: w._package_worker is None, timeout=30000)
+    qtbot.waitUntil(lambda: w.packages.worker is None, timeout=30000)
     kind, text = messages[-1]
     assert kind == "warning" and "\n" not in text and "project" in text.lower()
     assert _sha(qa_path) == before
@@ -120,9 +120,9 @@ def test_the_annotator_opens_the_package_zip_with_file_open(open_window, qtbot, 
         sent = package(p, "a0-1", tmp_path / "inbox" / "a0-1.zip", batch="formal")
     w = open_window(None)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(sent), ""))
-    w.on_open_project()                        # checked and unpacked in a worker:
-    assert w._package_worker is not None and not w.gateway.is_open  # the GUI thread is free
-    qtbot.waitUntil(lambda: w._package_worker is None and w.gateway.is_open, timeout=30000)
+    w.file_menu.open_project()                        # checked and unpacked in a worker:
+    assert w.packages.worker is not None and not w.gateway.is_open  # the GUI thread is free
+    qtbot.waitUntil(lambda: w.packages.worker is None and w.gateway.is_open, timeout=30000)
     unpacked = tmp_path / "inbox" / "a0-1" / "project.srproj"
     assert not messages and w.gateway.is_open and w.gateway.open_project.path == unpacked
     assert w.browser.image_ids() and not w.gateway.missing_files()
@@ -162,8 +162,8 @@ def test_a_damaged_package_zip_is_refused_by_file_open(open_window, qtbot, qa_pa
             dst.writestr(info, data)
     w = open_window(None)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(damaged), ""))
-    w.on_open_project()
-    qtbot.waitUntil(lambda: w._package_worker is None, timeout=30000)
+    w.file_menu.open_project()
+    qtbot.waitUntil(lambda: w.packages.worker is None, timeout=30000)
     kind, text = messages[-1]
     assert kind == "warning" and "damaged" in text and "\n" not in text
     assert not w.gateway.is_open and not (tmp_path / "damaged").exists()

@@ -64,7 +64,7 @@ def test_list_search_import_and_show_after_cache_loss(window, qtbot, orthanc, tm
     assert by_date.table.rowCount() == 1 and by_date.table.item(0, 1).text() == "MR"
     table.selectAll()
     assert dialog.import_button.isEnabled() and len(dialog.chosen()) == 2
-    worker = window.start_pacs_import(dialog.url(), dialog.auth(), dialog.chosen())
+    worker = window.pacs.start_import(dialog.url(), dialog.auth(), dialog.chosen())
     with qtbot.waitSignal(worker.finished, timeout=120000) as blocker:
         pass
     assert blocker.args[0].added_images == 2
@@ -90,7 +90,7 @@ def test_login_is_asked_when_a_refetch_is_refused(window, qtbot, orthanc, tmp_pa
     from slicereview.engines.dicomweb.http import Auth
     from slicereview.gui.window import pacs_dialog
 
-    worker = window.start_pacs_import(orthanc.dicomweb, Auth.basic(USER, PASSWORD), [])
+    worker = window.pacs.start_import(orthanc.dicomweb, Auth.basic(USER, PASSWORD), [])
     with qtbot.waitSignal(worker.finished, timeout=120000):
         pass
     qtbot.waitUntil(lambda: len(window.browser.image_ids()) == 2, timeout=10000)
