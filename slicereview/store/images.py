@@ -30,6 +30,9 @@ _SOURCE_COLUMNS = ("id", "path", "sha256", "format", "size_bytes", "added_at", "
 _IMAGE_COLUMNS = ("id", "source_id", "case_id", "frame", "axis", "slice_index", "rows", "cols",
                   "info")
 
+#: Ids per ``IN (...)`` list (well below SQLite's and PostgreSQL's limits on parameters).
+_IN_CHUNK = 500
+
 _IMAGE_SELECT = (
     "SELECT images.*, sources.path AS path, sources.format AS format "
     "FROM images JOIN sources ON sources.id = images.source_id"
@@ -152,11 +155,46 @@ class Images(Part):
         return _image(row)
 
     def all(self, ids: Iterable[int] | None = None) -> list[Image]:
-        """All images in import order (or those with ``ids``, in that order)."""
+        """All images in import order (or those with ``ids``, in that order: one SELECT per
+        :data:`_IN_CHUNK` ids; ``KeyError`` for an id the project does not have)."""
         if ids is None:
             rows = self.db.execute(f"{_IMAGE_SELECT} ORDER BY images.id").fetchall()
             return [_image(r) for r in rows]
-        return [self.get(i) for i in ids]
+        wanted = list(ids)
+        found: dict[int, Image] = {}
+        for k in range(0, len(wanted), _IN_CHUNK):
+            chunk = wanted[k:k + _IN_CHUNK]
+            marks = ", ".join("?" * len(chunk))
+            for row in self.db.execute(f"{_IMAGE_SELECT} WHERE images.id IN ({marks})", chunk):
+                found[row["id"]] = _image(row)
+        missing = [i for i in wanted if i not in found]
+        if missing:
+            raise KeyError(f"no image {missing[0]} in this project")
+        return [found[i] for i in wanted]
+
+    def ids(self, fmt: str | None = None) -> list[int]:
+        """Every image's id in import order (of the files of format ``fmt`` only, if given):
+        one SELECT of one integer column, the image list's index."""
+        if fmt is None:
+            rows = self.db.execute("SELECT id FROM images ORDER BY id")
+        else:
+            rows = self.db.execute(
+                "SELECT images.id FROM images JOIN sources ON sources.id = images.source_id "
+                "WHERE sources.format = ? ORDER BY images.id", (fmt,))
+        return [r[0] for r in rows]
+
+    def formats(self) -> list[str]:
+        """The formats of the project's files, sorted (one aggregate query)."""
+        return [r[0] for r in self.db.execute(
+            "SELECT DISTINCT format FROM sources ORDER BY format")]
+
+    def names(self) -> list[tuple[int, str, str]]:
+        """``(image id, case id, file name)`` of every image in import order (what the image
+        list's text filter matches)."""
+        rows = self.db.execute(
+            "SELECT images.id, images.case_id, sources.path FROM images "
+            "JOIN sources ON sources.id = images.source_id ORDER BY images.id")
+        return [(r[0], r[1], Path(from_text(r[2])).name) for r in rows]
 
     def volume_slices(self, source_id: int, axis: int) -> list[Image]:
         """The slices of one volume along ``axis``, in slice order (for slice scrolling)."""

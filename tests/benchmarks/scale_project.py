@@ -14,11 +14,13 @@ What a project holds (``N`` images):
   noisy :class:`~slicereview.demo.raters.SimulatedRater` and stored in bulk
   (:meth:`~slicereview.store.rating.Ratings.record_answers`); sessions finished;
 * every tenth image annotated by three annotators (1–3 blob polygons each, submitted, active
-  time), half of those annotations with a reviewer's decision.
+  time), half of those annotations with a reviewer's decision;
+* the review queue's features computed and cached (so that ``queue`` runs from the cache).
 
 The cache: ``<temp>/slicereview-scale/<key>/`` where ``key`` is a digest of this file, of the
-store's schema version and of the store's bulk-load code, so that a change to how a project is
-built builds it again; a folder left by an interrupted build (no ``done`` marker) is rebuilt.
+store's schema version, the review features' version and the store's bulk-load code, so that
+a change to how a project is built builds it again; a folder left by an interrupted build (no
+``done`` marker) is rebuilt.
 Benchmarks run on a *copy* of the project file in the same folder (:func:`working_copy`), so the
 cached one stays as built.
 """
@@ -51,15 +53,17 @@ def cache_root() -> Path:
 
 
 def build_key() -> str:
-    """A digest of the code that builds a project (this file, the schema version and the
-    store's bulk loads): a cached project built by other code is built again."""
-    from slicereview.store import images, rating
+    """A digest of the code that builds a project (this file, the schema and features
+    versions and the store's bulk loads): a cached project built by other code is built again."""
+    from slicereview.app.review.queue import FEATURES_VERSION
+    from slicereview.store.images import Images
+    from slicereview.store.rating import Ratings
     from slicereview.store.schema import SCHEMA_VERSION
 
     digest = hashlib.sha256(Path(__file__).read_bytes())
-    digest.update(str(SCHEMA_VERSION).encode())
-    for module in (images, rating):
-        digest.update(inspect.getsource(module).encode())
+    digest.update(f"{SCHEMA_VERSION} {FEATURES_VERSION}".encode())
+    for method in (Images.add_sources, Ratings.record_answers):
+        digest.update(inspect.getsource(method).encode())
     return digest.hexdigest()[:16]
 
 
@@ -175,6 +179,13 @@ def build(folder: Path, path: Path, n: int) -> None:
         image_ids = _add_images(p, paths)
         _rate(p, image_ids)
         _annotate(p, image_ids)
+        _features(p)
+
+
+def _features(project) -> None:
+    from slicereview.app.review.queue import QueueSpec, compute_features
+
+    compute_features(project, QueueSpec(), workers=min(2, os.cpu_count() or 1))
 
 
 if __name__ == "__main__":

@@ -62,3 +62,39 @@ def test_record_answers_in_bulk(location, tmp_path):
         assert len(p.ratings.answers(sid)) == 2  # each refused call stored nothing
         p.ratings.record_answer(sid, ids[0], ids[3], "right")
         assert p.ratings.answers(sid)[-1].id > answers[-1].id
+
+
+def test_the_image_lists_reads(location, tmp_path):
+    """What the image list reads: the ids (all, or of one format), the formats, the names the
+    text filter matches, and the images of given ids in one query per chunk."""
+    with Project.create(location()) as p:
+        files = [_source(tmp_path, k) for k in range(3)]
+        files.append(NewSource(str(tmp_path / "v.nii.gz"), "a" * 64, "nifti", 9,
+                               (NewImage(4, 4, axis=2, slice_index=0),
+                                NewImage(4, 4, axis=2, slice_index=1))))
+        ids = [i for group in p.images.add_sources(files) for i in group]
+        assert p.images.ids() == ids
+        assert p.images.ids("nifti") == ids[3:] and p.images.ids("dicom") == []
+        assert p.images.formats() == ["nifti", "png"]
+        names = p.images.names()
+        assert [(i, name) for i, _, name in names] == [
+            (ids[0], "f0.png"), (ids[1], "f1.png"), (ids[2], "f2.png"), (ids[3], "v.nii.gz"),
+            (ids[4], "v.nii.gz")]
+        assert names[0][1] == p.images.get(ids[0]).case_id
+        picked = [ids[4], ids[0], ids[2]]
+        assert [im.id for im in p.images.all(picked)] == picked
+        assert p.images.all(picked)[0] == p.images.get(ids[4])
+        assert p.images.all([]) == []
+        with pytest.raises(KeyError, match="no image 999"):
+            p.images.all([ids[0], 999])
+
+
+def test_all_of_many_ids_reads_in_chunks(location, tmp_path):
+    from slicereview.store import images
+
+    with Project.create(location()) as p:
+        f = tmp_path / "many.png"
+        f.write_bytes(b"x")
+        ids = p.images.add_sources([NewSource(str(f), "b" * 64, "png", 1, tuple(
+            NewImage(4, 4, frame=k) for k in range(images._IN_CHUNK * 2 + 7)))])[0]
+        assert [im.id for im in p.images.all(ids[::-1])] == ids[::-1]

@@ -22,7 +22,7 @@ read answer "nothing" (an empty list, ``None``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -248,8 +248,26 @@ class ProjectGateway(QObject):
         self._locator = Locator(self.project, self.credentials)  # (new PACS sources)
         return self.project.images.all()
 
+    def refresh_locations(self) -> None:
+        """Read again which images are on a PACS (after an import)."""
+        if self.project is not None:
+            self._locator = Locator(self.project, self.credentials)
+
     def image(self, image_id: int) -> Image:
         return self.open_project.images.get(image_id)
+
+    # -- the image list's reads (gui/common/image_rows.py: only what is on screen) --------------
+    def image_ids(self, fmt: str | None = None) -> list[int]:
+        return self.project.images.ids(fmt) if self.project else []
+
+    def image_formats(self) -> list[str]:
+        return self.project.images.formats() if self.project else []
+
+    def image_names(self) -> list[tuple[int, str, str]]:
+        return self.project.images.names() if self.project else []
+
+    def images_of(self, ids: Sequence[int]) -> list[Image]:
+        return self.open_project.images.all(ids)
 
     def file_of(self, image: Image) -> Path | RemoteInstance:
         """Where ``image`` is read from: its file, or for an image on a PACS the path-like

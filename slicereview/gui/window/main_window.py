@@ -298,7 +298,7 @@ class MainWindow(QMainWindow):
         self.pages.review_text = ""
         self.pages.show_browser_image("")
         self.viewer.clear()
-        self.browser.set_images([])
+        self.browser.set_images(None)
         self.start_page.refresh()
         self.stack.setCurrentWidget(self.start_page)
         self.browser_dock.hide()
@@ -306,11 +306,13 @@ class MainWindow(QMainWindow):
             self.actions_[name].setEnabled(False)
 
     def refresh_images(self) -> None:
-        images = self.gateway.images()
+        """The image list shows the project's images (read as they come into sight)."""
+        self.gateway.refresh_locations()
         self.browser.limits = self.gateway.limits
-        self.browser.set_images([(im, self.gateway.file_of(im)) for im in images])
-        if images and self._current_image is None:
-            self.browser.select(images[0].id)
+        self.browser.set_images(self.gateway)
+        ids = self.browser.image_ids()
+        if ids and self._current_image is None:
+            self.browser.select(ids[0])
 
     def show_image(self, image_id: int, *, keep_view: bool = False) -> bool:
         """Decode (or take from the cache) and show one image; errors go to the status bar."""
