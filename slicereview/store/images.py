@@ -8,6 +8,7 @@ verified.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
@@ -215,12 +216,35 @@ class Images(Part):
         return [Source(r["id"], r["path"], r["sha256"], r["format"], r["size_bytes"]) for r in rows]
 
     # -- missing files and relinking -------------------------------------------------------
+    def local_files(self) -> list[tuple[int, str, str]]:
+        """``(source id, stored path, file)`` of every source read from disk (not from a
+        PACS), ``file`` the absolute path as text (what :meth:`resolve` gives): one SELECT,
+        no ``Path`` per source."""
+        remote = {r[0] for r in self.db.execute("SELECT source_id FROM dicomweb_sources")}
+        folder = "" if self.folder is None else os.fspath(self.folder)
+        return [(r[0], r[1], os.path.join(folder, from_text(r[1])))
+                for r in self.db.execute("SELECT id, path FROM sources ORDER BY id")
+                if r[0] not in remote]
+
     def missing_sources(self) -> list[Source]:
         """Sources whose file is not where the project says it is (a source on a PACS is
         never missing: its pixels are fetched again)."""
-        remote = {r[0] for r in self.db.execute("SELECT source_id FROM dicomweb_sources")}
-        return [s for s in self.sources()
-                if s.id not in remote and not self.resolve(s.path).is_file()]
+        missing = {i for i, _, file in self.local_files() if not os.path.isfile(file)}
+        return [s for s in self.sources() if s.id in missing] if missing else []
+
+    def digests(self) -> dict[int, tuple[str, int]]:
+        """source id → ``(SHA-256, size in bytes)`` of every source (one SELECT)."""
+        return {r[0]: (r[1], r[2]) for r in self.db.execute(
+            "SELECT id, sha256, size_bytes FROM sources")}
+
+    def signature(self) -> tuple[int, ...]:
+        """What changes when images are added or removed or a file is relinked: counts and
+        largest ids of images and sources, and the total length of the stored paths (two
+        aggregate queries; a relink to paths of the same total length is not seen)."""
+        images = self.db.execute("SELECT count(*), coalesce(max(id), 0) FROM images")
+        sources = self.db.execute("SELECT count(*), coalesce(max(id), 0), "
+                                  "coalesce(sum(length(path)), 0) FROM sources")
+        return (*images.fetchone(), *sources.fetchone())
 
     def set_source_paths(self, updates: Sequence[tuple[int, str | Path]]) -> int:
         """Store new locations ``(source id, file)`` in one transaction; returns how many."""

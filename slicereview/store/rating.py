@@ -41,9 +41,16 @@ def _session(row: Row) -> Session:
     )
 
 
+#: The columns of :func:`_answer`'s rows, in its order.
+_ANSWER_SELECT = ("SELECT id, session_id, left_id, right_id, answer, active_ms, answered_at "
+                  "FROM answers")
+_CHOICES = {str(c): c for c in AnswerChoice}
+
+
 def _answer(row: Row) -> Answer:
-    return Answer(row["id"], row["session_id"], row["left_id"], row["right_id"],
-                  AnswerChoice(row["answer"]), row["active_ms"], row["answered_at"])
+    """An answer from a row of :data:`_ANSWER_SELECT` (by position, the choice looked up: a
+    session of 60,000 answers is read in a fraction of the time by name and enum call)."""
+    return Answer(row[0], row[1], row[2], row[3], _CHOICES[row[4]], row[5], row[6])
 
 
 def _grade(row: Row) -> Grade:
@@ -199,8 +206,8 @@ class Ratings(Part):
 
     def answers(self, session_id: int) -> list[Answer]:
         """The session's answers in the order they were given."""
-        rows = self.db.execute("SELECT * FROM answers WHERE session_id = ? ORDER BY id",
-                                 (session_id,))
+        rows = self.db.execute(f"{_ANSWER_SELECT} WHERE session_id = ? ORDER BY id",
+                               (session_id,))
         return [_answer(r) for r in rows]
 
     def answer_map(self, session_id: int) -> dict[tuple[int, int], str]:
@@ -213,7 +220,7 @@ class Ratings(Part):
 
     def last_answer(self, session_id: int) -> Answer | None:
         row = self.db.execute(
-            "SELECT * FROM answers WHERE session_id = ? ORDER BY id DESC LIMIT 1", (session_id,)
+            f"{_ANSWER_SELECT} WHERE session_id = ? ORDER BY id DESC LIMIT 1", (session_id,)
         ).fetchone()
         return None if row is None else _answer(row)
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QImage, QPixmap
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
 
@@ -221,14 +221,17 @@ class ProjectBrowser(QWidget):
         return lines, tip, STATUS_COLOURS[word] if word == "returned" else None
 
     def _visible_rows(self) -> range:
-        """The rows in the list's viewport (the first screenful when it is not laid out)."""
+        """The rows in the list's viewport (the first screenful when it is not shown)."""
         n = self.model.rowCount()
-        top = self.list.indexAt(self.list.viewport().rect().topLeft())
-        if not top.isValid():
+        if not self.list.isVisible():
             return range(min(n, FIRST_SCREEN))
-        bottom = self.list.indexAt(self.list.viewport().rect().bottomLeft())
-        last = bottom.row() if bottom.isValid() else n - 1
-        return range(top.row(), min(n, last + 1))
+        area = self.list.viewport().rect()
+        x = min(area.width() - 1, THUMB // 2)
+        top = self.list.indexAt(QPoint(x, area.top() + 4))
+        bottom = self.list.indexAt(QPoint(x, area.bottom() - 4))
+        first = top.row() if top.isValid() else 0
+        last = bottom.row() if bottom.isValid() else min(n - 1, first + FIRST_SCREEN)
+        return range(first, min(n, last + 1))
 
     def _request_visible(self) -> None:
         for position in self._visible_rows():
@@ -248,8 +251,11 @@ class ProjectBrowser(QWidget):
                                   self.check)
 
     def _drop_unseen(self) -> None:
-        """Drop the thumbnails asked for that did not run yet; the rows in sight ask again."""
-        if self.tasks.pending() == 0:
+        """Drop the thumbnails asked for rows now out of sight that did not run yet (all
+        queued ones are dropped; the rows in sight ask again)."""
+        rows = self._visible_rows()
+        in_sight = {self.model.data(self.model.index(r), ID_ROLE) for r in rows}
+        if self.tasks.pending() == 0 or not self._requested - in_sight:
             return
         self.tasks.forget()
         self._wanted.clear()

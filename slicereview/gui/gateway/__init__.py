@@ -22,6 +22,7 @@ read answer "nothing" (an empty list, ``None``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -36,6 +37,7 @@ from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import DisplayImage
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.engines.imaging.loader import load_display
+from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.image_cache import ImageCache
 from slicereview.gui.gateway.annotate import AnnotateService
 from slicereview.gui.gateway.owner import OwnerService
@@ -60,6 +62,8 @@ class ProjectGateway(QObject):
     project_closed = Signal()
     #: Images were added or relinked; views re-read the image list.
     images_changed = Signal()
+    #: The stored paths of the files not found (:meth:`find_missing_files`).
+    missing_found = Signal(list)
     #: Emitted by :meth:`close` while the project is still open (pages commit pending work).
     project_about_to_close = Signal()
     #: Raters were added.
@@ -76,6 +80,8 @@ class ProjectGateway(QObject):
         self.project: Project | None = None
         self.limits = DEFAULT_LIMITS
         self.cache = ImageCache(self._load)
+        self._missing = Tasks(self)
+        self._missing.done.connect(lambda _key, found: self.missing_found.emit(found))
         #: Whether each file is still the one imported (checked before any decode; plain
         #: Python and thread-safe: workers call :meth:`ImportedFiles.check`).
         self.files = ImportedFiles()
@@ -87,7 +93,7 @@ class ProjectGateway(QObject):
         #: The lock file and ``data_version`` watch (two instances on one file).
         self.watch = ProjectWatch(self)
         self.watch.changed_elsewhere.connect(self._on_changed_elsewhere)
-        self._images_seen: list[tuple[int, str]] = []
+        self._images_seen: tuple[int, ...] = ()
         self._holding = False  # True while this window's own import runs (hold_changes)
         #: Credentials of PACS servers, in memory for this session only (app/images/pacs.py).
         self.credentials = Credentials()
@@ -118,25 +124,24 @@ class ProjectGateway(QObject):
         a journal of its transaction in progress is never taken for damage (store/locks.py).
         A work package zip is unpacked before it gets here: by ``slicereview open`` and, in a
         worker, by File ▸ Open project… (app/qa/packages.unpack)."""
-        project, limits, images = self.write(lambda: self._open_file(path))
+        project, limits, seen = self.write(lambda: self._open_file(path))
         self.close()
         self.project = project
         self.limits = limits  # what `import --max-...` admitted
         self.watch.start(project)
         self.files.refresh(project)
-        self._images_seen = images
-        if len(images) > 1:  # thumbnails of the others need the decoding child: start it now
+        self._images_seen = seen
+        if seen[0] > 1:  # thumbnails of the others need the decoding child: start it now
             isolated.prestart(limits)
         self.project_opened.emit(project.describe())
         return project
 
     @staticmethod
-    def _open_file(path: str | Path) -> tuple[Project, Limits, list[tuple[int, str]]]:
+    def _open_file(path: str | Path) -> tuple[Project, Limits, tuple[int, ...]]:
         # The window freezes no longer than ATTEMPT_S per attempt.
         project = Project.open(path, busy_timeout_s=undo.ATTEMPT_S)
         try:
-            return (project, project_limits(project),
-                    [(im.id, im.path) for im in project.images.all()])
+            return project, project_limits(project), project.images.signature()
         except BaseException:
             project.close()
             raise
@@ -145,6 +150,7 @@ class ProjectGateway(QObject):
         if self.project is not None:
             self.project_about_to_close.emit()
             self.watch.stop()
+            self._missing.forget()
             self.project.close()
             self.project = None
             for service in (self.rating, self.annotate, self.review):
@@ -186,9 +192,9 @@ class ProjectGateway(QObject):
             return
         self.rating.forget_runs()
         self.changed_elsewhere.emit()
-        images = [(im.id, im.path) for im in self.images()]
-        if images != self._images_seen:  # re-listing images resets the browser: only if new
-            self._images_seen = images
+        seen = self.open_project.images.signature() if self.project else ()
+        if seen != self._images_seen:  # re-listing images resets the browser: only if new
+            self._images_seen = seen
             self.images_changed.emit()
         self.rating.sessions_changed.emit()
 
@@ -302,6 +308,13 @@ class ProjectGateway(QObject):
     def missing_files(self) -> list[str]:
         return [s.path for s in self.open_project.images.missing_sources()] if self.project else []
 
+    def find_missing_files(self) -> None:
+        """Look for missing files off the GUI thread (one SELECT here, one ``stat`` per file
+        there); :attr:`missing_found` gives their stored paths."""
+        self._missing.forget()
+        if self.project is not None:
+            self._missing.submit("missing", _missing, self.project.images.local_files())
+
     # -- shared reads ---------------------------------------------------------------------------
     def questions(self, scope: str | None = None) -> list:
         """The classification questions asked now (``scope`` "image" or "polygon")."""
@@ -309,3 +322,9 @@ class ProjectGateway(QObject):
 
     def guideline(self) -> tuple[int, str] | None:
         return self.project.guidelines.get() if self.project else None
+
+
+def _missing(files: list[tuple[int, str, str]]) -> list[str]:
+    """Worker thread: the stored paths of ``(source id, stored path, file)`` whose file is
+    not there."""
+    return [stored for _, stored, file in files if not os.path.isfile(file)]

@@ -160,6 +160,7 @@ class MainWindow(QMainWindow):
         self.gateway.ask_retry = self._ask_retry
         self.gateway.project_closed.connect(self._on_project_closed)
         self.gateway.images_changed.connect(self.refresh_images)
+        self.gateway.missing_found.connect(self._on_missing_found)
         self._on_project_closed()
         self.resize(1400, 900)
 
@@ -285,7 +286,9 @@ class MainWindow(QMainWindow):
         for name in PROJECT_ACTIONS:
             self.actions_[name].setEnabled(True)
         self.refresh_images()
-        missing = self.gateway.missing_files()
+        self.gateway.find_missing_files()
+
+    def _on_missing_found(self, missing: list[str]) -> None:
         if missing:
             self.statusBar().showMessage(
                 f"{len(missing)} image file(s) not found — use File ▸ Relink moved files…")
