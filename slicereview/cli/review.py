@@ -161,8 +161,8 @@ def _write_csv(path: Path, rows, extra: dict[int, dict[str, float]]) -> None:
 
 
 def cmd_review_eval(args: argparse.Namespace) -> int:
+    from slicereview.app.report.plots import write_curves
     from slicereview.app.review.queue import evaluate
-    from slicereview.engines.review.evaluation import plot_curves
 
     if args.k < 1:
         raise ValueError(f"--k must be at least 1, got {args.k}")
@@ -177,6 +177,6 @@ def cmd_review_eval(args: argparse.Namespace) -> int:
           f"1 strict α ≤ 0.667)")
     print(ev.table(args.k))
     if args.plot:
-        plot_curves(ev, args.plot)
+        write_curves(ev, args.plot)
         print(f"curves written to {args.plot}", file=sys.stderr)
     return 0

@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from slicereview.app import statistics
 from slicereview.cli._tables import Table, is_missing, read_table
 
 
@@ -143,61 +144,31 @@ def _fmt(value: float, digits: int = 4) -> str:
 
 
 def cmd_alpha(args: argparse.Namespace) -> int:
-    from slicereview.engines.agreement import band, krippendorff_alpha
-
     table = _table(args)
-    values = table.numbers(allow_text=args.level == "nominal")
-    flat = [v for row in values for v in row]
-    if any(isinstance(v, str) for v in flat):
-        # Nominal text categories: code every distinct value (numbers by value, text by text).
-        codes: dict[Any, int] = {}
-        values = [[math.nan if isinstance(v, float) and math.isnan(v)
-                   else codes.setdefault(v, len(codes)) for v in row] for row in values]
-    data = np.array(values, dtype=float)
-    if args.units_in_rows:
-        data = data.T
-    alpha = krippendorff_alpha(data, args.level)
-    raters, units = data.shape
-    pairable = int(np.sum((~np.isnan(data)) & (np.sum(~np.isnan(data), axis=0) >= 2)))
-    payload = {"statistic": "krippendorff_alpha", "level": args.level, "alpha": alpha,
-               "band": band(alpha), "raters": raters, "units": units,
-               "pairable_values": pairable}
-    lines = [f"Krippendorff's alpha ({args.level}): {_fmt(alpha)}  [{band(alpha)}]",
-             f"{raters} raters, {units} units, {pairable} pairable values"]
-    return _emit(args, payload, lines)
+    r = statistics.krippendorff_table(table.numbers(allow_text=args.level == "nominal"),
+                                      args.level, units_in_rows=args.units_in_rows)
+    lines = [f"Krippendorff's alpha ({args.level}): {_fmt(r['alpha'])}  [{r['band']}]",
+             f"{r['raters']} raters, {r['units']} units, {r['pairable_values']} pairable values"]
+    return _emit(args, r, lines)
 
 
 def cmd_icc(args: argparse.Namespace) -> int:
-    from slicereview.engines.agreement import intraclass_correlation
-
     table = _table(args)
-    data = np.array(table.numbers(), dtype=float)
-    incomplete = int(np.isnan(data).any(axis=1).sum()) if data.ndim == 2 else 0
-    if incomplete and not args.omit_missing:
-        raise ValueError(f"{table.path.name}: {incomplete} target(s) have missing ratings; "
-                         "add --omit-missing to drop them, or use `slicereview stats gcoef` "
-                         "(long format) when targets have different raters")
-    result = intraclass_correlation(data, nan_policy="omit" if args.omit_missing else "raise")
-    forms = [{"form": f.name, "description": f.description, "icc": f.value, "F": f.f,
-              "df1": f.df1, "df2": f.df2, "p": f.p, "ci95": list(f.ci95)} for f in result]
-    payload = {"statistic": "ICC", "targets": result.n_targets, "raters": result.n_raters,
-               "forms": forms, "BMS": result.bms, "WMS": result.wms, "JMS": result.jms,
-               "EMS": result.ems, "dropped_incomplete": incomplete}
+    r = statistics.icc_table(table.numbers(), args.omit_missing, source=table.path.name)
+    incomplete = r["dropped_incomplete"]
     dropped = (f" ({incomplete} target{'s' if incomplete != 1 else ''} with missing ratings "
                "dropped)" if incomplete else "")
-    lines = [f"Intraclass correlations (Shrout & Fleiss), {result.n_targets} targets x "
-             f"{result.n_raters} raters{dropped}",
+    lines = [f"Intraclass correlations (Shrout & Fleiss), {r['targets']} targets x "
+             f"{r['raters']} raters{dropped}",
              f"{'form':9} {'ICC':>7} {'F':>9} {'df1':>5} {'df2':>7} {'p':>9}  95% CI"]
-    for f in result:
-        lines.append(f"{f.name:9} {_fmt(f.value):>7} {_fmt(f.f, 3):>9} {f.df1:5.0f} "
-                     f"{f.df2:7.0f} {f.p:9.2g}  [{_fmt(f.ci95[0], 3)}, {_fmt(f.ci95[1], 3)}]"
-                     f"  {f.description}")
-    return _emit(args, payload, lines)
+    for f in r["forms"]:
+        lines.append(f"{f['form']:9} {_fmt(f['icc']):>7} {_fmt(f['F'], 3):>9} {f['df1']:5.0f} "
+                     f"{f['df2']:7.0f} {f['p']:9.2g}  [{_fmt(f['ci95'][0], 3)}, "
+                     f"{_fmt(f['ci95'][1], 3)}]  {f['description']}")
+    return _emit(args, r, lines)
 
 
 def cmd_gcoef(args: argparse.Namespace) -> int:
-    from slicereview.engines.agreement import generalizability, raters_needed
-
     # Long tables have text ids in every row, so a header cannot be detected: assume one.
     header = True if args.header is None else args.header
     table = read_table(args.csv, header=header, names=False)
@@ -213,112 +184,52 @@ def cmd_gcoef(args: argparse.Namespace) -> int:
             raise ValueError(f"{table.path.name}: line {table.first_data_line + r}: score "
                              f"{row[2]!r} is not a number") from None
         rows.append((row[0], row[1], score))
-    g = generalizability(rows)
-    needed: dict[float, int | None] = {}
-    for target in args.target:
-        try:
-            needed[target] = raters_needed(g.icc21, target)
-        except ValueError:
-            needed[target] = None
-    payload = {"statistic": "generalizability", "icc21": g.icc21, "items": g.n_items,
-               "annotators": g.n_annotators, "scores": g.n_scores,
-               "items_ms": g.items_ms, "annotators_ms": g.annotators_ms,
-               "error_ms": g.error_ms, "items_df": g.items_df,
-               "annotators_df": g.annotators_df, "error_df": g.error_df,
-               "annotators_needed": needed}
-    lines = [f"Generalizability coefficient ICC(2,1), random annotators: {_fmt(g.icc21)}",
-             f"{g.n_items} items, {g.n_annotators} annotators, {g.n_scores} scores",
+    g = statistics.generalizability_long(rows, args.target)
+    lines = [f"Generalizability coefficient ICC(2,1), random annotators: {_fmt(g['icc21'])}",
+             f"{g['items']} items, {g['annotators']} annotators, {g['scores']} scores",
              "target  annotators needed"]
-    lines += [f"{t:6.2f}  {'unreachable' if n is None else n}" for t, n in needed.items()]
-    return _emit(args, payload, lines)
+    lines += [f"{t:6.2f}  {'unreachable' if n is None else n}"
+              for t, n in g["annotators_needed"].items()]
+    return _emit(args, g, lines)
 
 
 # -- masks -------------------------------------------------------------------------------------
 
 
-def _read_mask(path: Path) -> np.ndarray:
-    import skimage.io
-
-    if path.is_dir():
-        raise IsADirectoryError(f"{path} is a folder; give mask image files (PNG, TIFF)")
-    try:
-        arr = np.asarray(skimage.io.imread(path))
-    except Exception as exc:  # imageio/PIL raise OSError, ValueError, struct.error, ...
-        raise ValueError(f"{path} is not an image file that can be read as a mask "
-                         "(PNG, TIFF)") from exc
-    if arr.ndim == 3 and arr.shape[-1] in (3, 4):
-        rgb = arr[..., :3]
-        if not (np.array_equal(rgb[..., 0], rgb[..., 1])
-                and np.array_equal(rgb[..., 0], rgb[..., 2])):
-            raise ValueError(f"{path.name}: a mask must be a grey image, not colour")
-        arr = rgb[..., 0]
-    if arr.ndim != 2:
-        raise ValueError(f"{path.name}: a mask must be a 2-D image, got shape {arr.shape}")
-    return arr
-
-
-def _stack(paths: list[Path]) -> np.ndarray:
-    arrays = [_read_mask(p) for p in paths]
-    shapes = {a.shape for a in arrays}
-    if len(shapes) != 1:
-        raise ValueError(f"mask images differ in size: {sorted(shapes)}")
-    return np.stack(arrays)
-
-
-def _level_payload(level) -> dict[str, Any]:
-    return {"alpha": level.alpha, "boxes": [
-        {"box": list(b.box), "area": b.area, "pixels": b.pixels, "alpha": b.alpha,
-         "band": b.band} for b in level.boxes],
-        "band_counts": level.band_counts, "wbbox": level.wbbox,
-        "roi_pixels": list(level.roi_pixels)}
-
-
-def _level_lines(title: str, level) -> list[str]:
-    counts = ", ".join(f"{k} {v}" for k, v in level.band_counts.items())
-    lines = [f"{title}: image alpha {_fmt(level.alpha)}; {level.n_boxes} boxes ({counts}); "
-             f"Wbbox {level.wbbox:.1f}"]
-    lines += [f"  box rows {b.box[0]}:{b.box[2]} cols {b.box[1]}:{b.box[3]}  area {b.area:>7}"
-              f"  alpha {_fmt(b.alpha):>7}  {b.band}" for b in level.boxes]
+def _level_lines(title: str, level: dict[str, Any]) -> list[str]:
+    counts = ", ".join(f"{k} {v}" for k, v in level["band_counts"].items())
+    lines = [f"{title}: image alpha {_fmt(level['alpha'])}; {len(level['boxes'])} boxes "
+             f"({counts}); Wbbox {level['wbbox']:.1f}"]
+    lines += [f"  box rows {b['box'][0]}:{b['box'][2]} cols {b['box'][1]}:{b['box'][3]}  "
+              f"area {b['area']:>7}  alpha {_fmt(b['alpha']):>7}  {b['band']}"
+              for b in level["boxes"]]
     return lines
 
 
 def cmd_masks(args: argparse.Namespace) -> int:
-    from slicereview.engines.agreement import level_agreement, segmentation_agreement
-
-    stack = _stack(args.images)
+    stack = statistics.read_masks(args.images)
     if args.labels:
-        r = segmentation_agreement(stack, connectivity=args.connectivity)
-        payload = {"statistic": "segmentation_agreement", "annotators": len(args.images),
-                   "strict": _level_payload(r.strict), "relaxed": _level_payload(r.relaxed),
-                   "uncertain_pixels": r.uncertain_pixels,
-                   "uncertain_share": r.uncertain_share, "area_mean": r.area_mean,
-                   "area_std": r.area_std}
-        lines = (_level_lines("alpha (nominal, strict)", r.strict)
-                 + _level_lines("alpha (nominal, relaxed)", r.relaxed)
-                 + [f"uncertain pixels {r.uncertain_pixels} ({100 * r.uncertain_share:.1f}%),"
-                    f" relaxed area mean {r.area_mean:.1f} std {r.area_std:.1f}"])
-        return _emit(args, payload, lines)
-    level = level_agreement(stack != 0, connectivity=args.connectivity)
-    payload = {"statistic": "mask_alpha", "annotators": len(args.images),
-               **_level_payload(level)}
-    return _emit(args, payload, _level_lines("alpha (nominal)", level))
+        r = statistics.label_agreement(stack, connectivity=args.connectivity)
+        lines = (_level_lines("alpha (nominal, strict)", r["strict"])
+                 + _level_lines("alpha (nominal, relaxed)", r["relaxed"])
+                 + [f"uncertain pixels {r['uncertain_pixels']} "
+                    f"({100 * r['uncertain_share']:.1f}%), relaxed area mean "
+                    f"{r['area_mean']:.1f} std {r['area_std']:.1f}"])
+        return _emit(args, r, lines)
+    level = statistics.mask_agreement(stack, connectivity=args.connectivity)
+    return _emit(args, level, _level_lines("alpha (nominal)", level))
 
 
 def cmd_dice(args: argparse.Namespace) -> int:
-    from slicereview.engines.agreement import dice, iou
-
-    a, b = (m != 0 for m in _stack(args.images))
-    d, j = dice(a, b), iou(a, b)
-    return _emit(args, {"statistic": "overlap", "dice": d, "iou": j},
-                 [f"Dice {_fmt(d)}  IoU {_fmt(j)}"])
+    a, b = statistics.read_masks(args.images)
+    r = statistics.overlap(a, b)
+    return _emit(args, r, [f"Dice {_fmt(r['dice'])}  IoU {_fmt(r['iou'])}"])
 
 
 # -- rankings ----------------------------------------------------------------------------------
 
 
 def cmd_ndcg(args: argparse.Namespace) -> int:
-    from slicereview.engines.review import ndcg_at_k, precision_at_k, recall_at_k
-
     table = _table(args, names=True)
     if not table.cells or len(table.cells[0]) < 1:
         raise ValueError(f"{table.path.name}: need the columns item, grade")
@@ -326,40 +237,25 @@ def cmd_ndcg(args: argparse.Namespace) -> int:
     if any(math.isnan(g) for g in grades):
         raise ValueError(f"{table.path.name}: every ranked item needs a grade")
     ranked = table.rows
-    if len(set(ranked)) != len(ranked):
-        raise ValueError(f"{table.path.name}: an item is listed twice")
-    relevance = dict(zip(ranked, grades, strict=True))
-    rows = [{"k": k, "precision": precision_at_k(ranked, relevance, k, args.min_grade),
-             "recall": recall_at_k(ranked, relevance, k, args.min_grade),
-             "ndcg": ndcg_at_k(ranked, relevance, k)} for k in args.k]
-    payload = {"statistic": "ranking_evaluation", "items": len(ranked), "at_k": rows,
-               "gain": "linear", "discount": "log2"}
+    r = statistics.ranking_evaluation(ranked, dict(zip(ranked, grades, strict=True)), args.k,
+                                      args.min_grade, source=table.path.name)
     lines = [f"{len(ranked)} ranked items; NDCG with linear gain and log2 discount",
              f"{'k':>4} {'P@k':>7} {'R@k':>7} {'NDCG@k':>7}"]
-    lines += [f"{r['k']:>4} {_fmt(r['precision']):>7} {_fmt(r['recall']):>7} "
-              f"{_fmt(r['ndcg']):>7}" for r in rows]
-    return _emit(args, payload, lines)
+    lines += [f"{row['k']:>4} {_fmt(row['precision']):>7} {_fmt(row['recall']):>7} "
+              f"{_fmt(row['ndcg']):>7}" for row in r["at_k"]]
+    return _emit(args, r, lines)
 
 
 def cmd_rank(args: argparse.Namespace) -> int:
-    from slicereview.engines.review import rank_agreement
-
     table = _table(args)
     data = np.array(table.numbers(), dtype=float)
     if data.shape[1] != 2:
         raise ValueError(f"{table.path.name}: need two score columns (plus an optional item "
                          f"column: use --names if item ids are numbers), got {data.shape[1]}")
-    keep = ~np.isnan(data).any(axis=1)
-    result = rank_agreement(data[keep, 0], data[keep, 1], ns=args.n)
-    c = result.correlations
-    items = [table.rows[i] for i in np.flatnonzero(keep)]
-    payload = {"statistic": "rank_agreement", "items": len(items),
-               "dropped_incomplete": int((~keep).sum()), "pearson": c.pearson,
-               "spearman": c.spearman, "kendall_tau_b": c.kendall_tau_b,
-               "pearson_p": c.pearson_p, "spearman_p": c.spearman_p, "kendall_p": c.kendall_p,
-               "icc2k": result.icc2k, "top_n": result.top_n}
-    lines = [f"{len(items)} items ({int((~keep).sum())} incomplete rows dropped)",
-             f"Pearson {_fmt(c.pearson)}  Spearman {_fmt(c.spearman)}  "
-             f"Kendall tau-b {_fmt(c.kendall_tau_b)}  ICC(2,k) {_fmt(result.icc2k)}",
-             "top-N intersection: " + ", ".join(f"{n}:{v}" for n, v in result.top_n.items())]
-    return _emit(args, payload, lines)
+    r = statistics.score_agreement(data, args.n)
+    del r["kept"]
+    lines = [f"{r['items']} items ({r['dropped_incomplete']} incomplete rows dropped)",
+             f"Pearson {_fmt(r['pearson'])}  Spearman {_fmt(r['spearman'])}  "
+             f"Kendall tau-b {_fmt(r['kendall_tau_b'])}  ICC(2,k) {_fmt(r['icc2k'])}",
+             "top-N intersection: " + ", ".join(f"{n}:{v}" for n, v in r["top_n"].items())]
+    return _emit(args, r, lines)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import io
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -94,6 +95,14 @@ def majority_curves(curves: Mapping[str, Mapping[int, float]]) -> str:
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
     return to_base64(fig)
+
+
+def write_curves(evaluation: Any, path: str | Path) -> None:
+    """Write the queue evaluation curves (precision, recall and NDCG at k of every queue
+    method, [CrowdSegQA, Fig. 6]) to ``path``; the suffix picks the format (PNG, SVG, PDF)."""
+    from slicereview.engines.review.evaluation import plot_curves
+
+    plot_curves(evaluation, path)
 
 
 def curves_png(evaluation: Any) -> str:

@@ -46,6 +46,7 @@ from slicereview.model import Polygon, Review
 from slicereview.store import Project
 
 if TYPE_CHECKING:  # scipy loads with the first review image, not at start-up
+    from slicereview.engines.agreement.consensus_masks import Level, StapleResult
     from slicereview.engines.agreement.segmentation import BoxAlpha, LevelAgreement
 
 
@@ -108,6 +109,25 @@ class ReviewImage:
         values = self.labels[:, row, col]
         return [(a.name, bool(v == 1)) for a, v in zip(self.annotators, values, strict=True)
                 if v]
+
+    def majority(self, level: Level = "relaxed") -> np.ndarray:
+        """The majority-vote mask of the annotators shown, bool of shape ``(H, W)``.
+
+        A pixel is in it when more than half the annotators marked it (``strict``: certain
+        only; ``relaxed``: certain or uncertain) — the rule ``export --consensus majority``
+        writes.
+        """
+        from slicereview.engines.agreement import majority_vote
+
+        return np.asarray(majority_vote(self.labels, level))
+
+    def staple(self, level: Level = "relaxed") -> StapleResult:
+        """STAPLE (Warfield et al. 2004, SimpleITK) of the annotators shown at ``level``: the
+        mask, its probabilities and each annotator's sensitivity and specificity, in
+        annotator order. Takes a second or more on a mammogram: run it off the GUI thread."""
+        from slicereview.engines.agreement import staple
+
+        return staple(self.labels, level)
 
 
 def review_image(project: Project, image_id: int, annotation_ids: Sequence[int]) -> ReviewImage:

@@ -3,9 +3,9 @@
 A box (``consensus: off / majority / STAPLE``, key **K** cycles it) draws the consensus of the
 annotators shown as a translucent white layer over the image, at the tab's level (relaxed:
 certain or uncertain pixels count as marked; strict: certain only). Majority vote is a pixel
-count (computed at once); STAPLE (SimpleITK's ``STAPLEImageFilter``, via
-:func:`slicereview.engines.agreement.staple`) runs off the GUI thread, and each annotator's
-estimated sensitivity and specificity is shown beside the box (its tooltip lists them by
+count (computed at once); STAPLE (SimpleITK's ``STAPLEImageFilter``, through
+:meth:`slicereview.app.review.image.ReviewImage.staple`) runs off the GUI thread, and each
+annotator's estimated sensitivity and specificity is shown beside the box (its tooltip lists them by
 name). The numbers come from :mod:`slicereview.engines.agreement.consensus_masks`, which also
 feeds ``slicereview export --consensus``.
 """
@@ -20,6 +20,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QLabel
 
 from slicereview.app.report.formatting import fixed
+from slicereview.app.review.image import ReviewImage
 from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.image_view import ImageView
 
@@ -28,12 +29,6 @@ MODES = ("off", "majority", "STAPLE")
 Level = Literal["strict", "relaxed"]
 #: Consensus pixels: white at 45 % opacity (distinct from every annotator colour).
 _LUT = np.array([[0, 0, 0, 0], [255, 255, 255, 115]], dtype=np.uint8)
-
-
-def _staple(labels: np.ndarray, level: Level) -> Any:
-    from slicereview.engines.agreement import staple
-
-    return staple(labels, level)
 
 
 def _fmt(value: float) -> str:
@@ -57,7 +52,7 @@ class ConsensusLayer:
         self.tasks.done.connect(self._on_staple)
         self.tasks.failed.connect(self._on_failed)
         self.box.currentIndexChanged.connect(lambda _i: self.redraw())
-        self._labels: np.ndarray | None = None
+        self._review: ReviewImage | None = None
         self._names: list[str] = []
         self._level: Level = "relaxed"
 
@@ -68,10 +63,9 @@ class ConsensusLayer:
     def cycle(self) -> None:
         self.box.setCurrentIndex((self.box.currentIndex() + 1) % len(MODES))
 
-    def set_review(self, review: Any, level: str) -> None:
-        """Follow the image shown (``review`` a :class:`~slicereview.app.review.image.ReviewImage`
-        or ``None``)."""
-        self._labels = None if review is None else np.asarray(review.labels)
+    def set_review(self, review: ReviewImage | None, level: str) -> None:
+        """Follow the image shown (``None``: no image)."""
+        self._review = review
         self._names = [] if review is None else [w.name for w in review.annotators]
         self._level = "strict" if level == "strict" else "relaxed"
         self.redraw()
@@ -80,24 +74,22 @@ class ConsensusLayer:
         self.tasks.forget()
         self.summary.clear()
         self.summary.setToolTip("")
-        labels = self._labels
-        if self.mode == "off" or labels is None or labels.shape[0] == 0:
+        review = self._review
+        if self.mode == "off" or review is None or review.labels.shape[0] == 0:
             self.layer.setVisible(False)
             return
         if self.mode == "majority":
-            from slicereview.engines.agreement import majority_vote
-
-            mask = majority_vote(labels, self._level)
-            self.summary.setText(f"majority of {labels.shape[0]} ({self._level}): "
+            mask = review.majority(self._level)
+            self.summary.setText(f"majority of {review.labels.shape[0]} ({self._level}): "
                                  f"{int(mask.sum())} px")
             self._show(mask)
             return
         self.summary.setText("STAPLE: computing…")
         self.layer.setVisible(False)
-        self.tasks.submit("staple", _staple, labels, self._level)
+        self.tasks.submit("staple", review.staple, self._level)
 
     def hold_hidden(self, held: bool) -> None:
-        self.layer.setVisible(not held and self.mode != "off" and self._labels is not None)
+        self.layer.setVisible(not held and self.mode != "off" and self._review is not None)
 
     def _show(self, mask: np.ndarray) -> None:
         self.layer.setImage(mask.astype(np.uint8), autoLevels=False, levels=(0, 1), lut=_LUT)
