@@ -40,6 +40,13 @@ _IMAGE_SELECT = (
 )
 
 
+def missing_files(folder: str, stored: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The ``(source id, stored path)`` of :meth:`Images.local_files` whose file is not there
+    (one ``stat`` each, on strings: no ``Path`` per source). Reads no project: any thread."""
+    return [(i, path) for i, path in stored
+            if not os.path.isfile(os.path.join(folder, from_text(path)))]
+
+
 class Images(Part):
     """The project's files (*sources*) and the 2-D *images* shown to people.
 
@@ -216,20 +223,19 @@ class Images(Part):
         return [Source(r["id"], r["path"], r["sha256"], r["format"], r["size_bytes"]) for r in rows]
 
     # -- missing files and relinking -------------------------------------------------------
-    def local_files(self) -> list[tuple[int, str, str]]:
-        """``(source id, stored path, file)`` of every source read from disk (not from a
-        PACS), ``file`` the absolute path as text (what :meth:`resolve` gives): one SELECT,
-        no ``Path`` per source."""
+    def local_files(self) -> tuple[str, list[tuple[int, str]]]:
+        """The folder stored paths are relative to (``""`` for none) and ``(source id,
+        stored path)`` of every source read from disk, not from a PACS (one SELECT; for
+        :func:`missing_files`, which may run in another thread)."""
         remote = {r[0] for r in self.db.execute("SELECT source_id FROM dicomweb_sources")}
         folder = "" if self.folder is None else os.fspath(self.folder)
-        return [(r[0], r[1], os.path.join(folder, from_text(r[1])))
-                for r in self.db.execute("SELECT id, path FROM sources ORDER BY id")
-                if r[0] not in remote]
+        return folder, [(r[0], r[1]) for r in self.db.execute(
+            "SELECT id, path FROM sources ORDER BY id") if r[0] not in remote]
 
     def missing_sources(self) -> list[Source]:
         """Sources whose file is not where the project says it is (a source on a PACS is
         never missing: its pixels are fetched again)."""
-        missing = {i for i, _, file in self.local_files() if not os.path.isfile(file)}
+        missing = {i for i, _ in missing_files(*self.local_files())}
         return [s for s in self.sources() if s.id in missing] if missing else []
 
     def digests(self) -> dict[int, tuple[str, int]]:

@@ -51,6 +51,8 @@ THUMB = 96
 THUMBS_KEPT = 2000
 #: Rows whose thumbnails are requested before the list is laid out (a screenful).
 FIRST_SCREEN = 12
+#: Rows Qt lays out between two events.
+LAYOUT_BATCH = 2000
 #: The marker of an image given to the annotator shown by the low-agreement rule.
 ASSIGNED_MARK = "⚑ given to you: low agreement"
 #: Annotation status words and their marks (shape, so colour is never the only cue).
@@ -122,6 +124,10 @@ class ProjectBrowser(QWidget):
         self.list.setIconSize(QSize(THUMB, THUMB))
         self.list.setUniformItemSizes(True)
         self.list.setSpacing(2)
+        # Qt lays out every row (asking the model its row count each time, ~8 calls a row):
+        # in batches between events, so that the window shows and scrolls at once.
+        self.list.setLayoutMode(QListView.LayoutMode.Batched)
+        self.list.setBatchSize(LAYOUT_BATCH)
         self.list.selectionModel().currentChanged.connect(self._on_current)
         self._restoring = False
         # Scrolled: thumbnails asked for rows now out of sight are dropped (a moment after the
@@ -230,7 +236,11 @@ class ProjectBrowser(QWidget):
         top = self.list.indexAt(QPoint(x, area.top() + 4))
         bottom = self.list.indexAt(QPoint(x, area.bottom() - 4))
         first = top.row() if top.isValid() else 0
-        last = bottom.row() if bottom.isValid() else min(n - 1, first + FIRST_SCREEN)
+        if bottom.isValid():
+            last = bottom.row()
+        else:  # the end of the list, or rows not laid out yet (batches): as many as fit
+            tall = max(THUMB, self.list.sizeHintForRow(0)) + 2 * self.list.spacing()
+            last = min(n - 1, first + area.height() // tall)
         return range(first, min(n, last + 1))
 
     def _request_visible(self) -> None:

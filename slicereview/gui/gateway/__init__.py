@@ -22,7 +22,6 @@ read answer "nothing" (an empty list, ``None``).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -48,6 +47,7 @@ from slicereview.gui.gateway.sharing import ProjectWatch
 from slicereview.model import Image, RelinkReport
 from slicereview.store import Project
 from slicereview.store.connection import is_busy
+from slicereview.store.images import missing_files
 
 if TYPE_CHECKING:
     from slicereview.engines.dicomweb.cache import RemoteInstance
@@ -313,7 +313,7 @@ class ProjectGateway(QObject):
         there); :attr:`missing_found` gives their stored paths."""
         self._missing.forget()
         if self.project is not None:
-            self._missing.submit("missing", _missing, self.project.images.local_files())
+            self._missing.submit("missing", _missing, *self.project.images.local_files())
 
     # -- shared reads ---------------------------------------------------------------------------
     def questions(self, scope: str | None = None) -> list:
@@ -324,7 +324,6 @@ class ProjectGateway(QObject):
         return self.project.guidelines.get() if self.project else None
 
 
-def _missing(files: list[tuple[int, str, str]]) -> list[str]:
-    """Worker thread: the stored paths of ``(source id, stored path, file)`` whose file is
-    not there."""
-    return [stored for _, stored, file in files if not os.path.isfile(file)]
+def _missing(folder: str, stored: list[tuple[int, str]]) -> list[str]:
+    """Worker thread: the stored paths whose file is not there."""
+    return [path for _, path in missing_files(folder, stored)]

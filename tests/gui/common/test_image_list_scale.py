@@ -65,6 +65,8 @@ def test_scrolling_reads_the_rows_in_sight(open_window, qtbot, tmp_path, n):
     assert browser.wait_for_thumbnails(60000)
     assert browser.failures() == {} and browser.thumbnail_ids()
     first = browser.thumbnails_requested
+    end = browser.model.index(browser.model.rowCount() - 1)
+    qtbot.waitUntil(lambda: browser.list.visualRect(end).isValid(), timeout=10000)  # laid out
     browser.list.scrollToBottom()
     qtbot.waitUntil(lambda: browser.model.rows_read > image_rows.PAGE, timeout=5000)
     last = browser.image_ids()[-2]  # the last image with a file
