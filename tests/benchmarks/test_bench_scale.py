@@ -17,9 +17,9 @@ command                growth    what bounds it
 window's peak RSS      ≤ 1.5 ×   the same, in memory
 =====================  ========  ==========================================================
 
-A growth that does not hold yet is an ``xfail(strict=True)`` naming the figure measured, so
-that it fails once it holds (and the mark must go). Run with ``-m benchmark -s`` to see the
-numbers; docs/performance.md has them.
+``queue`` from the cache measured 2.99–3.21× (it prints every annotated image's row, and
+reads every image's case id): on the line, so it is a non-strict ``xfail`` until it holds
+with a margin. Run with ``-m benchmark -s`` to see the numbers; docs/performance.md has them.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from tests.benchmarks.scale_project import project, working_copy
 pytestmark = pytest.mark.benchmark
 
 SMALL, LARGE = 1000, 20000
-ROUNDS = {"info": 3, "queue": 3, "open": 2}
+ROUNDS = {"info": 3, "queue": 3, "open": 3}
 
 
 @pytest.fixture(scope="module")
@@ -100,16 +100,11 @@ def growth(projects, command: str, tmp_path: Path) -> dict[str, float]:
     return {"time": tl / ts, "rss": rl / rs}
 
 
-def not_yet(measured: str):
-    return pytest.mark.xfail(strict=True, reason=f"does not hold yet: {measured}")
-
-
-@not_yet("3.7× (0.51 s → 1.88 s)")
 def test_info_grows_at_most_2x(projects, tmp_path):
     assert growth(projects, "info", tmp_path)["time"] <= 2.0
 
 
-@not_yet("5.3× (0.81 s → 4.32 s)")
+@pytest.mark.xfail(strict=False, reason="on the line: 2.99–3.21× measured (was 5.3×)")
 def test_queue_from_cache_grows_at_most_3x(projects, tmp_path):
     assert growth(projects, "queue", tmp_path)["time"] <= 3.0
 
@@ -123,11 +118,9 @@ def opened(projects, tmp_path_factory):
     return measured
 
 
-@not_yet("8.9× (8.5 s → 75 s)")
 def test_open_screenshot_grows_at_most_1_5x(opened):
     assert opened["time"] <= 1.5
 
 
-@not_yet("3.7× (165 MiB → 611 MiB)")
 def test_window_memory_grows_at_most_1_5x(opened):
     assert opened["rss"] <= 1.5
