@@ -29,6 +29,9 @@ class SessionKind(StrEnum):
     CLASSIFY = "classify"
     EXHAUSTIVE = "exhaustive"
     SORT = "sort"
+    #: Rating to a stated accuracy: a sort pass, then pairs chosen where the order is most in
+    #: doubt, until a budget or a target; may ask a pair again; may be shared by raters.
+    CONFIDENCE = "confidence"
     ANNOTATE = "annotate"
     REVIEW = "review"
 
@@ -129,7 +132,8 @@ class Session:
 
 @dataclass(frozen=True)
 class Answer:
-    """One stored pairwise judgement. ``left``/``right`` are image ids as they were shown."""
+    """One stored pairwise judgement. ``left``/``right`` are image ids as they were shown;
+    ``rater_id`` is who gave it (``None``: the session's rater)."""
 
     id: int
     session_id: int
@@ -138,6 +142,7 @@ class Answer:
     answer: AnswerChoice
     active_ms: int
     answered_at: str
+    rater_id: int | None = None
 
 
 @dataclass(frozen=True)

@@ -170,7 +170,7 @@ def finish(project: Project, annotation_id: int, status: AnnotationStatus | str)
         after_finish(project, annotation_id)
 
 
-RATING_KINDS = ("sort", "exhaustive", "classify")
+RATING_KINDS = ("sort", "exhaustive", "confidence", "classify")
 
 
 def batch_images(project: Project, phase: Phase | str) -> list[int]:

@@ -208,10 +208,14 @@ class RecordAnswer:
         return ("session", self.run.session.id)
 
     answer_id: int | None = None
+    #: Who answered (set on the first apply, so a redo stores the answer for the same rater).
+    rater_id: int | None = None
 
     def apply(self) -> None:
-        self.result = self.run.answer(self.choice, self.active_ms, pair=self.pair)
-        self.answer_id = self.run.answers()[-1].id
+        self.result = self.run.answer(self.choice, self.active_ms, pair=self.pair,
+                                      rater_id=self.rater_id)
+        last = self.run.answers()[-1]
+        self.answer_id, self.rater_id = last.id, last.rater_id
 
     def revert(self) -> None:
         """Delete this answer — only while it is still the session's last one: an answer given
@@ -268,4 +272,5 @@ class RemoveLastAnswer:
         if isinstance(r, Grade):
             self.run.grade(r.grade, r.active_ms, image_id=r.image_id)
         elif isinstance(r, Answer):
-            self.run.answer(str(r.answer), r.active_ms, pair=(r.left, r.right))
+            self.run.answer(str(r.answer), r.active_ms, pair=(r.left, r.right),
+                            rater_id=r.rater_id)

@@ -25,6 +25,7 @@ from slicereview.cli import (
     people,
     project_cmds,
     questions,
+    rate,
     rating,
     report,
     review,
@@ -35,7 +36,7 @@ from slicereview.cli import (
 from slicereview.cli.project_cmds import GuiRequest
 
 #: Modules that register sub-commands, in ``--help`` order.
-COMMAND_MODULES = (project_cmds, stats, rating, workflow, people, questions, review,
+COMMAND_MODULES = (project_cmds, stats, rate, rating, workflow, people, questions, review,
                    review_decide, report, packages, export)
 
 #: Exit code when the reader of stdout went away (``slicereview info P | head -1``): 128 + SIGPIPE,

@@ -24,12 +24,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_project_argument(p)
     p.add_argument("session", nargs="?", help="session id or name (not with --pooled)")
     p.add_argument("--pooled", action="store_true",
-                   help="one Bradley–Terry fit over the answers of several sort/exhaustive "
+                   help="one Bradley–Terry fit over the answers of several pairwise "
                         "sessions of one image set (raters, passes): score, standard error "
                         "and 95%% confidence interval per image")
     p.add_argument("--sessions", nargs="+", metavar="SESSION",
                    help="with --pooled: the sessions to pool (ids or names; default every "
-                        "sort and exhaustive session, if they rate one image set)")
+                        "pairwise session, if they rate one image set)")
     p.add_argument("--csv", type=Path, metavar="OUT",
                    help="write the ranking as CSV (a session: image_id, case_id, file, rank, "
                         "tier, score, rater, session, answers, active_time_s, bt_score, bt_se, "
@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_ranking(args: argparse.Namespace) -> int:
-    from slicereview.app.rating.run import RatingRun
+    from slicereview.app.rating.run import open_run
     from slicereview.app.rating.sessions import ranking_table, write_ranking_csv
 
     if args.pooled:
@@ -62,9 +62,11 @@ def cmd_ranking(args: argparse.Namespace) -> int:
     if args.session is None:
         raise ValueError("name a session (id or name), or give --pooled")
     with open_project(args.project, read_only=True) as project:
-        rs = RatingRun(project, project.ratings.find_session(args.session).id)
+        rs = open_run(project, project.ratings.find_session(args.session).id)
         rows = rs.rows()
         done = rs.done
+        meter = getattr(rs, "meter", None)
+        gauge = meter() if meter is not None else None
     table = ranking_table(rows)
     state = "finished" if done else "NOT finished (ranking so far)"
     if args.csv:
@@ -81,6 +83,10 @@ def cmd_ranking(args: argparse.Namespace) -> int:
     from slicereview.app.rating.run import BT_METHOD
 
     own = "wins-losses" if str(rs.kind) == "exhaustive" else "score"
+    if gauge is not None:
+        print(f"stop rule: {gauge.rule.describe()}; {gauge.per_image:.1f} comparisons per "
+              f"image; expected Kendall tau {gauge.expected_tau:.3f} (`slicereview rate "
+              f"status` for the least certain images and the raters)")
     print(f"BT = {BT_METHOD}")
     print(f"{'rank':>4}  {'tier':>4}  {'case':<8}  {own:>11}  {'BT score':>8}  {'SE':>6}  "
           f"{'n':>4}  file")
@@ -124,17 +130,15 @@ def _pooled(args: argparse.Namespace) -> int:
 
 
 def cmd_reliability(args: argparse.Namespace) -> int:
-    from slicereview.app.rating.run import RatingRun
-    from slicereview.engines.ranking.reliability import SEED, format_report, reliability
+    from slicereview.app.rating.agreement import compare, report_text, session_scores
 
     if len(args.sessions) < 2:
         raise ValueError("give at least two sessions")
     with open_project(args.project, read_only=True) as project:
-        scores = [RatingRun(project, project.ratings.find_session(ref).id).session_scores()
-                  for ref in args.sessions]
-    report = reliability(scores, randomisations=args.randomisations,
-                         seed=SEED if args.seed is None else args.seed)
-    print(format_report(report))
+        scores = session_scores(project, [project.ratings.find_session(ref).id
+                                          for ref in args.sessions])
+    report = compare(scores, randomisations=args.randomisations, seed=args.seed)
+    print(report_text(report))
     if args.json:
         args.json.write_text(json.dumps(report.to_dict(), indent=2, default=str),
                              encoding="utf-8")

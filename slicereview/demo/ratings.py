@@ -1,10 +1,11 @@
 """The demo project's rating sessions: simulated raters who finished their work.
 
 :func:`add_demo_ratings` gives the demo's MRI motion set two finished sort sessions by two
-simulated raters (a careful one and a noisy one) and one classify session, answered from the
-known truth (the motion strength of each slice, kept in the project's ``demo_truth`` meta
-entry). So the reliability panel and ``slicereview reliability`` have real material in a fresh
-demo. The raters are stored with ``simulated = 1`` and say so in their names.
+simulated raters (a careful one and a noisy one), one classify session, and one confidence
+session the two share (taking turns, to :data:`CONFIDENCE_BUDGET` comparisons per image),
+answered from the known truth (the motion strength of each slice, kept in the project's
+``demo_truth`` meta entry). So the reliability panel and ``slicereview reliability`` have real
+material in a fresh demo. The raters are stored with ``simulated = 1`` and say so in their names.
 
 Example
 -------
@@ -22,7 +23,7 @@ Example
 ...     {f"img_{i}.png": {"severity": i // 2, "strength": i / 5} for i in range(6)}))
 >>> sessions = add_demo_ratings(project, "set")
 >>> [project.ratings.session_finished_at(s) is not None for s in sessions]
-[True, True, True]
+[True, True, True, True]
 >>> project.close()
 """
 
@@ -32,6 +33,8 @@ import json
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
+from slicereview.app.rating.confidence import ConfidenceRun
+from slicereview.app.rating.confidence_rules import confidence_settings
 from slicereview.app.rating.run import Comparison, GradeRequest, RatingRun
 from slicereview.app.rating.sessions import create_session
 from slicereview.demo.raters import SimulatedRater
@@ -53,6 +56,8 @@ PROFILES = (
     (CAREFUL, 0.04, 0.03, 4.0, 0.02, 11),
     (NOISY, 0.12, 0.06, 2.5, 0.05, 22),
 )
+#: Comparisons per image of the shared confidence session.
+CONFIDENCE_BUDGET = 6.0
 
 
 def demo_truth_by_image(project: Project, image_set_id: int) -> dict[int, float]:
@@ -101,7 +106,36 @@ def add_demo_ratings(project: Project, image_set_name: str,
         f"{CAREFUL} — classify", CLASSIFY_PROMPT, seed=2000, settings={"labels": list(labels)})
     complete_session(RatingRun(project, sid), raters[CAREFUL])
     created.append(sid)
+    ids = [project.raters.ensure(name, simulated=True) for name, *_ in PROFILES]
+    sid = create_session(
+        project, SessionKind.CONFIDENCE, ids[0], set_id, "Simulated raters — to a confidence",
+        PROMPT, seed=3000, settings=confidence_settings(ids, CONFIDENCE_BUDGET))
+    share_session(ConfidenceRun(project, sid), [raters[name] for name, *_ in PROFILES])
+    created.append(sid)
     return created
+
+
+def share_session(run: ConfidenceRun, raters: list[SimulatedRater]) -> int:
+    """The session's raters (``raters[k]`` is its ``k``-th) answer in turn until it stops, in
+    one transaction; a pair asked again is answered with fresh perception noise (the ``r``-th
+    answer to a pair by a rater whose seed is offset by ``r``). Returns the answers given."""
+    given = 0
+    asked: dict[frozenset, int] = {}
+    with run.project.transaction():
+        while True:
+            k = given % len(raters)
+            run.set_rater(run.raters[k])
+            now = run.current()
+            if not isinstance(now, Comparison):
+                return given
+            pair = frozenset((now.left, now.right))
+            r = asked[pair] = asked.get(pair, -1) + 1
+            base = raters[k]
+            rater = base if r == 0 else SimulatedRater(
+                base.truth, base.noise, base.same_within, seed=base.seed + 101 * r,
+                name=base.name, median_s=base.median_s, slow_share=base.slow_share)
+            run.answer(rater.answer(now.left, now.right), rater.active_ms(now.left, now.right))
+            given += 1
 
 
 def complete_session(rating_session: RatingRun, rater: SimulatedRater) -> int:

@@ -186,6 +186,11 @@ def _migrate(db: PostgresDatabase) -> None:
         for step in range(version, SCHEMA_VERSION):
             for statement in migration_statements(step):
                 db.conn.execute(statement)
+        # A rebuilt table (format 7: sessions, answers, grades) was filled with its ids, which
+        # an identity column does not notice: new rows follow the largest id again.
+        db.reset_ids(r[0] for r in db.conn.execute(
+            "SELECT table_name FROM information_schema.columns WHERE table_schema = "
+            "current_schema() AND column_name = 'id' AND is_identity = 'YES'").fetchall())
         db.conn.execute(f"UPDATE {STATE_TABLE} SET schema_version = %s", (SCHEMA_VERSION,))
 
 

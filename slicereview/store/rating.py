@@ -28,7 +28,10 @@ from slicereview.store.database import Database, Row
 from slicereview.store.images import ImageSets
 
 _ANSWER_COLUMNS = ("session_id", "left_id", "right_id", "answer", "active_ms", "answered_at")
-_RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY)
+_RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY,
+                 SessionKind.CONFIDENCE)
+#: The kinds whose sessions may answer a pair again (format 7, store/schema_v7.py).
+_REPEATING_KINDS = (str(SessionKind.CONFIDENCE),)
 
 
 def _session(row: Row) -> Session:
@@ -42,15 +45,15 @@ def _session(row: Row) -> Session:
 
 
 #: The columns of :func:`_answer`'s rows, in its order.
-_ANSWER_SELECT = ("SELECT id, session_id, left_id, right_id, answer, active_ms, answered_at "
-                  "FROM answers")
+_ANSWER_SELECT = ("SELECT id, session_id, left_id, right_id, answer, active_ms, answered_at, "
+                  "rater_id FROM answers")
 _CHOICES = {str(c): c for c in AnswerChoice}
 
 
 def _answer(row: Row) -> Answer:
     """An answer from a row of :data:`_ANSWER_SELECT` (by position, the choice looked up: a
     session of 60,000 answers is read in a fraction of the time by name and enum call)."""
-    return Answer(row[0], row[1], row[2], row[3], _CHOICES[row[4]], row[5], row[6])
+    return Answer(row[0], row[1], row[2], row[3], _CHOICES[row[4]], row[5], row[6], row[7])
 
 
 def _grade(row: Row) -> Grade:
@@ -154,28 +157,43 @@ class Ratings(Part):
     # -- pairwise answers ------------------------------------------------------------------
     def record_answer(
         self, session_id: int, left: int, right: int, answer: AnswerChoice | str,
-        active_ms: int = 0,
+        active_ms: int = 0, rater_id: int | None = None,
     ) -> int:
         """Store one answer as shown (``left``/``right`` image ids); returns its id.
 
-        ``ValueError`` when the pair was answered before in this session (either way round)
-        or an image is not in the session's image set.
+        ``rater_id``: who answered (``None``: the session's rater). ``ValueError`` when an
+        image is not in the session's image set, or when the pair was answered before in a
+        session that asks each pair once (sort, exhaustive; either way round). A confidence
+        session may answer a pair again: the answer gets the pair's next ``pair_repeat``.
         """
         answer = AnswerChoice(answer)
         with self.transaction():
+            row = self.db.execute("SELECT kind FROM sessions WHERE id = ?",
+                                  (session_id,)).fetchone()
             n = self.db.execute(
                 "SELECT count(*) FROM image_set_members m JOIN sessions s "
                 "ON s.image_set_id = m.image_set_id WHERE s.id = ? AND m.image_id IN (?, ?)",
                 (session_id, left, right),
             ).fetchone()[0]
-            if n != 2 or left == right:
+            if row is None or n != 2 or left == right:
                 raise ValueError(f"images {left} and {right} are not a pair of session "
                                  f"{session_id}'s image set")
+            if rater_id is not None and self.db.execute(
+                    "SELECT 1 FROM raters WHERE id = ?", (rater_id,)).fetchone() is None:
+                raise ValueError(f"no rater {rater_id} in this project")
+            repeat = 0
+            if row[0] in _REPEATING_KINDS:
+                repeat = self.db.execute(
+                    "SELECT coalesce(max(pair_repeat) + 1, 0) FROM answers "
+                    "WHERE session_id = ? AND pair_lo = ? AND pair_hi = ?",
+                    (session_id, min(left, right), max(left, right)),
+                ).fetchone()[0]
             try:
                 new_id = self.db.insert(
                     "INSERT INTO answers (session_id, left_id, right_id, answer, active_ms, "
-                    "answered_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    (session_id, left, right, str(answer), max(0, int(active_ms)), now_iso()),
+                    "answered_at, rater_id, pair_repeat) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (session_id, left, right, str(answer), max(0, int(active_ms)), now_iso(),
+                     rater_id, repeat),
                 )
             except self.db.IntegrityError as exc:
                 raise ValueError(f"images {left} and {right} were already compared in "
@@ -187,10 +205,16 @@ class Ratings(Part):
     ) -> int:
         """Store many answers ``(left, right, answer, active_ms)`` at once, in this order (one
         transaction, the store's bulk load); returns how many. The checks of
-        :meth:`record_answer` hold for the whole call (``ValueError``, nothing stored)."""
+        :meth:`record_answer` hold for the whole call (``ValueError``, nothing stored); the
+        answers are the session rater's, and only a session that asks each pair once (not a
+        confidence session) takes them."""
         rows = []
         with self.transaction():
-            members = set(self._image_sets.members(self.session(session_id).image_set_id))
+            session = self.session(session_id)
+            if str(session.kind) in _REPEATING_KINDS:
+                raise ValueError(f"session {session_id} may answer a pair again: store its "
+                                 "answers one at a time")
+            members = set(self._image_sets.members(session.image_set_id))
             now = now_iso()
             for left, right, answer, active_ms in answers:
                 if left == right or left not in members or right not in members:

@@ -17,6 +17,8 @@ Conventions:
 
 from __future__ import annotations
 
+from slicereview.store.schema_v7 import _V7
+
 #: ``PRAGMA application_id`` of every slicereview project: ASCII "SRvw".
 APPLICATION_ID = 0x53527677
 
@@ -354,7 +356,7 @@ ALTER TABLE questions ADD COLUMN retired_at TEXT;
 """
 
 #: Ordered migrations; ``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``.
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6]
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]
 
 #: The schema version this build writes.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -22,7 +22,8 @@ Two growths do not hold yet and are non-strict ``xfail`` (the ratio printed each
 scan, ~0.8 s at 20,000 images, and one ``stat`` per file: O(file) by design; the ratio is
 higher the quieter the machine, as the fixed start-up shrinks), ``queue`` 2.77–4.72× (it
 prints every annotated image's row and reads every image's case id). ``open`` measured
-0.84–1.49× and the RSS 1.03–1.08×: asserted. Run with ``-m benchmark -s`` to see the numbers; docs/performance.md has them.
+0.84–1.49× and the RSS 1.03–1.08×: asserted. Run with ``-m benchmark -s`` to see the
+numbers; docs/performance.md has them.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from scipy.stats import kendalltau
 
-from slicereview.app.rating.run import RatingRun
+from slicereview.app.rating.run import RatingRun, open_run
 from slicereview.demo.ratings import CAREFUL, NOISY, add_demo_ratings
 from slicereview.model import NewImage
 from slicereview.store import Project
@@ -34,19 +34,36 @@ def project(tmp_path: Path):
 
 def test_demo_sessions_are_finished_and_simulated(project: Project) -> None:
     sids = add_demo_ratings(project, "motion")
-    assert len(sids) == 3
+    assert len(sids) == 4
     kinds = [str(project.ratings.session(s).kind) for s in sids]
-    assert kinds == ["sort", "sort", "classify"]
+    assert kinds == ["sort", "sort", "classify", "confidence"]
     names = {project.raters.get(project.ratings.session(s).rater_id).name for s in sids}
     assert names == {CAREFUL, NOISY}
     for s in sids:
         rater = project.raters.get(project.ratings.session(s).rater_id)
         assert rater.simulated and "Simulated" in rater.name
         assert project.ratings.session_finished_at(s) is not None
-        rs = RatingRun(project, s)
+        rs = open_run(project, s)
         assert rs.done and rs.answer_count > 0
         assert all(a.active_ms > 0 for a in rs.answers())
         assert project.ratings.session(s).prompt
+
+
+def test_the_two_raters_share_the_confidence_session(project: Project) -> None:
+    sid = add_demo_ratings(project, "motion")[3]
+    answers = project.ratings.answers(sid)
+    careful, noisy = (project.raters.by_name(n).id for n in (CAREFUL, NOISY))
+    assert len(answers) == 6 * 16
+    assert {a.rater_id for a in answers[::2]} == {careful}
+    assert {a.rater_id for a in answers[1::2]} == {noisy}
+    pairs = [frozenset((a.left, a.right)) for a in answers]
+    assert len(set(pairs)) < len(pairs)  # pairs asked again
+    run = open_run(project, sid)
+    truth = json.loads(project.meta("demo_truth"))
+    scores = run.scores()
+    ids = sorted(scores)
+    strengths = [truth[Path(project.images.get(i).path).name]["strength"] for i in ids]
+    assert kendalltau(strengths, [scores[i] for i in ids])[0] > 0.7
 
 
 def test_careful_rater_agrees_with_truth_better_than_noisy(project: Project) -> None:

@@ -59,6 +59,11 @@ def test_record_answers_in_bulk(location, tmp_path):
                                            (ids[1], ids[0], "right", 1)])
         with pytest.raises(ValueError):
             p.ratings.record_answers(sid, [(ids[0], ids[3], "maybe", 1)])
+        c, d = p.raters.add("c"), p.raters.add("d")
+        again = create_session(p, "confidence", c, set_id, "c",
+                               settings={"raters": [c, d], "budget_per_image": 3})
+        with pytest.raises(ValueError, match="one at a time"):  # a pair may be answered again
+            p.ratings.record_answers(again, [(ids[0], ids[1], "left", 1)])
         assert len(p.ratings.answers(sid)) == 2  # each refused call stored nothing
         p.ratings.record_answer(sid, ids[0], ids[3], "right")
         assert p.ratings.answers(sid)[-1].id > answers[-1].id

@@ -124,8 +124,9 @@ def _evidence(review, segs: DicomReport | None) -> list[Dataset]:
 
 
 def _ratings(project: Project) -> dict[int, list]:
-    """image id → its grades (classification sessions) and ranks (sort sessions)."""
-    from slicereview.app.rating.run import RatingRun
+    """image id → its grades (classification sessions) and ranks (sort and confidence
+    sessions)."""
+    from slicereview.app.rating.run import open_run
     from slicereview.engines.dicomout.sr import Rating
 
     out: dict[int, list] = {}
@@ -134,8 +135,8 @@ def _ratings(project: Project) -> dict[int, list]:
             for grade in project.ratings.grades(session.id):
                 out.setdefault(grade.image_id, []).append(
                     Rating("grade", session.name, float(grade.grade)))
-        elif session.kind == SessionKind.SORT:
-            for row in RatingRun(project, session.id).rows():
+        elif session.kind in (SessionKind.SORT, SessionKind.CONFIDENCE):
+            for row in open_run(project, session.id).rows():
                 if row.rank is not None:
                     out.setdefault(row.image_id, []).append(
                         Rating("rank", session.name, float(row.rank)))

@@ -4,7 +4,8 @@ image.
 
 The rules, once for the Rate tab and ``slicereview ranking PROJECT --pooled``:
 
-* only pairwise sessions (sort, exhaustive) have answers to pool; a classify session is refused;
+* only pairwise sessions (sort, exhaustive, confidence) have answers to pool; a classify
+  session is refused;
 * every chosen session must rate the same image set (an image set is the unit a ranking is
   about); none chosen means every pairwise session of the project, which must then be of one
   image set;
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
     from slicereview.store import Project
 
 #: Session kinds with pairwise answers.
-PAIRWISE = (SessionKind.SORT, SessionKind.EXHAUSTIVE)
+PAIRWISE = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CONFIDENCE)
 #: Header of ``slicereview ranking --pooled --csv``.
 POOLED_COLUMNS = ("image_id", "case_id", "file", "rank", "bt_score", "bt_se", "ci95_low",
                   "ci95_high", "comparisons", "wins", "sessions", "answers")
@@ -114,7 +115,8 @@ def choose_sessions(project: Project, session_ids: Sequence[int] | None = None) 
     if not session_ids:
         by_set = pairwise_sessions(project)
         if not by_set:
-            raise ValueError("the project has no sort or exhaustive session to pool")
+            raise ValueError("the project has no pairwise (sort, exhaustive or confidence) "
+                             "session to pool")
         if len(by_set) > 1:
             names = project.image_sets.all()
             listing = "; ".join(
@@ -127,8 +129,8 @@ def choose_sessions(project: Project, session_ids: Sequence[int] | None = None) 
     for sid in dict.fromkeys(session_ids):
         s = project.ratings.session(sid)
         if s.kind not in PAIRWISE:
-            raise ValueError(f"session {s.id} {s.name!r} is a {s.kind} session: only sort and "
-                             "exhaustive sessions have pairwise answers to pool")
+            raise ValueError(f"session {s.id} {s.name!r} is a {s.kind} session: only sort, "
+                             "exhaustive and confidence sessions have pairwise answers to pool")
         sessions.append(s)
     if len({s.image_set_id for s in sessions}) > 1:
         names = project.image_sets.all()

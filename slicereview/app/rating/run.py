@@ -130,16 +130,32 @@ class RankingRow:
     comparisons: int | None = None
 
 
+def open_run(project: Project, session_id: int) -> RatingRun:
+    """The engine of any rating session: a :class:`RatingRun`, or for a confidence session
+    its :class:`~slicereview.app.rating.confidence.ConfidenceRun`."""
+    if project.ratings.session(session_id).kind == SessionKind.CONFIDENCE:
+        from slicereview.app.rating.confidence import ConfidenceRun
+
+        return ConfidenceRun(project, session_id)
+    return RatingRun(project, session_id)
+
+
 class RatingRun:
-    """An open rating session (kind ``sort``, ``exhaustive`` or ``classify``)."""
+    """An open rating session (kind ``sort``, ``exhaustive`` or ``classify``; a confidence
+    session is a :class:`~slicereview.app.rating.confidence.ConfidenceRun`, see
+    :func:`open_run`)."""
+
+    #: The session kinds this class runs.
+    KINDS: tuple[SessionKind, ...] = (SessionKind.SORT, SessionKind.EXHAUSTIVE,
+                                      SessionKind.CLASSIFY)
 
     def __init__(self, project: Project, session_id: int) -> None:
         self.project = project
         self.session = project.ratings.session(session_id)
-        if self.session.kind not in (SessionKind.SORT, SessionKind.EXHAUSTIVE,
-                                     SessionKind.CLASSIFY):
-            raise ValueError(f"session {session_id} is a {self.session.kind} session, "
-                             "not a rating session")
+        if self.session.kind not in self.KINDS:
+            hint = (" (open it with open_run)" if self.session.kind == SessionKind.CONFIDENCE
+                    else ", not a rating session")
+            raise ValueError(f"session {session_id} is a {self.session.kind} session{hint}")
         self.labels: tuple[str, ...] = tuple(self.session.settings.get("labels", DEFAULT_LABELS))
         #: True when the session was stored by another version of its algorithm (its answers
         #: stay valid, but it may ask different comparisons than before).
@@ -219,12 +235,17 @@ class RatingRun:
 
     # -- writing ---------------------------------------------------------------------------
     def answer(self, choice: AnswerChoice | str, active_ms: int = 0,
-               pair: tuple[int, int] | None = None) -> Comparison | GradeRequest | Ranking:
+               pair: tuple[int, int] | None = None,
+               rater_id: int | None = None) -> Comparison | GradeRequest | Ranking:
         """Store the answer to the current pair (as shown) and return what comes next.
 
         ``pair``, when given, must be the ``(left, right)`` the answer was made for; a stale
         pair raises ``ValueError`` instead of storing the answer for the wrong images.
+        ``rater_id``: who answered (``None`` = the session's rater; another rater only in a
+        shared confidence session).
         """
+        if rater_id not in (None, self.session.rater_id):
+            raise ValueError(f"session {self.session.name!r} has one rater")
         now = self.current()
         if not isinstance(now, Comparison):
             raise ValueError("this session is not waiting for a pairwise answer")

@@ -31,9 +31,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from slicereview.app.rating.run import Comparison, Current, GradeRequest, RankingRow, RatingRun
+from slicereview.app.rating.confidence import ConfidenceRun
+from slicereview.app.rating.confidence_rules import ALGORITHM as CONFIDENCE_ALGORITHM
+from slicereview.app.rating.confidence_rules import StopRule, confidence_settings
+from slicereview.app.rating.run import (
+    Comparison,
+    Current,
+    GradeRequest,
+    RankingRow,
+    RatingRun,
+    open_run,
+)
 from slicereview.engines.ranking import DEFAULT, DEFAULT_K, algorithm_version
-from slicereview.engines.ranking.reliability import ReliabilityReport, reliability
+from slicereview.engines.ranking.active import VERSION as ACTIVE_VERSION
 from slicereview.engines.ranking.replay import Ranking
 from slicereview.engines.ranking.scoring import DEFAULT_LABELS
 from slicereview.model import Phase, Session, SessionKind
@@ -43,8 +53,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CSV_COLUMNS", "Comparison", "Current", "GradeRequest", "NewSessionSpec", "Ranking",
-    "RatingRun", "RatingRuns", "ReliabilityReport", "SessionSummary", "create_session",
-    "reliability", "second_pass", "start_session", "write_ranking_csv",
+    "RatingRun", "RatingRuns", "SessionSummary", "create_session", "second_pass",
+    "start_session", "write_ranking_csv",
 ]
 
 #: Header of ``slicereview ranking --csv`` (``answers`` and ``active_time_s`` are the session's
@@ -53,7 +63,8 @@ __all__ = [
 CSV_COLUMNS = ("image_id", "case_id", "file", "rank", "tier", "score", "rater", "session",
                "answers", "active_time_s", "bt_score", "bt_se", "comparisons")
 
-RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CLASSIFY)
+RATING_KINDS = (SessionKind.SORT, SessionKind.EXHAUSTIVE, SessionKind.CONFIDENCE,
+                SessionKind.CLASSIFY)
 DEFAULT_PROMPT = "Which image shows more motion artifact?"
 #: The default prompt of a classify session (one image at a time: a grade, not a choice).
 DEFAULT_GRADE_PROMPT = "How much motion artifact does this image show?"
@@ -70,7 +81,8 @@ def default_prompt(kind: SessionKind | str) -> str:
 
 @dataclass(frozen=True)
 class SessionSummary:
-    """One row of the Rate page's session list."""
+    """One row of the Rate page's session list (``rater``: the raters' names, comma-separated
+    when they share a confidence session)."""
 
     session: Session
     rater: str
@@ -84,7 +96,9 @@ class SessionSummary:
 @dataclass(frozen=True)
 class NewSessionSpec:
     """What the "New session" dialog asks for. ``image_set_id`` ``None`` = all images (a new
-    set is made); ``name`` empty = "<rater> — <kind> <n>"; ``seed`` ``None`` = random."""
+    set is made); ``name`` empty = "<rater> — <kind> <n>"; ``seed`` ``None`` = random. A
+    confidence session also takes the other raters sharing it (``shared_with``, names; new
+    names become raters) and its ``stop`` rule."""
 
     kind: SessionKind
     rater: str
@@ -96,6 +110,8 @@ class NewSessionSpec:
     name: str = ""
     seed: int | None = None
     settings: dict = field(default_factory=dict)
+    shared_with: tuple[str, ...] = ()
+    stop: StopRule | None = None
 
 
 class RatingRuns:
@@ -108,13 +124,31 @@ class RatingRuns:
     def __init__(self, project: Project) -> None:
         self.project = project
         self._runs: dict[int, RatingRun] = {}
+        #: Who answers in this window, per shared confidence session (kept when a run is
+        #: dropped and made again, e.g. after another instance's answers).
+        self._acting: dict[int, int] = {}
 
     def run(self, session_id: int) -> RatingRun:
         """The engine of ``session_id`` (made and cached on first use)."""
         rs = self._runs.get(session_id)
         if rs is None:
-            rs = self._runs[session_id] = RatingRun(self.project, session_id)
+            rs = self._runs[session_id] = open_run(self.project, session_id)
+            acting = self._acting.get(session_id)
+            if isinstance(rs, ConfidenceRun) and acting in rs.raters:
+                rs.set_rater(acting)
         return rs
+
+    def set_acting_rater(self, session_id: int, rater_id: int) -> None:
+        """Answer ``session_id`` (a confidence session) as ``rater_id`` in this window."""
+        rs = self.run(session_id)
+        if not isinstance(rs, ConfidenceRun):
+            raise ValueError(f"session {session_id} has one rater")
+        rs.set_rater(rater_id)
+        self._acting[session_id] = rater_id
+
+    def acting_rater(self, session_id: int) -> int | None:
+        """The rater chosen with :meth:`set_acting_rater`, or ``None``."""
+        return self._acting.get(session_id)
 
     def cached(self, session_id: int) -> RatingRun | None:
         """The engine kept for a session, or ``None`` (none made yet)."""
@@ -138,8 +172,10 @@ class RatingRuns:
                 continue
             rs = self.run(s.id)
             rater = raters[s.rater_id]
+            shared = s.settings.get("raters") or [s.rater_id]
+            names = ", ".join(raters[int(r)].name for r in shared)
             rows.append(SessionSummary(
-                s, rater.name, rater.simulated, sets.get(s.image_set_id, "?"), len(rs.items),
+                s, names, rater.simulated, sets.get(s.image_set_id, "?"), len(rs.items),
                 rs.answer_count, project.ratings.session_finished_at(s.id) is not None,
             ))
         return rows
@@ -166,7 +202,10 @@ def create_session(
     ``seed`` (random when ``None``) fixes the presentation order and left/right placement.
     Sort sessions store ``algorithm`` (default :data:`slicereview.engines.ranking.DEFAULT`)
     and its version; ``"top-k"`` gets ``k`` (default 10). Classify sessions get ``labels``
-    (default none / mild / moderate / severe; 2 to 9, keys 1-9). Other kinds have no algorithm.
+    (default none / mild / moderate / severe; 2 to 9, keys 1-9). Confidence sessions store
+    the active-ranking engine's name and version, and need ``settings`` of
+    :func:`slicereview.app.rating.confidence.confidence_settings` (the raters sharing the
+    session, ``rater_id`` first, and the stop rule). Other kinds have no algorithm.
     """
     kind = SessionKind(kind)
     settings = dict(settings or {})
@@ -176,6 +215,18 @@ def create_session(
         version = algorithm_version(algorithm)
         if algorithm == "top-k":
             settings.setdefault("k", DEFAULT_K)
+    elif kind == SessionKind.CONFIDENCE:
+        if algorithm not in (None, CONFIDENCE_ALGORITHM):
+            raise ValueError(f"a confidence session runs {CONFIDENCE_ALGORITHM!r}, not "
+                             f"{algorithm!r}")
+        algorithm, version = CONFIDENCE_ALGORITHM, ACTIVE_VERSION
+        raters = [int(r) for r in settings.pop("raters", None) or []]
+        raters = [rater_id] + [r for r in raters if r != rater_id]
+        rule = StopRule.from_settings(settings)
+        settings.update(confidence_settings(raters, rule.budget_per_image, rule.target_tau,
+                                            rule.target_rank_se))
+        for r in raters:
+            project.raters.get(r)  # KeyError for a rater not in the project
     elif algorithm is not None:
         raise ValueError(f"only sort sessions have an algorithm, not {kind} sessions")
     if kind == SessionKind.CLASSIFY:
@@ -208,7 +259,20 @@ def start_session(project: Project, spec: NewSessionSpec) -> int:
         settings["labels"] = [label.strip() for label in spec.labels if label.strip()]
     if kind == SessionKind.SORT and spec.algorithm == "top-k" and spec.k:
         settings["k"] = int(spec.k)
+    others = [name.strip() for name in spec.shared_with if name.strip()]
+    if kind == SessionKind.CONFIDENCE:
+        if spec.stop is None:
+            raise ValueError("a confidence session needs a budget or a target")
+        if rater_name in others or len(set(others)) != len(others):
+            raise ValueError("a rater is named twice")
+    elif others:
+        raise ValueError("only a confidence session is shared by several raters")
     rater_id = project.raters.ensure(rater_name)
+    if kind == SessionKind.CONFIDENCE:
+        assert spec.stop is not None
+        raters = [rater_id, *(project.raters.ensure(name) for name in others)]
+        settings.update(confidence_settings(raters, spec.stop.budget_per_image,
+                                            spec.stop.target_tau, spec.stop.target_rank_se))
     passes = sum(1 for s in project.ratings.sessions(kind, rater_id, image_set_id))
     name = unique_name(project, spec.name.strip() or f"{rater_name} — {kind} {passes + 1}")
     return create_session(

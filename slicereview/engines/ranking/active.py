@@ -286,12 +286,17 @@ class ActiveRanking:
 
     def confidence(self, least: int = 5) -> Confidence:
         """The live confidence meter: the posterior's expected Kendall τ and the ``least``
-        items whose place is least certain (see :class:`Confidence`)."""
+        items whose place is least certain (see :class:`Confidence`; cached until the next
+        answer)."""
+        return self._cached(f"confidence {least}", lambda: self._confidence(least))
+
+    def _confidence(self, least: int) -> Confidence:
         post = self.posterior()
-        rank, spread = post.rank_spread()
+        q = post.order_probabilities()
+        rank, spread = post.rank_spread(q.copy())
         order = sorted(range(len(self.items)), key=lambda i: (-spread[i], i))[:max(0, least)]
         return Confidence(
-            post.expected_tau(), len(self._answers), len(self._answers) / max(1, len(self.items)),
+            post.expected_tau(q), len(self._answers), len(self._answers) / max(1, len(self.items)),
             [(self.items[i], float(rank[i]), float(spread[i])) for i in order])
 
     def raters(self) -> dict[str | None, RaterReliability]:

@@ -60,6 +60,8 @@ from typing import Any
 
 import numpy as np
 
+from slicereview.engines.ranking.blas import one_thread
+
 #: Default L2 penalty (choix's ``alpha``): prior standard deviation 1 / √(2 α) ≈ 7.1.
 BT_ALPHA = 0.01
 #: z of a two-sided 95 % normal interval.
@@ -136,6 +138,7 @@ def win_matrix(n: int, index: Sequence[int] | np.ndarray, other: Sequence[int] |
     return w
 
 
+@one_thread
 def newton_map(w: np.ndarray, alpha: float, start: np.ndarray | None = None,
                tol: float = 1e-10, max_iter: int = 100) -> np.ndarray:
     """The MAP log-strengths for a win matrix ``w`` (shape (m, m)): minimises
@@ -181,6 +184,7 @@ def precision(w: np.ndarray, theta: np.ndarray, alpha: float) -> np.ndarray:
     return np.diag(v.sum(axis=1) + 2 * alpha) - v
 
 
+@one_thread
 def fit(items: Sequence[Hashable], answers: Iterable[Outcome], alpha: float = BT_ALPHA,
         covariance: bool = False) -> BTFit:
     """Bradley–Terry scores and standard errors of ``items`` from ``answers``.

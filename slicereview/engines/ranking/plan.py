@@ -8,16 +8,18 @@ answer). Accuracy is Kendall's τ between a session's ``ranking()`` and the true
 
 * :func:`simulate` runs ``seeds`` sessions to the largest budget and records τ (and the
   session's own expected τ) at each budget, given in comparisons per image (total answers / n);
-* :func:`plan` finds the smallest number of comparisons per image whose mean τ reaches a target;
+* :func:`plan` finds the smallest whole number of comparisons per image whose mean τ reaches a
+  target, stopping there;
 * ``method`` ``"active"`` is :class:`ActiveRanking` (with ``criterion``); ``"resort"`` repeats
   the tie-aware sort with a new order each pass and pools every answer in one Bradley–Terry fit
   [MaystreGrossglauser2017] — the baseline of the benchmark.
 
-Everything is seeded: the same arguments give the same numbers. Cost: one simulated answer is
-one ``next_pair`` + ``add`` of a session, about 1 ms at n = 100 and 6 ms at n = 500 on a 2-core
-machine, so :func:`plan` runs ``seeds × max_per_image × n`` of them (n = 100, 5 seeds, up to
-30 per image: about 15 s); for large sets simulate fewer seeds or a smaller n and read the
-budget per image.
+Everything is seeded: the same arguments give the same numbers (and :func:`plan` the same
+curve as :func:`simulate` up to where it stops). Cost: one simulated answer is one
+``next_pair`` + ``add`` of a session, about 1 ms at n = 100 and 6 ms at n = 500 on a 2-core
+machine, plus one Bradley–Terry fit per seed and budget checked, so :func:`plan` runs
+``seeds × budget found × n`` answers (n = 100, 5 seeds, a target reached at 10 per image:
+about 5 s); for large sets simulate fewer seeds or a smaller n and read the budget per image.
 
 Example
 -------
@@ -130,6 +132,41 @@ def _kendall(truth: np.ndarray, scores: dict) -> float:
     return float(kendalltau(truth, [scores[i] for i in range(len(truth))])[0])
 
 
+class _Simulated:
+    """One simulated session: the truth of ``seed``, its rater and the session, advanced
+    answer by answer; the opening sort's figures once it ends."""
+
+    def __init__(self, n: int, noise: float, seed: int, method: str, criterion: str) -> None:
+        self.truth = np.random.default_rng([seed, n]).normal(size=n)
+        self.rater = LogisticRater(self.truth, noise, seed)
+        self.session: ActiveRanking | RepeatedSort = (
+            ActiveRanking(range(n), seed, criterion) if method == "active" else
+            RepeatedSort(range(n), seed))
+        self.answers = 0
+        #: (answers, τ of ranking(), τ of the sort's own tiers) when the opening sort ended.
+        self.sort: tuple[int, float, float] | None = None
+
+    def advance(self, to: int, progress: Callable[[int], None] | None = None) -> None:
+        session = self.session
+        while self.answers < to:
+            a, b = session.next_pair()
+            winner = a if self.rater.prefers_first(a, b) else b  # type: ignore[arg-type]
+            session.add(a, b, winner)
+            self.answers += 1
+            if self.sort is None and session.sort_end is not None:
+                self.sort = (self.answers, _kendall(self.truth, session.fit().scores),
+                             _kendall(self.truth, _tier_scores(session)))
+            if progress is not None and self.answers % 50 == 0:
+                progress(50)
+
+    def tau(self) -> float:
+        return _kendall(self.truth, self.session.fit().scores)
+
+    def expected_tau(self) -> float:
+        s = self.session
+        return s.posterior().expected_tau() if isinstance(s, ActiveRanking) else math.nan
+
+
 def simulate(n: int, noise: float, per_image: Sequence[float] = (5, 10, 20), seeds: int = 5,
              method: str = "active", criterion: str = DEFAULT_CRITERION, first_seed: int = 0,
              progress: Progress | None = None) -> Simulation:
@@ -137,38 +174,37 @@ def simulate(n: int, noise: float, per_image: Sequence[float] = (5, 10, 20), see
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
     budgets = sorted({max(1, int(round(b * n))) for b in per_image})
-    total = seeds * budgets[-1]
-    taus, expected, sort_m, sort_tau, pass_tau = [], [], [], [], []
-    for k, seed in enumerate(range(first_seed, first_seed + seeds)):
-        truth = np.random.default_rng([seed, n]).normal(size=n)
-        rater = LogisticRater(truth, noise, seed)
-        session: ActiveRanking | RepeatedSort = (
-            ActiveRanking(range(n), seed, criterion) if method == "active" else
-            RepeatedSort(range(n), seed))
+    runs = [_Simulated(n, noise, seed, method, criterion)
+            for seed in range(first_seed, first_seed + seeds)]
+    done = 0
+
+    def step(k: int) -> None:
+        nonlocal done
+        done += k
+        if progress is not None:
+            progress(done, seeds * budgets[-1])
+
+    taus, expected = [], []
+    for run in runs:
         row, row_e = [], []
-        sorted_at: int | None = None
-        for m in range(1, budgets[-1] + 1):
-            a, b = session.next_pair()
-            session.add(a, b, a if rater.prefers_first(a, b) else b)  # type: ignore[arg-type]
-            if sorted_at is None and session.sort_end is not None:
-                sorted_at = m
-                sort_m.append(m)
-                sort_tau.append(_kendall(truth, session.fit().scores))
-                pass_tau.append(_kendall(truth, _tier_scores(session)))
-            if m in budgets:
-                row.append(_kendall(truth, session.fit().scores))
-                row_e.append(session.posterior().expected_tau()
-                             if isinstance(session, ActiveRanking) else math.nan)
-            if progress is not None and m % 50 == 0:
-                progress(k * budgets[-1] + m, total)
+        for budget in budgets:
+            run.advance(budget, step)
+            row.append(run.tau())
+            row_e.append(run.expected_tau())
         taus.append(tuple(row))
         expected.append(row_e)
+    return _summary(n, noise, method, budgets, taus, expected, runs)
+
+
+def _summary(n: int, noise: float, method: str, budgets: Sequence[int], taus: list,
+             expected: list, runs: list[_Simulated]) -> Simulation:
     by_budget = tuple(float(np.mean([t[i] for t in taus])) for i in range(len(budgets)))
+    sorts = [r.sort for r in runs if r.sort is not None]
     return Simulation(
         n, noise, method, tuple(b / n for b in budgets), by_budget,
         tuple(float(np.mean([e[i] for e in expected])) for i in range(len(budgets))),
-        tuple(taus), *(float(np.mean(x)) if x else math.nan
-                       for x in (sort_m, sort_tau, pass_tau)))
+        tuple(taus), *(float(np.mean([x[k] for x in sorts])) if sorts else math.nan
+                       for k in range(3)))
 
 
 def _tier_scores(session: ActiveRanking | RepeatedSort) -> dict:
@@ -181,7 +217,8 @@ def _tier_scores(session: ActiveRanking | RepeatedSort) -> dict:
 @dataclass(frozen=True)
 class Plan:
     """The smallest budget (comparisons per image, and total answers) whose mean τ reached
-    ``target`` in the simulation (``None`` when ``max_per_image`` did not), with the curve."""
+    ``target`` in the simulation (``None`` when ``max_per_image`` did not), with the curve
+    simulated up to there."""
 
     target: float
     per_image: float | None
@@ -192,10 +229,37 @@ class Plan:
 def plan(n: int, noise: float, target: float = 0.9, max_per_image: int = 30, seeds: int = 5,
          progress: Progress | None = None) -> Plan:
     """How many comparisons per image an :class:`ActiveRanking` session of ``n`` items needs
-    for a mean Kendall τ ≥ ``target`` with a rater of noise ``noise`` (simulated, checked at
-    every whole number of comparisons per image up to ``max_per_image``)."""
-    sim = simulate(n, noise, tuple(range(1, max_per_image + 1)), seeds, progress=progress)
-    for per_image, tau in zip(sim.per_image, sim.tau, strict=True):
-        if tau >= target:
-            return Plan(target, per_image, int(round(per_image * n)), sim)
+    for a mean Kendall τ ≥ ``target`` with a rater of noise ``noise``: ``seeds`` simulated
+    sessions run side by side, one comparison per image at a time, and the first whole number
+    of comparisons per image whose mean τ reaches the target ends the simulation (so it costs
+    ``seeds × found × n`` answers, not ``seeds × max_per_image × n``). ``progress(done,
+    total)`` counts answers against the most it could take."""
+    if not 0.0 < target < 1.0:
+        raise ValueError("the target τ must lie between 0 and 1")
+    if n < 2 or seeds < 1 or max_per_image < 1:
+        raise ValueError("plan needs at least two images, one seed and one comparison per "
+                         "image")
+    runs = [_Simulated(n, noise, seed, "active", DEFAULT_CRITERION) for seed in range(seeds)]
+    total, done = seeds * max_per_image * n, 0
+
+    def step(k: int) -> None:
+        nonlocal done
+        done += k
+        if progress is not None:
+            progress(done, total)
+
+    budgets: list[int] = []
+    taus: list[list[float]] = [[] for _ in runs]
+    expected: list[list[float]] = [[] for _ in runs]
+    for per_image in range(1, max_per_image + 1):
+        budgets.append(per_image * n)
+        for k, run in enumerate(runs):
+            run.advance(per_image * n, step)
+            taus[k].append(run.tau())
+            expected[k].append(run.expected_tau())
+        if float(np.mean([t[-1] for t in taus])) >= target:
+            break
+    sim = _summary(n, noise, "active", budgets, [tuple(t) for t in taus], expected, runs)
+    if sim.tau[-1] >= target:
+        return Plan(target, sim.per_image[-1], budgets[-1], sim)
     return Plan(target, None, None, sim)

@@ -44,6 +44,7 @@ import math
 
 import numpy as np
 
+from slicereview.engines.ranking.blas import one_thread
 from slicereview.engines.ranking.bt import BT_ALPHA, newton_map, precision
 
 #: The pair criteria :meth:`Posterior.scores` knows.
@@ -88,6 +89,7 @@ class Posterior:
         return cls(np.zeros(n), np.eye(n) / (2 * alpha))
 
     @classmethod
+    @one_thread
     def laplace(cls, wins: np.ndarray, alpha: float = BT_ALPHA) -> Posterior:
         """The Laplace approximation at the MAP of the win matrix ``wins`` (shape (n, n);
         ``wins[i, j]`` = how often ``i`` was preferred to ``j``, halves for "same")."""
@@ -200,20 +202,22 @@ class Posterior:
         np.fill_diagonal(out, 0.5)
         return out
 
-    def expected_tau(self) -> float:
+    def expected_tau(self, q: np.ndarray | None = None) -> float:
         """The expected Kendall τ between the posterior-mean ranking and the truth: the mean
-        over pairs of ``2 P(the pair is in the right order) - 1`` (NaN below two items)."""
+        over pairs of ``2 P(the pair is in the right order) - 1`` (NaN below two items).
+        ``q``: :meth:`order_probabilities`, when already computed."""
         n = self.n
         if n < 2:
             return math.nan
-        q = self.order_probabilities()
+        q = self.order_probabilities() if q is None else q
         right = np.maximum(q, 1.0 - q)
         return float((2.0 * right - 1.0)[np.triu_indices(n, 1)].mean())
 
-    def rank_spread(self) -> tuple[np.ndarray, np.ndarray]:
+    def rank_spread(self, q: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Expected rank (1 = highest) and its standard deviation per item, each (n,): the
         rank is 1 + the number of items above, each above with its posterior probability
-        (taken as independent for the spread)."""
-        q = self.order_probabilities().T  # q[i, j] = P(θ_j > θ_i)
+        (taken as independent for the spread). ``q``: :meth:`order_probabilities`, when
+        already computed."""
+        q = (self.order_probabilities() if q is None else q).T  # q[i, j] = P(θ_j > θ_i)
         np.fill_diagonal(q, 0.0)
         return 1.0 + q.sum(axis=1), np.sqrt((q * (1.0 - q)).sum(axis=1))

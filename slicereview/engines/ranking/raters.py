@@ -39,6 +39,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from slicereview.engines.ranking.blas import one_thread
 from slicereview.engines.ranking.bt import BT_ALPHA, fit, newton_map
 
 #: ``(a, b, s, rater)``: ``s`` = 1.0 when ``a`` was preferred, 0.0 when ``b``, 0.5 "same".
@@ -66,6 +67,7 @@ class CrowdBT:
     iterations: int
 
 
+@one_thread
 def crowd_bt(items: Sequence[Hashable], answers: Sequence[RatedOutcome],
              alpha: float = BT_ALPHA, max_iter: int = 200, tol: float = 1e-8) -> CrowdBT:
     """Crowd-BT by expectation–maximisation (see the module docstring).
@@ -144,6 +146,7 @@ class NoiseEstimate:
     bound: bool = False
 
 
+@one_thread
 def estimate_noise(items: Sequence[Hashable], answers: Sequence[RatedOutcome]) -> NoiseEstimate:
     """The rater noise ``T`` from repeats and intransitive triads (module docstring)."""
     index = {item: i for i, item in enumerate(items)}

@@ -47,7 +47,7 @@ from slicereview.engines.imaging.windowing import (
 )
 from slicereview.gui.common.tile_layer import ReducedLevels, TileLayer
 from slicereview.gui.common.widgets import tip
-from slicereview.gui.common.window_level import WindowLevelViewBox
+from slicereview.gui.common.window_level import HistogramWidget, WindowLevelViewBox
 
 __all__ = ["ImageView", "block_mean", "fast_display_copy"]
 
@@ -88,10 +88,8 @@ class ImageView(QWidget):
         self._level_timer.timeout.connect(self._update_level)
         self.viewbox.sigRangeChanged.connect(lambda *_: self._level_timer.start())
         # Not bound to the image item: that would show the shifted display copy's values.
-        self.histogram = pg.HistogramLUTWidget()
-        self.histogram.setMinimumWidth(110)
+        self.histogram = HistogramWidget()
         self.histogram.setVisible(show_histogram)
-        self.histogram.item.axis.setLabel("value")
         self.histogram.item.sigLevelsChanged.connect(self._on_histogram_levels)
         self.histogram.item.sigLookupTableChanged.connect(self._on_lut_changed)
 

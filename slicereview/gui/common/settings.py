@@ -45,7 +45,8 @@ def add_recent_project(path: Path) -> None:
 #: The new-session dialog's remembered choices; the prompts keep the keys question_pairwise and
 #: question_classify they were first stored under.
 RATING_CHOICES = ("kind", "rater", "image_set", "algorithm", "labels", "question_pairwise",
-                  "question_classify")
+                  "question_classify", "confidence_shared", "confidence_budget",
+                  "confidence_tau", "confidence_rank")
 
 
 def rating_choices() -> dict[str, str]:

@@ -80,6 +80,7 @@ RATE_KEYS: list[tuple[str, str]] = [
     ("Down, Space", "↓ no difference (same)"),
     ("1 … 9", "grade (classification sessions)"),
     ("Backspace, Ctrl+Z", "undo the last answer or grade"),
+    ("Ctrl+Shift+Z, Ctrl+Y", "redo: store the undone answer or grade again"),
     ("B, Shift+B, C, Shift+C", "brighter, darker, more / less contrast (both images)"),
 ]
 

@@ -1,4 +1,4 @@
-"""The image view's right-drag (window/level), double-click (fit) and zoom steps; the
+"""The image view's right-drag (window/level), double-click (fit), zoom steps and histogram; the
 window arithmetic is in :mod:`slicereview.engines.imaging.windowing`."""
 
 from __future__ import annotations
@@ -54,3 +54,22 @@ class WindowLevelViewBox(pg.ViewBox):
             ev.accept()
             return
         super().mouseDoubleClickEvent(ev)
+
+
+class HistogramWidget(pg.HistogramLUTWidget):
+    """pyqtgraph's histogram and grey-scale bar with a *value* axis, never narrower than its
+    content: the axis widens with its tick labels (``50000`` for a 16-bit mammogram), and a
+    fixed minimum width cut off the grey-scale bar and its handles on the right."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setMinimumWidth(110)
+        self.item.axis.setLabel("value")
+        self.item.axis.geometryChanged.connect(self._fit)
+        self.item.gradient.geometryChanged.connect(self._fit)
+
+    def _fit(self) -> None:
+        gradient = self.item.gradient
+        need = int(gradient.mapRectToScene(gradient.boundingRect()).right()) + 2
+        if need > self.minimumWidth():  # only ever wider: no resize loop
+            self.setMinimumWidth(need)

@@ -60,6 +60,13 @@ class RatingService(Service):
         """The open engine of a rating session (kept while the project is open)."""
         return self._rating_runs().run(session_id)
 
+    def set_acting_rater(self, session_id: int, rater_id: int) -> None:
+        """Answer a shared confidence session as ``rater_id`` in this window."""
+        self._rating_runs().set_acting_rater(session_id, rater_id)
+
+    def acting_rater(self, session_id: int) -> int | None:
+        return self._rating_runs().acting_rater(session_id)
+
     def history(self, session_id: int) -> CommandStack:
         """The undo history of a session in this window (kept while the project is open)."""
         if session_id not in self._histories:
@@ -84,8 +91,8 @@ class RatingService(Service):
         return [r.name for r in sorted(raters, key=lambda r: (r.simulated, r.name.lower()))]
 
     def pairwise_sessions(self) -> dict[int, list[tuple[Session, str]]]:
-        """Sort and exhaustive sessions with their rater's name, by image set id (the pooled
-        ranking's choices)."""
+        """Pairwise (sort, exhaustive, confidence) sessions with their rater's name, by image set
+        id (the pooled ranking's choices)."""
         from slicereview.app.rating.pooled import pairwise_sessions
 
         project = self.project
@@ -101,13 +108,6 @@ class RatingService(Service):
         from slicereview.app.rating.pooled import gather
 
         return gather(self.open_project, session_ids)
-
-    def reliability(self, session_ids: list[int], randomisations: int = 100
-                    ) -> _rating.ReliabilityReport:
-        from slicereview.app.rating.sessions import reliability
-
-        return reliability([self.run(s).session_scores() for s in session_ids],
-                           randomisations=randomisations)
 
     def export_ranking_csv(self, session_id: int, path: str | Path) -> int:
         """Write the session's ranking as ``slicereview ranking --csv`` does; returns rows."""

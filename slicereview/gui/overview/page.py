@@ -171,8 +171,17 @@ class OverviewPage(QWidget):
 
     # -- computing -------------------------------------------------------------------------
     def on_project_changed(self, *_: object) -> None:
-        self.cancel()
+        """Forget the report of the project before (its worker and its tables) and compute
+        this one's when shown. The old worker is detached before it is cancelled: its queued
+        *cancelled* must neither say "Cancelled" nor keep the new report from starting."""
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            for signal in (worker.progress, worker.finished, worker.failed, worker.cancelled):
+                signal.disconnect()
+            worker.cancel()
+            worker.wait(10000)
         self.data, self._stale = None, True
+        self._clear()
         self.subset_box.clear()
         if self.gateway.is_open:
             for label, raters in self.gateway.qa.subsets():
@@ -240,6 +249,16 @@ class OverviewPage(QWidget):
         self.show_data(data)
 
     # -- showing -----------------------------------------------------------------------------
+    def _clear(self) -> None:
+        """Empty every table, list and plot (no project, or another one is being computed)."""
+        for table in self.findChildren(QTableWidget):
+            table.setRowCount(0)
+        self.pair_list.clear()
+        self.flags.setText("")
+        for plot in (*self.hist.values(), *self.intra_hist.values(), *self.curves,
+                     self.times_plot):
+            plots.clear(plot)
+
     def show_data(self, data: ReportData) -> None:
         """Fill every table and plot from a
         :class:`~slicereview.app.report.owner_report.ReportData`."""

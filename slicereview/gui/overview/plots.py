@@ -42,7 +42,8 @@ def new_plot(title: str, bottom: str, left: str) -> pg.PlotWidget:
     return plot
 
 
-def _clear(plot: pg.PlotWidget) -> None:
+def clear(plot: pg.PlotWidget) -> None:
+    """Remove every curve, bar and legend entry of ``plot``."""
     plot.clear()
     legend = plot.getPlotItem().legend
     if legend is not None:
@@ -51,7 +52,7 @@ def _clear(plot: pg.PlotWidget) -> None:
 
 def alpha_histogram(plot: pg.PlotWidget, image: Sequence[float], box: Sequence[float]) -> None:
     """Image-level and box-level α of one level (strict or relaxed) as step histograms."""
-    _clear(plot)
+    clear(plot)
     for values, colour, name in ((image, IMAGE_COLOUR, "image level"),
                                  (box, BOX_COLOUR, "box level")):
         counts, _ = np.histogram(np.clip(np.asarray(values, float), -1, 1), bins=BINS)
@@ -68,7 +69,7 @@ def queue_curves(plots: Sequence[pg.PlotWidget], evaluation: Any) -> None:
     ks = np.asarray(evaluation.ks, float)
     for plot, series in zip(plots, (evaluation.precision, evaluation.recall, evaluation.ndcg),
                             strict=True):
-        _clear(plot)
+        clear(plot)
         for k, (method, values) in enumerate(series.items()):
             y = np.asarray(values, float)
             if np.all(np.isnan(y)):
@@ -82,7 +83,7 @@ def times_by_phase(plot: pg.PlotWidget, times: Mapping[str, Sequence[float]],
                    limits: Mapping[str, float]) -> None:
     """Each phase's round-1 active times (jittered points), its quartile box with the median,
     and the outlier limit as a red dashed line (times over it are kept)."""
-    _clear(plot)
+    clear(plot)
     rng = np.random.default_rng(0)
     phases = list(times)
     for x, phase in enumerate(phases):

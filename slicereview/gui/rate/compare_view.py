@@ -233,11 +233,12 @@ class CompareView(QWidget):
         self._answerable = all(self._load(view, image_id, previous is not None)
                                for view, image_id in zip(views, ids, strict=True))
         if isinstance(now, Comparison) and self.session_id is not None:
-            exhaustive = str(self.gateway.rating.run(self.session_id).kind) == "exhaustive"
+            kind = str(self.gateway.rating.run(self.session_id).kind)
             total = now.estimated_total
-            self.progress.setText(f"answered {now.answered} of {total} pairs" if exhaustive
-                                  else f"answered {now.answered}, about "
-                                       f"{max(total - now.answered, 1)} to go")
+            self.progress.setText(
+                f"answered {now.answered} of {total} pairs" if kind == "exhaustive" else
+                f"answered {now.answered} of at most {total}" if kind == "confidence" else
+                f"answered {now.answered}, about {max(total - now.answered, 1)} to go")
         elif isinstance(now, GradeRequest):
             self.progress.setText(f"graded {now.graded} of {now.total}")
         for w in (self.left_button, self.same_button, self.right_button, *self.grade_buttons):
@@ -335,8 +336,9 @@ class CompareView(QWidget):
     def _key_action(self, event: QKeyEvent):
         key = event.key()
         mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
-        if event.matches(QKeySequence.StandardKey.Redo):
-            return self.redo
+        if event.matches(QKeySequence.StandardKey.Redo) or (
+                key == _K.Key_Y and mods == Qt.KeyboardModifier.ControlModifier):
+            return self.redo  # Ctrl+Y as well: the docs promise it, Linux's Redo lacks it
         if event.matches(QKeySequence.StandardKey.Undo) or (
                 key == _K.Key_Backspace and mods == Qt.KeyboardModifier.NoModifier):
             return self.undo

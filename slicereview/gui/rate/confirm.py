@@ -24,7 +24,10 @@ def describe_last_answer(gateway: ProjectGateway, session_id: int) -> str | None
                                    else (rs.answers()[-1] if rs.answers() else None))
     if last is None:
         return None
-    rater = gateway.open_project.raters.get(rs.session.rater_id).name
+    project = gateway.open_project
+    owner = project.raters.get(rs.session.rater_id).name
+    who = getattr(last, "rater_id", None)
+    rater = project.raters.get(who).name if who is not None else owner
     state = "finished" if rs.done else "in progress"
     if isinstance(last, Grade):
         what = (f"grade “{rs.labels[last.grade]}” of "
@@ -37,8 +40,8 @@ def describe_last_answer(gateway: ProjectGateway, session_id: int) -> str | None
     stamp = last.answered_at if isinstance(last, Answer) else last.graded_at
     when = f" (given {stamp.replace('T', ' ')[:16]} UTC)" if stamp else ""
     noun = "grade" if isinstance(last, Grade) else "answer"
-    return (f"the last {noun} of {rater}'s session “{rs.session.name}” ({state}): "
-            f"{what}{when}")
+    whose = f"{owner}'s session" if rater == owner else f"{rater} in {owner}'s session"
+    return f"the last {noun} of {whose} “{rs.session.name}” ({state}): {what}{when}"
 
 
 def confirm_undo(parent: QWidget, gateway: ProjectGateway, session_id: int) -> bool:
@@ -52,7 +55,12 @@ def confirm_undo(parent: QWidget, gateway: ProjectGateway, session_id: int) -> b
                       f"Delete {text}?", QMessageBox.StandardButton.Yes
                       | QMessageBox.StandardButton.No, parent)
     box.setObjectName("confirm_undo")
-    box.setInformativeText("This answer was not given in this window just now; deleting it "
-                           "reopens the session at that comparison.")
+    noun = "grade" if grade else "answer"
+    if gateway.rating.history(session_id).can_undo:  # given in this window: say so
+        box.setInformativeText(f"You gave this {noun} in this window; deleting it reopens the "
+                               "session at that comparison (Ctrl+Shift+Z stores it again).")
+    else:
+        box.setInformativeText(f"This {noun} was not given in this window just now; deleting "
+                               "it reopens the session at that comparison.")
     box.setDefaultButton(QMessageBox.StandardButton.No)
     return box.exec() == QMessageBox.StandardButton.Yes

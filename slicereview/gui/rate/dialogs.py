@@ -1,9 +1,11 @@
 """The "New rating session" dialog of the Rate page.
 
-It asks for the kind (sort / exhaustive / classify), the rater (an existing name or a new one,
-created on OK), the image set (or all images, made into a new set), the prompt, the sort
-algorithm (default :data:`slicereview.engines.ranking.DEFAULT`, ``k`` for top-k) and the labels of
-a classify session. The seed is drawn at random by the store and kept with the session.
+It asks for the kind (sort / exhaustive / to a confidence / classify), the rater (an existing
+name or a new one, created on OK), the image set (or all images, made into a new set), the
+prompt, the sort algorithm (default :data:`slicereview.engines.ranking.DEFAULT`, ``k`` for
+top-k), the labels of a classify session, and for a confidence session the raters sharing it and
+its stop rule (:mod:`slicereview.gui.rate.confidence_fields`). The seed is drawn at random by
+the store and kept with the session.
 
 The dialog remembers the last choices (user settings, :func:`slicereview.gui.common.settings.
 rating_choices`): kind, rater, image set (by name), algorithm, labels, and one prompt for
@@ -30,12 +32,15 @@ from slicereview.app.rating.sessions import NewSessionSpec, default_prompt
 from slicereview.engines.ranking import ALGORITHMS, DEFAULT, DEFAULT_K, estimate_comparisons
 from slicereview.engines.ranking.scoring import DEFAULT_LABELS
 from slicereview.gui.common.settings import rating_choices, remember_rating_choices
+from slicereview.gui.rate.confidence_fields import ConfidenceFields
 from slicereview.model import SessionKind
 
 KINDS = (
     (SessionKind.SORT, "Sort — pairwise, the sort chooses the pairs"),
     (SessionKind.EXHAUSTIVE, "Exhaustive — every pair once"),
     (SessionKind.CLASSIFY, "Classify — one grade per image"),
+    (SessionKind.CONFIDENCE, "To a confidence — a sort, then the most doubtful pairs, to a "
+                             "budget or a target; several raters"),
 )
 
 
@@ -74,6 +79,7 @@ class NewSessionDialog(QDialog):
         self.labels = QLineEdit(", ".join(DEFAULT_LABELS))
         self.labels.setToolTip("2 to 9 grades from least to most, separated by commas "
                                "(keys 1–9)")
+        self.confidence = ConfidenceFields()
         self.name = QLineEdit()
         self.name.setPlaceholderText("automatic: rater — kind n")
         self.estimate = QLabel()
@@ -85,6 +91,7 @@ class NewSessionDialog(QDialog):
         form.addRow("Algorithm", self.algorithm)
         form.addRow("k (top-k)", self.k)
         form.addRow("Labels", self.labels)
+        form.addRow("To a confidence", self.confidence)
         form.addRow("Session name", self.name)
         form.addRow("", self.estimate)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
@@ -97,6 +104,8 @@ class NewSessionDialog(QDialog):
             box.currentIndexChanged.connect(self._update)
         self.kind.currentIndexChanged.connect(self._on_kind)
         self.k.valueChanged.connect(self._update)
+        self.confidence.changed.connect(self._update)
+        self.rater.currentTextChanged.connect(self._update)
         self._on_kind()
         self._update()
         self.resize(560, self.sizeHint().height())
@@ -111,6 +120,7 @@ class NewSessionDialog(QDialog):
             if self.image_set.itemData(i)[2] == last.get("image_set"):
                 self.image_set.setCurrentIndex(i)
         self.rater.setCurrentText(last.get("rater", ""))
+        self.confidence.restore(last)
         if "labels" in last:
             self.labels.setText(last["labels"])
 
@@ -133,7 +143,7 @@ class NewSessionDialog(QDialog):
             "kind": str(self.kind.currentData()), "rater": self.rater.currentText().strip(),
             "algorithm": self.algorithm.currentData(), "labels": self.labels.text(),
             "image_set": self.image_set.currentData()[2] or "",
-            self._prompt_key(): self.prompt.text().strip(),
+            self._prompt_key(): self.prompt.text().strip(), **self.confidence.settings(),
         })
 
     def _update(self, *_args: object) -> None:
@@ -141,6 +151,7 @@ class NewSessionDialog(QDialog):
         self.algorithm.setEnabled(kind == SessionKind.SORT)
         self.k.setEnabled(kind == SessionKind.SORT and self.algorithm.currentData() == "top-k")
         self.labels.setEnabled(kind == SessionKind.CLASSIFY)
+        self.confidence.setEnabled(kind == SessionKind.CONFIDENCE)
         n = self.image_set.currentData()[1]
         if kind == SessionKind.SORT:
             k = self.k.value() if self.algorithm.currentData() == "top-k" else None
@@ -148,6 +159,8 @@ class NewSessionDialog(QDialog):
             text = f"{n} images: about {q} comparisons (fewer when images tie)"
         elif kind == SessionKind.EXHAUSTIVE:
             text = f"{n} images: {n * (n - 1) // 2} comparisons"
+        elif kind == SessionKind.CONFIDENCE:
+            text = self.confidence.estimate(n)
         else:
             text = f"{n} images: {n} grades"
         self.estimate.setText(text)
@@ -157,12 +170,15 @@ class NewSessionDialog(QDialog):
 
     def spec(self) -> NewSessionSpec:
         kind = self.kind.currentData()
+        confidence = kind == SessionKind.CONFIDENCE
         return NewSessionSpec(
             kind=kind, rater=self.rater.currentText().strip(),
             image_set_id=self.image_set.currentData()[0],
             prompt=self.prompt.text().strip(), algorithm=self.algorithm.currentData(),
             k=self.k.value() if self.algorithm.currentData() == "top-k" else None,
             labels=self.label_list(), name=self.name.text().strip(),
+            shared_with=self.confidence.shared_with() if confidence else (),
+            stop=self.confidence.stop() if confidence else None,
         )
 
     def problem(self) -> str | None:
@@ -174,6 +190,8 @@ class NewSessionDialog(QDialog):
         if self.kind.currentData() == SessionKind.CLASSIFY and not 2 <= len(
                 self.label_list()) <= 9:
             return "A classify session needs 2 to 9 labels (keys 1–9)."
+        if self.kind.currentData() == SessionKind.CONFIDENCE:
+            return self.confidence.problem(self.rater.currentText().strip())
         return None
 
     def accept(self) -> None:

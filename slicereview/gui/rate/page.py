@@ -29,6 +29,7 @@ from slicereview.app.rating.sessions import NewSessionSpec, SessionSummary
 from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.rate.compare_view import CompareView
+from slicereview.gui.rate.confidence_meter import ConfidenceMeter
 from slicereview.gui.rate.confirm import confirm_undo
 from slicereview.gui.rate.dialogs import NewSessionDialog
 from slicereview.gui.rate.pooled_panel import PooledPanel
@@ -88,6 +89,8 @@ class RatePage(QWidget):
         self.stack = QStackedWidget()
         for w in (self.hint, self.compare, self.grid, self.reliability, self.pooled):
             self.stack.addWidget(w)
+        self.meter = ConfidenceMeter(gateway)
+        self.meter.rater_changed.connect(self.open_session)
 
         buttons = QHBoxLayout()
         for b in (self.new_button, self.pass_button):
@@ -106,8 +109,9 @@ class RatePage(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left_box)
         self.splitter.addWidget(self.stack)
+        self.splitter.addWidget(self.meter)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([250, 1000])
+        self.splitter.setSizes([250, 1000, 280])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
@@ -219,6 +223,11 @@ class RatePage(QWidget):
     # -- pages -----------------------------------------------------------------------------
     def open_session(self, session_id: int) -> None:
         """Show the session: its next comparison, or its ranking when finished."""
+        self.meter.show_session(session_id)
+        sizes = self.splitter.sizes()
+        if self.meter.isVisible() and sizes[2] < self.meter.minimumWidth():
+            meter = max(self.meter.minimumWidth(), self.meter.sizeHint().width())
+            self.splitter.setSizes([sizes[0], max(200, sizes[1] - meter), meter])
         if self.gateway.rating.run(session_id).done:
             self.grid.show_session(session_id)
             self.stack.setCurrentWidget(self.grid)
@@ -246,12 +255,14 @@ class RatePage(QWidget):
         self.compare.open(session_id)
 
     def show_reliability(self) -> None:
+        self.meter.show_session(None)
         self.reliability.refresh()
         self.stack.setCurrentWidget(self.reliability)
         self.reliability.compute()
 
     def show_pooled(self) -> None:
         """The pooled ranking of the image set with most pairwise sessions (all ticked)."""
+        self.meter.show_session(None)
         self.pooled.refresh()
         self.stack.setCurrentWidget(self.pooled)
         if self.pooled.checked():

@@ -1,11 +1,11 @@
 """The pooled ranking of several pairwise sessions of one image set (raters, passes).
 
-Choose the image set, tick its sort and exhaustive sessions (all by default; unfinished ones
-count with the answers they have) and *Rank*: one Bradley–Terry fit over every answer of the
-ticked sessions (:mod:`slicereview.app.rating.pooled`), computed off the GUI thread. The table
-lists each image's rank, BT score, standard error, 95 % confidence interval (score ± 1.96 SE),
-comparisons and wins, best first; the method is named above it. *Export CSV…* writes the file
-of ``slicereview ranking PROJECT --pooled --sessions … --csv``.
+Choose the image set, tick its pairwise (sort, exhaustive, confidence) sessions (all by
+default; unfinished ones count with the answers they have) and *Rank*: one Bradley–Terry fit
+over every answer of the ticked sessions (:mod:`slicereview.app.rating.pooled`), computed off
+the GUI thread. The table lists each image's rank, BT score, standard error, 95 % confidence
+interval (score ± 1.96 SE), comparisons and wins, best first; the method is named above it.
+*Export CSV…* writes the file of ``slicereview ranking PROJECT --pooled --sessions … --csv``.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class PooledPanel(QWidget):
         self.image_sets.currentIndexChanged.connect(self._list_sessions)
         self.choices = QListWidget()
         self.choices.setWordWrap(True)
-        self.choices.setToolTip("Sort and exhaustive sessions of the image set: every answer of "
+        self.choices.setToolTip("Pairwise sessions of the image set: every answer of "
                                 "the ticked ones counts (unfinished sessions too)")
         self.rank_button = QPushButton("Rank")
         self.rank_button.clicked.connect(self.compute)
@@ -118,7 +118,7 @@ class PooledPanel(QWidget):
         self.image_sets.blockSignals(blocker)
         self._list_sessions()
         if not self._by_set:
-            self.summary.setText("No sort or exhaustive session yet: nothing to pool.")
+            self.summary.setText("No pairwise session yet: nothing to pool.")
 
     def _list_sessions(self, *_args: object) -> None:
         self.choices.clear()

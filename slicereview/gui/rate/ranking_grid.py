@@ -167,15 +167,17 @@ class RankingGrid(QWidget):
         kind = str(rs.kind)
         rows = rs.rows()
         rater = rows[0].rater if rows else ""
+        names = getattr(rs, "rater_names", None)  # a confidence session's raters
+        raters = f"raters {', '.join(names().values())}" if names else f"rater {rater}"
         minutes = rs.active_ms / 60000
         score_name = {"sort": "BT score ± SE", "exhaustive": "wins − losses · BT score ± SE",
-                      "classify": "grade"}[kind]
+                      "confidence": "BT score ± SE", "classify": "grade"}[kind]
         tiers = len({r.tier for r in rows if r.tier is not None})
         method = ""
         if kind != "classify":
             method = f"<br><small>BT: {BT_METHOD}.</small>"
         self.title.setText(
-            f"<b>{rs.session.name}</b> — {kind}, rater {rater}: {rs.answer_count} "
+            f"<b>{rs.session.name}</b> — {kind}, {raters}: {rs.answer_count} "
             f"{'grades' if kind == 'classify' else 'answers'}, {minutes:.1f} min active. "
             f"Ranking from most to least ({tiers} tiers); tile: rank · tier · {score_name}."
             f"{method}")

@@ -1,7 +1,7 @@
 """Reliability between finished rating sessions (raters or passes) over the same images.
 
 Tick two or more finished sessions; the panel shows what ``slicereview reliability`` prints
-(:func:`slicereview.engines.ranking.reliability.reliability`): per pair Pearson r (of the scores),
+(:func:`slicereview.app.rating.agreement.compare`): per pair Pearson r (of the scores),
 Spearman ρ and Kendall τ-b (of the rankings) and ICC(2,k) (two-way random effects, absolute
 agreement, mean of k raters, of the rank positions), averaged over 100 random tie-breaks when a
 session has ties; per session the answer count and time per answer. Two plots: the top-N
@@ -32,19 +32,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.engines.ranking.reliability import (
-    OUTLIER_S,
-    SEED,
-    ReliabilityReport,
-    SessionScores,
-    reliability,
-)
+from slicereview.app.rating.agreement import RANDOMISATIONS, compare
+from slicereview.engines.ranking.reliability import OUTLIER_S, ReliabilityReport, SessionScores
 from slicereview.gui.common.background import Tasks
 from slicereview.gui.gateway import ProjectGateway
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
-#: Random tie-breaks averaged over (as in SliceLabeler [Jang2022] and the CLI's default).
-RANDOMISATIONS = 100
 PAIR_COLUMNS = ("Sessions", "Pearson r", "Spearman ρ", "Kendall τ-b",
                 "ICC(2,k) (two-way random, absolute)")
 SESSION_COLUMNS = ("#", "Session", "Rater", "Answers", "Mean s", "Median s",
@@ -68,7 +61,7 @@ def _table(columns: tuple[str, ...]) -> QTableWidget:
 
 def _compute(scores: list[SessionScores]) -> ReliabilityReport:
     """Worker thread: plain values in, a report out."""
-    return reliability(scores, randomisations=RANDOMISATIONS, seed=SEED)
+    return compare(scores, randomisations=RANDOMISATIONS)
 
 
 class ReliabilityPanel(QWidget):

@@ -48,6 +48,7 @@ class ReasonDialog(QDialog):
         layout.addWidget(self.hint)
         layout.addWidget(self.buttons)
         self._update()
+        self.text.setFocus()  # R or Shift+P, then type why: the keys go to the text at once
 
     def reason(self) -> tuple[tuple[str, ...], str]:
         """``(tags, text)`` as entered."""

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -255,7 +256,11 @@ class ReviewPage(QWidget):
             overlay.set_heat_mode(self.heat_mode)
 
     def _on_side_by_side(self, on: bool) -> None:
-        self.centre.setCurrentWidget(self.panes if on else self.view)
+        shown, hidden = (self.panes, self.view) if on else (self.view, self.panes)
+        # a hidden page's minimum width (two panes' tool bars) must not widen the window
+        hidden.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        shown.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.centre.setCurrentWidget(shown)
         self.redraw()
 
     def hold_overlays(self, held: bool) -> None:

@@ -8,7 +8,8 @@ Building all four when the window opened cost about 0.6 s of start-up on the tes
 
 The status bar's image label names the image on screen: the image list's on the View and
 Annotate tabs, the queue's on the Review tab, none on the Rate and Overview tabs (they show no
-single image of the list).
+single image of the list). The pixel value under the cursor is read out beside it on the View,
+Annotate and Review tabs alike.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ class Pages:
             text, tip = self.browser_text, self.browser_tip
         self.window.image_label.setText(text)
         self.window.image_label.setToolTip(tip)
+        self.window.cursor_label.setText("")  # the readout belongs to the image shown before
 
     def show_browser_image(self, text: str, tip: str = "") -> None:
         """The image list's image (View and Annotate tabs) is ``text``."""
@@ -98,6 +100,7 @@ class Pages:
         page.repeats_box.open_requested.connect(browser.select)
         page.statuses_changed.connect(browser.set_statuses)
         page.assignments_changed.connect(browser.set_assignments)
+        page.view.cursor_info.connect(self.window.cursor_label.setText)  # the pixel readout
         if self.gateway.is_open:  # what project_opened did for a page built before it
             page.on_project_opened()
             current = browser.current_id()
@@ -115,6 +118,7 @@ class Pages:
 
         page = ReviewPage(self.gateway)
         page.image_shown.connect(self._on_review_image_shown)
+        page.view.cursor_info.connect(self.window.cursor_label.setText)
         if self.gateway.is_open:
             page.on_project_opened()
         return page

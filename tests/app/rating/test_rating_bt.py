@@ -133,7 +133,7 @@ def test_pooled_ranking_rules(project):
 
 
 def test_pooled_ranking_without_sessions_and_with_no_answers(project):
-    with pytest.raises(ValueError, match="no sort or exhaustive session"):
+    with pytest.raises(ValueError, match="no pairwise .sort, exhaustive or confidence. session"):
         pooled_ranking(project)
     sid = _session(project, "sort", "ann", "four", finish=False)
     pooled = pooled_ranking(project, [sid])

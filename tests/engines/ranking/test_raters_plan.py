@@ -127,5 +127,14 @@ def test_plan():
     easy = plan(15, 0.15, target=0.6, max_per_image=6, seeds=2)
     assert easy.per_image is not None and easy.comparisons == round(easy.per_image * 15)
     assert easy.simulation.tau[int(easy.per_image) - 1] >= 0.6
-    never = plan(15, 0.5, target=1.01, max_per_image=3, seeds=1)
+    # It stops at the budget found: the curve is the simulation's up to there.
+    assert easy.simulation.per_image[-1] == easy.per_image
+    same = simulate(15, 0.15, per_image=easy.simulation.per_image, seeds=2)
+    assert same.tau == easy.simulation.tau
+    assert all(t < 0.6 for t in easy.simulation.tau[:-1]) or len(easy.simulation.tau) == 1
+    never = plan(15, 0.5, target=0.999, max_per_image=3, seeds=1)
     assert never.per_image is None and never.comparisons is None
+    assert never.simulation.per_image == (1.0, 2.0, 3.0)
+    for bad in ({"target": 1.0}, {"target": 0.0}, {"seeds": 0}):
+        with pytest.raises(ValueError):
+            plan(15, 0.5, **{"target": 0.9, **bad})

@@ -296,13 +296,15 @@ def test_reliability_panel_shows_demo_sessions(qtbot, project_file: Path) -> Non
     assert "Computing" in panel.summary.text() or panel.report is not None
     report = panel.wait()
     assert report is not None and report.n_images == N
-    assert panel.pairs_table.rowCount() == 3 and panel.sessions_table.rowCount() == 3
+    k = len(sids)  # two sorts, a classify and a confidence session
+    pairs = k * (k - 1) // 2
+    assert panel.pairs_table.rowCount() == pairs and panel.sessions_table.rowCount() == k
     spearman = float(panel.pairs_table.item(0, 2).text())
     assert spearman == pytest.approx(report.pairs[0].spearman, abs=5e-4)
     assert 0.5 < spearman <= 1.0
     assert "ICC(2,k)" in panel.pairs_table.horizontalHeaderItem(4).text()
-    assert panel.pair_box.count() == 3
-    assert len(panel.top_plot.getPlotItem().listDataItems()) == 1 + 3 + 1
+    assert panel.pair_box.count() == pairs
+    assert len(panel.top_plot.getPlotItem().listDataItems()) == 1 + pairs + 1
     panel.set_checked(sids[:1])
     assert not panel.compute() and "at least two" in panel.summary.text()
     assert panel.report is None

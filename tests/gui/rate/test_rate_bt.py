@@ -76,7 +76,8 @@ def test_pooled_ranking_panel(qtbot, project_file, tmp_path, monkeypatch):
     panel = page.pooled
     assert page.stack.currentWidget() is panel
     assert panel.image_sets.count() == 1 and "six" in panel.image_sets.currentText()
-    pairwise = sids[:2] + [extra]  # the demo's two sorts and ours; not the classify session
+    # the demo's two sorts, its confidence session and ours; not the classify session
+    pairwise = sids[:2] + [sids[3], extra]
     assert sorted(panel.checked()) == sorted(pairwise)
     result = panel.wait()
     assert result is not None
@@ -97,7 +98,7 @@ def test_pooled_ranking_panel(qtbot, project_file, tmp_path, monkeypatch):
     assert _truth(page, result.rows[0].image_id) == N - 1
 
     # Untick our unfinished pass: fewer answers, another fit.
-    panel.set_checked(sids[:2])
+    panel.set_checked([*sids[:2], sids[3]])
     assert panel.compute()
     fewer = panel.wait()
     assert fewer is not None and fewer.answers == result.answers - 3

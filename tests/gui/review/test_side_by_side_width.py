@@ -1,0 +1,34 @@
+"""Side by side, then back: the Review tab's minimum width returns to the single view's.
+
+Under Xvfb, pressing S twice raised the Review page's minimum width from 1122 to 1515 px for
+good (the hidden panes' tool bars still counted), so the window with the image list on the
+Annotate tab no longer fit a 1600 px screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+from tests.gui.review.test_review import _NO, _open, project_file  # noqa: F401
+
+
+def _narrowest(qtbot, w) -> int:
+    """The window's width after asking for 600 px: what its layout lets it shrink to."""
+    w.resize(600, 900)
+    qtbot.wait(50)
+    return w.width()
+
+
+def test_side_by_side_and_back_keeps_the_minimum_width(qtbot, project_file: Path) -> None:  # noqa: F811
+    w = _open(qtbot, project_file)
+    page = w.review_page
+    qtbot.wait(1000)  # the queue and the panel fill in: their widths settle first
+    before = _narrowest(qtbot, w)
+    w.resize(1500, 900)
+    qtbot.keyClick(page, Qt.Key.Key_S, _NO)
+    assert len(page.image_views()) == 3           # two columns of panes
+    qtbot.keyClick(page, Qt.Key.Key_S, _NO)
+    assert page.image_views() == [page.view]
+    assert _narrowest(qtbot, w) <= before
+    w.close()
