@@ -113,8 +113,9 @@ def undecodable_text(conn: sqlite3.Connection) -> list[str]:
     and the joined bytes decoded strictly at once, :data:`_SCAN_ROWS` rows at a time: the
     same verdict as reading every value as the project's connection does (Python's
     ``sqlite3`` raises "Could not decode to UTF-8"), without a Python object per value.
-    Measured on a shared 2-core machine at 20,000 images (~110,000 answers): 0.07 s, where
-    reading every row took 0.7 s.
+    Measured on the shared 2-core machine at 20,000 images (~100,000 answers), alternating
+    with the row-by-row read in one session: 1.3-2.4 s against 2.4-3.3 s under load; 0.6-1.0 s
+    when quieter (``quick_check`` of the same file: 0.17 s).
 
     Example
     -------
