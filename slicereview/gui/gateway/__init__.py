@@ -22,6 +22,7 @@ read answer "nothing" (an empty list, ``None``).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -38,6 +39,7 @@ from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.engines.imaging.loader import load_display
 from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.image_cache import ImageCache
+from slicereview.gui.gateway import connection
 from slicereview.gui.gateway.annotate import AnnotateService
 from slicereview.gui.gateway.owner import OwnerService
 from slicereview.gui.gateway.qa import QAService
@@ -47,6 +49,7 @@ from slicereview.gui.gateway.sharing import ProjectWatch
 from slicereview.model import Image, RelinkReport
 from slicereview.store import Project
 from slicereview.store.connection import is_busy
+from slicereview.store.errors import ConnectionLostError
 from slicereview.store.images import missing_files
 
 if TYPE_CHECKING:
@@ -74,6 +77,8 @@ class ProjectGateway(QObject):
     project_busy = Signal(str)
     #: Another instance (or connection) changed the file: views re-read what they show.
     changed_elsewhere = Signal()
+    #: What the server connection is doing while a call waits for it ("" when over).
+    reconnecting = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -90,9 +95,16 @@ class ProjectGateway(QObject):
         #: file; the main window shows a dialog, without one a write gives up.
         self.ask_retry: Callable[[str], bool] = lambda message: False
         self.busy_patience_s = undo.PATIENCE_S
+        #: How long a call waits for a lost server connection before it gives up.
+        self.server_patience_s = connection.PATIENCE_S
+        #: Until when calls give up at once after a failed reconnection (monotonic seconds).
+        self.server_down_until = 0.0
+        #: Re-reads of views waiting for the server connection (:meth:`settle`).
+        self.rereads: list[Callable[[], object]] = []
         #: The lock file and ``data_version`` watch (two instances on one file).
         self.watch = ProjectWatch(self)
         self.watch.changed_elsewhere.connect(self._on_changed_elsewhere)
+        self.watch.server.connection.connect(lambda text: connection.back(self, text))
         self._images_seen: tuple[int, ...] = ()
         self._holding = False  # True while this window's own import runs (hold_changes)
         #: Credentials of PACS servers, in memory for this session only (app/images/pacs.py).
@@ -108,6 +120,12 @@ class ProjectGateway(QObject):
     @property
     def is_open(self) -> bool:
         return self.project is not None
+
+    @property
+    def server_down(self) -> bool:
+        """Whether a call just gave up reaching the project's server (views then keep what
+        they show instead of re-reading it)."""
+        return time.monotonic() < self.server_down_until
 
     @property
     def open_project(self) -> Project:
@@ -128,6 +146,8 @@ class ProjectGateway(QObject):
         self.close()
         self.project = project
         self.limits = limits  # what `import --max-...` admitted
+        if project.path is None:  # a server project: its connection may be lost and made again
+            connection.watch(project, self)
         self.watch.start(project)
         self.files.refresh(project)
         self._images_seen = seen
@@ -151,6 +171,7 @@ class ProjectGateway(QObject):
             self.project_about_to_close.emit()
             self.watch.stop()
             self._missing.forget()
+            self.rereads.clear()
             self.project.close()
             self.project = None
             for service in (self.rating, self.annotate, self.review):
@@ -218,6 +239,17 @@ class ProjectGateway(QObject):
         """Run one write of the project; while another program holds the file's lock, show
         :data:`~slicereview.app.undo.BUSY_MESSAGE` and retry
         (:func:`~slicereview.app.undo.retry_while_busy`, the one retry policy)."""
+        try:
+            return undo.retry_while_busy(write, is_busy=is_busy, on_wait=self._on_busy,
+                                         ask=self.ask_retry, patience_s=self.busy_patience_s)
+        except ConnectionLostError as exc:
+            if not exc.may_retry:  # refused (nothing saved) or its fate not known yet: say so
+                connection.given_up(self)
+                if exc.saved is None:
+                    connection.settle_later(self)
+                raise
+        # The server connection broke before anything was committed: the same intent again
+        # (the store reconnects first, waiting as connection.wait_for_server says).
         return undo.retry_while_busy(write, is_busy=is_busy, on_wait=self._on_busy,
                                      ask=self.ask_retry, patience_s=self.busy_patience_s)
 
@@ -225,11 +257,16 @@ class ProjectGateway(QObject):
         """Run ``read`` (views re-reading the file after a write), waiting up to
         :attr:`busy_patience_s` for another program's lock without asking. If the file stays
         busy the user is told so, and ``read`` runs again every second until it succeeds
-        (the screen then matches the file again). Returns whether ``read`` ran now."""
+        (the screen then matches the file again). A server that cannot be reached: ``read``
+        runs when the connection is back (:func:`.connection.back`). Returns whether ``read``
+        ran now."""
         try:
             undo.retry_while_busy(read, is_busy=is_busy, on_wait=self._on_busy,
                                   ask=lambda _m: False,
                                   patience_s=0.0 if _again else self.busy_patience_s)
+        except ConnectionLostError:
+            connection.later(self, read)
+            return False
         except Exception as exc:
             if not is_busy(exc):
                 raise

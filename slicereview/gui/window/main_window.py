@@ -74,6 +74,7 @@ class StartPage(QWidget):
         menu = window.file_menu
         for text, slot in (("New project…", menu.new_project),
                            ("Open project…", menu.open_project),
+                           ("Connect to server…", menu.connect_server),
                            ("Open demo project", menu.open_demo)):
             button = QPushButton(text)
             button.setMinimumWidth(240)
@@ -88,13 +89,18 @@ class StartPage(QWidget):
 
     def refresh(self) -> None:
         self.recent.clear()
-        for path in user_settings.recent_projects():
-            item = QListWidgetItem(str(path))
-            item.setData(Qt.ItemDataRole.UserRole, str(path))
+        for where in [*map(str, user_settings.recent_projects()),
+                      *user_settings.recent_servers()]:
+            item = QListWidgetItem(where)
+            item.setData(Qt.ItemDataRole.UserRole, where)
             self.recent.addItem(item)
 
     def _open_recent(self, item: QListWidgetItem) -> None:
-        self.window_.open_project(Path(item.data(Qt.ItemDataRole.UserRole)))
+        where = str(item.data(Qt.ItemDataRole.UserRole))
+        if where in user_settings.recent_servers():  # a server project's URL
+            self.window_.file_menu.open_server(where)
+        else:
+            self.window_.open_project(Path(where))
 
 
 class MainWindow(QMainWindow):
@@ -157,6 +163,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self.gateway.project_opened.connect(self._on_project_opened)
         self.gateway.project_busy.connect(self._on_project_busy)
+        self.gateway.reconnecting.connect(lambda text: self.statusBar().showMessage(text, 3000))
         self.gateway.ask_retry = self._ask_retry
         self.gateway.project_closed.connect(self._on_project_closed)
         self.gateway.images_changed.connect(self.refresh_images)
@@ -185,7 +192,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         a = self.actions_
         file_menu = self.menuBar().addMenu("&File")
-        for name in ("new_project", "open_project", "open_demo"):
+        for name in ("new_project", "open_project", "connect_server", "open_demo"):
             file_menu.addAction(a[name])
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
@@ -236,6 +243,9 @@ class MainWindow(QMainWindow):
         for path in user_settings.recent_projects():
             action = self.recent_menu.addAction(str(path))
             action.triggered.connect(lambda _=False, p=path: self.open_project(p))
+        for url in user_settings.recent_servers():
+            action = self.recent_menu.addAction(url)
+            action.triggered.connect(lambda _=False, u=url: self.file_menu.open_server(u))
         if not self.recent_menu.actions():
             self.recent_menu.addAction("(none)").setEnabled(False)
 
