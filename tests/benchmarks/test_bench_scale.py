@@ -17,7 +17,8 @@ command                growth    what bounds it
 window's peak RSS      ≤ 1.5 ×   the same, in memory
 =====================  ========  ==========================================================
 
-Two growths do not hold yet and are non-strict ``xfail`` (the ratio printed each run):
+Two growths do not hold yet; their tests assert a bound that a per-image pass would break
+(``info`` ≤ 5×, ``queue`` ≤ 6×, against 20× for linear growth) and print the ratio each run:
 ``info`` measured 1.25–3.77× (the opening's whole-file checks, ``quick_check`` and the UTF-8
 scan, ~0.8 s at 20,000 images, and one ``stat`` per file: O(file) by design; the ratio is
 higher the quieter the machine, as the fixed start-up shrinks), ``queue`` 2.77–4.72× (it
@@ -104,14 +105,19 @@ def growth(projects, command: str, tmp_path: Path) -> dict[str, float]:
     return {"time": tl / ts, "rss": rl / rs}
 
 
-@pytest.mark.xfail(strict=False, reason="1.25–3.77× measured (was 3.7×): the file checks")
-def test_info_grows_at_most_2x(projects, tmp_path):
-    assert growth(projects, "info", tmp_path)["time"] <= 2.0
+def test_info_grows_sublinearly(projects, tmp_path):
+    # Target 2x, not met (1.25-3.77x measured): asserted is that it stays far from linear
+    # (20x) -- what a per-image pass at open would cost -- so that a regression fails.
+    ratio = growth(projects, "info", tmp_path)["time"]
+    print(f"\ninfo: 20k/1k = {ratio:.2f}x (target 2x)")
+    assert ratio <= 5.0
 
 
-@pytest.mark.xfail(strict=False, reason="2.77–4.72× measured (was 5.3×)")
-def test_queue_from_cache_grows_at_most_3x(projects, tmp_path):
-    assert growth(projects, "queue", tmp_path)["time"] <= 3.0
+def test_queue_from_cache_grows_sublinearly(projects, tmp_path):
+    # Target 3x, not met (2.77-4.72x measured; it prints every annotated image's row).
+    ratio = growth(projects, "queue", tmp_path)["time"]
+    print(f"\nqueue from cache: 20k/1k = {ratio:.2f}x (target 3x)")
+    assert ratio <= 6.0
 
 
 @pytest.fixture(scope="module")
