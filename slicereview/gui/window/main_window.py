@@ -167,6 +167,7 @@ class MainWindow(QMainWindow):
         self.gateway.ask_retry = self._ask_retry
         self.gateway.project_closed.connect(self._on_project_closed)
         self.gateway.images_changed.connect(self.refresh_images)
+        self.gateway.missing_found.connect(self._on_missing_found)
         self._on_project_closed()
         self.resize(1400, 900)
 
@@ -295,7 +296,9 @@ class MainWindow(QMainWindow):
         for name in PROJECT_ACTIONS:
             self.actions_[name].setEnabled(True)
         self.refresh_images()
-        missing = self.gateway.missing_files()
+        self.gateway.find_missing_files()
+
+    def _on_missing_found(self, missing: list[str]) -> None:
         if missing:
             self.statusBar().showMessage(
                 f"{len(missing)} image file(s) not found — use File ▸ Relink moved files…")
@@ -308,7 +311,7 @@ class MainWindow(QMainWindow):
         self.pages.review_text = ""
         self.pages.show_browser_image("")
         self.viewer.clear()
-        self.browser.set_images([])
+        self.browser.set_images(None)
         self.start_page.refresh()
         self.stack.setCurrentWidget(self.start_page)
         self.browser_dock.hide()
@@ -316,11 +319,13 @@ class MainWindow(QMainWindow):
             self.actions_[name].setEnabled(False)
 
     def refresh_images(self) -> None:
-        images = self.gateway.images()
+        """The image list shows the project's images (read as they come into sight)."""
+        self.gateway.refresh_locations()
         self.browser.limits = self.gateway.limits
-        self.browser.set_images([(im, self.gateway.file_of(im)) for im in images])
-        if images and self._current_image is None:
-            self.browser.select(images[0].id)
+        self.browser.set_images(self.gateway)
+        ids = self.browser.image_ids()
+        if ids and self._current_image is None:
+            self.browser.select(ids[0])
 
     def show_image(self, image_id: int, *, keep_view: bool = False) -> bool:
         """Decode (or take from the cache) and show one image; errors go to the status bar."""
