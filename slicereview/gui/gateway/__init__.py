@@ -104,6 +104,13 @@ class ProjectGateway(QObject):
         return self.project is not None
 
     @property
+    def folder(self) -> Path | None:
+        """The open project file's folder, where file dialogs open (gui/common/file_dialogs);
+        ``None`` for a server project or when none is open."""
+        path = self.project.path if self.project is not None else None
+        return path.absolute().parent if path is not None else None
+
+    @property
     def open_project(self) -> Project:
         """The open project; :class:`NoProjectError` when none is open."""
         if self.project is None:

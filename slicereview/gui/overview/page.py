@@ -25,7 +25,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -41,7 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview.app.report.formatting import STAPLE_NOTE, fmt, intra_note
-from slicereview.gui.common import qa_workers
+from slicereview.gui.common import file_dialogs, qa_workers
 from slicereview.gui.common.background import Worker, process_worker, thread_worker
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.overview import plots, tables
@@ -342,9 +341,9 @@ class OverviewPage(QWidget):
         (one step per plot section) and Cancel of the report's computing."""
         if self.data is None or self._html_worker is not None or self._worker is not None:
             return None
-        path, _ = QFileDialog.getSaveFileName(self, "Save HTML report", "report.html",
-                                              "HTML (*.html)")
-        if not path:
+        path = file_dialogs.save_file(self, "Save HTML report", "report", "report.html",
+                                      "HTML (*.html)", self.gateway.folder)
+        if path is None:
             return None
         # matplotlib draws in a child process (docs/design.md, "Threading")
         worker = process_worker(qa_workers.write_html, self.data, Path(path), name="html")

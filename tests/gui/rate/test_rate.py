@@ -188,7 +188,7 @@ def test_sort_session_keyboard_undo_resume_finish_export(qtbot, project_file: Pa
     assert len(project2.ratings.answers(sid)) == n_answers
 
     out = tmp_path / "ranking.csv"
-    monkeypatch.setattr("slicereview.gui.rate.ranking_grid.QFileDialog.getSaveFileName",
+    monkeypatch.setattr("slicereview.gui.common.file_dialogs.QFileDialog.getSaveFileName",
                         lambda *a, **k: (str(out), "CSV (*.csv)"))
     qtbot.mouseClick(page2.grid.export_button, Qt.MouseButton.LeftButton)
     with open(out, newline="", encoding="utf-8") as f:
