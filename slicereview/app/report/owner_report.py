@@ -261,7 +261,7 @@ def render(data: ReportData, progress: Progress | None = None) -> str:
              f"{r.accepted}/{r.accepted + r.rejected}",
              _fmt(100 * r.ratio, 0), str(len(r.outliers))] for r in data.acceptance]
     parts.append(_table(["phase", "group", "images", "time all (s)", "accepted (s)",
-                         "rejected (s)", "Welch p", "", "accepted", "acc. ratio (%)",
+                         "rejected (s)", "Welch p", "p < 0.05", "accepted", "acc. ratio (%)",
                          "time outliers"], rows, 2) if rows else "<p>No finished round-1 "
                  "annotation yet.</p>")
     parts.append("<p class=note>Acceptance ratio: accepted / (accepted + rejected) among the "
