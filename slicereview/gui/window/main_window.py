@@ -79,10 +79,12 @@ class StartPage(QWidget):
             button.setMinimumWidth(240)
             button.clicked.connect(slot)
             layout.addWidget(button, 0, Qt.AlignmentFlag.AlignHCenter)
-        layout.addWidget(QLabel("Recent projects:"), 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addWidget(QLabel("Recent projects (click to open):"), 0,
+                         Qt.AlignmentFlag.AlignHCenter)
         self.recent = QListWidget()
         self.recent.setMaximumWidth(520)
-        self.recent.itemActivated.connect(self._open_recent)
+        self.recent.itemClicked.connect(self._open_recent)  # one click, as a link
+        self.recent.itemActivated.connect(self._open_recent)  # Enter (and a double click)
         layout.addWidget(self.recent, 0, Qt.AlignmentFlag.AlignHCenter)
         layout.addStretch(2)
 
@@ -94,6 +96,8 @@ class StartPage(QWidget):
             self.recent.addItem(item)
 
     def _open_recent(self, item: QListWidgetItem) -> None:
+        if not self.isVisible():  # a double click's second half, the project already open
+            return
         self.window_.open_project(Path(item.data(Qt.ItemDataRole.UserRole)))
 
 
