@@ -60,6 +60,10 @@ if TYPE_CHECKING:
     from slicereview.gui.review.page import ReviewPage
 
 
+#: The Images dock's narrowest useful width (px): a saved narrower one is not restored.
+BROWSER_MIN_WIDTH = 220
+
+
 class StartPage(QWidget):
     """Shown while no project is open: create, open, demo, and recent projects."""
 
@@ -384,3 +388,5 @@ class MainWindow(QMainWindow):
         state = s.value("main_window/state")
         if state is not None:
             self.restoreState(state)
+        if self.browser_dock.width() < BROWSER_MIN_WIDTH:  # squeezed by a too-wide session
+            self.resizeDocks([self.browser_dock], [BROWSER_MIN_WIDTH], Qt.Orientation.Horizontal)
