@@ -51,8 +51,11 @@ def find_bin() -> Path | None:
 class Cluster:
     """One running test cluster; :meth:`new_database` makes an empty database per test."""
 
-    def __init__(self, bin_dir: Path) -> None:
+    def __init__(self, bin_dir: Path, *, durable: bool = False) -> None:
+        """``durable``: commits survive :meth:`halt` (``synchronous_commit=on``; the session's
+        cluster does without)."""
         self.bin = bin_dir
+        self.options = _SERVER_OPTIONS + (" -c synchronous_commit=on" if durable else "")
         self.root = Path(tempfile.mkdtemp(prefix="slicereview-pg-"))
         self.data = self.root / "data"
         self.socket = self.root / "socket"
@@ -67,9 +70,18 @@ class Cluster:
         self._names = itertools.count(1)
         self._run("initdb", "-D", str(self.data), "--auth=trust", "--encoding=UTF8",
                   "--locale=C.UTF-8", "-U", self.user)
+        self.start()
+
+    def start(self) -> None:
+        """Start the server (again, after :meth:`halt`)."""
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"), "-w",
-                  "-o", f"{_SERVER_OPTIONS} -c unix_socket_directories='{self.socket}'",
+                  "-o", f"{self.options} -c unix_socket_directories='{self.socket}'",
                   "start")
+
+    def halt(self) -> None:
+        """Stop the server at once, keeping its data (a crash or a restart: :meth:`start`
+        brings it back)."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
 
     def _run(self, program: str, *args: str) -> None:
         done = subprocess.run([*self.as_postgres, str(self.bin / program), *args],
@@ -99,7 +111,8 @@ class Cluster:
 
     def stop(self) -> None:
         try:
-            self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+            if (self.data / "postmaster.pid").exists():  # (not after a halt)
+                self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
 

@@ -24,6 +24,52 @@ class ServerError(ProjectError):
     the server refused what was asked (no permission)."""
 
 
+class EmptyDatabaseError(NotAProjectError):
+    """The server database is empty: no project yet. ``can_create``: whether this login may
+    create the project's tables there (the offer "create a project here")."""
+
+    def __init__(self, message: str, *, can_create: bool = False) -> None:
+        super().__init__(message)
+        self.can_create = can_create
+
+
+class ServerUnreachableError(ServerError):
+    """No server answered at the URL's host and port (or socket): not running, a wrong
+    address, a network down. Retrying later may succeed."""
+
+
+class AuthenticationError(ServerError):
+    """The server refused the login: a password is needed (``needs_password``: none was
+    given, in the URL, ``PGPASSWORD`` or ``~/.pgpass``), the password is wrong, the login does
+    not exist, or the server's rules (``pg_hba.conf``) do not let it in from here."""
+
+    def __init__(self, message: str, *, needs_password: bool = False) -> None:
+        super().__init__(message)
+        self.needs_password = needs_password
+
+
+class NoSuchDatabaseError(ServerError):
+    """The server answered but has no database of the URL's name."""
+
+
+class ConnectionLostError(ServerError):
+    """The connection to the server broke during a call (a server restart, a network drop, a
+    backend ended by an administrator).
+
+    ``saved`` says what became of the write: ``False`` nothing of it was committed;
+    ``None`` it was being committed and whether it was is not known yet -- it is checked when
+    the connection is back (:attr:`~.postgres.PostgresDatabase.on_settled`), and it must not
+    be repeated meanwhile. ``may_retry``: repeating the whole intent is safe and reconnects
+    first (nothing was saved, and the store did not give up reconnecting).
+    """
+
+    def __init__(self, message: str, *, saved: bool | None = False,
+                 may_retry: bool = False) -> None:
+        super().__init__(message)
+        self.saved = saved
+        self.may_retry = may_retry
+
+
 class ProjectLockedError(ProjectError):
     """Another program holds a write lock on the project file."""
 

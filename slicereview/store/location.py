@@ -54,3 +54,22 @@ def describe(location: Location) -> str:
     query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
                        if k.lower() != "password"], safe="/")
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def with_password(url: str, password: str) -> str:
+    """``url`` with ``password`` in it (percent-encoded), for a connection made in memory;
+    :func:`describe` takes it out again for people.
+
+    >>> with_password("postgresql://anna@db/study", "p@ss word")
+    'postgresql://anna:p%40ss%20word@db/study'
+    >>> describe(with_password("postgresql://anna@db/study", "secret"))
+    'postgresql://anna@db/study'
+    """
+    from urllib.parse import quote
+
+    parts = urlsplit(url.strip())
+    netloc = parts.netloc
+    userinfo, at, host = netloc.rpartition("@")
+    user = userinfo.split(":", 1)[0] if at else ""
+    netloc = f"{user}:{quote(password, safe='')}@{host if at else netloc}"
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))

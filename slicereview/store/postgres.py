@@ -23,15 +23,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, ClassVar
 
+from slicereview.store import postgres_link as link
 from slicereview.store.database import Database
-from slicereview.store.errors import ProjectBusyError
+from slicereview.store.errors import ConnectionLostError, ProjectBusyError
+from slicereview.store.location import describe
 from slicereview.store.postgres_schema import STATE_TABLE
 from slicereview.store.schema import APPLICATION_ID
 
+#: The channel of the change notices (``NOTIFY``; per database): every committed write sends
+#: :data:`CHANGED` (:mod:`.postgres_live` listens).
+CHANNEL = "slicereview"
+CHANGED = "change"
 #: Key of the advisory lock every write transaction holds ("SRvw" as a number).
 WRITE_LOCK = APPLICATION_ID
 BUSY_MESSAGE = ("The project is busy (another user is writing to it); nothing was saved "
@@ -92,11 +98,13 @@ def to_postgres(sql: str) -> str:
 
 
 class PostgresDatabase(Database):
-    """An open server project: one psycopg connection in autocommit mode."""
+    """An open server project: one psycopg connection in autocommit mode, made again when it
+    is lost (see the module docstring)."""
 
     kind = "postgres"
 
-    def __init__(self, conn: Any, url: str) -> None:
+    def __init__(self, conn: Any, url: str, *, lock_timeout_ms: int = 5000,
+                 read_only: bool = False) -> None:
         import psycopg
 
         self.conn = conn
@@ -104,6 +112,20 @@ class PostgresDatabase(Database):
         self.IntegrityError = psycopg.IntegrityError
         self._sql: dict[str, str] = {}
         self._own_commits = 0
+        self._lock_timeout_ms = lock_timeout_ms
+        self._read_only = read_only
+        self._depth = 0
+        self._reconnecting = False
+        self._backend = link.Backend.of(conn)
+        #: Between reconnection attempts: waits and says whether to go on (the command line
+        #: sleeps up to :data:`.postgres_link.PATIENCE_S`; the main window shows the state).
+        self.wait_for_server: link.Wait = link.patient()
+        #: The ``pg_current_xact_id()`` of a transaction lost during its ``COMMIT`` whose
+        #: outcome is not known yet (checked at the next reconnection).
+        self.unsettled: str | None = None
+        #: Told the outcome (committed or not) of :attr:`unsettled` when a later reconnection
+        #: found it out.
+        self.on_settled: Callable[[bool], None] = lambda committed: None
 
     def _translate(self, sql: str) -> str:
         found = self._sql.get(sql)
@@ -112,8 +134,19 @@ class PostgresDatabase(Database):
         return found
 
     def execute(self, sql: str, args: Iterable[object] | dict = ()) -> Any:
-        return self.conn.execute(self._translate(sql), tuple(args) if not isinstance(
-            args, dict) else args)
+        text = self._translate(sql)
+        params = tuple(args) if not isinstance(args, dict) else args
+        if self.in_transaction:  # a lost connection ends the transaction: it raises there
+            return self.conn.execute(text, params)
+        try:
+            return self.conn.execute(text, params)
+        except Exception as exc:
+            if not link.is_lost(self.conn, exc):
+                raise
+            self.reconnect(link.lost_reason(exc))
+            if not _READ.match(sql):  # (every write runs in a transaction: never here)
+                raise ConnectionLostError(_LOST_UNKNOWN, saved=None) from exc
+            return self.conn.execute(text, params)  # a read outside a transaction: again
 
     def executemany(self, sql: str, rows: Iterable[Iterable[object]]) -> Any:
         cur = self.conn.cursor()
@@ -158,9 +191,14 @@ class PostgresDatabase(Database):
 
     @property
     def in_transaction(self) -> bool:
+        return self._depth > 0 or self._open_transaction()
+
+    def _open_transaction(self) -> bool:
+        """Whether the connection is inside a transaction (not: idle, or lost)."""
         from psycopg.pq import TransactionStatus
 
-        return self.conn.info.transaction_status != TransactionStatus.IDLE
+        return self.conn.info.transaction_status in (
+            TransactionStatus.ACTIVE, TransactionStatus.INTRANS, TransactionStatus.INERROR)
 
     @contextmanager
     def transaction(self) -> Iterator[object]:
@@ -168,33 +206,122 @@ class PostgresDatabase(Database):
         if self.in_transaction:
             yield self
             return
+        self._depth = 1
+        xid: str | None = None
+        committing = False
         try:
-            self.conn.execute("BEGIN")
-            self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            self._begin()
             yield self
-            wrote = self.conn.execute(
+            row = self.conn.execute(
                 f"UPDATE {STATE_TABLE} SET data_version = data_version + 1 "
-                "WHERE pg_current_xact_id_if_assigned() IS NOT NULL").rowcount
+                "WHERE pg_current_xact_id_if_assigned() IS NOT NULL "
+                f"RETURNING CAST(pg_current_xact_id() AS text), pg_notify('{CHANNEL}', "
+                f"'{CHANGED}')").fetchone()
+            xid = None if row is None else str(row[0])
+            committing = True
             self.conn.execute("COMMIT")
-            self._own_commits += wrote
+            self._own_commits += xid is not None
         except BaseException as exc:
-            if self.in_transaction and not self.conn.closed:
+            if isinstance(exc, ConnectionLostError):
+                raise  # (reconnecting gave up)
+            if link.is_lost(self.conn, exc):
+                if committing and (xid is None or self._committed_after_loss(xid, exc)):
+                    self._own_commits += xid is not None
+                    return  # committed once (or nothing to commit): the intent is done
+                raise ConnectionLostError(_LOST_NOT_SAVED, saved=False, may_retry=True) from exc
+            if self._open_transaction() and not self.conn.closed:
                 self.conn.execute("ROLLBACK")
             if is_busy(exc):
                 raise ProjectBusyError(BUSY_MESSAGE) from exc
             raise
+        finally:
+            self._depth = 0
+
+    def _begin(self) -> None:
+        """``BEGIN`` and the write lock; a connection found lost here is made again first
+        (nothing of the intent has run yet)."""
+        for again in (False, True):
+            try:
+                if self.conn.broken or self.conn.closed:
+                    self.reconnect("the connection had been closed")
+                self.conn.execute("BEGIN")
+                self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                return
+            except Exception as exc:
+                if again or not link.is_lost(self.conn, exc):
+                    raise
+                self.reconnect(link.lost_reason(exc))
+
+    def _committed_after_loss(self, xid: str, exc: BaseException) -> bool:
+        """After the connection was lost during ``COMMIT``: reconnect and tell whether the
+        transaction was committed; when the server cannot be reached, keep it
+        :attr:`unsettled` and raise :class:`ConnectionLostError` (``saved=None``)."""
+        old = self._backend
+        self.unsettled = xid
+        try:
+            self.reconnect(link.lost_reason(exc), settle=False)
+        except ConnectionLostError as lost:
+            raise ConnectionLostError(f"{_LOST_UNKNOWN} ({lost})", saved=None) from exc
+        committed = link.outcome(self.conn, xid, old)
+        self.unsettled = None
+        return bool(committed)
+
+    def reconnect(self, reason: str, *, settle: bool = True) -> None:
+        """Make the lost connection again (:func:`.postgres_link.reconnect`, asking
+        :attr:`wait_for_server` between attempts), end the old server process if it still
+        runs, and with ``settle`` tell :attr:`on_settled` what became of :attr:`unsettled`.
+        Raises :class:`ConnectionLostError` when it gives up, or at once when called again
+        while it waits (the main window repaints meanwhile)."""
+        if self._reconnecting:
+            raise ConnectionLostError(_LOST_WAITING, saved=False)
+        self._reconnecting = True
+        try:
+            conn = link.reconnect(self._connect, self.wait_for_server, describe(self.url),
+                                  reason)
+        finally:
+            self._reconnecting = False
+        old, self.conn = self.conn, conn
+        with suppress(Exception):
+            old.close()
+        previous, self._backend = self._backend, link.Backend.of(conn)
+        previous.end(conn)
+        if settle and self.unsettled is not None:
+            committed = link.outcome(conn, self.unsettled, None)
+            self.unsettled = None
+            self._own_commits += bool(committed)
+            self.on_settled(bool(committed))
+
+    def _connect(self) -> Any:
+        return link.connect(self.url, link.settings_of(self._lock_timeout_ms, self._read_only),
+                            row_factory=row_factory)
+
+    @property
+    def reconnecting(self) -> bool:
+        """Whether :meth:`reconnect` is waiting for the server (the GUI repaints meanwhile)."""
+        return self._reconnecting
 
     def data_version(self) -> int:
         """Changes when *another* connection commits (the state table's counter, less this
         connection's own commits)."""
-        row = self.conn.execute(f"SELECT data_version FROM {STATE_TABLE}").fetchone()
+        row = self.execute(f"SELECT data_version FROM {STATE_TABLE}").fetchone()
         return int(row[0]) - self._own_commits
 
     def set_busy_timeout(self, seconds: float) -> None:
-        self.conn.execute(f"SET lock_timeout = {max(1, int(seconds * 1000))}")
+        self._lock_timeout_ms = max(1, int(seconds * 1000))
+        self.execute(f"SET lock_timeout = {self._lock_timeout_ms}")
 
     def close(self) -> None:
         self.conn.close()
+
+
+_READ = re.compile(r"\s*(SELECT|SET|SHOW)\b", re.I)
+_LOST_NOT_SAVED = ("The connection to the server was lost; nothing of this change was saved "
+                   "(it is saved when done again: the connection is made again first).")
+_LOST_UNKNOWN = ("The connection to the server was lost while this change was being saved; "
+                 "whether it was saved is checked when the connection is back (do not do it "
+                 "again before)")
+_LOST_WAITING = ("The connection to the server is lost and being made again; nothing was "
+                 "saved, try again in a moment.")
 
 
 def is_busy(exc: BaseException) -> bool:

@@ -17,8 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from slicereview.store import postgres_link as link
 from slicereview.store.errors import (
     DamagedProjectError,
+    EmptyDatabaseError,
     NewerProjectError,
     NotAProjectError,
     ProjectError,
@@ -37,26 +39,11 @@ from slicereview.store.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 from slicereview.store.schema_check import expected_schema
 
 _BUSY_TIMEOUT_S = 5.0
-_CONNECT_TIMEOUT_S = 10
 
 
-def _connect(url: str, busy_timeout_s: float) -> Any:
-    try:
-        import psycopg
-    except ImportError as exc:
-        raise ProjectError(
-            "Opening a project on a PostgreSQL server needs psycopg: install it with "
-            "`pip install \"slicereview[server]\"` (or `pip install \"psycopg[binary]\"`)."
-        ) from exc
-    try:
-        conn = psycopg.connect(url, autocommit=True, row_factory=row_factory,
-                               connect_timeout=_CONNECT_TIMEOUT_S,
-                               application_name="slicereview")
-    except psycopg.Error as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ServerError(f"Cannot connect to {describe(url)}: {reason}") from exc
-    conn.execute(f"SET lock_timeout = {max(1, int(busy_timeout_s * 1000))}")
-    return conn
+def _connect(url: str, busy_timeout_s: float, read_only: bool = False) -> Any:
+    return link.connect(url, link.settings_of(int(busy_timeout_s * 1000), read_only),
+                        row_factory=row_factory)
 
 
 def _has_state_table(conn: Any) -> bool:
@@ -80,6 +67,12 @@ def _contents(conn: Any) -> list[str]:
         """).fetchone()
     words = ("tables, views or sequences", "functions", "types", "schemas")
     return [f"{n} {w}" for n, w in zip(counts, words, strict=True) if n]
+
+
+def _may_create(conn: Any) -> bool:
+    """Whether this login may create the project's tables in the database's schema."""
+    row = conn.execute("SELECT has_schema_privilege(current_schema(), 'CREATE')").fetchone()
+    return bool(row and row[0])
 
 
 def _describe_server_schema(conn: Any) -> dict[str, object]:
@@ -152,10 +145,10 @@ def check_server(conn: Any, url: str) -> int:
     if not _has_state_table(conn):
         held = _contents(conn)
         if not held:
-            raise NotAProjectError(
+            raise EmptyDatabaseError(
                 f"{where} is an empty database, not a slicereview project yet. Create one "
                 f"with `slicereview new {where}` (or copy a project file into it with "
-                f"`slicereview copy PROJECT.srproj {where}`).")
+                f"`slicereview copy PROJECT.srproj {where}`).", can_create=_may_create(conn))
         raise NotAProjectError(
             f"{where} is not a slicereview project (it holds {', '.join(held)}). "
             "It was left untouched.")
@@ -202,18 +195,23 @@ def connect_server(url: str, *, read_only: bool = False,
     conn = _connect(url, busy_timeout_s)
     try:
         version = check_server(conn, url)
-        db = PostgresDatabase(conn, url)
         if version < SCHEMA_VERSION:
             if read_only:
                 raise ProjectError(
                     f"{describe(url)} uses project format {version}; open it once with write "
                     f"access to upgrade it to format {SCHEMA_VERSION}.")
-            _migrate(db)
+            _migrate(PostgresDatabase(conn, url))
         if read_only:
             conn.execute("SET default_transaction_read_only = on")
-        return db
-    except BaseException:
+        return PostgresDatabase(conn, url, lock_timeout_ms=int(busy_timeout_s * 1000),
+                                read_only=read_only)
+    except BaseException as exc:
         conn.close()
+        if getattr(exc, "sqlstate", None) == "42501":  # insufficient_privilege
+            reason = str(exc).strip().splitlines()[0]
+            raise ServerError(
+                f"{describe(url)}: this login may not read the project ({reason}); ask the "
+                "project's owner for access.") from None
         raise
 
 

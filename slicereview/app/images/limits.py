@@ -78,8 +78,7 @@ class ImportedFiles:
 
     def refresh(self, project: Project | None) -> None:
         """Read the sources' hashes and sizes again (on the project's own thread)."""
-        self._sources = {} if project is None else {
-            s.id: (s.sha256, s.size_bytes) for s in project.images.sources()}
+        self._sources = {} if project is None else project.images.digests()
 
     def check(self, image: Image, path: Path | RemoteInstance) -> bool:
         """Whether ``image`` may be decoded in this process; raises

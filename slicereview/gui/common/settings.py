@@ -41,6 +41,23 @@ def add_recent_project(path: Path) -> None:
     s.sync()
 
 
+def recent_servers() -> list[str]:
+    """The URLs of server projects opened lately, newest first (never with a password)."""
+    value = settings().value("recent_servers", [])
+    if isinstance(value, str):
+        value = [value]
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def add_recent_server(url: str) -> None:
+    """Remember ``url``, which the caller has stripped of any password
+    (:func:`slicereview.store.location.describe`)."""
+    items = [u for u in recent_servers() if u != url]
+    s = settings()
+    s.setValue("recent_servers", [url, *items][:MAX_RECENT])
+    s.sync()
+
+
 #: What the "New rating session" dialog remembers between sessions.
 #: The new-session dialog's remembered choices; the prompts keep the keys question_pairwise and
 #: question_classify they were first stored under.

@@ -25,6 +25,8 @@ MAIN_ACTIONS: dict[str, list[ActionRow]] = {
     "File": [
         ("new_project", "&New project…", _K.New, "Create an empty project file"),
         ("open_project", "&Open project…", _K.Open, "Open a project file (.srproj)"),
+        ("connect_server", "&Connect to server…", "",
+         "Open a project on a PostgreSQL server (a postgresql:// URL)"),
         ("open_demo", "Open &demo project", "", "Build (first time) and open the demo project"),
         ("import_files", "&Import images…", "Ctrl+I",
          "Add DICOM, NIfTI, NRRD, MHA/MHD, PNG, TIFF or JPEG files"),

@@ -22,7 +22,8 @@ read answer "nothing" (an empty list, ``None``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -36,7 +37,9 @@ from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import DisplayImage
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.engines.imaging.loader import load_display
+from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.image_cache import ImageCache
+from slicereview.gui.gateway import connection
 from slicereview.gui.gateway.annotate import AnnotateService
 from slicereview.gui.gateway.owner import OwnerService
 from slicereview.gui.gateway.qa import QAService
@@ -46,6 +49,8 @@ from slicereview.gui.gateway.sharing import ProjectWatch
 from slicereview.model import Image, RelinkReport
 from slicereview.store import Project
 from slicereview.store.connection import is_busy
+from slicereview.store.errors import ConnectionLostError
+from slicereview.store.images import missing_files
 
 if TYPE_CHECKING:
     from slicereview.engines.dicomweb.cache import RemoteInstance
@@ -60,6 +65,8 @@ class ProjectGateway(QObject):
     project_closed = Signal()
     #: Images were added or relinked; views re-read the image list.
     images_changed = Signal()
+    #: The stored paths of the files not found (:meth:`find_missing_files`).
+    missing_found = Signal(list)
     #: Emitted by :meth:`close` while the project is still open (pages commit pending work).
     project_about_to_close = Signal()
     #: Raters were added.
@@ -70,12 +77,16 @@ class ProjectGateway(QObject):
     project_busy = Signal(str)
     #: Another instance (or connection) changed the file: views re-read what they show.
     changed_elsewhere = Signal()
+    #: What the server connection is doing while a call waits for it ("" when over).
+    reconnecting = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.project: Project | None = None
         self.limits = DEFAULT_LIMITS
         self.cache = ImageCache(self._load)
+        self._missing = Tasks(self)
+        self._missing.done.connect(lambda _key, found: self.missing_found.emit(found))
         #: Whether each file is still the one imported (checked before any decode; plain
         #: Python and thread-safe: workers call :meth:`ImportedFiles.check`).
         self.files = ImportedFiles()
@@ -84,10 +95,17 @@ class ProjectGateway(QObject):
         #: file; the main window shows a dialog, without one a write gives up.
         self.ask_retry: Callable[[str], bool] = lambda message: False
         self.busy_patience_s = undo.PATIENCE_S
+        #: How long a call waits for a lost server connection before it gives up.
+        self.server_patience_s = connection.PATIENCE_S
+        #: Until when calls give up at once after a failed reconnection (monotonic seconds).
+        self.server_down_until = 0.0
+        #: Re-reads of views waiting for the server connection (:meth:`settle`).
+        self.rereads: list[Callable[[], object]] = []
         #: The lock file and ``data_version`` watch (two instances on one file).
         self.watch = ProjectWatch(self)
         self.watch.changed_elsewhere.connect(self._on_changed_elsewhere)
-        self._images_seen: list[tuple[int, str]] = []
+        self.watch.server.connection.connect(lambda text: connection.back(self, text))
+        self._images_seen: tuple[int, ...] = ()
         self._holding = False  # True while this window's own import runs (hold_changes)
         #: Credentials of PACS servers, in memory for this session only (app/images/pacs.py).
         self.credentials = Credentials()
@@ -111,6 +129,12 @@ class ProjectGateway(QObject):
         return path.absolute().parent if path is not None else None
 
     @property
+    def server_down(self) -> bool:
+        """Whether a call just gave up reaching the project's server (views then keep what
+        they show instead of re-reading it)."""
+        return time.monotonic() < self.server_down_until
+
+    @property
     def open_project(self) -> Project:
         """The open project; :class:`NoProjectError` when none is open."""
         if self.project is None:
@@ -125,25 +149,26 @@ class ProjectGateway(QObject):
         a journal of its transaction in progress is never taken for damage (store/locks.py).
         A work package zip is unpacked before it gets here: by ``slicereview open`` and, in a
         worker, by File ▸ Open project… (app/qa/packages.unpack)."""
-        project, limits, images = self.write(lambda: self._open_file(path))
+        project, limits, seen = self.write(lambda: self._open_file(path))
         self.close()
         self.project = project
         self.limits = limits  # what `import --max-...` admitted
+        if project.path is None:  # a server project: its connection may be lost and made again
+            connection.watch(project, self)
         self.watch.start(project)
         self.files.refresh(project)
-        self._images_seen = images
-        if len(images) > 1:  # thumbnails of the others need the decoding child: start it now
+        self._images_seen = seen
+        if seen[0] > 1:  # thumbnails of the others need the decoding child: start it now
             isolated.prestart(limits)
         self.project_opened.emit(project.describe())
         return project
 
     @staticmethod
-    def _open_file(path: str | Path) -> tuple[Project, Limits, list[tuple[int, str]]]:
+    def _open_file(path: str | Path) -> tuple[Project, Limits, tuple[int, ...]]:
         # The window freezes no longer than ATTEMPT_S per attempt.
         project = Project.open(path, busy_timeout_s=undo.ATTEMPT_S)
         try:
-            return (project, project_limits(project),
-                    [(im.id, im.path) for im in project.images.all()])
+            return project, project_limits(project), project.images.signature()
         except BaseException:
             project.close()
             raise
@@ -152,6 +177,8 @@ class ProjectGateway(QObject):
         if self.project is not None:
             self.project_about_to_close.emit()
             self.watch.stop()
+            self._missing.forget()
+            self.rereads.clear()
             self.project.close()
             self.project = None
             for service in (self.rating, self.annotate, self.review):
@@ -193,9 +220,9 @@ class ProjectGateway(QObject):
             return
         self.rating.forget_runs()
         self.changed_elsewhere.emit()
-        images = [(im.id, im.path) for im in self.images()]
-        if images != self._images_seen:  # re-listing images resets the browser: only if new
-            self._images_seen = images
+        seen = self.open_project.images.signature() if self.project else ()
+        if seen != self._images_seen:  # re-listing images resets the browser: only if new
+            self._images_seen = seen
             self.images_changed.emit()
         self.rating.sessions_changed.emit()
 
@@ -219,6 +246,17 @@ class ProjectGateway(QObject):
         """Run one write of the project; while another program holds the file's lock, show
         :data:`~slicereview.app.undo.BUSY_MESSAGE` and retry
         (:func:`~slicereview.app.undo.retry_while_busy`, the one retry policy)."""
+        try:
+            return undo.retry_while_busy(write, is_busy=is_busy, on_wait=self._on_busy,
+                                         ask=self.ask_retry, patience_s=self.busy_patience_s)
+        except ConnectionLostError as exc:
+            if not exc.may_retry:  # refused (nothing saved) or its fate not known yet: say so
+                connection.given_up(self)
+                if exc.saved is None:
+                    connection.settle_later(self)
+                raise
+        # The server connection broke before anything was committed: the same intent again
+        # (the store reconnects first, waiting as connection.wait_for_server says).
         return undo.retry_while_busy(write, is_busy=is_busy, on_wait=self._on_busy,
                                      ask=self.ask_retry, patience_s=self.busy_patience_s)
 
@@ -226,11 +264,16 @@ class ProjectGateway(QObject):
         """Run ``read`` (views re-reading the file after a write), waiting up to
         :attr:`busy_patience_s` for another program's lock without asking. If the file stays
         busy the user is told so, and ``read`` runs again every second until it succeeds
-        (the screen then matches the file again). Returns whether ``read`` ran now."""
+        (the screen then matches the file again). A server that cannot be reached: ``read``
+        runs when the connection is back (:func:`.connection.back`). Returns whether ``read``
+        ran now."""
         try:
             undo.retry_while_busy(read, is_busy=is_busy, on_wait=self._on_busy,
                                   ask=lambda _m: False,
                                   patience_s=0.0 if _again else self.busy_patience_s)
+        except ConnectionLostError:
+            connection.later(self, read)
+            return False
         except Exception as exc:
             if not is_busy(exc):
                 raise
@@ -255,8 +298,26 @@ class ProjectGateway(QObject):
         self._locator = Locator(self.project, self.credentials)  # (new PACS sources)
         return self.project.images.all()
 
+    def refresh_locations(self) -> None:
+        """Read again which images are on a PACS (after an import)."""
+        if self.project is not None:
+            self._locator = Locator(self.project, self.credentials)
+
     def image(self, image_id: int) -> Image:
         return self.open_project.images.get(image_id)
+
+    # -- the image list's reads (gui/common/image_rows.py: only what is on screen) --------------
+    def image_ids(self, fmt: str | None = None) -> list[int]:
+        return self.project.images.ids(fmt) if self.project else []
+
+    def image_formats(self) -> list[str]:
+        return self.project.images.formats() if self.project else []
+
+    def image_names(self) -> list[tuple[int, str, str]]:
+        return self.project.images.names() if self.project else []
+
+    def images_of(self, ids: Sequence[int]) -> list[Image]:
+        return self.open_project.images.all(ids)
 
     def file_of(self, image: Image) -> Path | RemoteInstance:
         """Where ``image`` is read from: its file, or for an image on a PACS the path-like
@@ -291,6 +352,13 @@ class ProjectGateway(QObject):
     def missing_files(self) -> list[str]:
         return [s.path for s in self.open_project.images.missing_sources()] if self.project else []
 
+    def find_missing_files(self) -> None:
+        """Look for missing files off the GUI thread (one SELECT here, one ``stat`` per file
+        there); :attr:`missing_found` gives their stored paths."""
+        self._missing.forget()
+        if self.project is not None:
+            self._missing.submit("missing", _missing, *self.project.images.local_files())
+
     # -- shared reads ---------------------------------------------------------------------------
     def questions(self, scope: str | None = None) -> list:
         """The classification questions asked now (``scope`` "image" or "polygon")."""
@@ -298,3 +366,8 @@ class ProjectGateway(QObject):
 
     def guideline(self) -> tuple[int, str] | None:
         return self.project.guidelines.get() if self.project else None
+
+
+def _missing(folder: str, stored: list[tuple[int, str]]) -> list[str]:
+    """Worker thread: the stored paths whose file is not there."""
+    return [path for _, path in missing_files(folder, stored)]

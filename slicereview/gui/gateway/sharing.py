@@ -10,6 +10,10 @@
   (:meth:`ProjectWatch.check`); a change means another connection committed, and
   :attr:`ProjectWatch.changed_elsewhere` tells the gateway to drop what it cached and the views
   to re-read what they show.
+
+A server project has no lock file and needs no polling: :class:`~.server_watch.ServerWatch`
+listens for the server's change notices, lists who else has it open and says when the
+connection to the server is lost (that sentence comes first in :attr:`ProjectWatch.message`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
+from slicereview.gui.gateway.server_watch import ServerWatch
 from slicereview.store import Project
 from slicereview.store.lockfile import HEARTBEAT_S, ProjectLock
 
@@ -27,7 +32,8 @@ POLL_MS = 1000
 class ProjectWatch(QObject):
     #: Another connection committed to the open project.
     changed_elsewhere = Signal()
-    #: Who else has the project open, as a sentence ("" when nobody).
+    #: Who else has the project open, or what is wrong with the connection to the server, as
+    #: a sentence ("" when nobody and nothing).
     also_open = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -42,6 +48,13 @@ class ProjectWatch(QObject):
         self._beat = QTimer(self)
         self._beat.setInterval(HEARTBEAT_S * 1000)
         self._beat.timeout.connect(self.heartbeat)
+        #: The server's notices (a server project only).
+        self.server = ServerWatch(self)
+        self.server.changed.connect(self.check)
+        self.server.others.connect(lambda text: self._set_parts(others=text))
+        self.server.connection.connect(lambda text: self._set_parts(connection=text))
+        self._others = ""
+        self._connection = ""
 
     def start(self, project: Project) -> None:
         self.stop()
@@ -49,7 +62,10 @@ class ProjectWatch(QObject):
         self._version = project.data_version()
         # The lock file beside a project file says who else has it open; a server project
         # has no file beside it (its change counter is watched all the same).
-        self.lock = None if project.path is None else ProjectLock(project.path)
+        if project.path is None:
+            self.server.start(project)
+            return
+        self.lock = ProjectLock(project.path)
         self.heartbeat()
         self._poll.start()
         self._beat.start()
@@ -57,10 +73,12 @@ class ProjectWatch(QObject):
     def stop(self) -> None:
         self._poll.stop()
         self._beat.stop()
+        self.server.stop()
         if self.lock is not None:
             self.lock.release()
         self.lock = None
         self.project = None
+        self._others = self._connection = ""
         self._set_message("")
 
     def heartbeat(self) -> None:
@@ -68,8 +86,13 @@ class ProjectWatch(QObject):
         if self.lock is None:
             return
         other = self.lock.acquire()
-        self._set_message("" if other is None else
-                          f"Also open on {other.describe()}; changes there appear here.")
+        self._set_parts(others="" if other is None else
+                        f"Also open on {other.describe()}; changes there appear here.")
+
+    def _set_parts(self, *, others: str | None = None, connection: str | None = None) -> None:
+        self._others = self._others if others is None else others
+        self._connection = self._connection if connection is None else connection
+        self._set_message(self._connection or self._others)
 
     def _set_message(self, text: str) -> None:
         if text != self.message:

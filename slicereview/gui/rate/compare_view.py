@@ -48,7 +48,7 @@ from slicereview.gui.common.active_time import ClockLabel, IdleClock, TouchOnInp
 from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.common.prefetch import Prefetcher
 from slicereview.gui.common.shortcuts import RATE_ANSWER_KEYS
-from slicereview.gui.gateway import ProjectGateway
+from slicereview.gui.gateway import ConnectionLostError, ProjectGateway
 from slicereview.gui.rate.confirm import confirm_undo
 
 _K = Qt.Key
@@ -285,6 +285,8 @@ class CompareView(QWidget):
         self.message.clear()
         nxt = self.gateway.rating.answer(session_id, choice, self.clock.elapsed_ms(),
                                          (now.left, now.right))
+        if nxt is None and self.gateway.server_down:
+            return  # refused, the server away (the message said so): the screen stays
         self.show_current(nxt if nxt is not None else self._reread())
 
     def grade(self, grade: int) -> None:
@@ -295,6 +297,8 @@ class CompareView(QWidget):
         self.message.clear()
         nxt = self.gateway.rating.grade(session_id, grade, self.clock.elapsed_ms(),
                                         now.image_id)
+        if nxt is None and self.gateway.server_down:
+            return  # refused, the server away (the message said so): the screen stays
         self.show_current(nxt if nxt is not None else self._reread())
 
     def _reread(self) -> Current:
@@ -308,7 +312,7 @@ class CompareView(QWidget):
             return
         try:
             now = self._reread()
-        except (KeyError, ValueError):
+        except (KeyError, ValueError, ConnectionLostError):
             return
         if now != self.current:
             self.message.setText("Updated: answers were added in another window or instance.")

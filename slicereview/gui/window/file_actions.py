@@ -21,7 +21,10 @@ from PySide6.QtWidgets import QMessageBox, QProgressDialog
 from slicereview.gui.common import file_dialogs, workers
 from slicereview.gui.common import settings as user_settings
 from slicereview.gui.common.background import Worker, process_worker, thread_worker
+from slicereview.gui.window.connect_dialog import ConnectDialog, PasswordDialog
 from slicereview.store import SUFFIX
+from slicereview.store.errors import AuthenticationError, EmptyDatabaseError
+from slicereview.store.location import describe, with_password
 
 if TYPE_CHECKING:  # pydicom and SimpleITK stay out of the GUI's start-up
     from slicereview.app.images.importing import ImportReport
@@ -41,10 +44,13 @@ class FileMenu:
         self.demo_worker: Worker | None = None
         self._import_dialog: QProgressDialog | None = None
         self._demo_dialog: QProgressDialog | None = None
+        #: The open "Connect to server" or password dialog, or ``None``.
+        self.server_dialog: ConnectDialog | PasswordDialog | None = None
 
     def slots(self) -> dict[str, Callable[[], object]]:
         """The menu actions this object answers, by name (:mod:`.actions`)."""
         return {"new_project": self.new_project, "open_project": self.open_project,
+                "connect_server": self.connect_server,
                 "open_demo": self.open_demo, "import_files": self.import_files,
                 "import_folder": self.import_folder, "relink": self.relink,
                 "close_project": self.gateway.close, "quit": self.window.close}
@@ -74,6 +80,52 @@ class FileMenu:
             self.window.packages.open_package(chosen)  # unpacked in a worker
         else:
             self.window.open_project(chosen)
+
+    # -- a project on a server -----------------------------------------------------------------
+    def connect_server(self) -> ConnectDialog:
+        """Ask for a server project's URL (window-modal, :mod:`.connect_dialog`) and open it."""
+        dialog = ConnectDialog(user_settings.recent_servers(), self.window)
+        dialog.accepted.connect(lambda: self.open_server(dialog.url()))
+        self.server_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def open_server(self, url: str) -> bool:
+        """Open the server project at ``url`` like a file; remember the URL without a
+        password; when the server asks for a password, ask for it (:class:`PasswordDialog`);
+        an empty database this login may fill is offered to become a new project."""
+        try:
+            self.gateway.open(url)
+        except AuthenticationError as exc:
+            if exc.needs_password:
+                dialog = PasswordDialog(describe(url), self.window)
+                dialog.textValueSelected.connect(
+                    lambda password: self.open_server(with_password(url, password)))
+                self.server_dialog = dialog
+                dialog.open()
+                return False
+            QMessageBox.critical(self.window, "Cannot open project", str(exc))
+            return False
+        except EmptyDatabaseError as exc:
+            if not exc.can_create:
+                QMessageBox.critical(self.window, "Cannot open project", str(exc))
+                return False
+            answer = QMessageBox.question(
+                self.window, "Empty database",
+                f"{describe(url)} is an empty database. Make a new project there?")
+            if answer != QMessageBox.StandardButton.Yes:
+                return False
+            try:
+                self.gateway.create(url)
+            except Exception as made:
+                QMessageBox.critical(self.window, "Cannot create project", str(made))
+                return False
+        except Exception as exc:
+            QMessageBox.critical(self.window, "Cannot open project", str(exc))
+            return False
+        if self.window.remember:
+            user_settings.add_recent_server(describe(url))
+        return True
 
     # -- the demo ------------------------------------------------------------------------------
     def open_demo(self) -> Worker | None:

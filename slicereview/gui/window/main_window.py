@@ -23,11 +23,8 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QMainWindow,
     QMessageBox,
-    QPushButton,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -49,6 +46,7 @@ from slicereview.gui.window.owner_menu import OwnerMenu
 from slicereview.gui.window.pacs_actions import PacsImport
 from slicereview.gui.window.pages import Pages
 from slicereview.gui.window.qa_actions import PackageMenu
+from slicereview.gui.window.start_page import StartPage
 from slicereview.gui.window.tabs import PageTabs
 from slicereview.gui.window.view_actions import ViewMenu
 from slicereview.model import Image
@@ -62,47 +60,6 @@ if TYPE_CHECKING:
 
 #: The Images dock's narrowest useful width (px): a saved narrower one is not restored.
 BROWSER_MIN_WIDTH = 220
-
-
-class StartPage(QWidget):
-    """Shown while no project is open: create, open, demo, and recent projects."""
-
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__()
-        self.window_ = window
-        title = QLabel("<h2>slicereview</h2><p>Open a project to start, or try the demo.</p>")
-        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        layout = QVBoxLayout(self)
-        layout.addStretch(1)
-        layout.addWidget(title)
-        menu = window.file_menu
-        for text, slot in (("New project…", menu.new_project),
-                           ("Open project…", menu.open_project),
-                           ("Open demo project", menu.open_demo)):
-            button = QPushButton(text)
-            button.setMinimumWidth(240)
-            button.clicked.connect(slot)
-            layout.addWidget(button, 0, Qt.AlignmentFlag.AlignHCenter)
-        layout.addWidget(QLabel("Recent projects (click to open):"), 0,
-                         Qt.AlignmentFlag.AlignHCenter)
-        self.recent = QListWidget()
-        self.recent.setMaximumWidth(520)
-        self.recent.itemClicked.connect(self._open_recent)  # one click, as a link
-        self.recent.itemActivated.connect(self._open_recent)  # Enter (and a double click)
-        layout.addWidget(self.recent, 0, Qt.AlignmentFlag.AlignHCenter)
-        layout.addStretch(2)
-
-    def refresh(self) -> None:
-        self.recent.clear()
-        for path in user_settings.recent_projects():
-            item = QListWidgetItem(str(path))
-            item.setData(Qt.ItemDataRole.UserRole, str(path))
-            self.recent.addItem(item)
-
-    def _open_recent(self, item: QListWidgetItem) -> None:
-        if not self.isVisible():  # a double click's second half, the project already open
-            return
-        self.window_.open_project(Path(item.data(Qt.ItemDataRole.UserRole)))
 
 
 class MainWindow(QMainWindow):
@@ -165,9 +122,11 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self.gateway.project_opened.connect(self._on_project_opened)
         self.gateway.project_busy.connect(self._on_project_busy)
+        self.gateway.reconnecting.connect(lambda text: self.statusBar().showMessage(text, 3000))
         self.gateway.ask_retry = self._ask_retry
         self.gateway.project_closed.connect(self._on_project_closed)
         self.gateway.images_changed.connect(self.refresh_images)
+        self.gateway.missing_found.connect(self._on_missing_found)
         self._on_project_closed()
         self.resize(1400, 900)
 
@@ -192,7 +151,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         a = self.actions_
         file_menu = self.menuBar().addMenu("&File")
-        for name in ("new_project", "open_project", "open_demo"):
+        for name in ("new_project", "open_project", "connect_server", "open_demo"):
             file_menu.addAction(a[name])
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
@@ -243,6 +202,9 @@ class MainWindow(QMainWindow):
         for path in user_settings.recent_projects():
             action = self.recent_menu.addAction(str(path))
             action.triggered.connect(lambda _=False, p=path: self.open_project(p))
+        for url in user_settings.recent_servers():
+            action = self.recent_menu.addAction(url)
+            action.triggered.connect(lambda _=False, u=url: self.file_menu.open_server(u))
         if not self.recent_menu.actions():
             self.recent_menu.addAction("(none)").setEnabled(False)
 
@@ -293,7 +255,9 @@ class MainWindow(QMainWindow):
         for name in PROJECT_ACTIONS:
             self.actions_[name].setEnabled(True)
         self.refresh_images()
-        missing = self.gateway.missing_files()
+        self.gateway.find_missing_files()
+
+    def _on_missing_found(self, missing: list[str]) -> None:
         if missing:
             self.statusBar().showMessage(
                 f"{len(missing)} image file(s) not found — use File ▸ Relink moved files…")
@@ -306,7 +270,7 @@ class MainWindow(QMainWindow):
         self.pages.review_text = ""
         self.pages.show_browser_image("")
         self.viewer.clear()
-        self.browser.set_images([])
+        self.browser.set_images(None)
         self.start_page.refresh()
         self.stack.setCurrentWidget(self.start_page)
         self.browser_dock.hide()
@@ -314,11 +278,13 @@ class MainWindow(QMainWindow):
             self.actions_[name].setEnabled(False)
 
     def refresh_images(self) -> None:
-        images = self.gateway.images()
+        """The image list shows the project's images (read as they come into sight)."""
+        self.gateway.refresh_locations()
         self.browser.limits = self.gateway.limits
-        self.browser.set_images([(im, self.gateway.file_of(im)) for im in images])
-        if images and self._current_image is None:
-            self.browser.select(images[0].id)
+        self.browser.set_images(self.gateway)
+        ids = self.browser.image_ids()
+        if ids and self._current_image is None:
+            self.browser.select(ids[0])
 
     def show_image(self, image_id: int, *, keep_view: bool = False) -> bool:
         """Decode (or take from the cache) and show one image; errors go to the status bar."""

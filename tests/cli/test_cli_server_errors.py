@@ -1,0 +1,86 @@
+"""What the command line says when a server project cannot be opened: the server is not
+running, it asks for a password, refuses the password or the login, or has no such database.
+One sentence each, what to do, no traceback, and never the password."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from slicereview.store import Project
+
+PASSWORD = "s3cret w@rd"
+
+
+@pytest.fixture(scope="module")
+def cluster(postgres_cluster):
+    """A cluster whose logins (but its superuser's) need a password (scram-sha-256)."""
+    from tests.postgres_cluster import Cluster
+
+    made = Cluster(postgres_cluster.bin)
+    made.admin(f"CREATE ROLE anna LOGIN PASSWORD '{PASSWORD}'")
+    made.admin("CREATE DATABASE study OWNER anna")
+    hba = made.data / "pg_hba.conf"
+    made.admin(f"COPY (SELECT 'local all {made.user} trust' UNION ALL "
+               f"SELECT 'local all all scram-sha-256') TO '{hba}'")
+    made.admin("SELECT pg_reload_conf()")
+    made.admin("CREATE DATABASE other")  # a project of the superuser's, not shared
+    Project.create(made.url("other"), name="other").close()
+    Project.create(_with_password(made.url("study").replace(f"//{made.user}@", "//anna@")),
+                   name="study").close()
+    yield made
+    made.stop()
+
+
+def _with_password(url: str) -> str:
+    return url.replace("anna@", "anna:" + PASSWORD.replace(" ", "%20").replace("@", "%40") + "@")
+
+
+def _info(url: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PGPASSFILE": str(tmp_path / "no-pgpass")}
+    env.pop("PGPASSWORD", None)
+    return subprocess.run([sys.executable, "-m", "slicereview", "info", url],
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+def _said(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr and "w@rd" not in done.stderr + done.stdout
+    assert "s3cret" not in done.stderr + done.stdout
+    return done.stderr
+
+
+def test_the_server_asks_for_a_password(cluster, tmp_path) -> None:
+    said = _said(_info(f"postgresql://anna@/study?host={cluster.socket}", tmp_path))
+    assert "asks for a password as anna" in said and "~/.pgpass" in said
+
+
+def test_a_wrong_password_and_an_unknown_login_are_refused(cluster, tmp_path) -> None:
+    wrong = f"postgresql://anna:s3cret%20wrong@/study?host={cluster.socket}"
+    assert "refused the login as anna" in _said(_info(wrong, tmp_path))
+    nobody = f"postgresql://nobody:{PASSWORD.replace(' ', '%20').replace('@', '%40')}@/study" \
+             f"?host={cluster.socket}"
+    said = _said(_info(nobody, tmp_path))
+    assert "refused the login" in said or "has no login" in said
+
+
+def test_the_right_password_opens_it_and_another_login_s_project_is_refused(
+        cluster, tmp_path) -> None:
+    done = _info(_with_password(f"postgresql://anna@/study?host={cluster.socket}"), tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "study" in done.stdout and "w@rd" not in done.stdout
+    said = _said(_info(_with_password(f"postgresql://anna@/other?host={cluster.socket}"),
+                       tmp_path))
+    assert "this login may not read the project" in said and "owner" in said
+
+
+def test_no_such_database_and_no_server(cluster, tmp_path) -> None:
+    said = _said(_info(cluster.url("nothing_here"), tmp_path))
+    assert "no such database" in said and "createdb" in said
+    (tmp_path / "sock").mkdir()
+    said = _said(_info(f"postgresql://anna@/study?host={tmp_path / 'sock'}", tmp_path))
+    assert "Cannot reach the server" in said and "that the server runs" in said
