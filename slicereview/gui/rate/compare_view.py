@@ -1,7 +1,7 @@
 """The comparison view: the pair to compare (or the image to grade) of one rating session.
 
 Two :class:`~slicereview.gui.common.image_view.ImageView` s side by side, their zoom, pan and
-window/level linked (a check box unlinks them; windows relatively, :func:`relative_window`),
+window/level linked (a check box unlinks them; windows relatively, :mod:`.window_link`),
 the session's prompt above and the answer buttons below. Keys (also in the buttons' tooltips):
 
 ====================  ===============================================================
@@ -29,7 +29,7 @@ the session's images are decoded in the background when it opens
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -42,14 +42,13 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview.app.rating.sessions import Comparison, Current, GradeRequest, Ranking
-from slicereview.engines.imaging.display import DisplayImage, WindowPreset
-from slicereview.engines.imaging.windowing import relative_window
 from slicereview.gui.common.active_time import ClockLabel, IdleClock, TouchOnInput
 from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.common.prefetch import Prefetcher
 from slicereview.gui.common.shortcuts import RATE_ANSWER_KEYS
 from slicereview.gui.gateway import ConnectionLostError, ProjectGateway
 from slicereview.gui.rate.confirm import confirm_undo
+from slicereview.gui.rate.window_link import RelativeWindowLink
 
 _K = Qt.Key
 PAIR_KEYS = {getattr(_K, f"Key_{name}"): answer for name, answer in RATE_ANSWER_KEYS.items()}
@@ -93,8 +92,7 @@ class CompareView(QWidget):
         self.clock_label.setObjectName("rate_clock")
         self.left = ImageView(show_histogram=False)
         self.right = ImageView(show_histogram=False)
-        #: Per view, the image shown and its automatic window (:meth:`_reference`).
-        self._references: dict[int, tuple[DisplayImage, WindowPreset]] = {}
+        self.window_link = RelativeWindowLink()
         self.left.window_changed.connect(self._on_left_window)
         self.right.window_changed.connect(self._on_right_window)
         self.link_box = QCheckBox("Link zoom, pan and window")
@@ -173,28 +171,9 @@ class CompareView(QWidget):
         if self.linked and self.left.display is not None and self.right.display is not None:
             self._on_left_window(self.left.current_window.center, self.left.current_window.width)
 
-    def _reference(self, view: ImageView) -> WindowPreset:
-        """``view``'s automatic window (what linking is relative to), once per image shown."""
-        display = view.display
-        assert display is not None
-        cached = self._references.get(id(view))
-        if cached is None or cached[0] is not display:
-            cached = (display, display.auto_window())
-            self._references[id(view)] = cached
-        return cached[1]
-
     def _copy_window(self, source: ImageView, target: ImageView) -> None:
-        """Carry ``source``'s window to ``target`` relatively (:func:`relative_window`): the same
-        place and width in each image's own value range, never the same values."""
-        if not self.linked or target.display is None or source.display is None:
-            return
-        window = relative_window(source.current_window, self._reference(source),
-                                 self._reference(target))
-        blocker = QSignalBlocker(target)  # the target must not echo the window back
-        try:
-            target.set_window(window.center, window.width)
-        finally:
-            blocker.unblock()
+        if self.linked:
+            self.window_link.carry(source, target)
 
     def _on_left_window(self, _center: float, _width: float) -> None:
         self._copy_window(self.left, self.right)
