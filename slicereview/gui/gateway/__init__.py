@@ -124,6 +124,13 @@ class ProjectGateway(QObject):
         return self.project is not None
 
     @property
+    def folder(self) -> Path | None:
+        """The open project file's folder, where file dialogs open (gui/common/file_dialogs);
+        ``None`` for a server project or when none is open."""
+        path = self.project.path if self.project is not None else None
+        return path.absolute().parent if path is not None else None
+
+    @property
     def server_down(self) -> bool:
         """Whether a call just gave up reaching the project's server (views then keep what
         they show instead of re-reading it)."""

@@ -27,7 +27,6 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListView,
@@ -42,6 +41,7 @@ from slicereview.app.rating.run import BT_METHOD, Z95, RankingRow
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import thumbnail
 from slicereview.engines.imaging.limits import Limits
+from slicereview.gui.common import file_dialogs
 from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.browser import qimage_from_grey
 from slicereview.gui.common.image_view import ImageView
@@ -296,10 +296,10 @@ class RankingGrid(QWidget):
             return
         name = self.gateway.rating.run(self.session_id).session.name
         safe = "".join(c if c.isalnum() or c in "-_ " else "_" for c in name).strip()
-        path, _ = QFileDialog.getSaveFileName(self, "Export ranking", f"{safe}.csv",
-                                              "CSV (*.csv)")
-        if path:
-            self.export_csv(Path(path))
+        path = file_dialogs.save_file(self, "Export ranking", "csv", f"{safe}.csv",
+                                      "CSV (*.csv)", self.gateway.folder)
+        if path is not None:
+            self.export_csv(path)
 
     def export_csv(self, path: Path) -> int:
         assert self.session_id is not None, "no session shown"

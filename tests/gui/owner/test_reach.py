@@ -125,6 +125,23 @@ def test_groups_dialog(qtbot, open_window, project_file) -> None:
         assert p.raters.by_name("bob").group is None
 
 
+def test_groups_dialog_shows_a_long_group_name_on_one_line(qtbot, open_window,
+                                                           project_file) -> None:
+    w = open_window(project_file)
+    w.owner_menu.actions["groups"].trigger()
+    groups = w.owner_menu.dialog
+    groups.select_names(["ann"])
+    groups.group_box.setEditText("A0 (no feedback)")
+    qtbot.mouseClick(groups.put_button, _L)
+    qtbot.waitExposed(groups)
+    table = groups.table
+    row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == "ann")
+    text = table.item(row, 1).text()
+    assert text == "A0 (no feedback)"
+    assert table.columnWidth(1) > table.fontMetrics().horizontalAdvance(text)
+    assert not table.wordWrap()
+
+
 def test_a_new_batch_asks_for_phase_and_images(qtbot, open_window, project_file) -> None:
     with Project.open(project_file) as p:
         for name in ("ann", "bob"):
