@@ -28,6 +28,8 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
     # The decoding children's log of what native decoders print (a child started in this
     # test writes there).
     monkeypatch.setenv("SLICEREVIEW_LOG_DIR", str(tmp_path_factory.mktemp("log")))
+    # The file cache of images a server project holds (fetched from the database).
+    monkeypatch.setenv("SLICEREVIEW_FILE_CACHE", str(tmp_path_factory.mktemp("file-cache")))
 
 
 @pytest.fixture(scope="session")

@@ -155,6 +155,12 @@ class Images(Part):
             new = [im for im in images if (im.frame, im.axis, im.slice_index) not in have]
             return self.insert_images(source_id, new)
 
+    def remove_source(self, source_id: int) -> None:
+        """Delete a source with its images and held bytes (an import taking back a file
+        that changed while it was read; nothing may refer to its images yet)."""
+        with self.transaction():
+            self.db.execute("DELETE FROM sources WHERE id = ?", (source_id,))
+
     def get(self, image_id: int) -> Image:
         """One image; ``KeyError`` when the project has none with that id."""
         row = self.db.execute(f"{_IMAGE_SELECT} WHERE images.id = ?", (image_id,)).fetchone()
@@ -225,16 +231,19 @@ class Images(Part):
     # -- missing files and relinking -------------------------------------------------------
     def local_files(self) -> tuple[str, list[tuple[int, str]]]:
         """The folder stored paths are relative to (``""`` for none) and ``(source id,
-        stored path)`` of every source read from disk, not from a PACS (one SELECT; for
-        :func:`missing_files`, which may run in another thread)."""
+        stored path)`` of every source read from disk, not from a PACS nor from the bytes the
+        project holds (one SELECT; for :func:`missing_files`, which may run in another
+        thread)."""
         remote = {r[0] for r in self.db.execute("SELECT source_id FROM dicomweb_sources")}
         folder = "" if self.folder is None else os.fspath(self.folder)
         return folder, [(r[0], r[1]) for r in self.db.execute(
-            "SELECT id, path FROM sources ORDER BY id") if r[0] not in remote]
+            "SELECT id, path FROM sources WHERE sha256 NOT IN (SELECT sha256 FROM blobs "
+            "WHERE part = 0) ORDER BY id") if r[0] not in remote]
 
     def missing_sources(self) -> list[Source]:
         """Sources whose file is not where the project says it is (a source on a PACS is
-        never missing: its pixels are fetched again)."""
+        never missing: its pixels are fetched again; nor is one whose bytes the project
+        holds, :mod:`.blobs`)."""
         missing = {i for i, _ in missing_files(*self.local_files())}
         return [s for s in self.sources() if s.id in missing] if missing else []
 

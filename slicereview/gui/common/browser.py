@@ -44,6 +44,7 @@ from slicereview.gui.common.image_rows import ID_ROLE, ImageIndex, ImageRows, Ro
 from slicereview.model import Image
 
 if TYPE_CHECKING:
+    from slicereview.app.images.file_cache import HeldFile
     from slicereview.engines.dicomweb.cache import RemoteInstance
 
 THUMB = 96
@@ -74,8 +75,8 @@ def qimage_from_grey(array: np.ndarray) -> QImage:
     return image.copy()
 
 
-def _thumbnail(path: Path | RemoteInstance, image: Image, limits: Limits,
-               check: Callable[[Image, Path | RemoteInstance], bool]) -> np.ndarray:
+def _thumbnail(path: Path | RemoteInstance | HeldFile, image: Image, limits: Limits,
+               check: Callable[[Image, Path | RemoteInstance | HeldFile], bool]) -> np.ndarray:
     """Worker thread (plain data only): the ``uint8`` thumbnail, made in the decoding child
     process, of a file that is still the one imported (``check``)."""
     check(image, path)
@@ -158,7 +159,8 @@ class ProjectBrowser(QWidget):
         self.decoded: Callable[[int], DisplayImage | None] = lambda _image_id: None
         #: Raises when an image's file changed since its import (the main window sets it to
         #: :meth:`~slicereview.app.images.limits.ImportedFiles.check` of the gateway).
-        self.check: Callable[[Image, Path | RemoteInstance], bool] = lambda _image, _path: False
+        self.check: Callable[[Image, Path | RemoteInstance | HeldFile], bool] = (
+            lambda _image, _path: False)
         self._wanted: dict[int, Row] = {}  # thumbnails to request when the event loop runs
         self._requested: set[int] = set()
         #: Thumbnails requested so far (a test counts them: bounded by the screen).

@@ -29,6 +29,7 @@ from slicereview.app.images.limits import shown
 from slicereview.model import Image
 
 if TYPE_CHECKING:
+    from slicereview.app.images.file_cache import HeldFile
     from slicereview.engines.dicomweb.cache import RemoteInstance
 
 #: Images read per query when a row is painted.
@@ -54,7 +55,7 @@ class ImageIndex(Protocol):
 
     def images_of(self, ids: Sequence[int]) -> list[Image]: ...
 
-    def file_of(self, image: Image) -> Path | RemoteInstance: ...
+    def file_of(self, image: Image) -> Path | RemoteInstance | HeldFile: ...
 
 
 @dataclass
@@ -62,7 +63,7 @@ class Row:
     """What one painted row shows (read a page at a time)."""
 
     image: Image
-    path: Path | RemoteInstance
+    path: Path | RemoteInstance | HeldFile
     text: str  # case id, file name, slice or frame, "(missing file)"
     exists: bool
 

@@ -31,6 +31,7 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, QTimer, Signal
 
 from slicereview.app import undo
 from slicereview.app.errors import NoProjectError
+from slicereview.app.images import file_cache
 from slicereview.app.images.limits import ImportedFiles, project_limits
 from slicereview.app.images.pacs import Credentials, Locator
 from slicereview.engines.imaging import isolated
@@ -53,6 +54,7 @@ from slicereview.store.errors import ConnectionLostError
 from slicereview.store.images import missing_files
 
 if TYPE_CHECKING:
+    from slicereview.app.images.file_cache import HeldFile
     from slicereview.engines.dicomweb.cache import RemoteInstance
 
 T = TypeVar("T")
@@ -180,6 +182,7 @@ class ProjectGateway(QObject):
             self._missing.forget()
             self.rereads.clear()
             self.project.close()
+            file_cache.close_connections()  # (kept for fetching the project's held files)
             self.project = None
             for service in (self.rating, self.annotate, self.review):
                 service.reset()  # cached engines and undo histories belong to the project
@@ -299,7 +302,7 @@ class ProjectGateway(QObject):
         return self.project.images.all()
 
     def refresh_locations(self) -> None:
-        """Read again which images are on a PACS (after an import)."""
+        """Read again which images are on a PACS or held in the project (after an import)."""
         if self.project is not None:
             self._locator = Locator(self.project, self.credentials)
 
@@ -319,15 +322,16 @@ class ProjectGateway(QObject):
     def images_of(self, ids: Sequence[int]) -> list[Image]:
         return self.open_project.images.all(ids)
 
-    def file_of(self, image: Image) -> Path | RemoteInstance:
-        """Where ``image`` is read from: its file, or for an image on a PACS the path-like
+    def file_of(self, image: Image) -> Path | RemoteInstance | HeldFile:
+        """Where ``image`` is read from: its file, for an image on a PACS the path-like
         :class:`~slicereview.engines.dicomweb.cache.RemoteInstance` (its cache file, fetched
-        again in the decoding child when missing)."""
+        again in the decoding child when missing), for a file the project holds a
+        :class:`~slicereview.app.images.file_cache.HeldFile` (fetched into the file cache)."""
         if self._locator is None or self._locator.project is not self.open_project:
             self._locator = Locator(self.open_project, self.credentials)
         return self._locator.file_of(image)
 
-    def _load(self, path: Path | RemoteInstance, image: Image) -> DisplayImage:
+    def _load(self, path: Path | RemoteInstance | HeldFile, image: Image) -> DisplayImage:
         # An image the import already decoded in the child is decoded here while its file is
         # still the imported one (no child start-up before the first image); any other goes
         # to the child, where an abort is harmless; a changed file is not decoded at all.

@@ -49,6 +49,7 @@ from slicereview.gui.gateway import ProjectGateway
 from slicereview.model import Image
 
 if TYPE_CHECKING:
+    from slicereview.app.images.file_cache import HeldFile
     from slicereview.engines.dicomweb.cache import RemoteInstance
 
 THUMB = 128
@@ -61,8 +62,8 @@ PAD = 16
 PAGE = 200
 
 
-def _thumbnail(path: Path | RemoteInstance, image: Image, limits: Limits,
-               check: Callable[[Image, Path | RemoteInstance], bool]) -> np.ndarray:
+def _thumbnail(path: Path | RemoteInstance | HeldFile, image: Image, limits: Limits,
+               check: Callable[[Image, Path | RemoteInstance | HeldFile], bool]) -> np.ndarray:
     """Worker thread (plain data only, no project connection): a crash-safe ``uint8``
     thumbnail of a file still the one imported (``check``: the gateway's file check)."""
     check(image, path)
