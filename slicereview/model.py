@@ -200,6 +200,19 @@ class NewImage:
     info: dict | None = None
 
 @dataclass(frozen=True)
+class NewSource:
+    """One file for :meth:`~slicereview.store.images.Images.add_sources` (bulk): its path,
+    SHA-256, format, size in bytes, images and technical info."""
+
+    path: str
+    sha256: str
+    format: str
+    size_bytes: int
+    images: tuple[NewImage, ...]
+    info: dict | None = None
+
+
+@dataclass(frozen=True)
 class DicomwebRef:
     """Where a source lives on a PACS: the DICOMweb service's base URL (no credentials) and
     the instance's Study, Series and SOP Instance UIDs."""

@@ -90,13 +90,16 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def _isolated_settings(tmp_path_factory: pytest.TempPathFactory,
                        monkeypatch: pytest.MonkeyPatch) -> None:
     """No test reads or writes the real user's settings (recent projects, window layout), log
-    or PACS cache."""
+    PACS cache or server file cache."""
     user = tmp_path_factory.mktemp("user")
     for variable, name in (("SLICEREVIEW_CONFIG_DIR", "config"),
                            # the decoding children's log of what native decoders print (a
                            # child started in this test writes there)
                            ("SLICEREVIEW_LOG_DIR", "log"),
-                           ("SLICEREVIEW_DICOMWEB_CACHE", "dicomweb-cache")):
+                           ("SLICEREVIEW_DICOMWEB_CACHE", "dicomweb-cache"),
+                           # the file cache of images a server project holds (fetched from
+                           # the database)
+                           ("SLICEREVIEW_FILE_CACHE", "file-cache")):
         (user / name).mkdir()
         monkeypatch.setenv(variable, str(user / name))
 

@@ -134,7 +134,7 @@ def test_temporary_and_user_folders_are_inside_pytest_s_base_temp(
     assert Path(tempfile.gettempdir()).is_relative_to(sandbox)
     assert Path(tempfile.mkdtemp()).is_relative_to(sandbox)
     for variable in ("SLICEREVIEW_CONFIG_DIR", "SLICEREVIEW_LOG_DIR",
-                     "SLICEREVIEW_DICOMWEB_CACHE"):
+                     "SLICEREVIEW_DICOMWEB_CACHE", "SLICEREVIEW_FILE_CACHE"):
         assert Path(os.environ[variable]).is_relative_to(base), variable
     if platform.system() == "Linux":  # (platformdirs follows the XDG variables there)
         for folder in (platformdirs.user_config_dir("slicereview"),

@@ -49,6 +49,21 @@ def add_person(project: Project, name: str, role: Role) -> int:
     return project.raters.add(name, role)
 
 
+def add_login(project: Project, name: str, role: Role) -> tuple[int, str | None]:
+    """:func:`add_person` on a server project with the person's own login (named as the
+    rater), in one transaction: the rater's id and the new login's one-time password
+    (``None`` when the login exists already: it keeps its password). What the login may read
+    and change is then enforced by the database (docs/server.md, "People, logins and blinding").
+    ``ValueError`` on a project file, or when this connection may not create logins."""
+    if not project.is_server:
+        raise ValueError("A project file has no logins: people get the file (or a work "
+                         "package); logins are for a project on a server.")
+    with project.transaction():
+        rater_id = add_person(project, name, role)
+        password = project.raters.grant_login(name.strip())
+    return rater_id, password
+
+
 def person(project: Project, ref: str) -> Rater:
     """The rater named ``ref`` (or with the id ``ref``); one sentence when there is none."""
     found = project.raters.by_name(ref.strip())

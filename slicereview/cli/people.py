@@ -34,6 +34,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--role", default="annotator", choices=("annotator", "reviewer", "owner"),
                    help="what they do (default annotator)")
     p.add_argument("--group", help="an annotator's group")
+    p.add_argument("--no-login", action="store_true",
+                   help="on a server project: do not make a login for them (by default the "
+                        "person gets a PostgreSQL login of their name, whose one-time "
+                        "password is printed; docs/server.md)")
     p.set_defaults(func=cmd_add)
     p = acts.add_parser("group", help="put annotators in a group (batches can be assigned to "
                                       "a whole group)")
@@ -80,12 +84,23 @@ def cmd_add(args: argparse.Namespace) -> int:
     from slicereview.app.people import add_person, set_group
     from slicereview.model import Role
 
+    login, password = False, None
     with open_project(args.project) as project:
-        rater = add_person(project, args.name, Role(args.role))
+        if project.is_server and not args.no_login:
+            from slicereview.app.people import add_login
+
+            rater, password = add_login(project, args.name, Role(args.role))
+            login = True
+        else:
+            rater = add_person(project, args.name, Role(args.role))
         if args.group:
             set_group(project, [rater], args.group)
     print(f"{args.name.strip()} is a {args.role}" + (f" in group {args.group.strip()}"
                                                     if args.group else ""))
+    if password is not None:
+        print(f"login {args.name.strip()!r}, password (shown once, not stored): {password}")
+    elif login:
+        print(f"login {args.name.strip()!r} exists on this server: it keeps its password")
     return 0
 
 

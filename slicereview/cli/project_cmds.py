@@ -1,4 +1,5 @@
-"""Project commands: ``open``, ``new``, ``copy``, ``import``, ``relink``, ``info``, ``demo``.
+"""Project commands: ``open``, ``new``, ``copy``, ``hold``, ``import``, ``relink``, ``info``,
+``demo``.
 
 Every PROJECT is a location: a project file or a server project's ``postgresql://`` URL
 (:mod:`slicereview.store.location`).
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from slicereview.cli._common import ProgressBar, add_project_argument
 from slicereview.store import SUFFIX, Project
-from slicereview.store.location import as_location, describe
+from slicereview.store.location import as_location, describe, is_server
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,7 +45,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("source", type=as_location, help="the project to copy (file or URL)")
     p.add_argument("dest", type=as_location,
                    help="a new project file, or the URL of an empty database")
+    p.add_argument("--hold", action="store_true",
+                   help="then hold the bytes of every image file the copy references by path "
+                        "in the copy itself (as `slicereview hold DEST`): people on other "
+                        "machines see the images with only the URL")
     p.set_defaults(func=cmd_copy)
+
+    p = sub.add_parser("hold", help="store the bytes of the project's image files in the "
+                       "project itself (a server project usable from any machine)",
+                       description="Store the original bytes of every image file the project "
+                       "references by path in the project (once per content; docs/server.md), "
+                       "so that people who are not on this disk see the images. Files that "
+                       "are missing, changed since their import or keep their pixels in a "
+                       "second file stay references and are listed (exit code 1).")
+    add_project_argument(p)
+    p.set_defaults(func=cmd_hold)
 
     p = sub.add_parser("import", help="add image files or folders (recursive), or images from "
                        "a PACS over DICOMweb, to a project",
@@ -73,6 +88,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "0 = axial for most NIfTI/DICOM volumes (default), 1 = coronal, "
                         "2 = sagittal")
     p.add_argument("--create", action="store_true", help="create the project if it does not exist")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--embed", dest="hold", action="store_true", default=None,
+                       help="store each new file's bytes in the project (the default on a "
+                            "server project; docs/server.md)")
+    where.add_argument("--reference", dest="hold", action="store_false",
+                       help="keep references to the files' paths only (the default on a "
+                            "project file; on a server, for sites with shared storage: "
+                            "`relink` per machine)")
     limits = p.add_argument_group(
         "size limits", "checked from each file's header before decoding; a value given here "
         "is stored in the project (the viewer uses it too) and kept for later imports")
@@ -169,7 +192,29 @@ def cmd_copy(args: argparse.Namespace) -> int:
     shown = ", ".join(f"{counts[t]} {t}" for t in ("images", "raters", "sessions", "answers",
                                                    "annotations", "polygons", "reviews"))
     print(f"Copied {describe(args.source)} to {describe(args.dest)}: {shown}.")
+    if args.hold:
+        args.project = args.dest
+        return cmd_hold(args)
+    if is_server(args.dest):
+        with Project.open(args.dest, read_only=True) as project:
+            referenced = len(project.images.sources()) - len(project.blobs.held()) - len(
+                project.dicomweb.refs())
+        if referenced > 0:
+            print(f"{referenced} image file(s) are referenced by path: other machines need "
+                  f"them at the same paths, or hold them in the project with `slicereview "
+                  f"hold {describe(args.dest)}`.")
     return 0
+
+
+def cmd_hold(args: argparse.Namespace) -> int:
+    from slicereview.app.images.embedding import hold_files
+
+    with Project.open(args.project) as project:
+        report = hold_files(project, progress=ProgressBar("Holding"))
+    print(report.summary())
+    for path, why in report.referenced:
+        print(f"  still referenced: {path}: {why}")
+    return 1 if report.referenced else 0
 
 
 def _limit_changes(args: argparse.Namespace) -> dict[str, float]:
@@ -204,7 +249,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         limits = set_project_limits(project, **_limit_changes(args)) \
             if _limit_changes(args) else None
         report = import_paths(project, args.paths, slices=slices,
-                              progress=ProgressBar("Importing"), limits=limits)
+                              progress=ProgressBar("Importing"), limits=limits, hold=args.hold)
     print(report.summary())
     for line in report.details():
         print(f"  {line}")
@@ -230,6 +275,10 @@ def cmd_info(args: argparse.Namespace) -> int:
         print(f"Project: {project.name}  ({project.describe()})")
         for table, n in project.counts().items():
             print(f"  {table:12s} {n}")
+        held = project.blobs.held()
+        if held:
+            print(f"Image files held in the project: {len(held)} "
+                  f"({project.blobs.total_bytes() / (1 << 20):.1f} MiB)")
         missing = project.images.missing_sources()
         if missing:
             print(f"Missing files: {len(missing)} (fix with `slicereview relink "

@@ -3,6 +3,8 @@
 
 * ``batch PROJECT NAME --phase P --cases C000001,C000002 [--groups A,B] [--annotators x,y]
   [--min-dice 0.6] [--alpha-threshold 0.667 --max-annotators 3 --low-action assign|review]``
+  ``[--per-image K]`` (hand the images out by claims, :mod:`slicereview.app.qa.claiming`)
+* ``claim PROJECT --batch B --annotator NAME`` prints the next image's case id and file
 * ``gold PROJECT --case C000001 (--mask FILE.png | --annotation ID)``
 * ``onboarding PROJECT --batch B`` prints the pre-filter; ``--decide NAME --owner OWNER``
   with ``--go-on``/``--stop`` (an override needs ``--reason``) or neither (confirm it).
@@ -39,7 +41,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--low-action", choices=("assign", "review"), default="assign",
                    help="below the threshold: assign one more annotator (default) or flag "
                         "the image 'review first'")
+    p.add_argument("--per-image", type=int, metavar="K",
+                   help="hand the images out by claims: each needs K annotators from those "
+                        "assigned, who ask for work with `slicereview claim` (default: every "
+                        "assigned annotator annotates every image)")
     p.set_defaults(func=cmd_batch)
+
+    p = sub.add_parser("claim", help="the next image an annotator should annotate in a batch "
+                       "handed out by claims (claimed for them)")
+    add_project_argument(p)
+    p.add_argument("--batch", required=True, help="the batch's name")
+    p.add_argument("--annotator", required=True, help="who asks (an annotator's name)")
+    p.set_defaults(func=cmd_claim)
 
     p = sub.add_parser("gold", help="set the gold standard of an image")
     add_project_argument(p)
@@ -99,8 +112,26 @@ def cmd_batch(args: argparse.Namespace) -> int:
             project, args.name, args.phase, _cases(project, _names(args.cases)), raters=raters,
             groups=_names(args.groups), min_dice=args.min_dice,
             alpha_threshold=args.alpha_threshold, max_annotators=args.max_annotators,
-            low_action=args.low_action)
+            low_action=args.low_action, annotators_per_image=args.per_image)
         print(f"batch {args.name} ({args.phase}, id {batch}): {len(_names(args.cases))} images")
+    return 0
+
+
+def cmd_claim(args: argparse.Namespace) -> int:
+    from slicereview.app.qa.claiming import next_image
+
+    with open_project(args.project) as project:
+        batch = project.workflow.batch_by_name(args.batch)
+        if batch is None:
+            raise ValueError(f"no batch named {args.batch!r} in this project")
+        image_id = next_image(project, _rater(project, args.annotator, "annotator"), batch.id)
+        if image_id is None:
+            claimed, total = project.slots.counts(batch.id)
+            print(f"nothing left for {args.annotator} in batch {args.batch} ({claimed} of "
+                  f"{total} slots claimed)")
+            return 1
+        image = project.images.get(image_id)
+        print(f"{image.case_id}\t{image.path}")
     return 0
 
 

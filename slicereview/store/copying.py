@@ -40,7 +40,7 @@ TABLES = (
     "image_set_members", "sessions", "answers", "grades", "guidelines", "annotations",
     "polygons", "questions", "reviews", "review_features", "batches", "batch_assignments",
     "gold", "gold_scores", "qualifications", "image_flags", "guideline_views",
-    "guideline_entries", "merge_conflicts",
+    "guideline_entries", "merge_conflicts", "blobs", "slots",
 )
 
 #: Rows per batch read from the source (memory stays small for big projects).
@@ -64,6 +64,13 @@ def _order(table: str) -> str:
 
 def _rows(db: Database, table: str, names: Sequence[str],
           convert: Callable[[tuple], tuple] | None) -> Iterator[tuple]:
+    if table == "blobs":  # parts of files: one at a time (a driver may read a whole result)
+        keys = db.execute("SELECT sha256, part FROM blobs ORDER BY sha256, part").fetchall()
+        for sha, part in keys:
+            data = db.execute("SELECT data FROM blobs WHERE sha256 = ? AND part = ?",
+                              (sha, part)).fetchone()[0]
+            yield sha, part, bytes(data)
+        return
     cur = db.execute(f"SELECT {', '.join(names)} FROM {table} ORDER BY {_order(table)}")
     while True:
         batch = cur.fetchmany(_BATCH)
@@ -75,13 +82,17 @@ def _rows(db: Database, table: str, names: Sequence[str],
 
 
 def copy_tables(source: Database, dest: Database,
-                source_path: Callable[[str], str] | None = None) -> dict[str, int]:
+                source_path: Callable[[str], str] | None = None,
+                without: Sequence[str] = ()) -> dict[str, int]:
     """Copy every row of every table from ``source`` into ``dest`` (same schema version, inside
     a transaction of ``dest``, after ``dest``'s own ``meta`` rows are deleted). ``source_path``
-    rewrites ``sources.path``. Returns rows per table."""
+    rewrites ``sources.path``; the tables named in ``without`` are left empty. Returns rows
+    per table."""
     counts: dict[str, int] = {}
     dest.execute("DELETE FROM meta")
     for table in TABLES:
+        if table in without:
+            continue
         names = columns(table)
         convert = None
         if table == "sources" and source_path is not None:

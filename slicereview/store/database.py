@@ -57,9 +57,10 @@ class Database(ABC):
         new rows of ``tables`` get ids after the largest."""
 
     @abstractmethod
-    def copy_to_file(self, dest: Path) -> None:
+    def copy_to_file(self, dest: Path, without: Sequence[str] = ()) -> None:
         """Write the whole project to a new project file ``dest`` (rows and ids as they
-        are, stored image paths too)."""
+        are, stored image paths too); the rows of the tables in ``without`` may be left out
+        (a caller that deletes them anyway saves copying them)."""
 
     @abstractmethod
     def json_has_key(self, column: str, key: str) -> tuple[str, object]:
@@ -71,6 +72,22 @@ class Database(ABC):
         """One user intent: committed when the block ends, rolled back when it raises
         (:class:`~.errors.ProjectBusyError` when another writer held the lock too long).
         Nested use joins the outer transaction."""
+
+    def grant_login(self, name: str) -> str | None:
+        """Let the server login ``name`` use the project, as the rater of that name, with
+        the database keeping annotators blind to each other (:mod:`.postgres_access`): a new
+        login's one-time password, ``None`` for an existing login. A file has no logins."""
+        raise ValueError("A project file has no logins: people get the file (or a work "
+                         "package); logins are for a project on a server.")
+
+    @abstractmethod
+    def claim_transaction(self, key: int) -> AbstractContextManager[object]:
+        """A short transaction that claims rows locked with :attr:`skip_locked`: on a server
+        it takes a row lock per claimed row and an advisory lock of ``key`` only (claims of
+        different keys run at once; no change notice), on a file it is :meth:`transaction`."""
+
+    #: The locking clause of a claim's ``SELECT`` (``FOR UPDATE SKIP LOCKED`` on a server).
+    skip_locked = ""
 
     @property
     @abstractmethod
@@ -120,8 +137,8 @@ class SqliteDatabase(Database):
     def reset_ids(self, tables: Iterable[str]) -> None:
         """Nothing to do: SQLite gives a new row the largest id + 1."""
 
-    def copy_to_file(self, dest: Path) -> None:
-        """SQLite's backup API: the file as it is committed now."""
+    def copy_to_file(self, dest: Path, without: Sequence[str] = ()) -> None:
+        """SQLite's backup API: the file as it is committed now (all of it)."""
         out = sqlite3.connect(dest)
         try:
             self.conn.backup(out)
@@ -130,6 +147,10 @@ class SqliteDatabase(Database):
 
     def json_has_key(self, column: str, key: str) -> tuple[str, object]:
         return f"json_type({column}, ?) IS NOT NULL", '$."' + key.replace('"', '\\"') + '"'
+
+    def claim_transaction(self, key: int) -> AbstractContextManager[object]:
+        """:meth:`transaction`: a file has one writer at a time anyway."""
+        return self.transaction()
 
     def transaction(self) -> AbstractContextManager[object]:
         """``BEGIN IMMEDIATE`` ... ``COMMIT`` (see :func:`.connection.transaction`)."""

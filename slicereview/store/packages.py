@@ -30,7 +30,7 @@ class Packages(Part):
         dest = Path(dest)
         if dest.exists():
             raise FileExistsError(f"{dest} exists")
-        self.db.copy_to_file(dest)
+        self.db.copy_to_file(dest, without=("blobs",))
         out = sqlite3.connect(dest)
         try:
             out.execute("PRAGMA foreign_keys = ON")
@@ -63,6 +63,8 @@ class Packages(Part):
 
 
 _SUBSET_SQL = (
+    "DELETE FROM blobs",  # (the package carries the image files themselves)
+    "DELETE FROM slots WHERE rater_id IS NOT :rater",  # (its own claims stay: its images)
     "DELETE FROM review_features",
     "DELETE FROM gold",
     "DELETE FROM gold_scores",

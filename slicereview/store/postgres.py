@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 
 from slicereview.store import postgres_link as link
 from slicereview.store.database import Database
-from slicereview.store.errors import ConnectionLostError, ProjectBusyError
+from slicereview.store.errors import ConnectionLostError, ProjectBusyError, ServerError
 from slicereview.store.location import describe
 from slicereview.store.postgres_schema import STATE_TABLE
 from slicereview.store.schema import APPLICATION_ID
@@ -40,6 +40,11 @@ CHANNEL = "slicereview"
 CHANGED = "change"
 #: Key of the advisory lock every write transaction holds ("SRvw" as a number).
 WRITE_LOCK = APPLICATION_ID
+#: SQLSTATE of a statement the login's privileges or row-level security refuse.
+NOT_ALLOWED = "42501"
+#: First key of the two-key advisory lock of a claim (:meth:`PostgresDatabase.claim_transaction`;
+#: a 32-bit number, "SRcl").
+CLAIM_LOCK = 0x5352636C
 BUSY_MESSAGE = ("The project is busy (another user is writing to it); nothing was saved "
                 "yet, try again in a moment.")
 
@@ -176,13 +181,14 @@ class PostgresDatabase(Database):
                 "coalesce(pg_sequence_last_value(s), 0)) + 1, false) "
                 f"FROM CAST(pg_get_serial_sequence('{table}', 'id') AS regclass) AS s")
 
-    def copy_to_file(self, dest: Path) -> None:
-        """Every row into a new project file (:mod:`.copying`; stored paths as they are)."""
+    def copy_to_file(self, dest: Path, without: Sequence[str] = ()) -> None:
+        """Every row into a new project file (:mod:`.copying`; stored paths as they are),
+        except those of the tables named in ``without``."""
         from slicereview.store.connection import create_file
         from slicereview.store.copying import copy_tables
 
         def fill(db: Database) -> None:
-            copy_tables(self, db)
+            copy_tables(self, db, without=without)
 
         create_file(dest, fill)
 
@@ -231,8 +237,41 @@ class PostgresDatabase(Database):
                 raise ConnectionLostError(_LOST_NOT_SAVED, saved=False, may_retry=True) from exc
             if self._open_transaction() and not self.conn.closed:
                 self.conn.execute("ROLLBACK")
-            if is_busy(exc):
-                raise ProjectBusyError(BUSY_MESSAGE) from exc
+            _refused(exc)
+            raise
+        finally:
+            self._depth = 0
+
+    skip_locked = " FOR UPDATE SKIP LOCKED"
+
+    def grant_login(self, name: str) -> str | None:
+        """:func:`.postgres_access.grant_login` (in the caller's transaction)."""
+        from slicereview.store.postgres_access import grant_login
+
+        return grant_login(self.conn, name)
+
+    @contextmanager
+    def claim_transaction(self, key: int) -> Iterator[object]:
+        """``BEGIN``, an advisory lock of (:data:`CLAIM_LOCK`, ``key``) -- one claim per key
+        at a time, e.g. per annotator --, the caller's ``SELECT ... FOR UPDATE SKIP LOCKED``
+        and update, ``COMMIT``; not the write lock, so claims of different keys run at once
+        (nor the change counter: a claim changes nothing another window shows). Nested use
+        joins the outer transaction."""
+        if self.in_transaction:
+            yield self
+            return
+        self._depth = 1
+        try:
+            if self.conn.broken or self.conn.closed:
+                self.reconnect("the connection had been closed")
+            self.conn.execute("BEGIN")
+            self.conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (CLAIM_LOCK, key))
+            yield self
+            self.conn.execute("COMMIT")
+        except BaseException as exc:
+            if self._open_transaction() and not self.conn.closed:
+                self.conn.execute("ROLLBACK")
+            _refused(exc)
             raise
         finally:
             self._depth = 0
@@ -322,6 +361,18 @@ _LOST_UNKNOWN = ("The connection to the server was lost while this change was be
                  "again before)")
 _LOST_WAITING = ("The connection to the server is lost and being made again; nothing was "
                  "saved, try again in a moment.")
+
+
+def _refused(exc: BaseException) -> None:
+    """Raise the one-sentence error of a write the server refused: busy, or not allowed to
+    this login (its privileges or row-level security); else nothing."""
+    if is_busy(exc):
+        raise ProjectBusyError(BUSY_MESSAGE) from exc
+    if getattr(exc, "sqlstate", None) == NOT_ALLOWED:
+        raise ServerError(
+            "Your login may not change this (on a server, an annotator changes only their own "
+            "work; reviewers and owners the rest), so nothing was saved: "
+            f"{str(exc).strip().splitlines()[0]}") from exc
 
 
 def is_busy(exc: BaseException) -> bool:

@@ -185,6 +185,10 @@ def _migrate(db: PostgresDatabase) -> None:
             "SELECT table_name FROM information_schema.columns WHERE table_schema = "
             "current_schema() AND column_name = 'id' AND is_identity = 'YES'").fetchall())
         db.conn.execute(f"UPDATE {STATE_TABLE} SET schema_version = %s", (SCHEMA_VERSION,))
+        from slicereview.store.postgres_access import blinding_enabled, enable_blinding
+
+        if blinding_enabled(db.conn):  # (new tables get their policies before anyone's use)
+            enable_blinding(db.conn)
 
 
 def connect_server(url: str, *, read_only: bool = False,

@@ -5,7 +5,9 @@ area, each a small object over that database: ``project.images``, ``project.imag
 ``project.raters``, ``project.ratings`` (sessions, answers, grades), ``project.questions``,
 ``project.annotations``, ``project.polygons``, ``project.repeats``, ``project.reviews``,
 ``project.guidelines``, ``project.workflow`` (batches, gold, qualifications, flags),
-``project.packages`` and ``project.dicomweb`` (sources on a PACS). Each method that changes
+``project.packages``, ``project.dicomweb`` (sources on a PACS), ``project.blobs`` (the
+bytes of files held in the project) and ``project.slots`` (a batch's images handed out by
+claims). Each method that changes
 the project is one user intent and runs in one transaction, committed before it returns;
 :meth:`Project.transaction` groups several.
 Methods return frozen values from :mod:`slicereview.model`, never rows.
@@ -31,6 +33,7 @@ from types import TracebackType
 from slicereview import __version__
 from slicereview.store._base import now_iso
 from slicereview.store.annotations import Annotations
+from slicereview.store.blobs import Blobs
 from slicereview.store.connection import connect, create_file
 from slicereview.store.database import Database, SqliteDatabase
 from slicereview.store.dicomweb import Dicomweb
@@ -44,6 +47,7 @@ from slicereview.store.raters import Raters
 from slicereview.store.rating import Ratings
 from slicereview.store.repeats import Repeats
 from slicereview.store.reviews import Reviews
+from slicereview.store.slots import Slots
 from slicereview.store.workflow import Workflow
 
 #: Suggested suffix of project files.
@@ -80,6 +84,8 @@ class Project:
         self.workflow = Workflow(db, self.image_sets)
         self.packages = Packages(db)
         self.dicomweb = Dicomweb(db, self.images)
+        self.blobs = Blobs(db)
+        self.slots = Slots(db)
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod

@@ -20,6 +20,12 @@ class Raters(Part):
             )
         return new_id
 
+    def grant_login(self, name: str) -> str | None:
+        """Let the server login ``name`` (the rater's name) use the project
+        (:meth:`~.database.Database.grant_login`): its one-time password, or ``None``."""
+        with self.transaction():
+            return self.db.grant_login(name)
+
     def get(self, rater_id: int) -> Rater:
         row = self.db.execute("SELECT * FROM raters WHERE id = ?", (rater_id,)).fetchone()
         if row is None:

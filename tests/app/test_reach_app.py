@@ -36,7 +36,7 @@ from slicereview.engines.agreement import (
 from slicereview.engines.masks import binary_mask, rasterize
 from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
-from slicereview.store.schema import SCHEMA_VERSION
+from slicereview.store.schema import APPLICATION_ID, MIGRATIONS
 from tests.app.qa.test_packages import make_project, square
 
 
@@ -182,11 +182,13 @@ def test_question_rules(location, tmp_path: Path) -> None:
 @pytest.mark.file_only("a format-5 file made with raw SQLite; test_server.py migrates a server")
 def test_older_project_files_get_the_retired_column(tmp_path: Path) -> None:
     path = tmp_path / "old.srproj"
-    with Project.create(path) as p:
-        p.questions.add("q", "Q", "text")
-    conn = sqlite3.connect(path)
-    conn.execute("ALTER TABLE questions DROP COLUMN retired_at")
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+    conn = sqlite3.connect(path)  # a format-5 file, made by the migrations up to format 5
+    for migration in MIGRATIONS[:5]:
+        conn.executescript(migration)
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    conn.execute("PRAGMA user_version = 5")
+    conn.execute("INSERT INTO questions (position, scope, kind, name, title) "
+                 "VALUES (0, 'image', 'text', 'q', 'Q')")
     conn.commit()
     conn.close()
     with Project.open(path) as p:                                 # migrated on open

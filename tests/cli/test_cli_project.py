@@ -52,7 +52,8 @@ def test_moved_folder_is_reported_and_relinked(location, tmp_path: Path, capsys)
     project = location("p.srproj")
     src = _images(tmp_path / "study" / "images")
     (src / "broken.dcm").unlink()
-    assert main(["import", str(project), str(src), "--create"]) == 0
+    # (path references: a server project holds its files unless told --reference)
+    assert main(["import", str(project), str(src), "--create", "--reference"]) == 0
     shutil.move(tmp_path / "study", tmp_path / "moved")
     capsys.readouterr()
     assert main(["info", str(project)]) == 0

@@ -31,9 +31,12 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from slicereview.app.images import embedding
+from slicereview.app.images.embedding import holds_by_default
+from slicereview.app.images.import_report import ImportReport as ImportReport
 from slicereview.app.images.limits import (
     DECODED_AT_IMPORT,
     FILE_STAMP,
@@ -54,6 +57,7 @@ from slicereview.engines.imaging.importer import (
 from slicereview.engines.imaging.limits import Limits
 from slicereview.engines.imaging.parallel import GroupReader, decoding_children
 from slicereview.store import SUFFIX, Project
+from slicereview.store.blobs import ChangedFileError
 from slicereview.store.file_names import shown
 
 #: Files go to a decoding child in groups of at most this many files and seconds of hashing:
@@ -72,61 +76,6 @@ ProgressFn = Callable[[int, int, str], None]
 CancelFn = Callable[[], bool]
 
 
-@dataclass
-class ImportReport:
-    """What one :func:`import_paths` call did.
-
-    ``duplicates`` are the paths skipped because a file with the same SHA-256 is already in the
-    project (or earlier in the same import) — for a volume or multi-frame file, only when the
-    chosen slices/frames are all in the project already (new ones are added to it);
-    ``failed`` pairs a path with the reason it could not be imported; ``skipped`` pairs a
-    name that is not a regular file (a named pipe, a device, a link loop, a missing path)
-    with what it is -- it was never opened; ``warnings`` are
-    import-wide remarks (e.g. this import made the project mix "FOR PROCESSING" and
-    "FOR PRESENTATION" mammograms).
-    """
-
-    added_files: int = 0
-    added_images: int = 0
-    image_ids: list[int] = field(default_factory=list)
-    duplicates: list[str] = field(default_factory=list)
-    failed: list[tuple[str, str]] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    cancelled: bool = False
-
-    def summary(self) -> str:
-        """One line for the user, e.g. ``'3 files added (40 images); 1 duplicate skipped; ...'``."""
-        def n(k: int, word: str) -> str:
-            return f"{k} {word}{'' if k == 1 else 's'}"
-
-        text = (f"{n(self.added_files, 'file')} added ({n(self.added_images, 'image')}); "
-                f"{n(len(self.duplicates), 'duplicate')} skipped; {len(self.failed)} unreadable")
-        if self.skipped:
-            text += f"; {len(self.skipped)} not a file, skipped"
-        if self.cancelled:
-            text += "; cancelled"
-        return text
-
-    def details(self, limit: int = 20) -> list[str]:
-        """Lines for a terminal or dialog: warnings, then each unreadable file with its reason
-        and each duplicate (at most ``limit`` of each, then a count of the rest).
-
-        Example
-        -------
-        >>> ImportReport(failed=[("a.txt", "not a recognised image format")]).details()
-        ['unreadable: a.txt: not a recognised image format']
-        """
-        lines = [f"warning: {w}" for w in self.warnings]
-        for title, items in (("unreadable", [f"{p}: {r}" for p, r in self.failed]),
-                             ("not a file, skipped", [f"{p}: {r}" for p, r in self.skipped]),
-                             ("duplicate, skipped", self.duplicates)):
-            lines += [f"{title}: {item}" for item in items[:limit]]
-            if len(items) > limit:
-                lines.append(f"{title}: ... and {len(items) - limit} more")
-        return lines
-
-
 def import_paths(
     project: Project,
     paths: Sequence[str | os.PathLike[str]],
@@ -135,6 +84,7 @@ def import_paths(
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
     limits: Limits | None = None,
+    hold: bool | None = None,
 ) -> ImportReport:
     """Import files and folders into ``project``.
 
@@ -155,6 +105,9 @@ def import_paths(
         imported so far, and ``report.cancelled`` is True.
     limits
         Size limits checked from each header (default: the project's, :func:`project_limits`).
+    hold
+        Hold each new file's bytes in the project (:mod:`.embedding`); default: on a server
+        project yes, on a project file no (path references).
 
     Returns
     -------
@@ -182,7 +135,7 @@ def import_paths(
     files = iter_files(paths, skipped)
     report = ImportReport(skipped=[(shown(p), reason) for p, reason in skipped])
     seen: set[str] = set()
-    writer = _Writer(project, report)
+    writer = _Writer(project, report, holds_by_default(project) if hold is None else hold)
     total = len(files)
     children = decoding_children(total, GROUP_FILES)
     in_flight: deque[tuple[list[_Candidate], Future[list[EntriesOrError]]]] = deque()
@@ -245,8 +198,8 @@ class _Writer:
     to wait for a child anyway (at most every :data:`COMMIT_IDLE_S`), at least every
     :data:`COMMIT_EVERY_S` and at the end; no transaction stays open in between."""
 
-    def __init__(self, project: Project, report: ImportReport) -> None:
-        self.project, self.report = project, report
+    def __init__(self, project: Project, report: ImportReport, hold: bool) -> None:
+        self.project, self.report, self.hold = project, report, hold
         self.intents: dict[str, int] = {}
         self.pending: list[tuple[_Candidate, EntriesOrError]] = []
         self.last = time.monotonic()
@@ -268,7 +221,8 @@ class _Writer:
             self.broken = True  # until the commit succeeded
             with self.project.transaction():
                 for candidate, result in self.pending:
-                    _store(self.project, candidate, result, self.report, self.intents)
+                    _store(self.project, candidate, result, self.report, self.intents,
+                           self.hold)
             self.pending, self.broken = [], False
         self.last = time.monotonic()
 
@@ -317,8 +271,8 @@ def _prepare(project: Project, path: Path, report: ImportReport, seen: set[str]
 
 
 def _store(project: Project, c: _Candidate, result: EntriesOrError, report: ImportReport,
-           intents: dict[str, int]) -> None:
-    """Add a read file (or report why it was refused)."""
+           intents: dict[str, int], hold: bool) -> None:
+    """Add a read file (or report why it was refused); ``hold``: with its bytes."""
     if isinstance(result, ImagingError):
         report.failed.append((shown(c.path), shown(str(result))))
         return
@@ -343,6 +297,8 @@ def _store(project: Project, c: _Candidate, result: EntriesOrError, report: Impo
         # A volume or multi-frame file already in the project: add only the slices/frames this
         # selection picks that are not there yet (the user may pick more slices later).
         ids = project.images.add_to_source(c.known_source, images)
+        if hold:
+            _held(project, c, report, new=False)
         if not ids:
             report.duplicates.append(shown(c.path))
             return
@@ -350,12 +306,34 @@ def _store(project: Project, c: _Candidate, result: EntriesOrError, report: Impo
         report.image_ids.extend(ids)
         return
     ids = project.images.add_source(c.path, c.sha, c.fmt, images, info)
+    if hold and not _held(project, c, report, new=True):
+        return
     report.added_files += 1
     report.added_images += len(ids)
     report.image_ids.extend(ids)
     intent = str(info.get("presentation_intent") or "").upper()
     if intent:
         intents[intent] = intents.get(intent, 0) + 1
+
+
+def _held(project: Project, c: _Candidate, report: ImportReport, *, new: bool) -> bool:
+    """Hold the file's bytes (:func:`.embedding.hold`); False when it changed since it was
+    hashed: a ``new`` source is taken out again and the file reported (a known one keeps
+    its path reference, with a warning)."""
+    try:
+        warning = embedding.hold(project, c.path, c.sha)
+    except ChangedFileError as exc:
+        if not new:
+            report.warnings.append(f"{shown(c.path)}: {exc}")
+            return False
+        source = project.images.source_by_hash(c.sha)
+        if source is not None:
+            project.images.remove_source(source.id)
+        report.failed.append((shown(c.path), str(exc)))
+        return False
+    if warning:
+        report.warnings.append(warning)
+    return True
 
 
 _UNEXPECTED = ("slicereview could not read this file (an unexpected error; set "

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from slicereview.engines.imaging.errors import UnreadableImageError
+from slicereview.engines.imaging.fetched import FetchedFile
 from slicereview.engines.imaging.limits import Limits
 from slicereview.store.file_names import shown as shown  # (a file name fit to show)
 
@@ -78,13 +79,17 @@ class ImportedFiles:
 
     def refresh(self, project: Project | None) -> None:
         """Read the sources' hashes and sizes again (on the project's own thread)."""
-        self._sources = {} if project is None else {
-            s.id: (s.sha256, s.size_bytes) for s in project.images.sources()}
+        self._sources = {} if project is None else project.images.digests()
 
-    def check(self, image: Image, path: Path | RemoteInstance) -> bool:
+    def check(self, image: Image, path: Path | RemoteInstance | FetchedFile) -> bool:
         """Whether ``image`` may be decoded in this process; raises
         :class:`FileChangedError` when the file at ``path`` is not the imported one. A file
-        that cannot be looked at (missing) gives ``False``: the loader says what is wrong."""
+        that cannot be looked at (missing) gives ``False``: the loader says what is wrong.
+        A file whose bytes the project holds (a :class:`FetchedFile`) gives ``False``: its
+        copy was checked against the SHA-256 when it was fetched, and the decoding child
+        reads it (a copy in the user's cache folder is not trusted further)."""
+        if isinstance(path, FetchedFile):
+            return False
         try:
             st = os.stat(path)
         except OSError:

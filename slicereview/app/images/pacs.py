@@ -8,9 +8,12 @@ order, or from a prompt (the CLI asks on a terminal, the GUI in a dialog):
 * ``SLICEREVIEW_DICOMWEB_USER`` and ``SLICEREVIEW_DICOMWEB_PASSWORD``: HTTP basic (without
   the password, the prompt asks for it).
 
-**Where an image is read from** (:class:`Locator`): a file's absolute path, or for an image
+**Where an image is read from** (:class:`Locator`): a file's absolute path; for an image
 imported over DICOMweb a :class:`~slicereview.engines.dicomweb.cache.RemoteInstance` (its
-cached copy, fetched again in the decoding child when the cache lost it).
+cached copy, fetched again in the decoding child when the cache lost it); for a file whose
+bytes the project holds (a server project's import) a
+:class:`~slicereview.app.images.file_cache.HeldFile` (its copy in the file cache, fetched from
+the project when missing).
 
 Example
 -------
@@ -26,6 +29,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from slicereview.app.images.file_cache import HeldFile
+from slicereview.app.images.file_cache import cache_folder as file_cache_folder
 from slicereview.engines.dicomweb.auth import Auth, origin
 from slicereview.engines.dicomweb.cache import RemoteInstance, cache_folder
 
@@ -94,11 +99,17 @@ class Locator:
     def refresh(self) -> None:
         self._remote = self.project.dicomweb.refs()
         self._folder = str(cache_folder())
+        held = self.project.blobs.held()
+        self._held = {s.id: s for s in self.project.images.sources() if s.sha256 in held}
+        self._files = file_cache_folder()
 
     def is_remote(self, image: Image) -> bool:
         return image.source_id in self._remote
 
-    def file_of(self, image: Image) -> Path | RemoteInstance:
+    def file_of(self, image: Image) -> Path | RemoteInstance | HeldFile:
+        held = self._held.get(image.source_id)
+        if held is not None:
+            return HeldFile(self.project.location, held.sha256, held.path, self._files)
         entry = self._remote.get(image.source_id)
         if entry is None:
             return self.project.images.resolve(image.path)
@@ -107,9 +118,12 @@ class Locator:
                               auth=self.credentials.get(ref.url), folder=self._folder)
 
 
-def local_file(location: Path | RemoteInstance, max_bytes: int) -> Path:
-    """A readable file for ``location``: the file itself, or the PACS image's cache file
-    (fetched when missing; used for headers only, e.g. by the DICOM export)."""
+def local_file(location: Path | RemoteInstance | HeldFile, max_bytes: int) -> Path:
+    """A readable file for ``location``: the file itself, the PACS image's cache file
+    (fetched when missing; used for headers only, e.g. by the DICOM export), or a held
+    file's copy in the file cache."""
+    if isinstance(location, HeldFile):
+        return location.local()
     if isinstance(location, RemoteInstance):
         from slicereview.engines.dicomweb.cache import fetch
 

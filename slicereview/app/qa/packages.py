@@ -38,6 +38,7 @@ import uuid
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from slicereview import __version__
 from slicereview.app.images.limits import project_limits
@@ -47,6 +48,10 @@ from slicereview.model import Annotation, Phase, Polygon, Review, Role
 from slicereview.store import NewerProjectError, Project, ProjectError
 from slicereview.store._base import now_iso
 from slicereview.store.schema import SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from slicereview.app.images.file_cache import HeldFile
+    from slicereview.engines.dicomweb.cache import RemoteInstance
 
 FORMAT = 1
 MANIFEST = "manifest.json"
@@ -114,7 +119,7 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
         project.packages.write_subset(sub, rater.id, images, batch_id, {
             "package_id": package_id, "package_annotator": annotator,
             "package_created_at": now_iso(), "project_uuid": project_uuid(project)})
-        files: dict[str, tuple[Path, str]] = {}
+        files: dict[str, tuple[Path | RemoteInstance | HeldFile, str]] = {}
         locator = Locator(project)
         max_bytes = project_limits(project).max_decoded_bytes
         with Project.open(sub) as pkg:
@@ -123,9 +128,9 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
             for image in pkg.images.all():
                 source = sources[image.source_id]
                 name = f"images/{source.sha256[:16]}/{Path(image.path).name}"
-                # An image on a PACS travels as its file (fetched if the cache lost it): the
-                # annotator's machine need not reach the PACS.
-                files[name] = (local_file(locator.file_of(image), max_bytes), source.sha256)
+                # An image on a PACS or held in the project travels as its file (fetched into
+                # its cache when written below): the annotator's machine need reach neither.
+                files[name] = (locator.file_of(image), source.sha256)
                 paths[source.id] = name
             pkg.images.set_stored_paths(paths)
             pkg.dicomweb.forget_sources()
@@ -137,8 +142,9 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
         with zipfile.ZipFile(partial, "w") as zf:
             zf.writestr(MANIFEST, json.dumps(manifest, indent=1))
             zf.write(sub, PROJECT, compress_type=zipfile.ZIP_DEFLATED)
-            for name, (src, _) in files.items():
-                zf.write(src, name, compress_type=zipfile.ZIP_STORED)
+            for name, (src, _) in files.items():  # (one fetched copy at a time: a bounded
+                # cache may drop the copy of one file when it fetches the next)
+                zf.write(local_file(src, max_bytes), name, compress_type=zipfile.ZIP_STORED)
         partial.replace(out)
     return out
 

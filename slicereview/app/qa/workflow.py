@@ -87,10 +87,14 @@ def define_batch(
     project: Project, name: str, phase: Phase | str, image_ids: Sequence[int], *,
     raters: Sequence[int] = (), groups: Sequence[str] = (), min_dice: float | None = None,
     alpha_threshold: float | None = None, max_annotators: int = 3, low_action: str = "assign",
+    annotators_per_image: int | None = None,
 ) -> int:
-    """Create a batch with its rules and assignments in one transaction; returns its id."""
+    """Create a batch with its rules and assignments in one transaction; returns its id.
+    ``annotators_per_image``: hand its images out by claims (:mod:`.claiming`)."""
     if not image_ids:
         raise ValueError("a batch needs images")
+    if annotators_per_image is not None and annotators_per_image < 1:
+        raise ValueError("an image needs at least one annotator")
     _check_rules(min_dice, alpha_threshold, max_annotators, low_action)
     with project.transaction():
         batch_id = project.workflow.add_batch(name, phase, image_ids, min_dice=min_dice,
@@ -100,6 +104,8 @@ def define_batch(
             project.workflow.assign_batch(batch_id, rater_id=rater_id)
         for group in groups:
             project.workflow.assign_batch(batch_id, group=group)
+        if annotators_per_image is not None:
+            project.slots.open(batch_id, image_ids, annotators_per_image)
     return batch_id
 
 
@@ -147,14 +153,17 @@ def batches_for(project: Project, rater_id: int) -> list[int]:
 
 
 def work_images(project: Project, rater_id: int, batch_id: int) -> list[int]:
-    """Images a rater works on in a batch: all of them when assigned, plus images the
-    low-agreement rule assigned to them; gold is not revealed (no flag says which is gold)."""
+    """Images a rater works on in a batch: all of them when assigned (in a batch handed out
+    by claims, :mod:`.claiming`, those they claimed), plus images the low-agreement rule
+    assigned to them; gold is not revealed (no flag says which is gold)."""
     batch = project.workflow.batch(batch_id)
     images = project.image_sets.members(batch.image_set_id)
-    if rater_id in batch_annotators(project, batch_id):
-        return images
     extra = {f.image_id for f in project.workflow.image_flags()
              if f.kind == "assign" and f.rater_id == rater_id and f.batch_id == batch_id}
+    if rater_id in batch_annotators(project, batch_id):
+        if not project.slots.is_open(batch_id):
+            return images
+        extra.update(project.slots.claimed(batch_id, rater_id))
     return [i for i in images if i in extra]
 
 

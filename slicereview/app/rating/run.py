@@ -175,7 +175,7 @@ class RatingRun:
         self._grades: dict[int, Grade] = {g.image_id: g for g in self.project.ratings.grades(s.id)}
         if s.kind == SessionKind.SORT:
             answer_map: dict[tuple[Hashable, Hashable], str] = {
-                (a.left, a.right): str(a.answer) for a in self._answers}
+                (a.left, a.right): a.answer.value for a in self._answers}
             self._replayer = Replayer(self.items, answer_map, s.algorithm or "",
                                       s.settings.get("k"))
         elif s.kind == SessionKind.EXHAUSTIVE:

@@ -232,9 +232,24 @@ def _matrix(data: ReportData) -> str:
     return f"<table>{head}{''.join(rows)}</table>"
 
 
-def render(data: ReportData) -> str:
-    """The report as one HTML document (plots embedded)."""
+def render_steps(data: ReportData) -> int:
+    """How many steps :func:`render` reports: the tables, then each plot section (inter- and
+    intra-rater histograms, one queue evaluation per phase, times, questions, rating)."""
+    return 6 + len(data.evaluations)
+
+
+def render(data: ReportData, progress: Progress | None = None) -> str:
+    """The report as one HTML document (plots embedded). ``progress(done, total)`` is called
+    after each of the :func:`render_steps` steps (drawing the plots takes most of the time)."""
     e = html.escape
+    total, done = render_steps(data), 0
+
+    def step() -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, total)
+
     parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>"
              f"{e(data.name)} — QA report</title><style>{_CSS}</style></head><body>",
              f"<h1>{e(data.name)}: QA report</h1>",
@@ -246,7 +261,7 @@ def render(data: ReportData) -> str:
              f"{r.accepted}/{r.accepted + r.rejected}",
              _fmt(100 * r.ratio, 0), str(len(r.outliers))] for r in data.acceptance]
     parts.append(_table(["phase", "group", "images", "time all (s)", "accepted (s)",
-                         "rejected (s)", "Welch p", "", "accepted", "acc. ratio (%)",
+                         "rejected (s)", "Welch p", "p < 0.05", "accepted", "acc. ratio (%)",
                          "time outliers"], rows, 2) if rows else "<p>No finished round-1 "
                  "annotation yet.</p>")
     parts.append("<p class=note>Acceptance ratio: accepted / (accepted + rejected) among the "
@@ -283,6 +298,7 @@ def render(data: ReportData) -> str:
                  "level) over the images both annotated; colour by band (≤ 0.1 disagreement, "
                  "≤ 0.667 low, ≤ 0.8 moderate, high).</p>")
     parts.append("<h2>Per-image agreement</h2>" + rows_html(data.per_image, data.flagged))
+    step()
     parts.append("<h2>Inter-rater agreement: image level vs box level</h2>")
     if data.agreement.images:
         parts.append(_img(report_plots.alpha_histograms(
@@ -290,6 +306,7 @@ def render(data: ReportData) -> str:
             "alpha histograms"))
     else:
         parts.append("<p>No image has two finished annotations yet.</p>")
+    step()
     parts.append("<h2>Intra-rater agreement: image level vs box level</h2>")
     if data.intra.image_alpha["strict"] or data.intra.image_alpha["relaxed"]:
         parts.append(_img(report_plots.alpha_histograms(
@@ -298,7 +315,9 @@ def render(data: ReportData) -> str:
         parts.append(f"<p class=note>{e(intra_note(data.intra))}</p>")
     else:
         parts.append(f"<p>{e(intra_note(data.intra))}</p>")
+    step()
     for phase, evaluation in data.evaluations.items():
+        step()
         parts.append(f"<h2>Review queue evaluation, {e(phase)}</h2>")
         if all(math.isnan(v) for series in evaluation.recall.values() for v in series):
             parts.append("<p>No image of this phase is relevant yet (no expert review, "
@@ -310,6 +329,7 @@ def render(data: ReportData) -> str:
     if data.times:
         parts.append("<h2>Annotation times per phase</h2>")
         parts.append(_img(report_plots.times_by_phase(data.times, data.limits), "times"))
+    step()
     if data.questions:
         parts.append("<h2>Classification questions: majority vote and generalizability</h2>")
         parts.append(_table(
@@ -327,7 +347,9 @@ def render(data: ReportData) -> str:
                      "the gold answer, ties wrong. ICC(2,1): generalizability coefficient of one "
                      "random annotator (two-way ANOVA, answers coded by option position); "
                      "annotators needed by Spearman–Brown.</p>")
+    step()
     parts.append(report_rating.render(data.rating, _table))
+    step()
     parts.append("</body></html>")
     return "\n".join(parts)
 

@@ -59,6 +59,7 @@ from slicereview.engines.dicomweb.cache import RemoteInstance
 from slicereview.engines.dicomweb.errors import AuthenticationError, DicomwebError
 from slicereview.engines.imaging import errors
 from slicereview.engines.imaging.decoder_child import decoder_log_path, serve
+from slicereview.engines.imaging.fetched import FetchedFile, localise
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 
 _ERRORS = {cls.__name__: cls for cls in (
@@ -324,12 +325,13 @@ def _result(reply: tuple[Any, ...]) -> Any:
 
 
 def _where(path: Any) -> Any:
-    """What the child is sent: a file's path as text, or the reference of an image on a
-    PACS (the child fetches a missing cache file itself)."""
+    """What the child is sent: a file's path as text (a :class:`~.fetched.FetchedFile`'s
+    local copy, fetched here), or a PACS image's reference (the child fetches it)."""
+    path = localise(path)
     return path if isinstance(path, RemoteInstance) else str(path)
 
 
-def display(path: str | Path | RemoteInstance, image: Any,
+def display(path: str | Path | RemoteInstance | FetchedFile, image: Any,
             limits: Limits = DEFAULT_LIMITS) -> Any:
     """:func:`~.loader.load_display` in the child: the :class:`~.display.DisplayImage`."""
     return _call("display", (_where(path), image, limits), limits)
@@ -341,7 +343,7 @@ def pyramid(path: str | Path, image: Any, limits: Limits, folder: str, key: str)
     return _call("pyramid", (str(path), image, limits, folder, key), limits)
 
 
-def thumbnail(path: str | Path | RemoteInstance, image: Any, size: int = 128,
+def thumbnail(path: str | Path | RemoteInstance | FetchedFile, image: Any, size: int = 128,
               limits: Limits = DEFAULT_LIMITS) -> Any:
     """The ``uint8`` thumbnail (:func:`~.display.thumbnail`) of ``image``, made in the child:
     only the small picture crosses the pipe."""

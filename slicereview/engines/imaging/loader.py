@@ -27,12 +27,13 @@ from slicereview.engines.dicomweb.cache import RemoteInstance
 from slicereview.engines.imaging import isolated as child
 from slicereview.engines.imaging.display import DisplayImage, finite
 from slicereview.engines.imaging.errors import UnreadableImageError
+from slicereview.engines.imaging.fetched import FetchedFile, localise
 from slicereview.engines.imaging.formats import DICOM, RASTER_FORMATS, SITK_FORMATS
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.model import Image
 
 
-def load_display(path: str | Path | RemoteInstance, image: Image, *,
+def load_display(path: str | Path | RemoteInstance | FetchedFile, image: Image, *,
                  limits: Limits = DEFAULT_LIMITS, isolated: bool = False,
                  large_as_pyramid: bool = False) -> DisplayImage:
     """Read ``image`` (one frame or slice) from the file at ``path`` and make its display copy.
@@ -43,7 +44,9 @@ def load_display(path: str | Path | RemoteInstance, image: Image, *,
         The file's absolute path (``project.images.resolve(image.path)``), or the
         :class:`~slicereview.engines.dicomweb.cache.RemoteInstance` of an image on a PACS:
         its cache file is read, and when it is missing the image is fetched again and
-        decoded in the decoding child (a PACS's answer is untrusted input).
+        decoded in the decoding child (a PACS's answer is untrusted input); or a
+        :class:`~.fetched.FetchedFile` (an image held in a server project), read from its
+        local copy (fetched first when needed).
     image
         The project's :class:`~slicereview.model.Image`: its ``format`` picks the reader,
         ``frame`` the DICOM frame, ``axis``/``slice_index`` the volume slice.
@@ -80,6 +83,7 @@ def load_display(path: str | Path | RemoteInstance, image: Image, *,
         The file crashed the child process (now or earlier in this process: it is then
         refused at once, never decoded in-process).
     """
+    path = localise(path)  # an image held elsewhere (a server's database): its local copy
     if isinstance(path, RemoteInstance):
         if not path.cached():  # fetched again in the child (a PACS's answer is untrusted)
             return child.display(path, image, limits)

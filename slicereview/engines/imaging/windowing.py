@@ -7,6 +7,7 @@
 * The histogram is drawn in the image's own units (HU for CT, not a shifted display copy) with
   log counts, so a background spike (0 in mammograms, air in CT) does not flatten the curve
   (:func:`histogram_curve`).
+* Linked viewers of different images carry windows relatively (:func:`relative_window`).
 * One automatic window per volume (:func:`volume_auto_window`) keeps brightness steady while
   scrolling.
 * pyqtgraph draws ``uint8``/``uint16`` through one combined lookup table and signed integers or
@@ -102,6 +103,30 @@ def dragged_window(start: WindowPreset, dx: float, dy: float,
     per_y = data.span / max(view_size[1], 1.0)
     return WindowPreset.custom(start.center + dy * per_y,
                                max(start.width + dx * per_x, data.minimum_width))
+
+
+def relative_window(window: WindowPreset, source: WindowPreset,
+                    target: WindowPreset) -> WindowPreset:
+    """``window`` of one image carried to another *relatively*: the same position and width
+    as a fraction of each image's reference window (its automatic 1–99.5 % percentile window),
+    not the same values. Linked viewers of two images with different value ranges (a 12-bit and
+    a 14-bit mammogram) thus stay equally bright and contrasted; both at their own automatic
+    window stay there.
+
+    ``source`` is the reference of the image ``window`` belongs to, ``target`` the other's.
+
+    >>> w = relative_window(WindowPreset.custom(1200, 1000),      # 10 % of the width higher,
+    ...                     WindowPreset.custom(1100, 2000),      # half as wide
+    ...                     WindowPreset.custom(8000, 12000))
+    >>> (w.center, w.width)
+    (8600.0, 6000.0)
+    >>> relative_window(WindowPreset.custom(5, 3), WindowPreset.custom(5, 3),
+    ...                 WindowPreset.custom(40, 400)) == WindowPreset.custom(40, 400)
+    True
+    """
+    scale = target.width / source.width if source.width > 0 else 1.0
+    return WindowPreset.custom(target.center + (window.center - source.center) * scale,
+                               window.width * scale)
 
 
 def histogram_curve(data: np.ndarray, bins: int = HISTOGRAM_BINS

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -112,8 +112,8 @@ class ImageFeatures:
         >>> import json; json.loads(json.dumps(f.to_dict()))["intra_strict"] is None
         True
         """
-        return {k: (None if isinstance(v, float) and math.isnan(v) else v)
-                for k, v in asdict(self).items()}
+        values = ((f.name, getattr(self, f.name)) for f in fields(self))  # flat: no asdict
+        return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in values}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ImageFeatures:

@@ -9,6 +9,9 @@ annotator shown as one more annotator has a second line, ``⚑ given to you: low
 with the reason as its tooltip (:meth:`ProjectBrowser.set_assignments`), and the status box
 can show only those.
 
+The list is a virtual model (:mod:`.image_rows`): only the rows on screen are read, and a
+thumbnail is requested when its row is first painted (one scrolled away before its turn is
+dropped), so opening a project of 100,000 images costs what opening one of 1,000 does.
 Thumbnails are made off the GUI thread (:class:`~slicereview.gui.common.background.Tasks`) in the
 decoding child process (:func:`slicereview.engines.imaging.isolated.thumbnail`: only the small
 picture comes back, and a file whose decoder aborts cannot take the program with it) and kept
@@ -22,19 +25,14 @@ keeps a dark red tile, "(cannot be shown)" under its name and the reason as its 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import (
-    QModelIndex,
-    QSize,
-    Qt,
-    QTimer,
-    Signal,
-)
-from PySide6.QtGui import QColor, QIcon, QImage, QPixmap, QStandardItem, QStandardItemModel
+from PySide6.QtCore import QModelIndex, QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QIcon, QImage, QPixmap
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
 
 from slicereview.app.images.limits import shown
@@ -42,17 +40,20 @@ from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import DisplayImage, thumbnail
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.gui.common.background import Tasks
+from slicereview.gui.common.image_rows import ID_ROLE, ImageIndex, ImageRows, Row
 from slicereview.model import Image
 
 if TYPE_CHECKING:
+    from slicereview.app.images.file_cache import HeldFile
     from slicereview.engines.dicomweb.cache import RemoteInstance
 
 THUMB = 96
-ID_ROLE = Qt.ItemDataRole.UserRole + 1
-FORMAT_ROLE = Qt.ItemDataRole.UserRole + 2
-STATUS_ROLE = Qt.ItemDataRole.UserRole + 3
-TEXT_ROLE = Qt.ItemDataRole.UserRole + 4
-ASSIGNED_ROLE = Qt.ItemDataRole.UserRole + 5
+#: Thumbnails kept in memory (the least recently shown are dropped, and made again if needed).
+THUMBS_KEPT = 2000
+#: Rows whose thumbnails are requested before the list is laid out (a screenful).
+FIRST_SCREEN = 12
+#: Rows Qt lays out between two events.
+LAYOUT_BATCH = 2000
 #: The marker of an image given to the annotator shown by the low-agreement rule.
 ASSIGNED_MARK = "⚑ given to you: low agreement"
 #: Annotation status words and their marks (shape, so colour is never the only cue).
@@ -74,8 +75,8 @@ def qimage_from_grey(array: np.ndarray) -> QImage:
     return image.copy()
 
 
-def _thumbnail(path: Path | RemoteInstance, image: Image, limits: Limits,
-               check: Callable[[Image, Path | RemoteInstance], bool]) -> np.ndarray:
+def _thumbnail(path: Path | RemoteInstance | HeldFile, image: Image, limits: Limits,
+               check: Callable[[Image, Path | RemoteInstance | HeldFile], bool]) -> np.ndarray:
     """Worker thread (plain data only): the ``uint8`` thumbnail, made in the decoding child
     process, of a file that is still the one imported (``check``)."""
     check(image, path)
@@ -94,7 +95,9 @@ class ProjectBrowser(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.model = QStandardItemModel(self)
+        self.model = ImageRows(self)
+        self.model.decorate = self._icon
+        self.model.describe = self._describe
 
         self.filter_edit = QLineEdit()
         self.filter_edit.setPlaceholderText("Filter by case id or file name")
@@ -115,13 +118,26 @@ class ProjectBrowser(QWidget):
         self.status_box.setVisible(False)
         self._statuses: dict[int, str] = {}
         self._assigned: dict[int, str] = {}
+        self._names: list[tuple[int, str, str]] | None = None
 
         self.list = QListView()
         self.list.setModel(self.model)
         self.list.setIconSize(QSize(THUMB, THUMB))
         self.list.setUniformItemSizes(True)
         self.list.setSpacing(2)
+        # Qt lays out every row (asking the model its row count each time, ~8 calls a row):
+        # in batches between events, so that the window shows and scrolls at once.
+        self.list.setLayoutMode(QListView.LayoutMode.Batched)
+        self.list.setBatchSize(LAYOUT_BATCH)
         self.list.selectionModel().currentChanged.connect(self._on_current)
+        self._restoring = False
+        # Scrolled: thumbnails asked for rows now out of sight are dropped (a moment after the
+        # scrolling stops), and the rows in sight ask again.
+        self._scrolled = QTimer(self, singleShot=True, interval=150)
+        self._scrolled.timeout.connect(self._drop_unseen)
+        self.list.verticalScrollBar().valueChanged.connect(lambda _v: self._scrolled.start())
+        self._visible_changed = QTimer(self, singleShot=True, interval=0)
+        self._visible_changed.timeout.connect(self._request_visible)
 
         top = QHBoxLayout()
         top.addWidget(self.filter_edit, 1)
@@ -135,17 +151,20 @@ class ProjectBrowser(QWidget):
         self.tasks = Tasks(self)  # a failure: the list says why, the program goes on
         self.tasks.done.connect(self._on_thumbnail)
         self.tasks.failed.connect(self._on_failure)
-        self._thumbs: dict[int, QIcon] = {}
+        self._thumbs: OrderedDict[int, QIcon] = OrderedDict()
         self._failures: dict[int, str] = {}
         #: Size limits of the open project (the main window sets them).
         self.limits: Limits = DEFAULT_LIMITS
-        self._rows: dict[int, QStandardItem] = {}
         #: The viewer's decoded pixels of an image, if it has them (the main window sets it).
         self.decoded: Callable[[int], DisplayImage | None] = lambda _image_id: None
         #: Raises when an image's file changed since its import (the main window sets it to
         #: :meth:`~slicereview.app.images.limits.ImportedFiles.check` of the gateway).
-        self.check: Callable[[Image, Path | RemoteInstance], bool] = lambda _image, _path: False
-        self._wanted: list[tuple[Image, Path | RemoteInstance]] = []
+        self.check: Callable[[Image, Path | RemoteInstance | HeldFile], bool] = (
+            lambda _image, _path: False)
+        self._wanted: dict[int, Row] = {}  # thumbnails to request when the event loop runs
+        self._requested: set[int] = set()
+        #: Thumbnails requested so far (a test counts them: bounded by the screen).
+        self.thumbnails_requested = 0
         placeholder = QPixmap(THUMB, THUMB)
         placeholder.fill(QColor(60, 60, 60))
         self._placeholder = QIcon(placeholder)
@@ -154,13 +173,14 @@ class ProjectBrowser(QWidget):
         self._bad = QIcon(bad)
 
     # -- content ---------------------------------------------------------------------------
-    def set_images(self, images: list[tuple[Image, Path | RemoteInstance]]) -> None:
-        """Show ``(image, file)`` pairs; thumbnails are requested in the background."""
+    def set_images(self, source: ImageIndex | None) -> None:
+        """Show the images of ``source`` (the open project's gateway; ``None``: none). Only
+        their ids are read now; rows and thumbnails when they come into sight."""
         self.tasks.forget()
-        self._wanted = []
-        self.model.clear()
-        self._rows.clear()
-        formats = sorted({im.format for im, _ in images})
+        self._wanted.clear()
+        self._requested.clear()
+        self._names = None
+        formats = source.image_formats() if source is not None else []
         blocker = self.format_box.blockSignals(True)
         current = self.format_box.currentText()
         self.format_box.clear()
@@ -169,38 +189,90 @@ class ProjectBrowser(QWidget):
         if current in formats:
             self.format_box.setCurrentText(current)
         self.format_box.blockSignals(blocker)
-        for image, path in images:
-            where = f"slice {image.slice_index}" if image.is_slice else (
-                f"frame {image.frame + 1}" if image.frame else "")
-            text = f"{image.case_id}\n{shown(path.name)}" + (f"  {where}" if where else "")
-            if not path.is_file():
-                text += "\n(missing file)"
-            failure = self._failures.get(image.id)
-            icon = self._thumbs.get(image.id, self._bad if failure else self._placeholder)
-            item = QStandardItem(icon, text + ("\n(cannot be shown)" if failure else ""))
-            item.setEditable(False)
-            item.setData(image.id, ID_ROLE)
-            item.setData(image.format, FORMAT_ROLE)
-            item.setData(text, TEXT_ROLE)
-            item.setToolTip(f"{image.case_id}: {shown(path)}" + (f"\n{failure}" if failure
-                                                                  else ""))
-            self.model.appendRow(item)
-            self._rows[image.id] = item
-            if image.id not in self._thumbs and not failure and path.is_file():
-                self._wanted.append((image, path))
+        self.model.reset(source)
         self.set_statuses(self._statuses if self.status_box.isVisible() else None)
-        # Requested once the event loop runs: the image selected first is decoded for the
-        # viewer by then, and its thumbnail is made from those pixels, not decoded again.
-        QTimer.singleShot(0, self._request_thumbnails)
+        # Requested once the event loop runs (_apply_filters): the image selected first is
+        # decoded for the viewer by then, and its thumbnail is made from those pixels.
+
+    def _icon(self, row: Row) -> QIcon:
+        """A row's icon: its thumbnail, or a tile while it is made (requested when the event
+        loop runs) or when it cannot be."""
+        image_id = row.image.id
+        icon = self._thumbs.get(image_id)
+        if icon is not None:
+            self._thumbs.move_to_end(image_id)
+            return icon
+        if image_id in self._failures:
+            return self._bad
+        if row.exists and image_id not in self._requested and image_id not in self._wanted:
+            if not self._wanted:
+                QTimer.singleShot(0, self._request_thumbnails)
+            self._wanted[image_id] = row
+        return self._placeholder
+
+    def _describe(self, row: Row) -> tuple[list[str], str, QColor | None]:
+        """A row's lines after its text, its tooltip and its text colour."""
+        image_id = row.image.id
+        failure = self._failures.get(image_id)
+        word = self._statuses.get(image_id, "")
+        why = self._assigned.get(image_id)
+        lines = []
+        if failure is not None:
+            changed = "changed since it was imported" in failure
+            lines.append("(changed since import)" if changed else "(cannot be shown)")
+        if word:
+            lines.append(f"{STATUS_MARKS[word]} {word}")
+        if why is not None:
+            lines.append(ASSIGNED_MARK)
+        tip = f"{row.image.case_id}: {shown(row.path)}"
+        tip += (f"\n{failure}" if failure else "") + (f"\n⚑ {why}" if why is not None else "")
+        return lines, tip, STATUS_COLOURS[word] if word == "returned" else None
+
+    def _visible_rows(self) -> range:
+        """The rows in the list's viewport (the first screenful when it is not shown)."""
+        n = self.model.rowCount()
+        if not self.list.isVisible():
+            return range(min(n, FIRST_SCREEN))
+        area = self.list.viewport().rect()
+        x = min(area.width() - 1, THUMB // 2)
+        top = self.list.indexAt(QPoint(x, area.top() + 4))
+        bottom = self.list.indexAt(QPoint(x, area.bottom() - 4))
+        first = top.row() if top.isValid() else 0
+        if bottom.isValid():
+            last = bottom.row()
+        else:  # the end of the list, or rows not laid out yet (batches): as many as fit
+            tall = max(THUMB, self.list.sizeHintForRow(0)) + 2 * self.list.spacing()
+            last = min(n - 1, first + area.height() // tall)
+        return range(first, min(n, last + 1))
+
+    def _request_visible(self) -> None:
+        for position in self._visible_rows():
+            self._icon(self.model.row(position))
+        self._request_thumbnails()
 
     def _request_thumbnails(self) -> None:
-        wanted, self._wanted = self._wanted, []
-        for image, path in wanted:
-            display = self.decoded(image.id)
+        wanted, self._wanted = self._wanted, {}
+        for image_id, row in wanted.items():
+            self._requested.add(image_id)
+            self.thumbnails_requested += 1
+            display = self.decoded(image_id)
             if display is not None:
-                self.tasks.submit(image.id, _thumbnail_of, display)
+                self.tasks.submit(image_id, _thumbnail_of, display)
             else:
-                self.tasks.submit(image.id, _thumbnail, path, image, self.limits, self.check)
+                self.tasks.submit(image_id, _thumbnail, row.path, row.image, self.limits,
+                                  self.check)
+
+    def _drop_unseen(self) -> None:
+        """Drop the thumbnails asked for rows now out of sight that did not run yet (all
+        queued ones are dropped; the rows in sight ask again)."""
+        rows = self._visible_rows()
+        in_sight = {self.model.data(self.model.index(r), ID_ROLE) for r in rows}
+        if self.tasks.pending() == 0 or not self._requested - in_sight:
+            return
+        self.tasks.forget()
+        self._wanted.clear()
+        self._requested.clear()
+        self._request_visible()
 
     def set_statuses(self, statuses: dict[int, str] | None) -> None:
         """Show each image's annotation status (``None``: no statuses, no status filter)."""
@@ -208,19 +280,6 @@ class ProjectBrowser(QWidget):
         self.status_box.setVisible(statuses is not None)
         if statuses is None:
             self._assigned = {}
-        for image_id, item in self._rows.items():
-            word = self._statuses.get(image_id, "")
-            why = self._assigned.get(image_id)
-            item.setData(word, STATUS_ROLE)
-            item.setData(why is not None, ASSIGNED_ROLE)
-            base = item.data(TEXT_ROLE)
-            lines = [base] + ([f"{STATUS_MARKS[word]} {word}"] if word else []) + (
-                [ASSIGNED_MARK] if why is not None else [])
-            item.setText("\n".join(lines))
-            tip = item.toolTip().split("\n⚑ ")[0]
-            item.setToolTip(tip + (f"\n⚑ {why}" if why is not None else ""))
-            item.setData(STATUS_COLOURS[word] if word == "returned" else None,
-                         Qt.ItemDataRole.ForegroundRole)
         self._apply_filters()
 
     def set_assignments(self, assigned: dict[int, str] | None) -> None:
@@ -236,15 +295,24 @@ class ProjectBrowser(QWidget):
         """Why the image was given to the annotator shown (``None``: it was not)."""
         return self._assigned.get(image_id)
 
+    def row_text(self, image_id: int) -> str | None:
+        """The text the list shows for ``image_id`` and its tooltip (``None``: not shown)."""
+        row = self.model.row_of(image_id)
+        return None if row is None else self.model.index(row).data()
+
+    def row_tooltip(self, image_id: int) -> str | None:
+        row = self.model.row_of(image_id)
+        return None if row is None else self.model.index(row).data(
+            Qt.ItemDataRole.ToolTipRole)
+
     def select(self, image_id: int) -> None:
-        item = self._rows.get(image_id)
-        if item is not None:
-            self.list.setCurrentIndex(item.index())
+        row = self.model.row_of(image_id)
+        if row is not None:
+            self.list.setCurrentIndex(self.model.index(row))
 
     def image_ids(self) -> list[int]:
         """Ids in the order shown (after filters)."""
-        return [self.model.item(r).data(ID_ROLE) for r in range(self.model.rowCount())
-                if not self.list.isRowHidden(r)]
+        return self.model.shown_ids()
 
     def current_id(self) -> int | None:
         index = self.list.currentIndex()
@@ -252,12 +320,13 @@ class ProjectBrowser(QWidget):
 
     def step(self, delta: int) -> None:
         """Select the next (``+1``) or previous (``-1``) shown image."""
-        ids = self.image_ids()
-        if not ids:
+        n = self.model.rowCount()
+        if not n:
             return
         current = self.current_id()
-        k = ids.index(current) + delta if current in ids else 0
-        self.select(ids[max(0, min(len(ids) - 1, k))])
+        row = self.model.row_of(current) if current is not None else None
+        k = row + delta if row is not None else 0
+        self.list.setCurrentIndex(self.model.index(max(0, min(n - 1, k))))
 
     def forget_failures(self) -> None:
         """Forget which images could not be shown (e.g. after logging in to their PACS)."""
@@ -267,40 +336,60 @@ class ProjectBrowser(QWidget):
         """Images whose thumbnail could not be made: image id -> the reason (one line)."""
         return dict(self._failures)
 
+    def thumbnail_ids(self) -> set[int]:
+        """Images whose thumbnail is in memory."""
+        return set(self._thumbs)
+
     def wait_for_thumbnails(self, msecs: int = 30000) -> bool:
-        self._request_thumbnails()
+        """Request the thumbnails of the rows in sight and wait for them (tests,
+        screenshots)."""
+        self._request_visible()
         return self.tasks.wait(msecs)
 
     # -- slots -----------------------------------------------------------------------------
     def _apply_filters(self) -> None:
-        fmt = self.format_box.currentText()
-        text = self.filter_edit.text().strip()
-        for row in range(self.model.rowCount()):
-            item = self.model.item(row)
-            fmt_ok = self.format_box.currentIndex() <= 0 or item.data(FORMAT_ROLE) == fmt
-            text_ok = not text or text.lower() in item.text().lower()
-            wanted = self.status_box.currentData() if self.status_box.isVisible() else None
-            status_ok = wanted is None or item.data(STATUS_ROLE) == wanted or (
-                wanted == "assigned" and bool(item.data(ASSIGNED_ROLE)))
-            self.list.setRowHidden(row, not (fmt_ok and text_ok and status_ok))
+        """Narrow the list to the images the filters let through (keeping the current one
+        current when it still is)."""
+        source = self.model.source
+        fmt = self.format_box.currentText() if self.format_box.currentIndex() > 0 else None
+        text = self.filter_edit.text().strip().lower()
+        wanted = self.status_box.currentData() if self.status_box.isVisible() else None
+        current = self.current_id()
+        if source is None or (fmt is None and not text and wanted is None):
+            self.model.narrow(None)
+        else:
+            ids = source.image_ids(fmt) if fmt is not None else self.model.all_ids()
+            if text:
+                if self._names is None:
+                    self._names = source.image_names()
+                keep = {i for i, case, name in self._names
+                        if text in case.lower() or text in shown(name).lower()}
+                ids = [i for i in ids if i in keep]
+            if wanted == "assigned":
+                ids = [i for i in ids if i in self._assigned]
+            elif wanted is not None:
+                ids = [i for i in ids if self._statuses.get(i) == wanted]
+            self.model.narrow(ids)
+        if current is not None:
+            self._restoring = True
+            try:
+                self.select(current)
+            finally:
+                self._restoring = False
+        self._visible_changed.start()
 
     def _on_thumbnail(self, image_id: int, tile: np.ndarray) -> None:
-        icon = QIcon(QPixmap.fromImage(qimage_from_grey(tile)))
-        self._thumbs[image_id] = icon
-        item = self._rows.get(image_id)
-        if item is not None:
-            item.setIcon(icon)
+        self._requested.discard(image_id)
+        self._thumbs[image_id] = QIcon(QPixmap.fromImage(qimage_from_grey(tile)))
+        while len(self._thumbs) > THUMBS_KEPT:
+            self._thumbs.popitem(last=False)
+        self.model.refresh_image(image_id)
 
     def _on_failure(self, image_id: int, message: str) -> None:
+        self._requested.discard(image_id)
         self._failures[image_id] = message
-        item = self._rows.get(image_id)
-        if item is not None:
-            item.setIcon(self._bad)
-            changed = "changed since it was imported" in message
-            item.setText(item.text() + ("\n(changed since import)" if changed else
-                                        "\n(cannot be shown)"))
-            item.setToolTip(f"{item.toolTip()}\n{message}")
+        self.model.refresh_image(image_id)
 
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if current.isValid():
+        if current.isValid() and not self._restoring:
             self.image_selected.emit(int(current.data(ID_ROLE)))

@@ -17,13 +17,14 @@ from slicereview.engines.imaging.display import DisplayImage
 from slicereview.model import Image
 
 if TYPE_CHECKING:
+    from slicereview.app.images.file_cache import HeldFile
     from slicereview.engines.dicomweb.cache import RemoteInstance
 
 DEFAULT_BUDGET = 400 * 1024 * 1024
 
 
 class ImageCache:
-    def __init__(self, loader: Callable[[Path | RemoteInstance, Image], DisplayImage],
+    def __init__(self, loader: Callable[[Path | RemoteInstance | HeldFile, Image], DisplayImage],
                  budget_bytes: int = DEFAULT_BUDGET) -> None:
         self._loader = loader
         self._budget = budget_bytes
@@ -39,7 +40,7 @@ class ImageCache:
     def __contains__(self, image_id: int) -> bool:
         return image_id in self._items
 
-    def get(self, path: Path | RemoteInstance, image: Image) -> DisplayImage:
+    def get(self, path: Path | RemoteInstance | HeldFile, image: Image) -> DisplayImage:
         """The decoded image (from the cache, or loaded now and cached)."""
         hit = self._items.get(image.id)  # a hit becomes the most recently used
         if hit is not None:

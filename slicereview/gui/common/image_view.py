@@ -96,6 +96,7 @@ class ImageView(QWidget):
         self.preset_box = tip(QComboBox(), "Window presets from the file, and an automatic "
                                "window")
         self.preset_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.preset_box.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.preset_box.activated.connect(self._on_preset)
         self.invert_box = tip(QCheckBox("Invert"), "Invert the grey scale (I)")
         self.invert_box.toggled.connect(self.set_inverted)
@@ -104,7 +105,8 @@ class ImageView(QWidget):
         self.one_button = tip(QPushButton("1:1"), "One image pixel per screen pixel (1)")
         self.one_button.clicked.connect(self.actual_size)
         self.window_label = tip(QLabel(), "Current window: centre / width (right-drag to "
-                                 "change)")
+                                 "change)")  # gives way in narrow panes; the preset box never
+        self.window_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.slice_slider = tip(QSlider(Qt.Orientation.Horizontal), "Slice (Page Up / Page Down)")
         self.slice_slider.valueChanged.connect(self.slice_requested)
         self.slice_label = QLabel()

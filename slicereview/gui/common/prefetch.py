@@ -25,14 +25,15 @@ from slicereview.gui.common.image_cache import DEFAULT_BUDGET, ImageCache
 from slicereview.model import Image
 
 if TYPE_CHECKING:
+    from slicereview.app.images.file_cache import HeldFile
     from slicereview.engines.dicomweb.cache import RemoteInstance
 
 #: Share of the image cache's default budget that prefetching may fill.
 SHARE = 0.75
 
 
-def _decode(path: Path | RemoteInstance, image: Image, limits: Limits,
-            check: Callable[[Image, Path | RemoteInstance], bool]) -> DisplayImage:
+def _decode(path: Path | RemoteInstance | HeldFile, image: Image, limits: Limits,
+            check: Callable[[Image, Path | RemoteInstance | HeldFile], bool]) -> DisplayImage:
     """Worker thread: plain data in, a DisplayImage out (in the decoding child process), if
     the file is still the one imported (``check``)."""
     check(image, path)
@@ -51,7 +52,7 @@ class ImageSource(Protocol):
 
     def image(self, image_id: int) -> Image: ...
 
-    def file_of(self, image: Image) -> Path | RemoteInstance: ...
+    def file_of(self, image: Image) -> Path | RemoteInstance | HeldFile: ...
 
 
 class Prefetcher(QObject):

@@ -39,11 +39,20 @@ def report(control: Control, location: Location, raters: list[int] | None = None
 
 def write_html(control: Control, data: ReportData, out: Path) -> Path:
     """Process worker: render collected report values to ``out`` — the same file as
-    ``slicereview report`` (matplotlib draws the embedded PNGs)."""
-    from slicereview.app.report.owner_report import render
+    ``slicereview report`` (matplotlib draws the embedded PNGs), with a progress step per plot
+    section. Cancel stops it between steps; the file is written whole (beside ``out``, then
+    renamed), so a cancelled or failed run leaves no half-written report."""
+    from slicereview.app.report.owner_report import render, render_steps
 
-    control.progress(0, 0, "html")
-    out.write_text(render(data), encoding="utf-8")
+    def step(done: int, total: int) -> None:
+        control.check()
+        control.progress(done, total, "html")
+
+    control.progress(0, render_steps(data), "html")
+    text = render(data, step)
+    part = out.with_name(out.name + ".part")
+    part.write_text(text, encoding="utf-8")
+    part.replace(out)
     return out
 
 

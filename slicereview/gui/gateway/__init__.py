@@ -23,7 +23,7 @@ read answer "nothing" (an empty list, ``None``).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -31,12 +31,14 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, QTimer, Signal
 
 from slicereview.app import undo
 from slicereview.app.errors import NoProjectError
+from slicereview.app.images import file_cache
 from slicereview.app.images.limits import ImportedFiles, project_limits
 from slicereview.app.images.pacs import Credentials, Locator
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import DisplayImage
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.engines.imaging.loader import load_display
+from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.image_cache import ImageCache
 from slicereview.gui.gateway import connection
 from slicereview.gui.gateway.annotate import AnnotateService
@@ -49,8 +51,10 @@ from slicereview.model import Image, RelinkReport
 from slicereview.store import Project
 from slicereview.store.connection import is_busy
 from slicereview.store.errors import ConnectionLostError
+from slicereview.store.images import missing_files
 
 if TYPE_CHECKING:
+    from slicereview.app.images.file_cache import HeldFile
     from slicereview.engines.dicomweb.cache import RemoteInstance
 
 T = TypeVar("T")
@@ -63,6 +67,8 @@ class ProjectGateway(QObject):
     project_closed = Signal()
     #: Images were added or relinked; views re-read the image list.
     images_changed = Signal()
+    #: The stored paths of the files not found (:meth:`find_missing_files`).
+    missing_found = Signal(list)
     #: Emitted by :meth:`close` while the project is still open (pages commit pending work).
     project_about_to_close = Signal()
     #: Raters were added.
@@ -81,6 +87,8 @@ class ProjectGateway(QObject):
         self.project: Project | None = None
         self.limits = DEFAULT_LIMITS
         self.cache = ImageCache(self._load)
+        self._missing = Tasks(self)
+        self._missing.done.connect(lambda _key, found: self.missing_found.emit(found))
         #: Whether each file is still the one imported (checked before any decode; plain
         #: Python and thread-safe: workers call :meth:`ImportedFiles.check`).
         self.files = ImportedFiles()
@@ -99,7 +107,7 @@ class ProjectGateway(QObject):
         self.watch = ProjectWatch(self)
         self.watch.changed_elsewhere.connect(self._on_changed_elsewhere)
         self.watch.server.connection.connect(lambda text: connection.back(self, text))
-        self._images_seen: list[tuple[int, str]] = []
+        self._images_seen: tuple[int, ...] = ()
         self._holding = False  # True while this window's own import runs (hold_changes)
         #: Credentials of PACS servers, in memory for this session only (app/images/pacs.py).
         self.credentials = Credentials()
@@ -114,6 +122,13 @@ class ProjectGateway(QObject):
     @property
     def is_open(self) -> bool:
         return self.project is not None
+
+    @property
+    def folder(self) -> Path | None:
+        """The open project file's folder, where file dialogs open (gui/common/file_dialogs);
+        ``None`` for a server project or when none is open."""
+        path = self.project.path if self.project is not None else None
+        return path.absolute().parent if path is not None else None
 
     @property
     def server_down(self) -> bool:
@@ -136,7 +151,7 @@ class ProjectGateway(QObject):
         a journal of its transaction in progress is never taken for damage (store/locks.py).
         A work package zip is unpacked before it gets here: by ``slicereview open`` and, in a
         worker, by File ▸ Open project… (app/qa/packages.unpack)."""
-        project, limits, images = self.write(lambda: self._open_file(path))
+        project, limits, seen = self.write(lambda: self._open_file(path))
         self.close()
         self.project = project
         self.limits = limits  # what `import --max-...` admitted
@@ -144,19 +159,18 @@ class ProjectGateway(QObject):
             connection.watch(project, self)
         self.watch.start(project)
         self.files.refresh(project)
-        self._images_seen = images
-        if len(images) > 1:  # thumbnails of the others need the decoding child: start it now
+        self._images_seen = seen
+        if seen[0] > 1:  # thumbnails of the others need the decoding child: start it now
             isolated.prestart(limits)
         self.project_opened.emit(project.describe())
         return project
 
     @staticmethod
-    def _open_file(path: str | Path) -> tuple[Project, Limits, list[tuple[int, str]]]:
+    def _open_file(path: str | Path) -> tuple[Project, Limits, tuple[int, ...]]:
         # The window freezes no longer than ATTEMPT_S per attempt.
         project = Project.open(path, busy_timeout_s=undo.ATTEMPT_S)
         try:
-            return (project, project_limits(project),
-                    [(im.id, im.path) for im in project.images.all()])
+            return project, project_limits(project), project.images.signature()
         except BaseException:
             project.close()
             raise
@@ -165,8 +179,10 @@ class ProjectGateway(QObject):
         if self.project is not None:
             self.project_about_to_close.emit()
             self.watch.stop()
+            self._missing.forget()
             self.rereads.clear()
             self.project.close()
+            file_cache.close_connections()  # (kept for fetching the project's held files)
             self.project = None
             for service in (self.rating, self.annotate, self.review):
                 service.reset()  # cached engines and undo histories belong to the project
@@ -207,9 +223,9 @@ class ProjectGateway(QObject):
             return
         self.rating.forget_runs()
         self.changed_elsewhere.emit()
-        images = [(im.id, im.path) for im in self.images()]
-        if images != self._images_seen:  # re-listing images resets the browser: only if new
-            self._images_seen = images
+        seen = self.open_project.images.signature() if self.project else ()
+        if seen != self._images_seen:  # re-listing images resets the browser: only if new
+            self._images_seen = seen
             self.images_changed.emit()
         self.rating.sessions_changed.emit()
 
@@ -285,18 +301,37 @@ class ProjectGateway(QObject):
         self._locator = Locator(self.project, self.credentials)  # (new PACS sources)
         return self.project.images.all()
 
+    def refresh_locations(self) -> None:
+        """Read again which images are on a PACS or held in the project (after an import)."""
+        if self.project is not None:
+            self._locator = Locator(self.project, self.credentials)
+
     def image(self, image_id: int) -> Image:
         return self.open_project.images.get(image_id)
 
-    def file_of(self, image: Image) -> Path | RemoteInstance:
-        """Where ``image`` is read from: its file, or for an image on a PACS the path-like
+    # -- the image list's reads (gui/common/image_rows.py: only what is on screen) --------------
+    def image_ids(self, fmt: str | None = None) -> list[int]:
+        return self.project.images.ids(fmt) if self.project else []
+
+    def image_formats(self) -> list[str]:
+        return self.project.images.formats() if self.project else []
+
+    def image_names(self) -> list[tuple[int, str, str]]:
+        return self.project.images.names() if self.project else []
+
+    def images_of(self, ids: Sequence[int]) -> list[Image]:
+        return self.open_project.images.all(ids)
+
+    def file_of(self, image: Image) -> Path | RemoteInstance | HeldFile:
+        """Where ``image`` is read from: its file, for an image on a PACS the path-like
         :class:`~slicereview.engines.dicomweb.cache.RemoteInstance` (its cache file, fetched
-        again in the decoding child when missing)."""
+        again in the decoding child when missing), for a file the project holds a
+        :class:`~slicereview.app.images.file_cache.HeldFile` (fetched into the file cache)."""
         if self._locator is None or self._locator.project is not self.open_project:
             self._locator = Locator(self.open_project, self.credentials)
         return self._locator.file_of(image)
 
-    def _load(self, path: Path | RemoteInstance, image: Image) -> DisplayImage:
+    def _load(self, path: Path | RemoteInstance | HeldFile, image: Image) -> DisplayImage:
         # An image the import already decoded in the child is decoded here while its file is
         # still the imported one (no child start-up before the first image); any other goes
         # to the child, where an abort is harmless; a changed file is not decoded at all.
@@ -321,6 +356,13 @@ class ProjectGateway(QObject):
     def missing_files(self) -> list[str]:
         return [s.path for s in self.open_project.images.missing_sources()] if self.project else []
 
+    def find_missing_files(self) -> None:
+        """Look for missing files off the GUI thread (one SELECT here, one ``stat`` per file
+        there); :attr:`missing_found` gives their stored paths."""
+        self._missing.forget()
+        if self.project is not None:
+            self._missing.submit("missing", _missing, *self.project.images.local_files())
+
     # -- shared reads ---------------------------------------------------------------------------
     def questions(self, scope: str | None = None) -> list:
         """The classification questions asked now (``scope`` "image" or "polygon")."""
@@ -328,3 +370,8 @@ class ProjectGateway(QObject):
 
     def guideline(self) -> tuple[int, str] | None:
         return self.project.guidelines.get() if self.project else None
+
+
+def _missing(folder: str, stored: list[tuple[int, str]]) -> list[str]:
+    """Worker thread: the stored paths whose file is not there."""
+    return [path for _, path in missing_files(folder, stored)]

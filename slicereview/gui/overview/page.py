@@ -25,7 +25,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -41,7 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview.app.report.formatting import STAPLE_NOTE, fmt, intra_note
-from slicereview.gui.common import qa_workers
+from slicereview.gui.common import file_dialogs, qa_workers
 from slicereview.gui.common.background import Worker, process_worker, thread_worker
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.overview import plots, tables
@@ -214,9 +213,11 @@ class OverviewPage(QWidget):
         return worker
 
     def cancel(self) -> None:
-        if self._worker is not None:
-            self._worker.cancel()
-            self._worker.wait(10000)
+        """Stop the report's computing or the HTML report's writing, whichever runs."""
+        for worker in (self._worker, self._html_worker):
+            if worker is not None:
+                worker.cancel()
+                worker.wait(10000)
 
     def _set_running(self, running: bool) -> None:
         self.progress.setVisible(running)
@@ -336,31 +337,43 @@ class OverviewPage(QWidget):
 
     # -- HTML ------------------------------------------------------------------------------------
     def on_save_html(self) -> Worker | None:
-        if self.data is None or self._html_worker is not None:
+        """Ask for a file and write the HTML report in a process worker, with the progress bar
+        (one step per plot section) and Cancel of the report's computing."""
+        if self.data is None or self._html_worker is not None or self._worker is not None:
             return None
-        path, _ = QFileDialog.getSaveFileName(self, "Save HTML report", "report.html",
-                                              "HTML (*.html)")
-        if not path:
+        path = file_dialogs.save_file(self, "Save HTML report", "report", "report.html",
+                                      "HTML (*.html)", self.gateway.folder)
+        if path is None:
             return None
         # matplotlib draws in a child process (docs/design.md, "Threading")
         worker = process_worker(qa_workers.write_html, self.data, Path(path), name="html")
+        worker.progress.connect(self._on_progress)
         worker.finished.connect(self._on_html_done)
         worker.failed.connect(self._on_html_failed)
+        worker.cancelled.connect(self._on_html_cancelled)
         self._html_worker = worker
+        self._set_running(True)
         self.status.setText("Writing the HTML report…")
         return worker
 
     def _on_html_done(self, path: object) -> None:
         self._html_worker = None
+        self._set_running(False)
         self.status.setText(f"Wrote {path}")
 
     def _on_html_failed(self, message: str) -> None:
         self._html_worker = None
+        self._set_running(False)
+        self.status.setText("The HTML report could not be written.")
         QMessageBox.critical(self, "Save HTML report", message)
+
+    def _on_html_cancelled(self) -> None:
+        self._html_worker = None
+        self._set_running(False)
+        self.status.setText("Cancelled: no HTML report was written.")
 
     def stop_workers(self) -> None:
         """Wait for running workers (window closing)."""
         self.cancel()
-        for worker in (self._pair_worker, self._html_worker):
-            if worker is not None:
-                worker.wait(30000)
+        if self._pair_worker is not None:
+            self._pair_worker.wait(30000)

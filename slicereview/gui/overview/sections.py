@@ -16,10 +16,11 @@ QUESTIONS = (["question", "images (≥ 2 answers)", "with gold", "ICC(2,1)",
 
 
 def note(text: str) -> QLabel:
-    """A grey, wrapped method note (what the numbers above are)."""
+    """A wrapped method note (what the numbers above are), in the theme's muted but readable
+    grey (``QLabel[note="true"]`` in the style sheet)."""
     label = QLabel(text)
     label.setWordWrap(True)
-    label.setStyleSheet("color: #555;")
+    label.setProperty("note", True)
     return label
 
 

@@ -20,7 +20,7 @@ from slicereview.app.report.formatting import fmt as _fmt
 from slicereview.gui.common.widgets import cell, header
 
 ACCEPTANCE = ["phase", "group", "images", "time all (s)", "accepted (s)", "rejected (s)",
-              "Welch p", "", "accepted", "acc. ratio (%)", "time outliers"]
+              "Welch p", "p < 0.05", "accepted", "acc. ratio (%)", "time outliers"]
 ONBOARDING = ["batch", "annotator", "images scored", "mean Dice vs gold", "pre-filter",
               "decision", "by", "when", "why"]
 QUALITY = ["annotator", "group", "gold images", "mean Dice vs gold (relaxed)", "accepted",

@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview.app.report.formatting import fixed
+from slicereview.gui.common import file_dialogs
 from slicereview.gui.common.widgets import cell
 from slicereview.gui.gateway.owner import OwnerService
 from slicereview.gui.owner.picker import OwnerPicker
@@ -202,9 +202,10 @@ class GoldDialog(QDialog):
         return self._run(lambda: self.owner.import_gold(image_id, path))
 
     def _ask_mask(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Gold mask", "", "PNG masks (*.png)")
-        if path:
-            self.import_mask(path)
+        path = file_dialogs.open_file(self, "Gold mask", "gold", "PNG masks (*.png)",
+                                      self.owner.gateway.folder)
+        if path is not None:
+            self.import_mask(str(path))
 
     def select_annotator(self, rater_id: int) -> None:
         for row in range(self.scores.rowCount()):

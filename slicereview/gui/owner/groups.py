@@ -42,6 +42,10 @@ class GroupsDialog(QDialog):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # a group name is one line, as wide as it needs ("A0 (no feedback)" wrapped and cut)
+        self.table.horizontalHeader().setSectionResizeMode(
+            1, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setWordWrap(False)
         self.group_box = QComboBox()
         self.group_box.setEditable(True)
         edit = self.group_box.lineEdit()

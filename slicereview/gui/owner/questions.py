@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -34,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview.app.qa.questions import choices_text, parse_choices
+from slicereview.gui.common import file_dialogs
 from slicereview.gui.gateway.owner import OwnerService
 
 SCOPES = (("image", "once per image (global)"), ("polygon", "for each polygon"))
@@ -222,9 +222,10 @@ class QuestionsDialog(QDialog):
             self.refresh(select=self.editing)
 
     def on_import(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import questions", "",
-                                              "Questions (*.json);;All files (*)")
-        if path:
+        path = file_dialogs.open_file(self, "Import questions", "questions",
+                                      "Questions (*.json);;All files (*)",
+                                      self.owner.gateway.folder)
+        if path is not None:
             report = self._run("read_questions", path)
             if report is not None:
                 self.refresh()
@@ -232,7 +233,7 @@ class QuestionsDialog(QDialog):
                 self.answered_label.setText(f"Imported: {report.text}.")
 
     def on_export(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export questions", "questions.json",
-                                              "Questions (*.json)")
-        if path:
+        path = file_dialogs.save_file(self, "Export questions", "questions", "questions.json",
+                                      "Questions (*.json)", self.owner.gateway.folder)
+        if path is not None:
             self._run("write_questions", path)

@@ -1,8 +1,8 @@
 """The comparison view: the pair to compare (or the image to grade) of one rating session.
 
 Two :class:`~slicereview.gui.common.image_view.ImageView` s side by side, their zoom, pan and
-window/level linked (a check box unlinks them), the session's prompt above and the answer
-buttons below. Keys (also in the buttons' tooltips):
+window/level linked (a check box unlinks them; windows relatively, :mod:`.window_link`),
+the session's prompt above and the answer buttons below. Keys (also in the buttons' tooltips):
 
 ====================  ===============================================================
 ← / →                 the left / right image shows more of the property
@@ -29,7 +29,7 @@ the session's images are decoded in the background when it opens
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -48,6 +48,7 @@ from slicereview.gui.common.prefetch import Prefetcher
 from slicereview.gui.common.shortcuts import RATE_ANSWER_KEYS
 from slicereview.gui.gateway import ConnectionLostError, ProjectGateway
 from slicereview.gui.rate.confirm import confirm_undo
+from slicereview.gui.rate.window_link import RelativeWindowLink
 
 _K = Qt.Key
 PAIR_KEYS = {getattr(_K, f"Key_{name}"): answer for name, answer in RATE_ANSWER_KEYS.items()}
@@ -91,6 +92,7 @@ class CompareView(QWidget):
         self.clock_label.setObjectName("rate_clock")
         self.left = ImageView(show_histogram=False)
         self.right = ImageView(show_histogram=False)
+        self.window_link = RelativeWindowLink()
         self.left.window_changed.connect(self._on_left_window)
         self.right.window_changed.connect(self._on_right_window)
         self.link_box = QCheckBox("Link zoom, pan and window")
@@ -170,13 +172,8 @@ class CompareView(QWidget):
             self._on_left_window(self.left.current_window.center, self.left.current_window.width)
 
     def _copy_window(self, source: ImageView, target: ImageView) -> None:
-        if not self.linked or target.display is None:
-            return
-        blocker = QSignalBlocker(target)  # the target must not echo the window back
-        try:
-            target.set_window(source.current_window.center, source.current_window.width)
-        finally:
-            blocker.unblock()
+        if self.linked:
+            self.window_link.carry(source, target)
 
     def _on_left_window(self, _center: float, _width: float) -> None:
         self._copy_window(self.left, self.right)

@@ -17,7 +17,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview.app.rating.pooled import PooledRanking, rank_pooled, write_pooled_csv
+from slicereview.gui.common import file_dialogs
 from slicereview.gui.common.background import Tasks
 from slicereview.gui.gateway import ProjectGateway
 
@@ -208,10 +208,11 @@ class PooledPanel(QWidget):
         if self.result is None:
             return
         name = "".join(c if c.isalnum() or c in "-_ " else "_" for c in self.result.image_set[1])
-        path, _ = QFileDialog.getSaveFileName(self, "Export pooled ranking",
-                                              f"{name.strip()} pooled.csv", "CSV (*.csv)")
-        if path:
-            self.export_csv(Path(path))
+        path = file_dialogs.save_file(self, "Export pooled ranking", "csv",
+                                      f"{name.strip()} pooled.csv", "CSV (*.csv)",
+                                      self.gateway.folder)
+        if path is not None:
+            self.export_csv(path)
 
     def export_csv(self, path: Path) -> int:
         assert self.result is not None

@@ -11,7 +11,9 @@ have alternating backgrounds so ties are visible. Captions are dark text on thos
 grade is never cut off. Double-click a tile to see the image large in a
 window of its own, with zoom, pan and window/level. Thumbnails of images already decoded for
 rating are made at once; the others are made off the GUI thread (one worker, in the decoding
-child process) and kept for the life of the project.
+child process) and kept for the life of the project. A ranking of more than :data:`PAGE`
+images is shown a page at a time (Previous / Next): the tiles, their image reads and
+thumbnails are those of one page, whatever the session's size.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListView,
@@ -40,6 +41,7 @@ from slicereview.app.rating.run import BT_METHOD, Z95, RankingRow
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import thumbnail
 from slicereview.engines.imaging.limits import Limits
+from slicereview.gui.common import file_dialogs
 from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.browser import qimage_from_grey
 from slicereview.gui.common.image_view import ImageView
@@ -47,6 +49,7 @@ from slicereview.gui.gateway import ProjectGateway
 from slicereview.model import Image
 
 if TYPE_CHECKING:
+    from slicereview.app.images.file_cache import HeldFile
     from slicereview.engines.dicomweb.cache import RemoteInstance
 
 THUMB = 128
@@ -55,10 +58,12 @@ TIER_COLOURS = (QColor(235, 240, 250), QColor(250, 243, 230))
 #: Caption colour on the tier tiles (not the palette's: a dark theme has light text).
 CAPTION = QColor(25, 25, 25)
 PAD = 16
+#: Tiles per page of the grid.
+PAGE = 200
 
 
-def _thumbnail(path: Path | RemoteInstance, image: Image, limits: Limits,
-               check: Callable[[Image, Path | RemoteInstance], bool]) -> np.ndarray:
+def _thumbnail(path: Path | RemoteInstance | HeldFile, image: Image, limits: Limits,
+               check: Callable[[Image, Path | RemoteInstance | HeldFile], bool]) -> np.ndarray:
     """Worker thread (plain data only, no project connection): a crash-safe ``uint8``
     thumbnail of a file still the one imported (``check``: the gateway's file check)."""
     check(image, path)
@@ -105,6 +110,10 @@ class RankingGrid(QWidget):
         self.gateway = gateway
         self.session_id: int | None = None
         self._thumbs: dict[int, QPixmap] = {}
+        self._rows: list[RankingRow] = []
+        self._captions: list[str] = []
+        self._items: dict[int, QListWidgetItem] = {}
+        self.page = 0
         self.tasks = Tasks(self)  # an unreadable file keeps its grey tile (the browser says why)
         self.tasks.done.connect(self._on_thumb)
         gateway.project_closed.connect(self._thumbs.clear)
@@ -138,9 +147,19 @@ class RankingGrid(QWidget):
         for b in (self.export_button, self.pass_button, self.undo_button):
             buttons.addWidget(b)
         buttons.addWidget(self.status, 1)
+        self.previous_button = QPushButton("◀ Previous")
+        self.previous_button.clicked.connect(lambda: self.show_page(self.page - 1))
+        self.next_button = QPushButton("Next ▶")
+        self.next_button.clicked.connect(lambda: self.show_page(self.page + 1))
+        self.page_label = QLabel()
+        paging = QHBoxLayout()
+        for w in (self.previous_button, self.page_label, self.next_button):
+            paging.addWidget(w)
+        paging.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addLayout(buttons)
+        layout.addLayout(paging)
         layout.addWidget(self.grid, 1)
 
     def show_session(self, session_id: int) -> None:
@@ -166,7 +185,6 @@ class RankingGrid(QWidget):
         self.pass_button.setVisible(kind == "sort")
         self.undo_button.setText("Undo last grade" if kind == "classify" else "Undo last answer")
         self.status.clear()
-        self.grid.clear()
         labels = rs.labels if kind == "classify" else ()
         captions = []
         for row in rows:
@@ -179,8 +197,32 @@ class RankingGrid(QWidget):
                 score = _fmt_bt(row)
             rank = "—" if row.rank is None else f"#{row.rank}"
             tier = "unranked" if row.tier is None else f"tier {row.tier}"
-            caption = f"{rank} · {tier}\n{row.case_id}\n{score}"
-            captions.append(caption)
+            captions.append(f"{rank} · {tier}\n{row.case_id}\n{score}")
+        self._rows, self._captions = rows, captions
+        self._fit_grid(captions)
+        self.show_page(0)
+
+    def pages(self) -> int:
+        return max(1, -(-len(self._rows) // PAGE))
+
+    def show_page(self, page: int) -> None:
+        """Show the tiles of page ``page`` (0-based, clamped) of the ranking shown."""
+        self.page = max(0, min(self.pages() - 1, page))
+        first = self.page * PAGE
+        shown = range(first, min(len(self._rows), first + PAGE))
+        several = self.pages() > 1
+        for w in (self.previous_button, self.next_button, self.page_label):
+            w.setVisible(several)
+        self.previous_button.setEnabled(self.page > 0)
+        self.next_button.setEnabled(self.page < self.pages() - 1)
+        self.page_label.setText(f"images {first + 1}–{shown.stop} of {len(self._rows)}"
+                                if shown else "")
+        self.tasks.forget()  # the thumbnails of another page are not wanted now
+        self.grid.clear()
+        self._items = {}
+        size = self.grid.gridSize() - QSize(4, 4)  # the item, not just its cell, fits the text
+        for k in shown:
+            row, caption = self._rows[k], self._captions[k]
             item = QListWidgetItem(caption)
             item.setData(ID_ROLE, row.image_id)
             tip = f"{row.file}\nrank {row.rank}, tier {row.tier}, score {row.score}"
@@ -194,18 +236,17 @@ class RankingGrid(QWidget):
                 item.setBackground(QBrush(TIER_COLOURS[row.tier % 2]))
                 item.setForeground(QBrush(CAPTION))
             item.setIcon(self._icon(row.image_id))
+            item.setSizeHint(size)
             self.grid.addItem(item)
-        self._fit_grid(captions)
+            self._items[row.image_id] = item
 
     def _fit_grid(self, captions: list[str]) -> None:
-        """Tiles as wide as the longest caption line and tall enough for three lines."""
+        """Tiles as wide as the longest caption line and tall enough for three lines (the
+        same on every page)."""
         fm = self.grid.fontMetrics()
-        lines = [line for c in captions for line in c.split("\n")]
+        lines = {line for c in captions for line in c.split("\n")}
         wide = max([fm.horizontalAdvance(line) for line in lines] + [THUMB])
-        size = QSize(wide + PAD, THUMB + 3 * fm.lineSpacing() + PAD)
-        self.grid.setGridSize(size)
-        for i in range(self.grid.count()):  # the item, not just its cell, must fit the text
-            self.grid.item(i).setSizeHint(size - QSize(4, 4))
+        self.grid.setGridSize(QSize(wide + PAD, THUMB + 3 * fm.lineSpacing() + PAD))
 
     def _on_activated(self, item: QListWidgetItem) -> None:
         self.open_large(int(item.data(ID_ROLE)))
@@ -242,10 +283,9 @@ class RankingGrid(QWidget):
     def _on_thumb(self, image_id: int, tile: np.ndarray) -> None:
         pixmap = QPixmap.fromImage(qimage_from_grey(tile))
         self._thumbs[image_id] = pixmap
-        for i in range(self.grid.count()):
-            item = self.grid.item(i)
-            if item.data(ID_ROLE) == image_id:
-                item.setIcon(QIcon(pixmap))
+        item = self._items.get(image_id)
+        if item is not None:
+            item.setIcon(QIcon(pixmap))
 
     def wait_for_thumbnails(self, msecs: int = 10000) -> None:
         """Block until queued thumbnails are decoded (tests and screenshots)."""
@@ -256,10 +296,10 @@ class RankingGrid(QWidget):
             return
         name = self.gateway.rating.run(self.session_id).session.name
         safe = "".join(c if c.isalnum() or c in "-_ " else "_" for c in name).strip()
-        path, _ = QFileDialog.getSaveFileName(self, "Export ranking", f"{safe}.csv",
-                                              "CSV (*.csv)")
-        if path:
-            self.export_csv(Path(path))
+        path = file_dialogs.save_file(self, "Export ranking", "csv", f"{safe}.csv",
+                                      "CSV (*.csv)", self.gateway.folder)
+        if path is not None:
+            self.export_csv(path)
 
     def export_csv(self, path: Path) -> int:
         assert self.session_id is not None, "no session shown"

@@ -27,16 +27,17 @@ from slicereview.gui.common.prefetch import SHARE
 from slicereview.model import Image
 
 if TYPE_CHECKING:
+    from slicereview.app.images.file_cache import HeldFile
     from slicereview.engines.dicomweb.cache import RemoteInstance
     from slicereview.gui.gateway import ProjectGateway
 
 Key = tuple[int, tuple[int, ...]]
 
 
-def _prepare(image_path: Path | RemoteInstance, image: Image, limits: Limits,
+def _prepare(image_path: Path | RemoteInstance | HeldFile, image: Image, limits: Limits,
              location: Path | str,
              load: Callable[[Path | str, int, tuple[int, ...]], ReviewImage],
-             key: Key, check: Callable[[Image, Path | RemoteInstance], bool]
+             key: Key, check: Callable[[Image, Path | RemoteInstance | HeldFile], bool]
              ) -> tuple[ReviewImage, DisplayImage]:
     """Worker thread: the image (decoded in the decoding child, if its file is still the one
     imported: ``check``) and its overlays, read through a connection of its own."""

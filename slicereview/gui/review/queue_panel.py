@@ -6,8 +6,10 @@ small coloured bar (red disagreement, orange low, yellow moderate, green high; c
 tooltip), the method's score and the review status. Every cell's tooltip says why the image is
 where it is (the queue's ``explain``); images the low-agreement rule flagged *review first* lead
 the queue in every method, marked ⚑ by their rank, the flag's reason first in the tooltip. No
-column is cut: each takes the width its values need (the α headers are on two lines to save
-width), and the table scrolls sideways when the panel is narrower than that. A line is drawn
+value but a case id is cut: every other column takes the width its values need (the α headers
+are on two lines to save width), the case column takes the rest and elides long case ids in the
+middle (the full id is in the tooltip), and the table never scrolls sideways — its minimum width
+keeps the other columns whole and :data:`CASE_MIN_WIDTH` of the case id. A line is drawn
 under the last row within the *budget* (how many images the reviewer means to look at; default
 20, stored in the project) and the meter counts the reviewed images within the budget.
 """
@@ -47,6 +49,8 @@ COLUMNS = ("#", "Case", "α\nstrict", "α\nrelaxed", "Boxes", "Score", "Status")
 BANDS = (("n_disagreement", "disagreement"), ("n_low", "low"), ("n_moderate", "moderate"),
          ("n_high", "high"))
 _ROW = Qt.ItemDataRole.UserRole
+#: The case column's narrowest width (px): the part of a case id always shown.
+CASE_MIN_WIDTH = 64
 STATUS_COLOURS = {"reviewed": "#34C759", "partly reviewed": "#FF9500", "not reviewed": ""}
 
 
@@ -151,8 +155,12 @@ class ReviewQueuePanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.Fixed)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the case gives way
         header.setStretchLastSection(False)  # a stretched last column was cut when narrow
+        header.setMinimumSectionSize(24)
         self.table.setColumnWidth(4, 56)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.cellClicked.connect(lambda row, _col: self.row_chosen.emit(row))
         self.empty_label = QLabel()
         self.empty_label.setWordWrap(True)
@@ -245,12 +253,24 @@ class ReviewQueuePanel(QWidget):
         else:
             self.empty_label.setText(f"{not_enough} image(s) with one finished annotation "
                                      "are not ranked." if not_enough else "")
+        self._fit_columns()
         self._update_meter()
 
     def update_row(self, position: int, row: QueueRow) -> None:
         self.rows[position] = row
         self._fill(position, row)
+        self._fit_columns()
         self._update_meter()
+
+    def _fit_columns(self) -> None:
+        """Keep every column but the case whole: the table is at least as wide as their
+        contents, :data:`CASE_MIN_WIDTH`, the frame and the vertical scroll bar."""
+        header = self.table.horizontalHeader()
+        others = sum(max(header.sectionSizeHint(c), self.table.sizeHintForColumn(c))
+                     if c != 4 else self.table.columnWidth(4)
+                     for c in range(len(COLUMNS)) if c != 1)
+        chrome = 2 * self.table.frameWidth() + self.table.verticalScrollBar().sizeHint().width()
+        self.table.setMinimumWidth(others + CASE_MIN_WIDTH + chrome)
 
     def _fill(self, r: int, row: QueueRow) -> None:
         f = row.features

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
+from PySide6.QtWidgets import QMessageBox, QProgressDialog
 
+from slicereview.gui.common import file_dialogs, workers
 from slicereview.gui.common import settings as user_settings
-from slicereview.gui.common import workers
 from slicereview.gui.common.background import Worker, process_worker, thread_worker
 from slicereview.gui.window.connect_dialog import ConnectDialog, PasswordDialog
 from slicereview.store import SUFFIX
@@ -56,10 +56,11 @@ class FileMenu:
                 "close_project": self.gateway.close, "quit": self.window.close}
 
     def new_project(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(self.window, "New project", "",
-                                              f"slicereview project (*{SUFFIX})")
-        if not name:
+        chosen = file_dialogs.save_file(self.window, "New project", "project", f"study{SUFFIX}",
+                                        f"slicereview project (*{SUFFIX})", self.gateway.folder)
+        if chosen is None:
             return
+        name = str(chosen)
         path = Path(name) if name.endswith(SUFFIX) else Path(name).with_suffix(SUFFIX)
         try:
             self.gateway.create(path)
@@ -69,13 +70,16 @@ class FileMenu:
         user_settings.add_recent_project(path)
 
     def open_project(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self.window, "Open project", "",
-            f"slicereview project (*{SUFFIX});;Work package (*.zip);;All files (*)")
-        if path.lower().endswith(".zip"):
-            self.window.packages.open_package(Path(path))  # unpacked in a worker
-        elif path:
-            self.window.open_project(Path(path))
+        chosen = file_dialogs.open_file(
+            self.window, "Open project", "project",
+            f"slicereview project (*{SUFFIX});;Work package (*.zip);;All files (*)",
+            self.gateway.folder)
+        if chosen is None:
+            return
+        if chosen.name.lower().endswith(".zip"):
+            self.window.packages.open_package(chosen)  # unpacked in a worker
+        else:
+            self.window.open_project(chosen)
 
     # -- a project on a server -----------------------------------------------------------------
     def connect_server(self) -> ConnectDialog:
@@ -165,18 +169,18 @@ class FileMenu:
 
     # -- importing -----------------------------------------------------------------------------
     def import_files(self) -> None:
-        files, _ = QFileDialog.getOpenFileNames(
-            self.window, "Import images", "",
+        files = file_dialogs.open_files(
+            self.window, "Import images", "images",
             "Images (*.dcm *.DCM *.nii *.nii.gz *.nrrd *.nhdr *.mha *.mhd *.png *.tif *.tiff "
-            "*.jpg *.jpeg);;All files (*)")
+            "*.jpg *.jpeg);;All files (*)", self.gateway.folder)
         if files:
-            self.ask_and_import([Path(f) for f in files])
+            self.ask_and_import(files)
 
     def import_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self.window,
-                                                  "Import every image below a folder")
-        if folder:
-            self.ask_and_import([Path(folder)])
+        folder = file_dialogs.open_folder(self.window, "Import every image below a folder",
+                                          "images", self.gateway.folder)
+        if folder is not None:
+            self.ask_and_import([folder])
 
     def ask_and_import(self, paths: list[Path]) -> Worker | None:
         """Ask which volume slices to import (when volumes may be among ``paths``), then
@@ -250,9 +254,9 @@ class FileMenu:
     def relink(self) -> None:
         if self.gateway.project is None:
             return
-        folder = QFileDialog.getExistingDirectory(self.window,
-                                                  "Folder that now holds the images")
-        if not folder:
+        folder = file_dialogs.open_folder(self.window, "Folder that now holds the images",
+                                          "images", self.gateway.folder)
+        if folder is None:
             return
         report = self.gateway.relink(folder)
         QMessageBox.information(

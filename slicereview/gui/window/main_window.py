@@ -23,11 +23,8 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QMainWindow,
     QMessageBox,
-    QPushButton,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -49,6 +46,7 @@ from slicereview.gui.window.owner_menu import OwnerMenu
 from slicereview.gui.window.pacs_actions import PacsImport
 from slicereview.gui.window.pages import Pages
 from slicereview.gui.window.qa_actions import PackageMenu
+from slicereview.gui.window.start_page import StartPage
 from slicereview.gui.window.tabs import PageTabs
 from slicereview.gui.window.view_actions import ViewMenu
 from slicereview.model import Image
@@ -60,47 +58,8 @@ if TYPE_CHECKING:
     from slicereview.gui.review.page import ReviewPage
 
 
-class StartPage(QWidget):
-    """Shown while no project is open: create, open, demo, and recent projects."""
-
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__()
-        self.window_ = window
-        title = QLabel("<h2>slicereview</h2><p>Open a project to start, or try the demo.</p>")
-        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        layout = QVBoxLayout(self)
-        layout.addStretch(1)
-        layout.addWidget(title)
-        menu = window.file_menu
-        for text, slot in (("New project…", menu.new_project),
-                           ("Open project…", menu.open_project),
-                           ("Connect to server…", menu.connect_server),
-                           ("Open demo project", menu.open_demo)):
-            button = QPushButton(text)
-            button.setMinimumWidth(240)
-            button.clicked.connect(slot)
-            layout.addWidget(button, 0, Qt.AlignmentFlag.AlignHCenter)
-        layout.addWidget(QLabel("Recent projects:"), 0, Qt.AlignmentFlag.AlignHCenter)
-        self.recent = QListWidget()
-        self.recent.setMaximumWidth(520)
-        self.recent.itemActivated.connect(self._open_recent)
-        layout.addWidget(self.recent, 0, Qt.AlignmentFlag.AlignHCenter)
-        layout.addStretch(2)
-
-    def refresh(self) -> None:
-        self.recent.clear()
-        for where in [*map(str, user_settings.recent_projects()),
-                      *user_settings.recent_servers()]:
-            item = QListWidgetItem(where)
-            item.setData(Qt.ItemDataRole.UserRole, where)
-            self.recent.addItem(item)
-
-    def _open_recent(self, item: QListWidgetItem) -> None:
-        where = str(item.data(Qt.ItemDataRole.UserRole))
-        if where in user_settings.recent_servers():  # a server project's URL
-            self.window_.file_menu.open_server(where)
-        else:
-            self.window_.open_project(Path(where))
+#: The Images dock's narrowest useful width (px): a saved narrower one is not restored.
+BROWSER_MIN_WIDTH = 220
 
 
 class MainWindow(QMainWindow):
@@ -167,6 +126,7 @@ class MainWindow(QMainWindow):
         self.gateway.ask_retry = self._ask_retry
         self.gateway.project_closed.connect(self._on_project_closed)
         self.gateway.images_changed.connect(self.refresh_images)
+        self.gateway.missing_found.connect(self._on_missing_found)
         self._on_project_closed()
         self.resize(1400, 900)
 
@@ -295,7 +255,9 @@ class MainWindow(QMainWindow):
         for name in PROJECT_ACTIONS:
             self.actions_[name].setEnabled(True)
         self.refresh_images()
-        missing = self.gateway.missing_files()
+        self.gateway.find_missing_files()
+
+    def _on_missing_found(self, missing: list[str]) -> None:
         if missing:
             self.statusBar().showMessage(
                 f"{len(missing)} image file(s) not found — use File ▸ Relink moved files…")
@@ -308,7 +270,7 @@ class MainWindow(QMainWindow):
         self.pages.review_text = ""
         self.pages.show_browser_image("")
         self.viewer.clear()
-        self.browser.set_images([])
+        self.browser.set_images(None)
         self.start_page.refresh()
         self.stack.setCurrentWidget(self.start_page)
         self.browser_dock.hide()
@@ -316,11 +278,13 @@ class MainWindow(QMainWindow):
             self.actions_[name].setEnabled(False)
 
     def refresh_images(self) -> None:
-        images = self.gateway.images()
+        """The image list shows the project's images (read as they come into sight)."""
+        self.gateway.refresh_locations()
         self.browser.limits = self.gateway.limits
-        self.browser.set_images([(im, self.gateway.file_of(im)) for im in images])
-        if images and self._current_image is None:
-            self.browser.select(images[0].id)
+        self.browser.set_images(self.gateway)
+        ids = self.browser.image_ids()
+        if ids and self._current_image is None:
+            self.browser.select(ids[0])
 
     def show_image(self, image_id: int, *, keep_view: bool = False) -> bool:
         """Decode (or take from the cache) and show one image; errors go to the status bar."""
@@ -390,3 +354,5 @@ class MainWindow(QMainWindow):
         state = s.value("main_window/state")
         if state is not None:
             self.restoreState(state)
+        if self.browser_dock.width() < BROWSER_MIN_WIDTH:  # squeezed by a too-wide session
+            self.resizeDocks([self.browser_dock], [BROWSER_MIN_WIDTH], Qt.Orientation.Horizontal)

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QProgressDialog
+from PySide6.QtWidgets import QDialog, QMessageBox, QProgressDialog
 
-from slicereview.gui.common import qa_workers
+from slicereview.gui.common import file_dialogs, qa_workers
 from slicereview.gui.common.background import Worker, thread_worker
 from slicereview.gui.window.package_dialog import PackageDialog
 
@@ -82,10 +82,12 @@ class PackageMenu:
         if chooser.exec() != QDialog.DialogCode.Accepted:
             return None
         annotator, batch = chooser.choice()
-        path, _ = QFileDialog.getSaveFileName(self.window, "Save work package",
-                                              f"{annotator}.zip", "Work package (*.zip)")
-        if not path:
+        chosen = file_dialogs.save_file(self.window, "Save work package", "package",
+                                        f"{annotator}.zip", "Work package (*.zip)",
+                                        self.gateway.folder)
+        if chosen is None:
             return None
+        path = str(chosen)
         out = Path(path) if path.endswith(".zip") else Path(path + ".zip")
         worker = thread_worker(qa_workers.export_package, qa.location(), annotator, batch,
                                out)
@@ -103,9 +105,9 @@ class PackageMenu:
     def merge_package(self) -> Worker | None:
         if not self.gateway.is_open or self.worker is not None:
             return None
-        path, _ = QFileDialog.getOpenFileName(self.window, "Merge work package", "",
-                                              "Work package (*.zip);;All files (*)")
-        if not path:
+        path = file_dialogs.open_file(self.window, "Merge work package", "package",
+                                      "Work package (*.zip);;All files (*)", self.gateway.folder)
+        if path is None:
             return None
         worker = thread_worker(qa_workers.merge_package, self.gateway.qa.location(),
                                Path(path))

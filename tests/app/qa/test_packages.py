@@ -286,3 +286,27 @@ def test_a_damaged_package_zip_is_refused_before_anything_is_written(location, t
     with pytest.raises(PackageError, match="damaged|not a readable"):
         unpack(out)
     assert not (tmp_path / "ann").exists() and not (tmp_path / "ann.partial").exists()
+
+
+def test_a_package_of_held_images_needs_not_the_importers_files(location, tmp_path: Path,
+                                                                 monkeypatch) -> None:
+    import hashlib
+    import shutil
+
+    from slicereview.app.images import file_cache
+    from slicereview.app.images.embedding import hold_files
+
+    path = make_project(tmp_path / "src", location("p.srproj"))  # a server holds its images
+    with Project.open(path) as p:
+        assert hold_files(p).referenced == []  # (a project file holds them now)
+    shutil.rmtree(tmp_path / "src" / "imgs")
+    monkeypatch.setenv("SLICEREVIEW_FILE_CACHE", str(tmp_path / "fresh-cache"))
+    monkeypatch.setenv("SLICEREVIEW_FILE_CACHE_MB", "0.001")  # each copy drops the one before
+    with Project.open(path) as p:
+        out = package(p, "ann", tmp_path / "ann.zip", batch="b1")
+    file_cache.close_connections()
+    with zipfile.ZipFile(out) as zf:
+        manifest = json.loads(zf.read("manifest.json"))
+        assert len(manifest["images"]) == 3
+        for name, sha in manifest["images"].items():
+            assert hashlib.sha256(zf.read(name)).hexdigest() == sha

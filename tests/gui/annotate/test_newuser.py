@@ -148,7 +148,7 @@ def test_image_list_shows_and_filters_by_status_and_done_counts_the_batch(qtbot,
     _key(qtbot, w, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)  # submit: next image
     assert browser.status_of(ids[0]) == "submitted"
     assert page.panel.progress_label.text() == "Done: 1 of 3 images"
-    assert "✓ submitted" in browser._rows[ids[0]].text()
+    assert "✓ submitted" in browser.row_text(ids[0])
     browser.status_box.setCurrentIndex(browser.status_box.findData("not started"))
     assert browser.image_ids() == ids[1:3]
     w.grab().save(str(screenshots / "annotate_statuses.png"))
@@ -205,7 +205,7 @@ def test_a_returned_annotation_shows_comments_and_pins_and_revise_starts_the_nex
     page, browser = _page(w), w.browser
     page.select_you(bob)
     assert browser.status_of(ann.image_id) == "returned"
-    assert "↩ returned" in browser._rows[ann.image_id].text()
+    assert "↩ returned" in browser.row_text(ann.image_id)
     box = page.returned
     assert box.isVisible()
     assert "returned" in page.panel.status_label.text()

@@ -51,14 +51,14 @@ def test_a_file_that_crashes_the_decoder_is_listed_and_never_decoded_again(
     w.show()
     assert w.open_project(crashing_project)
     ids = {Path(im.path).name: im.id for im in w.gateway.images()}
-    qtbot.waitUntil(lambda: len(w.browser._thumbs) + len(w.browser.failures()) == 3,
+    qtbot.waitUntil(lambda: len(w.browser.thumbnail_ids()) + len(w.browser.failures()) == 3,
                     timeout=60000)
     failures = w.browser.failures()
     assert list(failures) == [ids["bad.png"]]
     assert "stopped abnormally on bad.png" in failures[ids["bad.png"]]
-    assert set(w.browser._thumbs) == {ids["a.png"], ids["c.png"]}  # the others are shown
-    row = w.browser._rows[ids["bad.png"]]
-    assert "(cannot be shown)" in row.text() and "stopped abnormally" in row.toolTip()
+    assert w.browser.thumbnail_ids() == {ids["a.png"], ids["c.png"]}  # the others are shown
+    assert "(cannot be shown)" in w.browser.row_text(ids["bad.png"])
+    assert "stopped abnormally" in w.browser.row_tooltip(ids["bad.png"])
     # Selecting it shows the remembered message; it is not decoded again, not even in-process.
     bad = w.gateway.image(ids["bad.png"])
     w.browser.select(bad.id)

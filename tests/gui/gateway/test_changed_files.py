@@ -43,8 +43,9 @@ _WINDOW = textwrap.dedent("""
         app.processEvents()
     w.browser.wait_for_thumbnails(60000)
     app.processEvents()
-    rows = {row.text().splitlines()[0]: (row.text(), row.toolTip())
-            for row in w.browser._rows.values()}
+    rows = {w.browser.row_text(i).splitlines()[0]: (w.browser.row_text(i),
+                                                    w.browser.row_tooltip(i))
+            for i in w.browser.image_ids()}
     first = w.image_label.text()
     for image in w.gateway.images():
         w.browser.select(image.id)

@@ -48,3 +48,29 @@ def test_the_window_works_on_a_server_project(qtbot, tmp_path: Path, postgres_cl
         assert other.images.sources()[-1].path == (extra / "new.png").as_posix()  # absolute
     w.close()
     postgres_cluster.drop_database(url)
+
+
+def test_the_window_shows_held_images_without_the_importers_files(
+        qtbot, tmp_path: Path, postgres_cluster, monkeypatch) -> None:
+    import shutil
+
+    from skimage import io
+
+    from slicereview.app.images.embedding import hold_files
+
+    url = postgres_cluster.new_database("gui")
+    copy_project(make_rate_project(tmp_path), url)
+    with Project.open(url) as project:
+        assert hold_files(project).held == 6
+    originals = {p.name: io.imread(p) for p in (tmp_path / "images").iterdir()}
+    shutil.rmtree(tmp_path / "images")  # another machine: only the URL
+    monkeypatch.setenv("SLICEREVIEW_FILE_CACHE", str(tmp_path / "fresh-cache"))
+    w, page = _window(qtbot, url)
+    gateway = page.gateway
+    assert gateway.missing_files() == [] and len(w.browser.image_ids()) == 6
+    for image in gateway.images():
+        shown = gateway.display(image)
+        np.testing.assert_array_equal(shown.data, originals[Path(image.path).name])
+    assert len(list((tmp_path / "fresh-cache").iterdir())) == 6
+    w.close()
+    postgres_cluster.drop_database(url)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QFileDialog
 
-from slicereview.app.report.owner_report import _fmt, collect, render
+from slicereview.app.report.owner_report import _fmt, collect, render, render_steps
 from slicereview.app.report.pairs import pair_disagreements
 from slicereview.store import Project
 from tests.app.qa_project import build
@@ -106,6 +106,41 @@ def test_cancel_stops_the_worker(open_window, qtbot, qa_path: Path) -> None:
     page.compute()                  # and it starts again
     qtbot.waitUntil(lambda: page.data is not None, timeout=60000)
     assert page.acceptance.rowCount() == 5
+
+
+@pytest.mark.slow  # seconds of matplotlib, twice
+def test_html_report_shows_progress_and_cancels(open_window, qtbot, qa_path: Path,
+                                                tmp_path: Path, monkeypatch) -> None:
+    """Writing the HTML report (seconds of matplotlib) shows the progress bar, one step per plot
+    section, and Cancel; a cancelled run writes no file, half or whole."""
+    w = open_window(qa_path)
+    page = w.overview_page
+    page.compute()
+    qtbot.waitUntil(lambda: page.data is not None, timeout=60000)
+    out = tmp_path / "cancelled.html"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (str(out), "HTML (*.html)"))
+    seen: list[tuple[int, int]] = []
+    worker = page.on_save_html()
+    assert worker is not None
+    worker.progress.connect(lambda done, total, _what: seen.append((done, total)))
+    assert page.progress.isVisibleTo(page) and page.cancel_button.isVisibleTo(page)
+    assert not page.save_button.isEnabled() and not page.compute_button.isEnabled()
+    page.cancel_button.click()
+    qtbot.waitUntil(lambda: page._html_worker is None, timeout=30000)
+    assert "Cancelled" in page.status.text() and not page.progress.isVisibleTo(page)
+    assert not out.exists() and not list(tmp_path.glob("*.part"))
+    assert page.save_button.isEnabled()
+
+    out = tmp_path / "whole.html"           # and a run to the end counts every step
+    seen.clear()
+    worker = page.on_save_html()
+    worker.progress.connect(lambda done, total, _what: seen.append((done, total)))
+    qtbot.waitUntil(lambda: page._html_worker is None, timeout=60000)
+    total = render_steps(page.data)
+    assert seen[-1] == (total, total) and len(seen) >= total // 2
+    assert out.read_text(encoding="utf-8") == render(page.data)
+    assert "Wrote" in page.status.text()
 
 
 @pytest.mark.slow  # 8 s at load 8

@@ -126,6 +126,23 @@ def test_groups_dialog(qtbot, open_window, project_file) -> None:
         assert p.raters.by_name("bob").group is None
 
 
+def test_groups_dialog_shows_a_long_group_name_on_one_line(qtbot, open_window,
+                                                           project_file) -> None:
+    w = open_window(project_file)
+    w.owner_menu.actions["groups"].trigger()
+    groups = w.owner_menu.dialog
+    groups.select_names(["ann"])
+    groups.group_box.setEditText("A0 (no feedback)")
+    qtbot.mouseClick(groups.put_button, _L)
+    qtbot.waitExposed(groups)
+    table = groups.table
+    row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == "ann")
+    text = table.item(row, 1).text()
+    assert text == "A0 (no feedback)"
+    assert table.columnWidth(1) > table.fontMetrics().horizontalAdvance(text)
+    assert not table.wordWrap()
+
+
 def test_a_new_batch_asks_for_phase_and_images(qtbot, open_window, project_file) -> None:
     with Project.open(project_file) as p:
         for name in ("ann", "bob"):
@@ -205,14 +222,12 @@ def test_extra_annotator_sees_the_assignment_in_the_image_list(qtbot, open_windo
     w = open_window(project_file)
     _annotate_as(w, qtbot, "cy", "formal", 2)
     qtbot.waitUntil(lambda: w.browser.assignment_of(2) is not None, timeout=5000)
-    item = w.browser._rows[2]
-    assert "⚑ given to you: low agreement" in item.text()
-    assert "strict α (nominal, image level)" in item.toolTip()
+    assert "⚑ given to you: low agreement" in w.browser.row_text(2)
+    assert "strict α (nominal, image level)" in w.browser.row_tooltip(2)
     assert w.browser.assignment_of(3) is None
     box = w.browser.status_box
     box.setCurrentIndex(box.findData("assigned"))
-    hidden = [w.browser.list.isRowHidden(w.browser._rows[i].row()) for i in (1, 2, 3)]
-    assert hidden == [True, False, True]
+    assert w.browser.image_ids() == [2]
 
 
 def test_review_first_images_lead_the_queue_with_the_reason(qtbot, open_window,

@@ -131,7 +131,7 @@ def test_two_raters_meter_undo_resume_and_ranking(qtbot, tmp_path: Path, monkeyp
     captions = [page2.grid.grid.item(i).text() for i in range(N)]
     assert all("±" in c for c in captions)
     out = tmp_path / "c.csv"
-    monkeypatch.setattr("slicereview.gui.rate.ranking_grid.QFileDialog.getSaveFileName",
+    monkeypatch.setattr("slicereview.gui.common.file_dialogs.QFileDialog.getSaveFileName",
                         lambda *a, **k: (str(out), "CSV (*.csv)"))
     qtbot.mouseClick(page2.grid.export_button, Qt.MouseButton.LeftButton)
     with open(out, newline="", encoding="utf-8") as f:

@@ -104,7 +104,7 @@ def test_pooled_ranking_panel(qtbot, project_file, tmp_path, monkeypatch):
     assert fewer is not None and fewer.answers == result.answers - 3
 
     out = tmp_path / "pooled.csv"
-    monkeypatch.setattr("slicereview.gui.rate.pooled_panel.QFileDialog.getSaveFileName",
+    monkeypatch.setattr("slicereview.gui.common.file_dialogs.QFileDialog.getSaveFileName",
                         lambda *a, **k: (str(out), "CSV (*.csv)"))
     qtbot.mouseClick(panel.export_button, Qt.MouseButton.LeftButton)
     with open(out, newline="", encoding="utf-8") as f:

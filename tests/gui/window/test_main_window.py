@@ -247,7 +247,7 @@ def test_the_first_image_thumbnail_comes_from_the_viewer_pixels(
     assert w.browser.wait_for_thumbnails(10000)
     [image_id] = w.browser.image_ids()
     assert w.browser.failures() == {}
-    assert image_id in w.browser._thumbs
+    assert image_id in w.browser.thumbnail_ids()
 
 
 @pytest.mark.slow  # 7 s at load 8: `open --screenshot` in a child process, then a window

@@ -1,0 +1,160 @@
+"""Who may read and change what in a server project, enforced by PostgreSQL itself.
+
+Each person connects as their own PostgreSQL login, named as their rater row (``people add
+URL NAME --role ...``, :func:`add_login`). The project's tables then have row-level security
+(:func:`enable_blinding`, idempotent):
+
+* an **annotator's** connection reads and writes only their own annotations (and their
+  polygons), answers (their own, or in their own session when the answer names no rater),
+  grades (of their own sessions) and guideline views, and reads the reviews of their own
+  annotations and the pins; it reads every rating session (a shared session has several
+  raters) and writes its own; it reads nothing of gold, gold scores, kept merge
+  conflicts or the review features; it cannot write a review;
+* every other table (images, questions, guidelines, batches, raters, ...) is read by all and
+  written by reviewers and owners only, but for claiming work: an annotator takes a free
+  claim slot for themselves (and the change counter, which every write moves);
+* a **reviewer's** or **owner's** connection reads and writes everything (reviewers decide on
+  others' annotations);
+* the login that created the project (the tables' owner) and superusers are not subject to
+  the policies (PostgreSQL's rule): they administer.
+
+A connection whose login names no rater of the project is treated as an annotator with no
+work: it sees no annotation at all. The helpers :data:`RATER_FN` and :data:`SEES_ALL_FN`
+(reading ``raters`` by ``current_user``, as the caller) are what the policies ask.
+A file has no logins: this module is used on a server only.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+RATER_FN = "slicereview_rater_id"
+SEES_ALL_FN = "slicereview_sees_all"
+
+_MINE = f"rater_id = {RATER_FN}()"
+_ALL = f"{SEES_ALL_FN}()"
+_OWN_SESSION = f"session_id IN (SELECT id FROM sessions WHERE rater_id = {RATER_FN}())"
+
+#: ``table: (who may read, who may write)`` of the tables of people's work; every other
+#: table of the project is read by all and written by reviewers and owners only
+#: (:data:`OTHERS`), but for the claims of :data:`UPDATES` (and the change counter).
+POLICIES: dict[str, tuple[str, str]] = {
+    "annotations": (f"{_ALL} OR {_MINE}", f"{_ALL} OR {_MINE}"),
+    "polygons": (f"{_ALL} OR annotation_id IN (SELECT id FROM annotations)",
+                 f"{_ALL} OR annotation_id IN (SELECT id FROM annotations)"),
+    # (a rating session is read by all: a shared "confidence" session is answered by several)
+    "sessions": ("true", f"{_ALL} OR {_MINE}"),
+    "answers": (f"{_ALL} OR {_MINE} OR (rater_id IS NULL AND {_OWN_SESSION})",
+                f"{_ALL} OR {_MINE} OR (rater_id IS NULL AND {_OWN_SESSION})"),
+    "grades": (f"{_ALL} OR {_OWN_SESSION}", f"{_ALL} OR {_OWN_SESSION}"),
+    "guideline_views": (f"{_ALL} OR {_MINE}", f"{_ALL} OR {_MINE}"),
+    "reviews": (f"{_ALL} OR annotation_id IS NULL OR annotation_id IN "
+                "(SELECT id FROM annotations)", _ALL),
+    "gold": (_ALL, _ALL),
+    "gold_scores": (_ALL, _ALL),
+    "merge_conflicts": (_ALL, _ALL),
+    "review_features": (_ALL, _ALL),
+}
+OTHERS = ("true", _ALL)
+#: ``(rows an UPDATE may pick, what they may become)`` where that differs from who may
+#: write: an annotator takes a free claim slot for themselves.
+UPDATES = {"slots": (f"{_ALL} OR rater_id IS NULL OR {_MINE}", f"{_ALL} OR {_MINE}")}
+
+_FUNCTIONS = (
+    f"CREATE OR REPLACE FUNCTION {RATER_FN}() RETURNS bigint LANGUAGE sql STABLE "
+    "SET search_path = public AS "
+    "$$ SELECT id FROM raters WHERE name = current_user $$",
+    f"CREATE OR REPLACE FUNCTION {SEES_ALL_FN}() RETURNS boolean LANGUAGE sql STABLE "
+    "SET search_path = public AS "
+    "$$ SELECT EXISTS (SELECT 1 FROM raters WHERE name = current_user "
+    "AND role IN ('reviewer', 'owner')) $$",
+)
+
+
+def enable_blinding(conn: Any) -> None:
+    """Make the helpers and, on every table of the project but the change counter's, the
+    policies of :data:`POLICIES` (else :data:`OTHERS`) -- one per command, so that who may
+    delete is who may write --, in the caller's transaction on ``conn`` (a psycopg
+    connection of the tables' owner). Again: nothing changes."""
+    from slicereview.store.postgres_schema import STATE_TABLE
+
+    for statement in _FUNCTIONS:
+        conn.execute(statement)
+    have = {(r[0], r[1]) for r in conn.execute(
+        "SELECT tablename, policyname FROM pg_policies WHERE schemaname = current_schema()")}
+    tables = [r[0] for r in conn.execute(
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1")]
+    for table in tables:
+        if table == STATE_TABLE:
+            continue
+        read, write = POLICIES.get(table, OTHERS)
+        picks, becomes = UPDATES.get(table, (write, write))
+        conn.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
+        for command, clause in (("select", f"USING ({read})"),
+                                ("insert", f"WITH CHECK ({write})"),
+                                ("update", f"USING ({picks}) WITH CHECK ({becomes})"),
+                                ("delete", f"USING ({write})")):
+            if (table, f"slicereview_{command}") not in have:
+                conn.execute(f"CREATE POLICY slicereview_{command} ON {table} FOR "
+                             f"{command.upper()} {clause}")
+
+
+def blinding_enabled(conn: Any) -> bool:
+    """Whether :func:`enable_blinding` ran on this database (a migration runs it again, so
+    that a table a new format adds is covered too)."""
+    return conn.execute("SELECT 1 FROM pg_policies WHERE schemaname = current_schema() AND "
+                        "policyname LIKE 'slicereview%' LIMIT 1").fetchone() is not None
+
+
+def add_login(conn: Any, name: str) -> str | None:
+    """Give the login ``name`` the use of this project's tables (in the caller's
+    transaction); a new login is made with a random password, which is returned (shown once,
+    never stored); an existing login keeps its password (``None``)."""
+    from psycopg import sql
+
+    if len(name.encode()) > 63:  # (PostgreSQL would cut it: the login would name no rater)
+        raise ValueError(f"{name!r} is too long for a login name (at most 63 bytes)")
+    exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)).fetchone()
+    password = None
+    if exists is None:
+        password = secrets.token_urlsafe(18)
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(
+            sql.Identifier(name), sql.Literal(password)))
+    role = sql.Identifier(name)
+    database = conn.execute("SELECT current_database()").fetchone()[0]
+    for statement in (
+            "GRANT CONNECT ON DATABASE {} TO {}",
+            "GRANT USAGE ON SCHEMA public TO {role}",
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}",
+            "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}",
+            # (tables and sequences a later format adds, made by this login's migration)
+            "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE "
+            "ON TABLES TO {role}",
+            "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES "
+            "TO {role}"):
+        if statement.startswith("GRANT CONNECT"):
+            conn.execute(sql.SQL(statement).format(sql.Identifier(database), role))
+        else:
+            conn.execute(sql.SQL(statement).format(role=role))
+    return password
+
+
+def grant_login(conn: Any, name: str) -> str | None:
+    """:func:`enable_blinding` and :func:`add_login` in a savepoint of the caller's
+    transaction (an error leaves it usable); a login that may not do it, or a name that
+    cannot be a login, gets a ``ValueError``."""
+    import psycopg
+
+    try:
+        with conn.transaction():
+            enable_blinding(conn)
+            return add_login(conn, name)
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise ValueError(
+            "Only the project's owner login, allowed to create logins (CREATEROLE), can add "
+            f"people with their own login: {str(exc).strip().splitlines()[0]}") from exc
+    except (psycopg.errors.InvalidName, psycopg.errors.ReservedName,
+            psycopg.errors.NameTooLong) as exc:
+        raise ValueError(f"{name!r} cannot be a login name: "
+                         f"{str(exc).strip().splitlines()[0]}") from exc

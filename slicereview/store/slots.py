@@ -1,0 +1,90 @@
+"""``project.slots``: the images of a batch handed out by claims (schema format 8).
+
+A batch opened for claiming has ``per_image`` *slots* per image (the annotators each image
+needs). :meth:`Slots.claim` gives an annotator the first free slot, in the batch's order, of
+an image they hold no slot of yet, in one short transaction: on a server its ``SELECT`` locks
+the slot with ``FOR UPDATE SKIP LOCKED`` (a slot another claim is taking is passed over, not
+waited for) and a lock per annotator keeps one annotator's windows from claiming two slots
+of one image at once (:meth:`~.database.Database.claim_transaction`); on a file the
+transaction is the file's one writer. So two people never get the same slot, nobody gets
+one image twice, and no image gets more annotators than it needs.
+
+Example
+-------
+>>> import tempfile, pathlib
+>>> from slicereview.model import NewImage
+>>> from slicereview.store import Project
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> (folder / "a.png").write_bytes(b"a"), (folder / "b.png").write_bytes(b"b")
+(1, 1)
+>>> with Project.create(folder / "p.srproj") as project:
+...     _ = project.images.add_source(folder / "a.png", "0" * 64, "png", [NewImage(1, 1)])
+...     _ = project.images.add_source(folder / "b.png", "1" * 64, "png", [NewImage(1, 1)])
+...     ann, other = project.raters.add("ann"), project.raters.add("bob")
+...     batch = project.workflow.add_batch("b", "formal", [1, 2])
+...     project.slots.open(batch, [1, 2], per_image=1)
+...     first = [project.slots.claim(batch, ann), project.slots.claim(batch, other)]
+...     first, project.slots.claim(batch, ann), project.slots.claimed(batch, ann)
+([1, 2], None, [1])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from slicereview.store._base import Part, now_iso
+
+
+class Slots(Part):
+    """Claims of a batch's images (see the module docstring)."""
+
+    def open(self, batch_id: int, image_ids: Sequence[int], per_image: int) -> None:
+        """Hand the batch's images out by claims, ``per_image`` annotators each, in the order
+        given; ``ValueError`` when the batch is already open for claiming."""
+        if per_image < 1:
+            raise ValueError("an image needs at least one annotator")
+        with self.transaction():
+            if self.is_open(batch_id):
+                raise ValueError("this batch already hands out its images by claims")
+            self.db.executemany(
+                "INSERT INTO slots (batch_id, image_id, slot, position) VALUES (?, ?, ?, ?)",
+                [(batch_id, image_id, slot, position)
+                 for position, image_id in enumerate(image_ids) for slot in range(per_image)])
+
+    def is_open(self, batch_id: int) -> bool:
+        """Whether the batch hands out its images by claims."""
+        return self.db.execute("SELECT 1 FROM slots WHERE batch_id = ? LIMIT 1",
+                               (batch_id,)).fetchone() is not None
+
+    def claim(self, batch_id: int, rater_id: int) -> int | None:
+        """Claim the next free slot for ``rater_id``; its image id, or ``None`` when every
+        image they may still get is taken (one short transaction, see the module docstring)."""
+        with self.db.claim_transaction(rater_id):
+            row = self.db.execute(
+                "SELECT id, image_id FROM slots s WHERE batch_id = ? AND rater_id IS NULL "
+                "AND NOT EXISTS (SELECT 1 FROM slots t WHERE t.batch_id = s.batch_id AND "
+                "t.image_id = s.image_id AND t.rater_id = ?) ORDER BY position, slot LIMIT 1"
+                + self.db.skip_locked, (batch_id, rater_id)).fetchone()
+            if row is None:
+                return None
+            self.db.execute("UPDATE slots SET rater_id = ?, claimed_at = ? WHERE id = ?",
+                            (rater_id, now_iso(), row[0]))
+        return int(row[1])
+
+    def claimed(self, batch_id: int, rater_id: int) -> list[int]:
+        """The images ``rater_id`` claimed in the batch, in the batch's order."""
+        return [r[0] for r in self.db.execute(
+            "SELECT image_id FROM slots WHERE batch_id = ? AND rater_id = ? ORDER BY position",
+            (batch_id, rater_id))]
+
+    def counts(self, batch_id: int) -> tuple[int, int]:
+        """``(claimed, total)`` slots of the batch."""
+        row = self.db.execute("SELECT count(rater_id), count(*) FROM slots WHERE batch_id = ?",
+                              (batch_id,)).fetchone()
+        return int(row[0]), int(row[1])
+
+    def all(self, batch_id: int) -> list[tuple[int, int, int | None]]:
+        """``(image_id, slot, rater_id)`` of every slot of the batch, in order."""
+        return [(r[0], r[1], r[2]) for r in self.db.execute(
+            "SELECT image_id, slot, rater_id FROM slots WHERE batch_id = ? "
+            "ORDER BY position, slot", (batch_id,))]

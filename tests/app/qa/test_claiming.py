@@ -1,0 +1,125 @@
+"""A batch handed out by claims: each image gets exactly the annotators it needs, nobody gets
+one image twice, an unfinished claim comes back first, work packages hold the claimed
+images; and 8 processes claiming at once (two of them for the same annotator) never get the
+same slot, on a file and on a server (``FOR UPDATE SKIP LOCKED``)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image as PILImage
+
+from slicereview.app.images.importing import import_paths
+from slicereview.app.qa.claiming import next_image
+from slicereview.app.qa.workflow import define_batch, work_images
+from slicereview.store import Project
+
+
+def _project(where, folder: Path, images: int, annotators: int, per_image: int
+             ) -> tuple[int, list[int]]:
+    folder.mkdir(parents=True, exist_ok=True)
+    for k in range(images):
+        PILImage.fromarray(np.full((8, 8), k, np.uint8)).save(folder / f"{k:03d}.png")
+    with Project.create(where) as project:
+        import_paths(project, sorted(folder.glob("*.png")))
+        raters = [project.raters.add(f"ann{k}") for k in range(annotators)]
+        batch = define_batch(project, "b", "formal", [im.id for im in project.images.all()],
+                             raters=raters, annotators_per_image=per_image)
+    return batch, raters
+
+
+def test_claims_give_each_image_its_annotators_and_nobody_one_twice(location, tmp_path):
+    where = location()
+    batch, (a, b, c) = _project(where, tmp_path / "imgs", images=3, annotators=3, per_image=2)
+    with Project.open(where) as project:
+        assert next_image(project, a, batch) == 1
+        assert next_image(project, a, batch) == 1  # not finished: the same image again
+        ann = project.annotations.for_image(a, 1)
+        project.annotations.set_status(ann.id, "submitted")
+        assert next_image(project, a, batch) == 2
+        assert next_image(project, b, batch) == 1
+        project.annotations.set_status(project.annotations.for_image(b, 1).id, "submitted")
+        assert next_image(project, b, batch) == 2
+        project.annotations.set_status(project.annotations.for_image(b, 2).id, "submitted")
+        assert next_image(project, c, batch) == 3  # images 1 and 2 have their two annotators
+        assert work_images(project, b, batch) == [1, 2]
+        assert project.slots.counts(batch) == (5, 6)
+        assert next_image(project, b, batch) == 3
+        project.annotations.set_status(project.annotations.for_image(b, 3).id, "submitted")
+        assert next_image(project, b, batch) is None  # one claim per image, every image full
+        assert project.slots.claim(batch, c) is None
+        per_image = Counter(image for image, _, rater in project.slots.all(batch) if rater)
+        assert per_image == {1: 2, 2: 2, 3: 2}
+        other = project.raters.add("stranger")
+        with pytest.raises(ValueError, match="not assigned"):
+            next_image(project, other, batch)
+        plain = define_batch(project, "plain", "formal", [1, 2], raters=[a])
+        with pytest.raises(ValueError, match="not handed out by claims"):
+            next_image(project, a, plain)
+        assert work_images(project, a, plain) == [1, 2]
+
+
+def _claim_all(where, rater_id: int, batch_id: int) -> tuple[list[int], list[float], str]:
+    """Claim until nothing is left (a process of its own): images, latencies, error."""
+    images, latencies = [], []
+    try:
+        with Project.open(where) as project:
+            while True:
+                start = time.perf_counter()
+                image = project.slots.claim(batch_id, rater_id)
+                latencies.append(time.perf_counter() - start)
+                if image is None:
+                    return images, latencies, ""
+                images.append(image)
+    except Exception as exc:  # reported to the test, which fails on any
+        return images, latencies, f"{type(exc).__name__}: {exc}"
+
+
+def test_eight_processes_claiming_at_once_never_share_a_slot(location, tmp_path):
+    where = location()
+    batch, raters = _project(where, tmp_path / "imgs", images=40, annotators=6, per_image=3)
+    who = raters + raters[:2]  # 8 processes; two annotators claim from two at once
+    context = multiprocessing.get_context("spawn")
+    env = os.environ.get("PYTHONPATH")
+    assert env  # (the children import slicereview from the tree)
+    with context.Pool(len(who)) as pool:
+        results = pool.starmap(_claim_all, [(where, r, batch) for r in who])
+    assert [error for _, _, error in results] == [""] * len(who)
+    with Project.open(where, read_only=True) as project:
+        slots = project.slots.all(batch)
+        assert project.slots.counts(batch) == (120, 120)  # 6 x 40 wanted more than 120
+    got = Counter((image, rater) for image, _, rater in slots)
+    assert max(got.values()) == 1  # nobody holds two slots of one image
+    assert Counter(image for image, _, _ in slots) == {i: 3 for i in range(1, 41)}
+    handed = Counter(image for images, _, _ in results for image in images)
+    assert sum(handed.values()) == 120 and max(handed.values()) == 3  # each claim once
+    p95 = np.percentile([t for _, lat, _ in results for t in lat], 95)
+    print(f"claim latency p95 with {len(who)} processes: {p95 * 1000:.1f} ms")
+
+
+def test_a_package_of_a_claimed_batch_holds_the_claimed_images(location, tmp_path):
+    import zipfile
+
+    from slicereview.app.qa.packages import package
+
+    where = location()
+    batch, (a, b) = _project(where, tmp_path / "imgs", images=4, annotators=2, per_image=1)
+    with Project.open(where) as project:
+        for rater in (a, b, a):
+            image = next_image(project, rater, batch)
+            project.annotations.set_status(project.annotations.for_image(rater, image).id,
+                                           "submitted")
+        out = package(project, "ann0", tmp_path / "ann0.zip", batch="b")
+    with zipfile.ZipFile(out) as zf:
+        zf.extractall(tmp_path / "unzipped")
+    with Project.open(tmp_path / "unzipped" / "project.srproj") as pkg:
+        assert [i.case_id for i in pkg.images.all()] == ["C000001", "C000003"]
+        mine = pkg.raters.by_name("ann0").id
+        assert work_images(pkg, mine, pkg.workflow.batch_by_name("b").id) == [
+            i.id for i in pkg.images.all()]
