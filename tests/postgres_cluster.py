@@ -21,8 +21,6 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-import psycopg
-
 #: Settings of a cluster that holds nothing worth keeping: no TCP, no durability (a crashed
 #: test server loses nothing anyone needs), room for the connections of one test run.
 _SERVER_OPTIONS = (
@@ -51,12 +49,15 @@ def find_bin() -> Path | None:
 class Cluster:
     """One running test cluster; :meth:`new_database` makes an empty database per test."""
 
-    def __init__(self, bin_dir: Path, *, durable: bool = False) -> None:
-        """``durable``: commits survive :meth:`halt` (``synchronous_commit=on``; the session's
-        cluster does without)."""
+    def __init__(self, bin_dir: Path, parent: Path | None = None, *,
+                 durable: bool = False) -> None:
+        """``parent``: the folder to make the cluster's folder in (the temporary folder when
+        not given); the ``postgres`` user must be able to reach it when the tests run as
+        root. ``durable``: commits survive :meth:`halt` (``synchronous_commit=on``; the
+        session's cluster does without)."""
         self.bin = bin_dir
         self.options = _SERVER_OPTIONS + (" -c synchronous_commit=on" if durable else "")
-        self.root = Path(tempfile.mkdtemp(prefix="slicereview-pg-"))
+        self.root = Path(tempfile.mkdtemp(prefix="slicereview-pg-", dir=parent))
         self.data = self.root / "data"
         self.socket = self.root / "socket"
         self.socket.mkdir()
@@ -95,6 +96,7 @@ class Cluster:
 
     def admin(self, sql: str) -> None:
         """Run one statement as the superuser in the ``postgres`` database (autocommit)."""
+        import psycopg
         with psycopg.connect(self.url(), autocommit=True) as conn:
             conn.execute(sql)
 
@@ -120,6 +122,7 @@ class Cluster:
 def fingerprint(location: object) -> str:
     """What proves a project unchanged: the SHA-256 of a project file's bytes, or of every row
     of every table of a database (the server's change counter included)."""
+    import psycopg
     if not isinstance(location, str):
         return hashlib.sha256(Path(location).read_bytes()).hexdigest()  # type: ignore[arg-type]
     digest = hashlib.sha256()
@@ -138,6 +141,7 @@ def fingerprint(location: object) -> str:
 def foreign(location: object) -> object:
     """Make ``location`` hold something that is not a project: a text file, or a database
     with another program's table. Returns ``location``."""
+    import psycopg
     if isinstance(location, str):
         with psycopg.connect(location, autocommit=True) as conn:
             conn.execute("CREATE TABLE notes (line text)")

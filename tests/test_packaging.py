@@ -18,7 +18,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from packaging.requirements import Requirement
 
 import slicereview
 
@@ -89,6 +88,8 @@ def test_resource_files_are_declared_package_data(pyproject: dict):
 
 
 def test_runtime_dependencies(pyproject: dict):
+    from packaging.requirements import Requirement
+
     deps = [Requirement(d) for d in pyproject["project"]["dependencies"]]
     by_name = {d.name.lower(): d for d in deps}
     assert str(by_name["pyside6-essentials"].specifier) in {"<6.12,>=6.9", ">=6.9,<6.12"}

@@ -5,6 +5,8 @@ question with gold answers."""
 from __future__ import annotations
 
 import hashlib
+import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -25,9 +27,33 @@ def box(x: float, y: float, s: float, certainty: str = "certain") -> Polygon:
     return Polygon(np.array([[x, y], [x + s, y], [x + s, y + s], [x, y + s]], float), certainty)
 
 
+#: The project file of each ``(images, seed)``, built once per test run (it takes 4-9 s).
+_BUILT: dict[tuple[int, int], Path] = {}
+
+
 def build(folder: Path, images: int = 16, seed: int = 0, *,
           location: Location | None = None) -> Location:
-    """The project at ``location`` (default ``folder / "qa.srproj"``); images in ``folder``."""
+    """The QA project at ``location`` (default ``folder / "qa.srproj"``), its image
+    ``camera.png`` in ``folder``: a copy of the project file built once per test run for
+    ``(images, seed)`` -- the file itself copied (its image path is stored relative to it),
+    or ``slicereview copy`` to a server location."""
+    template = _BUILT.get((images, seed))
+    if template is None:
+        template = Path(tempfile.mkdtemp(prefix=f"qa-project-{images}-{seed}-"))
+        _build(template, images, seed)
+        _BUILT[images, seed] = template
+    for name in ("camera.png", "qa.srproj"):
+        shutil.copy2(template / name, folder / name)
+    if location is None or location == folder / "qa.srproj":
+        return folder / "qa.srproj"
+    from slicereview.store.copying import copy_project
+
+    copy_project(folder / "qa.srproj", location)
+    return location
+
+
+def _build(folder: Path, images: int, seed: int) -> Path:
+    """Build the project file ``folder / "qa.srproj"`` with its image ``camera.png``."""
     from skimage import data
     from skimage.transform import resize
 
@@ -35,7 +61,7 @@ def build(folder: Path, images: int = 16, seed: int = 0, *,
     png = folder / "camera.png"
     small = (resize(data.camera(), (SIZE, SIZE)) * 255).astype(np.uint8)
     PILImage.fromarray(small).save(png)
-    path = location or folder / "qa.srproj"
+    path = folder / "qa.srproj"
     with Project.create(path, name="QA test") as p:
         ids = p.images.add_source(png, hashlib.sha256(png.read_bytes()).hexdigest(), "png",
                                   [NewImage(SIZE, SIZE, frame=k) for k in range(images)])

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from skimage import io
 
 from slicereview.app.images.importing import import_paths
 from slicereview.app.rating.run import RatingRun
@@ -48,6 +47,8 @@ print(stored, stale, flush=True)
 
 @pytest.fixture
 def shared(location, tmp_path: Path) -> tuple[Path, list[int]]:
+    from skimage import io
+
     folder = tmp_path / "images"
     folder.mkdir()
     rng = np.random.default_rng(1)
@@ -89,6 +90,7 @@ def _check(project: Project, session_id: int) -> None:
     assert ranked == sorted(ranked, reverse=True)
 
 
+@pytest.mark.slow  # 3 s
 def test_two_processes_on_different_sessions_lose_nothing(shared) -> None:
     path, (ann, bob, cy) = shared
     (a, _), (b, _), (c, _) = _rate_at_once(path, [ann, bob, cy])
@@ -100,6 +102,7 @@ def test_two_processes_on_different_sessions_lose_nothing(shared) -> None:
             _check(project, s)
 
 
+@pytest.mark.slow  # 3 s
 def test_two_processes_on_one_session_never_double_an_answer(shared) -> None:
     path, (ann, _bob, cy) = shared
     results = _rate_at_once(path, [cy, cy])

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 
-import krippendorff
 import numpy as np
 import pytest
 from scipy import ndimage
@@ -53,6 +52,8 @@ def labels() -> np.ndarray:
 
 
 def _krippendorff_seconds(masks: np.ndarray, rows: int, repeat: int = 1) -> tuple[float, float]:
+    import krippendorff
+
     flat = masks[:, :rows].reshape(R, -1).astype(np.uint8)
     seconds, value = _best(
         lambda: krippendorff.alpha(reliability_data=flat, level_of_measurement="nominal"),
@@ -79,6 +80,8 @@ def test_mask_alpha_speed_against_krippendorff(labels):
 
 def _naive_boxes(masks: np.ndarray) -> list[float]:
     """Baseline boxes: ndimage components, then krippendorff.alpha on each box's pixels."""
+    import krippendorff
+
     labelled, _ = ndimage.label(masks.any(axis=0), structure=np.ones((3, 3)))
     out = []
     for box in ndimage.find_objects(labelled):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 
-import krippendorff
 import numpy as np
 import pytest
 
@@ -48,6 +47,8 @@ def _best_of(ours, theirs) -> tuple[float, float, float, float]:
 @pytest.mark.parametrize("kind", ["5 categories", "20 grades"])
 @pytest.mark.parametrize("level", LEVELS)
 def test_alpha_speed_against_krippendorff(level, kind):
+    import krippendorff
+
     data = _data(kind)
     ours, theirs, a, b = _best_of(
         lambda: krippendorff_alpha(data, level),

@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
-from skimage import io
 
 from slicereview.app.images.importing import import_paths
 from slicereview.app.rating.sessions import Comparison, NewSessionSpec
@@ -35,6 +34,8 @@ def _p(values: list[float], q: float) -> float:
 
 
 def test_next_pair_latency(qtbot, tmp_path: Path) -> None:
+    from skimage import io
+
     folder = tmp_path / "images"
     folder.mkdir()
     rng = np.random.default_rng(1)

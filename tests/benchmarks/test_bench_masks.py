@@ -13,7 +13,6 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw
-from skimage.draw import polygon as sk_polygon
 
 from slicereview.engines.masks import rasterize
 
@@ -34,6 +33,8 @@ def _polygons(seed=0, n=50, vertices=200):
 
 
 def _skimage(polys):
+    from skimage.draw import polygon as sk_polygon
+
     labels = np.zeros(SHAPE, np.uint8)
     for which, value in (("uncertain", 2), ("certain", 1)):
         for p in polys:

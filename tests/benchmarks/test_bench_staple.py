@@ -9,7 +9,6 @@ import time
 
 import numpy as np
 import pytest
-import SimpleITK as sitk
 
 from slicereview.engines.agreement import staple
 
@@ -31,6 +30,8 @@ def _masks() -> np.ndarray:
 
 
 def test_staple_speed_against_simpleitk() -> None:
+    import SimpleITK as sitk
+
     masks = _masks()
     labels = masks.astype(np.uint8)
     t0 = time.perf_counter()

@@ -4,12 +4,13 @@ and are handed images until each has its K annotators."""
 from __future__ import annotations
 
 import numpy as np
-from skimage import io
 
 from slicereview.launcher import main
 
 
 def test_batch_per_image_and_claim(location, tmp_path, capsys):
+    from skimage import io
+
     where = str(location())
     folder = tmp_path / "imgs"
     folder.mkdir()

@@ -7,7 +7,6 @@ import csv
 
 import numpy as np
 import pytest
-import SimpleITK as sitk
 from PIL import Image as PILImage
 
 from slicereview.app.annotating import label_image
@@ -28,6 +27,8 @@ def project_path(tmp_path_factory):
     """Two PNGs (16×20) and a 5×6×7 volume sliced along y; annotators a, b, c mark shifted
     squares (b's second one uncertain); the second PNG has only a's annotation; a has a repeat
     of the first PNG that marks everything (it must not count)."""
+    import SimpleITK as sitk
+
     folder = tmp_path_factory.mktemp("consensus")
     data = folder / "data"
     data.mkdir()
@@ -117,6 +118,8 @@ def test_png_staple_and_scores(project_path, tmp_path):
 
 
 def test_nifti_volume_and_2d_geometry(project_path, tmp_path):
+    import SimpleITK as sitk
+
     assert main(["export", str(project_path), "--masks", str(tmp_path), "--format", "nifti",
                  "--consensus", "majority"]) == 0
     labels, images = _labels(project_path)

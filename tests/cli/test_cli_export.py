@@ -9,7 +9,6 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-import SimpleITK as sitk
 from PIL import Image as PILImage
 from pydicom.data import get_testdata_file
 
@@ -28,6 +27,8 @@ def _square(x, y, s):
 
 @pytest.fixture(scope="module")
 def project_path(tmp_path_factory):
+    import SimpleITK as sitk
+
     folder = tmp_path_factory.mktemp("export")
     data = folder / "data"
     data.mkdir()
@@ -99,6 +100,8 @@ def test_png_round_trip(project_path, tmp_path, capsys):
 
 
 def test_nifti_geometry_and_pixels(project_path, tmp_path):
+    import SimpleITK as sitk
+
     assert main(["export", str(project_path), "--masks", str(tmp_path), "--format",
                  "nifti", "--rater", "ann 1"]) == 0
     labels = _labels(project_path)

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import numpy as np
 from pydicom.data import get_testdata_file
-from skimage import io
 
 from slicereview.launcher import main
 from slicereview.store import Project
 
 
 def _images(folder: Path) -> dict[str, str]:
+    from skimage import io
+
     folder.mkdir(parents=True, exist_ok=True)
     io.imsave(folder / "a.png", np.arange(20, dtype=np.uint8).reshape(4, 5), check_contrast=False)
     shutil.copy(get_testdata_file("MR_small_RLE.dcm"), folder / "mr.dcm")

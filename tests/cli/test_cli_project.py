@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from pydicom.data import get_testdata_file
-from skimage import io
 
 from slicereview.launcher import main
 from slicereview.store import Project
@@ -19,6 +18,8 @@ from tests.postgres_cluster import fingerprint, foreign
 
 
 def _images(folder: Path) -> Path:
+    from skimage import io
+
     folder.mkdir(parents=True, exist_ok=True)
     io.imsave(folder / "a.png", np.arange(20, dtype=np.uint8).reshape(4, 5), check_contrast=False)
     io.imsave(folder / "b.tif", np.full((6, 7), 1000, np.uint16), check_contrast=False)
@@ -95,6 +96,8 @@ def test_python_dash_m_and_version() -> None:
 @pytest.mark.slow
 @pytest.mark.file_only("`slicereview demo` builds a project file")
 def test_demo_builds_reuses_and_screenshots(tmp_path: Path) -> None:
+    from skimage import io
+
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
            "SLICEREVIEW_CONFIG_DIR": str(tmp_path / "config")}
     shot = tmp_path / "demo.png"
@@ -119,6 +122,7 @@ def test_demo_builds_reuses_and_screenshots(tmp_path: Path) -> None:
         assert p.meta("demo_truth")
 
 
+@pytest.mark.slow  # 5 s at load 8 (PostgreSQL): two `open --screenshot` child processes
 def test_screenshot_of_a_bad_project_is_a_one_line_error(location, tmp_path: Path) -> None:
     # --screenshot is unattended: the GUI's error dialog would wait forever for a click.
     not_project = foreign(location("notes.srproj"))

@@ -21,6 +21,7 @@ def qa_path(tmp_path_factory, module_backend, on_backend):
     return on_backend(module_backend, build(tmp_path_factory.mktemp("qa_cli")))
 
 
+@pytest.mark.slow  # 3 s
 def test_report_command_and_subsets(qa_path: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "report.html"
     assert main(["report", str(qa_path), "--out", str(out), "--without-group", "A0"]) == 0
@@ -33,6 +34,7 @@ def test_report_command_and_subsets(qa_path: Path, tmp_path: Path, capsys) -> No
     assert "needs two annotators" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # 3 s
 def test_report_opens_in_headless_chromium(qa_path: Path, tmp_path: Path) -> None:
     browser = next((b for b in BROWSERS if shutil.which(b)), None)
     if browser is None:

@@ -21,7 +21,7 @@ def cluster(postgres_cluster):
     """A cluster whose logins (but its superuser's) need a password (scram-sha-256)."""
     from tests.postgres_cluster import Cluster
 
-    made = Cluster(postgres_cluster.bin)
+    made = Cluster(postgres_cluster.bin, postgres_cluster.root.parent)
     made.admin(f"CREATE ROLE anna LOGIN PASSWORD '{PASSWORD}'")
     made.admin("CREATE DATABASE study OWNER anna")
     hba = made.data / "pg_hba.conf"

@@ -8,7 +8,6 @@ import sys
 
 import numpy as np
 import pytest
-import skimage.io
 
 from slicereview.engines.agreement import (
     intraclass_correlation,
@@ -110,6 +109,8 @@ def test_gcoef_long_format(tmp_path, capsys):
 
 
 def test_masks_and_labels_from_png(tmp_path, capsys):
+    import skimage.io
+
     rng = np.random.default_rng(0)
     labels = np.zeros((3, 40, 50), np.uint8)
     for a in range(3):

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from skimage import io
 
 from slicereview.store import Project
 from slicereview.store.schema import APPLICATION_ID
@@ -82,6 +81,8 @@ def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_info_import_and_open_agree_and_leave_the_files_alone(tmp_path: Path, case: str):
+    from skimage import io
+
     make, needle = CASES[case]
     folder = tmp_path / "project"
     folder.mkdir()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from skimage import io
 
 from slicereview.app.images.importing import import_paths
 from slicereview.demo.annotations import DEMO_QUESTIONS, add_demo_annotations
@@ -15,6 +14,8 @@ from slicereview.store import Project
 
 def _phantom(path: Path) -> None:
     """A bright half-ellipse of 'tissue' with a few brighter spots."""
+    from skimage import io
+
     rng = np.random.default_rng(3)
     rows, cols = np.mgrid[0:600, 0:400]
     tissue = ((cols / 380.0) ** 2 + ((rows - 300) / 280.0) ** 2) < 1

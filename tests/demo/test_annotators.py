@@ -40,6 +40,7 @@ def test_deterministic_from_seed_and_independent_streams():
     assert all(n.startswith("Simulated annotator") for n in four)
 
 
+@pytest.mark.slow  # 5 s
 def test_disagreement_is_realistic_over_many_images():
     found = {p.name: [] for p in DEFAULT_PROFILES}
     extras = dict.fromkeys(found, 0)

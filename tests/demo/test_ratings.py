@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from scipy.stats import kendalltau
 
 from slicereview.app.rating.run import RatingRun, open_run
 from slicereview.demo.ratings import CAREFUL, NOISY, add_demo_ratings
@@ -50,6 +49,8 @@ def test_demo_sessions_are_finished_and_simulated(project: Project) -> None:
 
 
 def test_the_two_raters_share_the_confidence_session(project: Project) -> None:
+    from scipy.stats import kendalltau
+
     sid = add_demo_ratings(project, "motion")[3]
     answers = project.ratings.answers(sid)
     careful, noisy = (project.raters.by_name(n).id for n in (CAREFUL, NOISY))
@@ -67,6 +68,8 @@ def test_the_two_raters_share_the_confidence_session(project: Project) -> None:
 
 
 def test_careful_rater_agrees_with_truth_better_than_noisy(project: Project) -> None:
+    from scipy.stats import kendalltau
+
     sids = add_demo_ratings(project, "motion")
     truth = json.loads(project.meta("demo_truth"))
     taus = []

@@ -8,6 +8,8 @@ import re
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from slicereview.app.qa.packages import merge
 from slicereview.app.report.acceptance import acceptance_table
 from slicereview.demo.workflow import (
@@ -79,6 +81,7 @@ def test_demo_has_the_whole_workflow(demo_project: Path, demo_location) -> None:
     assert again.unchanged == 8
 
 
+@pytest.mark.slow  # 6 s
 def test_report_on_the_demo_has_every_table(demo_location, tmp_path: Path) -> None:
     out = tmp_path / "report.html"
     assert main(["report", str(demo_location), "--out", str(out)]) == 0

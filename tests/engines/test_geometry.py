@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from matplotlib.path import Path as MplPath
 
 from slicereview.engines import geometry as g
 
@@ -236,6 +235,8 @@ def test_contains_half_open_rule_on_shared_edges():
 
 @given(polygons(max_size=15), st.lists(st.tuples(coord, coord), min_size=1, max_size=30))
 def test_contains_points_matches_matplotlib_off_the_boundary(v, pts):
+    from matplotlib.path import Path as MplPath
+
     pts = np.array(pts)
     d = g._distance_to_segments(pts, v, np.roll(v, -1, axis=0)).min(axis=1)
     pts = pts[d > 1e-6]

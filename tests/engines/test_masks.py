@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from skimage.draw import polygon as sk_polygon
 
 from slicereview.engines.geometry import contains_points
 from slicereview.engines.masks import (
@@ -86,7 +85,10 @@ def test_matches_the_exact_reference_at_every_pixel_centre(pts):
     np.testing.assert_array_equal(polygon_mask(v, (40, 37)), reference(v, (40, 37)))
 
 
+@pytest.mark.slow  # 14 s
 def test_large_random_polygons_match_reference_and_skimage():
+    from skimage.draw import polygon as sk_polygon
+
     rng = np.random.default_rng(7)
     shape = (300, 260)
     for _ in range(20):

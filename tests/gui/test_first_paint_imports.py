@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from slicereview.app.images.importing import import_paths
@@ -32,6 +33,7 @@ print(json.dumps([code, [m for m in json.loads(sys.argv[3]) if m in sys.modules]
 """
 
 
+@pytest.mark.slow  # 3 s
 def test_first_paint_imports_no_later_module(tmp_path) -> None:
     yy, xx = np.mgrid[0:3000, 0:2400]  # large enough for a pyramid level
     Image.fromarray((xx * 7 + yy * 3).astype(np.uint16)).save(tmp_path / "ramp.png")

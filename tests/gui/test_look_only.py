@@ -13,9 +13,9 @@ import sqlite3
 from pathlib import Path
 
 import numpy as np
-from skimage import io
 
 from slicereview.app.images.importing import import_paths
+from slicereview.gui.annotate.status import TIME_COMMIT_MS
 from slicereview.model import AnnotationStatus, Certainty, Polygon
 from slicereview.store import Project
 
@@ -30,21 +30,31 @@ def _rows(path: Path) -> dict[str, list[tuple]]:
         conn.close()
 
 
-def _look_around(qtbot, w, seconds_per_image: float = 0.6) -> None:
+def _look_around(qtbot, w, skip_ahead) -> None:
+    """Every tab, three images in each, a long look at each: every active-time clock is moved
+    on past the time at which a page stores what its clock counted (instead of waiting that
+    long), and the pages' periodic ticks run."""
     ids = w.browser.image_ids()
+    clocks = [w.annotate_page.clock, w.rate_page.compare.clock, w.review_page.clock]
     for index in range(w.tabs.count()):
         w.tabs.setCurrentIndex(index)
         w.activateWindow()
         for image_id in ids[:3]:
             w.browser.select(image_id)
+            qtbot.waitUntil(lambda i=image_id: w.browser.current_id() == i)
             w.annotate_page.clock.touch()  # someone moved the mouse: the clock would run
-            qtbot.wait(int(seconds_per_image * 1000))
+            for clock in clocks:
+                skip_ahead(clock, TIME_COMMIT_MS + 1000)
+            w.annotate_page.status.tick()
+            w.review_page._tick()
+            qtbot.wait(20)  # (events of the selection)
         w.tabs.setCurrentIndex(0)
-        qtbot.wait(100)
     w.close()
 
 
 def _hand_made(tmp_path: Path) -> Path:
+    from skimage import io
+
     files = []
     for k in range(3):
         f = tmp_path / f"im{k}.png"
@@ -64,7 +74,8 @@ def _hand_made(tmp_path: Path) -> Path:
     return path
 
 
-def test_looking_at_a_hand_made_project_changes_no_work(qtbot, open_window, tmp_path: Path):
+def test_looking_at_a_hand_made_project_changes_no_work(qtbot, open_window, tmp_path: Path,
+                                                        skip_ahead):
     path = _hand_made(tmp_path)
     before = _rows(path)
     assert len(before["annotations"]) == 3
@@ -72,13 +83,14 @@ def test_looking_at_a_hand_made_project_changes_no_work(qtbot, open_window, tmp_
     w.tabs.setCurrentWidget(w.annotate_page)
     qtbot.waitUntil(lambda: w.annotate_page.annotation is not None)  # alice's, shown
     assert w.annotate_page.own  # her own submitted work, editable: the clock may run
-    _look_around(qtbot, w)
+    _look_around(qtbot, w, skip_ahead)
     assert _rows(path) == before
 
 
-def test_looking_at_the_demo_changes_no_work(qtbot, open_window, demo_project: Path):
+def test_looking_at_the_demo_changes_no_work(qtbot, open_window, demo_project: Path,
+                                            skip_ahead):
     before = _rows(demo_project)
     assert before["annotations"] and before["answers"] and before["reviews"]
     w = open_window(demo_project)
-    _look_around(qtbot, w, 0.3)
+    _look_around(qtbot, w, skip_ahead)
     assert _rows(demo_project) == before

@@ -14,9 +14,10 @@ import os
 import subprocess
 import sys
 import textwrap
+from typing import TYPE_CHECKING
 
-from packaging.requirements import Requirement
-from packaging.version import Version
+if TYPE_CHECKING:
+    from packaging.requirements import Requirement
 
 # Several times the ~100 calls after which 6.12.0 aborts, over the kinds of void methods the
 # app calls all the time (QWidget/QObject setters, QPainter drawing, signals, QImage.fill).
@@ -72,6 +73,8 @@ def test_many_void_qt_calls_do_not_abort():
 
 
 def _pyside_requirement() -> Requirement:
+    from packaging.requirements import Requirement
+
     for text in importlib.metadata.requires("slicereview") or []:
         req = Requirement(text)
         if req.name.lower() == "pyside6-essentials" and req.marker is None:
@@ -80,6 +83,8 @@ def _pyside_requirement() -> Requirement:
 
 
 def test_declared_pin_excludes_the_broken_release():
+    from packaging.version import Version
+
     spec = _pyside_requirement().specifier
     assert Version("6.12.0") not in spec
     assert Version("6.9.0") in spec and Version("6.11.3") in spec
@@ -87,6 +92,7 @@ def test_declared_pin_excludes_the_broken_release():
 
 def test_installed_pyside_is_within_the_pin():
     import PySide6
+    from packaging.version import Version
 
     installed = Version(importlib.metadata.version("PySide6-Essentials"))
     assert installed in _pyside_requirement().specifier, installed

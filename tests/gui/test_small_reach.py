@@ -31,6 +31,7 @@ def _square(x: float, s: float = 30.0) -> Polygon:
     return Polygon(np.array([[x, 10], [x + s, 10], [x + s, 10 + s], [x, 10 + s]], float))
 
 
+@pytest.mark.slow  # 9 s at load 8: the Overview computes every measure
 def test_overview_lists_every_image_with_both_platform_measures(open_window, qtbot,
                                                                 tmp_path: Path) -> None:
     path = build(tmp_path)

@@ -62,6 +62,7 @@ def _owner(path: str) -> str | None:
     return None
 
 
+@pytest.mark.slow  # 6 s
 @pytest.mark.skipif(shutil.which("dpkg") is None, reason="needs dpkg (Debian/Ubuntu)")
 def test_every_library_outside_qt_maps_to_the_package_that_holds_it() -> None:
     # Every system library the plugin loads, directly or through Qt and other libraries: the

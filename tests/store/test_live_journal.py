@@ -40,23 +40,60 @@ _HOLDER = textwrap.dedent("""
     conn.execute("COMMIT")
 """)
 
-# Many short transactions, as a second slicereview rating at full speed.
-_BUSY_WRITER = textwrap.dedent("""
-    import sqlite3, sys, time
+# A second program's transactions, one step at a time on the test's word: ``begin small``
+# (RESERVED, a journal whose magic is still zero), ``begin spill`` (pages spill into the file:
+# EXCLUSIVE and a live journal), ``commit``, ``recommit small|spill`` (commit and begin the next
+# transaction at once). Each step answers with its name and the number of commits so far.
+_STEPPED_WRITER = textwrap.dedent("""
+    import sqlite3, sys
     conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)
+    conn.execute("BEGIN")
     conn.executemany("INSERT INTO meta VALUES (?, '')", [(f"w{j}",) for j in range(100)])
-    conn.execute("PRAGMA cache_size = 2")  # spills: a magic journal for most of each commit
-    print("writing", flush=True)
-    end = time.monotonic() + float(sys.argv[2])
-    k = 0
-    while time.monotonic() < end:
+    conn.execute("COMMIT")
+    commits = 0
+
+    def begin(size):
+        conn.execute("PRAGMA cache_size = " + ("2" if size == "spill" else "-2000"))
         conn.execute("BEGIN IMMEDIATE")
-        conn.execute("UPDATE meta SET value = ? WHERE key LIKE 'w%'", (str(k) * 1000,))
-        conn.execute("COMMIT")
-        k += 1
-        time.sleep(0.01)
-    print(k, flush=True)
+        if size == "spill":
+            conn.execute("UPDATE meta SET value = ? WHERE key LIKE 'w%'", (str(commits) * 1000,))
+        else:
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'w0'", (str(commits),))
+
+    print("ready", flush=True)
+    for line in sys.stdin:
+        command, *size = line.split()
+        if command in ("commit", "recommit"):
+            conn.execute("COMMIT")
+            commits += 1
+        if command in ("begin", "recommit"):
+            begin(size[0])
+        print(command, commits, flush=True)
 """)
+
+
+class _SteppedWriter:
+    """The process running :data:`_STEPPED_WRITER` on ``path``."""
+
+    def __init__(self, path: Path) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-c", _STEPPED_WRITER, str(path)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None and self.proc.stdout.readline().strip() == "ready"
+        self.commits = 0
+
+    def do(self, step: str) -> None:
+        """Run ``step`` in the writer and wait until it is done."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(step + "\n")
+        self.proc.stdin.flush()
+        reply = self.proc.stdout.readline().split()
+        assert reply[:1] == step.split()[:1], (step, reply)
+        self.commits = int(reply[1])
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        assert self.proc.wait(30) == 0
 
 
 @pytest.fixture
@@ -170,33 +207,72 @@ def test_our_own_transaction_is_live_and_the_probe_keeps_its_locks(project_path:
         assert worker.meta("own2999") is not None
 
 
+#: What the other program does at the moment opening tests its lock (:func:`locks.writer`):
+#: (just before the test, just after it, what the test finds). ``{size}``: its transaction's.
+MOMENTS = {
+    "holds its transaction": ("", "", locks.ELSEWHERE),
+    "commits just before the lock test": ("commit", "", locks.NONE),
+    "commits just after the lock test": ("", "commit", locks.ELSEWHERE),
+    "commits and begins again before the lock test": ("recommit {size}", "", locks.ELSEWHERE),
+    "commits before the lock test and begins again after it": ("commit", "begin {size}",
+                                                                locks.NONE),
+}
+
+
 def test_opening_again_and_again_beside_a_busy_writer_never_refuses(project_path: Path,
                                                                     monkeypatch):
-    """Issue #8/#11: two processes at once; a live journal was once taken for a leftover."""
+    """Issue #8/#11: two processes at once; a live journal was once taken for a leftover.
+
+    A busy writer meets opening at any moment; here each moment that matters is made on
+    purpose (the writer steps on the test's word, from inside the lock test), with a small and
+    a spilled transaction, for the journal check alone and for the whole of opening. None of
+    them refuses the project."""
+    writer = _SteppedWriter(project_path)
+    plan = ["", ""]  # the writer's steps just before and just after the next lock test
     probed: list[str] = []
     probe = locks.writer
 
-    def counted(path: Path) -> str:
+    def stepped(path: Path) -> str:
+        before, after = plan
+        plan[:] = ["", ""]
+        if before:
+            writer.do(before)
         probed.append(probe(path))
+        if after:
+            writer.do(after)
         return probed[-1]
 
-    monkeypatch.setattr(locks, "writer", counted)
-    writer = subprocess.Popen([sys.executable, "-c", _BUSY_WRITER, str(project_path), "3"],
-                              stdout=subprocess.PIPE, text=True)
-    assert writer.stdout is not None and writer.stdout.readline().strip() == "writing"
-    opened = rounds = 0
-    while writer.poll() is None:
-        check_journal(project_path, _check_sqlite)  # the step that took it for a leftover
-        rounds += 1
-        if rounds % 200 == 0:  # and now and then the whole of opening
-            with Project.open(project_path, busy_timeout_s=5.0) as project:
-                project.meta("name")
-            opened += 1
-    assert writer.returncode == 0
-    commits = int(writer.stdout.read())
-    live = probed.count(locks.ELSEWHERE)
-    print(f"{opened} opens beside {commits} commits; a live journal met {live} times")
-    assert opened >= 1 and commits > 5 and live > 0, (opened, commits, live)
+    monkeypatch.setattr(locks, "writer", stepped)
+    opened = commits = 0
+    try:
+        for size in ("small", "spill"):  # again and again, at every moment
+            for moment, (before, after, found) in MOMENTS.items():
+                for whole in (False, True):
+                    if whole and size == "spill" and after.startswith("begin"):
+                        continue  # opening then waits for the lock, as for a busy file
+                    if whole and size == "spill" and not after and before != "commit":
+                        after = "commit"  # (so that opening's reading can go on)
+                    steps = [f"begin {size}", before.format(size=size),
+                             after.format(size=size)]
+                    writer.do(steps[0])
+                    assert has_live_journal(project_path) == (size == "spill")
+                    plan[:] = steps[1:]
+                    first = len(probed)
+                    if whole:
+                        with Project.open(project_path, busy_timeout_s=30.0) as project:
+                            assert project.meta("name") == "live"
+                        opened += 1
+                    else:  # the step that took a live journal for a leftover
+                        check_journal(project_path, _check_sqlite)
+                    assert probed[first:first + 1] == [found], (size, moment, whole)
+                    if [step for step in steps if step][-1].split()[0] != "commit":
+                        writer.do("commit")  # (the writer is still in a transaction)
+                        commits += 1
+                    commits += sum("commit" in step for step in steps)
+                    assert not journal_path(project_path).exists()
+    finally:
+        writer.close()
+    assert writer.commits == commits and opened == 2 * len(MOMENTS) - 1
 
 
 def test_without_a_lock_test_a_journal_gets_time_to_disappear(project_path: Path,

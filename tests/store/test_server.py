@@ -8,7 +8,6 @@ import sys
 import threading
 import time
 
-import psycopg
 import pytest
 
 from slicereview.store import (
@@ -35,6 +34,7 @@ def url(postgres_cluster):
 
 def _snapshot(url: str) -> list[tuple]:
     """Every table with its rows, and every function, of a database (to prove it untouched)."""
+    import psycopg
     with psycopg.connect(url) as conn:
         tables = [r[0] for r in conn.execute(
             "SELECT table_schema || '.' || table_name FROM information_schema.tables "
@@ -48,6 +48,7 @@ def _snapshot(url: str) -> list[tuple]:
 
 
 def test_new_makes_the_schema_every_migration_makes(url):
+    import psycopg
     with Project.create(url, name="study") as project:
         assert project.is_server and project.path is None and project.folder is None
         assert project.name == "study" and project.meta("project_uuid")
@@ -78,6 +79,7 @@ def test_every_migration_statement_has_a_translation():
     "CREATE SCHEMA other",
 ])
 def test_a_database_holding_anything_else_is_refused_untouched(url, foreign):
+    import psycopg
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(foreign)
     before = _snapshot(url)
@@ -101,6 +103,7 @@ def test_new_twice_is_refused(url):
 
 
 def test_newer_and_altered_projects_are_refused_untouched(url):
+    import psycopg
     Project.create(url).close()
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(f"UPDATE {STATE_TABLE} SET schema_version = {SCHEMA_VERSION + 1}")
@@ -121,6 +124,7 @@ def test_newer_and_altered_projects_are_refused_untouched(url):
 
 
 def test_an_older_project_is_migrated(url):
+    import psycopg
     with psycopg.connect(url, autocommit=True) as conn:  # a format-1 project
         from slicereview.store.postgres_schema import STATE_DDL, STATE_INSERT
 
@@ -141,6 +145,7 @@ def test_an_older_project_is_migrated(url):
 
 
 def test_read_only_refuses_writes(url):
+    import psycopg
     Project.create(url).close()
     with Project.open(url, read_only=True) as project:
         assert project.raters.all() == []
@@ -159,6 +164,7 @@ def test_data_version_changes_on_other_connections_commits_only(url):
 
 
 def test_a_writer_holding_the_lock_makes_a_write_busy_and_changes_nothing(url):
+    import psycopg
     Project.create(url).close()
     holding, release = threading.Event(), threading.Event()
 
@@ -198,8 +204,10 @@ def test_messages_never_show_the_password(postgres_cluster):
 
 
 def test_without_psycopg_the_message_says_what_to_install(url, monkeypatch):
-    monkeypatch.setitem(sys.modules, "psycopg", None)
-    with pytest.raises(ProjectError, match=r"pip install \"slicereview\[server\]\""):
+    # (psycopg comes back before the url fixture's teardown, which drops the database with it)
+    with monkeypatch.context() as mp, pytest.raises(
+            ProjectError, match=r"pip install \"slicereview\[server\]\""):
+        mp.setitem(sys.modules, "psycopg", None)
         Project.open(url)
 
 

@@ -10,7 +10,6 @@ import itertools
 from urllib.parse import quote
 
 import numpy as np
-import psycopg
 import pytest
 
 from slicereview.app.people import add_login
@@ -40,6 +39,8 @@ def _square(x: float) -> Polygon:
 
 
 def test_an_annotators_login_cannot_read_or_change_another_annotators_work(url, tmp_path):
+    import psycopg
+
     tag = next(_NAMES)
     a_name, b_name, r_name = f"ann a{tag}", f"ann b{tag}", f"rev{tag}"
     (tmp_path / "x.png").write_bytes(b"x")
@@ -106,6 +107,8 @@ def test_an_annotators_login_cannot_read_or_change_another_annotators_work(url, 
 
 
 def test_people_add_on_a_url_prints_the_password_once(url, location, capsys):
+    import psycopg
+
     tag = next(_NAMES)
     assert main(["new", url]) == 0
     assert main(["people", "add", url, f"dana{tag}", "--role", "reviewer"]) == 0

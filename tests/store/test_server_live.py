@@ -15,7 +15,6 @@ import threading
 import time
 from pathlib import Path
 
-import psycopg
 import pytest
 
 from slicereview.store import Project
@@ -150,6 +149,8 @@ def test_a_write_cut_off_mid_transaction_is_refused_and_nothing_of_it_saved(
 def test_the_fate_of_a_commit_without_an_answer_is_read_from_the_server(url):
     """``outcome`` tells committed from rolled back, and ends a transaction whose client went
     away before asking (its server process still runs) so that the answer is final."""
+    import psycopg
+
     with psycopg.connect(url, autocommit=True) as conn, \
             psycopg.connect(url, autocommit=True) as asker:
         conn.execute("BEGIN")
@@ -171,6 +172,8 @@ def test_the_fate_of_a_commit_without_an_answer_is_read_from_the_server(url):
 
 
 def _is_gone(conn) -> bool:
+    import psycopg
+
     try:
         conn.execute("SELECT 1")
     except psycopg.OperationalError:
@@ -183,7 +186,7 @@ def own_cluster(postgres_cluster):
     """A cluster of these tests alone (they stop and start it again mid-test)."""
     from tests.postgres_cluster import Cluster
 
-    cluster = Cluster(postgres_cluster.bin, durable=True)
+    cluster = Cluster(postgres_cluster.bin, postgres_cluster.root.parent, durable=True)
     yield cluster
     cluster.stop()
 

@@ -30,6 +30,7 @@ def _pngs(project, folder):
     return {p.name: np.asarray(PILImage.open(p)) for p in report.files if p.suffix == ".png"}
 
 
+@pytest.mark.slow  # 25 s
 def test_demo_mammograms_export_as_seg_like_the_png(demo_location, tmp_path):
     """Done when: the demo's mammogram annotations export as SEG files that pass dciodvfy,
     read back to the PNG export's masks and reference their source instances."""

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
-import SimpleITK as sitk
 
 from slicereview.app.exporting.masks import _image_2d, safe_name
 from slicereview.model import Image
 
 
 def test_pixel_spacing_row_col_becomes_sitk_x_y(tmp_path):
+    import SimpleITK as sitk
+
     image = Image(id=1, source_id=1, case_id="C1", path="x.dcm", format="dicom", rows=3, cols=4,
                   info={"pixel_spacing": [0.3, 0.6]})
     labels = np.arange(12, dtype=np.uint8).reshape(3, 4) % 3
@@ -22,6 +23,8 @@ def test_pixel_spacing_row_col_becomes_sitk_x_y(tmp_path):
 
 
 def test_single_slice_3d_source_keeps_full_geometry():
+    import SimpleITK as sitk
+
     info = {"size": [4, 3, 1], "spacing": [0.5, 0.6, 3.0], "origin": [1.0, 2.0, 3.0],
             "direction": [0, 1, 0, 1, 0, 0, 0, 0, -1], "pixel_spacing": [0.6, 0.5]}
     image = Image(id=1, source_id=1, case_id="C1", path="x.nii", format="nifti", rows=3, cols=4,

@@ -13,8 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import SimpleITK as sitk
-import skimage.io
 from pydicom.data import get_testdata_file
 
 from slicereview.app.images import file_cache
@@ -30,6 +28,9 @@ from slicereview.store import Project
 
 def _study(folder: Path) -> dict[str, bytes]:
     """A 16-bit PNG, an RLE- and a JPEG-compressed DICOM, a gzipped NIfTI volume."""
+    import SimpleITK as sitk
+    import skimage.io
+
     folder.mkdir(parents=True)
     rng = np.random.default_rng(7)
     skimage.io.imsave(folder / "a.png", rng.integers(0, 4000, (40, 50), dtype=np.uint16),
@@ -114,6 +115,8 @@ def test_hold_files_holds_a_referenced_projects_files_and_lists_the_rest(locatio
 
 def test_the_file_cache_keeps_the_most_recently_used_within_its_bound(
         location, tmp_path, monkeypatch):
+    import skimage.io
+
     folder = tmp_path / "study"
     folder.mkdir()
     rng = np.random.default_rng(1)

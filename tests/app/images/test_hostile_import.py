@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from skimage import io
 
 from slicereview.engines.imaging.loader import load_display
 from slicereview.store import Project
@@ -25,6 +24,8 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX names")
 
 
 def _pngs(folder: Path, names: list[str | bytes]) -> None:
+    from skimage import io
+
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(4)
     for name in names:
@@ -39,6 +40,7 @@ def _import(project: Path | str, *paths: Path | str) -> subprocess.CompletedProc
                           timeout=120, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
 
 
+@pytest.mark.slow  # 3 s
 def test_a_named_pipe_in_a_folder_is_skipped_and_said(location, tmp_path: Path):
     folder = tmp_path / "scans"
     _pngs(folder, ["a.png", "b.png", "c.png", "d.png"])
@@ -76,6 +78,7 @@ def test_names_on_the_command_line_that_are_not_files_do_not_stop_the_batch(loca
     assert "no such file or folder" not in out + done.stderr
 
 
+@pytest.mark.slow  # 4 s
 def test_names_that_are_not_utf8_are_imported_shown_and_opened(location, tmp_path: Path):
     folder = tmp_path / "scans"
     latin1 = "caf\xe9.png".encode("latin-1")  # not UTF-8

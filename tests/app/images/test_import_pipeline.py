@@ -50,6 +50,7 @@ def _names(project: Project) -> list[str]:
     return [Path(im.path).name for im in project.images.all()]
 
 
+@pytest.mark.slow  # 4 s
 @pytest.mark.skipif(not TWO_CORES, reason="one core: the import uses one decoding child")
 def test_a_large_import_reads_on_two_children_and_keeps_the_file_order(
         location, tmp_path, dicoms, slots_used, monkeypatch):
@@ -77,6 +78,7 @@ def test_a_large_import_reads_on_two_children_and_keeps_the_file_order(
     assert all(im.info[DECODED_AT_IMPORT] for im in images)
 
 
+@pytest.mark.slow  # 5 s
 def test_a_file_that_crashes_a_child_is_refused_alone(location, tmp_path, dicoms, monkeypatch):
     isolated.shutdown()
     monkeypatch.setenv("SLICEREVIEW_TEST_CRASH_FILE", "mr_013.dcm")  # new children have it
@@ -159,6 +161,7 @@ def test_the_group_reader_runs_the_reader_given(tmp_path, dicoms):
     assert [r[0][1][0].rows for r in results] == [64, 64, 64]
 
 
+@pytest.mark.slow  # 3 s
 def test_a_request_waiting_behind_a_crash_is_answered_by_a_new_child(tmp_path, monkeypatch):
     """Two requests in one child's pipe (an import's group and a thumbnail): the first crashes
     the child; the second is sent again to a new child, and only the first file is refused."""
@@ -202,6 +205,7 @@ def test_a_request_waiting_behind_a_crash_is_answered_by_a_new_child(tmp_path, m
         isolated.forget_crashes()
 
 
+@pytest.mark.slow  # 4 s
 def test_an_interrupted_import_keeps_the_groups_handed_to_the_children(location,
         tmp_path, dicoms, monkeypatch):
     """Ctrl-C in the CLI raises KeyboardInterrupt in the progress callback: the groups handed

@@ -54,6 +54,7 @@ def env(tmp_path, monkeypatch):
     return cache
 
 
+@pytest.mark.slow  # 5 s
 def test_import_show_after_cache_loss_annotate_and_stow(location, orthanc, env, tmp_path):
     auth = Auth.basic(USER, PASSWORD)
     path = location("p.srproj")

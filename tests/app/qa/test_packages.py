@@ -184,6 +184,7 @@ EDIT = st.tuples(st.sampled_from(["here", "there"]), st.integers(1, 4), st.integ
 
 @settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.slow  # 6 s
 @given(edits=st.lists(EDIT, max_size=8))
 def test_random_edits_nothing_lost_nothing_duplicated(location, tmp_path_factory, edits) -> None:
     root = tmp_path_factory.mktemp("prop")

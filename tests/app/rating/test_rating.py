@@ -127,6 +127,7 @@ def test_classify_session_grades_undo_and_tiers(location, tmp_path):
     p.close()
 
 
+@pytest.mark.slow  # 3 s
 def test_adding_images_replays_and_keeps_the_first_order(location, tmp_path):
     p, ids, set_id, rater_id = _project(location, tmp_path, n=10)
     truth = {i: float(i) for i in ids}

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-import choix
 import numpy as np
 import pytest
 
@@ -49,6 +48,8 @@ def _session(project, kind, rater, set_name, noise=0.5, seed=1, finish=True):
 
 def _choix_pooled(items, answers):
     """The same MAP with choix: decided answers twice, a "same" once each way, α doubled."""
+    import choix
+
     index = {i: k for k, i in enumerate(items)}
     data = []
     for a in answers:

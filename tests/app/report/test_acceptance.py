@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from slicereview.app.report.acceptance import (
     NO_GROUP,
@@ -27,6 +26,8 @@ SQUARE = Polygon(np.array([[1.0, 1.0], [5.0, 1.0], [5.0, 5.0], [1.0, 5.0]]))
 
 
 def test_welch_by_hand_and_against_scipy() -> None:
+    from scipy import stats
+
     a, b = [1.0, 2.0, 3.0], [4.0, 6.0, 8.0]
     # by hand: means 2 and 6, variances 1 and 4; se² = 1/3 + 4/3 = 5/3
     t = (2 - 6) / math.sqrt(5 / 3)
@@ -78,6 +79,8 @@ def _work(p: Project, rater: int, image: int, phase: str, seconds: float) -> int
 
 
 def test_acceptance_table_layout_and_numbers(project: Project) -> None:
+    from scipy import stats
+
     p = project
     a1, a2 = p.raters.add("a1", group="A2"), p.raters.add("a2", group="A2")
     b1, solo = p.raters.add("b1", group="A0"), p.raters.add("solo")

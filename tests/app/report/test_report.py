@@ -52,6 +52,7 @@ def test_majority_vote_by_hand() -> None:
     assert acc == {1: (4 / 6, 6), 2: (2 / 6, 6), 3: (1.0, 2)}
 
 
+@pytest.mark.slow  # 12 s
 def test_collect_and_render(qa_path: Path, tmp_path: Path) -> None:
     calls: list[tuple[int, int]] = []
     with Project.open(qa_path) as p:

@@ -21,6 +21,7 @@ def path(tmp_path_factory, module_backend, on_backend):
     return on_backend(module_backend, build(tmp_path_factory.mktemp("repeats")))
 
 
+@pytest.mark.slow  # 6 s at load 8 (SQLite), 3 s (PostgreSQL)
 def test_staple_columns(path: Path) -> None:
     with Project.open(path) as p:
         data = collect(p)
@@ -38,6 +39,7 @@ def test_staple_columns(path: Path) -> None:
                      html)
 
 
+@pytest.mark.slow  # 3 s
 def test_intra_rater_histograms(path: Path) -> None:
     with Project.open(path) as p:
         data = collect(p)
@@ -58,6 +60,7 @@ def test_intra_rater_histograms(path: Path) -> None:
     assert "2 repeat pairs" in section
 
 
+@pytest.mark.slow  # 3 s
 def test_no_repeats_is_a_sentence(location, tmp_path: Path) -> None:
     with Project.open(build(tmp_path, location=location("r.srproj"))) as p:
         for _first, again in p.repeats.pairs():

@@ -225,6 +225,7 @@ def test_relevance_and_evaluate(project: Project):
     assert ev.ks == (1, 3) and all(len(v) == 2 for v in ev.ndcg.values())
 
 
+@pytest.mark.slow  # 4 s
 def test_pool_and_inline_agree(project: Project):
     inline = compute_features(project, QueueSpec(level="strict"), workers=1)
     project.db.execute("DELETE FROM review_features")

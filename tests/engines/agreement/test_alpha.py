@@ -7,7 +7,6 @@ import math
 import warnings
 from pathlib import Path
 
-import krippendorff
 import numpy as np
 import pytest
 from hypothesis import given
@@ -49,6 +48,8 @@ def test_accepts_none_as_missing():
 
 def _oracle(data: np.ndarray, level: str) -> float | None:
     """The krippendorff package's α, or None where it has no answer (degenerate data)."""
+    import krippendorff
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -79,6 +80,7 @@ def test_random_data_against_krippendorff_package(level):
     assert compared > 100
 
 
+@pytest.mark.slow  # 5 s
 def test_continuous_interval_data_against_package():
     rng = np.random.default_rng(7)
     truth = rng.normal(size=200)
@@ -148,7 +150,8 @@ def test_invariant_to_permuting_raters_and_units(units, level, data):
 
 
 @pytest.mark.parametrize("level", LEVELS)
-@pytest.mark.parametrize("kind", ["integers", "few floats", "many values"])
+@pytest.mark.parametrize("kind", ["integers", "few floats",
+                                  pytest.param("many values", marks=pytest.mark.slow)])  # 5-13 s
 def test_every_counting_path_agrees_with_the_package(monkeypatch, level, kind):
     """The dense table (in blocks, ending with a partial one), the sorted cells and, for the
     ratio level, the coincidence matrix and the pairs of cells all give the package's α."""

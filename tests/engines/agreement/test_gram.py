@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import math
 
-import krippendorff
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
@@ -29,6 +28,8 @@ def test_every_subset_matches_mask_alpha(masks: np.ndarray) -> None:
 
 
 def test_against_krippendorff_package_and_degenerate_cases() -> None:
+    import krippendorff
+
     rng = np.random.default_rng(4)
     masks = rng.random((4, 30, 30)) < 0.2
     g = overlaps(masks)

@@ -6,13 +6,10 @@ import json
 import math
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-import pingouin
 import pytest
-import statsmodels.api as sm
-import statsmodels.formula.api as smf
 
 from slicereview.engines.agreement import (
     generalizability,
@@ -20,6 +17,9 @@ from slicereview.engines.agreement import (
     intraclass_correlation,
     raters_needed,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CASES = json.loads(
     (Path(__file__).resolve().parents[2] / "data" / "agreement_cases.json")
@@ -59,6 +59,9 @@ def test_forms_are_addressable_by_name_and_attribute():
 
 
 def _pingouin(x: np.ndarray) -> pd.DataFrame:
+    import pandas as pd
+    import pingouin
+
     n, k = x.shape
     long = pd.DataFrame(
         [(i, j, x[i, j]) for i in range(n) for j in range(k)], columns=["t", "r", "s"]
@@ -123,6 +126,10 @@ def test_generalizability_equals_icc21_on_complete_tables():
 
 
 def test_generalizability_unbalanced_against_statsmodels():
+    import pandas as pd
+    import statsmodels.api as sm
+    import statsmodels.formula.api as smf
+
     rng = np.random.default_rng(5)
     rows = []
     for item in range(40):

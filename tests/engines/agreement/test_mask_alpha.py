@@ -6,7 +6,6 @@ import json
 import math
 from pathlib import Path
 
-import krippendorff
 import numpy as np
 import pytest
 from hypothesis import given
@@ -74,6 +73,8 @@ def _random_masks(rng, raters=3, shape=(24, 32), p=0.3):
 
 
 def test_mask_alpha_equals_krippendorff_package_on_random_masks():
+    import krippendorff
+
     rng = np.random.default_rng(3)
     for raters in (2, 3, 5):
         masks = _random_masks(rng, raters)
@@ -84,6 +85,8 @@ def test_mask_alpha_equals_krippendorff_package_on_random_masks():
 
 
 def test_mask_alpha_with_valid_equals_package_with_missing():
+    import krippendorff
+
     rng = np.random.default_rng(4)
     masks = _random_masks(rng, 4)
     valid = rng.random(masks.shape) < 0.7

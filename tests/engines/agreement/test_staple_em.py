@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 import pytest
-import SimpleITK as sitk
 
 from slicereview.demo.annotators import blob
 from slicereview.engines.agreement import staple
@@ -20,6 +19,8 @@ TOL = 1e-6
 
 
 def _oracle(masks: np.ndarray) -> tuple[np.ndarray, tuple, tuple, int]:
+    import SimpleITK as sitk
+
     f = sitk.STAPLEImageFilter()
     f.SetForegroundValue(1.0)
     out = f.Execute([sitk.GetImageFromArray(m.astype(np.uint8)) for m in masks])
@@ -43,7 +44,8 @@ def _assert_equal(masks: np.ndarray) -> int:
     return iterations
 
 
-@pytest.mark.parametrize("raters", range(1, 7))
+@pytest.mark.parametrize("raters", [1, 2, *(pytest.param(n, marks=pytest.mark.slow)
+                                           for n in (3, 4, 5, 6))])  # 4-17 s each
 def test_random_masks_equal_simpleitk(raters: int) -> None:
     rng = np.random.default_rng(raters)
     for _ in range(3):
@@ -115,7 +117,8 @@ def test_vote_patterns_many_raters() -> None:
         staple_counts([0, 0], 1)
 
 
-@pytest.mark.parametrize("raters", range(2, 6))
+@pytest.mark.parametrize("raters", [2, *(pytest.param(n, marks=pytest.mark.slow)
+                                        for n in (3, 4, 5))])  # 3-14 s each
 def test_batched_rates_equal_simpleitk_and_one_at_a_time(raters: int) -> None:
     """The owner's report runs many EMs at once (staple_batch via staple_rates): the same
     rates as one EM per image, and as SimpleITK's filter."""

@@ -63,8 +63,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return None
-        if mode == "slow":
-            time.sleep(3)
+        if mode == "slow":  # no answer until the server stops (the client gives up first)
+            self.server.stopping.wait(60)  # type: ignore[attr-defined]
         if mode == "token" and self.headers.get("Authorization") != f"Bearer {TOKEN}":
             return self._send(401, b"{}", "application/json")
         if mode == "wrongtype":
@@ -138,6 +138,10 @@ class Handler(BaseHTTPRequestHandler):
 
 
 class _Quiet(ThreadingHTTPServer):
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)  # type: ignore[arg-type]
+        self.stopping = threading.Event()  # set by HostileServer.stop
+
     def handle_error(self, request: object, client_address: object) -> None:
         pass  # a client that hung up on purpose (the tests' time limits)
 
@@ -154,5 +158,6 @@ class HostileServer:
         return f"http://127.0.0.1:{self.port}/{mode}"
 
     def stop(self) -> None:
+        self.httpd.stopping.set()
         self.httpd.shutdown()
         self.httpd.server_close()

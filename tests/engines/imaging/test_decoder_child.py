@@ -16,10 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import tifffile
 from pydicom import dcmread
 from pydicom.data import get_testdata_file
-from skimage import io
 
 from slicereview.app.images.importing import import_paths
 from slicereview.engines.imaging import isolated
@@ -32,6 +30,8 @@ LIBRARY_TEXT = ("terminate called", "gdcm::", "what():", "JPEG data precision", 
 
 
 def slow_tiff(path: Path, pages: int = 4000) -> Path:
+    import tifffile
+
     with tifffile.TiffWriter(path) as tif:
         for _ in range(pages):
             tif.write(np.zeros((1, 1), np.uint16), contiguous=False)
@@ -56,7 +56,10 @@ def libjpeg_warning_dicom(path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow  # 7 s: a real 4 s time-out
 def test_a_file_that_runs_out_of_time_is_read_once(tmp_path: Path, monkeypatch):
+    from skimage import io
+
     folder = tmp_path / "in"
     folder.mkdir()
     for value, name in enumerate(("a.png", "c.png")):
@@ -90,6 +93,8 @@ def test_a_file_that_runs_out_of_time_is_read_once(tmp_path: Path, monkeypatch):
 
 
 def test_what_decoders_print_goes_to_the_log_not_the_terminal(tmp_path: Path):
+    from skimage import io
+
     folder = tmp_path / "in"
     folder.mkdir()
     gdcm_abort_dicom(folder / "aborts.dcm")

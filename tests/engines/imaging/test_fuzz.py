@@ -319,6 +319,7 @@ def _check_round3(tally: Counter) -> None:
         tally["tried"]
 
 
+@pytest.mark.slow  # 5 s
 def test_round3_fuzzed_files_are_shown_as_stored_or_refused_plainly(tmp_path: Path) -> None:
     isolated.shutdown()
     _check_round3(_round3(ROUND3_QUICK, tmp_path))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nibabel as nib
 import numpy as np
 import pytest
 from pydicom import dcmread
@@ -35,6 +34,8 @@ def huge_slope_ct(path: Path) -> Path:
 
 
 def huge_slope_nifti(path: Path) -> Path:
+    import nibabel as nib
+
     image = nib.Nifti1Image(np.full((6, 5, 4), 100, np.int16), np.eye(4))
     image.header.set_slope_inter(1e38, 0)
     nib.save(image, path)

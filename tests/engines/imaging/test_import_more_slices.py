@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nibabel.testing
-
 from slicereview.app.images.importing import import_paths
 from slicereview.engines.imaging.importer import parse_slices
 from slicereview.store import Project
 
 
 def test_more_slices_of_a_known_volume_are_added(tmp_path: Path) -> None:
+    import nibabel.testing
+
     volume = tmp_path / "anatomical.nii"
     volume.write_bytes((Path(nibabel.testing.data_path) / "anatomical.nii").read_bytes())
     with Project.create(tmp_path / "p.srproj") as project:

@@ -9,16 +9,16 @@ take seconds to build (the mechanism is the same).
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import struct
 import zlib
 from collections.abc import Callable
 from pathlib import Path
 
-import nibabel as nib
 import numpy as np
 import pytest
-import SimpleITK as sitk
 from pydicom import dcmread
 from pydicom.data import get_testdata_file
 
@@ -88,6 +88,8 @@ def _deflate_bomb(tmp: Path) -> Path:
 
 
 def _nifti(tmp: Path, name: str, shape: tuple[int, ...], data_bytes: int) -> Path:
+    import nibabel as nib
+
     header = nib.Nifti1Header()
     header.set_data_shape(shape)
     header.set_data_dtype(np.int16)
@@ -119,6 +121,8 @@ def _mhd(tmp: Path, target: str) -> Path:
 
 
 def _volume(tmp: Path, name: str, arr: np.ndarray, vector: bool = False) -> Path:
+    import SimpleITK as sitk
+
     path = tmp / name
     sitk.WriteImage(sitk.GetImageFromArray(arr, isVector=vector), str(path))
     return path
@@ -217,16 +221,32 @@ def test_a_crashing_decoder_is_contained() -> None:
     assert isolated.thumbnail(get_testdata_file("CT_small.dcm"), image, 16).shape == (16, 16)
 
 
+@pytest.mark.skipif(not hasattr(signal, "SIGSTOP"), reason="stops the child with SIGSTOP")
 def test_a_decoder_that_hangs_is_stopped(tmp_path: Path) -> None:
+    """A child that never answers (stopped with SIGSTOP: it hangs for sure, however fast or
+    busy the machine) is killed after ``decode_timeout_s``, and the file is remembered."""
     from slicereview.engines.imaging import isolated
 
     path = get_testdata_file("CT_small.dcm")
-    with pytest.raises(ImagingError, match="decode_timeout_s"):
-        isolated.thumbnail(path, _image("dicom"), 16, Limits(decode_timeout_s=0.0))
-    # Remembered: not tried again with the same time, nor in-process; a longer time may try.
-    assert isolated.known_crash(path, 0.0) and isolated.known_crash(path)
-    assert isolated.known_crash(path, 5.0) is None
     isolated.forget_crashes()
+    isolated.start(0)
+    child = isolated._slots[0].child
+    assert child is not None
+    os.kill(child.process.pid, signal.SIGSTOP)
+    try:
+        with pytest.raises(ImagingError, match=r"longer than 0\.1 s \(decode_timeout_s\)"):
+            isolated.thumbnail(path, _image("dicom"), 16, Limits(decode_timeout_s=0.1))
+        child.process.join(10)
+        assert not child.process.is_alive() and not isolated.running(0)  # stopped for good
+        # Remembered: not tried again with the same time, nor in-process; a longer time may.
+        assert isolated.known_crash(path, 0.1) and isolated.known_crash(path)
+        assert isolated.known_crash(path, 5.0) is None
+        # The next call starts a new child.
+        assert isolated.thumbnail(path, _image("dicom"), 16).shape == (16, 16)
+    finally:
+        if child.process.is_alive():
+            os.kill(child.process.pid, signal.SIGKILL)
+        isolated.forget_crashes()
 
 
 def _image(fmt: str, axis: int = -1, index: int = 0):

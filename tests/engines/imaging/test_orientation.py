@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import SimpleITK as sitk
 
 from slicereview.engines.imaging.orientation import display_flips
 from slicereview.engines.imaging.volume import load, slice_geometry
@@ -13,6 +12,8 @@ from slicereview.engines.imaging.volume import load, slice_geometry
 
 def _ras_volume(path: Path) -> Path:
     """A NIfTI volume in RAS orientation, as most NIfTI files are (LPS direction diag(-1,-1,1))."""
+    import SimpleITK as sitk
+
     img = sitk.GetImageFromArray(np.arange(4 * 5 * 6, dtype=np.int16).reshape(4, 5, 6))
     img.SetDirection((-1, 0, 0, 0, -1, 0, 0, 0, 1))
     sitk.WriteImage(img, str(path))

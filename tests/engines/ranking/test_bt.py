@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import math
 
-import choix
 import numpy as np
 import pytest
-import statsmodels.api as sm
 
 from slicereview.engines.ranking.bt import BT_ALPHA, Z95, fit, outcomes, precision
 
@@ -44,6 +42,8 @@ def _choix_data(rows):
 
 @pytest.mark.parametrize("ties", [0.0, 0.3])
 def test_scores_equal_choix_opt_pairwise(ties):
+    import choix
+
     rows = _random_answers(12, 150, seed=3, ties=ties)
     f = fit(range(12), rows)
     ref = choix.opt_pairwise(12, _choix_data(rows), alpha=2 * BT_ALPHA, tol=1e-10)
@@ -53,6 +53,8 @@ def test_scores_equal_choix_opt_pairwise(ties):
 def _statsmodels_cov(rows, n):
     """Covariance of centred scores from an unpenalised binomial GLM (reference coding, item 0
     dropped), an independent computation of the maximum-likelihood standard errors."""
+    import statsmodels.api as sm
+
     x = np.zeros((len(rows), n))
     y = np.zeros(len(rows))
     for k, (a, b, s) in enumerate(rows):
@@ -78,6 +80,8 @@ def test_standard_errors_equal_statsmodels_logistic_regression(ties):
 def test_default_penalty_standard_errors_are_the_penalised_hessian_of_choix():
     """At the default α the SE comes from choix's own Hessian of its objective (an independent
     implementation of the same second derivatives), centred."""
+    import choix
+
     rows = _random_answers(10, 120, seed=5)
     f = fit(range(10), rows, covariance=True)
     theta = np.array([f.scores[i] for i in range(10)])

@@ -5,10 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
-import pingouin
 import pytest
-from scipy import stats
 
 from slicereview.engines.ranking import Ranking
 from slicereview.engines.ranking.reliability import (
@@ -36,6 +33,10 @@ def test_time_stats_flag_outliers_without_dropping_them():
 
 
 def test_strict_rankings_match_scipy_and_pingouin():
+    import pandas as pd
+    import pingouin
+    from scipy import stats
+
     rng = np.random.default_rng(1)
     n = 30
     a = rng.permutation(n).astype(float)

@@ -8,7 +8,6 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from sklearn.metrics import ndcg_score
 
 from slicereview.engines.review.evaluation import (
     MethodEvaluation,
@@ -57,6 +56,8 @@ def _batch(m: int = 12, seed: int = 0) -> tuple[dict[int, ImageFeatures], dict[i
 
 
 def test_evaluate_methods_matches_metrics_and_sklearn():
+    from sklearn.metrics import ndcg_score
+
     features, relevance = _batch()
     ev = evaluate_methods(features, relevance, seed=4)
     m = len(features)

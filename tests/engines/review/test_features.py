@@ -6,7 +6,6 @@ import json
 import math
 from types import SimpleNamespace
 
-import krippendorff
 import numpy as np
 import pytest
 
@@ -31,6 +30,8 @@ def _labels(seed: int = 0, raters: int = 3, size: int = 20) -> np.ndarray:
 
 
 def _kalpha(masks: np.ndarray) -> float:
+    import krippendorff
+
     data = masks.reshape(masks.shape[0], -1).astype(float)
     return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
 

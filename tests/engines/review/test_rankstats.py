@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from scipy import stats
 
 from slicereview.engines.agreement import intraclass_correlation
 from slicereview.engines.review import rank_agreement, rank_correlations, top_n_intersection
@@ -51,6 +50,8 @@ def _kendall_tau_b(x, y):
 
 
 def test_random_scores_against_scipy_and_pure_python():
+    from scipy import stats
+
     rng = np.random.default_rng(9)
     for _ in range(30):
         n = int(rng.integers(3, 40))
@@ -97,6 +98,8 @@ def test_top_n_is_symmetric_and_bounded(a, b):
 
 
 def test_rank_agreement_bundles_icc2k():
+    from scipy import stats
+
     rng = np.random.default_rng(1)
     a = rng.normal(size=20)
     b = a + rng.normal(scale=0.3, size=20)

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sklearn.metrics import ndcg_score
 
 from slicereview.engines.review import dcg, ndcg_at_k, precision_at_k, recall_at_k
 
@@ -29,6 +28,8 @@ def test_published_precision_recall_at_k():
 
 
 def test_published_ndcg_case():
+    from sklearn.metrics import ndcg_score
+
     grades = NDCG["inputs"]["relevance_in_ranked_order"]
     exp = NDCG["expected"]
     tol = NDCG["tolerance"]
@@ -52,6 +53,8 @@ def test_published_ndcg_case():
 
 
 def test_ndcg_equals_sklearn_on_random_rankings():
+    from sklearn.metrics import ndcg_score
+
     rng = np.random.default_rng(2)
     for _ in range(50):
         n = int(rng.integers(2, 40))

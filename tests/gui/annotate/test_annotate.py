@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
-from skimage import io
 
 from slicereview.app.annotating import label_image
 from slicereview.app.images.importing import import_paths
@@ -30,6 +29,8 @@ def project_file(tmp_path: Path) -> Path:
 
 def make_annotate_project(tmp_path: Path) -> Path:
     """Three 16-bit PNGs (120 x 160), an annotator and one question of every kind."""
+    from skimage import io
+
     folder = tmp_path / "images"
     folder.mkdir()
     rng = np.random.default_rng(0)
@@ -360,6 +361,8 @@ def test_idle_clock_pauses_when_idle_or_not_running(qtbot) -> None:
 
 
 def test_render_annotate_tab_on_the_demo(qtbot, open_window, demo_project, tmp_path) -> None:
+    from skimage import io
+
     w = open_window(demo_project, (1400, 900))
     page = w.annotate_page
     w.tabs.setCurrentWidget(page)

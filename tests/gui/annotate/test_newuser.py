@@ -13,7 +13,6 @@ from slicereview.gui.window.main_window import MainWindow
 from slicereview.model import Polygon
 from slicereview.store import Project
 from tests.gui.annotate.test_annotate import _click, _key, _page, make_annotate_project
-from tests.gui.rate.test_rate import SHOTS
 
 SQUARE = np.array([[20.0, 20.0], [80.0, 20.0], [80.0, 70.0], [20.0, 70.0]])
 
@@ -46,7 +45,8 @@ def _open(qtbot, path: Path) -> MainWindow:
     return w
 
 
-def test_showing_another_annotators_work_is_read_only(qtbot, shared_file: Path) -> None:
+def test_showing_another_annotators_work_is_read_only(qtbot, shared_file: Path, screenshots,
+                                                      skip_ahead) -> None:
     w = _open(qtbot, shared_file)
     page = _page(w)
     project = w.gateway.project
@@ -61,7 +61,8 @@ def test_showing_another_annotators_work_is_read_only(qtbot, shared_file: Path) 
     page.tool.select(page.tool.polygons[0].id)
     assert not page.panel.polygon_form.isEnabled()
     assert "read-only" in page.panel.message_label.text()
-    qtbot.wait(1600)  # the clock would tick here
+    page.status.tick()
+    skip_ahead(page.clock, 1600)  # time passes (the clock would count it on an own annotation)
     page.status.tick()
     for x, y in [(100, 90), (140, 90), (140, 110)]:  # try to draw
         _click(qtbot, page, x, y)
@@ -70,7 +71,7 @@ def test_showing_another_annotators_work_is_read_only(qtbot, shared_file: Path) 
     _key(qtbot, w, Qt.Key.Key_U)
     _key(qtbot, w, Qt.Key.Key_Delete)
     _key(qtbot, w, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    w.grab().save(str(SHOTS / "annotate_read_only.png"))
+    w.grab().save(str(screenshots / "annotate_read_only.png"))
     _key(qtbot, w, Qt.Key.Key_PageDown)  # leaving commits pending time: none for bob
     after = project.annotations.all(rater_id=bob)
     assert [(a.id, a.status, a.active_ms, a.updated_at) for a in after] == \
@@ -90,14 +91,15 @@ def test_you_are_is_remembered(qtbot, shared_file: Path) -> None:
     assert _page(w2).acting_id == bob
 
 
-def test_looking_creates_no_annotation_the_first_edit_keeps_the_time(qtbot, shared_file
-                                                                     ) -> None:
+def test_looking_creates_no_annotation_the_first_edit_keeps_the_time(qtbot, shared_file,
+                                                                     skip_ahead) -> None:
     w = _open(qtbot, shared_file)
     page = _page(w)
     project = w.gateway.project
     alice = project.raters.by_name("alice").id
     page.select_you(alice)
-    qtbot.wait(2600)  # looked for more than two seconds
+    page.status.tick()  # the clock starts on the page's first tick
+    skip_ahead(page.clock, 2600)  # looked for more than two seconds
     page.status.tick()
     _key(qtbot, w, Qt.Key.Key_PageDown)
     _key(qtbot, w, Qt.Key.Key_PageUp)
@@ -111,8 +113,8 @@ def test_looking_creates_no_annotation_the_first_edit_keeps_the_time(qtbot, shar
     assert ann.active_ms >= looked and len(project.polygons.of(ann.id)) == 1
 
 
-def test_image_list_shows_and_filters_by_status_and_done_counts_the_batch(qtbot, tmp_path
-                                                                          ) -> None:
+def test_image_list_shows_and_filters_by_status_and_done_counts_the_batch(qtbot, tmp_path,
+                                                                          screenshots) -> None:
     """Three annotation images plus a rating set of two: the batch is three images; the list
     shows each image's status for the annotator shown and filters by it."""
     from skimage import io
@@ -149,7 +151,7 @@ def test_image_list_shows_and_filters_by_status_and_done_counts_the_batch(qtbot,
     assert "✓ submitted" in browser.row_text(ids[0])
     browser.status_box.setCurrentIndex(browser.status_box.findData("not started"))
     assert browser.image_ids() == ids[1:3]
-    w.grab().save(str(SHOTS / "annotate_statuses.png"))
+    w.grab().save(str(screenshots / "annotate_statuses.png"))
     browser.status_box.setCurrentIndex(browser.status_box.findData("submitted"))
     assert browser.image_ids() == ids[:1]
     w.tabs.setCurrentWidget(w.viewer)  # other tabs: no statuses, no status filter
@@ -157,7 +159,7 @@ def test_image_list_shows_and_filters_by_status_and_done_counts_the_batch(qtbot,
 
 
 def test_colour_blind_scheme_from_the_view_menu_is_remembered_and_dashes_stay(
-        qtbot, shared_file: Path) -> None:
+        qtbot, shared_file: Path, screenshots) -> None:
     from slicereview.model import Certainty
 
     w = _open(qtbot, shared_file)
@@ -175,7 +177,7 @@ def test_colour_blind_scheme_from_the_view_menu_is_remembered_and_dashes_stay(
     assert item.pen().color().name() == "#56b4e9"  # Okabe–Ito sky blue
     assert item.pen().style() == Qt.PenStyle.DashLine
     assert "#56b4e9" in page.panel.status_label.text()
-    w.grab().save(str(SHOTS / "annotate_colour_blind.png"))
+    w.grab().save(str(screenshots / "annotate_colour_blind.png"))
     w.close()
     w2 = _open(qtbot, shared_file)
     assert w2.colour_blind_action.isChecked()
@@ -188,7 +190,7 @@ def test_colour_blind_scheme_from_the_view_menu_is_remembered_and_dashes_stay(
 
 
 def test_a_returned_annotation_shows_comments_and_pins_and_revise_starts_the_next_round(
-        qtbot, shared_file: Path) -> None:
+        qtbot, shared_file: Path, screenshots) -> None:
     from slicereview.app.review.decisions import decide, pin
     from slicereview.model import Role
 
@@ -212,7 +214,7 @@ def test_a_returned_annotation_shows_comments_and_pins_and_revise_starts_the_nex
         "1. box rows 20–70, cols 20–80: this edge", "2. point x 120, y 90: missed spot"]
     pins = page.status.pin_items
     assert len(pins) == 4 and all(i.scene() is not None for i in pins)
-    w.grab().save(str(SHOTS / "annotate_returned.png"))
+    w.grab().save(str(screenshots / "annotate_returned.png"))
     qtbot.mouseClick(box.revise_button, Qt.MouseButton.LeftButton)
     project = w.gateway.project
     assert page.state.round == 2 and page.annotation.round == 2
@@ -231,11 +233,12 @@ def test_another_instances_polygon_appears_but_never_breaks_a_polygon_being_draw
     for x, y in [(20, 20), (90, 25)]:  # drawing, not closed yet
         _click(qtbot, page, x, y)
     image_id = page.image_id
-    with Project.open(shared_file) as other:  # bob, on his own machine
+    # The watch's periodic check (each second) sees bob's commit: waited for, not guessed.
+    with qtbot.waitSignal(w.gateway.changed_elsewhere, timeout=10_000), \
+            Project.open(shared_file) as other:  # bob, on his own machine
         bob = other.raters.by_name("bob").id
         ann = other.annotations.for_image(bob, image_id)
         other.polygons.add(ann.id, Polygon(SQUARE + 30))
-    qtbot.wait(1500)  # the 1 s check has seen it
     assert len(page.tool.unfinished) == 2  # the unfinished polygon is still there
     _click(qtbot, page, 85, 80)
     _key(qtbot, w, Qt.Key.Key_Return)

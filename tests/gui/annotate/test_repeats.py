@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
-from skimage import data, io
 
 from slicereview.app.images.importing import import_paths
 from slicereview.gui.window.main_window import MainWindow
@@ -23,6 +22,8 @@ _NO = Qt.KeyboardModifier.NoModifier
 @pytest.fixture
 def project_file(tmp_path: Path) -> Path:
     """Three 128 × 128 crops of scikit-image's camera, one annotator, one owner."""
+    from skimage import data, io
+
     folder = tmp_path / "images"
     folder.mkdir()
     camera = data.camera()
@@ -47,7 +48,8 @@ def _draw_square(qtbot, page, x0: float, size: float) -> None:
         qtbot.mouseClick(page.view.graphics.viewport(), _L, _NO, _pos(page, x, y))
 
 
-def test_schedule_offer_open_blind_draw_submit(qtbot, open_window, project_file) -> None:
+def test_schedule_offer_open_blind_draw_submit(qtbot, open_window, project_file,
+                                              screenshots) -> None:
     w: MainWindow = open_window(project_file, (1300, 850))
     # -- the owner: a formal batch of the three images for alice, 5 % repeats, seed 7
     w.owner_menu.actions["batches"].trigger()
@@ -65,7 +67,7 @@ def test_schedule_offer_open_blind_draw_submit(qtbot, open_window, project_file)
     qtbot.mouseClick(dialog.repeat_button, _L)
     assert dialog.message.text() == ""
     assert dialog.repeat_label.text() == "alice: 1 to do, 0 done"
-    dialog.grab().save("/tmp/repeatsgui/batches.png")
+    assert dialog.grab().save(str(screenshots / "batches.png"))
     with Project.open(project_file) as project:
         [(first, again)] = project.repeats.pairs()
         chosen = first.image_id
@@ -99,7 +101,7 @@ def test_schedule_offer_open_blind_draw_submit(qtbot, open_window, project_file)
     assert page.tool.polygons == []
     assert page.annotation.id == again.id and page.annotation.repeat_of == first_pass[chosen]
     assert "first mask is hidden" in page.repeats_box.label.text()
-    w.grab().save("/tmp/repeatsgui/repeat_open.png")
+    assert w.grab().save(str(screenshots / "repeat_open.png"))
     _draw_square(qtbot, page, 40, 50)
     assert len(page.tool.polygons) == 1
     page.history.undo()

@@ -33,6 +33,7 @@ def test_demo_mammogram_window_level_zoom_and_switch(qtbot, open_window,
     assert w.browser.current_id() == mri[1]
 
 
+@pytest.mark.slow  # 24 s: builds the demo
 def test_open_demo_builds_in_the_background(qtbot, open_window, tmp_path: Path,
                                             monkeypatch) -> None:
     import slicereview.demo.project as demo

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from skimage import io
 
 from slicereview.app.images.importing import import_paths
 from slicereview.engines.imaging import isolated
@@ -25,6 +24,8 @@ from slicereview.store import Project
 
 @pytest.fixture
 def crashing_project(tmp_path: Path, monkeypatch) -> Path:
+    from skimage import io
+
     folder = tmp_path / "images"
     folder.mkdir()
     rng = np.random.default_rng(1)
@@ -41,6 +42,7 @@ def crashing_project(tmp_path: Path, monkeypatch) -> Path:
     isolated.forget_crashes()
 
 
+@pytest.mark.slow  # 3 s
 def test_a_file_that_crashes_the_decoder_is_listed_and_never_decoded_again(
         qtbot, crashing_project: Path) -> None:
     w = MainWindow()

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import tifffile
 
 from slicereview.app.images.importing import import_paths
 from slicereview.store import Project
@@ -70,6 +69,8 @@ def _window(project: Path) -> dict:
 
 
 def _project(tmp_path: Path, name: str, shape: tuple[int, int, int]) -> Path:
+    import tifffile
+
     rows = np.arange(shape[0], dtype=np.uint32)[:, None]
     cols = np.arange(shape[1], dtype=np.uint32)[None, :]
     rgb = np.empty(shape, np.uint8)
@@ -84,6 +85,7 @@ def _project(tmp_path: Path, name: str, shape: tuple[int, int, int]) -> Path:
     return project
 
 
+@pytest.mark.slow  # 11 s
 def test_a_large_rgb_image_is_shown_from_a_pyramid(tmp_path: Path):
     small = _window(_project(tmp_path, "small", (600, 800, 3)))
     large = _window(_project(tmp_path, "large", (8192, 8192, 3)))

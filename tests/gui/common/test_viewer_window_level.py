@@ -11,7 +11,6 @@ import pytest
 from pydicom.data import get_testdata_file
 from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtWidgets import QApplication
-from skimage import io
 
 from slicereview.app.images.importing import import_paths
 from slicereview.demo.project import mammogram_files
@@ -23,6 +22,8 @@ from slicereview.store import Project
 @pytest.fixture(scope="module")
 def project_file(tmp_path_factory) -> Path:
     """A CBIS-DDSM mammogram (uint16), a CT (signed HU), a wide PNG and a 5-slice volume."""
+    from skimage import io
+
     tmp = tmp_path_factory.mktemp("viewer")
     images = tmp / "images"
     images.mkdir()

@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from pydicom import dcmread
 from pydicom.data import get_testdata_file
-from skimage import io
 
 from slicereview.app.images.importing import import_paths
 from slicereview.store import Project
@@ -63,7 +63,10 @@ def _open_in_a_window(project: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # 8 s
 def test_a_file_swapped_for_one_that_aborts_gdcm_is_not_decoded(tmp_path: Path):
+    from skimage import io
+
     folder = tmp_path / "scans"
     folder.mkdir()
     shutil.copyfile(get_testdata_file("SC_rgb_jpeg_gdcm.dcm"), folder / "a.dcm")

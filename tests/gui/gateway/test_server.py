@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from skimage import io
 
 from slicereview.gui.common import workers
 from slicereview.gui.common.background import thread_worker
@@ -18,6 +17,8 @@ from tests.gui.rate.test_rate import _key_for, _new_session, _press, _window, ma
 
 
 def test_the_window_works_on_a_server_project(qtbot, tmp_path: Path, postgres_cluster) -> None:
+    from skimage import io
+
     url = postgres_cluster.new_database("gui")
     copy_project(make_rate_project(tmp_path), url)
     w, page = _window(qtbot, url)
@@ -52,6 +53,8 @@ def test_the_window_works_on_a_server_project(qtbot, tmp_path: Path, postgres_cl
 def test_the_window_shows_held_images_without_the_importers_files(
         qtbot, tmp_path: Path, postgres_cluster, monkeypatch) -> None:
     import shutil
+
+    from skimage import io
 
     from slicereview.app.images.embedding import hold_files
 

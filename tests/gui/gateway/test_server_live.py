@@ -103,7 +103,7 @@ def test_a_connection_ended_by_the_server_is_made_again_and_no_answer_is_lost(
 def own_cluster(postgres_cluster):
     from tests.postgres_cluster import Cluster
 
-    cluster = Cluster(postgres_cluster.bin, durable=True)
+    cluster = Cluster(postgres_cluster.bin, postgres_cluster.root.parent, durable=True)
     yield cluster
     cluster.stop()
 

@@ -15,7 +15,6 @@ from slicereview.gui.window.main_window import MainWindow
 from slicereview.store import Project
 from slicereview.store.lockfile import lock_path, read_lock
 from tests.gui.rate.test_rate import (
-    SHOTS,
     _key_for,
     _new_session,
     _press,
@@ -70,7 +69,7 @@ def test_answers_from_another_instance_appear_and_a_stale_pair_refreshes(
     assert _truth(page, page.compare.current.left) >= 0
 
 
-def test_the_second_instance_is_told_who_has_the_project_open(qtbot, project_file: Path
+def test_the_second_instance_is_told_who_has_the_project_open(qtbot, project_file: Path, screenshots
                                                               ) -> None:
     first = ProjectGateway()
     first.open(project_file)
@@ -86,7 +85,7 @@ def test_the_second_instance_is_told_who_has_the_project_open(qtbot, project_fil
     text = banner.label.text()
     assert text.startswith("Also open on ") and "changes there appear here" in text
     assert read_lock(project_file).pid == first.watch.lock.info.pid
-    w.grab().save(str(SHOTS / "two_instances_banner.png"))
+    w.grab().save(str(screenshots / "two_instances_banner.png"))
     first.close()  # the first instance quits: its lock goes, the banner follows
     assert not lock_path(project_file).exists()
     w.gateway.watch.heartbeat()

@@ -26,8 +26,9 @@ def _cells(table) -> list[list[str]]:
              for c in range(table.columnCount())] for r in range(table.rowCount())]
 
 
+@pytest.mark.slow  # 7 s
 def test_overview_tab_shows_the_report(open_window, qtbot, qa_path: Path, tmp_path: Path,
-                                       monkeypatch) -> None:
+                                       monkeypatch, screenshots) -> None:
     with Project.open(qa_path) as p:
         expected = collect(p)
         names = {r.id: r.name for r in p.raters.all()}
@@ -84,13 +85,14 @@ def test_overview_tab_shows_the_report(open_window, qtbot, qa_path: Path, tmp_pa
     html = out.read_text(encoding="utf-8")
     assert html == render(page.data)
     assert html.count("data:image/png;base64,") >= 4 and "Welch" in html
-    if os.environ.get("OVERVIEW_SHOTS"):
+    if os.environ.get("SLICEREVIEW_TEST_SHOTS"):  # screenshots of every section, when asked
         for k in range(page.sections.count()):
             page.sections.setCurrentIndex(k)
             qtbot.wait(100)
-            w.grab().save(f"{os.environ['OVERVIEW_SHOTS']}/overview_{k}.png")
+            w.grab().save(str(screenshots / f"overview_{k}.png"))
 
 
+@pytest.mark.slow  # 9 s at load 8: a process worker started twice
 def test_cancel_stops_the_worker(open_window, qtbot, qa_path: Path) -> None:
     w = open_window(qa_path)
     page = w.overview_page
@@ -106,6 +108,7 @@ def test_cancel_stops_the_worker(open_window, qtbot, qa_path: Path) -> None:
     assert page.acceptance.rowCount() == 5
 
 
+@pytest.mark.slow  # seconds of matplotlib, twice
 def test_html_report_shows_progress_and_cancels(open_window, qtbot, qa_path: Path,
                                                 tmp_path: Path, monkeypatch) -> None:
     """Writing the HTML report (seconds of matplotlib) shows the progress bar, one step per plot
@@ -140,7 +143,9 @@ def test_html_report_shows_progress_and_cancels(open_window, qtbot, qa_path: Pat
     assert "Wrote" in page.status.text()
 
 
-def test_overview_shows_staple_and_intra_rater(open_window, qtbot, tmp_path: Path) -> None:
+@pytest.mark.slow  # 8 s at load 8
+def test_overview_shows_staple_and_intra_rater(open_window, qtbot, tmp_path: Path,
+                                               screenshots) -> None:
     from tests.app.repeat_project import build as build_repeats
 
     path = build_repeats(tmp_path)
@@ -163,11 +168,11 @@ def test_overview_shows_staple_and_intra_rater(open_window, qtbot, tmp_path: Pat
         counts = {c.name(): int(np.sum(c.getData()[1])) for c in curves}
         assert counts["image level (n = 2)"] == 2, level      # a's pair and b's pair
     assert "2 repeat pairs" in page.intra_label.text()
-    if os.environ.get("OVERVIEW_SHOTS"):
+    if os.environ.get("SLICEREVIEW_TEST_SHOTS"):  # screenshots of every section, when asked
         for k in (1, 3):
             page.sections.setCurrentIndex(k)
             qtbot.wait(100)
-            w.grab().save(f"{os.environ['OVERVIEW_SHOTS']}/overview_repeats_{k}.png")
+            w.grab().save(str(screenshots / f"overview_repeats_{k}.png"))
         page.sections.currentWidget().verticalScrollBar().setValue(10**6)
         qtbot.wait(100)
-        w.grab().save(f"{os.environ['OVERVIEW_SHOTS']}/overview_repeats_intra.png")
+        w.grab().save(str(screenshots / "overview_repeats_intra.png"))

@@ -11,14 +11,11 @@ import pytest
 from PIL import Image as PILImage
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QImage, QTextDocument
-from skimage import data, io
 
 from slicereview.app.annotating import finish
 from slicereview.app.images.importing import import_paths
 from slicereview.model import Phase, Polygon
 from slicereview.store import Project
-
-SHOTS = Path("/tmp/owner")
 
 
 def _square(project: Project, rater: int, image: int, x0: float, size: float) -> int:
@@ -34,6 +31,8 @@ def project_file(tmp_path: Path) -> Path:
     """Three crops of scikit-image's camera (128 × 128), an expert, two annotators of group A
     who finished the first image (one close to the expert, one far off), an owner, a review
     comment."""
+    from skimage import data, io
+
     folder = tmp_path / "images"
     folder.mkdir()
     camera = data.camera()
@@ -55,13 +54,12 @@ def project_file(tmp_path: Path) -> Path:
     return path
 
 
-def _shot(widget, name: str) -> None:
-    SHOTS.mkdir(exist_ok=True)
-    widget.grab().save(str(SHOTS / f"{name}.png"))
+def _shot(folder: Path, widget, name: str) -> None:
+    assert widget.grab().save(str(folder / f"{name}.png"))
 
 
 def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, project_file,
-                                                      tmp_path) -> None:
+                                                      tmp_path, screenshots) -> None:
     w = open_window(project_file)
     # 1. Phases and batches: an onboarding batch of the listed images for group A.
     w.owner_menu.actions["batches"].trigger()
@@ -92,7 +90,7 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
         saved = project.workflow.batch(batch.id)
         assert (saved.max_annotators, saved.low_action) == (4, "review")
     assert dialog.table.item(0, 3).text() == "group A"
-    _shot(dialog, "batches")
+    _shot(screenshots, dialog, "batches")
     dialog.close()
 
     # 2. Gold: the expert's annotation on the first image; a PNG mask for the second.
@@ -130,7 +128,7 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
     assert decisions == [(ids["good"], True, True, ids["olivia"], ""),
                          (ids["poor"], True, False, ids["olivia"], "first image was ambiguous")]
     assert "go on — olivia" in gold.scores.item(1, 8).text()
-    _shot(gold, "gold")
+    _shot(screenshots, gold, "gold")
     gold.close()
 
     # 3. Guidelines: write, preview, save twice, history diff, promote a review comment.
@@ -163,7 +161,7 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
         assert "missed part; include the thin rim" in project.guidelines.get()[1]
         assert project.guidelines.entries()[0][4][:4] == b"\x89PNG"
     editor.tabs.setCurrentIndex(0)
-    _shot(editor, "guidelines")
+    _shot(screenshots, editor, "guidelines")
     editor.close()
     qtbot.waitUntil(w.isActiveWindow, timeout=2000)  # the keyboard is back in the main window
 
@@ -177,12 +175,12 @@ def test_batches_gold_prefilter_guidelines_and_notice(qtbot, open_window, projec
     page.select_annotator(ids["good"])
     notice = page.guideline_notice
     assert notice.isVisible() and "version 3" in notice.label.text()
-    _shot(w, "annotate_notice")
+    _shot(screenshots, w, "annotate_notice")
     w.browser.setFocus()  # F2 works anywhere in the window while the Annotate tab is shown
     qtbot.keyClick(w.browser, Qt.Key.Key_F2)
     qtbot.waitUntil(lambda: notice.dialog is not None and notice.dialog.isVisible())
     assert "Outline each calcified vessel." in notice.dialog.diff.toPlainText()
-    _shot(notice.dialog, "changes")
+    _shot(screenshots, notice.dialog, "changes")
     assert not notice.isVisible()
     with Project.open(project_file) as project:
         assert project.guidelines.last_seen(ids["good"]) == 3

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
-from skimage import data, io
 
 from slicereview.app.annotating import finish
 from slicereview.app.images.importing import import_paths
@@ -30,6 +29,8 @@ def _square(x: float, y: float = 10.0, s: float = 30.0) -> Polygon:
 
 @pytest.fixture
 def project_file(tmp_path: Path) -> Path:
+    from skimage import data, io
+
     folder = tmp_path / "images"
     folder.mkdir()
     camera = data.camera()

@@ -13,7 +13,7 @@ from slicereview.app.rating.confidence import ConfidenceRun, StopRule
 from slicereview.app.rating.run import Comparison
 from slicereview.gui.rate.confidence_meter import CALIBRATION
 from slicereview.model import SessionKind
-from tests.gui.rate.test_rate import SHOTS, N, _key_for, _press, _set_id, _window, make_rate_project
+from tests.gui.rate.test_rate import N, _key_for, _press, _set_id, _window, make_rate_project
 
 
 def _dialog(qtbot, page):
@@ -25,7 +25,8 @@ def _dialog(qtbot, page):
     return d
 
 
-def test_dialog_asks_raters_and_a_stop_rule_and_remembers_them(qtbot, tmp_path: Path) -> None:
+def test_dialog_asks_raters_and_a_stop_rule_and_remembers_them(qtbot, tmp_path: Path,
+                                                                screenshots: Path) -> None:
     w, page = _window(qtbot, make_rate_project(tmp_path))
     d = _dialog(qtbot, page)
     d.kind.setCurrentIndex(d.kind.findData(SessionKind.CONFIDENCE))
@@ -56,10 +57,11 @@ def test_dialog_asks_raters_and_a_stop_rule_and_remembers_them(qtbot, tmp_path: 
     assert again.kind.currentData() == SessionKind.CONFIDENCE
     assert again.confidence.shared.text() == "bob"
     assert again.confidence.stop() == StopRule(8, 0.9, None)
-    again.grab().save(str(SHOTS / "rate_new_confidence_session.png"))
+    again.grab().save(str(screenshots / "rate_new_confidence_session.png"))
 
 
-def test_two_raters_meter_undo_resume_and_ranking(qtbot, tmp_path: Path, monkeypatch) -> None:
+def test_two_raters_meter_undo_resume_and_ranking(qtbot, tmp_path: Path, monkeypatch,
+                                                  screenshots: Path) -> None:
     path = make_rate_project(tmp_path)
     w, page = _window(qtbot, path)
     project = page.gateway.project
@@ -144,7 +146,7 @@ def test_two_raters_meter_undo_resume_and_ranking(qtbot, tmp_path: Path, monkeyp
     qtbot.waitUntil(lambda: meter2.details_state.text()
                     == "intervals and reliability of 30 answers", timeout=30000)
     assert meter2.raters.rowCount() == 2
-    page2.grab().save(str(SHOTS / "rate_confidence_ranking.png"))
+    page2.grab().save(str(screenshots / "rate_confidence_ranking.png"))
 
 
 def test_another_instance_answers_and_this_window_stays_with_its_rater(qtbot, tmp_path: Path

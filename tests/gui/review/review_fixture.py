@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from skimage import data, io
 
 from slicereview.app.images.importing import import_paths
 from slicereview.demo.annotators import random_regions, simulate_annotators
@@ -17,6 +16,8 @@ IMAGES = ("camera", "coins", "moon", "page", "text")
 
 def build_review_project(folder: Path, crop: int = 256) -> Path:
     """``folder/review.srproj`` with five images and three annotators' submitted polygons."""
+    from skimage import data, io
+
     images = folder / "images"
     images.mkdir(parents=True)
     for name in IMAGES:

@@ -102,7 +102,7 @@ def password_cluster(postgres_cluster):
     """A cluster that asks every login for a password."""
     from tests.postgres_cluster import Cluster
 
-    cluster = Cluster(postgres_cluster.bin)
+    cluster = Cluster(postgres_cluster.bin, postgres_cluster.root.parent)
     cluster.admin("CREATE ROLE anna LOGIN PASSWORD 'pa:ss w@rd'")
     cluster.admin("CREATE DATABASE study OWNER anna")
     hba = cluster.data / "pg_hba.conf"

@@ -6,13 +6,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from skimage import io
 
 from slicereview.gui.window.main_window import MainWindow
 from slicereview.store import Project
 
 
 def _pngs(folder: Path, n: int, size: int = 64) -> Path:
+    from skimage import io
+
     folder.mkdir(parents=True)
     rng = np.random.default_rng(0)
     for k in range(n):
@@ -49,6 +50,7 @@ def test_import_in_background_updates_browser(window: MainWindow, qtbot, tmp_pat
     assert len(relisted) == 1
 
 
+@pytest.mark.slow  # 9 s at load 8: 200 images, a decoding child
 def test_cancel_stops_the_import(window: MainWindow, qtbot, tmp_path: Path) -> None:
     folder = _pngs(tmp_path / "images", 200, size=256)
     worker = window.file_menu.start_import([folder])

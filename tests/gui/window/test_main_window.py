@@ -9,7 +9,6 @@ import pydicom
 import pytest
 from pydicom.data import get_testdata_file
 from PySide6.QtCore import QPoint, QPointF, Qt
-from skimage import io
 
 from slicereview.app.images.importing import import_paths
 from slicereview.engines.imaging.importer import parse_slices
@@ -20,6 +19,8 @@ from slicereview.store import Project
 @pytest.fixture
 def project_file(tmp_path: Path) -> Path:
     """A project with a 16-bit PNG, an MR DICOM with a window, and a NIfTI volume (5 slices)."""
+    from skimage import io
+
     images = tmp_path / "images"
     images.mkdir()
     ramp = (np.arange(64 * 80, dtype=np.uint16).reshape(64, 80) * 10)
@@ -62,6 +63,8 @@ def test_opening_another_project_shows_its_first_image(window: MainWindow,
                                                         tmp_path: Path) -> None:
     """File ▸ Open over an open project (seen under Xvfb: the viewer stayed empty and the status
     bar kept the old image's description): the new project's first image is shown."""
+    from skimage import io
+
     other = tmp_path / "other"
     other.mkdir()
     io.imsave(other / "disc.png", (np.hypot(*np.mgrid[-40:40, -50:50]) < 30).astype(np.uint8)
@@ -164,6 +167,8 @@ def test_filter_hides_images(window: MainWindow, qtbot) -> None:
 
 
 def test_screenshot_is_not_blank(window: MainWindow, tmp_path: Path) -> None:
+    from skimage import io
+
     window.browser.wait_for_thumbnails()
     pixmap = window.grab()
     out = tmp_path / "shot.png"
@@ -222,6 +227,8 @@ def test_the_first_image_thumbnail_comes_from_the_viewer_pixels(
         open_window, tmp_path: Path, monkeypatch) -> None:
     """A project of one image starts no decoding child: the thumbnail of the image on show
     is made from the pixels the viewer decoded."""
+    from skimage import io
+
     from slicereview.engines.imaging import isolated
 
     png = tmp_path / "one.png"
@@ -243,6 +250,7 @@ def test_the_first_image_thumbnail_comes_from_the_viewer_pixels(
     assert image_id in w.browser.thumbnail_ids()
 
 
+@pytest.mark.slow  # 7 s at load 8: `open --screenshot` in a child process, then a window
 def test_a_screenshot_leaves_the_user_settings_alone(project_file: Path, tmp_path: Path,
                                                       monkeypatch, qtbot) -> None:
     """``open --screenshot`` (a rendering for documents and CI) neither adds a recent project

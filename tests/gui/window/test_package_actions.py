@@ -97,8 +97,7 @@ def test_refused_package_leaves_the_project_untouched(open_window, qtbot, qa_pat
     with Project.open(other) as p:
         foreign = package(p, "a2-1", tmp_path / "foreign.zip")
     w = open_window(qa_path)
-    qtbot.wait(300)          # opening settles first (the pages read and may stamp the file)
-    before = _sha(qa_path)
+    before = _sha(qa_path)   # (after opening: looking at a project writes nothing to it)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(foreign), ""))
     w.actions_["merge_package"].trigger()
     qtbot.waitUntil(lambda: w.packages.worker is None, timeout=30000)
