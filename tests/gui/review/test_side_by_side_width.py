@@ -20,10 +20,22 @@ def _narrowest(qtbot, w) -> int:
     return w.width()
 
 
+def _settle(qtbot, w) -> None:
+    """Wait until the window's minimum width stops changing (the queue and the decisions panel
+    fill in after the image is shown): the same value at ten successive polls."""
+    seen: list[int] = []
+
+    def steady() -> bool:
+        seen.append(w.minimumSizeHint().width())
+        return len(seen) >= 10 and len(set(seen[-10:])) == 1
+
+    qtbot.waitUntil(steady, timeout=20000)
+
+
 def test_side_by_side_and_back_keeps_the_minimum_width(qtbot, project_file: Path) -> None:  # noqa: F811
     w = _open(qtbot, project_file)
     page = w.review_page
-    qtbot.wait(1000)  # the queue and the panel fill in: their widths settle first
+    _settle(qtbot, w)
     before = _narrowest(qtbot, w)
     w.resize(1500, 900)
     qtbot.keyClick(page, Qt.Key.Key_S, _NO)
