@@ -27,6 +27,7 @@ import inspect
 import itertools
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -133,6 +134,24 @@ def _nothing_written_to_the_source_tree(request: pytest.FixtureRequest) -> Itera
     if changed:
         pytest.fail(f"{request.node.nodeid} wrote in the source tree (use tmp_path): "
                     f"{', '.join(changed[:10])}", pytrace=False)
+
+
+@pytest.fixture
+def spawned_children_import_tests() -> Iterator[None]:
+    """Let ``spawn`` children import work functions defined under ``tests/``.
+
+    A spawned child starts with the parent's ``sys.path``, and pytest imports test modules
+    without putting the repository on it. The repository is appended, not prepended, so that
+    the children (and this process) keep importing slicereview from where the tests run it —
+    the installed package in CI — never from the source tree in front of it.
+    """
+    root = str(Path(__file__).resolve().parent.parent)
+    added = root not in sys.path
+    if added:
+        sys.path.append(root)
+    yield
+    if added and root in sys.path:
+        sys.path.remove(root)
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,6 @@ same slot, on a file and on a server (``FOR UPDATE SKIP LOCKED``)."""
 from __future__ import annotations
 
 import multiprocessing
-import os
 import time
 from collections import Counter
 from pathlib import Path
@@ -81,13 +80,12 @@ def _claim_all(where, rater_id: int, batch_id: int) -> tuple[list[int], list[flo
         return images, latencies, f"{type(exc).__name__}: {exc}"
 
 
+@pytest.mark.usefixtures("spawned_children_import_tests")  # the children run _claim_all
 def test_eight_processes_claiming_at_once_never_share_a_slot(location, tmp_path):
     where = location()
     batch, raters = _project(where, tmp_path / "imgs", images=40, annotators=6, per_image=3)
     who = raters + raters[:2]  # 8 processes; two annotators claim from two at once
     context = multiprocessing.get_context("spawn")
-    env = os.environ.get("PYTHONPATH")
-    assert env  # (the children import slicereview from the tree)
     with context.Pool(len(who)) as pool:
         results = pool.starmap(_claim_all, [(where, r, batch) for r in who])
     assert [error for _, _, error in results] == [""] * len(who)

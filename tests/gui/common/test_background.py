@@ -42,23 +42,8 @@ class Seen:
 
 
 GUI = threading.main_thread().name
-#: The folder holding ``tests/``: a spawned child imports its work function
-#: (``tests.gui.common.background_work``) from there.
-ROOT = Path(__file__).resolve().parents[3]
-
-
-@pytest.fixture(autouse=True)
-def _children_find_the_work_functions():
-    """A ``spawn`` child starts with the parent's ``sys.path``; pytest imports this module
-    without putting the repository on it. Appended, not prepended, so that the children (and
-    this process) keep importing slicereview from where the tests run it (the installed
-    package in CI), never from the source tree in front of it."""
-    added = str(ROOT) not in sys.path
-    if added:
-        sys.path.append(str(ROOT))
-    yield
-    if added and str(ROOT) in sys.path:
-        sys.path.remove(str(ROOT))
+# A spawned child imports its work function (tests.gui.common.background_work).
+pytestmark = pytest.mark.usefixtures("spawned_children_import_tests")
 
 
 def test_thread_worker_reports_steps_and_its_result_in_the_gui_thread(qtbot, tmp_path) -> None:
