@@ -29,7 +29,11 @@ LIBRARY_TEXT = ("terminate called", "gdcm::", "what():", "JPEG data precision", 
                 "Invalid SOS", "Traceback")
 
 
-def slow_tiff(path: Path, pages: int = 4000) -> Path:
+def slow_tiff(path: Path, pages: int = 8000) -> Path:
+    """A TIFF of one-pixel pages whose reading takes far longer than the 4 s time-out the tests
+    give it: ~23 s at 8,000 pages on an idle machine, where 4,000 took 5.4 s — too close to
+    4 s on a fast one (read within the limit once in CI). The time grows faster than the
+    page count."""
     import tifffile
 
     with tifffile.TiffWriter(path) as tif:
