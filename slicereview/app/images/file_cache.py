@@ -47,6 +47,7 @@ import os
 import threading
 from pathlib import Path, PurePath
 
+from slicereview.engines.imaging.cache_dirs import cache_budget, cache_dir
 from slicereview.engines.imaging.errors import UnreadableImageError
 from slicereview.engines.imaging.fetched import FetchedFile
 from slicereview.store.blobs import ChangedFileError
@@ -60,20 +61,12 @@ _KEPT = 2
 
 def cache_folder() -> Path:
     """The file cache's folder (see the module docstring)."""
-    folder = os.environ.get("SLICEREVIEW_FILE_CACHE")
-    if folder:
-        return Path(folder)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("slicereview")) / "files"
+    return cache_dir("SLICEREVIEW_FILE_CACHE", "files")
 
 
 def budget_bytes() -> int:
     """The file cache's size bound in bytes (``SLICEREVIEW_FILE_CACHE_MB``, default 2 GB)."""
-    try:
-        return int(float(os.environ.get("SLICEREVIEW_FILE_CACHE_MB", DEFAULT_MB)) * (1 << 20))
-    except ValueError:
-        return DEFAULT_MB << 20
+    return cache_budget("SLICEREVIEW_FILE_CACHE_MB", DEFAULT_MB)
 
 
 def _suffix(name: str) -> str:

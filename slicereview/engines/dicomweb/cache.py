@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from slicereview.engines.dicomweb.errors import DicomwebError
+from slicereview.engines.imaging.cache_dirs import cache_budget, cache_dir
 
 if TYPE_CHECKING:  # (requests loads only when a PACS is asked something)
     from slicereview.engines.dicomweb.auth import Auth
@@ -35,19 +36,11 @@ _DEFAULT_MB = 4096
 
 
 def cache_folder() -> Path:
-    folder = os.environ.get("SLICEREVIEW_DICOMWEB_CACHE")
-    if folder:
-        return Path(folder)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("slicereview")) / "dicomweb"
+    return cache_dir("SLICEREVIEW_DICOMWEB_CACHE", "dicomweb")
 
 
 def budget_bytes() -> int:
-    try:
-        return int(float(os.environ.get("SLICEREVIEW_DICOMWEB_CACHE_MB", _DEFAULT_MB)) * (1 << 20))
-    except ValueError:
-        return _DEFAULT_MB << 20
+    return cache_budget("SLICEREVIEW_DICOMWEB_CACHE_MB", _DEFAULT_MB)
 
 
 def cache_file(url: str, sop_uid: str, folder: str | Path | None = None) -> Path:
