@@ -203,22 +203,36 @@ def newton_map_edges(m: int, win: np.ndarray, lose: np.ndarray, weight: np.ndarr
 
     win, lose = np.asarray(win, int), np.asarray(lose, int)
     weight = np.asarray(weight, float)
+    # One row per compared pair i < j: w_ij (i preferred), w_ji, and their sum.
+    i_of, j_of = np.minimum(win, lose), np.maximum(win, lose)
+    pairs, which = np.unique(i_of * m + j_of, return_inverse=True)
+    i, j = pairs // m, pairs % m
+    forward = win < lose
+    w_ij = np.bincount(which, weight * forward, len(pairs))
+    w_ji = np.bincount(which, weight * ~forward, len(pairs))
+    n_ij = w_ij + w_ji
+    # The Hessian's pattern is fixed: build it once, refill its values each step.
+    diagonal_at = np.arange(m)
+    hess = sparse.csc_matrix((np.arange(1.0, 2 * len(pairs) + m + 1),
+                              (np.concatenate([i, j, diagonal_at]),
+                               np.concatenate([j, i, diagonal_at]))), shape=(m, m))
+    slot = hess.data.astype(int) - 1
     theta = np.zeros(m) if start is None else np.array(start, dtype=float)
-    both = np.concatenate([win, lose])
-    other = np.concatenate([lose, win])
 
     def objective(t: np.ndarray) -> float:
-        return float(alpha * t @ t + (weight * np.logaddexp(0.0, t[lose] - t[win])).sum())
+        d = t[i] - t[j]
+        return float(alpha * t @ t + (w_ij * np.logaddexp(0.0, -d)
+                                      + w_ji * np.logaddexp(0.0, d)).sum())
 
     f = objective(theta)
     for _ in range(max_iter):
-        p = _sigmoid(theta[win] - theta[lose])
-        pull = weight * (1.0 - p)
-        grad = (2 * alpha * theta - np.bincount(win, pull, m) + np.bincount(lose, pull, m))
-        h = weight * p * (1.0 - p)
-        diagonal = np.bincount(win, h, m) + np.bincount(lose, h, m) + 2 * alpha
-        hess = sparse.csc_matrix((np.concatenate([-h, -h]), (both, other)), shape=(m, m))
-        step = spsolve(hess + sparse.diags(diagonal, format="csc"), grad)
+        p = _sigmoid(theta[i] - theta[j])
+        r = w_ij - n_ij * p
+        grad = 2 * alpha * theta - np.bincount(i, r, m) + np.bincount(j, r, m)
+        h = n_ij * p * (1.0 - p)
+        diagonal = np.bincount(i, h, m) + np.bincount(j, h, m) + 2 * alpha
+        hess.data = np.concatenate([-h, -h, diagonal])[slot]
+        step = spsolve(hess, grad)
         t = 1.0
         while True:
             candidate = theta - t * step
