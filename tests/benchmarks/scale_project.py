@@ -184,9 +184,8 @@ def build(folder: Path, path: Path, n: int) -> None:
 
 
 def _features(project) -> None:
-    from slicereview.app.review.queue import QueueSpec, compute_features
-
     from slicereview.app.report.agreement import inter_rater
+    from slicereview.app.review.queue import QueueSpec, compute_features
 
     compute_features(project, QueueSpec(), workers=min(2, os.cpu_count() or 1))
     inter_rater(project)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from slicereview.app.report import agreement
 from slicereview.app.report.agreement import inter_rater, selections
@@ -26,6 +27,7 @@ def _same(a: agreement.InterRater, b: agreement.InterRater) -> None:
     assert a.sensitivity == b.sensitivity and a.staple_images == b.staple_images
 
 
+@pytest.mark.slow  # ~5 s a backend
 def test_the_per_image_pass_is_cached_by_edit_times(tmp_path, monkeypatch, module_backend,
                                                      on_backend):
     computed: list[int] = []
