@@ -14,6 +14,7 @@ command                growth    what bounds it
 ``info``               ≤ 2 ×     counts from aggregate queries; the files' existence checked
 ``queue`` (cache)      ≤ 3 ×     the cached features read, ranked and explained
 ``open --screenshot``  ≤ 1.5 ×   the window reads and shows what fits the screen
+``report``             ≤ 8 ×     per-image rows cached; sparse Bradley–Terry fits
 window's peak RSS      ≤ 1.5 ×   the same, in memory
 =====================  ========  ==========================================================
 
