@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import psycopg
 import pytest
 from PIL import Image as PILImage
 
@@ -27,6 +26,8 @@ def _pngs(folder: Path, names: list[str], first: int = 0) -> None:
 
 def test_this_machine_finds_the_files_elsewhere_and_the_project_stays(
         postgres_cluster, tmp_path, capsys, monkeypatch):
+    import psycopg
+
     url = postgres_cluster.new_database("relink")
     try:
         shared = tmp_path / "shared"

@@ -11,7 +11,6 @@ from pathlib import Path
 from urllib.parse import quote
 
 import numpy as np
-import psycopg
 import pytest
 
 from slicereview.app.people import add_login, logins, remove_login
@@ -49,6 +48,8 @@ def _project(url: str, folder: Path, names: list[str]) -> list[int]:
 
 
 def test_a_removed_login_cannot_connect_and_its_work_stays(url, tmp_path, capsys):
+    import psycopg
+
     tag = next(_NAMES)
     names = [f"gone{tag}", f"stays{tag}"]
     gone, stays = _project(url, tmp_path, names)
@@ -94,6 +95,8 @@ def test_a_removed_login_cannot_connect_and_its_work_stays(url, tmp_path, capsys
 
 def test_a_login_another_project_uses_is_kept_but_loses_this_one(url, postgres_cluster,
                                                                   tmp_path):
+    import psycopg
+
     tag = next(_NAMES)
     name = f"two projects{tag}"
     (tmp_path / "a").mkdir()
