@@ -208,6 +208,9 @@ def remove_login(conn: Any, name: str) -> str:
     except psycopg.errors.InsufficientPrivilege as exc:
         raise ValueError("Only the project's owner login can remove people's logins: "
                          f"{str(exc).strip().splitlines()[0]}") from exc
+    if login_states(conn, [name])[name]:  # (grants another login made: not this one's to take)
+        raise ValueError(f"{name!r} still has grants on this project that another login made; "
+                         "ask the server's administrator to remove them (REVOKE).")
     try:
         with conn.transaction():
             conn.execute(sql.SQL("DROP ROLE {}").format(ident))
