@@ -12,7 +12,7 @@
   or not assigned to such a batch: one sentence in the box, nothing claimed.
 * **finishing** — *Submit* or *Nothing to annotate* on an image you claimed goes on to your
   next claimed image (instead of the next image of the list).
-* **the image list** — the status filter's ``✋ claimed by you`` shows the images the acting
+* **the image list** — the status filter's ``◆ claimed by you`` shows the images the acting
   annotator claimed in the phase shown.
 """
 
@@ -43,7 +43,7 @@ class AnnotateClaims:
         self.notice.setStyleSheet("color: #e0a030")
         self.button = QPushButton("Next image to annotate")
         self.button.setObjectName("claim_next")
-        self.button.setToolTip(f"{self.action.toolTip()}")
+        self.button.setToolTip(self.action.toolTip())
         col = QVBoxLayout(self.box)
         for widget in (self.summary, self.notice, self.button):
             col.addWidget(widget)

@@ -9,7 +9,7 @@ from PySide6.QtGui import QColor
 ASSIGNED_MARK = "⚑ given to you: low agreement"
 #: The status box's entry for the images the acting annotator claimed (batches handed out
 #: by claims, :mod:`slicereview.gui.annotate.claims`).
-CLAIMED_MARK = "✋ claimed by you"
+CLAIMED_MARK = "◆ claimed by you"
 #: Annotation status words and their marks (shape, so colour is never the only cue).
 STATUS_MARKS = {"not started": "○", "in progress": "◐", "submitted": "✓",
                 "nothing to annotate": "∅", "returned": "↩"}
