@@ -251,6 +251,15 @@ class Images(Part):
         rows = self.db.execute("SELECT * FROM sources ORDER BY id").fetchall()
         return [Source(r["id"], r["path"], r["sha256"], r["format"], r["size_bytes"]) for r in rows]
 
+    def held_source(self, source_id: int) -> Source | None:
+        """The source ``source_id`` when the project holds its file's bytes (:mod:`.blobs`),
+        else ``None`` (one SELECT by key: what is held is asked per image shown, not read
+        whole at open)."""
+        row = self.db.execute(
+            "SELECT s.id, s.path, s.sha256, s.format, s.size_bytes FROM sources s JOIN blobs b "
+            "ON b.sha256 = s.sha256 AND b.part = 0 WHERE s.id = ?", (source_id,)).fetchone()
+        return None if row is None else Source(row[0], row[1], row[2], row[3], row[4])
+
     # -- missing files and relinking -------------------------------------------------------
     def local_files(self) -> tuple[str, list[tuple[int, str]]]:
         """The folder stored paths are relative to (``""`` for none) and ``(source id,
