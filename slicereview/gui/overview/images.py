@@ -48,6 +48,11 @@ class ImagesSection(QWidget):
         layout.addWidget(self.flags_label)
         layout.addWidget(self.flag_pages, 1)
 
+    def clear(self) -> None:
+        """No rows (no project, or another report is being computed)."""
+        self.image_pages.set_rows(())
+        self.flag_pages.set_rows(())
+
     def show_data(self, data: Any) -> None:
         """Show the first page of the per-image rows and of the flags."""
         self.image_pages.set_rows(data.per_image)

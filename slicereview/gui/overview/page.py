@@ -255,6 +255,7 @@ class OverviewPage(QWidget):
         for table in self.findChildren(QTableWidget):
             table.setRowCount(0)
         self.pair_list.clear()
+        self.images.clear()
         self.flags.setText("")
         for plot in (*self.hist.values(), *self.intra_hist.values(), *self.curves,
                      self.times_plot):

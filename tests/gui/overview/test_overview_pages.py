@@ -84,6 +84,8 @@ def test_opening_builds_one_page_of_rows(open_window, qtbot, monkeypatch, tmp_pa
             page.images.table.selectRow(3)
         expected = page.data.per_image[pages.page * 20 + 3]["image_id"]
         assert shown.args == [expected]
+        page.on_project_changed()           # forgetting the report empties the pages
+        assert page.images.table.rowCount() == 0 and not pages.next_button.isVisibleTo(pages)
         w.close()
     # opening built one page of rows at either size (3 × the rows would be 90 at LARGE)
     assert counts[SMALL] == counts[LARGE] == (20, 20, 20)
