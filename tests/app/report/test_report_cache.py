@@ -61,3 +61,25 @@ def test_the_per_image_pass_is_cached_by_edit_times(tmp_path, monkeypatch, modul
         inter_rater(p, some, workers=1)
         assert computed and len(computed) == len(selections(p, some))
         assert p.reviews.latest_features(ann.image_id) is None
+
+
+@pytest.mark.slow  # ~4 s a backend
+def test_a_matrix_cell_takes_its_pair_from_the_cached_rows(tmp_path, monkeypatch,
+                                                            module_backend, on_backend):
+    from slicereview.app.report import pairs
+
+    with Project.open(on_backend(module_backend, build(tmp_path))) as p:
+        a, b = p.raters.by_name("a2-1").id, p.raters.by_name("a0-1").id
+        rasterised: list[int] = []
+        summary = pairs.image_summary
+        monkeypatch.setattr(pairs, "image_summary",
+                            lambda task: rasterised.append(1) or summary(task))
+        computed = pairs.pair_disagreements(p, a, b)
+        assert len(rasterised) == len(computed) == 12
+        inter_rater(p)                                  # the report caches its rows
+        rasterised.clear()
+        cached = pairs.pair_disagreements(p, a, b)
+        assert rasterised == []
+        assert [(r.image_id, r.phase, r.annotation_ids) for r in cached] == [
+            (r.image_id, r.phase, r.annotation_ids) for r in computed]
+        assert [r.alpha for r in cached] == [r.alpha for r in computed]
