@@ -34,6 +34,7 @@ from slicereview import __version__
 from slicereview.store._base import now_iso
 from slicereview.store.annotations import Annotations
 from slicereview.store.blobs import Blobs
+from slicereview.store.checking import damage_seen
 from slicereview.store.connection import connect, create_file
 from slicereview.store.database import Database, SqliteDatabase
 from slicereview.store.dicomweb import Dicomweb
@@ -157,6 +158,10 @@ class Project:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+        if exc is not None and self.path is not None:
+            damaged = damage_seen(self.path, exc)  # met by a read after the opening's checks
+            if damaged is not None:
+                raise damaged from exc
 
     def set_busy_timeout(self, seconds: float) -> None:
         """Wait at most ``seconds`` for another program's lock before a call raises
