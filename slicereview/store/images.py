@@ -50,8 +50,9 @@ def missing_files(folder: str, stored: list[tuple[int, str]]) -> list[tuple[int,
     behind a link; a folder that cannot be listed checks each of its files that way).
     """
     by_folder: dict[str, list[tuple[int, str, str]]] = {}
+    split = _split if os.altsep is None else os.path.split
     for i, path in stored:
-        head, name = os.path.split(from_text(path))
+        head, name = split(from_text(path))
         by_folder.setdefault(head, []).append((i, path, name))
     missing = []
     for relative, files in by_folder.items():
@@ -65,6 +66,13 @@ def missing_files(folder: str, stored: list[tuple[int, str]]) -> list[tuple[int,
                     if name not in present and not os.path.isfile(os.path.join(head, name))]
     missing.sort()
     return missing
+
+
+def _split(path: str) -> tuple[str, str]:
+    """``os.path.split`` where ``/`` is the one separator, at a third of its cost (the folder
+    keeps a trailing separator of a doubled one: the same folder to ``os.path.join``)."""
+    head, _, name = path.rpartition("/")
+    return (head or ("/" if path.startswith("/") else "")), name
 
 
 class Images(Part):
@@ -262,11 +270,11 @@ class Images(Part):
         stored path)`` of every source read from disk, not from a PACS nor from the bytes the
         project holds (one SELECT; for :func:`missing_files`, which may run in another
         thread)."""
-        remote = {r[0] for r in self.db.execute("SELECT source_id FROM dicomweb_sources")}
         folder = "" if self.folder is None else os.fspath(self.folder)
         return folder, [(r[0], r[1]) for r in self.db.execute(
-            "SELECT id, path FROM sources WHERE sha256 NOT IN (SELECT sha256 FROM blobs "
-            "WHERE part = 0) ORDER BY id") if r[0] not in remote]
+            "SELECT id, path FROM sources WHERE id NOT IN (SELECT source_id FROM "
+            "dicomweb_sources) AND sha256 NOT IN (SELECT sha256 FROM blobs WHERE part = 0) "
+            "ORDER BY id")]
 
     def missing_sources(self) -> list[Source]:
         """Sources whose file is not where the project says it is (a source on a PACS is

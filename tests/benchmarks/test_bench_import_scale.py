@@ -3,7 +3,8 @@ memory.
 
 The files: 20,000 different 64 × 64 grey PNGs (the scale benchmark's generator,
 :func:`tests.benchmarks.scale_project._png_files`, 1,000 a folder), written once and cached in
-``<temp>/slicereview-import/`` (``SLICEREVIEW_SCALE_CACHE``'s sibling; ~15 s to write). The small
+``import/`` of the scale benchmark's cache folder (``<temp>/slicereview-scale/``, or
+``SLICEREVIEW_SCALE_CACHE``; ~15 s to write). The small
 import is the first two folders (2,000 files), the large one all twenty. Each runs as
 ``slicereview import`` in a fresh process into a new project (both decoding children, as a
 user's import), once each, small first; measured: the wall time (files per second) and the
@@ -29,13 +30,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.benchmarks.scale_project import PER_FOLDER, _png_files
+from tests.benchmarks.scale_project import PER_FOLDER, _png_files, cache_root
 
 pytestmark = pytest.mark.benchmark
 
@@ -63,7 +63,7 @@ raise SystemExit(main(sys.argv[1:]))
 
 def files(n: int) -> list[Path]:
     """The folders holding the first ``n`` files (written once, then cached)."""
-    root = Path(tempfile.gettempdir()) / "slicereview-import" / f"n{max(n, LARGE)}"
+    root = cache_root() / "import" / f"n{max(n, LARGE)}"
     done = root / "done"
     if not done.is_file():
         t0 = time.perf_counter()
