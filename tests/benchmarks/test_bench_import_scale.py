@@ -46,24 +46,28 @@ LARGE = int(os.environ.get("SLICEREVIEW_IMPORT_FILES", "20000"))
 #: marks, the files added, its own peak memory (``VmHWM``) and its largest decoding child's
 #: (``ru_maxrss`` of the children it waited for; KiB).
 RUNNER = """
-import json, resource, sys, time
-from slicereview.app.images.importing import import_paths
-from slicereview.store import Project
+import atexit, json, resource, sys, time
 
 def status(key):
     with open("/proc/self/status") as lines:
         return int(next(line for line in lines if line.startswith(key)).split()[1])
 
 def main():
-    marks = []
+    marks, found = [], {}
+    def report():  # at exit, after the decoding children were stopped and waited for
+        found.update(peak=status("VmHWM:"),
+                     child=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, marks=marks)
+        print(json.dumps(found))
+    atexit.register(report)  # (first registered, last run)
+    from slicereview.app.images.importing import import_paths
+    from slicereview.store import Project
+
     t0 = time.perf_counter()
     def progress(done, total, what):
         if done % 1000 == 0 or done == total:
             marks.append((done, time.perf_counter() - t0, status("VmRSS:")))
     with Project.open(sys.argv[1]) as project:
-        report = import_paths(project, sys.argv[2:], progress=progress)
-    print(json.dumps({"added": report.added_files, "marks": marks, "peak": status("VmHWM:"),
-                      "child": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
+        found["added"] = import_paths(project, sys.argv[2:], progress=progress).added_files
 
 if __name__ == "__main__":
     main()
