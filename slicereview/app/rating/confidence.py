@@ -234,6 +234,7 @@ class ConfidenceRun(RatingRun):
         stored = Answer(answer_id, self.session.id, left, right, choice,
                         max(0, int(active_ms)), "", rater)
         self._answers.append(stored)
+        self.stored = stored
         self.engine.add(left, right, None if choice == AnswerChoice.SAME
                         else (left if choice == AnswerChoice.LEFT else right), str(rater))
         self._asked[frozenset((left, right))] += 1

@@ -159,6 +159,8 @@ class RatingRun:
         self.labels: tuple[str, ...] = tuple(self.session.settings.get("labels", DEFAULT_LABELS))
         #: True when the session was stored by another version of its algorithm (its answers
         #: stay valid, but it may ask different comparisons than before).
+        #: The answer this run stored last (:meth:`answer`), ``None`` before one.
+        self.stored: Answer | None = None
         self.version_mismatch = bool(
             self.session.kind == SessionKind.SORT
             and ALGORITHMS.get(self.session.algorithm or "") != self.session.algorithm_version
@@ -241,6 +243,7 @@ class RatingRun:
         return self.project.ratings.answers(self.session.id)
 
     def last_answer(self) -> Answer | None:
+        """The session's last answer as stored (whoever gave it; read from the project)."""
         return self.project.ratings.last_answer(self.session.id)
 
     def grades(self) -> dict[int, Grade]:
@@ -265,8 +268,10 @@ class RatingRun:
         if pair is not None and tuple(pair) != (now.left, now.right):
             raise ValueError(f"the pair shown is {(now.left, now.right)}, not {tuple(pair)}")
         choice = AnswerChoice(choice)
-        self.project.ratings.record_answer(self.session.id, now.left, now.right, choice,
-                                           active_ms)
+        answer_id = self.project.ratings.record_answer(self.session.id, now.left, now.right,
+                                                       choice, active_ms)
+        self.stored = Answer(answer_id, self.session.id, now.left, now.right, choice,
+                             max(0, int(active_ms)), "")
         self._given.append((now.left, now.right, str(choice), max(0, int(active_ms))))
         if self.kind == SessionKind.SORT:
             self._replayer.add_answer(now.left, now.right, str(choice))
