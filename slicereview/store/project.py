@@ -92,8 +92,8 @@ class Project:
     @classmethod
     def open(cls, location: Location, *, read_only: bool = False,
              busy_timeout_s: float | None = None) -> Project:
-        """Open an existing project: a file (checked, an older one migrated; see
-        :mod:`.connection`) or a server database (:mod:`.postgres`).
+        """Open an existing project: a file (checked, :mod:`.checking`; an older one
+        migrated, :mod:`.connection`) or a server database (:mod:`.postgres`).
 
         ``busy_timeout_s``: how long opening (and later calls) wait for another program's lock
         before :class:`~slicereview.store.errors.ProjectBusyError` (default: the store's 5 s).
