@@ -50,7 +50,7 @@ _ANSWER_SELECT = ("SELECT id, session_id, left_id, right_id, answer, active_ms, 
 _CHOICES = {str(c): c for c in AnswerChoice}
 
 
-def _answer(row: Row) -> Answer:
+def _answer(row: Row | tuple) -> Answer:
     """An answer from a row of :data:`_ANSWER_SELECT` (by position, the choice looked up: a
     session of 60,000 answers is read in a fraction of the time by name and enum call)."""
     return Answer(row[0], row[1], row[2], row[3], _CHOICES[row[4]], row[5], row[6], row[7])
@@ -232,7 +232,7 @@ class Ratings(Part):
         """The session's answers in the order they were given."""
         return [_answer(r) for r in self._in_order(_ANSWER_SELECT, session_id)]
 
-    def given(self, session_id: int) -> list[Row]:
+    def given(self, session_id: int) -> list[tuple]:
         """``(left_id, right_id, answer, active_ms)`` of the session's answers in the order
         they were given: what a run replays and counts (no :class:`Answer` built: a third of
         the time for 60,000 answers)."""
@@ -244,8 +244,8 @@ class Ratings(Part):
         rows = self._in_order("SELECT left_id, right_id, answer FROM answers", session_id)
         return {(r[0], r[1]): r[2] for r in rows}
 
-    def _in_order(self, select: str, session_id: int) -> list[Row]:
-        """The rows of ``select`` (``... FROM answers``) of one session, by id.
+    def _in_order(self, select: str, session_id: int) -> list[tuple]:
+        """The rows of ``select`` (``... FROM answers``) of one session, by id, as tuples.
 
         A session's answers are found by the unique index that starts with ``session_id``,
         whose order is not the answers' order: SQLite looked up each row by id and sorted them
@@ -259,10 +259,9 @@ class Ratings(Part):
         if not n:
             return []
         if hi - lo + 1 <= 2 * n:
-            return self.db.execute(f"{select} WHERE id BETWEEN ? AND ? AND +session_id = ? "
-                                   "ORDER BY id", (lo, hi, session_id)).fetchall()
-        return self.db.execute(f"{select} WHERE session_id = ? ORDER BY id",
-                               (session_id,)).fetchall()
+            return self.db.tuples(f"{select} WHERE id BETWEEN ? AND ? AND +session_id = ? "
+                                  "ORDER BY id", (lo, hi, session_id))
+        return self.db.tuples(f"{select} WHERE session_id = ? ORDER BY id", (session_id,))
 
     def last_answer(self, session_id: int) -> Answer | None:
         row = self.db.execute(  # (the largest id from the index alone: no sort of them all)
