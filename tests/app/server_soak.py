@@ -21,6 +21,7 @@ import time
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import numpy as np
@@ -296,14 +297,22 @@ class Desk:
         self.rev.close()
 
 
-def desk(url: str, k: int, setup: dict, tag: str, folder: str, seed: int, ops: int,
-         start_at: float) -> Log:
-    """Process ``k`` of the soak: ``ops`` operations from ``start_at`` (a wall-clock time,
-    so that every process starts at once); its :class:`Log`."""
+_START: Any = None
+
+
+def share_start(barrier: Any) -> None:
+    """The initializer of the soak's pool: the barrier every process starts its work at."""
+    global _START
+    _START = barrier
+
+
+def desk(url: str, k: int, setup: dict, tag: str, folder: str, seed: int, ops: int) -> Log:
+    """Process ``k`` of the soak: ``ops`` operations, begun when every process is connected
+    (the pool's barrier, :func:`share_start`); its :class:`Log`."""
     work = Path(folder) / f"desk{k}"
     work.mkdir(parents=True, exist_ok=True)
     desk_ = Desk(url, k, setup, tag, work, seed)
-    time.sleep(max(0.0, start_at - time.time()))
+    _START.wait(timeout=300)
     begun = time.perf_counter()
     try:
         for _ in range(ops):

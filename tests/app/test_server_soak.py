@@ -58,10 +58,11 @@ def test_eight_processes_of_mixed_work_lose_nothing_and_never_share_a_slot(url, 
     setup = server_soak.build(url, tmp_path / "images", PROCESSES, tag)
     context = multiprocessing.get_context("spawn")
     started = time.perf_counter()
-    with context.Pool(PROCESSES) as pool:
-        start_at = time.time() + 8.0  # (every child imported and connected by then)
+    # (each of the 8 workers takes one desk: a worker waits at the barrier until all have one)
+    with context.Pool(PROCESSES, server_soak.share_start,
+                      (context.Barrier(PROCESSES),)) as pool:
         logs: list[Log] = pool.starmap(server_soak.desk, [
-            (url, k, setup, tag, str(tmp_path / "desks"), SEED + k, OPS, start_at)
+            (url, k, setup, tag, str(tmp_path / "desks"), SEED + k, OPS)
             for k in range(PROCESSES)])
     wall = time.perf_counter() - started
     ops = Counter()
@@ -70,8 +71,8 @@ def test_eight_processes_of_mixed_work_lose_nothing_and_never_share_a_slot(url, 
     latencies = {kind: np.percentile([t for log in logs for t in log.latency.get(kind, [])],
                                      95) * 1000 for kind in ops}
     retries = sum(log.retries for log in logs)
-    print(f"\nsoak: {PROCESSES} processes x {OPS} operations in {wall:.1f} s (slowest "
-          f"process {max(log.seconds for log in logs):.1f} s of work); "
+    print(f"\nsoak: {PROCESSES} processes x {OPS} operations in {wall:.1f} s with start-up "
+          f"(work: slowest process {max(log.seconds for log in logs):.1f} s); "
           + ", ".join(f"{kind} {n} (p95 {latencies[kind]:.0f} ms)"
                       for kind, n in sorted(ops.items()))
           + f"; handled retries {retries}; errors {sum(len(log.errors) for log in logs)}")
