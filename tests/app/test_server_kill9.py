@@ -213,7 +213,8 @@ def test_kill_9_of_a_client_never_loses_a_reported_write_nor_leaves_half_of_one(
                 if ann.id in submitted:
                     assert str(ann.status) == "submitted"
     elapsed = time.perf_counter() - started
-    print(f"\n{TRIALS} kills ({inside} during a save): {len(answers)} answers, {len(saves)} annotations saved, "
+    print(f"\n{TRIALS} kills ({inside} during a save): {len(answers)} answers, "
+          f"{len(saves)} annotations saved, "
           f"{len(submitted)} submitted, {found_newer} saves committed but not yet reported "
           f"when killed; {elapsed:.1f} s")
     assert answers and submitted and len(saves) >= TRIALS
