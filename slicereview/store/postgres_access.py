@@ -32,9 +32,11 @@ from typing import Any
 RATER_FN = "slicereview_rater_id"
 SEES_ALL_FN = "slicereview_sees_all"
 
-_MINE = f"rater_id = {RATER_FN}()"
-_ALL = f"{SEES_ALL_FN}()"
-_OWN_SESSION = f"session_id IN (SELECT id FROM sessions WHERE rater_id = {RATER_FN}())"
+# (each helper in a scalar subquery: PostgreSQL then calls it once per statement, an
+# InitPlan, instead of once per row it reads -- a claim read 400 slots, 24 ms -> ? ms)
+_MINE = f"rater_id = (SELECT {RATER_FN}())"
+_ALL = f"(SELECT {SEES_ALL_FN}())"
+_OWN_SESSION = f"session_id IN (SELECT id FROM sessions WHERE rater_id = (SELECT {RATER_FN}()))"
 
 #: ``table: (who may read, who may write)`` of the tables of people's work; every other
 #: table of the project is read by all and written by reviewers and owners only
