@@ -90,19 +90,20 @@ def copy_tables(source: Database, dest: Database,
     per table."""
     counts: dict[str, int] = {}
     dest.execute("DELETE FROM meta")
-    for table in TABLES:
-        if table in without:
-            continue
-        names = columns(table)
-        convert = None
-        if table == "sources" and source_path is not None:
-            k = names.index("path")
-            rewrite = source_path
+    with dest.bulk_loading():
+        for table in TABLES:
+            if table in without:
+                continue
+            names = columns(table)
+            convert = None
+            if table == "sources" and source_path is not None:
+                k = names.index("path")
+                rewrite = source_path
 
-            def convert(row: tuple, k: int = k, rewrite: Callable[[str], str] = rewrite
-                        ) -> tuple:
-                return (*row[:k], rewrite(row[k]), *row[k + 1:])
-        counts[table] = dest.load_rows(table, names, _rows(source, table, names, convert))
+                def convert(row: tuple, k: int = k, rewrite: Callable[[str], str] = rewrite
+                            ) -> tuple:
+                    return (*row[:k], rewrite(row[k]), *row[k + 1:])
+            counts[table] = dest.load_rows(table, names, _rows(source, table, names, convert))
     dest.reset_ids(t for t in TABLES if "id" in columns(t))
     return counts
 

@@ -172,6 +172,11 @@ class PostgresDatabase(Database):
                 n += 1
         return n
 
+    def bulk_loading(self) -> Any:
+        from slicereview.store.postgres_schema import foreign_keys_checked_at_end
+
+        return foreign_keys_checked_at_end(self.conn)
+
     def reset_ids(self, tables: Iterable[str]) -> None:
         """After rows were inserted with their ids: the next id of each table follows the
         largest (an identity column does not notice explicit ids). Never moves backwards."""
