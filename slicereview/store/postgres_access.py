@@ -34,7 +34,7 @@ RATER_FN = "slicereview_rater_id"
 SEES_ALL_FN = "slicereview_sees_all"
 
 # (each helper in a scalar subquery: PostgreSQL then calls it once per statement, an
-# InitPlan, instead of once per row it reads -- a claim read 400 slots, 24 ms -> ? ms)
+# InitPlan, instead of once per row it reads: a claim's scan of 420 slots 3.9 -> 0.24 ms)
 _MINE = f"rater_id = (SELECT {RATER_FN}())"
 _ALL = f"(SELECT {SEES_ALL_FN}())"
 _OWN_SESSION = f"session_id IN (SELECT id FROM sessions WHERE rater_id = (SELECT {RATER_FN}()))"
