@@ -60,3 +60,22 @@ def test_the_keys_come_back_as_they_were_and_a_broken_one_fails_the_load(
                                 "current_schema()").fetchone()[0] == 0
     finally:
         postgres_cluster.drop_database(broken)
+
+
+@pytest.mark.parametrize("source, dest", [
+    ("/abs/proj", None), (None, "/abs/proj"), ("/abs/proj", "/abs/other"),
+    ("/abs/proj/x", "/abs/proj"), (None, "/abs"), ("/abs/proj", "/abs/proj/x")])
+def test_paths_mapped_by_folder_are_the_paths_mapped_one_by_one(source, dest):
+    from pathlib import Path
+
+    from slicereview.store.copying import map_path, path_mapper
+
+    source, dest = (None if x is None else Path(x) for x in (source, dest))
+    by_folder = path_mapper(source, dest)
+    assert by_folder is not None
+    for stored in ("a.png", "img/a.png", "img/sub/a.png", "/abs/img/a.png", "/abs/proj/a.png",
+                   "/abs/proj/x/a.png", "../other/a.png", "/a.png", "C:/x/a.png", "C:/a.png",
+                   "//srv/share/a.png", "http://pacs/x/y", "./caf\\xe9/a.png", "img/./a.png",
+                   "img/../a.png", "/abs/proj", "x/..", "x/.", "/abs/proj/", "proj",
+                   "../proj", "/abs/proj/x") * 2:  # (twice: the second from the cache)
+        assert by_folder(stored) == map_path(stored, source, dest), stored
