@@ -79,7 +79,8 @@ def enable_blinding(conn: Any) -> None:
     """Make the helpers and, on every table of the project but the change counter's, the
     policies of :data:`POLICIES` (else :data:`OTHERS`) -- one per command, so that who may
     delete is who may write --, in the caller's transaction on ``conn`` (a psycopg
-    connection of the tables' owner). Again: nothing changes."""
+    connection of the tables' owner). Again: the policies are made as this version words
+    them (a project made before gets the same rules in their faster form)."""
     from slicereview.store.postgres_schema import STATE_TABLE
 
     for statement in _FUNCTIONS:
@@ -101,6 +102,8 @@ def enable_blinding(conn: Any) -> None:
             if (table, f"slicereview_{command}") not in have:
                 conn.execute(f"CREATE POLICY slicereview_{command} ON {table} FOR "
                              f"{command.upper()} {clause}")
+            else:  # (as this version words it: a project made before gets the faster form)
+                conn.execute(f"ALTER POLICY slicereview_{command} ON {table} {clause}")
 
 
 def blinding_enabled(conn: Any) -> bool:
