@@ -19,11 +19,11 @@ server the annotator works on their own login (row-level security applies).
   clients and their 8 server processes make every round trip wait for a core (``SELECT 1``
   alone: p95 6-10 ms), so a number in milliseconds measures the machine's load as much as the
   claim. Asserted is therefore what a claim costs over that floor, in the same run: a claim is
-  five round trips (``BEGIN``, the annotator's advisory lock, ``SELECT ... FOR UPDATE SKIP
+  four round trips (``BEGIN`` with the annotator's advisory lock, ``SELECT ... FOR UPDATE SKIP
   LOCKED``, ``UPDATE``, ``COMMIT`` with its flush), so claim p95 ≤ 6 × ``SELECT 1`` p95
-  (measured 3.2-4.3×; 7.2-8.1× before the claim's query read the rater's images once, and
+  (measured 3.3-4.3×; 7.2-8.1× before the claim's query read the rater's images once, and
   a claim that waited for other claims' locks rather than skipping them would not hold it
-  either). The absolute p95 is printed (23-32 ms measured at load 6) and held to 2.5 × the
+  either). The absolute p95 is printed (19-24 ms measured at load 5-6.5) and held to 2.5 × the
   goal (50 ms), a margin for a loaded machine. docs/performance.md has the figures.
 """
 
