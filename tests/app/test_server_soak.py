@@ -39,7 +39,7 @@ from slicereview.store import Project
 from tests.app import server_soak
 from tests.app.server_soak import CLAIMED, PER_IMAGE, Log
 
-PROCESSES, OPS = 8, int(os.environ.get("SOAK_OPS", 500))
+PROCESSES, OPS = 8, 500
 SEED = 20240919
 
 pytestmark = pytest.mark.slow  # 40-90 s on two shared cores
