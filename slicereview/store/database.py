@@ -56,6 +56,14 @@ class Database(ABC):
                   ) -> int:
         """Insert many rows as they are (ids included); returns how many."""
 
+    def bulk_loading(self) -> AbstractContextManager[object]:
+        """Around many :meth:`load_rows` in one transaction (``copy``): on a server, foreign
+        keys are checked once per key at the end instead of once per row
+        (:func:`.postgres_schema.foreign_keys_checked_at_end`); on a file, nothing changes."""
+        from contextlib import nullcontext
+
+        return nullcontext()
+
     @abstractmethod
     def reset_ids(self, tables: Iterable[str]) -> None:
         """After rows were inserted with their ids (:meth:`load_rows`, an undone deletion):
