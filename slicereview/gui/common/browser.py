@@ -32,15 +32,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import QModelIndex, QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
 
 from slicereview.app.images.limits import shown
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import DisplayImage, thumbnail
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.gui.common.background import Tasks
+from slicereview.gui.common.image_list_view import ImageListView
 from slicereview.gui.common.image_rows import ID_ROLE, ImageIndex, ImageRows, Row, qimage_from_grey
 from slicereview.gui.common.marks import ASSIGNED_MARK, CLAIMED_MARK, STATUS_COLOURS, STATUS_MARKS
 from slicereview.model import Image
@@ -105,15 +106,7 @@ class ProjectBrowser(QWidget):
         self._claimed: set[int] = set()
         self._names: list[tuple[int, str, str]] | None = None
 
-        self.list = QListView()
-        self.list.setModel(self.model)
-        self.list.setIconSize(QSize(THUMB, THUMB))
-        self.list.setUniformItemSizes(True)
-        self.list.setSpacing(2)
-        # Qt lays out every row (asking the model its row count each time, ~8 calls a row):
-        # in batches between events, so that the window shows and scrolls at once.
-        self.list.setLayoutMode(QListView.LayoutMode.Batched)
-        self.list.setBatchSize(LAYOUT_BATCH)
+        self.list = ImageListView(self.model, THUMB, LAYOUT_BATCH)
         self.list.selectionModel().currentChanged.connect(self._on_current)
         self._restoring = False
         # Scrolled: thumbnails asked for rows now out of sight are dropped (a moment after the

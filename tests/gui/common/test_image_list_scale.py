@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image as PILImage
+from PySide6.QtCore import Qt
 
 from slicereview.app.images.limits import FILE_STAMP, file_stamp
 from slicereview.gui.common import image_rows
@@ -88,3 +89,21 @@ def test_scrolling_reads_the_rows_in_sight(open_window, qtbot, tmp_path, n):
     browser.select(browser.image_ids()[10])
     browser.step(+1)
     assert browser.current_id() == browser.image_ids()[11]
+
+
+def test_end_shows_the_last_row_before_the_layout_reached_it(open_window, qtbot, tmp_path):
+    # Under Xvfb, End in a 100,000-image list made the last image the current one but showed
+    # rows 1,989-2,000: Qt had laid out one batch of rows, and the jump landed at its end.
+    w = open_window(_project(tmp_path / "p", 3 * image_rows.PAGE * 20), (1000, 700))
+    view = w.browser.list
+    last = w.browser.model.index(w.browser.model.rowCount() - 1)
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_End)
+    assert view.currentIndex() == last and not view.laid_out(last)  # (the case in question)
+    qtbot.waitUntil(lambda: view.laid_out(last), timeout=20000)
+    qtbot.waitUntil(lambda: view.viewport().rect().contains(view.visualRect(last)),
+                    timeout=5000)
+    # A row chosen while the layout runs is not pulled back to the earlier jump.
+    view.setCurrentIndex(w.browser.model.index(3))
+    qtbot.wait(100)
+    assert view.viewport().rect().intersects(view.visualRect(w.browser.model.index(3)))
