@@ -64,6 +64,13 @@ def add_login(project: Project, name: str, role: Role) -> tuple[int, str | None]
     return rater_id, password
 
 
+def logged_in(project: Project) -> Rater | None:
+    """The person this connection works as: on a server, the rater named as its login (whose
+    work is all an annotator's login may read or change); ``None`` on a file, or when the
+    login names no rater of the project (the login that created it, say)."""
+    return project.raters.own()
+
+
 def person(project: Project, ref: str) -> Rater:
     """The rater named ``ref`` (or with the id ``ref``); one sentence when there is none."""
     found = project.raters.by_name(ref.strip())

@@ -80,6 +80,11 @@ class Database(ABC):
         raise ValueError("A project file has no logins: people get the file (or a work "
                          "package); logins are for a project on a server.")
 
+    def login(self) -> str | None:
+        """The server login this connection works as (a rater of that name is "you" on a
+        server); ``None`` on a file, which has no logins."""
+        return None
+
     @abstractmethod
     def claim_transaction(self, key: int) -> AbstractContextManager[object]:
         """A short transaction that claims rows locked with :attr:`skip_locked`: on a server

@@ -250,6 +250,9 @@ class PostgresDatabase(Database):
 
         return grant_login(self.conn, name)
 
+    def login(self) -> str | None:
+        return str(self.execute("SELECT current_user").fetchone()[0])
+
     @contextmanager
     def claim_transaction(self, key: int) -> Iterator[object]:
         """``BEGIN``, an advisory lock of (:data:`CLAIM_LOCK`, ``key``) -- one claim per key

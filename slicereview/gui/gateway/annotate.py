@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 
-from slicereview.app import annotating
+from slicereview.app import annotating, people
 from slicereview.gui.gateway.service import Service
 from slicereview.model import Annotation, AnnotationStatus, Phase, Polygon, Rater
 
@@ -60,6 +60,11 @@ class AnnotateService(Service):
     def annotators(self) -> list[Rater]:
         """Raters with role annotator, people first, simulated ones last."""
         return annotating.annotators(self.project) if self.project else []
+
+    def logged_in(self) -> Rater | None:
+        """On a server, the rater named as this window's login
+        (:func:`slicereview.app.people.logged_in`); ``None`` on a file."""
+        return people.logged_in(self.project) if self.project else None
 
     def add_annotator(self, name: str) -> int:
         """Create an annotator (or return the existing rater of that name)."""

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 
-from slicereview.app.people import add_person
+from slicereview.app.people import add_person, logged_in
 from slicereview.gui.gateway.service import Service
 from slicereview.model import Rater, Role
 from slicereview.store import Project
@@ -57,6 +57,11 @@ class ReviewService(Service):
         """Raters with the reviewer role, by name."""
         raters = self.project.raters.all() if self.project else []
         return sorted((r for r in raters if r.role is Role.REVIEWER), key=lambda r: r.name.lower())
+
+    def logged_in(self) -> Rater | None:
+        """On a server, the rater named as this window's login
+        (:func:`slicereview.app.people.logged_in`); ``None`` on a file."""
+        return logged_in(self.project) if self.project else None
 
     def add_reviewer(self, name: str) -> int:
         """Create a reviewer; a rater of that name must not exist with another role."""

@@ -46,6 +46,7 @@ from slicereview.gui.review.prefetch import ReviewPrefetcher
 from slicereview.gui.review.queue_panel import ReviewQueuePanel
 from slicereview.gui.review.refresh import QueueLoader
 from slicereview.gui.review.state import ReviewState
+from slicereview.model import Role
 
 HEAT_MODES = ("off", "relaxed", "strict")
 
@@ -168,6 +169,9 @@ class ReviewPage(QWidget):
         if not self.gateway.is_open:
             return
         saved = self.gateway.review.setting("reviewer")
+        login = self.gateway.review.logged_in()  # on a server, you are your login
+        if login is not None and login.role is Role.REVIEWER:
+            saved = str(login.id)
         blocker = self.reviewer_box.blockSignals(True)
         self.reviewer_box.clear()
         for r in self.gateway.review.reviewers():

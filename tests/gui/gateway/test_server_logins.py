@@ -1,0 +1,58 @@
+"""A window on a server project is its login's person: an annotator's login annotates as
+that annotator (the Annotate tab offers no one else, whose work that login cannot read), a
+reviewer's login reviews as that reviewer -- whatever another window chose before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import quote
+
+import numpy as np
+
+from slicereview.app.people import add_login
+from slicereview.model import NewImage, Role
+from slicereview.store import Project
+
+
+def _as(url: str, login: str) -> str:
+    """The same database, connected as ``login`` (the test cluster trusts its socket)."""
+    scheme, rest = url.split("://", 1)
+    return f"{scheme}://{quote(login)}@{rest.split('@', 1)[1]}"
+
+
+def test_each_login_works_as_its_own_person(qtbot, open_window, tmp_path: Path,
+                                            postgres_cluster) -> None:
+    from skimage import io
+
+    url = postgres_cluster.new_database("logins")
+    io.imsave(tmp_path / "x.png", np.full((40, 30), 1000, np.uint16), check_contrast=False)
+    with Project.create(url) as owner:
+        owner.images.add_source(tmp_path / "x.png", "0" * 64, "png", [NewImage(40, 30)])
+        ann, _ = add_login(owner, "ann", Role.ANNOTATOR)  # listed first: the old default
+        bob, _ = add_login(owner, "bob", Role.ANNOTATOR)
+        add_login(owner, "rex", Role.REVIEWER)
+        rita, _ = add_login(owner, "rita", Role.REVIEWER)
+        owner.set_meta("review.reviewer", str(owner.raters.by_name("rex").id))  # rex's choice
+    try:
+        w = open_window(_as(url, "bob"))
+        w.tabs.setCurrentWidget(w.annotate_page)
+        panel = w.annotate_page.panel
+        qtbot.waitUntil(lambda: panel.you_box.currentData() == bob)
+        assert [panel.you_box.itemText(i) for i in range(panel.you_box.count())] == ["bob"]
+        assert [panel.annotator_box.itemText(i)
+                for i in range(panel.annotator_box.count())] == ["bob"]
+        assert not panel.new_annotator_button.isEnabled()  # (may not add raters)
+        w.close()
+        w = open_window(_as(url, "rita"))
+        w.tabs.setCurrentWidget(w.review_page)
+        assert w.review_page.reviewer_box.currentText() == "rita"
+        w.tabs.setCurrentWidget(w.annotate_page)  # a reviewer may still act for anyone
+        assert w.annotate_page.panel.you_box.count() == 2
+        assert w.annotate_page.panel.new_annotator_button.isEnabled()
+        w.close()
+        w = open_window(url)  # the owner's own login names no rater: as before
+        assert w.review_page.reviewer_box.currentText() == "rex"
+        assert w.annotate_page.panel.you_box.currentData() == ann
+        w.close()
+    finally:
+        postgres_cluster.drop_database(url)
