@@ -15,6 +15,7 @@ from PySide6.QtCore import Signal
 from slicereview.app import annotating, people
 from slicereview.gui.gateway.service import Service
 from slicereview.model import Annotation, AnnotationStatus, Phase, Polygon, Rater
+from slicereview.store import ProjectError
 
 if TYPE_CHECKING:
     from slicereview.app.commands import Command
@@ -91,6 +92,19 @@ class AnnotateService(Service):
         return extra_assignments(self.project, rater_id, phase)
 
     # -- annotations ---------------------------------------------------------------------------
+    def start(self, rater_id: int, image_id: int, phase: Phase | str, round: int
+              ) -> Annotation | None:
+        """The annotation, made now if needed (:func:`annotating.start`) through the
+        gateway's one write path; ``None`` when the project refused it (a server login
+        that may not write for this annotator, the owner's hold, a lost connection), after
+        :attr:`ProjectGateway.write_failed` said why."""
+        try:
+            return self.gateway.write(
+                lambda: annotating.start(self.open_project, rater_id, image_id, phase, round))
+        except (ProjectError, ValueError) as exc:
+            self.gateway.write_failed.emit(str(exc))
+            return None
+
     def annotation_for(self, rater_id: int, image_id: int, phase: Phase | str, round: int,
                        *, create: bool = False) -> Annotation | None:
         """The annotation, or ``None``; ``create``: made now (:func:`annotating.start`, which

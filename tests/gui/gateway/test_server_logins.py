@@ -9,9 +9,11 @@ from urllib.parse import quote
 
 import numpy as np
 
+from slicereview.app.images.importing import import_paths
 from slicereview.app.people import add_login
 from slicereview.model import NewImage, Role
 from slicereview.store import Project
+from tests.gui.annotate.test_annotate import _click
 
 
 def _as(url: str, login: str) -> str:
@@ -54,5 +56,38 @@ def test_each_login_works_as_its_own_person(qtbot, open_window, tmp_path: Path,
         assert w.review_page.reviewer_box.currentText() == "rex"
         assert w.annotate_page.panel.you_box.currentData() == ann
         w.close()
+    finally:
+        postgres_cluster.drop_database(url)
+
+
+def test_a_refused_first_polygon_is_said_not_raised(qtbot, open_window, tmp_path: Path,
+                                                    postgres_cluster) -> None:
+    """A login that names no rater of the project (its rater was removed) draws as the
+    annotator the Annotate tab offers: the database refuses to start that annotation, and
+    the panel says so (was: an uncaught exception on stderr, and nothing on screen)."""
+    import psycopg
+    from skimage import io
+
+    url = postgres_cluster.new_database("refused")
+    io.imsave(tmp_path / "x.png", np.full((100, 120), 1000, np.uint16), check_contrast=False)
+    with Project.create(url) as owner:
+        import_paths(owner, [tmp_path / "x.png"])
+        owner.raters.add("ann")
+        add_login(owner, "ghost", Role.ANNOTATOR)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DELETE FROM raters WHERE name = 'ghost'")
+    try:
+        w = open_window(_as(url, "ghost"))
+        page = w.annotate_page
+        w.tabs.setCurrentWidget(page)
+        qtbot.waitUntil(lambda: page.view.display is not None)
+        assert page.panel.you_box.currentText() == "ann"
+        for x, y in [(20, 20), (90, 25), (85, 80), (20.4, 20.3)]:  # the last one closes it
+            _click(qtbot, page, x, y)
+        assert "may not change this" in page.panel.message_label.text()
+        assert page.annotation is None and page.tool.polygons == []
+        w.close()
+        with Project.open(url, read_only=True) as owner:
+            assert owner.annotations.all() == []
     finally:
         postgres_cluster.drop_database(url)
