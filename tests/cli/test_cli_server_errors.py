@@ -127,3 +127,26 @@ def test_in_a_terminal_the_command_asks_for_the_password(cluster, tmp_path) -> N
     assert "Project: study" in said and PASSWORD not in said  # (not echoed)
     code, said = _info_in_a_terminal(url, tmp_path, "wrong")
     assert code == 2 and "refused the login as anna" in said and "Traceback" not in said
+
+
+def test_a_new_login_s_password_never_reaches_the_server(cluster, tmp_path) -> None:
+    """`people add` sends only the SCRAM verifier of the login's password: the server's log
+    of a refused (or logged) CREATE ROLE cannot show it, and the login signs in with it."""
+    from slicereview.app.people import add_login
+    from slicereview.model import Role
+
+    cluster.admin("ALTER SYSTEM SET log_statement = 'ddl'")
+    cluster.admin("SELECT pg_reload_conf()")
+    try:
+        with Project.open(cluster.url("other")) as owner:  # the superuser's project
+            _, password = add_login(owner, "lena", Role.ANNOTATOR)
+    finally:
+        cluster.admin("ALTER SYSTEM RESET log_statement")
+        cluster.admin("SELECT pg_reload_conf()")
+    assert password
+    logged = (cluster.root / "server.log").read_text(errors="replace")
+    assert 'CREATE ROLE "lena" LOGIN PASSWORD \'SCRAM-SHA-256$4096:' in logged
+    assert password not in logged
+    pw = password.replace("-", "%2D")
+    done = _info(f"postgresql://lena:{pw}@/other?host={cluster.socket}", tmp_path)
+    assert done.returncode == 0, done.stderr  # scram-sha-256 with the verifier sent
