@@ -8,6 +8,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 import numpy as np
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from slicereview.app.images.importing import import_paths
 from slicereview.app.people import add_login
@@ -20,6 +22,16 @@ def _as(url: str, login: str) -> str:
     """The same database, connected as ``login`` (the test cluster trusts its socket)."""
     scheme, rest = url.split("://", 1)
     return f"{scheme}://{quote(login)}@{rest.split('@', 1)[1]}"
+
+
+def _close_message(said: list[str]) -> None:
+    """Note the text of the message box on screen and close it (as a user would)."""
+    box = QApplication.activeModalWidget()
+    if isinstance(box, QMessageBox):
+        said.append(box.text())
+        box.accept()
+    else:
+        QTimer.singleShot(100, lambda: _close_message(said))
 
 
 def test_each_login_works_as_its_own_person(qtbot, open_window, tmp_path: Path,
@@ -44,6 +56,13 @@ def test_each_login_works_as_its_own_person(qtbot, open_window, tmp_path: Path,
         assert [panel.annotator_box.itemText(i)
                 for i in range(panel.annotator_box.count())] == ["bob"]
         assert not panel.new_annotator_button.isEnabled()  # (may not add raters)
+        review = w.review_page.gateway.review  # (building the tab wrote its settings: refused)
+        review.set_setting("budget", 7)  # the project's are the reviewers': kept in the window
+        assert review.setting("budget") == "7"
+        said: list[str] = []  # Review ▸ New… reviewer: refused, and said (was: stderr only)
+        QTimer.singleShot(200, lambda: _close_message(said))
+        assert w.review_page.set_reviewer("bobby") is None
+        assert said and "may not change this" in said[0]
         w.close()
         w = open_window(_as(url, "rita"))
         w.tabs.setCurrentWidget(w.review_page)
