@@ -56,7 +56,10 @@ def test_each_login_works_as_its_own_person(qtbot, open_window, tmp_path: Path,
         assert [panel.annotator_box.itemText(i)
                 for i in range(panel.annotator_box.count())] == ["bob"]
         assert not panel.new_annotator_button.isEnabled()  # (may not add raters)
-        review = w.review_page.gateway.review  # (building the tab wrote its settings: refused)
+        page = w.review_page  # the Review tab says what an annotator's login can do there
+        assert "an annotator" in page.panel.message.text()
+        assert not page.new_reviewer_button.isEnabled() and page.reviewer_id is None
+        review = page.gateway.review  # (building the tab wrote its settings: refused)
         review.set_setting("budget", 7)  # the project's are the reviewers': kept in the window
         assert review.setting("budget") == "7"
         said: list[str] = []  # Review ▸ New… reviewer: refused, and said (was: stderr only)
