@@ -17,6 +17,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from slicereview import __version__
 from slicereview.cli import (
@@ -82,7 +83,7 @@ def _parse(parser: argparse.ArgumentParser, args: list[str]) -> argparse.Namespa
         raise
 
 
-def _run(args: argparse.Namespace) -> object:
+def _run(args: argparse.Namespace) -> Any:
     """Run the command; when a server asks for a password that is nowhere to be found and
     the command runs in a terminal, ask for it (not echoed, as ``psql`` does), and run the
     command again with it in ``PGPASSWORD`` (for this process only: nothing is stored).
