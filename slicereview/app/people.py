@@ -26,11 +26,17 @@ ValueError: 'Rita' is already a rater with role reviewer.
 Traceback (most recent call last):
 ValueError: Only annotators are in groups; Rita is a reviewer.
 >>> project.close()
+
+On a server each person may have their own login (:func:`add_login`); :func:`logins` says who
+can log in and :func:`remove_login` takes a login away. A person is never deleted: their rater
+row and finished work stay (reports count them), only the login goes, and their unfinished
+claims (batches handed out by claims) are handed back for others to take.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from slicereview.model import Rater, Role
 from slicereview.store import Project
@@ -69,6 +75,47 @@ def logged_in(project: Project) -> Rater | None:
     work is all an annotator's login may read or change); ``None`` on a file, or when the
     login names no rater of the project (the login that created it, say)."""
     return project.raters.own()
+
+
+def logins(project: Project) -> dict[int, bool] | None:
+    """Rater id → whether the person has a login that can use the project (a server);
+    ``None`` for a project file, which has no logins."""
+    raters = project.raters.all()
+    found = project.raters.logins([r.name for r in raters])
+    return None if found is None else {r.id: found[r.name] for r in raters}
+
+
+@dataclass(frozen=True)
+class Removed:
+    """What :func:`remove_login` did: ``login`` is ``"dropped"`` (the server has it no more:
+    it cannot connect), ``"kept"`` (another project on the server still uses it; it has no
+    access to this one) or ``"none"`` (there was none); ``released``: unfinished claims
+    handed back."""
+
+    login: str
+    released: int
+
+
+def remove_login(project: Project, name: str) -> Removed:
+    """Take ``name``'s login off a server project, in one transaction, keeping the person's
+    rater row and work (see the module docstring). ``ValueError`` on a project file (no
+    logins), for nobody of that name, and for a login that administers the project."""
+    from slicereview.app.qa.workflow import FINISHED
+
+    if not project.is_server:
+        raise ValueError("A project file has no logins: nobody logs in to a file, so there "
+                         "is no login to remove (and work in a project is never deleted).")
+    rater = person(project, name)
+    done = {(a.phase, a.image_id) for a in project.annotations.all(rater_id=rater.id)
+            if a.status in FINISHED}
+    with project.transaction():
+        login = project.raters.remove_login(rater.name)
+        released = 0
+        for batch in project.workflow.batches():
+            mine = project.slots.claimed(batch.id, rater.id)
+            released += project.slots.release(
+                batch.id, rater.id, [i for i in mine if (batch.phase, i) not in done])
+    return Removed(login, released)
 
 
 def person(project: Project, ref: str) -> Rater:

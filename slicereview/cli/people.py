@@ -1,8 +1,9 @@
 """People and repeats from the command line (rules in :mod:`slicereview.app.people` and
 :mod:`slicereview.app.qa.repeats`, imported in the handlers):
 
-* ``people list PROJECT`` — name, role, group, simulated;
+* ``people list PROJECT`` — name, role, group, simulated (and, on a server, login);
 * ``people add PROJECT NAME [--role annotator|reviewer|owner] [--group G]``;
+* ``people remove URL NAME`` — on a server: take the person's login away (their work stays);
 * ``people group PROJECT GROUP NAME…`` — put annotators in a group (``--none``: in no group);
 * ``repeats schedule PROJECT --batch B [--percent 5] [--seed 0]`` — every annotator of the
   batch annotates a seeded share of it a second time, blind, after the batch;
@@ -12,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from slicereview.cli._common import add_project_argument, open_project
 from slicereview.store import Project
@@ -22,7 +24,8 @@ def _project_arg(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    top = sub.add_parser("people", help="list or add raters; put annotators in groups")
+    top = sub.add_parser("people", help="list, add or remove people (logins on a server); "
+                                        "put annotators in groups")
     acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
     p = acts.add_parser("list", help="everyone in the project with role and group")
     _project_arg(p)
@@ -39,6 +42,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "person gets a PostgreSQL login of their name, whose one-time "
                         "password is printed; docs/server.md)")
     p.set_defaults(func=cmd_add)
+    p = acts.add_parser("remove", help="on a server project: remove a person's login (their "
+                                       "rater row and finished work stay; docs/server.md)")
+    _project_arg(p)
+    p.add_argument("name", help="the person's name")
+    p.set_defaults(func=cmd_remove)
     p = acts.add_parser("group", help="put annotators in a group (batches can be assigned to "
                                       "a whole group)")
     _project_arg(p)
@@ -69,14 +77,37 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from slicereview.app.people import logins
+
     with open_project(args.project) as project:
         raters = project.raters.all()
-    rows = [("name", "role", "group", "simulated")]
+        login = logins(project)
+    rows = [("name", "role", "group", "simulated") + (("login",) if login is not None else ())]
     rows += [(r.name, str(r.role), r.group or "–", "yes" if r.simulated else "")
+             + (() if login is None else ("yes" if login[r.id] else "no",))
              for r in sorted(raters, key=lambda r: (str(r.role), r.name.lower()))]
-    widths = [max(len(r[c]) for r in rows) for c in range(4)]
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     for row in rows:
         print("  ".join(f"{v:<{w}}" for v, w in zip(row, widths, strict=True)).rstrip())
+    if login is None:
+        print("(a project file has no logins: people work in the file or in a work package)",
+              file=sys.stderr)
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    from slicereview.app.people import remove_login
+
+    with open_project(args.project) as project:
+        removed = remove_login(project, args.name)
+    name = args.name.strip()
+    print({"dropped": f"{name}: login removed (the server has it no more: it cannot connect)",
+           "kept": f"{name}: login removed from this project (another project on this server "
+                   "still uses it, so it can still connect there)",
+           "none": f"{name} had no login"}[removed.login])
+    print(f"{name}'s rater row and finished work stay in the project (reports count them)"
+          + (f"; {removed.released} unfinished claim(s) handed back for others"
+             if removed.released else ""))
     return 0
 
 

@@ -119,6 +119,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a folder below which the moved files are (searched recursively)")
     p.add_argument("--no-verify", action="store_true",
                    help="accept files whose SHA-256 differs from the imported file")
+    p.add_argument("--this-machine", action="store_true",
+                   help="a server project: keep the stored paths (other machines are "
+                        "unchanged) and remember where this machine finds the files, in "
+                        "your user settings (docs/server.md)")
     p.set_defaults(func=cmd_relink)
 
     p = sub.add_parser("info", help="counts of images, raters, answers..., and missing files")
@@ -259,10 +263,18 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_relink(args: argparse.Namespace) -> int:
     from slicereview.app.images.importing import relink
+    from slicereview.app.images.relinking import relink_here
 
-    with Project.open(args.project) as project:
-        report = relink(project, args.new_root, verify=not args.no_verify)
-    print(f"Relinked {report.relinked} file(s).")
+    with Project.open(args.project, read_only=args.this_machine) as project:
+        if args.this_machine:
+            report, roots = relink_here(project, args.new_root, verify=not args.no_verify)
+            print(f"Found {report.relinked} file(s) on this machine; the project's paths are "
+                  "unchanged. This machine's folders:")
+            for stored, here in roots:
+                print(f"  {stored} -> {here}")
+        else:
+            report = relink(project, args.new_root, verify=not args.no_verify)
+            print(f"Relinked {report.relinked} file(s).")
     for path in report.hash_mismatch:
         print(f"  not relinked, content differs from the imported file: {path}")
     for path in report.still_missing:

@@ -85,6 +85,18 @@ class Database(ABC):
         server); ``None`` on a file, which has no logins."""
         return None
 
+    def logins(self, names: Sequence[str]) -> dict[str, bool] | None:
+        """On a server: whether each of ``names`` is a login that can connect and use the
+        project (:func:`.postgres_access.login_states`); ``None`` on a file: a file has no
+        logins."""
+        return None
+
+    def remove_login(self, name: str) -> str:
+        """Take the server login ``name`` off the project (:func:`.postgres_access.
+        remove_login`); a file has no logins."""
+        raise ValueError("A project file has no logins: nobody logs in to a file, so there "
+                         "is no login to remove (and work in a project is never deleted).")
+
     @abstractmethod
     def claim_transaction(self, key: int) -> AbstractContextManager[object]:
         """A short transaction that claims rows locked with :attr:`skip_locked`: on a server

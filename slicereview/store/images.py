@@ -3,7 +3,8 @@
 Paths are stored relative to the project file's folder when the image file lies below it
 (forward slashes; a name that is not UTF-8 escaped, :mod:`.file_names`), absolute otherwise
 (always on a server), plus the file's SHA-256 so that a moved folder can be relinked and
-verified.
+verified. On a server, a machine that sees the files under another folder applies its own
+roots (:mod:`.local_roots`) when it resolves a path.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
 from slicereview.model import Image, NewImage, NewSource, Source
+from slicereview.store import local_roots
 from slicereview.store._base import Part, dumps, loads, now_iso
 from slicereview.store.database import Database, Row
 from slicereview.store.file_names import from_text, to_text
@@ -57,6 +59,24 @@ class Images(Part):
     def __init__(self, db: Database, folder: Path | None) -> None:
         super().__init__(db)
         self.folder = folder
+        self._roots: list[tuple[str, str]] | None = None
+
+    def local_roots(self) -> list[tuple[str, str]]:
+        """This machine's roots of a server project (:mod:`.local_roots`; none for a file,
+        whose paths start at its folder), read once."""
+        if self._roots is None:
+            self._roots = []
+            if self.folder is None:
+                row = self.db.execute("SELECT value FROM meta WHERE key = 'project_uuid'"
+                                      ).fetchone()
+                self._roots = local_roots.load(row[0]) if row else []
+        return self._roots
+
+    def set_local_roots(self, roots: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+        """Add roots of this machine (kept in the user's config, never in the project)."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'project_uuid'").fetchone()
+        self._roots = local_roots.save(row[0], roots)
+        return self._roots
 
     # -- paths -----------------------------------------------------------------------------
     def stored_path(self, file: str | Path) -> str:
@@ -67,12 +87,15 @@ class Images(Part):
                 return to_text(PurePosixPath(*file.relative_to(self.folder).parts).as_posix())
             except ValueError:
                 pass
-        return to_text(file.as_posix())
+            return to_text(file.as_posix())
+        return to_text(local_roots.to_stored(self.local_roots(), file.as_posix()))
 
     def resolve(self, stored: str) -> Path:
         """The absolute path of a stored path."""
+        if self.folder is None:
+            return Path(local_roots.to_local(self.local_roots(), from_text(stored)))
         p = Path(from_text(stored))
-        return p if p.is_absolute() or self.folder is None else self.folder / p
+        return p if p.is_absolute() else self.folder / p
 
     # -- sources and images ----------------------------------------------------------------
     def source_by_hash(self, sha256: str) -> Source | None:
@@ -228,6 +251,15 @@ class Images(Part):
         rows = self.db.execute("SELECT * FROM sources ORDER BY id").fetchall()
         return [Source(r["id"], r["path"], r["sha256"], r["format"], r["size_bytes"]) for r in rows]
 
+    def held_source(self, source_id: int) -> Source | None:
+        """The source ``source_id`` when the project holds its file's bytes (:mod:`.blobs`),
+        else ``None`` (one SELECT by key: what is held is asked per image shown, not read
+        whole at open)."""
+        row = self.db.execute(
+            "SELECT s.id, s.path, s.sha256, s.format, s.size_bytes FROM sources s JOIN blobs b "
+            "ON b.sha256 = s.sha256 AND b.part = 0 WHERE s.id = ?", (source_id,)).fetchone()
+        return None if row is None else Source(row[0], row[1], row[2], row[3], row[4])
+
     # -- missing files and relinking -------------------------------------------------------
     def local_files(self) -> tuple[str, list[tuple[int, str]]]:
         """The folder stored paths are relative to (``""`` for none) and ``(source id,
@@ -236,9 +268,12 @@ class Images(Part):
         thread)."""
         remote = {r[0] for r in self.db.execute("SELECT source_id FROM dicomweb_sources")}
         folder = "" if self.folder is None else os.fspath(self.folder)
-        return folder, [(r[0], r[1]) for r in self.db.execute(
+        stored = [(r[0], r[1]) for r in self.db.execute(
             "SELECT id, path FROM sources WHERE sha256 NOT IN (SELECT sha256 FROM blobs "
             "WHERE part = 0) ORDER BY id") if r[0] not in remote]
+        roots = self.local_roots()  # (this machine's paths, on a server)
+        return folder, [(i, to_text(local_roots.to_local(roots, from_text(path))))
+                        for i, path in stored] if roots else stored
 
     def missing_sources(self) -> list[Source]:
         """Sources whose file is not where the project says it is (a source on a PACS is

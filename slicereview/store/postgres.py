@@ -253,6 +253,16 @@ class PostgresDatabase(Database):
     def login(self) -> str | None:
         return str(self.execute("SELECT current_user").fetchone()[0])
 
+    def logins(self, names: Sequence[str]) -> dict[str, bool] | None:
+        from slicereview.store.postgres_access import login_states
+
+        return login_states(self.conn, names)
+
+    def remove_login(self, name: str) -> str:
+        from slicereview.store.postgres_access import remove_login
+
+        return remove_login(self.conn, name)
+
     @contextmanager
     def claim_transaction(self, key: int) -> Iterator[object]:
         """``BEGIN``, an advisory lock of (:data:`CLAIM_LOCK`, ``key``) -- one claim per key

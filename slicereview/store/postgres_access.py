@@ -27,6 +27,7 @@ A file has no logins: this module is used on a server only.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from typing import Any
 
 RATER_FN = "slicereview_rater_id"
@@ -187,3 +188,64 @@ def grant_login(conn: Any, name: str) -> str | None:
             psycopg.errors.NameTooLong) as exc:
         raise ValueError(f"{name!r} cannot be a login name: "
                          f"{str(exc).strip().splitlines()[0]}") from exc
+
+
+def login_states(conn: Any, names: Sequence[str]) -> dict[str, bool]:
+    """Whether each of ``names`` is a login that can connect (``LOGIN``) and use this
+    project's tables (a superuser can use them all)."""
+    rows = conn.execute(
+        "SELECT rolname FROM pg_roles WHERE rolname = ANY(%s) AND rolcanlogin AND "
+        "has_table_privilege(oid, 'raters', 'SELECT')", (list(names),)).fetchall()
+    have = {r[0] for r in rows}
+    return {name: name in have for name in names}
+
+
+def remove_login(conn: Any, name: str) -> str:
+    """Take the login ``name`` off this project, in the caller's transaction: its grants on
+    the project's tables, sequences, schema and database are revoked (and the default
+    privileges for tables made later), then the login itself is dropped -- ``"dropped"``,
+    it can no longer connect to the server -- unless another database of the server still
+    grants it something (another project): then it is kept for that one, with no access to
+    this project (``"kept"``). ``"none"``: there is no such login. Nothing of the person's
+    rows is touched. ``ValueError`` for the login of this connection, the tables' owner or a
+    superuser (they administer), and when this connection may not drop logins."""
+    import psycopg
+    from psycopg import sql
+
+    role = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = %s", (name,)).fetchone()
+    if role is None:
+        return "none"
+    me, owner, database = conn.execute(
+        "SELECT current_user, (SELECT tableowner FROM pg_tables WHERE tablename = 'raters' "
+        "AND schemaname = current_schema()), current_database()").fetchone()
+    if name in (me, owner) or role[0]:
+        raise ValueError(f"{name!r} administers this project (it is this connection's login, "
+                         "the owner of its tables or a superuser): its login is not removed.")
+    ident = sql.Identifier(name)
+    try:
+        with conn.transaction():
+            for statement in (
+                    "REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {role}",
+                    "REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM {role}",
+                    "REVOKE ALL ON SCHEMA public FROM {role}",
+                    "REVOKE ALL ON DATABASE {database} FROM {role}",
+                    "ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE ALL ON TABLES FROM {role}",
+                    "ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE ALL ON SEQUENCES "
+                    "FROM {role}"):
+                conn.execute(sql.SQL(statement).format(role=ident,
+                                                       database=sql.Identifier(database)))
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise ValueError("Only the project's owner login can remove people's logins: "
+                         f"{str(exc).strip().splitlines()[0]}") from exc
+    if login_states(conn, [name])[name]:  # (grants another login made: not this one's to take)
+        raise ValueError(f"{name!r} still has grants on this project that another login made; "
+                         "ask the server's administrator to remove them (REVOKE).")
+    try:
+        with conn.transaction():
+            conn.execute(sql.SQL("DROP ROLE {}").format(ident))
+    except psycopg.errors.DependentObjectsStillExist:
+        return "kept"  # another database of the server grants it something
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise ValueError("This connection may not drop logins (it needs CREATEROLE): "
+                         f"{str(exc).strip().splitlines()[0]}") from exc
+    return "dropped"

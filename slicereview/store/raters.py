@@ -26,6 +26,17 @@ class Raters(Part):
         with self.transaction():
             return self.db.grant_login(name)
 
+    def logins(self, names: list[str]) -> dict[str, bool] | None:
+        """On a server, whether each name is a login that can use the project; ``None`` on a
+        file (:meth:`~.database.Database.logins`)."""
+        return self.db.logins(names)
+
+    def remove_login(self, name: str) -> str:
+        """Take the server login ``name`` off the project (:meth:`~.database.Database.
+        remove_login`): ``"dropped"``, ``"kept"`` (for another project) or ``"none"``."""
+        with self.transaction():
+            return self.db.remove_login(name)
+
     def get(self, rater_id: int) -> Rater:
         row = self.db.execute("SELECT * FROM raters WHERE id = ?", (rater_id,)).fetchone()
         if row is None:

@@ -77,6 +77,15 @@ class Slots(Part):
             "SELECT image_id FROM slots WHERE batch_id = ? AND rater_id = ? ORDER BY position",
             (batch_id, rater_id))]
 
+    def release(self, batch_id: int, rater_id: int, image_ids: Sequence[int]) -> int:
+        """Hand ``rater_id``'s claims on ``image_ids`` of the batch back (free for others);
+        how many were handed back."""
+        with self.transaction():
+            return sum(self.db.execute(
+                "UPDATE slots SET rater_id = NULL, claimed_at = NULL WHERE batch_id = ? AND "
+                "rater_id = ? AND image_id = ?", (batch_id, rater_id, i)).rowcount
+                for i in image_ids)
+
     def counts(self, batch_id: int) -> tuple[int, int]:
         """``(claimed, total)`` slots of the batch."""
         row = self.db.execute("SELECT count(rater_id), count(*) FROM slots WHERE batch_id = ?",

@@ -35,7 +35,7 @@ from slicereview.engines.dicomweb.auth import Auth, origin
 from slicereview.engines.dicomweb.cache import RemoteInstance, cache_folder
 
 if TYPE_CHECKING:
-    from slicereview.model import Image
+    from slicereview.model import Image, Source
     from slicereview.store import Project
 
 ENV_TOKEN = "SLICEREVIEW_DICOMWEB_TOKEN"
@@ -99,15 +99,21 @@ class Locator:
     def refresh(self) -> None:
         self._remote = self.project.dicomweb.refs()
         self._folder = str(cache_folder())
-        held = self.project.blobs.held()
-        self._held = {s.id: s for s in self.project.images.sources() if s.sha256 in held}
+        # Source id -> the source when the project holds its bytes, read when an image of it
+        # is first asked for (reading every source here made opening O(images): 3 s at 100,000).
+        self._held: dict[int, Source | None] = {}
         self._files = file_cache_folder()
+
+    def _held_source(self, source_id: int) -> Source | None:
+        if source_id not in self._held:
+            self._held[source_id] = self.project.images.held_source(source_id)
+        return self._held[source_id]
 
     def is_remote(self, image: Image) -> bool:
         return image.source_id in self._remote
 
     def file_of(self, image: Image) -> Path | RemoteInstance | HeldFile:
-        held = self._held.get(image.source_id)
+        held = self._held_source(image.source_id)
         if held is not None:
             return HeldFile(self.project.location, held.sha256, held.path, self._files)
         entry = self._remote.get(image.source_id)

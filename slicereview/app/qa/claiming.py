@@ -40,7 +40,15 @@ Example
 
 from __future__ import annotations
 
-from slicereview.app.qa.workflow import FINISHED, batch_annotators, check_may_start
+from dataclasses import dataclass
+
+from slicereview.app.qa.workflow import (
+    FINISHED,
+    batch_annotators,
+    check_may_start,
+    why_not_start,
+)
+from slicereview.model import Phase
 from slicereview.store import Project
 
 
@@ -69,3 +77,77 @@ def next_image(project: Project, rater_id: int, batch_id: int) -> int | None:
         if image_id not in finished:
             return image_id
     return project.slots.claim(batch_id, rater_id)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What asking for the next image of a phase gave (:func:`next_in_phase`): the image, or
+    ``None`` with one sentence saying why there is none."""
+
+    image_id: int | None
+    message: str = ""
+
+
+def claim_batches(project: Project, phase: Phase | str, rater_id: int | None = None
+                  ) -> list[int]:
+    """The batches of ``phase`` handed out by claims, oldest first; with ``rater_id``, only
+    those the rater is assigned to (directly or through their group)."""
+    return [b.id for b in project.workflow.batches(phase) if project.slots.is_open(b.id)
+            and (rater_id is None or rater_id in batch_annotators(project, b.id))]
+
+
+def claimed_images(project: Project, rater_id: int, phase: Phase | str) -> dict[int, bool]:
+    """The images ``rater_id`` claimed in the batches of ``phase`` handed out by claims, in
+    the batches' order: image id → whether they finished it (any round)."""
+    finished = {a.image_id for a in project.annotations.all(rater_id=rater_id, phase=phase)
+                if a.status in FINISHED}
+    found: dict[int, bool] = {}
+    for batch_id in claim_batches(project, phase):
+        for image_id in project.slots.claimed(batch_id, rater_id):
+            found[image_id] = image_id in finished
+    return found
+
+
+def next_in_phase(project: Project, rater_id: int, phase: Phase | str) -> Claim:
+    """:func:`next_image` of the rater's batches of ``phase`` handed out by claims, oldest
+    batch first: the image to annotate next, or none with one sentence saying why (held back
+    by the owner's decision after onboarding, assigned to no such batch, nothing left).
+
+    Example
+    -------
+    >>> import tempfile, pathlib
+    >>> from slicereview.app.qa.workflow import define_batch
+    >>> from slicereview.model import NewImage
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.png").write_bytes(b"a")
+    >>> with Project.create(folder / "p.srproj") as project:
+    ...     [img] = project.images.add_source(folder / "a.png", "0" * 64, "png",
+    ...                                       [NewImage(1, 1)])
+    ...     ann, bob, eve = (project.raters.add(n) for n in ("ann", "bob", "eve"))
+    ...     _ = define_batch(project, "b", "formal", [img], raters=[ann, bob],
+    ...                      annotators_per_image=1)
+    ...     for rater in (ann, bob, eve):
+    ...         print(next_in_phase(project, rater, "formal"))
+    Claim(image_id=1, message='')
+    Claim(image_id=None, message='Nothing left for bob in batch b: every image bob has not \
+claimed has the annotators it needs (1 of 1 places taken).')
+    Claim(image_id=None, message='eve is not assigned to a formal batch handed out by \
+claims: the owner assigns batches (slicereview batch).')
+    """
+    name = project.raters.get(rater_id).name
+    hold = why_not_start(project, rater_id, phase)
+    if hold is not None:
+        return Claim(None, hold)
+    batches = claim_batches(project, phase, rater_id)
+    if not batches:
+        return Claim(None, f"{name} is not assigned to a {Phase(phase)} batch handed out by "
+                           "claims: the owner assigns batches (slicereview batch).")
+    for batch_id in batches:
+        image_id = next_image(project, rater_id, batch_id)
+        if image_id is not None:
+            return Claim(image_id)
+    names = ", ".join(project.workflow.batch(b).name for b in batches)
+    taken = [project.slots.counts(b) for b in batches]
+    return Claim(None, f"Nothing left for {name} in batch {names}: every image {name} has "
+                       f"not claimed has the annotators it needs ({sum(c for c, _ in taken)} of "
+                       f"{sum(t for _, t in taken)} places taken).")

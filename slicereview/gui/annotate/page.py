@@ -30,6 +30,7 @@ from PySide6.QtGui import QAction, QHideEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
 
 from slicereview.app.undo import CommandStack
+from slicereview.gui.annotate.claims import AnnotateClaims
 from slicereview.gui.annotate.draw_tool import DrawTool, Mode
 from slicereview.gui.annotate.guideline_notice import GuidelineNotice
 from slicereview.gui.annotate.intents import PolygonIntents
@@ -62,6 +63,10 @@ class AnnotatePage(QWidget):
     #: ``{image id: why}`` given to the annotator shown by the low-agreement rule (``None``
     #: when the page is hidden; workflow.py).
     assignments_changed = Signal(object)
+    #: The images the acting annotator claimed in the phase shown (``None``: no claims).
+    claims_changed = Signal(object)
+    #: Show this image (a claimed one): the browser selects it, clearing filters that hide it.
+    open_requested = Signal(int)
 
     def __init__(self, gateway: ProjectGateway, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -86,6 +91,8 @@ class AnnotatePage(QWidget):
         self.repeats = AnnotateRepeats(self)
         self.repeats_box = self.repeats.box
         self.guideline_notice = GuidelineNotice(self)
+        self.claims = AnnotateClaims(self)
+        self.panel.insert(1, self.claims.box)
         self._build()
         self._wire()
         self._ticker = QTimer(self)
@@ -201,6 +208,14 @@ class AnnotatePage(QWidget):
     def commit_pending(self) -> None:
         self.status.commit_pending()
 
+    def advance(self) -> None:
+        """After finishing an image: your next claimed one when you work on claims, else the
+        list's next image."""
+        if self.claims.working():
+            self.claims.next()
+        else:
+            self.step_requested.emit(+1)
+
     def show_image(self, image_id: int) -> None:
         """Follow the browser's current image (loaded now if the page is shown, else later)."""
         if self.isVisible():
@@ -218,6 +233,7 @@ class AnnotatePage(QWidget):
     def hideEvent(self, event: QHideEvent) -> None:
         self.statuses_changed.emit(None)
         self.assignments_changed.emit(None)
+        self.claims_changed.emit(None)
         if self.gateway.is_open:
             self.status.commit_pending()
         super().hideEvent(event)

@@ -96,7 +96,7 @@ class AnnotateStatus:
         if not self.page.intents.push(SetStatus(self.page.gateway.open_project, annotation.id,
                                                 status, f"Mark {status.value.replace('_', ' ')}")):
             return False
-        self.page.step_requested.emit(+1)
+        self.page.advance()
         return True
 
     # -- active time ---------------------------------------------------------------------------
@@ -166,6 +166,7 @@ class AnnotateStatus:
                                done, total, returned=page.returned.isVisibleTo(page))
         self.show_time()
         page.repeats.show()
+        page.claims.show()
 
     def show_time(self) -> None:
         annotation, key = self.state.annotation, self.state.key

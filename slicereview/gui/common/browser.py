@@ -7,7 +7,8 @@ word — ``○ not started``, ``◐ in progress``, ``✓ submitted``, ``∅ noth
 outside the annotator's batch have no status line. An image the low-agreement rule gave the
 annotator shown as one more annotator has a second line, ``⚑ given to you: low agreement``,
 with the reason as its tooltip (:meth:`ProjectBrowser.set_assignments`), and the status box
-can show only those.
+can show only those, or only the images the acting annotator claimed
+(:meth:`ProjectBrowser.set_claimed`, batches handed out by claims).
 
 The list is a virtual model (:mod:`.image_rows`): only the rows on screen are read, and a
 thumbnail is requested when its row is first painted (one scrolled away before its turn is
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QModelIndex, QPoint, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QIcon, QImage, QPixmap
+from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
 
 from slicereview.app.images.limits import shown
@@ -40,7 +41,8 @@ from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.display import DisplayImage, thumbnail
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
 from slicereview.gui.common.background import Tasks
-from slicereview.gui.common.image_rows import ID_ROLE, ImageIndex, ImageRows, Row
+from slicereview.gui.common.image_rows import ID_ROLE, ImageIndex, ImageRows, Row, qimage_from_grey
+from slicereview.gui.common.marks import ASSIGNED_MARK, CLAIMED_MARK, STATUS_COLOURS, STATUS_MARKS
 from slicereview.model import Image
 
 if TYPE_CHECKING:
@@ -54,25 +56,6 @@ THUMBS_KEPT = 2000
 FIRST_SCREEN = 12
 #: Rows Qt lays out between two events.
 LAYOUT_BATCH = 2000
-#: The marker of an image given to the annotator shown by the low-agreement rule.
-ASSIGNED_MARK = "⚑ given to you: low agreement"
-#: Annotation status words and their marks (shape, so colour is never the only cue).
-STATUS_MARKS = {"not started": "○", "in progress": "◐", "submitted": "✓",
-                "nothing to annotate": "∅", "returned": "↩"}
-STATUS_COLOURS = {"not started": QColor(90, 90, 90), "in progress": QColor(0, 90, 170),
-                  "submitted": QColor(0, 120, 60), "nothing to annotate": QColor(100, 100, 100),
-                  "returned": QColor(190, 70, 0)}
-
-
-def qimage_from_grey(array: np.ndarray) -> QImage:
-    """A deep-copied ``QImage`` of a ``(h, w)`` or ``(h, w, 3)`` ``uint8`` array."""
-    array = np.ascontiguousarray(array)
-    h, w = array.shape[:2]
-    if array.ndim == 2:
-        image = QImage(array.data, w, h, array.strides[0], QImage.Format.Format_Grayscale8)
-    else:
-        image = QImage(array.data, w, h, array.strides[0], QImage.Format.Format_RGB888)
-    return image.copy()
 
 
 def _thumbnail(path: Path | RemoteInstance | HeldFile, image: Image, limits: Limits,
@@ -114,10 +97,12 @@ class ProjectBrowser(QWidget):
         for word, mark in STATUS_MARKS.items():
             self.status_box.addItem(f"{mark} {word}", word)
         self.status_box.addItem(ASSIGNED_MARK, "assigned")
+        self.status_box.addItem(CLAIMED_MARK, "claimed")
         self.status_box.currentIndexChanged.connect(self._apply_filters)
         self.status_box.setVisible(False)
         self._statuses: dict[int, str] = {}
         self._assigned: dict[int, str] = {}
+        self._claimed: set[int] = set()
         self._names: list[tuple[int, str, str]] | None = None
 
         self.list = QListView()
@@ -288,6 +273,20 @@ class ProjectBrowser(QWidget):
         self._assigned = dict(assigned or {})
         self.set_statuses(self._statuses if self.status_box.isVisible() else None)
 
+    def set_claimed(self, claimed: list[int] | None) -> None:
+        """The images the acting annotator claimed (the ``claimed by you`` filter)."""
+        self._claimed = set(claimed or ())
+        self._apply_filters()
+
+    def reveal(self, image_id: int) -> None:
+        """Select ``image_id``, first clearing the filters when they hide it."""
+        if self.model.row_of(image_id) is None:
+            self.filter_edit.clear()
+            self.format_box.setCurrentIndex(0)
+            if self.status_box.currentData() != "claimed":
+                self.status_box.setCurrentIndex(0)
+        self.select(image_id)
+
     def status_of(self, image_id: int) -> str:
         return self._statuses.get(image_id, "")
 
@@ -365,8 +364,9 @@ class ProjectBrowser(QWidget):
                 keep = {i for i, case, name in self._names
                         if text in case.lower() or text in shown(name).lower()}
                 ids = [i for i in ids if i in keep]
-            if wanted == "assigned":
-                ids = [i for i in ids if i in self._assigned]
+            if wanted in ("assigned", "claimed"):
+                ids = [i for i in ids if i in (self._assigned if wanted == "assigned"
+                                               else self._claimed)]
             elif wanted is not None:
                 ids = [i for i in ids if self._statuses.get(i) == wanted]
             self.model.narrow(ids)

@@ -23,7 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+import numpy as np
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtGui import QImage
 
 from slicereview.app.images.limits import shown
 from slicereview.model import Image
@@ -38,6 +40,18 @@ PAGE = 100
 PAGES_KEPT = 20
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def qimage_from_grey(array: np.ndarray) -> QImage:
+    """A deep-copied ``QImage`` of a ``(h, w)`` or ``(h, w, 3)`` ``uint8`` array (a row's
+    thumbnail)."""
+    array = np.ascontiguousarray(array)
+    h, w = array.shape[:2]
+    if array.ndim == 2:
+        image = QImage(array.data, w, h, array.strides[0], QImage.Format.Format_Grayscale8)
+    else:
+        image = QImage(array.data, w, h, array.strides[0], QImage.Format.Format_RGB888)
+    return image.copy()
 FORMAT_ROLE = Qt.ItemDataRole.UserRole + 2
 TEXT_ROLE = Qt.ItemDataRole.UserRole + 4
 

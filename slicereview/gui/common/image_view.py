@@ -111,8 +111,8 @@ class ImageView(QWidget):
         self.slice_slider.valueChanged.connect(self.slice_requested)
         self.slice_label = QLabel()
         self.set_slices(0, 0)
-
-        bar = QHBoxLayout()
+        self.controls = QWidget()  # the window bar (side-by-side panes show it once)
+        bar = QHBoxLayout(self.controls)
         bar.setContentsMargins(4, 2, 4, 2)
         for w in (QLabel("Window:"), self.preset_box, self.invert_box, self.fit_button,
                   self.one_button, self.window_label):
@@ -126,7 +126,7 @@ class ImageView(QWidget):
         canvas.addWidget(self.graphics, 1)
         canvas.addWidget(self.histogram)
         layout.setSpacing(0)
-        layout.addLayout(bar)
+        layout.addWidget(self.controls)
         layout.addLayout(canvas, 1)
         self.graphics.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)

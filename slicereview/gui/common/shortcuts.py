@@ -105,6 +105,8 @@ ANNOTATE_ACTIONS: list[ActionRow] = [
     ("overlay", "Overlay", "O", "Show or hide the polygons"),
     ("outline", "Outline only", "Shift+O", "Draw outlines without fill"),
     ("submit", "Submit", "Ctrl+Return", "Submit this annotation and go to the next image"),
+    ("claim_next", "Next image to annotate", "N", "Claim the next image of your batch that "
+     "still needs you (a batch handed out by claims)"),
 ]
 ANNOTATE_UNDO = ["Ctrl+Z"]
 

@@ -196,12 +196,16 @@ class ProjectGateway(QObject):
         Project.create(path).close()
         return self.open(path)
 
-    def relink(self, folder: str | Path) -> RelinkReport:
+    def relink(self, folder: str | Path, *, this_machine: bool = False) -> RelinkReport:
         """Find moved image files below ``folder`` (SHA-256 verified); see
-        :func:`slicereview.app.images.relinking.relink`."""
-        from slicereview.app.images.relinking import relink
+        :func:`slicereview.app.images.relinking.relink` (``this_machine``: :func:`~slicereview.
+        app.images.relinking.relink_here`, a server project's files on this machine only)."""
+        from slicereview.app.images.relinking import relink, relink_here
 
-        report = relink(self.open_project, folder)
+        if this_machine:
+            report = relink_here(self.open_project, folder)[0]
+        else:
+            report = relink(self.open_project, folder)
         self.images_changed.emit()
         return report
 

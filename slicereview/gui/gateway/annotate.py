@@ -19,6 +19,7 @@ from slicereview.store import ProjectError
 
 if TYPE_CHECKING:
     from slicereview.app.commands import Command
+    from slicereview.app.qa.claiming import Claim
     from slicereview.app.review.decisions import Returned
     from slicereview.app.undo import CommandStack
     from slicereview.gui.gateway import ProjectGateway
@@ -90,6 +91,33 @@ class AnnotateService(Service):
         from slicereview.app.qa.low_agreement import extra_assignments
 
         return extra_assignments(self.project, rater_id, phase)
+
+    # -- claims (batches handed out by claims: slicereview.app.qa.claiming) ---------------------
+    def claim_batches(self, phase: Phase | str, rater_id: int | None = None) -> list[int]:
+        """The batches of ``phase`` handed out by claims (with ``rater_id``: theirs)."""
+        from slicereview.app.qa.claiming import claim_batches
+
+        return claim_batches(self.project, phase, rater_id) if self.project else []
+
+    def claimed(self, rater_id: int, phase: Phase | str) -> dict[int, bool]:
+        """The images the annotator claimed in ``phase``: image id → finished."""
+        from slicereview.app.qa.claiming import claimed_images
+
+        return claimed_images(self.project, rater_id, phase) if self.project else {}
+
+    def next_claim(self, rater_id: int, phase: Phase | str) -> Claim:
+        """Claim the annotator's next image of ``phase``
+        (:func:`~slicereview.app.qa.claiming.next_in_phase`) with the busy-file and lost-server
+        retry of :meth:`ProjectGateway.write`; a claim that could not be written is no image,
+        with the reason."""
+        from slicereview.app.qa.claiming import Claim, next_in_phase
+        from slicereview.store.errors import ConnectionLostError, ProjectBusyError
+
+        project = self.open_project
+        try:
+            return self.gateway.write(lambda: next_in_phase(project, rater_id, phase))
+        except (ConnectionLostError, ProjectBusyError) as exc:
+            return Claim(None, f"No image was claimed: {exc}")
 
     # -- annotations ---------------------------------------------------------------------------
     def start(self, rater_id: int, image_id: int, phase: Phase | str, round: int

@@ -15,15 +15,11 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QPushButton,
     QSplitter,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -32,9 +28,9 @@ from PySide6.QtWidgets import (
 from slicereview.app.rating.pooled import PooledRanking, rank_pooled, write_pooled_csv
 from slicereview.gui.common import file_dialogs
 from slicereview.gui.common.background import Tasks
+from slicereview.gui.common.session_checklist import ID_ROLE, SessionChecklist, results_table
 from slicereview.gui.gateway import ProjectGateway
 
-ID_ROLE = Qt.ItemDataRole.UserRole + 1
 COLUMNS = ("Rank", "Case", "BT score", "SE", "95% CI", "Comparisons", "Wins", "File")
 
 
@@ -53,10 +49,8 @@ class PooledPanel(QWidget):
         self.image_sets = QComboBox()
         self.image_sets.setToolTip("The image set whose sessions are pooled")
         self.image_sets.currentIndexChanged.connect(self._list_sessions)
-        self.choices = QListWidget()
-        self.choices.setWordWrap(True)
-        self.choices.setToolTip("Pairwise sessions of the image set: every answer of "
-                                "the ticked ones counts (unfinished sessions too)")
+        self.choices = SessionChecklist("Pairwise sessions of the image set: every answer of "
+                                        "the ticked ones counts (unfinished sessions too)")
         self.rank_button = QPushButton("Rank")
         self.rank_button.clicked.connect(self.compute)
         self.export_button = QPushButton("Export CSV…")
@@ -67,12 +61,7 @@ class PooledPanel(QWidget):
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(list(COLUMNS))
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table = results_table(COLUMNS)
 
         left = QVBoxLayout()
         left.addWidget(QLabel("Image set:"))
@@ -121,25 +110,15 @@ class PooledPanel(QWidget):
             self.summary.setText("No pairwise session yet: nothing to pool.")
 
     def _list_sessions(self, *_args: object) -> None:
-        self.choices.clear()
-        set_id = self.image_sets.currentData()
-        for s, rater in self._by_set.get(set_id, []):
-            item = QListWidgetItem(f"{s.name}\n{s.kind} · {rater}")
-            item.setToolTip(item.text())
-            item.setData(ID_ROLE, s.id)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked)
-            self.choices.addItem(item)
+        self.choices.set_sessions((s.id, f"{s.name}\n{s.kind} · {rater}", True)
+                                  for s, rater in self._by_set.get(self.image_sets.currentData(),
+                                                                   []))
 
     def checked(self) -> list[int]:
-        return [self.choices.item(i).data(ID_ROLE) for i in range(self.choices.count())
-                if self.choices.item(i).checkState() == Qt.CheckState.Checked]
+        return self.choices.checked()
 
     def set_checked(self, session_ids: list[int]) -> None:
-        for i in range(self.choices.count()):
-            item = self.choices.item(i)
-            item.setCheckState(Qt.CheckState.Checked if item.data(ID_ROLE) in session_ids
-                               else Qt.CheckState.Unchecked)
+        self.choices.set_checked(session_ids)
 
     # -- computing -------------------------------------------------------------------------
     def compute(self) -> bool:

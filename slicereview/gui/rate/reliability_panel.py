@@ -18,12 +18,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QPushButton,
     QSplitter,
     QTableWidget,
@@ -35,9 +32,9 @@ from PySide6.QtWidgets import (
 from slicereview.app.rating.agreement import RANDOMISATIONS, compare
 from slicereview.engines.ranking.reliability import OUTLIER_S, ReliabilityReport, SessionScores
 from slicereview.gui.common.background import Tasks
+from slicereview.gui.common.session_checklist import SessionChecklist, results_table
 from slicereview.gui.gateway import ProjectGateway
 
-ID_ROLE = Qt.ItemDataRole.UserRole + 1
 PAIR_COLUMNS = ("Sessions", "Pearson r", "Spearman ρ", "Kendall τ-b",
                 "ICC(2,k) (two-way random, absolute)")
 SESSION_COLUMNS = ("#", "Session", "Rater", "Answers", "Mean s", "Median s",
@@ -47,16 +44,6 @@ COLOURS = ((31, 119, 180), (214, 39, 40), (44, 160, 44), (148, 103, 189), (255, 
 
 def _f(x: float, digits: int = 3) -> str:
     return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
-
-
-def _table(columns: tuple[str, ...]) -> QTableWidget:
-    table = QTableWidget(0, len(columns))
-    table.setHorizontalHeaderLabels(list(columns))
-    table.verticalHeader().setVisible(False)
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.horizontalHeader().setStretchLastSection(True)
-    return table
 
 
 def _compute(scores: list[SessionScores]) -> ReliabilityReport:
@@ -72,16 +59,15 @@ class ReliabilityPanel(QWidget):
         self.tasks = Tasks(self)
         self.tasks.done.connect(self._on_done)
         self.tasks.failed.connect(self._on_done)
-        self.choices = QListWidget()
-        self.choices.setWordWrap(True)
+        self.choices = SessionChecklist("Tick two or more finished sessions over the same "
+                                        "images")
         self.choices.setMinimumWidth(150)
-        self.choices.setToolTip("Tick two or more finished sessions over the same images")
         self.compute_button = QPushButton("Compute")
         self.compute_button.clicked.connect(self.compute)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
-        self.sessions_table = _table(SESSION_COLUMNS)
-        self.pairs_table = _table(PAIR_COLUMNS)
+        self.sessions_table = results_table(SESSION_COLUMNS)
+        self.pairs_table = results_table(PAIR_COLUMNS)
         self.top_plot = pg.PlotWidget(title="Top-N intersection")
         self.top_plot.setLabel("bottom", "N")
         self.top_plot.setLabel("left", "images in both top N")
@@ -128,30 +114,20 @@ class ReliabilityPanel(QWidget):
     # -- choosing --------------------------------------------------------------------------
     def refresh(self) -> None:
         """List the finished sessions; tick those of the image set with the most of them."""
-        self.choices.clear()
         rows = [r for r in self.gateway.rating.overview() if r.finished]
         by_set: dict[int, int] = {}
         for r in rows:
             by_set[r.session.image_set_id] = by_set.get(r.session.image_set_id, 0) + 1
         best = max(by_set, key=lambda set_id: by_set[set_id]) if by_set else None
-        for r in rows:
-            item = QListWidgetItem(f"{r.session.name}\n{r.session.kind} · {r.image_set}")
-            item.setToolTip(item.text())
-            item.setData(ID_ROLE, r.session.id)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked if r.session.image_set_id == best
-                               and by_set[best] >= 2 else Qt.CheckState.Unchecked)
-            self.choices.addItem(item)
+        self.choices.set_sessions(
+            (r.session.id, f"{r.session.name}\n{r.session.kind} · {r.image_set}",
+             r.session.image_set_id == best and by_set[best] >= 2) for r in rows)
 
     def checked(self) -> list[int]:
-        return [self.choices.item(i).data(ID_ROLE) for i in range(self.choices.count())
-                if self.choices.item(i).checkState() == Qt.CheckState.Checked]
+        return self.choices.checked()
 
     def set_checked(self, session_ids: list[int]) -> None:
-        for i in range(self.choices.count()):
-            item = self.choices.item(i)
-            item.setCheckState(Qt.CheckState.Checked if item.data(ID_ROLE) in session_ids
-                               else Qt.CheckState.Unchecked)
+        self.choices.set_checked(session_ids)
 
     # -- computing -------------------------------------------------------------------------
     def compute(self) -> bool:

@@ -25,6 +25,9 @@ class _Pane(QWidget):
         self.title = QLabel()
         self.view = ImageView(show_histogram=False)
         self.overlay = ReviewOverlay(self.view, [index])
+        # The window is linked across panes: its bar once, in the first pane, so that the panes
+        # of five annotators fit a 1,600 px screen (each bar wants ~360 px).
+        self.view.controls.setVisible(index == 0)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(1, 1, 1, 1)
         layout.setSpacing(0)

@@ -258,11 +258,32 @@ class FileMenu:
                                           "images", self.gateway.folder)
         if folder is None:
             return
-        report = self.gateway.relink(folder)
+        here = self.gateway.project.is_server and self._relink_here()
+        if here is None:
+            return
+        report = self.gateway.relink(folder, this_machine=here)
         QMessageBox.information(
-            self.window, "Relink", f"Relinked {report.relinked} file(s); "
+            self.window, "Relink", (f"Found {report.relinked} file(s) on this machine (the "
+                                    "project's paths are unchanged); " if here else
+                                    f"Relinked {report.relinked} file(s); ") +
             f"{len(report.still_missing)} still missing; "
             f"{len(report.hash_mismatch)} found with different content (not relinked).")
+
+    def _relink_here(self) -> bool | None:
+        """A server project: relink for this machine only (``True``, the paths stay) or for
+        everyone (``False``); ``None`` when cancelled (docs/server.md, "Relinking per
+        machine")."""
+        box = QMessageBox(QMessageBox.Icon.Question, "Relink",
+                          "Is the storage under another folder on this machine only, or has "
+                          "it moved for everyone who opens this project?", parent=self.window)
+        box.setObjectName("relink_scope")
+        here = box.addButton("Only this machine", QMessageBox.ButtonRole.AcceptRole)
+        everyone = box.addButton("For everyone", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(here)
+        box.exec()
+        clicked = box.clickedButton()
+        return True if clicked is here else False if clicked is everyone else None
 
     def stop(self) -> None:
         """The window closes: cancel the import (what is imported stays) and the demo build."""

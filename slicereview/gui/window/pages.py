@@ -100,6 +100,8 @@ class Pages:
         page.repeats_box.open_requested.connect(browser.select)
         page.statuses_changed.connect(browser.set_statuses)
         page.assignments_changed.connect(browser.set_assignments)
+        page.claims_changed.connect(browser.set_claimed)
+        page.open_requested.connect(browser.reveal)
         page.view.cursor_info.connect(self.window.cursor_label.setText)  # the pixel readout
         if self.gateway.is_open:  # what project_opened did for a page built before it
             page.on_project_opened()

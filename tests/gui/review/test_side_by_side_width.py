@@ -10,6 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
+from slicereview.store import Project
 from tests.gui.review.test_review import _NO, _open, project_file  # noqa: F401
 
 
@@ -43,4 +44,25 @@ def test_side_by_side_and_back_keeps_the_minimum_width(qtbot, project_file: Path
     qtbot.keyClick(page, Qt.Key.Key_S, _NO)
     assert page.image_views() == [page.view]
     assert _narrowest(qtbot, w) <= before
+    w.close()
+
+
+def test_five_annotators_side_by_side_fit_a_1600_px_screen(qtbot, project_file: Path) -> None:  # noqa: F811
+    # Under Xvfb five annotators' panes needed 1,774 px: every pane had its own window bar
+    # (~360 px wide). The window is linked across panes, so only the first pane shows it.
+    with Project.open(project_file) as project:
+        first = project.annotations.all()
+        for name in ("Dee", "Eve"):
+            rater = project.raters.ensure(name, simulated=True)
+            for done in {a.image_id: a for a in first}.values():
+                copy = project.annotations.for_image(rater, done.image_id)
+                project.polygons.replace(copy.id, project.polygons.of(done.id))
+                project.annotations.set_status(copy.id, "submitted")
+    w = _open(qtbot, project_file)
+    page = w.review_page
+    qtbot.keyClick(page, Qt.Key.Key_S, _NO)
+    assert len(page.image_views()) == 5
+    _settle(qtbot, w)
+    assert _narrowest(qtbot, w) <= 1600
+    assert [v.controls.isVisible() for v in page.image_views()] == [True] + [False] * 4
     w.close()

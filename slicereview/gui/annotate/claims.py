@@ -1,0 +1,104 @@
+"""The Annotate page's claims: :class:`AnnotateClaims`, a part of
+:class:`~slicereview.gui.annotate.page.AnnotatePage`, for batches handed out by claims
+(``slicereview batch ... --per-image K``; the rule is :mod:`slicereview.app.qa.claiming`).
+
+* **Next image to annotate** — when the phase shown has a batch handed out by claims, the
+  *Your batch* box offers a button (and the key ``N``, from the shortcut table) that asks the
+  application layer for the acting annotator's next image (``gateway.annotate.next_claim``):
+  an unfinished image they claimed before, else a newly claimed one. On a server two windows
+  asking at once never get the same place (``FOR UPDATE SKIP LOCKED``). The image is opened in
+  the image list (its filters cleared if they hide it) and shown as *your* annotation.
+* **nothing to hand out** — nothing left, held back by the owner's decision after onboarding,
+  or not assigned to such a batch: one sentence in the box, nothing claimed.
+* **finishing** — *Submit* or *Nothing to annotate* on an image you claimed goes on to your
+  next claimed image (instead of the next image of the list).
+* **the image list** — the status filter's ``◆ claimed by you`` shows the images the acting
+  annotator claimed in the phase shown.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QGroupBox, QLabel, QPushButton, QVBoxLayout
+
+if TYPE_CHECKING:
+    from slicereview.gui.annotate.page import AnnotatePage
+
+
+class AnnotateClaims:
+    """Claims on ``page`` (see the module docstring)."""
+
+    def __init__(self, page: AnnotatePage) -> None:
+        self.page = page
+        self.state = page.state
+        self.annotate = page.gateway.annotate
+        self.action = page.actions_["claim_next"]
+        self.box = QGroupBox("Your batch")
+        self.box.setObjectName("claims_box")
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        self.notice.setStyleSheet("color: #e0a030")
+        self.button = QPushButton("Next image to annotate")
+        self.button.setObjectName("claim_next")
+        self.button.setToolTip(self.action.toolTip())
+        col = QVBoxLayout(self.box)
+        for widget in (self.summary, self.notice, self.button):
+            col.addWidget(widget)
+        self.box.setVisible(False)
+        self.button.clicked.connect(self.next)
+        self.action.triggered.connect(self.next)
+        #: The acting annotator's claimed images shown last: image id → finished.
+        self.claimed: dict[int, bool] = {}
+
+    def offered(self) -> bool:
+        """Whether the phase shown has a batch handed out by claims."""
+        return self.page.gateway.is_open and bool(self.annotate.claim_batches(self.state.phase))
+
+    def working(self) -> bool:
+        """Whether the annotation shown is the acting annotator's on an image they claimed."""
+        return self.state.own and self.state.image_id in self.claimed
+
+    def show(self) -> None:
+        """The box (shown only when claims are offered), its counts and the image list's
+        ``claimed by you`` filter."""
+        offered = self.offered()
+        acting = self.state.acting_id
+        self.box.setVisible(offered)
+        self.button.setEnabled(offered and acting is not None)
+        self.action.setEnabled(offered and acting is not None)
+        self.claimed = (self.annotate.claimed(acting, self.state.phase)
+                        if offered and acting is not None else {})
+        if offered and acting is not None:
+            done = sum(self.claimed.values())
+            self.summary.setText(f"{len(self.claimed)} image(s) claimed by you in this phase, "
+                                 f"{done} finished.")
+        else:
+            self.summary.setText("Say who you are (You are) to be given images."
+                                 if offered else "")
+        if self.page.isVisible():
+            self.page.claims_changed.emit(list(self.claimed) if offered else None)
+
+    def next(self) -> int | None:
+        """Claim the acting annotator's next image and show it; its id, or ``None`` (the
+        reason is in :attr:`notice`)."""
+        acting = self.state.acting_id
+        if acting is None or not self.offered():
+            return None
+        self.page.commit_pending()
+        claim = self.annotate.next_claim(acting, self.state.phase)
+        self.notice.setText(claim.message)
+        self.notice.setVisible(bool(claim.message))
+        if claim.image_id is None:
+            self.show()
+            self.page.panel.message_label.setText(claim.message)
+            return None
+        if self.state.rater_id != acting:
+            self.page.select_annotator(acting)  # your own annotation, editable
+        self.show()
+        self.page.open_requested.emit(claim.image_id)
+        if self.state.image_id != claim.image_id:  # (a page not in a window)
+            self.page.show_image(claim.image_id)
+        return claim.image_id
