@@ -11,7 +11,8 @@ user folders that platformdirs names on Linux (``XDG_CONFIG_HOME``, ``XDG_CACHE_
 ``XDG_DATA_HOME``, ``XDG_STATE_HOME``) point into one folder under pytest's base temporary
 folder, and so do the child processes the tests start (they inherit the environment). Each
 test also gets its own settings folder (``SLICEREVIEW_CONFIG_DIR``), decoder log folder
-(``SLICEREVIEW_LOG_DIR``) and DICOMweb cache (``SLICEREVIEW_DICOMWEB_CACHE``). One exception:
+(``SLICEREVIEW_LOG_DIR``), DICOMweb cache (``SLICEREVIEW_DICOMWEB_CACHE``) and verdicts of
+checked project files (``SLICEREVIEW_CHECKED_DIR``). One exception:
 run as root, the session's PostgreSQL cluster (run as the ``postgres`` user, who cannot enter
 pytest's private folders) lives in the system temporary folder and is deleted at the end of
 the session. After each test
@@ -100,7 +101,9 @@ def _isolated_settings(tmp_path_factory: pytest.TempPathFactory,
                            ("SLICEREVIEW_DICOMWEB_CACHE", "dicomweb-cache"),
                            # the file cache of images a server project holds (fetched from
                            # the database)
-                           ("SLICEREVIEW_FILE_CACHE", "file-cache")):
+                           ("SLICEREVIEW_FILE_CACHE", "file-cache"),
+                           # the project files found healthy (store/verdicts.py)
+                           ("SLICEREVIEW_CHECKED_DIR", "checked")):
         (user / name).mkdir()
         monkeypatch.setenv(variable, str(user / name))
 

@@ -50,13 +50,15 @@ class Cluster:
     """One running test cluster; :meth:`new_database` makes an empty database per test."""
 
     def __init__(self, bin_dir: Path, parent: Path | None = None, *,
-                 durable: bool = False) -> None:
+                 durable: bool = False, settings: str = "") -> None:
         """``parent``: the folder to make the cluster's folder in (the temporary folder when
         not given); the ``postgres`` user must be able to reach it when the tests run as
         root. ``durable``: commits survive :meth:`halt` (``synchronous_commit=on``; the
-        session's cluster does without)."""
+        session's cluster does without). ``settings``: more server options, last (they
+        win), e.g. ``-c fsync=on`` for a server that flushes as a real one does."""
         self.bin = bin_dir
-        self.options = _SERVER_OPTIONS + (" -c synchronous_commit=on" if durable else "")
+        self.options = (_SERVER_OPTIONS + (" -c synchronous_commit=on" if durable else "")
+                        + (f" {settings}" if settings else ""))
         self.root = Path(tempfile.mkdtemp(prefix="slicereview-pg-", dir=parent))
         self.data = self.root / "data"
         self.socket = self.root / "socket"

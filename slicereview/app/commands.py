@@ -214,7 +214,8 @@ class RecordAnswer:
     def apply(self) -> None:
         self.result = self.run.answer(self.choice, self.active_ms, pair=self.pair,
                                       rater_id=self.rater_id)
-        last = self.run.answers()[-1]
+        last = self.run.stored  # (what this apply stored: not a read of every answer)
+        assert last is not None
         self.answer_id, self.rater_id = last.id, last.rater_id
 
     def revert(self) -> None:

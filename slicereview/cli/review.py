@@ -105,8 +105,8 @@ def cmd_queue(args: argparse.Namespace) -> int:
         spec = _spec(project, args, args.method)
         result = _compute(project, spec, args.workers)
         rows = queue(project, spec, result)
-        cases = project.images.cases()
         extra = _label_columns(project, rows) if args.csv else {}
+    cases = result.cases
     apart = ", ".join(cases[i][0] for i in result.not_enough)
     summary = (f"{len(rows)} images ranked by {spec.method} ({len(result.computed)} computed, "
                f"{len(rows) - len(result.computed)} cached)")
@@ -120,10 +120,9 @@ def cmd_queue(args: argparse.Namespace) -> int:
         widths[3] = len("partly reviewed")
         widths[4] = len("first")
         print("  ".join(f"{h:>{w}}" for h, w in zip(header, widths, strict=True)))
-        for row in rows:
-            values = row.as_dict()
+        for row in rows:  # (the shown features only: not every feature's as_dict)
             cells = [row.rank, row.case_id, row.score, row.status, "yes" if row.flag else "",
-                     *(values[k] for k in _SHOWN)]
+                     *(getattr(row.features, k) for k in _SHOWN)]
             print("  ".join(f"{_cell(c):>{w}}" for c, w in zip(cells, widths, strict=True)))
         flagged = sum(bool(r.flag) for r in rows)
         if flagged:

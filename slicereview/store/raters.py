@@ -41,12 +41,12 @@ class Raters(Part):
         row = self.db.execute("SELECT * FROM raters WHERE id = ?", (rater_id,)).fetchone()
         if row is None:
             raise KeyError(f"no rater {rater_id} in this project")
-        return Rater(row["id"], row["name"], Role(row["role"]), row["group_name"],
-                     bool(row["simulated"]))
+        return _rater(row)
 
     def all(self) -> list[Rater]:
-        ids = [r[0] for r in self.db.execute("SELECT id FROM raters ORDER BY id")]
-        return [self.get(i) for i in ids]
+        # (one query: the workflow's rules read every rater on each write, and a query per
+        # rater cost a server project a round trip each, 16 per annotator's edit)
+        return [_rater(row) for row in self.db.execute("SELECT * FROM raters ORDER BY id")]
 
     def set_group(self, rater_id: int, group: str | None) -> None:
         """Put a rater in ``group`` (``None``: in no group)."""
@@ -70,3 +70,9 @@ class Raters(Part):
         """The id of rater ``name``, added with ``role`` and ``group`` when missing."""
         existing = self.by_name(name)
         return existing.id if existing else self.add(name, role, group, simulated=simulated)
+
+
+def _rater(row) -> Rater:
+    return Rater(row["id"], row["name"], Role(row["role"]), row["group_name"],
+                 bool(row["simulated"]))
+

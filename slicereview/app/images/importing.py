@@ -135,7 +135,7 @@ def import_paths(
     files = iter_files(paths, skipped)
     report = ImportReport(skipped=[(shown(p), reason) for p, reason in skipped])
     seen: set[str] = set()
-    writer = _Writer(project, report, holds_by_default(project) if hold is None else hold)
+    writer = _Writer(project, report, holds_by_default(project) if hold is None else hold, seen)
     total = len(files)
     children = decoding_children(total, GROUP_FILES)
     in_flight: deque[tuple[list[_Candidate], Future[list[EntriesOrError]]]] = deque()
@@ -173,7 +173,7 @@ def import_paths(
     return report
 
 
-def _prepare_group(project: Project, files: list[Path], done: int, report: ImportReport,
+def _prepare_group(project: Project, files: list[str], done: int, report: ImportReport,
                    seen: set[str], progress: ProgressFn | None, cancel: CancelFn | None
                    ) -> tuple[list[_Candidate], int]:
     """The next group of candidates from ``files[done:]`` and the new ``done``."""
@@ -186,7 +186,7 @@ def _prepare_group(project: Project, files: list[Path], done: int, report: Impor
             break
         if progress is not None:
             progress(done, len(files), shown(files[done]))
-        candidate = _prepare(project, files[done], report, seen)
+        candidate = _prepare(project, Path(files[done]), report, seen)
         if candidate is not None:
             group.append(candidate)
         done += 1
@@ -196,10 +196,16 @@ def _prepare_group(project: Project, files: list[Path], done: int, report: Impor
 class _Writer:
     """Read files waiting to be written: written in one transaction when the import is about
     to wait for a child anyway (at most every :data:`COMMIT_IDLE_S`), at least every
-    :data:`COMMIT_EVERY_S` and at the end; no transaction stays open in between."""
+    :data:`COMMIT_EVERY_S` and at the end; no transaction stays open in between.
 
-    def __init__(self, project: Project, report: ImportReport, hold: bool) -> None:
-        self.project, self.report, self.hold = project, report, hold
+    ``seen``: the SHA-256 of the files read but not written yet (the import's duplicates among
+    them are found there); a written file's leaves it, as the project finds it then -- so
+    that an import of 100,000 files does not hold 100,000 digests.
+    """
+
+    def __init__(self, project: Project, report: ImportReport, hold: bool,
+                 seen: set[str]) -> None:
+        self.project, self.report, self.hold, self.seen = project, report, hold, seen
         self.intents: dict[str, int] = {}
         self.pending: list[tuple[_Candidate, EntriesOrError]] = []
         self.last = time.monotonic()
@@ -223,6 +229,7 @@ class _Writer:
                 for candidate, result in self.pending:
                     _store(self.project, candidate, result, self.report, self.intents,
                            self.hold)
+            self.seen.difference_update(c.sha for c, _ in self.pending)
             self.pending, self.broken = [], False
         self.last = time.monotonic()
 

@@ -183,8 +183,9 @@ def why_not_start(project: Project, rater_id: int, phase: Phase | str) -> str | 
     sentence saying why and who decided."""
     if Phase(phase) is Phase.ONBOARDING:
         return None
-    onboarding = [b for b in batches_for(project, rater_id)
-                  if project.workflow.batch(b).phase is Phase.ONBOARDING]
+    # (the onboarding batches first: this runs before every write of an annotator)
+    onboarding = [b.id for b in project.workflow.batches(Phase.ONBOARDING)
+                  if rater_id in batch_annotators(project, b.id)]
     if not onboarding:
         return None
     decisions = [q for q in project.workflow.qualifications(rater_id=rater_id)

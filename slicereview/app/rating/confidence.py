@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -133,6 +134,9 @@ class ConfidenceRun(RatingRun):
                                             seed=s.seed)
         self._asked = Counter(frozenset((a.left, a.right)) for a in self._answers)
         self._now: tuple[tuple[int, int], Comparison | Ranking] | None = None
+
+    def _rows(self) -> list[Sequence]:
+        return [(a.left, a.right, str(a.answer), a.active_ms) for a in self._answers]
 
     def _engine_answer(self, a: Answer) -> EngineAnswer:
         rater = self.session.rater_id if a.rater_id is None else a.rater_id
@@ -230,6 +234,7 @@ class ConfidenceRun(RatingRun):
         stored = Answer(answer_id, self.session.id, left, right, choice,
                         max(0, int(active_ms)), "", rater)
         self._answers.append(stored)
+        self.stored = stored
         self.engine.add(left, right, None if choice == AnswerChoice.SAME
                         else (left if choice == AnswerChoice.LEFT else right), str(rater))
         self._asked[frozenset((left, right))] += 1

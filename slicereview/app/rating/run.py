@@ -159,6 +159,8 @@ class RatingRun:
         self.labels: tuple[str, ...] = tuple(self.session.settings.get("labels", DEFAULT_LABELS))
         #: True when the session was stored by another version of its algorithm (its answers
         #: stay valid, but it may ask different comparisons than before).
+        #: The answer this run stored last (:meth:`answer`), ``None`` before one.
+        self.stored: Answer | None = None
         self.version_mismatch = bool(
             self.session.kind == SessionKind.SORT
             and ALGORITHMS.get(self.session.algorithm or "") != self.session.algorithm_version
@@ -171,16 +173,18 @@ class RatingRun:
         members = self.project.image_sets.members(s.image_set_id)
         self.items: list[int] = presentation_order(members, s.seed,
                                                    s.settings.get("initial_count"))
-        self._answers: list[Answer] = self.project.ratings.answers(s.id)
+        #: ``(left, right, answer, active_ms)`` of every answer given, in order (rows, not
+        #: :class:`Answer`: resuming 60,000 answers reads and builds a third as much).
+        self._given: list[Sequence] = cast(list[Sequence], self.project.ratings.given(s.id))
         self._grades: dict[int, Grade] = {g.image_id: g for g in self.project.ratings.grades(s.id)}
         if s.kind == SessionKind.SORT:
             answer_map: dict[tuple[Hashable, Hashable], str] = {
-                (a.left, a.right): a.answer.value for a in self._answers}
+                (a[0], a[1]): a[2] for a in self._given}
             self._replayer = Replayer(self.items, answer_map, s.algorithm or "",
                                       s.settings.get("k"))
         elif s.kind == SessionKind.EXHAUSTIVE:
             self._schedule = exhaustive_schedule(self.items, s.seed)
-            self._answered = {frozenset((a.left, a.right)) for a in self._answers}
+            self._answered = {frozenset((a[0], a[1])) for a in self._given}
             self._cursor = 0
 
     # -- state -----------------------------------------------------------------------------
@@ -202,7 +206,7 @@ class RatingRun:
             if i is None:
                 tiers = tiers_from_scores(self.scores(), self.items)
                 return Ranking(tiers=tiers,
-                               answered=len(self._answers))
+                               answered=len(self._given))
             self._cursor = i  # pairs before it are answered; undo resets the cursor
             return Comparison(*self._schedule[i], len(self._answered), len(self._schedule))
         for image_id in self.items:
@@ -218,17 +222,29 @@ class RatingRun:
     @property
     def answer_count(self) -> int:
         """Stored answers (sort, exhaustive) or grades (classify)."""
-        return len(self._grades) if self.kind == SessionKind.CLASSIFY else len(self._answers)
+        return len(self._grades) if self.kind == SessionKind.CLASSIFY else len(self._rows())
 
     @property
     def active_ms(self) -> int:
         """Total active time of the stored answers or grades, in milliseconds."""
-        records: Sequence = (list(self._grades.values()) if self.kind == SessionKind.CLASSIFY
-                             else self._answers)
-        return sum(r.active_ms for r in records)
+        return sum(self._active_times())
+
+    def _active_times(self) -> list[int]:
+        if self.kind == SessionKind.CLASSIFY:
+            return [g.active_ms for g in self._grades.values()]
+        return [a[3] for a in self._rows()]
+
+    def _rows(self) -> list[Sequence]:
+        """``(left, right, answer, active_ms)`` of every answer given, in order."""
+        return self._given
 
     def answers(self) -> list[Answer]:
-        return list(self._answers)
+        """The session's answers as stored (read from the project)."""
+        return self.project.ratings.answers(self.session.id)
+
+    def last_answer(self) -> Answer | None:
+        """The session's last answer as stored (whoever gave it; read from the project)."""
+        return self.project.ratings.last_answer(self.session.id)
 
     def grades(self) -> dict[int, Grade]:
         return dict(self._grades)
@@ -252,10 +268,11 @@ class RatingRun:
         if pair is not None and tuple(pair) != (now.left, now.right):
             raise ValueError(f"the pair shown is {(now.left, now.right)}, not {tuple(pair)}")
         choice = AnswerChoice(choice)
-        answer_id = self.project.ratings.record_answer(self.session.id, now.left, now.right, choice,
-                                                       active_ms)
-        self._answers.append(Answer(answer_id, self.session.id, now.left, now.right, choice,
-                                    max(0, int(active_ms)), ""))
+        answer_id = self.project.ratings.record_answer(self.session.id, now.left, now.right,
+                                                       choice, active_ms)
+        self.stored = Answer(answer_id, self.session.id, now.left, now.right, choice,
+                             max(0, int(active_ms)), "")
+        self._given.append((now.left, now.right, str(choice), max(0, int(active_ms))))
         if self.kind == SessionKind.SORT:
             self._replayer.add_answer(now.left, now.right, str(choice))
         else:
@@ -296,7 +313,7 @@ class RatingRun:
             removed = self.project.ratings.delete_last_answer(self.session.id)
             if removed is None:
                 return None
-            self._answers.pop()
+            self._given.pop()
             if self.kind == SessionKind.SORT:
                 self._replayer.remove_answer(removed.left, removed.right)
             else:
@@ -326,7 +343,7 @@ class RatingRun:
         if self.kind == SessionKind.CLASSIFY:
             return {i: float(g.grade) for i, g in self._grades.items()}
         if self.kind == SessionKind.EXHAUSTIVE:
-            answer_map = {(a.left, a.right): str(a.answer) for a in self._answers}
+            answer_map = {(a[0], a[1]): a[2] for a in self._rows()}
             return {i: float(v) for i, v in win_loss_scores(self.items, answer_map).items()}
         return dict((bt or self.bt()).scores)
 
@@ -336,7 +353,7 @@ class RatingRun:
         no pairwise answers: ``ValueError``."""
         if self.kind == SessionKind.CLASSIFY:
             raise ValueError("a classify session has grades, not pairwise answers")
-        return bt_fit(self.items, answer_outcomes(self._answers))
+        return bt_fit(self.items, [(a[0], a[1], _OUTCOME[a[2]]) for a in self._rows()])
 
     def session_scores(self) -> SessionScores:
         """This finished session as input to
@@ -347,11 +364,9 @@ class RatingRun:
             raise ValueError(f"session {self.session.id} ({self.session.name!r}) is not "
                              f"finished: {self.answer_count} answers so far")
         scores = scores_from_ranking(now) if self.kind == SessionKind.SORT else self.scores()
-        records: Sequence = (list(self._grades.values()) if self.kind == SessionKind.CLASSIFY
-                             else self._answers)
         return SessionScores(
             self.session.id, self.session.name, self.project.raters.get(self.session.rater_id).name,
-            str(self.kind), scores, time_stats([r.active_ms for r in records]),
+            str(self.kind), scores, time_stats(self._active_times()),
         )
 
     def rows(self) -> list[RankingRow]:

@@ -141,6 +141,8 @@ class QueueResult:
         Images whose features were computed now (the others came from the cache).
     cancelled : bool
         The computation was cancelled; ``features`` holds what was finished.
+    cases : dict of int to (str, int, int)
+        image id → ``(case_id, rows, cols)`` of the images above (read once, for the rows).
     """
 
     features: dict[int, ImageFeatures]
@@ -148,6 +150,7 @@ class QueueResult:
     not_enough: tuple[int, ...] = ()
     computed: tuple[int, ...] = ()
     cancelled: bool = False
+    cases: dict[int, tuple[str, int, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -222,7 +225,7 @@ def compute_features(
     """
     chosen = selection(project, spec)
     pairs = repeat_pairs_for_queue(project, spec.phase, _included_raters(project, spec))
-    cases = project.images.cases()
+    cases = project.images.cases(chosen)
     rnd = spec.round or 0
     cached = project.reviews.features(spec.phase, rnd, spec.annotators_key, spec.level)
     features: dict[int, ImageFeatures] = {}
@@ -259,6 +262,7 @@ def compute_features(
         not_enough=tuple(sorted(not_enough)),
         computed=tuple(new),
         cancelled=len(new) < len(tasks),
+        cases=cases,
     )
 
 
@@ -289,7 +293,7 @@ def queue(project: Project, spec: QueueSpec, result: QueueResult | None = None,
     score = scores(feats, spec.method, spec.seed)
     why = explanations(feats, spec.method, spec.seed)
     decided = project.reviews.current_decisions()
-    cases = project.images.cases()
+    cases = result.cases or project.images.cases(order)
     rows = []
     for rank, image_id in enumerate(order, start=1):
         anns = result.annotations[image_id]

@@ -20,8 +20,7 @@ def describe_last_answer(gateway: ProjectGateway, session_id: int) -> str | None
     has none."""
     rs = gateway.rating.run(session_id)
     grades = rs.grades()
-    last: Answer | Grade | None = (list(grades.values())[-1] if grades
-                                   else (rs.answers()[-1] if rs.answers() else None))
+    last: Answer | Grade | None = list(grades.values())[-1] if grades else rs.last_answer()
     if last is None:
         return None
     project = gateway.open_project
