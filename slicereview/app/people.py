@@ -70,6 +70,13 @@ def add_login(project: Project, name: str, role: Role) -> tuple[int, str | None]
     return rater_id, password
 
 
+def logged_in(project: Project) -> Rater | None:
+    """The person this connection works as: on a server, the rater named as its login (whose
+    work is all an annotator's login may read or change); ``None`` on a file, or when the
+    login names no rater of the project (the login that created it, say)."""
+    return project.raters.own()
+
+
 def logins(project: Project) -> dict[int, bool] | None:
     """Rater id → whether the person has a login that can use the project (a server);
     ``None`` for a project file, which has no logins."""

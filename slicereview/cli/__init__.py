@@ -17,6 +17,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from slicereview import __version__
 from slicereview.cli import (
@@ -82,6 +83,25 @@ def _parse(parser: argparse.ArgumentParser, args: list[str]) -> argparse.Namespa
         raise
 
 
+def _run(args: argparse.Namespace) -> Any:
+    """Run the command; when a server asks for a password that is nowhere to be found and
+    the command runs in a terminal, ask for it (not echoed, as ``psql`` does), and run the
+    command again with it in ``PGPASSWORD`` (for this process only: nothing is stored).
+    Nothing was written before the refused connection."""
+    from slicereview.store.errors import AuthenticationError
+
+    try:
+        return args.func(args)
+    except AuthenticationError as exc:
+        if not (exc.needs_password and "PGPASSWORD" not in os.environ
+                and sys.stdin is not None and sys.stdin.isatty()):
+            raise
+        from getpass import getpass
+
+        os.environ["PGPASSWORD"] = getpass(f"Password for {exc.where or 'the server'}: ")
+    return args.func(args)
+
+
 def main(argv: Sequence[str] | None = None,
          gui: Callable[[GuiRequest], int] | None = None) -> int:
     """Run one command; returns the exit code. ``gui`` shows a :class:`GuiRequest` (the
@@ -96,7 +116,7 @@ def main(argv: Sequence[str] | None = None,
         args_list = ["open"]
     try:
         args = _parse(parser, args_list)
-        result = args.func(args)
+        result = _run(args)
         if isinstance(result, GuiRequest):
             if gui is None:
                 raise RuntimeError("this entry point has no GUI: run `slicereview` instead")

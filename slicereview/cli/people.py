@@ -126,8 +126,9 @@ def cmd_add(args: argparse.Namespace) -> int:
             rater = add_person(project, args.name, Role(args.role))
         if args.group:
             set_group(project, [rater], args.group)
-    print(f"{args.name.strip()} is a {args.role}" + (f" in group {args.group.strip()}"
-                                                    if args.group else ""))
+    article = "an" if str(args.role)[0] in "aeiou" else "a"
+    print(f"{args.name.strip()} is {article} {args.role}" + (f" in group {args.group.strip()}"
+                                                            if args.group else ""))
     if password is not None:
         print(f"login {args.name.strip()!r}, password (shown once, not stored): {password}")
     elif login:

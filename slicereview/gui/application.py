@@ -78,6 +78,9 @@ def run(project: Path | str | None = None, *, screenshot: Path | None = None,
 
     if screenshot is not None:
         _answer_dialogs_on_stderr(app)  # nobody is there to click them
+    from slicereview.gui.window import uncaught
+
+    uncaught.install()  # an error no view caught is said on screen, not only on stderr
     window = MainWindow(remember=screenshot is None)  # a screenshot changes no settings
     if screenshot is None:
         window.restore_layout()

@@ -93,6 +93,11 @@ class Database(ABC):
         raise ValueError("A project file has no logins: people get the file (or a work "
                          "package); logins are for a project on a server.")
 
+    def login(self) -> str | None:
+        """The server login this connection works as (a rater of that name is "you" on a
+        server); ``None`` on a file, which has no logins."""
+        return None
+
     def logins(self, names: Sequence[str]) -> dict[str, bool] | None:
         """On a server: whether each of ``names`` is a login that can connect and use the
         project (:func:`.postgres_access.login_states`); ``None`` on a file: a file has no

@@ -27,6 +27,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, ClassVar
 
+from slicereview.store import postgres_access as access
 from slicereview.store import postgres_link as link
 from slicereview.store.database import Database
 from slicereview.store.errors import ConnectionLostError, ProjectBusyError, ServerError
@@ -251,19 +252,16 @@ class PostgresDatabase(Database):
 
     def grant_login(self, name: str) -> str | None:
         """:func:`.postgres_access.grant_login` (in the caller's transaction)."""
-        from slicereview.store.postgres_access import grant_login
+        return access.grant_login(self.conn, name)
 
-        return grant_login(self.conn, name)
+    def login(self) -> str | None:
+        return str(self.execute("SELECT current_user").fetchone()[0])
 
     def logins(self, names: Sequence[str]) -> dict[str, bool] | None:
-        from slicereview.store.postgres_access import login_states
-
-        return login_states(self.conn, names)
+        return access.login_states(self.conn, names)
 
     def remove_login(self, name: str) -> str:
-        from slicereview.store.postgres_access import remove_login
-
-        return remove_login(self.conn, name)
+        return access.remove_login(self.conn, name)
 
     @contextmanager
     def claim_transaction(self, key: int) -> Iterator[object]:

@@ -125,8 +125,10 @@ def add_login(conn: Any, name: str) -> str | None:
     password = None
     if exists is None:
         password = secrets.token_urlsafe(18)
+        # only its SCRAM verifier goes to the server: a statement the server logs (a failed
+        # one, or all DDL under log_statement) never shows the password
         conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(
-            sql.Identifier(name), sql.Literal(password)))
+            sql.Identifier(name), sql.Literal(scram_verifier(password))))
     role = sql.Identifier(name)
     database = conn.execute("SELECT current_database()").fetchone()[0]
     for statement in (
@@ -144,6 +146,33 @@ def add_login(conn: Any, name: str) -> str | None:
         else:
             conn.execute(sql.SQL(statement).format(role=role))
     return password
+
+
+def scram_verifier(password: str, salt: bytes | None = None, iterations: int = 4096) -> str:
+    """What PostgreSQL stores of a password for SCRAM-SHA-256 authentication (RFC 5802 and
+    RFC 7677: the salted password's StoredKey and ServerKey), as ``CREATE ROLE ... PASSWORD``
+    accepts it in place of the password itself -- the server cannot tell the password from
+    it, and stores it as it is. ``password`` is used as its UTF-8 bytes (the random
+    passwords made here are ASCII, which SASLprep leaves unchanged).
+
+    >>> v = scram_verifier("pencil", bytes(16))
+    >>> v.split("$")[0], v.split("$")[1]
+    ('SCRAM-SHA-256', '4096:AAAAAAAAAAAAAAAAAAAAAA==')
+    """
+    import base64
+    import hashlib
+    import hmac
+
+    salt = secrets.token_bytes(16) if salt is None else salt
+    salted = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, iterations)
+    client_key = hmac.digest(salted, b"Client Key", "sha256")
+    stored_key = hashlib.sha256(client_key).digest()
+    server_key = hmac.digest(salted, b"Server Key", "sha256")
+
+    def b64(raw: bytes) -> str:
+        return base64.b64encode(raw).decode("ascii")
+
+    return f"SCRAM-SHA-256${iterations}:{b64(salt)}${b64(stored_key)}:{b64(server_key)}"
 
 
 def grant_login(conn: Any, name: str) -> str | None:

@@ -125,8 +125,9 @@ def connect_error(url: str, exc: BaseException) -> ServerError:
     login = f" as {user}" if user else ""
     if getattr(pgconn, "needs_password", False):
         return AuthenticationError(
-            f"{where}: the server asks for a password{login}. Type it when asked, or put it "
-            "in ~/.pgpass (or the PGPASSWORD variable).", needs_password=True)
+            f"{where}: the server asks for a password{login}. Type it when slicereview asks "
+            "(the main window, or a command run in a terminal), or put it in ~/.pgpass (or "
+            "the PGPASSWORD variable).", needs_password=True, where=where)
     if "password authentication failed" in text or "authentication failed" in text:
         return AuthenticationError(
             f"{where}: the server refused the login{login} (wrong password, or this login may "

@@ -104,10 +104,13 @@ class Listener:
         self.pid = int(conn.info.backend_pid)
 
     @classmethod
-    def open(cls, url: str) -> Listener:
+    def open(cls, url: str, started: int | None = None) -> Listener:
         """Connect to ``url``, ``LISTEN`` and say :data:`HELLO`; raises the store's
-        :class:`~.errors.ServerError` subclasses."""
-        name = window_name(int(time.time()), socket.gethostname())
+        :class:`~.errors.ServerError` subclasses. ``started``: when the window opened the
+        project (seconds since 1970; default now), so that a listener made again after a
+        lost connection still says since when the window is there."""
+        started = int(time.time()) if started is None else started
+        name = window_name(started, socket.gethostname())
         conn = link.connect(url, {}, application_name=name)
         try:
             conn.execute(f"LISTEN {CHANNEL}")

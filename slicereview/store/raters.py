@@ -59,6 +59,12 @@ class Raters(Part):
         row = self.db.execute("SELECT id FROM raters WHERE name = ?", (name,)).fetchone()
         return None if row is None else self.get(row[0])
 
+    def own(self) -> Rater | None:
+        """The rater named as the server login of this connection (who "you" are on a
+        server), ``None`` on a file or when the login names no rater of the project."""
+        login = self.db.login()
+        return None if login is None else self.by_name(login)
+
     def ensure(self, name: str, role: Role | str = Role.ANNOTATOR,
                group: str | None = None, *, simulated: bool = False) -> int:
         """The id of rater ``name``, added with ``role`` and ``group`` when missing."""

@@ -106,7 +106,7 @@ def test_groups_repeats_and_review_from_the_terminal(project: Path, capsys) -> N
     assert main(["people", "group", p, "A2", "rev"]) == 2
     assert "Only annotators are in groups" in capsys.readouterr().err
     assert main(["people", "add", p, "dee", "--group", "A0"]) == 0
-    capsys.readouterr()
+    assert capsys.readouterr().out.startswith("dee is an annotator in group A0\n")
     assert main(["people", "list", p]) == 0
     assert re.search(r"ann\s+annotator\s+A2", capsys.readouterr().out)
     with Project.open(project) as q:

@@ -84,3 +84,69 @@ def test_no_such_database_and_no_server(cluster, tmp_path) -> None:
     (tmp_path / "sock").mkdir()
     said = _said(_info(f"postgresql://anna@/study?host={tmp_path / 'sock'}", tmp_path))
     assert "Cannot reach the server" in said and "that the server runs" in said
+
+
+def _info_in_a_terminal(url: str, tmp_path: Path, typed: str) -> tuple[int, str]:
+    """``slicereview info URL`` with a terminal (a pseudo-terminal) as its input and output,
+    typing ``typed`` and Return when it asks for a password: its exit code and output."""
+    import pty
+    import select
+    import time
+
+    env = {**os.environ, "PGPASSFILE": str(tmp_path / "no-pgpass")}
+    env.pop("PGPASSWORD", None)
+    main, child = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "slicereview", "info", url], stdin=child,
+                            stdout=child, stderr=child, env=env, start_new_session=True)
+    os.close(child)
+    said, typed_it, deadline = b"", False, time.monotonic() + 120
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([main], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            said += chunk
+        if not typed_it and b"Password for" in said:
+            os.write(main, typed.encode() + b"\n")
+            typed_it = True
+        if proc.poll() is not None and not ready:
+            break
+    os.close(main)
+    return proc.wait(timeout=30), said.decode(errors="replace")
+
+
+def test_in_a_terminal_the_command_asks_for_the_password(cluster, tmp_path) -> None:
+    url = f"postgresql://anna@/study?host={cluster.socket}"
+    code, said = _info_in_a_terminal(url, tmp_path, PASSWORD)
+    assert code == 0, said
+    assert f"Password for postgresql://anna@/study?host={cluster.socket}: " in said
+    assert "Project: study" in said and PASSWORD not in said  # (not echoed)
+    code, said = _info_in_a_terminal(url, tmp_path, "wrong")
+    assert code == 2 and "refused the login as anna" in said and "Traceback" not in said
+
+
+def test_a_new_login_s_password_never_reaches_the_server(cluster, tmp_path) -> None:
+    """`people add` sends only the SCRAM verifier of the login's password: the server's log
+    of a refused (or logged) CREATE ROLE cannot show it, and the login signs in with it."""
+    from slicereview.app.people import add_login
+    from slicereview.model import Role
+
+    cluster.admin("ALTER SYSTEM SET log_statement = 'ddl'")
+    cluster.admin("SELECT pg_reload_conf()")
+    try:
+        with Project.open(cluster.url("other")) as owner:  # the superuser's project
+            _, password = add_login(owner, "lena", Role.ANNOTATOR)
+    finally:
+        cluster.admin("ALTER SYSTEM RESET log_statement")
+        cluster.admin("SELECT pg_reload_conf()")
+    assert password
+    logged = (cluster.root / "server.log").read_text(errors="replace")
+    assert 'CREATE ROLE "lena" LOGIN PASSWORD \'SCRAM-SHA-256$4096:' in logged
+    assert password not in logged
+    pw = password.replace("-", "%2D")
+    done = _info(f"postgresql://lena:{pw}@/other?host={cluster.socket}", tmp_path)
+    assert done.returncode == 0, done.stderr  # scram-sha-256 with the verifier sent

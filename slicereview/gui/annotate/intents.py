@@ -41,6 +41,8 @@ class PolygonIntents:
         if not self.state.own:  # another annotator's work is read-only
             return False
         annotation = self.page.ensure_annotation()
+        if annotation is None:  # refused, and said why
+            return False
         self.page.history_actions.follow(self.annotate.history(annotation.id))
         if self.annotate.execute(annotation.id, command):
             return True
@@ -52,6 +54,8 @@ class PolygonIntents:
         if not self.state.own:
             return
         annotation = self.page.ensure_annotation()
+        if annotation is None:  # refused, and said why
+            return
         command = AddPolygon(self.page.gateway.open_project, annotation.id,
                              Polygon(vertices, self.tool.draw_certainty))
         if self.push(command):
@@ -90,5 +94,7 @@ class PolygonIntents:
         self.page.clock.touch()
         if self.state.key is None or not self.state.own:
             return
-        self.push(SetImageClassifications(self.page.gateway.open_project,
-                                          self.page.ensure_annotation().id, answers))
+        annotation = self.page.ensure_annotation()
+        if annotation is not None:
+            self.push(SetImageClassifications(self.page.gateway.open_project, annotation.id,
+                                              answers))

@@ -322,15 +322,18 @@ class AnnotatePage(QWidget):
         self.status.show_returned()
         self.set_context_enabled()
 
-    def ensure_annotation(self) -> Annotation:
-        """The annotation shown, created now (the first edit) with the time gathered so far."""
+    def ensure_annotation(self) -> Annotation | None:
+        """The annotation shown, created now (the first edit) with the time gathered so far;
+        ``None`` when the project refused to create it (a server login that may not write
+        for this annotator, a lost connection...), said in the panel."""
         s, annotate = self.state, self.gateway.annotate
         if not s.own:
             raise PermissionError("another annotator's annotation is read-only")
         if s.annotation is None:
             assert s.key is not None, "no annotator or no image"
-            annotation = annotate.annotation_for(*s.key, create=True)
-            assert annotation is not None
+            annotation = annotate.start(*s.key)
+            if annotation is None:
+                return None
             s.batches.clear()  # a first annotation in a phase can change the batch
             self.history_actions.follow(annotate.history(annotation.id))
             ms = s.take_unsaved() + self.clock.take()

@@ -2,8 +2,10 @@
 (:class:`AnnotatorChoice`, a part of :class:`~slicereview.gui.annotate.page.AnnotatePage`).
 
 *You are* is the acting annotator (people only, remembered in the user settings); *Showing*
-is whose annotation is on screen. Only your own annotation is editable and gathers active time;
-anyone else's is shown read-only (see :mod:`slicereview.gui.annotate.page`).
+is whose annotation is on screen. On a server, an annotator's login is that annotator: both
+boxes name only them (the database shows that login no one else's work). Only your own
+annotation is editable and gathers active time; anyone else's is shown read-only
+(see :mod:`slicereview.gui.annotate.page`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog
 
 from slicereview.gui.common.settings import acting_annotator, remember_acting_annotator
+from slicereview.model import Role
 
 if TYPE_CHECKING:
     from slicereview.gui.annotate.page import AnnotatePage
@@ -67,6 +70,13 @@ class AnnotatorChoice:
         current, me = self.shown_id(), self.acting_id()
         raters = self.annotate.annotators()
         self.seen = [(r.id, r.name) for r in raters]
+        login = self.annotate.logged_in()
+        if login is not None and login.role is Role.ANNOTATOR:
+            # an annotator's login reads and writes only their own work: you are that person,
+            # and no one else's (empty, to this login) annotations are offered
+            raters, me, current = [login], login.id, login.id
+        self.panel.new_annotator_button.setEnabled(login is None or login.role is not
+                                                   Role.ANNOTATOR)
         for b in (box, you):
             b.blockSignals(True)
             b.clear()

@@ -90,6 +90,8 @@ class AnnotateStatus:
             return False
         self.panel.image_form.flush()
         annotation = self.page.ensure_annotation()
+        if annotation is None:  # refused, and said why
+            return False
         self.commit_pending()
         if not self.page.intents.push(SetStatus(self.page.gateway.open_project, annotation.id,
                                                 status, f"Mark {status.value.replace('_', ' ')}")):

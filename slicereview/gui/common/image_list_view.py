@@ -1,36 +1,33 @@
-"""The view of the image list: Qt's list view laid out in batches, and a jump that waits for
-the layout.
+"""The view of the image list: Qt's list view laid out in batches, and a jump that follows the
+layout.
 
 Qt lays out every row of a list view (it asks the model its row count ~8 times a row), so the
 image list lays its rows out in batches between events (``LayoutMode.Batched``): the window
 shows and scrolls at once, and a project of 100,000 images is laid out within a few seconds
-after. A row Qt has not reached yet has no place: a jump to it (End, or the image a window
-shows when it opens) would land at the end of what is laid out, far from the row chosen — seen
-under Xvfb, where End in a 100,000-image list showed rows 1,989-2,000 while image 100,000 was
-the current one (and Qt's own End stopped at the last row laid out). :class:`ImageListView`
-goes to the last row on End, keeps such a jump and makes it again once the layout
-has reached the row, as long as that row is still the current one.
+after. While it is, the scroll range grows batch by batch, and a jump to a row far down (End, or
+the image a window shows when it opens) lands where the layout had got to and then stays at that
+pixel offset as the range grows — seen under Xvfb, where End in a 100,000-image list showed rows
+1,989-2,000 while image 100,000 was the current one (and Qt's own End stopped at the last row
+laid out). :class:`ImageListView` goes to the last row on End and makes a jump again each time
+the scroll range changes, for as long as the row jumped to is the current one and the user has
+not scrolled by hand.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import (
-    QAbstractItemModel,
-    QModelIndex,
-    QPersistentModelIndex,
-    QSize,
-    Qt,
-    QTimer,
-)
+import time
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QSize, Qt
+from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QAbstractItemView, QListView
 
-#: How often a jump to a row not laid out yet is tried again (ms), and for how long at most.
-RETRY_MS, RETRY_FOR_MS = 30, 30_000
+#: How long after a jump the view still follows the layout (seconds).
+FOLLOW_FOR_S = 60.0
 
 
 class ImageListView(QListView):
     """A list view of ``model`` with square icons of ``icon`` pixels, uniform rows laid out
-    ``batch`` rows between two events, and jumps that wait for the layout (module doc)."""
+    ``batch`` rows between two events, and jumps that follow the layout (module doc)."""
 
     def __init__(self, model: QAbstractItemModel, icon: int, batch: int) -> None:
         super().__init__()
@@ -40,10 +37,10 @@ class ImageListView(QListView):
         self.setSpacing(2)
         self.setLayoutMode(QListView.LayoutMode.Batched)
         self.setBatchSize(batch)
-        self._pending: tuple[QPersistentModelIndex, QAbstractItemView.ScrollHint] | None = None
-        self._tries = 0
-        self._retry = QTimer(self, singleShot=True, interval=RETRY_MS)
-        self._retry.timeout.connect(self._jump_again)
+        self._jump: tuple[QPersistentModelIndex, QAbstractItemView.ScrollHint, float] | None = None
+        bar = self.verticalScrollBar()
+        bar.rangeChanged.connect(self._follow)
+        bar.sliderPressed.connect(self.stop_following)
 
     def laid_out(self, index: QModelIndex | QPersistentModelIndex) -> bool:
         """Whether Qt has given ``index``'s row its place yet."""
@@ -61,21 +58,23 @@ class ImageListView(QListView):
                  hint: QAbstractItemView.ScrollHint = QAbstractItemView.ScrollHint.EnsureVisible,
                  ) -> None:
         super().scrollTo(index, hint)
-        if index.isValid() and not self.laid_out(index):
-            if self._pending is None or self._pending[0] != index:
-                self._tries = 0
-            self._pending = (QPersistentModelIndex(index), hint)
-            self._retry.start()
-        else:
-            self._pending = None
+        self._jump = (QPersistentModelIndex(index), hint, time.monotonic()) if index.isValid() \
+            else None
 
-    def _jump_again(self) -> None:
-        if self._pending is None:
+    def stop_following(self) -> None:
+        """The user scrolls by hand: the last jump is no longer followed."""
+        self._jump = None
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        self.stop_following()
+        super().wheelEvent(event)
+
+    def _follow(self, *_range: int) -> None:
+        if self._jump is None:
             return
-        index, hint = self._pending
-        self._tries += 1
+        index, hint, when = self._jump
         if (not index.isValid() or index != QPersistentModelIndex(self.currentIndex())
-                or self._tries * RETRY_MS > RETRY_FOR_MS):
-            self._pending = None  # (another row chosen since, or the row went away)
+                or time.monotonic() - when > FOLLOW_FOR_S):
+            self._jump = None  # (another row chosen since, the row went away, or long ago)
             return
-        self.scrollTo(self.model().index(index.row(), index.column()), hint)
+        super().scrollTo(self.model().index(index.row(), index.column()), hint)

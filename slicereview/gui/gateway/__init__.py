@@ -51,6 +51,7 @@ from slicereview.model import Image, RelinkReport
 from slicereview.store import Project
 from slicereview.store.connection import is_busy
 from slicereview.store.errors import ConnectionLostError
+from slicereview.store.errors import ProjectError as ProjectError  # (for the views' messages)
 from slicereview.store.images import missing_files
 
 if TYPE_CHECKING:

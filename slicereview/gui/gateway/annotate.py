@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 
-from slicereview.app import annotating
+from slicereview.app import annotating, people
 from slicereview.gui.gateway.service import Service
 from slicereview.model import Annotation, AnnotationStatus, Phase, Polygon, Rater
+from slicereview.store import ProjectError
 
 if TYPE_CHECKING:
     from slicereview.app.commands import Command
@@ -61,6 +62,11 @@ class AnnotateService(Service):
     def annotators(self) -> list[Rater]:
         """Raters with role annotator, people first, simulated ones last."""
         return annotating.annotators(self.project) if self.project else []
+
+    def logged_in(self) -> Rater | None:
+        """On a server, the rater named as this window's login
+        (:func:`slicereview.app.people.logged_in`); ``None`` on a file."""
+        return people.logged_in(self.project) if self.project else None
 
     def add_annotator(self, name: str) -> int:
         """Create an annotator (or return the existing rater of that name)."""
@@ -114,6 +120,19 @@ class AnnotateService(Service):
             return Claim(None, f"No image was claimed: {exc}")
 
     # -- annotations ---------------------------------------------------------------------------
+    def start(self, rater_id: int, image_id: int, phase: Phase | str, round: int
+              ) -> Annotation | None:
+        """The annotation, made now if needed (:func:`annotating.start`) through the
+        gateway's one write path; ``None`` when the project refused it (a server login
+        that may not write for this annotator, the owner's hold, a lost connection), after
+        :attr:`ProjectGateway.write_failed` said why."""
+        try:
+            return self.gateway.write(
+                lambda: annotating.start(self.open_project, rater_id, image_id, phase, round))
+        except (ProjectError, ValueError) as exc:
+            self.gateway.write_failed.emit(str(exc))
+            return None
+
     def annotation_for(self, rater_id: int, image_id: int, phase: Phase | str, round: int,
                        *, create: bool = False) -> Annotation | None:
         """The annotation, or ``None``; ``create``: made now (:func:`annotating.start`, which

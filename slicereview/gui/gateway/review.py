@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 
-from slicereview.app.people import add_person
+from slicereview.app.people import add_person, logged_in
 from slicereview.gui.gateway.service import Service
 from slicereview.model import Rater, Role
-from slicereview.store import Project
+from slicereview.store import Project, ServerError
 from slicereview.store.location import Location
 
 if TYPE_CHECKING:
@@ -37,6 +37,8 @@ class ReviewService(Service):
     def __init__(self, gateway: ProjectGateway) -> None:
         super().__init__(gateway)
         self._history: CommandStack | None = None
+        #: Settings this window keeps because the project refused them (see set_setting).
+        self._kept: dict[str, str] = {}
 
     @property
     def history(self) -> CommandStack:
@@ -46,6 +48,7 @@ class ReviewService(Service):
         return self._history
 
     def reset(self) -> None:
+        self._kept.clear()
         if self._history is not None:
             self._history.clear()
 
@@ -57,6 +60,11 @@ class ReviewService(Service):
         """Raters with the reviewer role, by name."""
         raters = self.project.raters.all() if self.project else []
         return sorted((r for r in raters if r.role is Role.REVIEWER), key=lambda r: r.name.lower())
+
+    def logged_in(self) -> Rater | None:
+        """On a server, the rater named as this window's login
+        (:func:`slicereview.app.people.logged_in`); ``None`` on a file."""
+        return logged_in(self.project) if self.project else None
 
     def add_reviewer(self, name: str) -> int:
         """Create a reviewer; a rater of that name must not exist with another role."""
@@ -71,13 +79,23 @@ class ReviewService(Service):
         return sorted({r.group for r in raters if r.group and r.role is Role.ANNOTATOR})
 
     def setting(self, key: str, default: str | None = None) -> str | None:
+        if key in self._kept:
+            return self._kept[key]
         return self.project.meta(f"review.{key}", default) if self.project else default
 
     def set_setting(self, key: str, value: object) -> None:
-        """Remember a review setting in the project (one small transaction)."""
+        """Remember a review setting in the project (one small transaction). Where the
+        project refuses it -- a server project's settings are its reviewers' and owners', and
+        an annotator's login may not change them -- this window keeps it instead."""
         project = self.project
-        if project is not None and project.meta(f"review.{key}") != str(value):
+        if project is None or self.setting(key) == str(value):
+            return
+        try:
             project.set_meta(f"review.{key}", str(value))
+        except ServerError:
+            self._kept[key] = str(value)
+        else:
+            self._kept.pop(key, None)
 
     # -- the queue and the image ---------------------------------------------------------------
     def rows(self, spec: QueueSpec, result: QueueResult) -> list[QueueRow]:

@@ -39,7 +39,8 @@ from slicereview.store.postgres_live import BYE, CHANGED, HELLO, Listener, visit
 MIN_GAP_S = 0.5
 
 
-def listen(control: Control, url: str) -> Iterator[tuple[int, int, str]]:
+def listen(control: Control, url: str, started: int | None = None
+           ) -> Iterator[tuple[int, int, str]]:
     """Work function: a :class:`Listener` on ``url``, trying again after each pause of
     :data:`PAUSES` while the server cannot be reached (each failure is a progress step whose
     text says so); a refused login or a missing database ends it (nothing to wait for)."""
@@ -47,12 +48,13 @@ def listen(control: Control, url: str) -> Iterator[tuple[int, int, str]]:
     while True:
         attempt += 1
         try:
-            return Listener.open(url)  # type: ignore[return-value]
+            return Listener.open(url, started)  # type: ignore[return-value]
         except (AuthenticationError, NoSuchDatabaseError):
             raise
         except ServerError as exc:
             pause = PAUSES[min(attempt, len(PAUSES)) - 1]
-            yield attempt, 0, (f"The connection to the server is lost ({exc}); reconnecting "
+            reason = str(exc).rstrip(". ")
+            yield attempt, 0, (f"The connection to the server is lost: {reason}. Reconnecting "
                                f"(attempt {attempt + 1} in {pause:g} s)…")
             deadline = time.monotonic() + pause
             while time.monotonic() < deadline:
@@ -80,10 +82,12 @@ class ServerWatch(QObject):
         self._lost = False
         self._said = 0.0  # when changed was last emitted (monotonic)
         self._due = False  # a changed is due at the end of the gap
+        self._started = 0  # when start() was called (seconds since 1970)
 
     def start(self, project: Project) -> None:
         self.stop()
         self.project = project
+        self._started = int(time.time())  # (the other windows' "since", kept on reconnecting)
         self._connect()
 
     def stop(self) -> None:
@@ -103,7 +107,8 @@ class ServerWatch(QObject):
 
     def _connect(self) -> None:
         assert self.project is not None
-        worker = thread_worker(listen, str(self.project.location), name="server listener")
+        worker = thread_worker(listen, str(self.project.location), self._started,
+                               name="server listener")
         self._worker = worker
         worker.progress.connect(self._on_attempt)
         worker.finished.connect(lambda listener: self._on_listening(worker, listener))

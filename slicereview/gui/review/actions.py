@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
+from slicereview.gui.gateway import ProjectError
 from slicereview.gui.review.dialogs import ReasonDialog
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ class ReviewActions:
         """Make ``name`` (created if new) the project's reviewer."""
         try:
             rater_id = self.review.add_reviewer(name)
-        except ValueError as exc:
+        except (ValueError, ProjectError) as exc:  # (a server login that may not add people)
             QMessageBox.warning(self.page, "New reviewer", str(exc))
             return None
         self.review.set_setting("reviewer", rater_id)

@@ -176,6 +176,7 @@ class ReviewDecisionsPanel(QWidget):
         wl.addWidget(self.annotators)
         wl.addWidget(self.decision_label)
         wl.addLayout(buttons)
+        wl.addWidget(self.message)  # (next to the buttons whose refusals it says)
         box_group = QGroupBox("Boxes, worst α first")
         QVBoxLayout(box_group).addWidget(self.boxes)
         heat = QGroupBox("Agreement heat map")
@@ -192,7 +193,6 @@ class ReviewDecisionsPanel(QWidget):
         layout.addWidget(heat)
         layout.addWidget(feats)
         layout.addWidget(pins)
-        layout.addWidget(self.message)
         self.setMinimumWidth(330)
 
     # -- filling ---------------------------------------------------------------------------

@@ -46,6 +46,7 @@ from slicereview.gui.review.prefetch import ReviewPrefetcher
 from slicereview.gui.review.queue_panel import ReviewQueuePanel
 from slicereview.gui.review.refresh import QueueLoader
 from slicereview.gui.review.state import ReviewState
+from slicereview.model import Role
 
 HEAT_MODES = ("off", "relaxed", "strict")
 
@@ -168,13 +169,23 @@ class ReviewPage(QWidget):
         if not self.gateway.is_open:
             return
         saved = self.gateway.review.setting("reviewer")
+        login = self.gateway.review.logged_in()  # on a server, you are your login
+        if login is not None and login.role is Role.REVIEWER:
+            saved = str(login.id)
         blocker = self.reviewer_box.blockSignals(True)
         self.reviewer_box.clear()
         for r in self.gateway.review.reviewers():
             self.reviewer_box.addItem(r.name, r.id)
         index = self.reviewer_box.findData(int(saved)) if saved else -1
-        self.reviewer_box.setCurrentIndex(index)
+        annotator = login is not None and login.role is Role.ANNOTATOR
+        self.reviewer_box.setCurrentIndex(-1 if annotator else index)
         self.reviewer_box.blockSignals(blocker)
+        for w in (self.reviewer_box, self.new_reviewer_button):
+            w.setEnabled(not annotator)
+        if login is not None and annotator:
+            self.panel.message.setText(
+                f"You are connected as {login.name}, an annotator: this login sees only your "
+                "own work, and deciding is for reviewers (connect with a reviewer's login).")
 
     def _on_reviewer_chosen(self, _index: int) -> None:
         if self.reviewer_id is not None:

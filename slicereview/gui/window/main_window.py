@@ -50,6 +50,7 @@ from slicereview.gui.window.start_page import StartPage
 from slicereview.gui.window.tabs import PageTabs
 from slicereview.gui.window.view_actions import ViewMenu
 from slicereview.model import Image
+from slicereview.store.location import is_server
 
 if TYPE_CHECKING:
     from slicereview.gui.annotate.page import AnnotatePage
@@ -225,7 +226,11 @@ class MainWindow(QMainWindow):
 
     # -- project ---------------------------------------------------------------------------
     def open_project(self, location: Path | str) -> bool:
-        """Open a project file or a server project (a ``postgresql://`` URL)."""
+        """Open a project file or a server project (a ``postgresql://`` URL: as *File ▸
+        Connect to server…* does, asking for a password when the server wants one; then
+        ``False`` until it is typed)."""
+        if is_server(location):
+            return self.file_menu.open_server(str(location))
         try:
             project = self.gateway.open(location)
         except Exception as exc:

@@ -118,6 +118,7 @@ def test_a_stopped_server_refuses_the_answer_with_a_message_and_the_window_recov
     gateway.server_patience_s = 1.0
     qtbot.waitUntil(lambda: gateway.watch.server.is_listening, timeout=5000)
     key = _key_for(page)  # (it reads the images: before the server stops)
+    named = gateway.watch.server.listener.conn.info.parameter_status("application_name")
     own_cluster.halt()
     # the window notices at once (the listener's socket) and says so
     qtbot.waitUntil(lambda: "is lost" in w.sharing_banner.label.text(), timeout=5000)
@@ -130,6 +131,8 @@ def test_a_stopped_server_refuses_the_answer_with_a_message_and_the_window_recov
     assert w.isVisible()
     own_cluster.start()
     qtbot.waitUntil(lambda: w.sharing_banner.label.text() == "", timeout=20000)
+    # the new listener says the same "since" to the other windows (was: the reconnection's)
+    assert gateway.watch.server.listener.conn.info.parameter_status("application_name") == named
     assert _answers(url, sid) == 0  # refused, so not saved
     _press(qtbot, page, _key_for(page))
     qtbot.waitUntil(lambda: _answers(url, sid) == 1, timeout=5000)

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialogButtonBox, QLineEdit, QMessageBox
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLineEdit, QMessageBox
 
 from slicereview.gui.common import settings as user_settings
 from slicereview.store import Project
@@ -135,3 +135,34 @@ def test_a_password_is_asked_for_and_never_remembered(
     assert user_settings.recent_servers()[0] == url
     stored = (Path(user_settings.config_dir()) / "settings.ini").read_text()
     assert "pa:ss" not in stored and "w%40rd" not in stored and "w@rd" not in stored
+
+
+def test_open_url_asks_for_the_password_too(
+        qtbot, open_window, password_cluster, monkeypatch, tmp_path: Path) -> None:
+    """`slicereview open URL` (the window's open_project) asks for the password as the
+    Connect dialog does (it said "Cannot open project: ... Type it when slicereview asks",
+    and nothing asked)."""
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+    monkeypatch.setenv("PGPASSFILE", str(tmp_path / "none"))
+    password_cluster.admin("CREATE DATABASE opened OWNER anna")
+    url = f"postgresql://anna@/opened?host={password_cluster.socket}"
+    Project.create(url.replace("anna@", "anna:pa%3Ass%20w%40rd@"), name="opened").close()
+    w = open_window()
+    refused: list[str] = []
+
+    def close_boxes() -> None:  # (a modal "Cannot open project" would wait for ever)
+        for box in QApplication.topLevelWidgets():
+            if isinstance(box, QMessageBox) and box.isVisible():
+                refused.append(box.text())
+                box.done(0)
+
+    QTimer.singleShot(2000, close_boxes)
+    assert not w.open_project(url)  # not yet: the password is asked for
+    assert refused == []
+    asked = w.file_menu.server_dialog
+    assert type(asked).__name__ == "PasswordDialog"
+    qtbot.waitUntil(asked.isVisible)
+    qtbot.keyClicks(asked.findChild(QLineEdit), "pa:ss w@rd")
+    asked.accept()
+    qtbot.waitUntil(lambda: w.gateway.is_open, timeout=10000)
+    assert w.windowTitle().startswith("opened")
