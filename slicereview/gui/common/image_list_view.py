@@ -46,6 +46,12 @@ class ImageListView(QListView):
         """Whether Qt has given ``index``'s row its place yet."""
         return self.visualRect(index).isValid()
 
+    def repaint_row(self, row: int) -> None:
+        """Paint ``row`` again (its picture or text changed, not its size)."""
+        rect = self.visualRect(self.model().index(row, 0))
+        if rect.isValid():
+            self.viewport().update(rect)
+
     def moveCursor(self, action: QAbstractItemView.CursorAction,
                    modifiers: Qt.KeyboardModifier) -> QModelIndex:
         """End goes to the last row (Qt's own End stops at the last row laid out)."""
