@@ -16,14 +16,14 @@ server the annotator works on their own login (row-level security applies).
   (a batch handed out by claims, 8 annotators per image) and between claims time a
   ``SELECT 1`` on the same connection: the round-trip floor under the same load. On this
   shared two-core machine 8 busy clients and their 8 server processes make every round trip
-  wait for a core (``SELECT 1`` alone: p95 4-7 ms at load 4-5), so a number in milliseconds
+  wait for a core (``SELECT 1`` alone: p95 4-7 ms at load 2.5-5), so a number in milliseconds
   measures the machine's load as well as the claim; both are asserted. A claim is one round
   trip (``BEGIN``, the annotator's advisory lock, one ``UPDATE ... WHERE id = (SELECT ... FOR
   UPDATE SKIP LOCKED) RETURNING``, ``COMMIT`` with its flush, sent as one message), so claim
-  p95 ≤ 3.5 × ``SELECT 1`` p95 (measured 1.8-2.8×; four round trips, a ``SELECT`` and an
+  p95 ≤ 3.5 × ``SELECT 1`` p95 (measured 1.8-2.7×; four round trips, a ``SELECT`` and an
   ``UPDATE``, measured 3.2-3.7×; 7.2-8.1× before the claim's query read the rater's images
   once; a claim that waited for other claims' locks rather than skipping them would not hold
-  it either), and claim p95 ≤ 20 ms, the goal (measured 7.7-18.0 ms at load 4-5; 15-21 ms
+  it either), and claim p95 ≤ 20 ms, the goal (measured 7.7-18.0 ms at load 2.5-5; 15-21 ms
   with four round trips). docs/performance.md has the figures.
 """
 
