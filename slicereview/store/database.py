@@ -110,14 +110,18 @@ class Database(ABC):
         raise ValueError("A project file has no logins: nobody logs in to a file, so there "
                          "is no login to remove (and work in a project is never deleted).")
 
-    @abstractmethod
-    def claim_transaction(self, key: int) -> AbstractContextManager[object]:
-        """A short transaction that claims rows locked with :attr:`skip_locked`: on a server
-        it takes a row lock per claimed row and an advisory lock of ``key`` only (claims of
-        different keys run at once; no change notice), on a file it is :meth:`transaction`."""
-
-    #: The locking clause of a claim's ``SELECT`` (``FOR UPDATE SKIP LOCKED`` on a server).
-    skip_locked = ""
+    def claim_row(self, key: int, sql: str, args: Sequence[object] = ()) -> Row | None:
+        """Run ``sql``, one statement that claims at most one row and returns it (``UPDATE
+        ... WHERE id = (SELECT ... FOR UPDATE SKIP LOCKED) RETURNING ...``), in a short
+        transaction of its own; the row, or ``None``. On a server the transaction holds an
+        advisory lock of ``key`` (one claim per key at a time, e.g. per annotator; claims of
+        different keys run at once, and nothing waits for the write lock) and is one round
+        trip (:meth:`.postgres.PostgresDatabase.claim_row`); on a file it is
+        :meth:`transaction` (``RETURNING``: SQLite 3.35 or later). Inside a transaction, the
+        statement joins it."""
+        with self.transaction():
+            row: Row | None = self.execute(sql, args).fetchone()
+        return row
 
     @property
     @abstractmethod
@@ -183,10 +187,6 @@ class SqliteDatabase(Database):
 
     def json_has_key(self, column: str, key: str) -> tuple[str, object]:
         return f"json_type({column}, ?) IS NOT NULL", '$."' + key.replace('"', '\\"') + '"'
-
-    def claim_transaction(self, key: int) -> AbstractContextManager[object]:
-        """:meth:`transaction`: a file has one writer at a time anyway."""
-        return self.transaction()
 
     def transaction(self) -> AbstractContextManager[object]:
         """``BEGIN IMMEDIATE`` ... ``COMMIT`` (see :func:`.connection.transaction`)."""

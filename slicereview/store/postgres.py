@@ -43,8 +43,8 @@ CHANGED = "change"
 WRITE_LOCK = APPLICATION_ID
 #: SQLSTATE of a statement the login's privileges or row-level security refuse.
 NOT_ALLOWED = "42501"
-#: First key of the two-key advisory lock of a claim (:meth:`PostgresDatabase.claim_transaction`;
-#: a 32-bit number, "SRcl").
+#: First key of the two-key advisory lock of a claim (:meth:`PostgresDatabase.claim_row`; a
+#: 32-bit number, "SRcl").
 CLAIM_LOCK = 0x5352636C
 BUSY_MESSAGE = ("The project is busy (another user is writing to it); nothing was saved "
                 "yet, try again in a moment.")
@@ -248,8 +248,6 @@ class PostgresDatabase(Database):
         finally:
             self._depth = 0
 
-    skip_locked = " FOR UPDATE SKIP LOCKED"
-
     def grant_login(self, name: str) -> str | None:
         """:func:`.postgres_access.grant_login` (in the caller's transaction)."""
         return access.grant_login(self.conn, name)
@@ -263,25 +261,29 @@ class PostgresDatabase(Database):
     def remove_login(self, name: str) -> str:
         return access.remove_login(self.conn, name)
 
-    @contextmanager
-    def claim_transaction(self, key: int) -> Iterator[object]:
-        """``BEGIN``, an advisory lock of (:data:`CLAIM_LOCK`, ``key``) -- one claim per key
-        at a time, e.g. per annotator --, the caller's ``SELECT ... FOR UPDATE SKIP LOCKED``
-        and update, ``COMMIT``; not the write lock, so claims of different keys run at once
-        (nor the change counter: a claim changes nothing another window shows). Nested use
-        joins the outer transaction."""
+    def claim_row(self, key: int, sql: str, args: Sequence[object] = ()) -> Any:
+        """``BEGIN``, an advisory lock of (:data:`CLAIM_LOCK`, ``key``), ``sql`` (an ``UPDATE
+        ... SKIP LOCKED ... RETURNING``), ``COMMIT``: one message, one round trip (the values
+        bound by psycopg on this side); not the write lock, nor the change counter (a claim
+        changes nothing another window shows). The lock is taken before ``sql`` starts, so
+        ``sql`` sees the key's previous claim. A connection lost on the way raises
+        :class:`ConnectionLostError` (``saved=None``: the claim may have been made)."""
         if self.in_transaction:
-            yield self
-            return
+            return self.execute(sql, args).fetchone()
+        from psycopg import ClientCursor
+
+        if self.conn.broken or self.conn.closed:
+            self.reconnect("the connection had been closed")
         self._depth = 1
+        cursor = ClientCursor(self.conn)
         try:
-            if self.conn.broken or self.conn.closed:
-                self.reconnect("the connection had been closed")
-            # (one round trip: the two statements sent together, the key a number)
-            self.conn.execute(f"BEGIN; SELECT pg_advisory_xact_lock({CLAIM_LOCK}, {int(key)})")
-            yield self
-            self.conn.execute("COMMIT")
+            cursor.execute(f"BEGIN; SELECT pg_advisory_xact_lock({CLAIM_LOCK}, {int(key)}); "
+                           f"{self._translate(sql)}; COMMIT", tuple(args))
+            cursor.nextset(), cursor.nextset()  # (the results of BEGIN and of the lock)
+            return cursor.fetchone()
         except BaseException as exc:
+            if link.is_lost(self.conn, exc):
+                raise ConnectionLostError(_LOST_UNKNOWN, saved=None) from exc
             if self._open_transaction() and not self.conn.closed:
                 self.conn.execute("ROLLBACK")
             _refused(exc)

@@ -121,3 +121,33 @@ def test_a_package_of_a_claimed_batch_holds_the_claimed_images(location, tmp_pat
         mine = pkg.raters.by_name("ann0").id
         assert work_images(pkg, mine, pkg.workflow.batch_by_name("b").id) == [
             i.id for i in pkg.images.all()]
+
+
+def test_a_claim_refused_or_cut_off_on_a_server_claims_nothing(postgres_cluster, tmp_path):
+    """A claim on a server is one message (``BEGIN``, the annotator's lock, the ``UPDATE``,
+    ``COMMIT``): one that waits longer than the busy timeout for the same annotator's other
+    claim is refused as busy, one whose connection is cut off says its outcome is unknown;
+    neither claims anything, and the next claim works on the same project."""
+    import psycopg
+
+    from slicereview.store.errors import ConnectionLostError, ProjectBusyError
+    from slicereview.store.postgres import CLAIM_LOCK
+
+    where = postgres_cluster.new_database()
+    batch, (a, b) = _project(where, tmp_path / "imgs", images=2, annotators=2, per_image=1)
+    with Project.open(where) as project:
+        project.set_busy_timeout(0.2)
+        with psycopg.connect(where) as other:  # a transaction holding a's claim lock
+            other.execute(f"SELECT pg_advisory_xact_lock({CLAIM_LOCK}, {a})")
+            with pytest.raises(ProjectBusyError):
+                project.slots.claim(batch, a)
+            assert project.slots.claim(batch, b) == 1  # another annotator's claim goes on
+        assert not project.db.in_transaction
+        assert project.slots.claim(batch, a) == 2
+        postgres_cluster.admin(
+            f"SELECT pg_terminate_backend({project.db.conn.info.backend_pid}, 5000)")
+        with pytest.raises(ConnectionLostError) as lost:
+            project.slots.claim(batch, b)
+        assert lost.value.saved is None
+        assert project.slots.claim(batch, b) is None  # connected again; nothing left for b
+        assert project.slots.all(batch) == [(1, 0, b), (2, 0, a)]
