@@ -168,9 +168,11 @@ class Reviews(Part):
             )
 
     def latest_features(self, image_id: int) -> dict | None:
-        """The most recently computed cached features of an image, whatever the selection."""
+        """The most recently computed cached features of an image, whatever the selection
+        (the owner report's per-image rows, annotators keys ``report:…``, are not features)."""
         row = self.db.execute(
             "SELECT features FROM review_features WHERE image_id = ? "
+            "AND annotators_key NOT LIKE 'report:%' "
             "ORDER BY computed_at DESC, phase, round, annotators_key, level LIMIT 1",
             (image_id,)).fetchone()
         return None if row is None else json.loads(row[0])

@@ -15,7 +15,8 @@ What a project holds (``N`` images):
   (:meth:`~slicereview.store.rating.Ratings.record_answers`); sessions finished;
 * every tenth image annotated by three annotators (1–3 blob polygons each, submitted, active
   time), half of those annotations with a reviewer's decision;
-* the review queue's features computed and cached (so that ``queue`` runs from the cache).
+* the review queue's features computed and cached (so that ``queue`` runs from the cache), and
+  the owner report's per-image rows (so that ``report`` runs from the cache).
 
 The cache: ``<temp>/slicereview-scale/<key>/`` where ``key`` is a digest of this file, of the
 store's schema version, the review features' version and the store's bulk-load code, so that
@@ -183,9 +184,11 @@ def build(folder: Path, path: Path, n: int) -> None:
 
 
 def _features(project) -> None:
+    from slicereview.app.report.agreement import inter_rater
     from slicereview.app.review.queue import QueueSpec, compute_features
 
     compute_features(project, QueueSpec(), workers=min(2, os.cpu_count() or 1))
+    inter_rater(project)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ command                growth    what bounds it
 ``info``               ≤ 2 ×     counts from aggregate queries; each folder of files listed
 ``queue`` (cache)      ≤ 3 ×     the cached features read, ranked and explained
 ``open --screenshot``  ≤ 1.5 ×   the window reads and shows what fits the screen
+``report``             ≤ 8 ×     per-image rows cached; sparse Bradley–Terry fits
 window's peak RSS      ≤ 1.5 ×   the same, in memory
 =====================  ========  ==========================================================
 
@@ -130,3 +131,20 @@ def test_open_screenshot_grows_at_most_1_5x(opened):
 
 def test_window_memory_grows_at_most_1_5x(opened):
     assert opened["rss"] <= 1.5
+
+
+def test_report_grows_at_most_8x(projects, tmp_path):
+    """``slicereview report`` (the HTML file), its per-image rows cached as the queue's
+    features are: what grows is the rating part (five sort sessions over every image: the
+    pooled Bradley–Terry fit and Crowd-BT by sparse Newton steps), the queue evaluation and
+    the per-image table. Two rounds each (a report takes seconds)."""
+    best: dict[int, float] = {}
+    for k in range(2):
+        for n, path in projects.items():
+            t, _ = run(["report", str(path), "--out", str(tmp_path / f"{n}-{k}.html")],
+                       tmp_path)
+            best[n] = min(best.get(n, float("inf")), t)
+    ratio = best[LARGE] / best[SMALL]
+    print(f"\nreport: {SMALL:,} images {best[SMALL]:.2f} s; {LARGE:,} images "
+          f"{best[LARGE]:.2f} s; growth {ratio:.2f}× (target 8×)")
+    assert ratio <= 8.0

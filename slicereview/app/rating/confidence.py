@@ -68,7 +68,7 @@ from slicereview.app.rating.raters import RaterInput, RaterLine, rater_input
 from slicereview.app.rating.run import Comparison, GradeRequest, RatingRun, answer_outcomes
 from slicereview.engines.ranking.active import CHOICE_ALPHA, VERSION, ActiveRanking
 from slicereview.engines.ranking.active import Answer as EngineAnswer
-from slicereview.engines.ranking.bt import BTFit, Outcome, win_matrix
+from slicereview.engines.ranking.bt import DENSE_LIMIT, BTFit, Outcome, win_matrix
 from slicereview.engines.ranking.bt import fit as bt_fit
 from slicereview.engines.ranking.posterior import Posterior
 from slicereview.engines.ranking.replay import Ranking
@@ -303,11 +303,15 @@ class DetailsInput:
 def expected_tau(run: RatingRun) -> float:
     """The expected Kendall τ of a pairwise session's ranking: a confidence session's meter;
     for a sort or exhaustive session the same posterior, the Laplace approximation of its
-    answers with the engine's pair-choice prior (NaN below two images)."""
+    answers with the engine's pair-choice prior (NaN below two images, and for a sort or
+    exhaustive session of more than :data:`~slicereview.engines.ranking.bt.DENSE_LIMIT`
+    images: the posterior's covariance would need O(n²) memory and O(n³) time)."""
     if isinstance(run, ConfidenceRun):
         return run.meter(1).expected_tau
     if run.kind == SessionKind.CLASSIFY:
         raise ValueError("a classify session has grades, not pairwise answers")
+    if len(run.items) > DENSE_LIMIT:
+        return math.nan
     index = {item: i for i, item in enumerate(run.items)}
     rows = [(index[a], index[b], s) for a, b, s in answer_outcomes(run.answers())
             if a in index and b in index]

@@ -164,7 +164,7 @@ def gather(project: Project, session_ids: Sequence[int] | None = None) -> Pooled
     chosen = [PooledSession(s, raters.get(s.rater_id, "?"), len(answers[s.id]),
                             project.ratings.session_finished_at(s.id) is not None)
               for s in sessions]
-    images = {i: (im.case_id, im.path) for i in items for im in [project.images.get(i)]}
+    images = {im.id: (im.case_id, im.path) for im in project.images.all(items)}
     return PooledInput((set_id, project.image_sets.all().get(set_id, "?")), chosen, items,
                        [o for s in sessions for o in answer_outcomes(answers[s.id])], images)
 

@@ -28,7 +28,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from slicereview.app.report import image_cache
 from slicereview.app.report.agreement import image_summary, selections
+from slicereview.engines.agreement.gram import subset_alpha
 from slicereview.store import Project
 
 
@@ -45,18 +47,29 @@ class PairImage:
 
 def pair_disagreements(project: Project, a: int, b: int, limit: int = 50) -> list[PairImage]:
     """The images (per phase) both ``a`` and ``b`` finished, lowest α first (NaN last), at
-    most ``limit``."""
-    shapes = {i: (r, c) for i, (_, r, c) in project.images.cases().items()}
-    cases = {i: case for i, (case, _, _) in project.images.cases().items()}
+    most ``limit``. An image whose report row is cached for all annotators
+    (:mod:`slicereview.app.report.image_cache`, edit times unchanged) takes the pair's α from
+    its overlap table (:func:`~slicereview.engines.agreement.gram.subset_alpha`, the same value);
+    the others are rasterised."""
+    found_cases = project.images.cases()
+    kinds = {q.name: str(q.kind) for q in project.questions.all(retired=True)}
+    cached = image_cache.load(project, image_cache.namespace(None))
     found = []
-    for anns in selections(project, [a, b]):
-        if len(anns) != 2:
+    for anns in selections(project):
+        pair = [k for k, x in enumerate(anns) if x.rater_id in (a, b)]
+        if len(pair) != 2:
             continue
-        polygons = project.polygons.of_many([x.id for x in anns])
-        task = (shapes[anns[0].image_id],
-               [[(p.vertices, str(p.certainty)) for p in polygons[x.id]] for x in anns])
-        alpha = image_summary(task)[0]
-        found.append(PairImage(anns[0].image_id, cases[anns[0].image_id], str(anns[0].phase),
-                               alpha, (anns[0].id, anns[1].id)))
+        image = anns[0].image_id
+        case, rows, cols = found_cases[image]
+        hit = cached.get((str(anns[0].phase), image))
+        if hit is not None and hit[0] == image_cache.entry_key(anns, (rows, cols), kinds):
+            alpha = subset_alpha(image_cache.from_json(hit[1])[4], pair, rows * cols)
+        else:
+            polygons = project.polygons.of_many([anns[k].id for k in pair])
+            alpha = image_summary(((rows, cols), [
+                [(p.vertices, str(p.certainty)) for p in polygons[anns[k].id]]
+                for k in pair]))[0]
+        found.append(PairImage(image, case, str(anns[0].phase), alpha,
+                               (anns[pair[0]].id, anns[pair[1]].id)))
     found.sort(key=lambda r: (math.isnan(r.alpha), r.alpha, r.image_id))
     return found[:limit]

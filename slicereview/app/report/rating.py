@@ -36,7 +36,7 @@ from slicereview.app.rating.confidence_rules import method_of
 from slicereview.app.rating.pooled import PAIRWISE, PooledRanking, pooled_ranking
 from slicereview.app.rating.raters import RaterLine, rater_input
 from slicereview.app.rating.run import RankingRow, open_run
-from slicereview.engines.ranking.bt import BT_ALPHA, METHOD, Z95
+from slicereview.engines.ranking.bt import BT_ALPHA, DENSE_LIMIT, METHOD, Z95
 from slicereview.model import SessionKind
 
 if TYPE_CHECKING:
@@ -114,6 +114,17 @@ def _ci(score: float, se: float) -> str:
     return f"{score - Z95 * se:.2f} … {score + Z95 * se:.2f}"
 
 
+def _large_note(entry: ImageSetRating) -> str:
+    """What is not computed for a set of more than :data:`DENSE_LIMIT` images ("" otherwise)."""
+    if entry.images <= DENSE_LIMIT:
+        return ""
+    return (f" This set has more than {DENSE_LIMIT:,} images: the expected τ of its sort and "
+            f"exhaustive sessions is not computed, nor the standard errors and intervals of a "
+            f"ranking of more than {DENSE_LIMIT:,} compared images (they need the inverse of "
+            f"an n × n matrix: O(n²) memory, O(n³) time); the scores are the same fit, by "
+            f"sparse Newton steps.")
+
+
 def render(sets: list[ImageSetRating], table: Callable[..., str]) -> str:
     """The rating part of the report; ``table(head, rows, left)`` makes an HTML table."""
     if not sets:
@@ -169,5 +180,5 @@ def render(sets: list[ImageSetRating], table: Callable[..., str]) -> str:
                      f"by the Bradley–Terry score of every answer of the set's sort and "
                      f"exhaustive sessions. BT: {method}. 95% CI: score ± 1.96 SE (Wald). An "
                      f"image that won or lost all its comparisons has a score held by the "
-                     f"prior and a wide interval.</p>")
+                     f"prior and a wide interval.{_large_note(entry)}</p>")
     return "\n".join(parts)

@@ -28,6 +28,10 @@ is the usual maximum-likelihood standard error of a logistic regression on the s
 (the tests check it against ``statsmodels``). A 95 % confidence interval is ``score ± 1.96 SE``
 (Wald).
 
+**At scale.** From :data:`SPARSE_FROM` compared items the Newton steps are sparse solves over
+the answers (:func:`newton_map_edges`; the same optimum). Above :data:`DENSE_LIMIT` compared
+items the standard errors are not computed (NaN): they need the dense inverse of ``H``.
+
 **Degenerate cases** (each tested):
 
 * no usable answers, or fewer than two images: every score 0, every SE NaN;
@@ -66,6 +70,13 @@ from slicereview.engines.ranking.blas import one_thread
 BT_ALPHA = 0.01
 #: z of a two-sided 95 % normal interval.
 Z95 = 1.959963984540054
+#: From this many compared items on, Newton's steps are sparse solves
+#: (:func:`newton_map_edges`): faster from a few hundred items, and O(answers) memory.
+SPARSE_FROM = 300
+#: Above this many compared items no covariance is computed (standard errors NaN): the
+#: inverse of the m × m information matrix needs O(m²) memory and O(m³) time (20,000 items:
+#: 3.2 GB a matrix, hours), and a sparse factorisation does not help (the inverse is dense).
+DENSE_LIMIT = 2000
 #: How the scores are made, for column headers and reports.
 METHOD = ("Bradley–Terry MAP (choix.opt_pairwise objective, L2 α = {alpha:g}, Newton); "
           "SE from the observed Fisher information; ties = half a win each way")
@@ -172,6 +183,69 @@ def newton_map(w: np.ndarray, alpha: float, start: np.ndarray | None = None,
     return theta
 
 
+def newton_map_edges(m: int, win: np.ndarray, lose: np.ndarray, weight: np.ndarray,
+                     alpha: float, start: np.ndarray | None = None, tol: float = 1e-10,
+                     max_iter: int = 100) -> np.ndarray:
+    """:func:`newton_map` from the answers as weighted edges instead of a win matrix: ``win``
+    was preferred to ``lose`` with weight ``weight`` (each shape (e,); a "same" is two edges of
+    ½). The same objective, gradient and Hessian, summed over the edges; the Newton step is a
+    sparse solve (the Hessian is ``2 α I`` plus the weighted Laplacian of the comparison graph,
+    O(e) non-zeros). Memory O(m + e) instead of O(m²), time per step about O(e) instead of
+    O(m³): what a ranking of thousands of images needs. Returns θ, shape (m,).
+
+    >>> win, lose, w = np.array([0, 1, 0]), np.array([1, 2, 2]), np.ones(3)
+    >>> dense = newton_map(win_matrix(3, win, lose, w), 0.01)
+    >>> bool(np.allclose(newton_map_edges(3, win, lose, w, 0.01), dense))
+    True
+    """
+    from scipy import sparse
+    from scipy.sparse.linalg import spsolve
+
+    win, lose = np.asarray(win, int), np.asarray(lose, int)
+    weight = np.asarray(weight, float)
+    # One row per compared pair i < j: w_ij (i preferred), w_ji, and their sum.
+    i_of, j_of = np.minimum(win, lose), np.maximum(win, lose)
+    pairs, which = np.unique(i_of * m + j_of, return_inverse=True)
+    i, j = pairs // m, pairs % m
+    forward = win < lose
+    w_ij = np.bincount(which, weight * forward, len(pairs))
+    w_ji = np.bincount(which, weight * ~forward, len(pairs))
+    n_ij = w_ij + w_ji
+    # The Hessian's pattern is fixed: build it once, refill its values each step.
+    diagonal_at = np.arange(m)
+    hess = sparse.csc_matrix((np.arange(1.0, 2 * len(pairs) + m + 1),
+                              (np.concatenate([i, j, diagonal_at]),
+                               np.concatenate([j, i, diagonal_at]))), shape=(m, m))
+    slot = hess.data.astype(int) - 1
+    theta = np.zeros(m) if start is None else np.array(start, dtype=float)
+
+    def objective(t: np.ndarray) -> float:
+        d = t[i] - t[j]
+        return float(alpha * t @ t + (w_ij * np.logaddexp(0.0, -d)
+                                      + w_ji * np.logaddexp(0.0, d)).sum())
+
+    f = objective(theta)
+    for _ in range(max_iter):
+        p = _sigmoid(theta[i] - theta[j])
+        r = w_ij - n_ij * p
+        grad = 2 * alpha * theta - np.bincount(i, r, m) + np.bincount(j, r, m)
+        h = n_ij * p * (1.0 - p)
+        diagonal = np.bincount(i, h, m) + np.bincount(j, h, m) + 2 * alpha
+        hess.data = np.concatenate([-h, -h, diagonal])[slot]
+        step = spsolve(hess, grad)
+        t = 1.0
+        while True:
+            candidate = theta - t * step
+            fc = objective(candidate)
+            if fc <= f or t < 1e-8:
+                break
+            t /= 2
+        theta, f = candidate, fc
+        if np.max(np.abs(t * step)) < tol:
+            break
+    return theta
+
+
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * x))
 
@@ -229,14 +303,39 @@ def fit(items: Sequence[Hashable], answers: Iterable[Outcome], alpha: float = BT
     local[compared] = np.arange(len(compared))
     first = np.array([r[0] for r in rows], dtype=int)
     second = np.array([r[1] for r in rows], dtype=int)
-    w = win_matrix(len(compared), local[first], local[second], [r[2] for r in rows])
-    theta = newton_map(w, alpha)
+    m = len(compared)
+    value = np.array([r[2] for r in rows])
+    theta = map_scores(m, local[first], local[second], value, alpha)
     theta -= theta.mean()
-    sigma = np.linalg.inv(precision(w, theta, alpha))
-    centred = sigma - sigma.mean(axis=0) - sigma.mean(axis=1)[:, None] + sigma.mean()
-    errors = np.sqrt(np.clip(np.diag(centred), 0.0, None))
+    centred = None
+    errors = np.full(m, math.nan)
+    if m <= DENSE_LIMIT:
+        w = win_matrix(m, local[first], local[second], value)
+        sigma = np.linalg.inv(precision(w, theta, alpha))
+        centred = sigma - sigma.mean(axis=0) - sigma.mean(axis=1)[:, None] + sigma.mean()
+        errors = np.sqrt(np.clip(np.diag(centred), 0.0, None))
     for k, i in enumerate(compared):
         scores[items[i]] = float(theta[k])
         se[items[i]] = float(errors[k])
     return BTFit(items, scores, se, comparisons, won, alpha,
                  centred if covariance else None)
+
+
+def map_scores(m: int, first: np.ndarray, second: np.ndarray, s: np.ndarray, alpha: float,
+               start: np.ndarray | None = None) -> np.ndarray:
+    """The MAP log-strengths of ``m`` items from answers ``(first, second, s)`` (each shape
+    (e,), ``s`` as in :data:`Outcome`): :func:`newton_map` on the win matrix below
+    :data:`SPARSE_FROM` items, :func:`newton_map_edges` from there on (the same optimum).
+
+    >>> theta = map_scores(2, np.array([0]), np.array([1]), np.array([1.0]), 0.01)
+    >>> bool(theta[0] > 0 > theta[1])
+    True
+    """
+    first, second = np.asarray(first, int), np.asarray(second, int)
+    s = np.asarray(s, float)
+    if m < SPARSE_FROM:
+        return newton_map(win_matrix(m, first, second, s), alpha, start)
+    win, lose = np.concatenate([first, second]), np.concatenate([second, first])
+    weight = np.concatenate([s, 1.0 - s])
+    keep = weight > 0
+    return newton_map_edges(m, win[keep], lose[keep], weight[keep], alpha, start)

@@ -45,7 +45,13 @@ import math
 import numpy as np
 
 from slicereview.engines.ranking.blas import one_thread
-from slicereview.engines.ranking.bt import BT_ALPHA, newton_map, precision
+from slicereview.engines.ranking.bt import (
+    BT_ALPHA,
+    SPARSE_FROM,
+    newton_map,
+    newton_map_edges,
+    precision,
+)
 
 #: The pair criteria :meth:`Posterior.scores` knows.
 CRITERIA = ("information", "misorder", "proxy")
@@ -93,7 +99,12 @@ class Posterior:
     def laplace(cls, wins: np.ndarray, alpha: float = BT_ALPHA) -> Posterior:
         """The Laplace approximation at the MAP of the win matrix ``wins`` (shape (n, n);
         ``wins[i, j]`` = how often ``i`` was preferred to ``j``, halves for "same")."""
-        theta = newton_map(wins, alpha)
+        n = len(wins)
+        if n < SPARSE_FROM:
+            theta = newton_map(wins, alpha)
+        else:  # the same optimum by sparse steps (1,000 images: 0.1 s instead of 0.7 s)
+            win, lose = np.nonzero(wins)
+            theta = newton_map_edges(n, win, lose, wins[win, lose], alpha)
         return cls(theta, np.linalg.inv(precision(wins, theta, alpha)))
 
     def copy(self) -> Posterior:

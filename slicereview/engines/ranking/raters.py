@@ -40,7 +40,13 @@ from statistics import NormalDist
 import numpy as np
 
 from slicereview.engines.ranking.blas import one_thread
-from slicereview.engines.ranking.bt import BT_ALPHA, fit, newton_map
+from slicereview.engines.ranking.bt import (
+    BT_ALPHA,
+    SPARSE_FROM,
+    fit,
+    newton_map,
+    newton_map_edges,
+)
 
 #: ``(a, b, s, rater)``: ``s`` = 1.0 when ``a`` was preferred, 0.0 when ``b``, 0.5 "same".
 RatedOutcome = tuple[Hashable, Hashable, float, "str | None"]
@@ -96,18 +102,15 @@ def crowd_bt(items: Sequence[Hashable], answers: Sequence[RatedOutcome],
     weight = np.array([s if w else 1.0 - s for _, _, s, _ in rows for w in (True, False)])
     who = np.array([raters.index(r) for *_, r in rows for _ in (0, 1)])
     eta = np.full(len(raters), 0.9)
-    start = np.zeros((n, n))
-    np.add.at(start, (win, lose), weight)
-    theta = newton_map(start, alpha)  # every answer taken as honest
+    theta = _scores(n, win, lose, weight, alpha)  # every answer taken as honest
     iterations = 0
+    both, other = np.concatenate([win, lose]), np.concatenate([lose, win])
     for iterations in range(1, max_iter + 1):  # noqa: B007 (the count is reported)
         p = 1.0 / (1.0 + np.exp(-(theta[win] - theta[lose])))
         e = eta[who]
         r = e * p / np.maximum(e * p + (1.0 - e) * (1.0 - p), 1e-300)
-        w = np.zeros((n, n))
-        np.add.at(w, (win, lose), weight * r)
-        np.add.at(w, (lose, win), weight * (1.0 - r))
-        new_theta = newton_map(w, alpha, start=theta)
+        new_theta = _scores(n, both, other, np.concatenate([weight * r, weight * (1.0 - r)]),
+                            alpha, theta)
         new = np.array([np.sum((weight * r)[who == k]) / np.sum(weight[who == k])
                         for k in range(len(raters))])
         done = max(np.max(np.abs(new - eta)), np.max(np.abs(new_theta - theta))) < tol
@@ -123,6 +126,18 @@ def crowd_bt(items: Sequence[Hashable], answers: Sequence[RatedOutcome],
         out[rater] = RaterReliability(rater, len(own), float(eta[k]),
                                       float(agree) / len(decided) if decided else math.nan)
     return CrowdBT({item: float(theta[i]) for item, i in index.items()}, out, iterations)
+
+
+def _scores(n: int, win: np.ndarray, lose: np.ndarray, weight: np.ndarray, alpha: float,
+            start: np.ndarray | None = None) -> np.ndarray:
+    """The MAP scores of weighted directed answers: a dense win matrix below
+    :data:`~slicereview.engines.ranking.bt.SPARSE_FROM` items, else sparse Newton steps."""
+    if n < SPARSE_FROM:
+        w = np.zeros((n, n))
+        np.add.at(w, (win, lose), weight)
+        return newton_map(w, alpha, start=start)
+    keep = weight > 0
+    return newton_map_edges(n, win[keep], lose[keep], weight[keep], alpha, start)
 
 
 def rater_reliability(items: Sequence[Hashable], answers: Sequence[RatedOutcome]

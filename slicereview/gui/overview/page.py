@@ -13,7 +13,9 @@ strict α first, computed in a worker); selecting one shows it in the View tab
 
 The report is computed when the tab is first shown for a project and on "Compute" (after
 changing the agreement subset, or to refresh after new work); it is not recomputed on every
-edit — a 1,200-image project takes seconds.
+edit — a 1,200-image project takes seconds. Each image's agreement values are cached by edit
+times (:mod:`slicereview.app.report.image_cache`), so Compute after new work computes the
+changed images only; the per-image tables show a page of rows at a time.
 """
 
 from __future__ import annotations
@@ -255,6 +257,7 @@ class OverviewPage(QWidget):
         for table in self.findChildren(QTableWidget):
             table.setRowCount(0)
         self.pair_list.clear()
+        self.images.clear()
         self.flags.setText("")
         for plot in (*self.hist.values(), *self.intra_hist.values(), *self.curves,
                      self.times_plot):

@@ -157,3 +157,21 @@ def test_outcomes_and_bad_choice():
         fit(["a", "b"], [], alpha=0)
     with pytest.raises(ValueError, match="distinct"):
         fit(["a", "a"], [])
+
+
+def test_sparse_newton_finds_the_dense_optimum_and_large_fits_skip_the_covariance():
+    """From SPARSE_FROM items the steps are sparse solves: the same MAP as the dense Newton
+    (ties included); above DENSE_LIMIT the scores are fitted and the SEs are NaN."""
+    from slicereview.engines.ranking import bt
+
+    n = bt.SPARSE_FROM + 50
+    rows = np.array(_random_answers(n, 6 * n, seed=5, ties=0.1))
+    a, b, s = rows[:, 0].astype(int), rows[:, 1].astype(int), rows[:, 2]
+    dense = bt.newton_map(bt.win_matrix(n, a, b, s), BT_ALPHA)
+    assert np.allclose(bt.map_scores(n, a, b, s, BT_ALPHA), dense, atol=1e-8)
+    big = bt.DENSE_LIMIT + 1
+    chain = [(k, k + 1, 1.0) for k in range(big - 1)] + [(0, big - 1, 0.5)]
+    f = fit(range(big), chain)
+    assert all(math.isnan(e) for e in f.se.values())
+    assert [i for i, _, _ in f.ranked()][:3] == [0, 1, 2]
+    assert abs(sum(f.scores.values())) < 1e-6

@@ -138,3 +138,22 @@ def test_plan():
     for bad in ({"target": 1.0}, {"target": 0.0}, {"seeds": 0}):
         with pytest.raises(ValueError):
             plan(15, 0.5, **{"target": 0.9, **bad})
+
+
+def test_crowd_bt_sparse_steps_give_the_dense_fit(monkeypatch):
+    """Crowd-BT's M-steps switch to sparse solves at SPARSE_FROM items: the same fit."""
+    from slicereview.engines.ranking import raters as engine
+
+    rng = np.random.default_rng(3)
+    truth = rng.normal(size=60)
+    answers = []
+    for k in range(600):
+        a, b = (int(x) for x in rng.choice(60, 2, replace=False))
+        good = 1.0 / (1.0 + np.exp(-(truth[a] - truth[b])))
+        answers.append((a, b, float(rng.random() < good), "r1" if k % 3 else "r2"))
+    dense = engine.crowd_bt(range(60), answers)
+    monkeypatch.setattr(engine, "SPARSE_FROM", 2)
+    sparse = engine.crowd_bt(range(60), answers)
+    assert np.allclose([sparse.scores[i] for i in range(60)],
+                       [dense.scores[i] for i in range(60)], atol=1e-6)
+    assert abs(sparse.raters["r1"].eta - dense.raters["r1"].eta) < 1e-6
