@@ -16,6 +16,7 @@ command                growth    what bounds it
 ``info``               ≤ 2 ×     counts from aggregate queries; each folder of files listed
 ``queue`` (cache)      ≤ 3 ×     the copied features read, ranked and explained
 ``open --screenshot``  ≤ 1.5 ×   the window reads and shows what fits the screen
+``report``             ≤ 8 ×     per-image rows copied with the cache; sparse Bradley–Terry
 window's peak RSS      ≤ 1.5 ×   the same, in memory
 =====================  ========  ==========================================================
 
@@ -24,8 +25,8 @@ say ``0 computed`` (the copy carries ``review_features`` row for row, and the ca
 features' version and each annotation's edit stamp -- is the same on both backends).
 
 Measured on the shared 2-core machine: see docs/performance.md ("Scale of one project", the
-server paragraph). Run with ``-m benchmark -s`` to see the numbers. CI cost: ~60 s with the
-scale projects cached (they are built by this benchmark when not).
+server paragraph). Run with ``-m benchmark -s`` to see the numbers. CI cost: ~75 s with the
+scale projects cached (they are built by this benchmark when not), half of it the reports.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import sys
 import pytest
 
 from tests.benchmarks.scale_project import project
-from tests.benchmarks.test_bench_scale import LARGE, SMALL, growth
+from tests.benchmarks.test_bench_scale import LARGE, SMALL, growth, run
 
 pytestmark = pytest.mark.benchmark
 
@@ -97,3 +98,30 @@ def test_open_screenshot_on_the_server_grows_at_most_1_5x(opened):
 
 def test_window_memory_on_the_server_grows_at_most_1_5x(opened):
     assert opened["rss"] <= 1.5
+
+
+def test_report_on_the_server_grows_at_most_8x(servers, tmp_path):
+    """``slicereview report`` on the two databases, two rounds each (as on files): its
+    per-image rows came with the copied cache, so no report writes a cache row (none newer
+    than the transaction id taken before)."""
+    import psycopg
+
+    def newest_xid(url: str) -> int:
+        with psycopg.connect(url) as conn:
+            return conn.execute("SELECT txid_current() % 4294967296").fetchone()[0]
+
+    before = {n: newest_xid(url) for n, url in servers.items()}
+    best: dict[int, float] = {}
+    for k in range(2):
+        for n, url in servers.items():
+            t, _ = run(["report", url, "--out", str(tmp_path / f"{n}-{k}.html")], tmp_path)
+            best[n] = min(best.get(n, float("inf")), t)
+    ratio = best[LARGE] / best[SMALL]
+    print(f"\nserver report: {SMALL:,} images {best[SMALL]:.2f} s; {LARGE:,} images "
+          f"{best[LARGE]:.2f} s; growth {ratio:.2f}× (target 8×)")
+    for n, url in servers.items():
+        with psycopg.connect(url) as conn:
+            written = conn.execute("SELECT count(*) FROM review_features WHERE "
+                                   "xmin::text::bigint > %s", (before[n],)).fetchone()[0]
+        assert written == 0, f"{n:,} images: the report computed {written} cached rows again"
+    assert ratio <= 8.0
