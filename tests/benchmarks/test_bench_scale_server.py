@@ -25,7 +25,7 @@ say ``0 computed`` (the copy carries ``review_features`` row for row, and the ca
 features' version and each annotation's edit stamp -- is the same on both backends).
 
 Measured on the shared 2-core machine: see docs/performance.md ("Scale of one project", the
-server paragraph). Run with ``-m benchmark -s`` to see the numbers. CI cost: ~75 s with the
+server paragraph). Run with ``-m benchmark -s`` to see the numbers. CI cost: 70–90 s with the
 scale projects cached (they are built by this benchmark when not), half of it the reports.
 """
 
