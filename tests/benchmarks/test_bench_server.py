@@ -23,8 +23,10 @@ server the annotator works on their own login (row-level security applies).
   p95 ≤ 3.5 × ``SELECT 1`` p95 (measured 1.8-2.7×; four round trips, a ``SELECT`` and an
   ``UPDATE``, measured 3.2-3.7×; 7.2-8.1× before the claim's query read the rater's images
   once; a claim that waited for other claims' locks rather than skipping them would not hold
-  it either), and claim p95 ≤ 20 ms, the goal (measured 7.7-18.0 ms at load 2.5-5; 15-21 ms
-  with four round trips). docs/performance.md has the figures.
+  it either). The goal, p95 ≤ 20 ms, is printed, not asserted: measured 7.7-18.0 ms at load
+  2.5-5 (15-21 ms with four round trips), but an absolute time on a shared machine measures its
+  load (an absolute bound failed CI once in this project), and the ratio catches the claim
+  getting slower. docs/performance.md has the figures.
 """
 
 from __future__ import annotations
@@ -202,5 +204,4 @@ def test_claim_latency_with_8_clients(cluster, tmp_path):
     print(f"\nclaim with {CLIENTS} clients: p95 {claim:.1f} ms (median "
           f"{np.median([t for c, _ in results for t in c]) * 1000:.1f} ms); SELECT 1 p95 "
           f"{floor:.1f} ms; ratio {claim / floor:.1f}x (goal: p95 <= 20 ms)")
-    assert claim <= 3.5 * floor
-    assert claim <= 20, f"claim p95 {claim:.1f} ms > 20 ms (SELECT 1 p95 {floor:.1f} ms)"
+    assert claim <= 3.5 * floor, f"claim p95 {claim:.1f} ms, SELECT 1 p95 {floor:.1f} ms"
