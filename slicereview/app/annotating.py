@@ -78,9 +78,10 @@ def check_may_work(project: Project, rater_id: int, phase: Phase | str) -> None:
     check_may_start(project, rater_id, phase)
 
 
-def _check(project: Project, annotation_id: int) -> None:
+def _check(project: Project, annotation_id: int) -> Annotation:
     ann = project.annotations.get(annotation_id)
     check_may_work(project, ann.rater_id, ann.phase)
+    return ann
 
 
 def start(project: Project, rater_id: int, image_id: int, phase: Phase | str = Phase.FORMAL,
@@ -159,15 +160,16 @@ def finish(project: Project, annotation_id: int, status: AnnotationStatus | str)
     """
     status = AnnotationStatus(status)
     with project.transaction():
-        _check(project, annotation_id)
+        ann = _check(project, annotation_id)
         if status is AnnotationStatus.SUBMITTED and not project.polygons.of(annotation_id):
             raise ValueError(NO_POLYGONS)
         project.annotations.set_status(annotation_id, status)
     if status is not AnnotationStatus.IN_PROGRESS:
         # the QA workflow: onboarding work is scored against gold, low agreement acted on
+        # (with the annotation read above: on a server each read is a round trip)
         from slicereview.app.qa.low_agreement import after_finish
 
-        after_finish(project, annotation_id)
+        after_finish(project, annotation_id, ann)
 
 
 RATING_KINDS = ("sort", "exhaustive", "confidence", "classify")
