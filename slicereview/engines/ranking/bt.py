@@ -58,7 +58,7 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -163,24 +163,14 @@ def newton_map(w: np.ndarray, alpha: float, start: np.ndarray | None = None,
     def objective(t: np.ndarray) -> float:
         return float(alpha * t @ t + (w * np.logaddexp(0.0, t[None, :] - t[:, None])).sum())
 
-    f = objective(theta)
-    for _ in range(max_iter):
+    def newton_step(theta: np.ndarray) -> np.ndarray:
         p = _sigmoid(theta[:, None] - theta[None, :])
         grad = 2 * alpha * theta - (w - n_ij * p).sum(axis=1)
         v = n_ij * p * (1 - p)
         hess = np.diag(v.sum(axis=1) + 2 * alpha) - v
-        step = np.linalg.solve(hess, grad)
-        t = 1.0
-        while True:
-            candidate = theta - t * step
-            fc = objective(candidate)
-            if fc <= f or t < 1e-8:
-                break
-            t /= 2
-        theta, f = candidate, fc
-        if np.max(np.abs(t * step)) < tol:
-            break
-    return theta
+        return np.linalg.solve(hess, grad)
+
+    return _damped_newton(theta, objective, newton_step, tol, max_iter)
 
 
 def newton_map_edges(m: int, win: np.ndarray, lose: np.ndarray, weight: np.ndarray,
@@ -224,15 +214,27 @@ def newton_map_edges(m: int, win: np.ndarray, lose: np.ndarray, weight: np.ndarr
         return float(alpha * t @ t + (w_ij * np.logaddexp(0.0, -d)
                                       + w_ji * np.logaddexp(0.0, d)).sum())
 
-    f = objective(theta)
-    for _ in range(max_iter):
+    def newton_step(theta: np.ndarray) -> np.ndarray:
         p = _sigmoid(theta[i] - theta[j])
         r = w_ij - n_ij * p
         grad = 2 * alpha * theta - np.bincount(i, r, m) + np.bincount(j, r, m)
         h = n_ij * p * (1.0 - p)
         diagonal = np.bincount(i, h, m) + np.bincount(j, h, m) + 2 * alpha
         hess.data = np.concatenate([-h, -h, diagonal])[slot]
-        step = spsolve(hess, grad)
+        return np.asarray(spsolve(hess, grad))
+
+    return _damped_newton(theta, objective, newton_step, tol, max_iter)
+
+
+def _damped_newton(theta: np.ndarray, objective: Callable[[np.ndarray], float],
+                   newton_step: Callable[[np.ndarray], np.ndarray], tol: float,
+                   max_iter: int) -> np.ndarray:
+    """Newton's method with step halving: from ``theta`` (shape (m,)), take ``newton_step``
+    (the Hessian solved against the gradient) halved until ``objective`` does not rise, until a
+    step moves no coordinate by ``tol`` or ``max_iter`` steps."""
+    f = objective(theta)
+    for _ in range(max_iter):
+        step = newton_step(theta)
         t = 1.0
         while True:
             candidate = theta - t * step
