@@ -16,6 +16,13 @@ timeout (``lock_timeout``), a deadlock or a serialisation
 failure rolls the transaction back and raises :class:`~.errors.ProjectBusyError`: nothing was
 written, the same intent may be retried.
 
+Each statement to the server is a round trip, so a transaction sends what needs no answer of
+its own together with a statement that does: the ``BEGIN`` and the lock go in one message with
+the transaction's first statement (a transaction that runs none sends nothing); the read of the
+transaction's id (what tells, after a connection lost during ``COMMIT``, whether it was
+committed) goes with its first ``INSERT``, ``UPDATE`` or ``DELETE``; the change counter with
+the ``COMMIT``. A submit on a loopback server is then four round trips (it was nine).
+
 Opening, checking, creating and migrating a server project: :mod:`.postgres_opening`.
 """
 
@@ -25,13 +32,14 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from slicereview.store import postgres_access as access
 from slicereview.store import postgres_link as link
 from slicereview.store.database import Database
 from slicereview.store.errors import ConnectionLostError, ProjectBusyError, ServerError
 from slicereview.store.location import describe
+from slicereview.store.postgres_dialect import row_factory, to_postgres
 from slicereview.store.postgres_schema import STATE_TABLE
 from slicereview.store.schema import APPLICATION_ID
 
@@ -50,59 +58,6 @@ BUSY_MESSAGE = ("The project is busy (another user is writing to it); nothing wa
                 "yet, try again in a moment.")
 
 
-class Row(tuple):
-    """A result row read by index or by column name, like :class:`sqlite3.Row`."""
-
-    __slots__ = ()
-    _index: ClassVar[dict[str, int]] = {}
-
-    def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, str):
-            return tuple.__getitem__(self, self._index[key])
-        return tuple.__getitem__(self, key)
-
-    def keys(self) -> list[str]:
-        return list(self._index)
-
-
-_ROW_TYPES: dict[tuple[str, ...], type[Row]] = {}
-
-
-def _row_type(names: tuple[str, ...]) -> type[Row]:
-    found = _ROW_TYPES.get(names)
-    if found is None:
-        index: dict[str, int] = {}
-        for k, name in enumerate(names):
-            index.setdefault(name, k)  # the first of two equal names, as sqlite3.Row
-        found = _ROW_TYPES[names] = type("Row", (Row,), {"__slots__": (), "_index": index})
-    return found
-
-
-def row_factory(cursor: Any) -> Callable[[Sequence[Any]], Any]:
-    description = cursor.description
-    if description is None:
-        return tuple
-    return _row_type(tuple(d.name for d in description))
-
-
-_PLACEHOLDER = re.compile(r"'(?:[^']|'')*'|\bIS \?|\?|%")
-
-
-def to_postgres(sql: str) -> str:
-    """A statement with SQLite's ``?`` placeholders in psycopg's style.
-
-    >>> to_postgres("SELECT 1 FROM t WHERE a = ? AND b IS ? AND c LIKE 'x%?'")
-    "SELECT 1 FROM t WHERE a = %s AND b IS NOT DISTINCT FROM %s AND c LIKE 'x%%?'"
-    """
-    def one(m: re.Match[str]) -> str:
-        text = m.group(0)
-        if text.startswith("'"):
-            return text.replace("%", "%%")
-        return {"?": "%s", "%": "%%"}.get(text, "IS NOT DISTINCT FROM %s")
-
-    return _PLACEHOLDER.sub(one, sql)
-
-
 class PostgresDatabase(Database):
     """An open server project: one psycopg connection in autocommit mode, made again when it
     is lost (see the module docstring)."""
@@ -113,7 +68,7 @@ class PostgresDatabase(Database):
                  read_only: bool = False) -> None:
         import psycopg
 
-        self.conn = conn
+        self._conn = conn
         self.url = url
         self.IntegrityError = psycopg.IntegrityError
         self._sql: dict[str, str] = {}
@@ -121,6 +76,11 @@ class PostgresDatabase(Database):
         self._lock_timeout_ms = lock_timeout_ms
         self._read_only = read_only
         self._depth = 0
+        #: In a transaction: its ``BEGIN`` is not sent yet (it goes with the first statement).
+        self._pending_begin = False
+        #: In a transaction: its id, read in the message of its first ``INSERT``, ``UPDATE``
+        #: or ``DELETE`` (``None`` before one).
+        self._xid: str | None = None
         self._reconnecting = False
         self._backend = link.Backend.of(conn)
         #: Between reconnection attempts: waits and says whether to go on (the command line
@@ -139,20 +99,58 @@ class PostgresDatabase(Database):
             found = self._sql[sql] = to_postgres(sql)
         return found
 
+    @property
+    def conn(self) -> Any:
+        """The psycopg connection. In a transaction whose ``BEGIN`` is still pending, it is
+        sent first (for code that uses the connection itself: ``COPY``, logins)."""
+        if self._pending_begin:
+            self._begin()
+        return self._conn
+
     def execute(self, sql: str, args: Iterable[object] | dict = ()) -> Any:
         text = self._translate(sql)
         params = tuple(args) if not isinstance(args, dict) else args
+        if self._depth:
+            return self._in_transaction(sql, text, params)
         if self.in_transaction:  # a lost connection ends the transaction: it raises there
-            return self.conn.execute(text, params)
+            return self._conn.execute(text, params)
         try:
-            return self.conn.execute(text, params)
+            return self._conn.execute(text, params)
         except Exception as exc:
-            if not link.is_lost(self.conn, exc):
+            if not link.is_lost(self._conn, exc):
                 raise
             self.reconnect(link.lost_reason(exc))
             if not _READ.match(sql):  # (every write runs in a transaction: never here)
                 raise ConnectionLostError(_LOST_UNKNOWN, saved=None) from exc
-            return self.conn.execute(text, params)  # a read outside a transaction: again
+            return self._conn.execute(text, params)  # a read outside a transaction: again
+
+    def _in_transaction(self, sql: str, text: str, params: tuple | dict) -> Any:
+        """A statement of :meth:`transaction`, in one message with what is still pending:
+        the ``BEGIN`` and the write lock before the first statement, the read of the
+        transaction's id before its first write (see the module docstring; a pipeline keeps
+        each statement prepared, as one sent alone)."""
+        begin, first_write = self._pending_begin, self._xid is None and _WRITE.match(sql)
+        if not begin and not first_write:  # a lost connection ends the transaction: it
+            return self._conn.execute(text, params)  # raises in transaction()
+        for again in (False, True):
+            try:
+                if self._conn.broken or self._conn.closed:
+                    self.reconnect("the connection had been closed")
+                with self._conn.pipeline():
+                    for statement in _BEGIN if begin else ():
+                        self._conn.execute(statement)
+                    xid = self._conn.execute(_XID) if first_write else None
+                    cursor = self._conn.execute(text, params)
+                break
+            except Exception as exc:  # nothing of the transaction ran before its BEGIN:
+                if again or not begin or not link.is_lost(self._conn, exc):  # sent again
+                    self._pending_begin = False
+                    raise
+                self.reconnect(link.lost_reason(exc))
+        self._pending_begin = False
+        if xid is not None:
+            self._xid = str(xid.fetchone()[0])
+        return cursor
 
     def executemany(self, sql: str, rows: Iterable[Iterable[object]]) -> Any:
         cur = self.conn.cursor()
@@ -209,7 +207,7 @@ class PostgresDatabase(Database):
         """Whether the connection is inside a transaction (not: idle, or lost)."""
         from psycopg.pq import TransactionStatus
 
-        return self.conn.info.transaction_status in (
+        return self._conn.info.transaction_status in (
             TransactionStatus.ACTIVE, TransactionStatus.INTRANS, TransactionStatus.INERROR)
 
     @contextmanager
@@ -218,35 +216,37 @@ class PostgresDatabase(Database):
         if self.in_transaction:
             yield self
             return
-        self._depth = 1
+        self._depth, self._pending_begin, self._xid = 1, True, None
         xid: str | None = None
         committing = False
         try:
-            self._begin()
             yield self
-            row = self.conn.execute(
-                f"UPDATE {STATE_TABLE} SET data_version = data_version + 1 "
-                "WHERE pg_current_xact_id_if_assigned() IS NOT NULL "
-                f"RETURNING CAST(pg_current_xact_id() AS text), pg_notify('{CHANNEL}', "
-                f"'{CHANGED}')").fetchone()
-            xid = None if row is None else str(row[0])
-            committing = True
-            self.conn.execute("COMMIT")
+            if self._pending_begin:
+                return  # no statement: nothing was sent, nothing to commit
+            xid = self._xid
+            if xid is not None:  # it wrote: the counter and the COMMIT in one message
+                committing = True
+                self._conn.execute(f"{_COUNT}; COMMIT")
+            else:  # (it may have written otherwise: a function, COPY, executemany)
+                row = self._conn.execute(_COUNT).fetchone()
+                xid = None if row is None else str(row[0])
+                committing = True
+                self._conn.execute("COMMIT")
             self._own_commits += xid is not None
         except BaseException as exc:
             if isinstance(exc, ConnectionLostError):
                 raise  # (reconnecting gave up)
-            if link.is_lost(self.conn, exc):
+            if link.is_lost(self._conn, exc):
                 if committing and (xid is None or self._committed_after_loss(xid, exc)):
                     self._own_commits += xid is not None
                     return  # committed once (or nothing to commit): the intent is done
                 raise ConnectionLostError(_LOST_NOT_SAVED, saved=False, may_retry=True) from exc
-            if self._open_transaction() and not self.conn.closed:
-                self.conn.execute("ROLLBACK")
+            if self._open_transaction() and not self._conn.closed:
+                self._conn.execute("ROLLBACK")
             _refused(exc)
             raise
         finally:
-            self._depth = 0
+            self._depth, self._pending_begin = 0, False
 
     def grant_login(self, name: str) -> str | None:
         """:func:`.postgres_access.grant_login` (in the caller's transaction)."""
@@ -272,38 +272,28 @@ class PostgresDatabase(Database):
             return self.execute(sql, args).fetchone()
         from psycopg import ClientCursor
 
-        if self.conn.broken or self.conn.closed:
+        if self._conn.broken or self._conn.closed:
             self.reconnect("the connection had been closed")
         self._depth = 1
-        cursor = ClientCursor(self.conn)
+        cursor = ClientCursor(self._conn)
         try:
             cursor.execute(f"BEGIN; SELECT pg_advisory_xact_lock({CLAIM_LOCK}, {int(key)}); "
                            f"{self._translate(sql)}; COMMIT", tuple(args))
             cursor.nextset(), cursor.nextset()  # (the results of BEGIN and of the lock)
             return cursor.fetchone()
         except BaseException as exc:
-            if link.is_lost(self.conn, exc):
+            if link.is_lost(self._conn, exc):
                 raise ConnectionLostError(_LOST_UNKNOWN, saved=None) from exc
-            if self._open_transaction() and not self.conn.closed:
-                self.conn.execute("ROLLBACK")
+            if self._open_transaction() and not self._conn.closed:
+                self._conn.execute("ROLLBACK")
             _refused(exc)
             raise
         finally:
             self._depth = 0
 
     def _begin(self) -> None:
-        """``BEGIN`` and the write lock; a connection found lost here is made again first
-        (nothing of the intent has run yet)."""
-        for again in (False, True):
-            try:
-                if self.conn.broken or self.conn.closed:
-                    self.reconnect("the connection had been closed")
-                self.conn.execute(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})")
-                return
-            except Exception as exc:
-                if again or not link.is_lost(self.conn, exc):
-                    raise
-                self.reconnect(link.lost_reason(exc))
+        """The pending ``BEGIN`` and write lock, alone (:attr:`conn`)."""
+        self._in_transaction("SELECT", "SELECT 1", ())
 
     def _committed_after_loss(self, xid: str, exc: BaseException) -> bool:
         """After the connection was lost during ``COMMIT``: reconnect and tell whether the
@@ -315,7 +305,7 @@ class PostgresDatabase(Database):
             self.reconnect(link.lost_reason(exc), settle=False)
         except ConnectionLostError as lost:
             raise ConnectionLostError(f"{_LOST_UNKNOWN} ({lost})", saved=None) from exc
-        committed = link.outcome(self.conn, xid, old)
+        committed = link.outcome(self._conn, xid, old)
         self.unsettled = None
         return bool(committed)
 
@@ -333,7 +323,7 @@ class PostgresDatabase(Database):
                                   reason)
         finally:
             self._reconnecting = False
-        old, self.conn = self.conn, conn
+        old, self._conn = self._conn, conn
         with suppress(Exception):
             old.close()
         previous, self._backend = self._backend, link.Backend.of(conn)
@@ -364,10 +354,17 @@ class PostgresDatabase(Database):
         self.execute(f"SET lock_timeout = {self._lock_timeout_ms}")
 
     def close(self) -> None:
-        self.conn.close()
+        self._conn.close()
 
 
 _READ = re.compile(r"\s*(SELECT|SET|SHOW)\b", re.I)
+_WRITE = re.compile(r"\s*(INSERT|UPDATE|DELETE)\b", re.I)
+_BEGIN = ("BEGIN", f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+_XID = "SELECT CAST(pg_current_xact_id() AS text)"
+#: The change counter, incremented when the transaction wrote (its id and the change notice).
+_COUNT = (f"UPDATE {STATE_TABLE} SET data_version = data_version + 1 WHERE "
+          "pg_current_xact_id_if_assigned() IS NOT NULL RETURNING CAST(pg_current_xact_id() "
+          f"AS text), pg_notify('{CHANNEL}', '{CHANGED}')")
 _LOST_NOT_SAVED = ("The connection to the server was lost; nothing of this change was saved "
                    "(it is saved when done again: the connection is made again first).")
 _LOST_UNKNOWN = ("The connection to the server was lost while this change was being saved; "

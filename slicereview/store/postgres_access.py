@@ -64,15 +64,21 @@ OTHERS = ("true", _ALL)
 #: write: an annotator takes a free claim slot for themselves.
 UPDATES = {"slots": (f"{_ALL} OR rater_id IS NULL OR {_MINE}", f"{_ALL} OR {_MINE}")}
 
-_FUNCTIONS = (
-    f"CREATE OR REPLACE FUNCTION {RATER_FN}() RETURNS bigint LANGUAGE sql STABLE "
-    "SET search_path = public AS "
-    "$$ SELECT id FROM raters WHERE name = current_user $$",
-    f"CREATE OR REPLACE FUNCTION {SEES_ALL_FN}() RETURNS boolean LANGUAGE sql STABLE "
-    "SET search_path = public AS "
-    "$$ SELECT EXISTS (SELECT 1 FROM raters WHERE name = current_user "
-    "AND role IN ('reviewer', 'owner')) $$",
-)
+#: The helpers' bodies (PL/pgSQL: a function's statements are planned once per connection;
+#: a SQL function's on every statement that calls it). Every name in them is qualified, so
+#: that no search path decides what they read: a login's own temporary table ``raters``
+#: (anyone may make one, and PostgreSQL looks for tables in ``pg_temp`` first unless told
+#: otherwise) does not stand in for the project's and make an annotator an owner. (A ``SET
+#: search_path`` clause would do that too, at the cost of a change of setting on every call.)
+HELPERS = {
+    RATER_FN: ("bigint", "BEGIN RETURN (SELECT id FROM public.raters WHERE name "
+                         "OPERATOR(pg_catalog.=) current_user); END"),
+    SEES_ALL_FN: ("boolean", "BEGIN RETURN EXISTS (SELECT 1 FROM public.raters WHERE name "
+                             "OPERATOR(pg_catalog.=) current_user AND role "
+                             "OPERATOR(pg_catalog.=) ANY ('{reviewer,owner}')); END"),
+}
+_FUNCTIONS = tuple(f"CREATE OR REPLACE FUNCTION {name}() RETURNS {returns} LANGUAGE plpgsql "
+                   f"STABLE AS $$ {body} $$" for name, (returns, body) in HELPERS.items())
 
 
 def enable_blinding(conn: Any) -> None:
@@ -104,6 +110,26 @@ def enable_blinding(conn: Any) -> None:
                              f"{command.upper()} {clause}")
             else:  # (as this version words it: a project made before gets the faster form)
                 conn.execute(f"ALTER POLICY slicereview_{command} ON {table} {clause}")
+
+
+def renew_helpers(conn: Any) -> bool:
+    """Make the helpers again as this version words them when they differ (a project made
+    by an earlier version) and ``conn``'s login owns them (the project's owner, or a
+    superuser); returns whether it did. Other logins cannot, and leave them."""
+    rows = conn.execute(
+        "SELECT p.proname, p.prosrc, p.proconfig, pg_has_role(p.proowner, 'USAGE') FROM "
+        "pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = "
+        "current_schema() AND p.proname IN (%s, %s)", tuple(HELPERS)).fetchall()
+    if not rows or not all(r[3] for r in rows) or all(
+            r[1].strip() == HELPERS[r[0]][1] and r[2] is None for r in rows):
+        return False
+    from slicereview.store.schema import APPLICATION_ID  # (the key of every write's lock)
+
+    with conn.transaction():  # (after other writers: two windows opening at once wait)
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (APPLICATION_ID,))
+        for statement in _FUNCTIONS:
+            conn.execute(statement)
+    return True
 
 
 def blinding_enabled(conn: Any) -> bool:

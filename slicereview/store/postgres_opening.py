@@ -27,7 +27,8 @@ from slicereview.store.errors import (
     ServerError,
 )
 from slicereview.store.location import describe
-from slicereview.store.postgres import WRITE_LOCK, PostgresDatabase, row_factory
+from slicereview.store.postgres import WRITE_LOCK, PostgresDatabase
+from slicereview.store.postgres_dialect import row_factory
 from slicereview.store.postgres_schema import (
     STATE_DDL,
     STATE_INSERT,
@@ -205,6 +206,10 @@ def connect_server(url: str, *, read_only: bool = False,
                     f"{describe(url)} uses project format {version}; open it once with write "
                     f"access to upgrade it to format {SCHEMA_VERSION}.")
             _migrate(PostgresDatabase(conn, url))
+        elif not read_only:
+            from slicereview.store.postgres_access import renew_helpers
+
+            renew_helpers(conn)
         if read_only:
             conn.execute("SET default_transaction_read_only = on")
         return PostgresDatabase(conn, url, lock_timeout_ms=int(busy_timeout_s * 1000),

@@ -84,6 +84,14 @@ def test_an_annotators_login_cannot_read_or_change_another_annotators_work(url, 
         assert conn.execute("DELETE FROM reviews").rowcount == 0
         assert conn.execute("DELETE FROM raters").rowcount == 0
         assert conn.execute("UPDATE images SET rows = 1").rowcount == 0
+        # nor pass for an owner with a temporary table of raters of their own (a temporary
+        # table comes first in a search path that does not name pg_temp)
+        conn.execute("CREATE TEMP TABLE raters (id bigint, name text, role text)")
+        conn.execute("INSERT INTO raters VALUES (%s, current_user, 'owner')", (b,))
+        assert conn.execute("SELECT count(*) FROM annotations WHERE rater_id = %s",
+                            (b,)).fetchone()[0] == 0
+        assert conn.execute("UPDATE annotations SET status = 'draft' WHERE rater_id = %s",
+                            (b,)).rowcount == 0
     with Project.open(url) as owner:  # a pin and a claim batch by the owner
         owner.reviews.add(1, owner.raters.by_name(r_name).id, comment="pin", pin_kind="point",
                           pin_at=(2, 2))
@@ -104,6 +112,41 @@ def test_an_annotators_login_cannot_read_or_change_another_annotators_work(url, 
     with Project.open(url, read_only=True) as owner:  # B's work is as B left it
         ann = owner.annotations.for_image(b, 1)
         assert str(ann.status) == "submitted" and len(owner.polygons.of(ann.id)) == 1
+
+
+def test_helpers_made_by_an_earlier_version_are_made_again_when_the_owner_opens(url):
+    """A project made when the helpers were SQL functions with a search path that did not
+    name ``pg_temp``: an annotator's login opening it changes nothing (it cannot), nor does a
+    read-only opening; the owner's makes them again."""
+    import psycopg
+
+    from slicereview.store.postgres_access import HELPERS, RATER_FN, SEES_ALL_FN
+
+    with Project.create(url) as owner:
+        add_login(owner, "early", Role.ANNOTATOR)
+
+    def helpers() -> dict:
+        with psycopg.connect(url) as conn:
+            return {r[0]: (r[1].strip(), r[2]) for r in conn.execute(
+                "SELECT proname, prosrc, proconfig FROM pg_proc WHERE proname IN (%s, %s)",
+                tuple(HELPERS))}
+
+    now = {name: (body, None) for name, (_, body) in HELPERS.items()}
+    assert helpers() == now
+    with psycopg.connect(url) as conn:  # as the earlier version made them
+        for name, (returns, body) in (
+                (RATER_FN, ("bigint", "SELECT id FROM raters WHERE name = current_user")),
+                (SEES_ALL_FN, ("boolean", "SELECT EXISTS (SELECT 1 FROM raters WHERE name = "
+                                          "current_user AND role IN ('reviewer', 'owner'))"))):
+            conn.execute(f"CREATE OR REPLACE FUNCTION {name}() RETURNS {returns} LANGUAGE sql "
+                         f"STABLE SET search_path = public AS $$ {body} $$")
+    before = helpers()
+    assert all(config == ["search_path=public"] for _, config in before.values())
+    Project.open(_as(url, "early")).close()
+    Project.open(url, read_only=True).close()
+    assert helpers() == before
+    Project.open(url).close()
+    assert helpers() == now
 
 
 def test_people_add_on_a_url_prints_the_password_once(url, location, capsys):
