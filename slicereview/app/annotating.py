@@ -48,7 +48,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from slicereview.engines.masks import rasterize
-from slicereview.model import Annotation, AnnotationStatus, Phase, Polygon, Rater, Role
+from slicereview.model import Annotation, AnnotationStatus, Batch, Phase, Polygon, Rater, Role
 from slicereview.store import Project
 
 NO_POLYGONS = "No polygons yet: draw some, or use 'Nothing to annotate'."
@@ -68,14 +68,16 @@ def add_annotator(project: Project, name: str) -> int:
     return project.raters.ensure(name, Role.ANNOTATOR)
 
 
-def check_may_work(project: Project, rater_id: int, phase: Phase | str) -> None:
+def check_may_work(project: Project, rater_id: int, phase: Phase | str,
+                   batches: Sequence[Batch] | None = None) -> None:
     """Raise :class:`~slicereview.app.qa.workflow.OnHold` when the owner's decision after
-    onboarding holds the rater back from ``phase``."""
+    onboarding holds the rater back from ``phase`` (``batches``: the project's batches as the
+    caller read them, else read here)."""
     if Phase(phase) is Phase.ONBOARDING:
         return  # (no query: onboarding is always open)
     from slicereview.app.qa.workflow import check_may_start  # (not needed at start-up)
 
-    check_may_start(project, rater_id, phase)
+    check_may_start(project, rater_id, phase, batches)
 
 
 def _check(project: Project, annotation_id: int) -> Annotation:
@@ -159,17 +161,23 @@ def finish(project: Project, annotation_id: int, status: AnnotationStatus | str)
     (:func:`slicereview.app.qa.low_agreement.after_finish`).
     """
     status = AnnotationStatus(status)
-    with project.transaction():
-        ann = _check(project, annotation_id)
-        if status is AnnotationStatus.SUBMITTED and not project.polygons.of(annotation_id):
+    with project.transaction():  # (one intent: a check that fails undoes the write)
+        # (on a server each statement is a round trip: a submit is written first, which
+        # returns the annotation; the batches are read once, for the check and after_finish)
+        submitted = (project.annotations.submit_if_drawn(annotation_id)
+                     if status is AnnotationStatus.SUBMITTED else None)
+        ann = submitted or project.annotations.get(annotation_id)
+        batches = project.workflow.batches()
+        check_may_work(project, ann.rater_id, ann.phase, batches)
+        if status is not AnnotationStatus.SUBMITTED:
+            project.annotations.set_status(annotation_id, status)
+        elif submitted is None:
             raise ValueError(NO_POLYGONS)
-        project.annotations.set_status(annotation_id, status)
     if status is not AnnotationStatus.IN_PROGRESS:
         # the QA workflow: onboarding work is scored against gold, low agreement acted on
-        # (with the annotation read above: on a server each read is a round trip)
         from slicereview.app.qa.low_agreement import after_finish
 
-        after_finish(project, annotation_id, ann)
+        after_finish(project, annotation_id, ann, batches)
 
 
 RATING_KINDS = ("sort", "exhaustive", "confidence", "classify")

@@ -145,14 +145,29 @@ class Annotations(Part):
         """
         status = AnnotationStatus(status)
         with self.transaction():
-            require_annotation(self.db, annotation_id)
             if status is AnnotationStatus.NOTHING_TO_ANNOTATE and polygon_count(
                     self.db, annotation_id):
                 raise ValueError(
                     "this annotation has polygons; delete them before marking the image "
                     "as 'nothing to annotate'"
                 )
-            touch(self.db, annotation_id, "status = ?", (str(status),))
+            if not self.db.execute("UPDATE annotations SET status = ?, updated_at = ? WHERE "
+                                   "id = ?", (str(status), now_iso(), annotation_id)).rowcount:
+                raise KeyError(f"no annotation {annotation_id} in this project")
+
+    def submit_if_drawn(self, annotation_id: int) -> Annotation | None:
+        """Mark ``submitted`` when the annotation has polygons and return it as marked; else
+        change nothing and return ``None``. One statement (on a server, one round trip).
+        ``KeyError`` when there is no such annotation."""
+        with self.transaction():
+            row = self.db.execute(
+                "UPDATE annotations SET status = ?, updated_at = ? WHERE id = ? AND EXISTS "
+                "(SELECT 1 FROM polygons WHERE annotation_id = ?) RETURNING *",
+                (str(AnnotationStatus.SUBMITTED), now_iso(), annotation_id, annotation_id),
+            ).fetchone()
+            if row is None:
+                require_annotation(self.db, annotation_id)
+        return None if row is None else _annotation(row)
 
     def add_active_time(self, annotation_id: int, ms: int) -> int:
         """Add ``ms`` (>= 0) milliseconds of active annotation time; returns the new total.

@@ -168,14 +168,11 @@ class Ratings(Part):
         """
         answer = AnswerChoice(answer)
         with self.transaction():
-            row = self.db.execute("SELECT kind FROM sessions WHERE id = ?",
-                                  (session_id,)).fetchone()
-            n = self.db.execute(
-                "SELECT count(*) FROM image_set_members m JOIN sessions s "
-                "ON s.image_set_id = m.image_set_id WHERE s.id = ? AND m.image_id IN (?, ?)",
-                (session_id, left, right),
-            ).fetchone()[0]
-            if row is None or n != 2 or left == right:
+            row = self.db.execute(  # (one statement: on a server, one round trip)
+                "SELECT s.kind, (SELECT count(*) FROM image_set_members m WHERE "
+                "m.image_set_id = s.image_set_id AND m.image_id IN (?, ?)) FROM sessions s "
+                "WHERE s.id = ?", (left, right, session_id)).fetchone()
+            if row is None or row[1] != 2 or left == right:
                 raise ValueError(f"images {left} and {right} are not a pair of session "
                                  f"{session_id}'s image set")
             if rater_id is not None and self.db.execute(

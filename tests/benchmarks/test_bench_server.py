@@ -11,14 +11,15 @@ server the annotator works on their own login (row-level security applies).
 * **Answer to next pair** -- :meth:`RatingRun.answer` of a sort session (store the answer,
   return the next pair), and **submit** -- :func:`annotating.finish` (set *submitted*, then the
   QA rules after a finish). ``ROUNDS`` each, file and server taking turns (so a busy spell on
-  the shared machine slows both alike). The goal is server p95 ≤ 2 × file p95. On the loaded
-  machine the file's syncs dominate (server 0.41-0.67× for an answer, 0.62-0.76× for a
-  submit); on an idle machine whose disk syncs in ~1 ms (the CI machine) a file commit costs
-  ~1 ms and every statement to the server is a round trip: an answer 1.6-1.8× (goal met), a
-  submit 2.7-4.0× (six statements: the annotation, the batches, its polygons, the write and its
-  check, the batches again; eight before reads were shared) -- the goal is **not met** there.
-  Asserted are bounds that hold on both machines, answer ≤ 2.5× and submit ≤ 5×; both ratios
-  are printed against the goal.
+  the shared machine slows both alike). The goal, server p95 ≤ 2 × file p95, is asserted. On
+  the loaded machine the file's syncs dominate (server 0.41-0.67× for an answer, 0.62-0.76×
+  for a submit); on an idle machine whose disk syncs in ~1 ms (the CI machine) a file commit
+  costs ~1 ms and each message to the server is a round trip plus what the server does with
+  it. A submit is three messages (``BEGIN``, the lock and the ``UPDATE ... RETURNING`` that
+  submits only a drawn annotation; the batches the QA rules ask for; the change counter and
+  ``COMMIT``), an answer four; they were nine and seven, and the row-level security helpers were
+  SQL functions the server planned again on every statement: submit 2.7-4.0× → 0.9-1.5×,
+  answer 1.6-1.8× → 1.1-1.6× on the idle machine.
 * **Claim with 8 clients** -- 8 processes, each an annotator on their own login, claim at once
   (a batch handed out by claims, 8 annotators per image) and between claims time a
   ``SELECT 1`` on the same connection: the round-trip floor under the same load. On this
@@ -149,8 +150,8 @@ def test_answer_and_submit_on_a_server_within_2x_of_a_file(cluster, tmp_path):
         ratios[what] = s / f
         print(f"\n{what}: p95 file {f:.1f} ms, server {s:.1f} ms ({s / f:.2f}x; median "
               f"{np.median(by['file']) * 1000:.1f} / {np.median(by['server']) * 1000:.1f} ms)")
-    assert ratios["answer"] <= 2.5, "goal 2x"
-    assert ratios["submit"] <= 5.0, "goal 2x, not met on an idle machine (module docstring)"
+    assert ratios["answer"] <= 2.0, "goal 2x"
+    assert ratios["submit"] <= 2.0, "goal 2x"
 
 
 def _claimer(url: str, rater: int, batch: int, start) -> tuple[list[float], list[float]]:

@@ -28,14 +28,14 @@ Example
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from slicereview.app.qa.workflow import FINISHED, batch_annotators, may_start
 from slicereview.engines.agreement import mask_alpha
 from slicereview.engines.masks import binary_mask, rasterize
-from slicereview.model import Annotation, ImageFlag, Phase, Role
+from slicereview.model import Annotation, Batch, ImageFlag, Phase, Role
 from slicereview.store import Project
 
 
@@ -120,18 +120,23 @@ def apply_low_agreement(project: Project, batch_id: int,
     return [f for f in project.workflow.image_flags() if f.id in new]
 
 
-def after_finish(project: Project, annotation_id: int, ann: Annotation | None = None) -> None:
+def after_finish(project: Project, annotation_id: int, ann: Annotation | None = None,
+                 batches: Sequence[Batch] | None = None) -> None:
     """What finishing an annotation sets going: the gold score of onboarding work and the
     low-agreement rule of the batches holding the image (that image only, so finishing stays
     cheap in a large batch). ``ann``: the annotation as the caller read it (its phase and
-    image are what is used), else read here."""
+    image are what is used), ``batches``: the project's batches as the caller read them; else
+    read here."""
     from slicereview.app.qa.workflow import score_submission
 
     ann = ann or project.annotations.get(annotation_id)
     if ann.phase is Phase.ONBOARDING:
         score_submission(project, annotation_id)
-    for batch in project.workflow.batches(ann.phase):
-        if batch.alpha_threshold is not None and ann.image_id in project.image_sets.members(
+    if batches is None:
+        batches = project.workflow.batches(ann.phase)
+    for batch in batches:
+        if batch.phase is ann.phase and batch.alpha_threshold is not None and \
+                ann.image_id in project.image_sets.members(
                 batch.image_set_id):
             apply_low_agreement(project, batch.id, [ann.image_id])
 

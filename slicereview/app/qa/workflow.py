@@ -75,7 +75,7 @@ from pathlib import Path
 import numpy as np
 
 from slicereview.engines.masks import binary_mask, rasterize
-from slicereview.model import AnnotationStatus, Phase, Role
+from slicereview.model import AnnotationStatus, Batch, Phase, Role
 from slicereview.store import Project
 
 FINISHED = (AnnotationStatus.SUBMITTED, AnnotationStatus.NOTHING_TO_ANNOTATE)
@@ -178,14 +178,18 @@ class OnHold(PermissionError):
     """The owner's decision after onboarding (or its absence) holds this annotator back."""
 
 
-def why_not_start(project: Project, rater_id: int, phase: Phase | str) -> str | None:
+def why_not_start(project: Project, rater_id: int, phase: Phase | str,
+                  batches: Sequence[Batch] | None = None) -> str | None:
     """``None`` when the rater may work in ``phase`` (see :func:`may_start`), else one plain
-    sentence saying why and who decided."""
+    sentence saying why and who decided. ``batches``: the project's batches as the caller
+    read them (else the onboarding ones are read here)."""
     if Phase(phase) is Phase.ONBOARDING:
         return None
     # (the onboarding batches first: this runs before every write of an annotator)
-    onboarding = [b.id for b in project.workflow.batches(Phase.ONBOARDING)
-                  if rater_id in batch_annotators(project, b.id)]
+    if batches is None:
+        batches = project.workflow.batches(Phase.ONBOARDING)
+    onboarding = [b.id for b in batches if b.phase is Phase.ONBOARDING
+                  and rater_id in batch_annotators(project, b.id)]
     if not onboarding:
         return None
     decisions = [q for q in project.workflow.qualifications(rater_id=rater_id)
@@ -206,9 +210,10 @@ def why_not_start(project: Project, rater_id: int, phase: Phase | str) -> str | 
             f"{Phase(phase)} work unless an owner decides otherwise.")
 
 
-def check_may_start(project: Project, rater_id: int, phase: Phase | str) -> None:
+def check_may_start(project: Project, rater_id: int, phase: Phase | str,
+                    batches: Sequence[Batch] | None = None) -> None:
     """Raise :class:`OnHold` with :func:`why_not_start`'s sentence when held back."""
-    reason = why_not_start(project, rater_id, phase)
+    reason = why_not_start(project, rater_id, phase, batches)
     if reason is not None:
         raise OnHold(reason)
 
