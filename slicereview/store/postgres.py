@@ -20,8 +20,9 @@ Each statement to the server is a round trip, so a transaction sends what needs 
 its own together with a statement that does: the ``BEGIN`` and the lock go in one message with
 the transaction's first statement (a transaction that runs none sends nothing); the read of the
 transaction's id (what tells, after a connection lost during ``COMMIT``, whether it was
-committed) goes with its first ``INSERT``, ``UPDATE`` or ``DELETE``; the change counter with
-the ``COMMIT``. A submit on a loopback server is then four round trips (it was nine).
+committed) goes with its ``INSERT``, ``UPDATE`` or ``DELETE`` statements until one changed a
+row; the change counter with the ``COMMIT``, which a transaction that ran only ``SELECT``
+statements sends alone. A submit on a loopback server is three messages (it was nine).
 
 Opening, checking, creating and migrating a server project: :mod:`.postgres_opening`.
 """
@@ -37,9 +38,10 @@ from typing import Any
 from slicereview.store import postgres_access as access
 from slicereview.store import postgres_link as link
 from slicereview.store.database import Database
-from slicereview.store.errors import ConnectionLostError, ProjectBusyError, ServerError
+from slicereview.store.errors import ConnectionLostError
 from slicereview.store.location import describe
 from slicereview.store.postgres_dialect import row_factory, to_postgres
+from slicereview.store.postgres_link import is_busy as is_busy  # (for callers)
 from slicereview.store.postgres_schema import STATE_TABLE
 from slicereview.store.schema import APPLICATION_ID
 
@@ -49,13 +51,9 @@ CHANNEL = "slicereview"
 CHANGED = "change"
 #: Key of the advisory lock every write transaction holds ("SRvw" as a number).
 WRITE_LOCK = APPLICATION_ID
-#: SQLSTATE of a statement the login's privileges or row-level security refuse.
-NOT_ALLOWED = "42501"
 #: First key of the two-key advisory lock of a claim (:meth:`PostgresDatabase.claim_row`; a
 #: 32-bit number, "SRcl").
 CLAIM_LOCK = 0x5352636C
-BUSY_MESSAGE = ("The project is busy (another user is writing to it); nothing was saved "
-                "yet, try again in a moment.")
 
 
 class PostgresDatabase(Database):
@@ -78,9 +76,12 @@ class PostgresDatabase(Database):
         self._depth = 0
         #: In a transaction: its ``BEGIN`` is not sent yet (it goes with the first statement).
         self._pending_begin = False
-        #: In a transaction: its id, read in the message of its first ``INSERT``, ``UPDATE``
-        #: or ``DELETE`` (``None`` before one).
+        #: In a transaction: its id, read in the message of the first ``INSERT``, ``UPDATE``
+        #: or ``DELETE`` that changed a row (``None`` before one).
         self._xid: str | None = None
+        #: In a transaction: only ``SELECT`` statements ran, through :meth:`execute` (so it
+        #: wrote nothing: its end is a ``COMMIT`` alone, which a read-only session allows).
+        self._only_reads = True
         self._reconnecting = False
         self._backend = link.Backend.of(conn)
         #: Between reconnection attempts: waits and says whether to go on (the command line
@@ -103,8 +104,10 @@ class PostgresDatabase(Database):
     def conn(self) -> Any:
         """The psycopg connection. In a transaction whose ``BEGIN`` is still pending, it is
         sent first (for code that uses the connection itself: ``COPY``, logins)."""
-        if self._pending_begin:
-            self._begin()
+        if self._depth:
+            self._only_reads = False  # (whatever it does, it may write)
+            if self._pending_begin:
+                self._begin()
         return self._conn
 
     def execute(self, sql: str, args: Iterable[object] | dict = ()) -> Any:
@@ -127,20 +130,21 @@ class PostgresDatabase(Database):
     def _in_transaction(self, sql: str, text: str, params: tuple | dict) -> Any:
         """A statement of :meth:`transaction`, in one message with what is still pending:
         the ``BEGIN`` and the write lock before the first statement, the read of the
-        transaction's id before its first write (see the module docstring; a pipeline keeps
-        each statement prepared, as one sent alone)."""
-        begin, first_write = self._pending_begin, self._xid is None and _WRITE.match(sql)
-        if not begin and not first_write:  # a lost connection ends the transaction: it
+        transaction's id after a write until one changed a row (see the module docstring; a
+        pipeline keeps each statement prepared, as one sent alone)."""
+        self._only_reads = self._only_reads and bool(_READ.match(sql))
+        begin, asks_xid = self._pending_begin, self._xid is None and _WRITE.match(sql)
+        if not begin and not asks_xid:  # a lost connection ends the transaction: it
             return self._conn.execute(text, params)  # raises in transaction()
         for again in (False, True):
             try:
-                if self._conn.broken or self._conn.closed:
+                if begin and (self._conn.broken or self._conn.closed):
                     self.reconnect("the connection had been closed")
                 with self._conn.pipeline():
                     for statement in _BEGIN if begin else ():
                         self._conn.execute(statement)
-                    xid = self._conn.execute(_XID) if first_write else None
                     cursor = self._conn.execute(text, params)
+                    xid = self._conn.execute(_XID) if asks_xid else None
                 break
             except Exception as exc:  # nothing of the transaction ran before its BEGIN:
                 if again or not begin or not link.is_lost(self._conn, exc):  # sent again
@@ -149,7 +153,8 @@ class PostgresDatabase(Database):
                 self.reconnect(link.lost_reason(exc))
         self._pending_begin = False
         if xid is not None:
-            self._xid = str(xid.fetchone()[0])
+            found = xid.fetchone()[0]
+            self._xid = None if found is None else str(found)
         return cursor
 
     def executemany(self, sql: str, rows: Iterable[Iterable[object]]) -> Any:
@@ -216,7 +221,7 @@ class PostgresDatabase(Database):
         if self.in_transaction:
             yield self
             return
-        self._depth, self._pending_begin, self._xid = 1, True, None
+        self._depth, self._pending_begin, self._xid, self._only_reads = 1, True, None, True
         xid: str | None = None
         committing = False
         try:
@@ -227,6 +232,9 @@ class PostgresDatabase(Database):
             if xid is not None:  # it wrote: the counter and the COMMIT in one message
                 committing = True
                 self._conn.execute(f"{_COUNT}; COMMIT")
+            elif self._only_reads:
+                committing = True
+                self._conn.execute("COMMIT")
             else:  # (it may have written otherwise: a function, COPY, executemany)
                 row = self._conn.execute(_COUNT).fetchone()
                 xid = None if row is None else str(row[0])
@@ -242,8 +250,9 @@ class PostgresDatabase(Database):
                     return  # committed once (or nothing to commit): the intent is done
                 raise ConnectionLostError(_LOST_NOT_SAVED, saved=False, may_retry=True) from exc
             if self._open_transaction() and not self._conn.closed:
-                self._conn.execute("ROLLBACK")
-            _refused(exc)
+                self._conn.rollback()  # (psycopg then forgets what it prepared: a statement
+                # of a pipeline that failed may have been skipped by the server unprepared)
+            link.refused(exc)
             raise
         finally:
             self._depth, self._pending_begin = 0, False
@@ -285,8 +294,8 @@ class PostgresDatabase(Database):
             if link.is_lost(self._conn, exc):
                 raise ConnectionLostError(_LOST_UNKNOWN, saved=None) from exc
             if self._open_transaction() and not self._conn.closed:
-                self._conn.execute("ROLLBACK")
-            _refused(exc)
+                self._conn.rollback()
+            link.refused(exc)
             raise
         finally:
             self._depth = 0
@@ -360,7 +369,7 @@ class PostgresDatabase(Database):
 _READ = re.compile(r"\s*(SELECT|SET|SHOW)\b", re.I)
 _WRITE = re.compile(r"\s*(INSERT|UPDATE|DELETE)\b", re.I)
 _BEGIN = ("BEGIN", f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
-_XID = "SELECT CAST(pg_current_xact_id() AS text)"
+_XID = "SELECT CAST(pg_current_xact_id_if_assigned() AS text)"
 #: The change counter, incremented when the transaction wrote (its id and the change notice).
 _COUNT = (f"UPDATE {STATE_TABLE} SET data_version = data_version + 1 WHERE "
           "pg_current_xact_id_if_assigned() IS NOT NULL RETURNING CAST(pg_current_xact_id() "
@@ -372,24 +381,3 @@ _LOST_UNKNOWN = ("The connection to the server was lost while this change was be
                  "again before)")
 _LOST_WAITING = ("The connection to the server is lost and being made again; nothing was "
                  "saved, try again in a moment.")
-
-
-def _refused(exc: BaseException) -> None:
-    """Raise the one-sentence error of a write the server refused: busy, or not allowed to
-    this login (its privileges or row-level security); else nothing."""
-    if is_busy(exc):
-        raise ProjectBusyError(BUSY_MESSAGE) from exc
-    if getattr(exc, "sqlstate", None) == NOT_ALLOWED:
-        raise ServerError(
-            "Your login may not change this (on a server, an annotator changes only their own "
-            "work; reviewers and owners the rest), so nothing was saved: "
-            f"{str(exc).strip().splitlines()[0]}") from exc
-
-
-def is_busy(exc: BaseException) -> bool:
-    """Whether ``exc`` is a lock wait that timed out, a deadlock or a serialisation failure
-    (the transaction was rolled back and may be retried)."""
-    if isinstance(exc, ProjectBusyError):
-        return True
-    sqlstate = getattr(exc, "sqlstate", None)
-    return sqlstate in ("55P03", "40001", "40P01")

@@ -125,8 +125,11 @@ def renew_helpers(conn: Any) -> bool:
         return False
     from slicereview.store.schema import APPLICATION_ID  # (the key of every write's lock)
 
-    with conn.transaction():  # (after other writers: two windows opening at once wait)
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (APPLICATION_ID,))
+    with conn.transaction():  # (not beside another writer: two windows opening at once;
+        # while another's write holds the lock, the next opening renews them)
+        if not conn.execute("SELECT pg_try_advisory_xact_lock(%s)",
+                            (APPLICATION_ID,)).fetchone()[0]:
+            return False
         for statement in _FUNCTIONS:
             conn.execute(statement)
     return True

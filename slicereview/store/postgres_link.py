@@ -39,6 +39,7 @@ from slicereview.store.errors import (
     AuthenticationError,
     ConnectionLostError,
     NoSuchDatabaseError,
+    ProjectBusyError,
     ProjectError,
     ServerError,
     ServerUnreachableError,
@@ -259,3 +260,29 @@ def settings_of(lock_timeout_ms: int, read_only: bool) -> dict[str, str]:
         found["default_transaction_read_only"] = "on"
     return found
 
+
+#: SQLSTATE of a statement the login's privileges or row-level security refuse.
+NOT_ALLOWED = "42501"
+BUSY_MESSAGE = ("The project is busy (another user is writing to it); nothing was saved "
+                "yet, try again in a moment.")
+
+
+def refused(exc: BaseException) -> None:
+    """Raise the one-sentence error of a write the server refused: busy, or not allowed to
+    this login (its privileges or row-level security); else nothing."""
+    if is_busy(exc):
+        raise ProjectBusyError(BUSY_MESSAGE) from exc
+    if getattr(exc, "sqlstate", None) == NOT_ALLOWED:
+        raise ServerError(
+            "Your login may not change this (on a server, an annotator changes only their own "
+            "work; reviewers and owners the rest), so nothing was saved: "
+            f"{str(exc).strip().splitlines()[0]}") from exc
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Whether ``exc`` is a lock wait that timed out, a deadlock or a serialisation failure
+    (the transaction was rolled back and may be retried)."""
+    if isinstance(exc, ProjectBusyError):
+        return True
+    sqlstate = getattr(exc, "sqlstate", None)
+    return sqlstate in ("55P03", "40001", "40P01")
