@@ -149,6 +149,9 @@ class RatingRun:
     KINDS: tuple[SessionKind, ...] = (SessionKind.SORT, SessionKind.EXHAUSTIVE,
                                       SessionKind.CLASSIFY)
 
+    #: Whether the session is marked finished: read once, then kept by this run's marks.
+    _finished: bool | None = None
+
     def __init__(self, project: Project, session_id: int) -> None:
         self.project = project
         self.session = project.ratings.session(session_id)
@@ -157,19 +160,18 @@ class RatingRun:
                     else ", not a rating session")
             raise ValueError(f"session {session_id} is a {self.session.kind} session{hint}")
         self.labels: tuple[str, ...] = tuple(self.session.settings.get("labels", DEFAULT_LABELS))
-        #: True when the session was stored by another version of its algorithm (its answers
-        #: stay valid, but it may ask different comparisons than before).
         #: The answer this run stored last (:meth:`answer`), ``None`` before one.
         self.stored: Answer | None = None
-        self.version_mismatch = bool(
-            self.session.kind == SessionKind.SORT
-            and ALGORITHMS.get(self.session.algorithm or "") != self.session.algorithm_version
-        )
+        #: True when the session was stored by another version of its algorithm (its answers
+        #: stay valid, but it may ask different comparisons than before).
+        self.version_mismatch = bool(self.session.kind == SessionKind.SORT and ALGORITHMS.get(
+            self.session.algorithm or "") != self.session.algorithm_version)
         self._load()
 
     # -- loading ---------------------------------------------------------------------------
     def _load(self) -> None:
         s = self.session
+        self._finished = None
         members = self.project.image_sets.members(s.image_set_id)
         self.items: list[int] = presentation_order(members, s.seed,
                                                    s.settings.get("initial_count"))
@@ -330,9 +332,11 @@ class RatingRun:
 
     def _after_change(self) -> Comparison | GradeRequest | Ranking:
         now = self.current()
-        finished = self.project.ratings.session_finished_at(self.session.id) is not None
-        if isinstance(now, Ranking) != finished:
+        if self._finished is None:
+            self._finished = self.project.ratings.session_finished_at(self.session.id) is not None
+        if isinstance(now, Ranking) != self._finished:
             self.project.ratings.set_session_finished(self.session.id, isinstance(now, Ranking))
+            self._finished = isinstance(now, Ranking)
         return now
 
     # -- results ---------------------------------------------------------------------------
