@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 
-import psycopg
 import pytest
 
 from slicereview.store import Project, ProjectBusyError
@@ -29,6 +28,8 @@ class Writer:
     """Another user's connection holding the write lock (its transaction open)."""
 
     def __init__(self, url: str) -> None:
+        import psycopg
+
         self.conn = psycopg.connect(url, autocommit=True)
 
     def __enter__(self) -> Writer:
@@ -64,6 +65,8 @@ def test_a_write_after_a_lost_connection_in_the_same_transaction_is_not_saved(
     """The connection is made again only before a transaction's first message: a later
     statement never runs on a new connection, outside the transaction (even when the code
     between them swallowed the first error)."""
+    import psycopg
+
     with Project.open(url) as project:
         with pytest.raises(ConnectionLostError) as lost, project.transaction():
             project.raters.all()  # (BEGIN sent)
@@ -120,6 +123,8 @@ def test_a_refused_write_leaves_the_next_transaction_clean(url):
 def test_an_owner_opens_an_earlier_project_beside_a_writer_without_waiting(url):
     """The helpers of an earlier version are made again under the write lock, when it is
     free: beside another user's long write the opening goes on and a later one renews them."""
+    import psycopg
+
     from slicereview.app.people import add_login
     from slicereview.model import Role
     from slicereview.store.postgres_access import HELPERS, RATER_FN
