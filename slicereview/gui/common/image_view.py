@@ -139,10 +139,11 @@ class ImageView(QWidget):
         return self._display
 
     def set_image(self, display: DisplayImage, *, keep_view: bool = False,
-                  auto: WindowPreset | None = None) -> None:
+                  keep_window: bool | None = None, auto: WindowPreset | None = None) -> None:
         """Show ``display`` (a DisplayImage). ``keep_view`` keeps zoom/pan and the window
-        (scrolling a volume keeps its brightness). ``auto`` replaces the image's own automatic
-        window (a volume's, for each of its slices)."""
+        (scrolling a volume keeps its brightness); ``keep_window`` ``False``: zoom/pan only
+        (another image of a pair starts at its own window). ``auto`` replaces the image's own
+        automatic window (a volume's, for each of its slices)."""
         self._display = display
         data, self._offset = fast_display_copy(np.asarray(display.data))
         self._data = data
@@ -151,7 +152,8 @@ class ImageView(QWidget):
         self.tiles.set_pyramid(pyramid)
         self.reduced.reset(data, pyramid.scale if pyramid is not None else 1)
         self._range = DataRange.of(np.asarray(display.data))
-        keep_window = keep_view and self._window.width > 0 and self._auto is not None
+        keep_window = (keep_view if keep_window is None else keep_window) and \
+            self._window.width > 0 and self._auto is not None
         self.image_item.setImage(data, autoLevels=False)
         self.image_item.setRect(0, 0, self._full[1], self._full[0])
         flip_rows, flip_cols = getattr(display, "flips", (False, False))

@@ -252,7 +252,8 @@ class CompareView(QWidget):
             return False
         old = view.display
         keep = keep and old is not None and old.data.shape == display.data.shape
-        view.set_image(display, keep_view=keep)
+        view.set_image(display, keep_view=keep, keep_window=False)  # (zoom and pan stay; each
+        # image starts at its own automatic window, docs/rate.md)
         return True
 
     # -- answering -------------------------------------------------------------------------

@@ -69,3 +69,42 @@ def test_linked_windows_are_relative(qtbot, tmp_path: Path) -> None:
     right.set_window(9000.0, 4000.0)             # a window set on the right
     assert np.allclose(_relative(left), _relative(right))
     assert np.abs(_shown(left) - _shown(right)).max() <= 1
+
+
+def test_every_next_pair_starts_at_its_own_automatic_window(qtbot, tmp_path: Path) -> None:
+    """Zoom and pan carry over to the next pair, the window does not: a pair of images 8 and
+    16 times as bright as the first pair is shown as bright as that one was (the window of the
+    first pair kept on them showed them almost white), after a window change too."""
+    from skimage import io
+
+    rng = np.random.default_rng(1)
+    base = (np.outer(np.hanning(96), np.hanning(80)) * 3000 + 500
+            + rng.normal(0, 80, (96, 80))).clip(0, 4095)
+    folder = tmp_path / "images"
+    folder.mkdir()
+    for k, scale in enumerate((1, 4, 8, 16)):
+        io.imsave(folder / f"im{k}.png", (base * scale).clip(0, 65535).astype(np.uint16),
+                  check_contrast=False)
+    path = tmp_path / "scales.srproj"
+    with Project.create(path) as project:
+        import_paths(project, sorted(folder.glob("*.png")))
+        project.image_sets.create("scales", [im.id for im in project.images.all()])
+    w, page = _window(qtbot, path)
+    set_id = next(i for i, name, _n in page.gateway.rating.image_sets() if name == "scales")
+    assert page.create_session(NewSessionSpec(kind=SessionKind("sort"), rater="ann",
+                                              image_set_id=set_id, prompt="Which is noisier?"))
+    left, right = page.compare.left, page.compare.right
+    _press(qtbot, page, Qt.Key.Key_C)  # a window change on the first pair
+    seen = set()
+    for _ in range(3):
+        previous = (page.compare.current.left, page.compare.current.right)
+        _press(qtbot, page, Qt.Key.Key_Left)
+        qtbot.waitUntil(lambda p=previous: (page.compare.current.left,
+                                            page.compare.current.right) != p)
+        seen.update((page.compare.current.left, page.compare.current.right))
+        for view in (left, right):
+            auto = view.display.auto_window()
+            assert np.isclose(view.current_window.center, auto.center)
+            assert np.isclose(view.current_window.width, auto.width)
+            assert view.preset_box.currentText().startswith("Auto")
+    assert len(seen) >= 3  # (images of other scales came)
