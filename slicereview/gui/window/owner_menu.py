@@ -13,7 +13,7 @@
   groups.
 
 The actions are enabled while a project is open (:class:`OwnerMenu`, a part of the main
-window).
+window), but for an annotator's login on a server.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDialog
+
+from slicereview.model import Role
 
 if TYPE_CHECKING:
     from slicereview.gui.window.main_window import MainWindow
@@ -55,8 +57,14 @@ class OwnerMenu:
         self.gateway.project_closed.connect(self._enable)
 
     def _enable(self, *_args: object) -> None:
+        """Enabled with a project open, but for an annotator's login on a server (the owner's
+        set-up is the owner's, and the server would refuse its writes)."""
+        me = self.gateway.annotate.logged_in() if self.gateway.is_open else None
+        annotator = me is not None and me.role is Role.ANNOTATOR
         for action in self.actions.values():
-            action.setEnabled(self.gateway.is_open)
+            action.setEnabled(self.gateway.is_open and not annotator)
+            action.setToolTip(f"{me.name if me else ''}'s login is an annotator's: the owner's "
+                              "set-up is for the project's owner" if annotator else "")
 
     def open(self, name: str) -> QDialog:
         """Open the dialog of menu item ``name`` (one of :data:`ITEMS`), non-modal."""

@@ -160,5 +160,10 @@ def test_two_logins_on_a_server_never_get_the_same_image(qtbot, open_window, tmp
                                               logins=True)
     _two_windows_never_share_an_image(
         qtbot, open_window, [_as(url, names[0]), _as(url, names[1])], [ann, bob])
+    owner, annotator = open_window(url), open_window(_as(url, names[2]))
+    # the Owner menu is the owner's: an annotator's login has it greyed out, saying why
+    assert all(a.isEnabled() for a in owner.owner_menu.actions.values())
+    assert not any(a.isEnabled() for a in annotator.owner_menu.actions.values())
+    assert "login is an annotator's" in annotator.owner_menu.actions["batches"].toolTip()
     postgres_cluster.drop_database(url)
 
