@@ -22,7 +22,7 @@ server the annotator works on their own login (row-level security applies).
   security helpers were
   SQL functions the server planned again on every statement: submit 2.7-4.0× → 1.2-1.8×,
   answer 1.6-1.8× → 1.2-1.9× on the idle machine with 120 rounds; with ``ROUNDS`` = 240 (a
-  steadier p95) 1.36-1.43× and 1.32-1.56×.
+  steadier p95) 1.10-1.71× and 1.09-1.67× in 17 runs.
 * **Claim with 8 clients** -- 8 processes, each an annotator on their own login, claim at once
   (a batch handed out by claims, 8 annotators per image) and between claims time a
   ``SELECT 1`` on the same connection: the round-trip floor under the same load. On this
