@@ -140,10 +140,8 @@ class ImageView(QWidget):
 
     def set_image(self, display: DisplayImage, *, keep_view: bool = False,
                   keep_window: bool | None = None, auto: WindowPreset | None = None) -> None:
-        """Show ``display`` (a DisplayImage). ``keep_view`` keeps zoom/pan and the window
-        (scrolling a volume keeps its brightness); ``keep_window`` ``False``: zoom/pan only
-        (another image of a pair starts at its own window). ``auto`` replaces the image's own
-        automatic window (a volume's, for each of its slices)."""
+        """Show ``display``. ``keep_view`` keeps zoom/pan and the window (a volume's slices),
+        ``keep_window=False`` only zoom/pan (a new pair); ``auto`` replaces its auto window."""
         self._display = display
         data, self._offset = fast_display_copy(np.asarray(display.data))
         self._data = data
