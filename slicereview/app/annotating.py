@@ -80,10 +80,9 @@ def check_may_work(project: Project, rater_id: int, phase: Phase | str,
     check_may_start(project, rater_id, phase, batches)
 
 
-def _check(project: Project, annotation_id: int) -> Annotation:
+def _check(project: Project, annotation_id: int) -> None:
     ann = project.annotations.get(annotation_id)
     check_may_work(project, ann.rater_id, ann.phase)
-    return ann
 
 
 def start(project: Project, rater_id: int, image_id: int, phase: Phase | str = Phase.FORMAL,

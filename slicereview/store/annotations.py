@@ -48,10 +48,12 @@ def require_annotation(db: Database, annotation_id: int) -> None:
         raise KeyError(f"no annotation {annotation_id} in this project")
 
 
-def touch(db: Database, annotation_id: int, assignment: str = "", args: tuple = ()) -> None:
-    """Stamp an annotation's ``updated_at`` (now), with an optional ``SET`` ``assignment``."""
+def touch(db: Database, annotation_id: int, assignment: str = "", args: tuple = ()) -> bool:
+    """Stamp an annotation's ``updated_at`` (now), with an optional ``SET`` ``assignment``;
+    whether there was such an annotation."""
     sets = f"{assignment}, updated_at = ?" if assignment else "updated_at = ?"
-    db.execute(f"UPDATE annotations SET {sets} WHERE id = ?", (*args, now_iso(), annotation_id))
+    return db.execute(f"UPDATE annotations SET {sets} WHERE id = ?",
+                      (*args, now_iso(), annotation_id)).rowcount > 0
 
 
 def polygon_count(db: Database, annotation_id: int) -> int:
@@ -151,9 +153,8 @@ class Annotations(Part):
                     "this annotation has polygons; delete them before marking the image "
                     "as 'nothing to annotate'"
                 )
-            if not self.db.execute("UPDATE annotations SET status = ?, updated_at = ? WHERE "
-                                   "id = ?", (str(status), now_iso(), annotation_id)).rowcount:
-                raise KeyError(f"no annotation {annotation_id} in this project")
+            if not touch(self.db, annotation_id, "status = ?", (str(status),)):
+                require_annotation(self.db, annotation_id)  # (raises)
 
     def submit_if_drawn(self, annotation_id: int) -> Annotation | None:
         """Mark ``submitted`` when the annotation has polygons and return it as marked; else

@@ -123,12 +123,12 @@ def renew_helpers(conn: Any) -> bool:
     if not rows or not all(r[3] for r in rows) or all(
             r[1].strip() == HELPERS[r[0]][1] and r[2] is None for r in rows):
         return False
-    from slicereview.store.schema import APPLICATION_ID  # (the key of every write's lock)
+    from slicereview.store.postgres import WRITE_LOCK
 
     with conn.transaction():  # (not beside another writer: two windows opening at once;
         # while another's write holds the lock, the next opening renews them)
         if not conn.execute("SELECT pg_try_advisory_xact_lock(%s)",
-                            (APPLICATION_ID,)).fetchone()[0]:
+                            (WRITE_LOCK,)).fetchone()[0]:
             return False
         for statement in _FUNCTIONS:
             conn.execute(statement)

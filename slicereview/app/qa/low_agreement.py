@@ -135,9 +135,8 @@ def after_finish(project: Project, annotation_id: int, ann: Annotation | None = 
     if batches is None:
         batches = project.workflow.batches(ann.phase)
     for batch in batches:
-        if batch.phase is ann.phase and batch.alpha_threshold is not None and \
-                ann.image_id in project.image_sets.members(
-                batch.image_set_id):
+        if batch.phase is ann.phase and batch.alpha_threshold is not None \
+                and ann.image_id in project.image_sets.members(batch.image_set_id):
             apply_low_agreement(project, batch.id, [ann.image_id])
 
 
