@@ -47,6 +47,7 @@ from multiprocessing.connection import wait as wait_for_ready
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
+from shiboken6 import isValid
 
 from slicereview.gui.common.work import Cancelled, Control, Step, message, outcome, run
 from slicereview.gui.common.work import child as run_child
@@ -69,15 +70,21 @@ class _Relay(QObject):
         self.worker_event.connect(self._on_worker_event)
         self.task_event.connect(self._on_task_event)
 
+    # A result for an object whose window has closed (its C++ half deleted while Python
+    # still holds the wrapper) is dropped quietly: there is nobody left to tell.
     def _on_worker_event(self, worker_id: int, kind: str, payload: object) -> None:
         worker = _live.get(worker_id)
-        if worker is not None:
-            worker._deliver(kind, payload)
+        if worker is None:
+            return
+        if not isValid(worker):
+            _live.pop(worker_id, None)
+            return
+        worker._deliver(kind, payload)
 
     def _on_task_event(self, tasks_id: int, generation: int, key: object, ok: bool,
                        value: object) -> None:
         tasks = _queues.get(tasks_id)
-        if tasks is not None:
+        if tasks is not None and isValid(tasks):
             tasks._deliver(generation, key, ok, value)
 
 

@@ -55,3 +55,8 @@ def fail(control, text: str) -> None:
 
 def pid(control) -> int:
     return os.getpid()
+
+
+def wait_for(control, gate) -> bool:
+    """Wait (in a thread worker) until ``gate`` (a threading.Event) is set."""
+    return gate.wait(30)

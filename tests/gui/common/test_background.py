@@ -214,3 +214,29 @@ def test_the_application_object_collects_garbage_in_the_gui_thread_only(qtbot) -
     assert not freed_in
     qtbot.waitUntil(lambda: len(freed_in) >= 2000, timeout=5000)  # the one-second timer
     assert set(freed_in) == {GUI}
+
+
+def test_a_result_for_a_closed_window_is_dropped_quietly(qtbot) -> None:
+    """A thumbnail or a worker's result that arrives after its window closed (the C++ half of
+    its Tasks or Worker deleted, the Python wrapper still held somewhere) is dropped: no
+    "Signal source has been deleted" in the event loop (seen after a screenshot test)."""
+    import shiboken6
+    from PySide6.QtCore import QObject
+    from PySide6.QtWidgets import QWidget
+
+    window = QWidget()
+    tasks = Tasks(window)
+    got: list[object] = []
+    tasks.done.connect(lambda key, value: got.append(key))
+    gate = threading.Event()
+    tasks.submit("late", gate.wait, 10)
+    worker = thread_worker(work.wait_for, gate)
+    owner = QObject()
+    worker.setParent(owner)
+    shiboken6.delete(window)  # the window closes, its Tasks with it
+    shiboken6.delete(owner)
+    assert not shiboken6.isValid(tasks) and not shiboken6.isValid(worker)
+    gate.set()
+    qtbot.waitUntil(lambda: background.running() == 0, timeout=10000)
+    qtbot.wait(100)  # (any late event would be delivered now, and raise in the event loop)
+    assert got == []
