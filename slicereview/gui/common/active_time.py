@@ -30,10 +30,13 @@ TICK_MS = 500
 class IdleClock(QObject):
     """Milliseconds of active time, pausing after ``idle_ms`` without input.
 
-    Example (a fake clock in place of the real one; needs no application)::
+    ``follow_application=False`` leaves out whether the application is active (a script, or a
+    test whose result must not depend on which window of the test run has the focus).
+
+    Example (a fake clock in place of the real one; the same with or without an application)::
 
         >>> t = [0]
-        >>> clock = IdleClock(idle_ms=1000, now=lambda: t[0])
+        >>> clock = IdleClock(idle_ms=1000, now=lambda: t[0], follow_application=False)
         >>> clock.set_running(True); clock.touch()
         >>> t[0] = 5000            # five seconds without input
         >>> clock.paused, clock.take()
@@ -47,7 +50,8 @@ class IdleClock(QObject):
     paused_changed = Signal(bool)
 
     def __init__(self, parent: QObject | None = None, *, idle_ms: int = IDLE_MS,
-                 now: Callable[[], int] | None = None) -> None:
+                 now: Callable[[], int] | None = None, follow_application: bool = True
+                 ) -> None:
         super().__init__(parent)
         if now is None:
             elapsed = QElapsedTimer()
@@ -56,7 +60,7 @@ class IdleClock(QObject):
         self._now = now
         self.idle_ms = idle_ms
         self._wanted = False
-        app = QGuiApplication.instance()
+        app = QGuiApplication.instance() if follow_application else None
         self._app_active = (not isinstance(app, QGuiApplication)
                             or QGuiApplication.applicationState()
                             == Qt.ApplicationState.ApplicationActive)
