@@ -11,8 +11,9 @@ open it keeps a :class:`~slicereview.store.postgres_live.Listener` (a second con
 * :attr:`ServerWatch.changed` when someone committed (every committed write sends a notice;
   :class:`~.sharing.ProjectWatch` then compares the change counter, which leaves out this
   window's own commits, and the views re-read). A burst of commits (another machine's import
-  commits every quarter second) is said at once and then at most every :data:`MIN_GAP_S`, so
-  the views do not re-read more often than that;
+  commits every quarter second) is said at once and then at most every :data:`MIN_GAP_S`,
+  counted from when the views finished re-reading, so that they do not re-read more often
+  than that however long a re-read takes;
 * :attr:`ServerWatch.others` who else has the project open ("Also open on HOST by USER …"),
   again whenever a window comes or goes;
 * :attr:`ServerWatch.connection` what is wrong with the connection ("" when nothing is): when
@@ -37,6 +38,9 @@ from slicereview.store.postgres_live import BYE, CHANGED, HELLO, Listener, visit
 
 #: The shortest time between two :attr:`ServerWatch.changed` (seconds).
 MIN_GAP_S = 0.5
+
+#: The clock the gap is measured on (seconds; a test puts its own here).
+now = time.monotonic
 
 
 def listen(control: Control, url: str, started: int | None = None
@@ -133,7 +137,7 @@ class ServerWatch(QObject):
         if self._lost:
             self._lost = False
             self.connection.emit("")
-            self.changed.emit()  # what was committed while the connection was down
+            self._emit_changed()  # what was committed while the connection was down
         self._say_others()
 
     def _on_given_up(self, worker: Worker, message: str) -> None:
@@ -164,10 +168,9 @@ class ServerWatch(QObject):
 
     def _say_changed(self) -> None:
         """Emit :attr:`changed` now, or once at the end of :data:`MIN_GAP_S` after the last."""
-        wait_s = self._said + MIN_GAP_S - time.monotonic()
+        wait_s = self._said + MIN_GAP_S - now()
         if wait_s <= 0:
-            self._said = time.monotonic()
-            self.changed.emit()
+            self._emit_changed()
         elif not self._due:
             self._due = True
             QTimer.singleShot(int(wait_s * 1000) + 1, self, self._end_of_gap)
@@ -175,8 +178,14 @@ class ServerWatch(QObject):
     def _end_of_gap(self) -> None:
         self._due = False
         if self.project is not None:
-            self._said = time.monotonic()
-            self.changed.emit()
+            self._emit_changed()
+
+    def _emit_changed(self) -> None:
+        """Say :attr:`changed`; the gap to the next one counts from when the views have
+        re-read (the slots return), so a re-read that takes longer than the gap is not
+        followed at once by another."""
+        self.changed.emit()
+        self._said = now()
 
     def _say_others(self, gone: set[int] = frozenset()) -> None:  # type: ignore[assignment]
         if self.project is None or self.listener is None:
