@@ -71,6 +71,40 @@ def pytest_collectstart(collector: pytest.Collector) -> None:
         _profile_loaded = True
 
 
+# -- waits for a condition never fail because the machine is busy -----------------------------
+#: The least time a qtbot wait (``waitUntil``, ``waitSignal``, ...) waits before it fails, in
+#: milliseconds. A wait ends as soon as its condition holds, so a long floor costs nothing when
+#: the test passes; a short ``timeout=`` in a test is a guess at the machine's speed, and the
+#: suite must pass beside two busy processes (docs/contributing.md, "Run the tiers"). Only
+#: benchmarks measure speed. ``SLICEREVIEW_TEST_WAIT_MS`` sets another floor.
+WAIT_FLOOR_MS = int(os.environ.get("SLICEREVIEW_TEST_WAIT_MS", "60000"))
+
+
+def _patient(original):  # type: ignore[no-untyped-def]
+    import functools
+
+    @functools.wraps(original)
+    def wait(self, *args, timeout: int = 5000, **kwargs):  # type: ignore[no-untyped-def]
+        return original(self, *args, timeout=max(int(timeout), WAIT_FLOOR_MS), **kwargs)
+
+    return wait
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give every qtbot wait at least :data:`WAIT_FLOOR_MS` (pytest-qt is loaded already)."""
+    try:
+        from pytestqt.qtbot import QtBot
+    except ImportError:  # (pytest-qt is a test extra; without it no test uses qtbot)
+        return
+    for name in ("waitUntil", "waitSignal", "waitSignals", "waitCallback", "waitExposed",
+                 "waitActive"):
+        original = getattr(QtBot, name)
+        if not getattr(original, "patient", False):
+            patient = _patient(original)
+            patient.patient = True
+            setattr(QtBot, name, patient)
+
+
 # -- where files go ----------------------------------------------------------------------------
 @pytest.fixture(scope="session", autouse=True)
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
