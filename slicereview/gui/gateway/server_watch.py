@@ -86,6 +86,8 @@ class ServerWatch(QObject):
         self._lost = False
         self._said = 0.0  # when changed was last emitted (monotonic)
         self._due = False  # a changed is due at the end of the gap
+        self._emitting = False  # the views are re-reading (changed is being emitted)
+        self._again = False  # a notice came while they did
         self._started = 0  # when start() was called (seconds since 1970)
 
     def start(self, project: Project) -> None:
@@ -167,25 +169,44 @@ class ServerWatch(QObject):
             self._say_others(gone={n.pid for n in notices if n.payload == BYE})
 
     def _say_changed(self) -> None:
-        """Emit :attr:`changed` now, or once at the end of :data:`MIN_GAP_S` after the last."""
+        """Emit :attr:`changed` now, or once at the end of :data:`MIN_GAP_S` after the last
+        (counted from when the views finished re-reading)."""
+        if self._emitting:  # read while the views re-read (a re-read that processes events)
+            self._again = True
+            return
+        if self._due:  # the end of the gap will say it (even if its time has come)
+            return
         wait_s = self._said + MIN_GAP_S - now()
         if wait_s <= 0:
             self._emit_changed()
-        elif not self._due:
+        else:
+            self._end_gap_in(wait_s)
+
+    def _end_gap_in(self, wait_s: float) -> None:
+        if not self._due:
             self._due = True
             QTimer.singleShot(int(wait_s * 1000) + 1, self, self._end_of_gap)
 
     def _end_of_gap(self) -> None:
         self._due = False
-        if self.project is not None:
+        if self._emitting:
+            self._again = True
+        elif self.project is not None:
             self._emit_changed()
 
     def _emit_changed(self) -> None:
         """Say :attr:`changed`; the gap to the next one counts from when the views have
         re-read (the slots return), so a re-read that takes longer than the gap is not
-        followed at once by another."""
-        self.changed.emit()
-        self._said = now()
+        followed at once by another, and a notice read during the re-read waits too."""
+        self._emitting = True
+        try:
+            self.changed.emit()
+        finally:
+            self._emitting = False
+            self._said = now()
+        if self._again:
+            self._again = False
+            self._end_gap_in(MIN_GAP_S)
 
     def _say_others(self, gone: set[int] = frozenset()) -> None:  # type: ignore[assignment]
         if self.project is None or self.listener is None:
