@@ -125,7 +125,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "your user settings (docs/server.md)")
     p.set_defaults(func=cmd_relink)
 
-    p = sub.add_parser("info", help="counts of images, raters, answers..., and missing files")
+    p = sub.add_parser("info", help="counts of images, raters, answers..., and missing files "
+                                    "(of a work package .zip: what it holds, verified)")
     add_project_argument(p)
     p.set_defaults(func=cmd_info)
 
@@ -283,6 +284,10 @@ def cmd_relink(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    if isinstance(args.project, Path) and args.project.suffix.lower() == ".zip":
+        from slicereview.cli.packages import package_info
+
+        return package_info(args.project)
     with Project.open(args.project, read_only=True) as project:
         print(f"Project: {project.name}  ({project.describe()})")
         for table, n in project.counts().items():
