@@ -76,10 +76,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     pacs.add_argument("--dicomweb", metavar="URL",
                       help="the DICOMweb service, e.g. http://localhost:8042/dicom-web")
     pacs.add_argument("--study", action="append", default=[], metavar="UID",
-                      help="Study Instance UID to import (repeat; default: every study listed)")
+                      help="Study Instance UID to import (repeat; default: every study listed, "
+                           "at most --max-studies)")
     pacs.add_argument("--series", action="append", default=[], metavar="UID",
                       help="only this Series Instance UID (repeat)")
     pacs.add_argument("--modality", metavar="CODE", help="only series of this modality, e.g. MG")
+    pacs.add_argument("--date", default="", metavar="YYYYMMDD[-YYYYMMDD]",
+                      help="without --study: only studies of this date or date range")
+    pacs.add_argument("--max-studies", type=int, default=None, metavar="N",
+                      help="without --study: import at most N studies; more listed is "
+                           "refused, naming how many (default 500)")
     p.add_argument("--slices", default="middle", metavar="WHICH",
                    help="slices of 3-D volumes to import: middle (default), all, every:K, "
                         "range:START:STOP[:STEP] (STOP exclusive)")
