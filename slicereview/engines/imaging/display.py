@@ -184,7 +184,8 @@ def finite(display: DisplayImage, name: str) -> DisplayImage:
     warning = (f"{bad} of {ok.size} pixels ({percent(bad / ok.size)}) are not finite numbers "
                "(infinite or NaN); they are shown as the lowest or highest finite value.")
     return replace(display, data=fixed, warning=warning,
-                   description=f"{display.description} ({bad} pixels not finite)".strip())
+                   description=f"{display.description} ({bad} pixel{'' if bad == 1 else 's'} "
+                   "not finite)".strip())
 
 
 def complex_refusal(name: str) -> UnreadableImageError:
