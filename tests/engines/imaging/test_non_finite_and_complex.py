@@ -168,3 +168,49 @@ def test_the_share_of_non_finite_pixels_reads_as_a_percentage(tmp_path, bad, sho
     display = load_display(path, Image(1, 1, "C000001", str(path), "metaimage", axis=-1))
     assert f"{bad} of 10000 pixels ({shown}) are not finite" in display.warning
     assert "e+" not in display.warning
+
+
+LAYOUTS = {  # name: (shape in nibabel's (x, y, z, ...) order, dtype, slope, inter)
+    "2-D.nii": ((7, 5), "<f4", None, 0.0),
+    "3-D.nii.gz": ((7, 5, 3), "<f4", None, 0.0),
+    "t1.nii.gz": ((7, 5, 3, 1), "<f4", None, 0.0),
+    "f8-big-endian.nii": ((6, 4, 2), ">f8", None, 0.0),
+    "scaled.nii.gz": ((6, 4, 2), "<f4", 2.5, -3.0),
+    "offset-only.nii": ((6, 4, 2), "<f4", 1.0, 7.0),
+    "zero-slope.nii": ((6, 4, 2), "<f4", 0.0, 7.0),
+    "f8-scaled.nii": ((6, 4, 2), "<f8", 0.5, 1.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUTS))
+def test_float_nifti_voxels_are_read_as_simpleitk_reads_them(tmp_path, name):
+    """The oracle: SimpleITK's own reading, wherever the values are finite (it zeroes the
+    others); the same dtype and layout, the same scaling."""
+    import nibabel as nib
+    import SimpleITK as sitk
+
+    from slicereview.engines.imaging.nifti_values import read_float_voxels
+
+    shape, dtype, slope, inter = LAYOUTS[name]
+    data = np.random.default_rng(len(name)).normal(0, 50, shape).astype(dtype)
+    image = nib.Nifti1Image(data, np.eye(4))
+    image.set_data_dtype(np.dtype(dtype))
+    if slope is not None:  # (straight into the header: nibabel refuses a slope of 0)
+        image.header["scl_slope"], image.header["scl_inter"] = slope, inter
+    path = tmp_path / name
+    nib.save(image, path)
+    ours = read_float_voxels(path)
+    itk = sitk.GetArrayFromImage(sitk.ReadImage(str(path)))
+    assert ours is not None and ours.dtype == itk.dtype and ours.shape == itk.shape
+    assert np.allclose(ours, itk, rtol=1e-6, atol=0), np.abs(ours - itk).max()
+
+
+def test_other_niftis_are_left_to_simpleitk(tmp_path):
+    import nibabel as nib
+
+    from slicereview.engines.imaging.nifti_values import read_float_voxels
+
+    for name, data in (("ints.nii", np.ones((4, 3, 2), np.int16)),
+                       ("series.nii", np.ones((4, 3, 2, 5), np.float32))):
+        nib.save(nib.Nifti1Image(data, np.eye(4)), tmp_path / name)
+        assert read_float_voxels(tmp_path / name) is None
