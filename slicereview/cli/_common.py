@@ -56,9 +56,11 @@ def user_error(exc: BaseException) -> int:
 
 
 class ProgressBar:
-    """A one-line terminal progress bar on stderr: ``[#####.....] 12/40 file.dcm``.
+    """A one-line terminal progress bar on stderr: ``[#####.....] 12/40 file.dcm``; a step of
+    unknown length (``total`` 0) is shown as ``Label: what`` without a bar.
 
-    Redraws at most 10 times a second; prints plain lines when stderr is not a terminal.
+    Redraws at most 10 times a second; prints plain lines when stderr is not a terminal (every
+    tenth of the way, and each step of unknown length).
     """
 
     def __init__(self, label: str, stream: TextIO | None = None, width: int = 30) -> None:
@@ -67,8 +69,19 @@ class ProgressBar:
         self.width = width
         self._last = 0.0
         self._tty = self.stream.isatty()
+        #: A bar is on the terminal's current line (a message printed now starts a new one).
+        self.drawing = False
 
     def __call__(self, done: int, total: int, what: str = "") -> None:
+        if total <= 0:  # a step of unknown length ("listing the studies"): no bar, no count
+            line = f"{self.label}: {what}"[:120]
+            if self._tty:
+                self.stream.write("\r" + line.ljust(120))
+                self.drawing = True
+            else:
+                self.stream.write(line + "\n")
+            self.stream.flush()
+            return
         now = time.monotonic()
         if done < total and now - self._last < 0.1:
             return
@@ -78,6 +91,7 @@ class ProgressBar:
         line = f"{self.label} [{bar}] {done}/{total} {what}"[:120]
         if self._tty:
             self.stream.write("\r" + line.ljust(120))
+            self.drawing = done < total
             if done >= total:
                 self.stream.write("\n")
         elif done >= total or done % max(1, total // 10) == 0:

@@ -1,5 +1,6 @@
 """``slicereview package`` and ``slicereview merge``: work packages for annotators on other
-machines (see :mod:`slicereview.app.qa.packages`; imported in the handlers)."""
+machines, and what ``slicereview info anna.zip`` says of one (see
+:mod:`slicereview.app.qa.packages`; imported in the handlers)."""
 
 from __future__ import annotations
 
@@ -46,4 +47,29 @@ def cmd_merge(args: argparse.Namespace) -> int:
     for annotation_id in report.conflicts:
         print(f"conflict: annotation {annotation_id} was changed in both places; the project "
               "keeps its version, the package's is kept in merge_conflicts")
+    return 0
+
+
+def package_info(file: Path) -> int:
+    """``slicereview info anna.zip``: the package read and verified as a merge reads it (the
+    same limits), described; nothing is written beside it."""
+    from slicereview.app.qa.packages import describe
+
+    if not file.is_file():
+        raise FileNotFoundError(f"no package file {file}")
+    found = describe(file)
+    print(f"Work package of {found.annotator} (project {found.project})"
+          + (f", batch {found.batch}" if found.batch else ", every phase they may work in"))
+    print(f"  written {found.written or 'at an unknown time'} by slicereview "
+          f"{found.version or '(unknown version)'}")
+    for table, n in found.counts.items():
+        print(f"  {table:12s} {n}")
+    print("Verified: every file in it is whole and every image has its hash.")
+    if found.unpacked is not None:
+        print(f"Unpacked beside it in {found.unpacked.name}/: `slicereview open {file.name}` "
+              "opens the work done there.")
+    else:
+        print(f"The annotator opens it with `slicereview open {file.name}` (it is unpacked "
+              "beside itself once); the owner takes it back with `slicereview merge PROJECT "
+              f"{file.name}`.")
     return 0

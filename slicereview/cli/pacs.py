@@ -1,5 +1,7 @@
 """``slicereview import PROJECT --dicomweb URL [--study UID]... [--series UID]...
-[--modality CODE]`` (and the credentials prompt the DICOM export's ``--stow`` shares)."""
+[--modality CODE] [--date YYYYMMDD[-YYYYMMDD]] [--max-studies N]`` (and the credentials prompt
+the DICOM export's ``--stow`` shares). Ctrl+C stops it with one sentence and exit code 130;
+the import is all or nothing, so the project is as it was."""
 
 from __future__ import annotations
 
@@ -58,12 +60,21 @@ def import_dicomweb(args: argparse.Namespace, limit_changes: dict) -> int:
     if args.create:
         with contextlib.suppress(FileExistsError):  # there already: import into it
             Project.create(args.project).close()
-    with Project.open(args.project) as project:
-        limits = set_project_limits(project, **limit_changes) if limit_changes else None
-        report = with_credentials(args.dicomweb, lambda auth: run(
-            project, args.dicomweb, studies=args.study, series=args.series,
-            modality=args.modality, auth=auth, progress=ProgressBar("Importing"),
-            limits=limits))
+    options: dict[str, Any] = {"studies": args.study, "series": args.series,
+                               "modality": args.modality, "date": args.date}
+    if args.max_studies is not None:
+        options["max_studies"] = args.max_studies
+    bar = ProgressBar("Importing")
+    try:
+        with Project.open(args.project) as project:
+            limits = set_project_limits(project, **limit_changes) if limit_changes else None
+            report = with_credentials(args.dicomweb, lambda auth: run(
+                project, args.dicomweb, auth=auth, progress=bar, limits=limits, **options))
+    except KeyboardInterrupt:  # (the import is all or nothing: it added nothing)
+        print(("\n" if bar.drawing else "") + "Import from the PACS interrupted: nothing was "
+              "added to the project (the images fetched so far were removed from the cache); "
+              "run the command again to import.", file=sys.stderr)
+        return 130
     print(report.summary())
     for line in report.details():
         print(f"  {line}")

@@ -76,10 +76,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     pacs.add_argument("--dicomweb", metavar="URL",
                       help="the DICOMweb service, e.g. http://localhost:8042/dicom-web")
     pacs.add_argument("--study", action="append", default=[], metavar="UID",
-                      help="Study Instance UID to import (repeat; default: every study listed)")
+                      help="Study Instance UID to import (repeat; default: every study listed, "
+                           "at most --max-studies)")
     pacs.add_argument("--series", action="append", default=[], metavar="UID",
                       help="only this Series Instance UID (repeat)")
     pacs.add_argument("--modality", metavar="CODE", help="only series of this modality, e.g. MG")
+    pacs.add_argument("--date", default="", metavar="YYYYMMDD[-YYYYMMDD]",
+                      help="without --study: only studies of this date or date range")
+    pacs.add_argument("--max-studies", type=int, default=None, metavar="N",
+                      help="without --study: import at most N studies; more listed is "
+                           "refused, naming how many (default 500)")
     p.add_argument("--slices", default="middle", metavar="WHICH",
                    help="slices of 3-D volumes to import: middle (default), all, every:K, "
                         "range:START:STOP[:STEP] (STOP exclusive)")
@@ -125,7 +131,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "your user settings (docs/server.md)")
     p.set_defaults(func=cmd_relink)
 
-    p = sub.add_parser("info", help="counts of images, raters, answers..., and missing files")
+    p = sub.add_parser("info", help="counts of images, raters, answers..., and missing files "
+                                    "(of a work package .zip: what it holds, verified)")
     add_project_argument(p)
     p.set_defaults(func=cmd_info)
 
@@ -283,6 +290,10 @@ def cmd_relink(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    if isinstance(args.project, Path) and args.project.suffix.lower() == ".zip":
+        from slicereview.cli.packages import package_info
+
+        return package_info(args.project)
     with Project.open(args.project, read_only=True) as project:
         print(f"Project: {project.name}  ({project.describe()})")
         for table, n in project.counts().items():

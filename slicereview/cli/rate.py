@@ -19,6 +19,7 @@ import argparse
 import time
 
 from slicereview.cli._common import add_project_argument, open_project
+from slicereview.shares import percent
 
 KINDS = ("sort", "exhaustive", "confidence", "classify")
 
@@ -172,7 +173,7 @@ def cmd_status(args: argparse.Namespace) -> int:
           f"{time.monotonic() - started:.1f} s):")
     for line in lines:
         print(f"  {line.name:<20} {line.answers:>6} answers  η {line.eta:.3f}  agrees "
-              f"{line.agreement:.0%}")
+              f"{percent(line.agreement, 0)}")
     return 0
 
 

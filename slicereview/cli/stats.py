@@ -42,6 +42,7 @@ import numpy as np
 
 from slicereview.app import statistics
 from slicereview.cli._tables import Table, is_missing, read_table
+from slicereview.shares import percent
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -213,7 +214,7 @@ def cmd_masks(args: argparse.Namespace) -> int:
         lines = (_level_lines("alpha (nominal, strict)", r["strict"])
                  + _level_lines("alpha (nominal, relaxed)", r["relaxed"])
                  + [f"uncertain pixels {r['uncertain_pixels']} "
-                    f"({100 * r['uncertain_share']:.1f}%), relaxed area mean "
+                    f"({percent(r['uncertain_share'])}), relaxed area mean "
                     f"{r['area_mean']:.1f} std {r['area_std']:.1f}"])
         return _emit(args, r, lines)
     level = statistics.mask_agreement(stack, connectivity=args.connectivity)

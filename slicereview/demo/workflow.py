@@ -96,18 +96,23 @@ def write_images(sources: Sequence[Path], folder: Path) -> list[Path]:
 
 
 def return_package(sent: Path, back: Path, work: Callable[[Project], None]) -> Path:
-    """What an annotator on another machine does: unzip ``sent``, ``work`` in its project,
-    zip it back to ``back`` in the same layout."""
+    """What an annotator on another machine does: unzip ``sent`` (within the limits every
+    reader of a package keeps, :mod:`slicereview.app.qa.package_zip`), ``work`` in its
+    project, zip it back to ``back`` in the same layout."""
+    from slicereview.app.qa.package_zip import PROJECT, PackageZip
+
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        with zipfile.ZipFile(sent) as zf:
-            zf.extractall(folder)
-        with Project.open(folder / "project.srproj") as remote:
+        with PackageZip(sent, "unpacked") as package:
+            members = package.members
+            for name in members:
+                package.extract(name, folder)
+        with Project.open(folder / PROJECT) as remote:
             work(remote)
-        with zipfile.ZipFile(sent) as zin, zipfile.ZipFile(back, "w") as zout:
-            for item in zin.infolist():
-                data = (folder / item.filename).read_bytes()
-                zout.writestr(item, data)
+        with zipfile.ZipFile(back, "w") as zout:
+            for name in members:
+                zout.write(folder / name, name, compress_type=zipfile.ZIP_DEFLATED
+                           if name == PROJECT else zipfile.ZIP_STORED)
     return back
 
 

@@ -72,6 +72,11 @@ def check_file(path: str | Path, *, busy_timeout_s: float = _BUSY_TIMEOUT_S) -> 
     # (Not open()/close(): closing a descriptor of the file would drop the POSIX locks of this
     # process's other connections to it; see store/locks.py.)
     header = locks.read(path, 100)
+    if header.startswith(b"PK\x03\x04"):
+        raise NotAProjectError(
+            f"{path} is a zip file, not a project: if it is a work package, open it with "
+            f"`slicereview open {path.name}` (it is unpacked beside itself once) and use the "
+            "project.srproj in that folder; `slicereview info` describes it as it is.")
     if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
         raise NotAProjectError(
             f"{path} is not a slicereview project (it is not an SQLite database). "

@@ -79,3 +79,36 @@ def test_open_accepts_a_work_package_zip(location, tmp_path: Path, capsys) -> No
     assert main(["open", str(bad), "--screenshot", str(shot)], gui=asked.append) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "bad.zip" in err[0] and not (tmp_path / "bad").exists()
+
+
+def test_info_describes_a_work_package_verified_and_other_commands_name_it(location,
+                                                                           tmp_path: Path,
+                                                                           capsys) -> None:
+    """``slicereview info NAME.zip`` reads the package as a merge does (the same limits and
+    checks) and says what it holds; any other command given the zip says it is a package."""
+    from slicereview.app.qa.packages import package
+    from tests.app.qa.test_packages import make_project
+
+    path = make_project(tmp_path / "src", location("p.srproj"))
+    with Project.open(path) as project:
+        sent = package(project, "ann", tmp_path / "ann.zip", batch="b1")
+        name = project.name
+    assert main(["info", str(sent)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"Work package of ann (project {name}), batch b1"
+    assert "  images       3" in out and "  annotations  1" in out
+    assert "Verified: every file in it is whole and every image has its hash." in out
+    assert out[-1].startswith("The annotator opens it with `slicereview open ann.zip`")
+    assert not (tmp_path / "ann").exists()                     # info unpacks nothing
+    assert main(["open", str(sent), "--screenshot", str(tmp_path / "s.png")],
+                gui=lambda request: 0) == 0
+    capsys.readouterr()
+    assert main(["info", str(sent)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "Unpacked beside it in ann/: `slicereview open ann.zip` opens the work done there.")
+    assert main(["rate", "list", str(sent)]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line == (f"slicereview: error: {sent} is a zip file, not a project: if it is a work "
+                    "package, open it with `slicereview open ann.zip` (it is unpacked beside "
+                    "itself once) and use the project.srproj in that folder; `slicereview "
+                    "info` describes it as it is.")

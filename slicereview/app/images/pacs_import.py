@@ -4,9 +4,10 @@ stores references (service URL + UIDs) with the pixels in the bounded cache.
 :func:`import_dicomweb` runs in three steps, **all or nothing**:
 
 1. *listing* — the studies given (or every study the server lists, optionally of one
-   modality), their series (optionally only some, or of one modality) and instances;
-   instances already in the project (same server and SOP Instance UID, or the same SOP
-   Instance UID from another server) are duplicates and not fetched;
+   modality and a date range, at most a cap: :mod:`~slicereview.app.images.pacs_listing`),
+   their series (optionally only some, or of one modality) and instances, with progress and
+   Cancel; instances already in the project (same server and SOP Instance UID, or the same
+   SOP Instance UID from another server) are duplicates and not fetched;
 2. *fetching* — each instance is retrieved into the cache; an instance whose SHA-256 is that
    of a source already in the project (a file imported from disk, say) is a duplicate;
 3. *checking and storing* — the decoding child reads each cached file exactly as it reads a
@@ -36,6 +37,7 @@ from pathlib import Path
 
 from slicereview.app.images.importing import CancelFn, ImportReport, ProgressFn, _intent_warning
 from slicereview.app.images.limits import DECODED_AT_IMPORT, project_limits
+from slicereview.app.images.pacs_listing import MAX_STUDIES, ListingCancelled, list_instances
 from slicereview.engines.dicomweb.cache import cache_file, trim
 from slicereview.engines.dicomweb.client import InstanceRow, Server
 from slicereview.engines.dicomweb.http import Auth, NetLimits, check_url
@@ -50,40 +52,21 @@ from slicereview.store import Project
 _GROUP = 8
 
 
-def list_studies(url: str, auth: Auth | None = None, search: str = "",
-                 net_limits: NetLimits | None = None) -> list:
-    """The studies of the service at ``url`` matching ``search`` (a description, or a date
-    ``YYYYMMDD[-YYYYMMDD]``), newest first, as
-    :class:`~slicereview.engines.dicomweb.client.StudyRow` (date, modalities, description,
-    number of images)."""
-    with Server(url, auth, net_limits) as server:
-        return server.studies(search)
-
-
-def list_instances(server: Server, studies: Sequence[str] = (), series: Sequence[str] = (),
-                   modality: str | None = None) -> list[InstanceRow]:
-    """The instances an import of ``studies`` (all listed when empty), restricted to
-    ``series`` and ``modality`` when given, would fetch."""
-    study_uids = list(studies) or [s.study_uid for s in server.studies(modality=modality)]
-    wanted = set(series)
-    rows: list[InstanceRow] = []
-    for study in study_uids:
-        for s in server.series(study, modality=modality):
-            if wanted and s.series_uid not in wanted:
-                continue
-            rows.extend(server.instances(study, s.series_uid))
-    return rows
-
-
 def import_dicomweb(project: Project, url: str, *, studies: Sequence[str] = (),
-                    series: Sequence[str] = (), modality: str | None = None,
-                    auth: Auth | None = None, progress: ProgressFn | None = None,
-                    cancel: CancelFn | None = None, limits: Limits | None = None,
-                    net_limits: NetLimits | None = None) -> ImportReport:
+                    series: Sequence[str] = (), modality: str | None = None, date: str = "",
+                    max_studies: int = MAX_STUDIES, auth: Auth | None = None,
+                    progress: ProgressFn | None = None, cancel: CancelFn | None = None,
+                    limits: Limits | None = None, net_limits: NetLimits | None = None
+                    ) -> ImportReport:
     """Import instances from the DICOMweb service at ``url`` (see the module text).
 
-    ``progress(done, total, what)`` is called while listing (total 0), before each fetch and
-    at the end; ``cancel()`` is polled before each request. Raises
+    Without ``studies``, every study listed (of ``modality`` and the StudyDate range ``date``,
+    ``YYYYMMDD[-YYYYMMDD]``, when given), at most ``max_studies``
+    (:func:`~slicereview.app.images.pacs_listing.list_instances`: more is refused with
+    :class:`~slicereview.app.images.pacs_listing.TooManyStudiesError`). ``progress(done,
+    total, what)`` is called while listing (``"listing study 3 of 40"``), before each fetch
+    and at the end; ``cancel()`` is polled before each request (Cancel while listing or
+    fetching: ``report.cancelled``, nothing added). Raises
     :class:`~slicereview.engines.dicomweb.errors.DicomwebError` when the server fails or
     misbehaves (nothing added).
     """
@@ -92,9 +75,12 @@ def import_dicomweb(project: Project, url: str, *, studies: Sequence[str] = (),
     report = ImportReport()
     fetched: list[Path] = []
     with Server(url, auth, net_limits) as server:
-        if progress is not None:
-            progress(0, 0, "listing the studies")
-        rows = list_instances(server, studies, series, modality)
+        try:
+            rows = list_instances(server, studies, series, modality, date=date,
+                                  max_studies=max_studies, progress=progress, cancel=cancel)
+        except ListingCancelled:
+            report.cancelled = True
+            return report
         todo: list[tuple[InstanceRow, Path, str, int]] = []
         seen: set[str] = set()
         try:

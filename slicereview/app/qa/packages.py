@@ -17,8 +17,10 @@ annotator, :func:`merge` takes their work back. Rules held here:
   annotator opens the zip itself in slicereview (:func:`unpack`: verified, then unpacked once
   beside it) or unzips it and opens ``project.srproj``.
 * **merge is verified** — a package from another project (UUID), a damaged zip or project
-  file, a newer format, an image whose hash differs or an unknown annotator is refused before
-  anything is written; the merge is one transaction, so the project is unchanged on refusal.
+  file, a newer format, an image whose hash differs, an unknown annotator or a zip that would
+  unpack to far more than its size (the limits of :mod:`~slicereview.app.qa.package_zip`,
+  the same for merging, opening and describing a package) is refused before anything is
+  written; the merge is one transaction, so the project is unchanged on refusal.
 * **merge never overwrites** — per annotation (rater, image, phase, round): missing in the
   project → added; equal → nothing; changed in the package only → the project takes it;
   changed in the project only → kept; changed on both sides → a *conflict*: the project keeps
@@ -43,6 +45,14 @@ from typing import TYPE_CHECKING
 from slicereview import __version__
 from slicereview.app.images.limits import project_limits
 from slicereview.app.images.pacs import Locator, local_file
+from slicereview.app.qa.package_zip import (
+    FORMAT,
+    MANIFEST,
+    PROJECT,
+    PackageError,
+    PackageZip,
+    read_package,
+)
 from slicereview.app.qa.workflow import OnHold, may_start, why_not_start, work_images
 from slicereview.model import Annotation, Phase, Polygon, Review, Role
 from slicereview.store import NewerProjectError, Project, ProjectError
@@ -52,15 +62,6 @@ from slicereview.store.schema import SCHEMA_VERSION
 if TYPE_CHECKING:
     from slicereview.app.images.file_cache import HeldFile
     from slicereview.engines.dicomweb.cache import RemoteInstance
-
-FORMAT = 1
-MANIFEST = "manifest.json"
-PROJECT = "project.srproj"
-
-
-class PackageError(ProjectError):
-    """A package that cannot be merged (another project, damaged, newer, hash mismatch)."""
-
 
 def _content(project: Project, ann: Annotation) -> dict:
     polys = [{"v": p.vertices.tolist(), "c": str(p.certainty), "l": p.label,
@@ -170,34 +171,11 @@ class MergeReport:
                 + (f", {len(self.pins)} pinned comment(s) added" if self.pins else ""))
 
 
-def _read(file: Path, tmp: Path) -> tuple[dict, Path]:
-    try:
-        with zipfile.ZipFile(file) as zf:
-            # every member is read to its end once: zipfile checks its CRC there, and the
-            # images are hashed in the same pass (no separate testzip pass)
-            manifest = json.loads(zf.read(MANIFEST))
-            if not isinstance(manifest, dict) or manifest.get("format", 0) > FORMAT:
-                raise PackageError(f"{file.name} was written by a newer slicereview: update it")
-            zf.extract(PROJECT, tmp)
-            for name, sha in manifest["images"].items():
-                digest = hashlib.sha256()
-                with zf.open(name) as member:
-                    while chunk := member.read(1 << 20):
-                        digest.update(chunk)
-                if digest.hexdigest() != sha:
-                    raise PackageError(f"{file.name}: {name} is damaged (hash differs)")
-    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, EOFError, OSError) as exc:
-        detail = str(exc).replace(str(tmp), "")  # never name our temporary folder
-        raise PackageError(f"{file.name} is not a readable slicereview package ({detail})") \
-            from exc
-    return manifest, tmp / PROJECT
-
-
 def merge(project: Project, file: str | Path) -> MergeReport:
     """Merge an annotator's package back (see the module doc); one transaction."""
     file = Path(file)
     with tempfile.TemporaryDirectory() as tmp:
-        manifest, sub = _read(file, Path(tmp))
+        manifest, sub = read_package(file, Path(tmp), "merged")
         # meta, not project_uuid(): a refusal must not write (a project never packaged has
         # no identity yet, and no package can be its own)
         if manifest.get("project_uuid") != project.meta("project_uuid"):
@@ -309,7 +287,8 @@ def copy_floor(files: list[Path], dest: Path) -> None:
         shutil.copyfile(f, dest / f"{k}_{f.name}")
 
 
-__all__ = ["MergeReport", "PackageError", "Phase", "merge", "package"]
+__all__ = ["MergeReport", "PackageError", "PackageSummary", "Phase", "describe", "merge",
+           "package", "unpack"]
 
 
 def unpack(file: str | Path) -> Path:
@@ -319,34 +298,43 @@ def unpack(file: str | Path) -> Path:
       (``anna.zip`` → ``anna/``), in the layout :func:`merge` takes back zipped
       (``project.srproj``, ``images/``, ``manifest.json``); opening the zip again opens that
       folder's project, so the work done there is never replaced by the zip's copy;
-    * **verified first** — the manifest's format, every member's checksum and each image's
-      hash, as :func:`merge` checks them, and the unpacked size (at most four times the zip's
-      plus 256 MiB: a deflate bomb is refused); nothing is written before that (``PackageError``);
+    * **verified first** — the limits of :mod:`~slicereview.app.qa.package_zip` (a deflate
+      bomb is refused before anything is inflated), the manifest's format, every member's
+      checksum and each image's hash, as :func:`merge` checks them; nothing is written
+      beside the zip before that (``PackageError``, in plain words);
     * **never over another folder** — a folder of that name holding anything but this package
       is left alone and ``anna (2)/`` is used. Only the manifest's members are extracted.
     """
     file = Path(file)
     with tempfile.TemporaryDirectory() as tmp:
-        manifest, _ = _read(file, Path(tmp))
-    members = [MANIFEST, PROJECT, *manifest["images"]]
-    with zipfile.ZipFile(file) as zf:
-        unpacked = sum(zf.getinfo(name).file_size for name in members)
-    if unpacked > 4 * file.stat().st_size + (256 << 20):
-        raise PackageError(f"{file.name} would unpack to {unpacked >> 20} MB, far more than "
-                           "its size: it is damaged or not a slicereview package")
+        manifest, _ = read_package(file, Path(tmp), "unpacked")
+    folder, found = _folder_beside(file, manifest["package_id"])
+    if found:
+        return folder / PROJECT
+    partial = folder.with_name(folder.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        with PackageZip(file, "unpacked") as zipped:  # (its limits checked again)
+            for name in zipped.members:
+                zipped.extract(name, partial)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)  # (a full disk leaves no half folder)
+        raise
+    partial.rename(folder)  # the folder appears whole or not at all
+    return folder / PROJECT
+
+
+def _folder_beside(file: Path, package_id: str) -> tuple[Path, bool]:
+    """The folder beside ``file`` that holds the package ``package_id`` unpacked (``True``),
+    else the first free one of ``anna/``, ``anna (2)/``, … (``False``)."""
     for k in range(1, 1000):
         folder = file.with_name(file.stem if k == 1 else f"{file.stem} ({k})")
         if not folder.exists():
-            break
-        if _package_id(folder) == manifest.get("package_id"):
-            return folder / PROJECT
-    partial = folder.with_name(folder.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    with zipfile.ZipFile(file) as zf:
-        for name in members:
-            zf.extract(name, partial)  # zipfile drops "..", drive and root parts of a name
-    partial.rename(folder)  # the folder appears whole or not at all
-    return folder / PROJECT
+            return folder, False
+        if _package_id(folder) == package_id:
+            return folder, True
+    raise PackageError(f"{file.name}: a thousand folders of its name lie beside it, so "
+                       "nothing was unpacked; move the zip to another folder.")
 
 
 def _package_id(folder: Path) -> str | None:
@@ -355,3 +343,41 @@ def _package_id(folder: Path) -> str | None:
     except (OSError, ValueError):
         return None
     return found.get("package_id") if isinstance(found, dict) else None
+
+
+@dataclass(frozen=True)
+class PackageSummary:
+    """What ``slicereview info anna.zip`` says of a work package (read, verified, not
+    unpacked): its annotator, batch (``None``: every phase they may work in), the project's
+    name, when and by which slicereview it was written, the row counts of its project, and
+    the folder it was unpacked to beside the zip (``None``: not opened there yet)."""
+
+    annotator: str
+    batch: str | None
+    project: str
+    written: str
+    version: str
+    counts: dict[str, int]
+    unpacked: Path | None
+
+
+def describe(file: str | Path) -> PackageSummary:
+    """The :class:`PackageSummary` of the package ``file``: read with the checks and limits of
+    :func:`merge` and :func:`unpack` (:mod:`~slicereview.app.qa.package_zip`), its project
+    opened read-only in a temporary folder; nothing is written beside the zip."""
+    file = Path(file)
+    with tempfile.TemporaryDirectory() as tmp:
+        manifest, sub = read_package(file, Path(tmp), "read")
+        try:
+            with Project.open(sub, read_only=True) as pkg:
+                name, written = pkg.name, pkg.meta("package_created_at") or ""
+                counts = pkg.counts()
+        except ProjectError as exc:
+            raise PackageError(f"{file.name} holds a damaged project file ({PROJECT}), so "
+                               "nothing was read; ask the annotator to send the package "
+                               "again.") from exc
+    folder, found = _folder_beside(file, manifest["package_id"])
+    batch = manifest.get("batch")
+    return PackageSummary(manifest["annotator"], batch if isinstance(batch, str) else None,
+                          name, written, str(manifest.get("slicereview", "")), counts,
+                          folder if found else None)

@@ -38,6 +38,7 @@ from slicereview.app.rating.raters import RaterLine, rater_input
 from slicereview.app.rating.run import RankingRow, open_run
 from slicereview.engines.ranking.bt import BT_ALPHA, DENSE_LIMIT, METHOD, Z95
 from slicereview.model import SessionKind
+from slicereview.shares import percent
 
 if TYPE_CHECKING:
     from slicereview.store import Project
@@ -145,7 +146,7 @@ def render(sets: list[ImageSetRating], table: Callable[..., str]) -> str:
             parts.append(table(
                 ["rater", "answers", "η", "agrees with the pooled ranking"],
                 [[e(r.name), str(r.answers), _f(r.eta, 3),
-                  "–" if math.isnan(r.agreement) else f"{r.agreement:.0%}"]
+                  percent(r.agreement, 0)]
                  for r in entry.raters], 1))
         for name, rows in entry.exhaustive:
             parts.append(f"<h3>Exhaustive session {e(name)}: wins − losses and "

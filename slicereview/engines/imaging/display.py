@@ -10,8 +10,12 @@ set ``invert``: the viewer inverts *after* windowing (flip its LUT), as DICOM re
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from slicereview.engines.imaging.errors import UnreadableImageError
 
 #: Percentiles of the automatic window (lower, upper).
 AUTO_PERCENTILES = (1.0, 99.5)
@@ -151,7 +155,7 @@ def finite(display: DisplayImage, name: str) -> DisplayImage:
     >>> d = DisplayImage(np.array([[1.0, np.nan], [np.inf, 3.0]], np.float32))
     >>> shown = finite(d, "map.nii")
     >>> shown.data.tolist(), shown.warning
-    ([[1.0, 1.0], [3.0, 3.0]], '2 of 4 pixels (50%) are not finite numbers (infinite or NaN); they are shown as the lowest or highest finite value.')
+    ([[1.0, 1.0], [3.0, 3.0]], '2 of 4 pixels (50 %) are not finite numbers (infinite or NaN); they are shown as the lowest or highest finite value.')
     >>> finite(DisplayImage(np.full((2, 2), np.inf, np.float32)), "slope.dcm")
     Traceback (most recent call last):
     ...
@@ -175,10 +179,46 @@ def finite(display: DisplayImage, name: str) -> DisplayImage:
     low, high = values.min(), values.max()
     fixed = np.where(ok, data, low).astype(data.dtype, copy=False)
     fixed[data == np.inf] = high
-    warning = (f"{bad} of {ok.size} pixels ({100 * bad / ok.size:.2g}%) are not finite numbers "
+    from slicereview.shares import percent
+
+    warning = (f"{bad} of {ok.size} pixels ({percent(bad / ok.size)}) are not finite numbers "
                "(infinite or NaN); they are shown as the lowest or highest finite value.")
     return replace(display, data=fixed, warning=warning,
-                   description=f"{display.description} ({bad} pixels not finite)".strip())
+                   description=f"{display.description} ({bad} pixel{'' if bad == 1 else 's'} "
+                   "not finite)".strip())
+
+
+def complex_refusal(name: str) -> UnreadableImageError:
+    """The refusal of a file ``name`` whose pixels are complex numbers (see
+    :func:`real_valued`)."""
+    from slicereview.engines.imaging.errors import UnreadableImageError
+
+    return UnreadableImageError(
+        f"{name} holds complex-valued pixels (a real and an imaginary part each, as MRI raw "
+        "data does), which slicereview does not show: a grey image would have to pick their "
+        "magnitude, phase, real or imaginary part; save the one you mean to annotate as a "
+        "real-valued image and import that.")
+
+
+def real_valued(data: np.ndarray, name: str) -> np.ndarray:
+    """``data`` if its values are real numbers; complex data (a TIFF, NIfTI or NRRD of complex
+    numbers) is refused with :func:`complex_refusal`, never shown as its real part.
+
+    The rule (docs/reliability.md): every reader calls this on the array its decoder gave,
+    before any cast to a display dtype (where numpy would drop the imaginary part).
+
+    Example
+    -------
+    >>> real_valued(np.ones((2, 2), np.float32), "a.tif").dtype.name
+    'float32'
+    >>> real_valued(np.ones((2, 2), np.complex64), "k-space.tif")
+    Traceback (most recent call last):
+    ...
+    slicereview.engines.imaging.errors.UnreadableImageError: k-space.tif holds complex-valued pixels (a real and an imaginary part each, as MRI raw data does), which slicereview does not show: a grey image would have to pick their magnitude, phase, real or imaginary part; save the one you mean to annotate as a real-valued image and import that.
+    """  # noqa: E501
+    if np.asarray(data).dtype.kind == "c":
+        raise complex_refusal(name)
+    return data
 
 
 def _subsample(data: np.ndarray, limit: int = AUTO_SAMPLE) -> np.ndarray:

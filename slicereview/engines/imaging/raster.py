@@ -19,7 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from slicereview.engines.imaging.display import DisplayImage, WindowPreset, to_rgb8
+from slicereview.engines.imaging.display import (
+    DisplayImage,
+    WindowPreset,
+    real_valued,
+    to_rgb8,
+)
 from slicereview.engines.imaging.errors import UnreadableImageError
 from slicereview.engines.imaging.file_checks import raster_size
 from slicereview.engines.imaging.limits import DEFAULT_LIMITS, Limits
@@ -54,6 +59,7 @@ def read_array(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> np.ndarray:
         raise
     except BaseException:  # the image plugins raise many kinds of errors
         raise _unreadable(path) from None
+    real_valued(arr, path.name)
     if arr.ndim == 3 and arr.shape[2] == 2:  # grey + alpha
         arr = arr[..., 0]
     if arr.ndim == 3 and arr.shape[2] in (3, 4):

@@ -19,7 +19,12 @@ from typing import Any
 import numpy as np
 from cachetools import LRUCache
 
-from slicereview.engines.imaging.display import DisplayImage, to_rgb8
+from slicereview.engines.imaging.display import (
+    DisplayImage,
+    complex_refusal,
+    real_valued,
+    to_rgb8,
+)
 from slicereview.engines.imaging.errors import UnreadableImageError, decoder_edge
 from slicereview.engines.imaging.file_checks import (
     check_data_files,
@@ -136,6 +141,8 @@ def import_entries(path: str | Path, axis: int, indices_for: Any,
     check_volume_size(path, geometry, limits)
     check_nifti_length(path, limits)
     components = geometry["components"]
+    if "complex" in str(geometry["pixel_type"]):
+        raise complex_refusal(path.name)
     info: dict[str, Any] = {"kind": "volume" if dim == 3 else "2d", **geometry}
     if dim == 2 or (dim == 3 and size[2] == 1 and axis == 0):
         if components not in (1, 3, 4):
@@ -176,24 +183,34 @@ def import_entries(path: str | Path, axis: int, indices_for: Any,
 # -- pixels ----------------------------------------------------------------------------------
 def _read_array(path: Path, limits: Limits) -> tuple[np.ndarray, dict[str, Any]]:
     sitk = _sitk()
-    check_volume_size(path, read_geometry(path), limits)
+    geometry = read_geometry(path)
+    check_volume_size(path, geometry, limits)
     check_nifti_length(path, limits)
-    try:
+    arr = None
+    if path.name.lower().endswith((".nii", ".nii.gz")):
+        from slicereview.engines.imaging.nifti_values import read_float_voxels
+
+        # (SimpleITK's NIfTI reader reads NaN and infinity as 0: display.finite must see them)
         with decoder_edge(path.name):
-            image = sitk.ReadImage(str(path))
-            arr = sitk.GetArrayFromImage(image)
-    except UnreadableImageError:
-        raise _unreadable(path) from None
+            arr = read_float_voxels(path)
+    if arr is None:
+        try:
+            with decoder_edge(path.name):
+                image = sitk.ReadImage(str(path))
+                arr = sitk.GetArrayFromImage(image)
+        except UnreadableImageError:
+            raise _unreadable(path) from None
+        geometry = {**geometry, "spacing": list(image.GetSpacing()),
+                    "origin": list(image.GetOrigin()),
+                    "direction": list(image.GetDirection()), "size": list(image.GetSize()),
+                    "components": image.GetNumberOfComponentsPerPixel()}
+    real_valued(arr, path.name)
     # Drop trailing singleton ITK dimensions (leading numpy ones), e.g. 4-D with t = 1.
-    while arr.ndim > (3 + (image.GetNumberOfComponentsPerPixel() > 1)) and arr.shape[0] == 1:
+    while arr.ndim > (3 + (geometry["components"] > 1)) and arr.shape[0] == 1:
         arr = arr[0]
     arr.setflags(write=False)
-    geometry = {
-        "spacing": list(image.GetSpacing()), "origin": list(image.GetOrigin()),
-        "direction": list(image.GetDirection()), "size": list(image.GetSize()),
-        "components": image.GetNumberOfComponentsPerPixel(),
-    }
-    return arr, geometry
+    return arr, {k: geometry[k] for k in ("spacing", "origin", "direction", "size",
+                                          "components")}
 
 
 def volume_array(path: str | Path, limits: Limits = DEFAULT_LIMITS

@@ -19,6 +19,7 @@ from slicereview.store.location import Location
 
 if TYPE_CHECKING:  # the imaging engines (pydicom, SimpleITK) load when an import starts
     from slicereview.app.images.importing import ImportReport
+    from slicereview.app.images.pacs_listing import StudyList
     from slicereview.app.review.queue import QueueResult, QueueSpec
     from slicereview.engines.dicomweb.auth import Auth
     from slicereview.engines.imaging.importer import SliceSelection
@@ -47,9 +48,11 @@ def import_pacs(control: Control, location: Location, url: str, auth: Auth | Non
                                progress=control.progress, cancel=control.cancelled)
 
 
-def list_pacs_studies(control: Control, url: str, auth: Auth | None, search: str) -> list:
-    """Thread worker: the studies of a DICOMweb service (``StudyRow`` s)."""
-    from slicereview.app.images.pacs_import import list_studies
+def list_pacs_studies(control: Control, url: str, auth: Auth | None, search: str
+                      ) -> StudyList:
+    """Thread worker: the studies of a DICOMweb service (a ``StudyList`` of ``StudyRow`` s,
+    saying whether the PACS has more)."""
+    from slicereview.app.images.pacs_listing import list_studies
 
     return list_studies(url, auth, search)
 

@@ -44,6 +44,7 @@ from slicereview.app.rating.confidence import ConfidenceRun, MeterDetails
 from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.settings import acting_annotator
 from slicereview.gui.gateway import ProjectGateway
+from slicereview.shares import percent
 
 CALIBRATION = ("Expected τ: the mean over image pairs of how sure the model is of their order "
                "(2 P(right order) − 1). Measured against simulated raters it is conservative "
@@ -271,7 +272,7 @@ class ConfidenceMeter(QWidget):
             for i, score, se in details.widest) or "—")
         self.raters.setRowCount(len(details.raters))
         for row, line in enumerate(details.raters):
-            agrees = "—" if math.isnan(line.agreement) else f"{line.agreement:.0%}"
+            agrees = "—" if math.isnan(line.agreement) else percent(line.agreement, 0)
             cells = (line.name, str(line.answers), _f(line.eta), agrees)
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)

@@ -43,6 +43,7 @@ class FileMenu:
         #: The demo build running, or ``None``.
         self.demo_worker: Worker | None = None
         self._import_dialog: QProgressDialog | None = None
+        self._import_step: Callable[[str], str] = str
         self._demo_dialog: QProgressDialog | None = None
         #: The open "Connect to server" or password dialog, or ``None``.
         self.server_dialog: ConnectDialog | PasswordDialog | None = None
@@ -211,9 +212,12 @@ class FileMenu:
                                [Path(p) for p in paths], slices, name="import")
         return self.run_import(worker, "Import images", "Importing…")
 
-    def run_import(self, worker: Worker, title: str, label: str) -> Worker:
+    def run_import(self, worker: Worker, title: str, label: str,
+                   step: Callable[[str], str] | None = None) -> Worker:
         """Show ``worker`` (an import of files or PACS studies) with a progress dialog and
-        Cancel; its commits are re-read once, when it ends."""
+        Cancel; its commits are re-read once, when it ends. ``step(what)`` is the dialog's
+        text for a progress step (default: ``Importing NAME…``)."""
+        self._import_step = step or (lambda what: f"Importing {Path(what).name}…")
         dialog = QProgressDialog(label, "Cancel", 0, 0, self.window)
         dialog.setWindowTitle(title)
         dialog.setMinimumDuration(300)
@@ -231,7 +235,7 @@ class FileMenu:
         if self._import_dialog is not None:
             self._import_dialog.setMaximum(total)
             self._import_dialog.setValue(done)
-            self._import_dialog.setLabelText(f"Importing {Path(what).name}…")
+            self._import_dialog.setLabelText(self._import_step(what))
 
     def _end_import(self) -> None:
         if self._import_dialog is not None:

@@ -1,7 +1,8 @@
 """The main window's File ▸ Import from PACS… and the PACS log-in (:class:`PacsImport`, a part
 of :class:`~slicereview.gui.window.main_window.MainWindow`, beside :mod:`.file_actions`): the
-study list dialog, then the import in a thread worker with a progress dialog and Cancel, shown
-and ended as a file import (:meth:`~.file_actions.FileMenu.run_import`: one import at a time).
+study list dialog, then the import in a thread worker with a progress dialog and Cancel (the
+listing of the chosen studies' series and instances counted in it, Cancel honoured there too),
+shown and ended as a file import (:meth:`~.file_actions.FileMenu.run_import`: one import at a time).
 And the log-in asked for when an image on a PACS must be fetched again and the server refuses
 (:meth:`PacsImport.login`)."""
 
@@ -54,7 +55,7 @@ class PacsImport:
         worker = thread_worker(workers.import_pacs, project.location, url, auth,
                                list(studies), name="pacs-import")
         return self.window.file_menu.run_import(worker, "Import from PACS",
-                                                "Importing from the PACS…")
+                                                "Importing from the PACS…", _step)
 
     def login(self, image: Image, error: Exception) -> bool:
         """After ``error`` showing ``image``: when a PACS refused the credentials, ask for
@@ -80,3 +81,11 @@ class PacsImport:
         self.window.browser.forget_failures()
         self.window.refresh_images()  # (thumbnails that failed for want of credentials)
         return True
+
+
+def _step(what: str) -> str:
+    """The progress dialog's text: a listing step as the import says it ("Listing study 3 of
+    40…"), else the instance being fetched (its SOP Instance UID)."""
+    if what and not set(what) <= set("0123456789."):
+        return f"{what[:1].upper()}{what[1:]}…"
+    return f"Importing {what}…" if what else "Importing from the PACS…"

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from slicereview.app.images.pacs import ENV_PASSWORD, ENV_TOKEN, ENV_USER
+from slicereview.app.images.pacs_listing import StudyList
 from slicereview.engines.dicomweb.auth import Auth
 from slicereview.gui.common import workers
 from slicereview.gui.common.background import Worker, thread_worker
@@ -120,10 +121,10 @@ class PacsDialog(QDialog):
         """Block until a running listing is done (tests)."""
         return self.worker is None or self.worker.wait(msecs)
 
-    def _listed(self, rows: list) -> None:
+    def _listed(self, found: StudyList) -> None:
         self.worker = None
         self.search_button.setEnabled(True)
-        self.rows = list(rows)
+        self.rows = list(found.rows)
         self.table.setRowCount(len(self.rows))
         for r, study in enumerate(self.rows):
             values = (study.date, study.modalities, study.description,
@@ -134,9 +135,14 @@ class PacsDialog(QDialog):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                           | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(r, c, item)
-        found = f"{len(self.rows)} stud{'y' if len(self.rows) == 1 else 'ies'}"
-        self.status.setText(f"{found}; choose the ones to import." if self.rows
-                            else "No study matches.")
+        listed = f"{len(self.rows)} stud{'y' if len(self.rows) == 1 else 'ies'}"
+        if found.more:  # (the first the PACS sent, not the newest: QIDO-RS cannot sort)
+            self.status.setText(f"These are the first {listed} the PACS sent, and it has "
+                                "more: search by description or date to find the others, "
+                                "then choose the ones to import.")
+        else:
+            self.status.setText(f"{listed}; choose the ones to import." if self.rows
+                                else "No study matches.")
 
     def _failed(self, message: str) -> None:
         self.worker = None

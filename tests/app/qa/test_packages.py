@@ -4,6 +4,7 @@ with the project's bytes unchanged, and a property test over random edits on bot
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import zipfile
 from pathlib import Path
@@ -21,6 +22,10 @@ from slicereview.model import Polygon
 from slicereview.store import Project
 from slicereview.store.location import Location
 from tests.postgres_cluster import fingerprint
+
+#: zipfile's own words, which never reach the user.
+_ZIPFILE_WORDS = re.compile(r"File is not a zip file|Bad CRC|Bad magic|Truncated|There is no item"
+                            r"|Error -\d|\(\w+Error")
 
 
 def square(x: float, s: float = 5.0, certainty: str = "certain") -> Polygon:
@@ -171,11 +176,12 @@ def test_refusals_leave_the_project_untouched(location, tmp_path: Path) -> None:
     decoy = tmp_path / "decoy.srproj"  # a project file given instead of a package
     Project.create(decoy).close()
     before = fingerprint(path)
-    for bad, said in ((foreign, "another project"), (damaged, "damaged|not a readable"),
-                      (newer, "newer"), (future, "newer"), (decoy, "not a readable")):
-        with Project.open(path) as p, pytest.raises(PackageError, match=said):
+    for bad, said in ((foreign, "another project"), (damaged, "is damaged"),
+                      (newer, "newer"), (future, "newer"), (decoy, "is not a zip file")):
+        with Project.open(path) as p, pytest.raises(PackageError, match=said) as refused:
             merge(p, bad)
         assert fingerprint(path) == before, bad.name
+        assert "\n" not in str(refused.value) and not _ZIPFILE_WORDS.search(str(refused.value))
 
 
 # -- property: random edits on both sides, nothing lost, nothing duplicated --------------------
@@ -283,7 +289,8 @@ def test_a_damaged_package_zip_is_refused_before_anything_is_written(location, t
         data[image.header_offset + 28:image.header_offset + 30], "little")
     data[start + image.compress_size // 2] ^= 0xFF
     out.write_bytes(bytes(data))
-    with pytest.raises(PackageError, match="damaged|not a readable"):
+    with pytest.raises(PackageError, match="is damaged: images/.* does not match its checksum, "
+                       "so nothing was unpacked; ask the annotator to send the package again"):
         unpack(out)
     assert not (tmp_path / "ann").exists() and not (tmp_path / "ann.partial").exists()
 

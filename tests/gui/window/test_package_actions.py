@@ -166,3 +166,29 @@ def test_a_damaged_package_zip_is_refused_by_file_open(open_window, qtbot, qa_pa
     kind, text = messages[-1]
     assert kind == "warning" and "damaged" in text and "\n" not in text
     assert not w.gateway.is_open and not (tmp_path / "damaged").exists()
+
+
+def test_package_refusals_are_plain_words_in_the_gui(open_window, qtbot, qa_path: Path,
+                                                     tmp_path: Path, monkeypatch,
+                                                     messages) -> None:
+    """Merge work package… and File ▸ Open project… say what happened and what to do, never
+    zipfile's "(File is not a zip file)"; nothing is written."""
+    notes = tmp_path / "notes.zip"
+    notes.write_text("these are my notes")
+    w = open_window(qa_path)
+    before = _sha(qa_path)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(notes), ""))
+    w.actions_["merge_package"].trigger()
+    qtbot.waitUntil(lambda: w.packages.worker is None, timeout=30000)
+    kind, text = messages[-1]
+    assert kind == "warning" and text == (
+        "notes.zip is not a zip file (or it was cut short), so nothing was merged; a work "
+        "package is the .zip that slicereview wrote for an annotator: check that this is the "
+        "right file, or ask for the package again.")
+    assert _sha(qa_path) == before
+    w.file_menu.open_project()                                  # the annotator's side
+    qtbot.waitUntil(lambda: w.packages.worker is None, timeout=30000)
+    kind, text = messages[-1]
+    assert kind == "warning" and text.startswith("notes.zip is not a zip file") and \
+        "so nothing was unpacked;" in text and "File is not" not in text
+    assert not (tmp_path / "notes").exists() and _sha(qa_path) == before

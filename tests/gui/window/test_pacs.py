@@ -110,3 +110,40 @@ def test_login_is_asked_when_a_refetch_is_refused(window, qtbot, orthanc, tmp_pa
     image_id = window.browser.image_ids()[0]
     assert window.show_image(image_id), window.image_label.text()
     assert asked == ["Log in to the PACS"]
+
+
+def test_the_listing_is_counted_in_the_progress_dialog_and_cancel_stops_it(window, qtbot,
+                                                                            orthanc, tmp_path):
+    """Import from PACS… of the chosen studies: while their series are listed the progress
+    dialog says which study of how many, and Cancel there stops the import with nothing added.
+    A relay holds the second study's series query until Cancel was pressed (no race)."""
+    from PySide6.QtWidgets import QPushButton
+
+    from slicereview.app.images.pacs_listing import list_studies
+    from slicereview.engines.dicomweb.http import Auth
+    from tests.gated_proxy import GatedProxy
+
+    auth = Auth.basic(USER, PASSWORD)
+    studies = [s.study_uid for s in list_studies(orthanc.dicomweb, auth).rows]
+    assert len(studies) == 2
+    proxy = GatedProxy(orthanc.url)
+    try:
+        reached = proxy.hold(r"/studies/[0-9.]+/series$", nth=2)
+        worker = window.pacs.start_import(f"{proxy.url}/dicom-web", auth, studies)
+        assert worker is not None and reached.wait(120)
+        progress = window.file_menu._import_dialog
+        assert progress is not None
+        qtbot.waitUntil(lambda: progress.labelText() == "Listing study 2 of 2…", timeout=30000)
+        assert (progress.value(), progress.maximum()) == (1, 2)
+        progress.findChild(QPushButton).click()               # Cancel, as the user presses it
+        proxy.release()
+        with qtbot.waitSignal(worker.finished, timeout=120000) as blocker:
+            pass
+    finally:
+        proxy.stop()
+    report = blocker.args[0]
+    assert report.cancelled and report.added_files == 0
+    assert window.file_menu.import_worker is None and window.browser.image_ids() == []
+    assert not [p for p in proxy.paths if "/instances/" in p.split("?")[0]]  # nothing fetched
+    with Project.open(window.gateway.project.location) as project:
+        assert project.images.all() == []
