@@ -391,8 +391,19 @@ CREATE TABLE slots (
 CREATE INDEX slots_by_batch ON slots (batch_id, position, slot);
 """
 
+# Polygon provenance (docs/annotate.md, "Provenance"): `tool`, how the outline was made (the
+# strings of model.Tool; polygons from before are `manual`); `edited`, 1 once the outline was
+# changed after it was made (app/annotating.py holds the rule); `model`, the model that
+# predicted it ("NAME@VERSION"), set exactly when `tool` is 'model'.
+_POLYGON_PROVENANCE = """
+ALTER TABLE polygons ADD COLUMN tool TEXT NOT NULL DEFAULT 'manual' CHECK (tool IN ('manual',
+    'freehand', 'points', 'scribble', 'box', 'trace', 'wand', 'refine', 'brush', 'model'));
+ALTER TABLE polygons ADD COLUMN edited INTEGER NOT NULL DEFAULT 0 CHECK (edited IN (0, 1));
+ALTER TABLE polygons ADD COLUMN model TEXT CHECK ((model IS NOT NULL) = (tool = 'model'));
+"""
+
 #: Ordered migrations; ``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``.
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8]
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _POLYGON_PROVENANCE]
 
 #: The schema version this build writes.
 SCHEMA_VERSION = len(MIGRATIONS)

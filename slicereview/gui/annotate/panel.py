@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.app.annotating import provenance_text
 from slicereview.gui.annotate.draw_tool import DrawTool
 from slicereview.gui.annotate.questions_form import QuestionsForm
 from slicereview.gui.common.history_actions import HistoryActions
@@ -218,8 +219,8 @@ class AnnotatePanel(QWidget):
 
     def show_selected(self, polygon: Polygon | None) -> None:
         self.polygon_group.setTitle(
-            f"Selected polygon ({polygon.certainty.value}, {len(polygon.vertices)} vertices)"
-            if polygon else "Selected polygon (none)")
+            f"Selected polygon ({polygon.certainty.value}, {len(polygon.vertices)} vertices, "
+            f"{provenance_text(polygon)})" if polygon else "Selected polygon (none)")
 
 
 class GuidelinesDialog(QDialog):
