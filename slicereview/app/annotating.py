@@ -162,10 +162,10 @@ def edited_polygon(before: Polygon, after: Polygon, tool: Tool | str | None = No
                    edited=before.edited or changed)
 
 
-def tool_name(polygon: Polygon) -> str:
-    """The tool that made ``polygon`` as tables name it: ``"wand"``; ``"model NAME"`` for a
-    model's prediction (one row per model)."""
-    return f"model {polygon.model}" if polygon.tool is Tool.MODEL else str(polygon.tool)
+def tool_name(tool: Tool | str, model: str | None = None) -> str:
+    """A polygon's tool as tables name it: ``"wand"``; ``"model NAME"`` for a model's
+    prediction (one row per model)."""
+    return f"model {model}" if Tool(tool) is Tool.MODEL else str(Tool(tool))
 
 
 def in_tool_order(polygons: Sequence[Polygon]) -> list[Polygon]:
@@ -200,7 +200,8 @@ def tool_summary(polygons: Sequence[Polygon]) -> str:
         return "0"
     counts: dict[str, int] = {}
     for p in in_tool_order(polygons):
-        counts[tool_name(p)] = counts.get(tool_name(p), 0) + 1
+        key = tool_name(p.tool, p.model)
+        counts[key] = counts.get(key, 0) + 1
     edited = sum(p.edited for p in polygons)
     return (f"{len(polygons)} (" + ", ".join(f"{k} {n}" for k, n in counts.items())
             + (f"; {edited} edited" if edited else "") + ")")

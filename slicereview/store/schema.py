@@ -17,6 +17,7 @@ Conventions:
 
 from __future__ import annotations
 
+from slicereview.store.schema_provenance import _POLYGON_PROVENANCE
 from slicereview.store.schema_v7 import _V7
 
 #: ``PRAGMA application_id`` of every slicereview project: ASCII "SRvw".
@@ -389,17 +390,6 @@ CREATE TABLE slots (
     UNIQUE (batch_id, image_id, rater_id)
 );
 CREATE INDEX slots_by_batch ON slots (batch_id, position, slot);
-"""
-
-# Polygon provenance (docs/annotate.md, "Provenance"): `tool`, how the outline was made (the
-# strings of model.Tool; polygons from before are `manual`); `edited`, 1 once the outline was
-# changed after it was made (app/annotating.py holds the rule); `model`, the model that
-# predicted it ("NAME@VERSION"), set exactly when `tool` is 'model'.
-_POLYGON_PROVENANCE = """
-ALTER TABLE polygons ADD COLUMN tool TEXT NOT NULL DEFAULT 'manual' CHECK (tool IN ('manual',
-    'freehand', 'points', 'scribble', 'box', 'trace', 'wand', 'refine', 'brush', 'model'));
-ALTER TABLE polygons ADD COLUMN edited INTEGER NOT NULL DEFAULT 0 CHECK (edited IN (0, 1));
-ALTER TABLE polygons ADD COLUMN model TEXT CHECK ((model IS NOT NULL) = (tool = 'model'));
 """
 
 #: Ordered migrations; ``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``.

@@ -243,7 +243,8 @@ def segment_algorithm(polygons: Sequence[Polygon]) -> Algorithm | None:
         return Algorithm(name, version or "unversioned", {}, "AUTOMATIC", MODEL_FAMILY)
     counts: dict[str, int] = {}
     for p in in_tool_order(polygons):
-        key = f"model-edited {p.model}" if p.tool is Tool.MODEL and p.edited else tool_name(p)
+        key = (f"model-edited {p.model}" if p.tool is Tool.MODEL and p.edited
+               else tool_name(p.tool, p.model))
         counts[key] = counts.get(key, 0) + 1
     parameters = {k: str(n) for k, n in counts.items()}
     parameters["edited"] = str(sum(p.edited for p in polygons))

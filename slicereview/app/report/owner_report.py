@@ -188,7 +188,7 @@ def collect(project: Project, raters: Iterable[int] | None = None,
     step(6)
     rating = report_rating.collect(project)
     step(7)
-    tools = report_tools.collect(project, raters)
+    tools = report_tools.collect(project, raters, agreement)
     step(8)
     return ReportData(
         project.name, {r.id: (r.name, r.group or qa_stats.NO_GROUP) for r in project.raters.all()},

@@ -1,6 +1,6 @@
 """The owner's report per tool: how many polygons each tool made, the active time per polygon,
 the agreement of its polygons with the other annotators and their acceptance by reviewers
-(docs/qa-process.md, "Per tool"). Rules held here, each named where it is shown:
+(docs/qa-process.md, the report's *Per tool*). Rules held here, each named where shown:
 
 * **which polygons** — those of every finished annotation (submitted; any phase and round;
   gold left out) of the report's annotators. One row per tool (:class:`~slicereview.model.Tool`,
@@ -15,10 +15,11 @@ the agreement of its polygons with the other annotators and their acceptance by 
 * **agreement** — each polygon's *matched Dice*
   (:mod:`slicereview.engines.agreement.polygon_dice`): the mean over the image's other
   annotators of the Dice between the polygon's pixels and the union of that annotator's
-  polygons that share a pixel with it (0 when they drew nothing there). Scored on the
-  report's agreement selections (per image and phase, each annotator's latest finished round,
-  two or more annotators: :func:`slicereview.app.report.agreement.selections`); per tool the
-  mean over its scored polygons, with their number. Polygons without a pixel are left out.
+  polygons that share a pixel with it (0 when they drew nothing there). Scored in the report's
+  per-image pass (:attr:`~slicereview.app.report.agreement.InterRater.polygon_dice`, cached
+  with it) on its agreement selections (per image and phase, each annotator's latest finished
+  round, two or more annotators); per tool the mean over its scored polygons, with their
+  number. Polygons without a pixel are left out.
 * **acceptance** — of the tool's polygons in annotations whose decision in force is
   ``accept`` or ``reject``, the share accepted (expert review and undecided left out).
 
@@ -50,10 +51,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from slicereview.app.annotating import tool_name
-from slicereview.app.report.agreement import selections
+from slicereview.app.report.agreement import InterRater, inter_rater
 from slicereview.app.report.formatting import TOOL_COLUMNS, TOOL_NOTE, tool_cells
-from slicereview.engines.agreement.polygon_dice import polygon_agreement
-from slicereview.engines.masks import polygon_crop
 from slicereview.model import AnnotationStatus, Decision, Tool
 from slicereview.store import Project
 
@@ -86,49 +85,39 @@ class ToolRow:
         return self.accepted / self.decided if self.decided else math.nan
 
 
-def _agreement(project: Project, raters: list[int] | None) -> dict[int, float]:
-    """polygon id → matched Dice, over the report's agreement selections."""
-    groups = selections(project, raters)
-    polygons = project.polygons.of_many([a.id for anns in groups for a in anns])
-    shapes = {i: (r, c) for i, (_, r, c) in project.images.cases().items()}
-    found: dict[int, float] = {}
-    for anns in groups:
-        shape = shapes[anns[0].image_id]
-        work = [polygons[a.id] for a in anns]
-        crops = [[polygon_crop(p.vertices, shape) for p in polys] for polys in work]
-        for polys, scores in zip(work, polygon_agreement(crops), strict=True):
-            for p, score in zip(polys, scores, strict=True):
-                if p.id is not None and not math.isnan(score):
-                    found[p.id] = score
-    return found
-
-
-def collect(project: Project, raters: Iterable[int] | None = None) -> list[ToolRow]:
+def collect(project: Project, raters: Iterable[int] | None = None,
+            agreement: InterRater | None = None) -> list[ToolRow]:
     """One :class:`ToolRow` per tool (and model) that made a polygon of a finished annotation
-    of ``raters`` (``None``: everyone), in :class:`~slicereview.model.Tool` order."""
+    of ``raters`` (``None``: everyone), in :class:`~slicereview.model.Tool` order.
+    ``agreement``: the report's :func:`~slicereview.app.report.agreement.inter_rater` of the
+    same ``raters``, whose per-image pass scored each polygon (computed here when not given)."""
     keep = None if raters is None else sorted(set(raters))
+    if agreement is None:
+        agreement = inter_rater(project, keep)
     gold = project.workflow.gold_annotation_ids()
     anns = [a for a in project.annotations.all(status=(AnnotationStatus.SUBMITTED,))
             if a.id not in gold and (keep is None or a.rater_id in keep)]
-    polygons = project.polygons.of_many([a.id for a in anns])
+    made = project.polygons.provenance_of([a.id for a in anns])
     decided = project.reviews.current_decisions([a.id for a in anns])
-    dice = _agreement(project, keep)
     rows: dict[str, dict] = {}
     for ann in anns:
-        polys = polygons[ann.id]
+        polys = made[ann.id]
         if not polys:
             continue
         decision = decided[ann.id].decision if ann.id in decided else None
-        keys = {tool_name(p) for p in polys}
-        for p in polys:
-            row = rows.setdefault(tool_name(p), {
+        dice = agreement.polygon_dice.get(ann.id, [])
+        if len(dice) != len(polys):  # (not scored: alone on its image, or an earlier round)
+            dice = [math.nan] * len(polys)
+        keys = {tool_name(tool, model) for tool, _, model in polys}
+        for (tool, edited, model), score in zip(polys, dice, strict=True):
+            row = rows.setdefault(tool_name(tool, model), {
                 "n": 0, "edited": 0, "split": [], "one": [0, 0, 0], "dice": [], "decided": 0,
-                "accepted": 0, "order": (_ORDER.index(p.tool), p.model or "")})
+                "accepted": 0, "order": (_ORDER.index(tool), model or "")})
             row["n"] += 1
-            row["edited"] += p.edited
+            row["edited"] += edited
             row["split"].append(ann.active_ms / 1000.0 / len(polys))
-            if p.id in dice:
-                row["dice"].append(dice[p.id])
+            if not math.isnan(score):
+                row["dice"].append(score)
             if decision in (Decision.ACCEPT, Decision.REJECT):
                 row["decided"] += 1
                 row["accepted"] += decision is Decision.ACCEPT
