@@ -58,7 +58,7 @@ def test_tools_are_stored_edits_marked_and_shown(window, qtbot) -> None:
     manual, freehand = _stored(window)
     assert [(p.tool, p.edited) for p in (manual, freehand)] == [
         (Tool.MANUAL, False), (Tool.FREEHAND, False)]
-    assert page.panel.polygon_group.title().endswith(", freehand)")  # the new one is selected
+    assert page.panel.selected_label.text().endswith(", made freehand")  # the new one is selected
 
     qtbot.keyClick(window, Qt.Key.Key_U)  # certainty: not an edit of the outline
     assert (_stored(window)[1].certainty.value, _stored(window)[1].edited) == (
@@ -74,7 +74,7 @@ def test_tools_are_stored_edits_marked_and_shown(window, qtbot) -> None:
     dragged = _stored(window)[0]
     assert not np.array_equal(dragged.vertices, manual.vertices)
     assert (dragged.tool, dragged.edited) == (Tool.MANUAL, True)
-    assert page.panel.polygon_group.title().endswith(", manual, edited)")
+    assert page.panel.selected_label.text().endswith(", made manual, edited")
     qtbot.keyClick(window, Qt.Key.Key_Z, _CTRL)
     assert _stored(window)[0] == manual and not _stored(window)[0].edited
-    qtbot.waitUntil(lambda: page.panel.polygon_group.title().endswith(", manual)"))
+    qtbot.waitUntil(lambda: page.panel.selected_label.text().endswith(", made manual"))
