@@ -34,6 +34,7 @@ Example
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -44,15 +45,10 @@ Crop = tuple[int, int, np.ndarray]
 __all__ = ["Crop", "matched_dice", "polygon_agreement"]
 
 
-def _boxes(crops: Sequence[Crop | None]) -> np.ndarray:
-    """``int64 (n, 4)`` ``(row0, col0, row1, col1)`` of each crop (end exclusive); an empty
-    box for ``None``."""
-    out = np.zeros((len(crops), 4), dtype=np.int64)
-    for k, crop in enumerate(crops):
-        if crop is not None:
-            r0, c0, inside = crop
-            out[k] = (r0, c0, r0 + inside.shape[0], c0 + inside.shape[1])
-    return out
+def _box(crop: Crop) -> tuple[int, int, int, int]:
+    """``(row0, col0, row1, col1)`` of a crop, end exclusive."""
+    r0, c0, inside = crop
+    return r0, c0, r0 + inside.shape[0], c0 + inside.shape[1]
 
 
 def _overlaps(p: Crop, q: Crop) -> bool:
@@ -66,12 +62,9 @@ def _overlaps(p: Crop, q: Crop) -> bool:
                  & qin[r0 - qr:r1 - qr, c0 - qc:c1 - qc]).any())
 
 
-def matched_dice(polygon: Crop, other: Sequence[Crop | None],
-                 boxes: np.ndarray | None = None) -> float:
+def matched_dice(polygon: Crop, other: Sequence[Crop | None]) -> float:
     """Dice of ``polygon`` against another annotator's matching region: the union of the
     crops of ``other`` that share a pixel with it (0.0 when none does).
-
-    ``boxes``: :func:`_boxes` of ``other``, when the caller has them already.
 
     >>> import numpy as np
     >>> p = (0, 0, np.ones((4, 4), bool))
@@ -80,27 +73,30 @@ def matched_dice(polygon: Crop, other: Sequence[Crop | None],
     >>> matched_dice(p, [])
     0.0
     """
-    r0, c0, inside = polygon
-    size = int(inside.sum())
-    if boxes is None:
-        boxes = _boxes(other)
-    r1, c1 = r0 + inside.shape[0], c0 + inside.shape[1]
-    near: list[int] = np.flatnonzero(
-        (boxes[:, 0] < r1) & (boxes[:, 2] > r0) & (boxes[:, 1] < c1) & (boxes[:, 3] > c0)
-    ).tolist() if len(boxes) else []
-    matched = [q for k in near if (q := other[k]) is not None and _overlaps(polygon, q)]
+    r0, c0, r1, c1 = _box(polygon)
+    matched = []
+    for q in other:  # (a few polygons an annotator: plain comparisons beat arrays of boxes)
+        if q is None:
+            continue
+        qr0, qc0, qr1, qc1 = _box(q)
+        if qr0 < r1 and qr1 > r0 and qc0 < c1 and qc1 > c0 and _overlaps(polygon, q):
+            matched.append(q)
     if not matched:
         return 0.0
+    inside = polygon[2]
+    if len(matched) == 1 and _box(matched[0]) == (r0, c0, r1, c1):
+        region = matched[0][2]  # (the same box: no union to paint)
+        both = int(np.count_nonzero(region & inside))
+        return 2.0 * both / (int(np.count_nonzero(inside)) + int(np.count_nonzero(region)))
     top = min(r0, *(q[0] for q in matched))
     left = min(c0, *(q[1] for q in matched))
     bottom = max(r1, *(q[0] + q[2].shape[0] for q in matched))
     right = max(c1, *(q[1] + q[2].shape[1] for q in matched))
-    region = np.zeros((bottom - top, right - left), dtype=bool)
+    area = np.zeros((bottom - top, right - left), dtype=bool)
     for qr, qc, qin in matched:
-        region[qr - top:qr - top + qin.shape[0], qc - left:qc - left + qin.shape[1]] |= qin
-    mine = region[r0 - top:r1 - top, c0 - left:c1 - left]
-    both = int((mine & inside).sum())
-    return 2.0 * both / (size + int(region.sum()))
+        area[qr - top:qr - top + qin.shape[0], qc - left:qc - left + qin.shape[1]] |= qin
+    both = int(np.count_nonzero(area[r0 - top:r1 - top, c0 - left:c1 - left] & inside))
+    return 2.0 * both / (int(np.count_nonzero(inside)) + int(np.count_nonzero(area)))
 
 
 def polygon_agreement(annotators: Sequence[Sequence[Crop | None]]) -> list[list[float]]:
@@ -114,16 +110,14 @@ def polygon_agreement(annotators: Sequence[Sequence[Crop | None]]) -> list[list[
         Per annotator, their polygons' pixels ``(row0, col0, inside bool (h, w))`` in image
         rows and columns, ``None`` for a polygon without a pixel.
     """
-    boxes = [_boxes(crops) for crops in annotators]
     out: list[list[float]] = []
     for i, crops in enumerate(annotators):
-        others = [j for j in range(len(annotators)) if j != i]
+        others = [annotators[j] for j in range(len(annotators)) if j != i]
         row = []
         for crop in crops:
             if crop is None or not others or not crop[2].any():
-                row.append(float("nan"))
+                row.append(math.nan)
                 continue
-            row.append(float(np.mean([matched_dice(crop, annotators[j], boxes[j])
-                                      for j in others])))
+            row.append(sum(matched_dice(crop, other) for other in others) / len(others))
         out.append(row)
     return out
