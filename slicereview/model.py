@@ -55,6 +55,15 @@ class Certainty(StrEnum):
     UNCERTAIN = "uncertain"
 
 
+class Tool(StrEnum):
+    """How a polygon's outline was made (docs/annotate.md, "Provenance"): vertex by vertex
+    (the polygon tool), a freehand stroke, an assisted tool (points, scribble, box, trace,
+    wand, refine), the brush, or a model's prediction (:attr:`Polygon.model` names it)."""
+
+    MANUAL, FREEHAND, POINTS, SCRIBBLE, BOX = "manual", "freehand", "points", "scribble", "box"
+    TRACE, WAND, REFINE, BRUSH, MODEL = "trace", "wand", "refine", "brush", "model"
+
+
 class AnnotationStatus(StrEnum):
     IN_PROGRESS = "in_progress"
     SUBMITTED = "submitted"
@@ -161,6 +170,15 @@ class Polygon:
 
     Pixel ``(row r, col c)`` covers ``[c, c+1) x [r, r+1)``; a pixel belongs to the polygon when
     its centre ``(c + 0.5, r + 0.5)`` lies inside.
+
+    Its *provenance*: ``tool``, how the outline was made (:class:`Tool`); ``edited``, whether
+    the outline was changed after it was made (the rule: :func:`slicereview.app.annotating.
+    edited_polygon`); ``model``, the model that predicted it (``"NAME@VERSION"`` or
+    ``"NAME"``), set exactly when ``tool`` is ``model``. By default: ``manual``, not edited.
+
+    >>> Polygon([[0, 0], [2, 0], [2, 2]], tool="model")
+    Traceback (most recent call last):
+    ValueError: a polygon made by a model names it (model="NAME@VERSION")
     """
 
     vertices: np.ndarray
@@ -168,12 +186,21 @@ class Polygon:
     label: str = ""
     classifications: dict = field(default_factory=dict)
     id: int | None = None
+    tool: Tool = Tool.MANUAL
+    edited: bool = False
+    model: str | None = None
 
     def __post_init__(self) -> None:
         v = np.ascontiguousarray(self.vertices, dtype=np.float64).reshape(-1, 2)
         v.setflags(write=False)
         object.__setattr__(self, "vertices", v)
         object.__setattr__(self, "certainty", Certainty(self.certainty))
+        object.__setattr__(self, "tool", Tool(self.tool))
+        object.__setattr__(self, "edited", bool(self.edited))
+        if self.tool is Tool.MODEL and not self.model:
+            raise ValueError('a polygon made by a model names it (model="NAME@VERSION")')
+        if self.tool is not Tool.MODEL and self.model is not None:
+            raise ValueError(f"only a model's polygon names a model (this one is {self.tool})")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Polygon):
@@ -182,6 +209,9 @@ class Polygon:
             self.certainty == other.certainty
             and self.label == other.label
             and self.classifications == other.classifications
+            and self.tool == other.tool
+            and self.edited == other.edited
+            and self.model == other.model
             and np.array_equal(self.vertices, other.vertices)
         )
 

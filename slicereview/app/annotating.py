@@ -14,7 +14,13 @@ The GUI's gateway, the CLI and scripts all call these functions, so the rules ho
   decided, when, why; :func:`slicereview.app.qa.workflow.why_not_start`);
 * annotators are raters with the ``annotator`` role, people listed before simulated ones;
 * an annotator's **batch** (:func:`batch_images`) is the set of images they work through in a
-  phase — never the rating image sets.
+  phase — never the rating image sets;
+* **provenance** (:func:`edited_polygon`) — a polygon keeps the tool that made it
+  (:class:`~slicereview.model.Tool`, and the model that predicted it) through every edit, and
+  is marked *edited* once its outline changes: a vertex dragged, added or deleted, the polygon
+  moved, a brush or eraser stroke on it. Changing its certainty, label or classification
+  answers is not an edit of the outline. A new outline made from it by a tool (``refine``)
+  takes that tool and is not edited. Undo restores the provenance stored before.
 
 Example
 -------
@@ -38,20 +44,36 @@ ValueError: No polygons yet: draw some, or use 'Nothing to annotate'.
 'in_progress'
 >>> int(label_image(project, ann.id).sum())
 9
+>>> moved = edited_polygon(square, Polygon(square.vertices + 1.0))
+>>> provenance_text(moved), provenance_text(Polygon(square.vertices, tool="wand"))
+('manual, edited', 'wand')
 >>> project.close()
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from slicereview.engines.masks import rasterize
-from slicereview.model import Annotation, AnnotationStatus, Batch, Phase, Polygon, Rater, Role
+from slicereview.model import (
+    Annotation,
+    AnnotationStatus,
+    Batch,
+    Phase,
+    Polygon,
+    Rater,
+    Role,
+    Tool,
+)
 from slicereview.store import Project
 
 NO_POLYGONS = "No polygons yet: draw some, or use 'Nothing to annotate'."
+#: The tools that draw by hand (every other one computes the outline from a person's prompts,
+#: or is a model's prediction).
+HAND_TOOLS = frozenset({Tool.MANUAL, Tool.FREEHAND, Tool.BRUSH})
 
 
 def annotators(project: Project) -> list[Rater]:
@@ -112,9 +134,84 @@ def _reopen(project: Project, annotation_id: int) -> None:
         project.annotations.set_status(annotation_id, AnnotationStatus.IN_PROGRESS)
 
 
+def edited_polygon(before: Polygon, after: Polygon, tool: Tool | str | None = None) -> Polygon:
+    """``after`` as an edit of the stored polygon ``before`` is stored: the provenance rule.
+
+    Without ``tool``: ``before``'s id, tool and model (an edit never changes how a polygon was
+    made), and ``edited`` when ``before`` was, or when the outline changed (the vertices
+    differ: a vertex dragged, added or deleted, a move, a brush or eraser stroke). A change of
+    certainty, label or classifications alone leaves ``edited`` as it was. With ``tool`` (e.g.
+    ``refine`` of a selected polygon): a new outline made by that tool, not edited.
+
+    >>> v = np.array([[0.0, 0.0], [4.0, 0.0], [4.0, 4.0]])
+    >>> wand = Polygon(v, tool="wand", id=7)
+    >>> edited_polygon(wand, replace(wand, certainty="uncertain")).edited
+    False
+    >>> moved = edited_polygon(wand, Polygon(v + 2.0))    # (a bare Polygon: manual)
+    >>> moved.id, str(moved.tool), moved.edited
+    (7, 'wand', True)
+    >>> str(edited_polygon(moved, moved, tool="refine").tool), moved.edited
+    ('refine', True)
+    """
+    if tool is not None:
+        if Tool(tool) is Tool.MODEL:
+            raise ValueError("a model's polygon is added as it was predicted, not by an edit")
+        return replace(after, id=before.id, tool=Tool(tool), edited=False, model=None)
+    changed = not np.array_equal(before.vertices, after.vertices)
+    return replace(after, id=before.id, tool=before.tool, model=before.model,
+                   edited=before.edited or changed)
+
+
+def tool_name(tool: Tool | str, model: str | None = None) -> str:
+    """A polygon's tool as tables name it: ``"wand"``; ``"model NAME"`` for a model's
+    prediction (one row per model)."""
+    return f"model {model}" if Tool(tool) is Tool.MODEL else str(Tool(tool))
+
+
+def in_tool_order(polygons: Sequence[Polygon]) -> list[Polygon]:
+    """``polygons`` sorted by tool (:class:`~slicereview.model.Tool` order), then model."""
+    order = list(Tool)
+    return sorted(polygons, key=lambda p: (order.index(p.tool), p.model or ""))
+
+
+def provenance_text(polygon: Polygon) -> str:
+    """How ``polygon`` was made, in a few words: ``"freehand"``, ``"wand, edited"``,
+    ``"model NAME"`` and, once edited, ``"model-edited (NAME)"``.
+
+    >>> provenance_text(Polygon([[0, 0], [1, 0], [1, 1]], tool="model", model="net@2"))
+    'model net@2'
+    """
+    if polygon.tool is Tool.MODEL:
+        return f"model-edited ({polygon.model})" if polygon.edited else f"model {polygon.model}"
+    return f"{polygon.tool}, edited" if polygon.edited else str(polygon.tool)
+
+
+def tool_summary(polygons: Sequence[Polygon]) -> str:
+    """How many polygons, by tool (in :class:`~slicereview.model.Tool` order), and how many
+    were edited: what the CLI shows where it lists annotations.
+
+    >>> v = [[0, 0], [4, 0], [4, 4]]
+    >>> tool_summary([Polygon(v), Polygon(v, tool="wand", edited=True), Polygon(v)])
+    '3 (manual 2, wand 1; 1 edited)'
+    >>> tool_summary([])
+    '0'
+    """
+    if not polygons:
+        return "0"
+    counts: dict[str, int] = {}
+    for p in in_tool_order(polygons):
+        key = tool_name(p.tool, p.model)
+        counts[key] = counts.get(key, 0) + 1
+    edited = sum(p.edited for p in polygons)
+    return (f"{len(polygons)} (" + ", ".join(f"{k} {n}" for k, n in counts.items())
+            + (f"; {edited} edited" if edited else "") + ")")
+
+
 def add_polygon(project: Project, annotation_id: int, polygon: Polygon,
                 position: int | None = None) -> int:
-    """Add ``polygon`` (at drawing ``position``, default on top); returns its id."""
+    """Add ``polygon`` (at drawing ``position``, default on top) with its provenance as given
+    (``Polygon(vertices, certainty, tool=Tool.WAND)``; undo of a deletion adds the polygon
+    back with the provenance it had); returns its id."""
     with project.transaction():
         _check(project, annotation_id)
         new_id = project.polygons.add(annotation_id, polygon, position)
@@ -123,7 +220,9 @@ def add_polygon(project: Project, annotation_id: int, polygon: Polygon,
 
 
 def update_polygon(project: Project, annotation_id: int, polygon: Polygon) -> None:
-    """Replace the stored polygon ``polygon.id`` (vertices, certainty, classifications)."""
+    """Replace the stored polygon ``polygon.id`` (vertices, certainty, classifications,
+    provenance) by ``polygon`` as given. An edit passes :func:`edited_polygon` of the stored
+    one (:class:`~slicereview.app.commands.EditPolygon` does); its undo passes the stored one."""
     if polygon.id is None:
         raise ValueError("only a stored polygon (with an id) can be updated")
     with project.transaction():

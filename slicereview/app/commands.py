@@ -44,7 +44,7 @@ from typing import Protocol
 
 from slicereview.app import annotating
 from slicereview.app.rating.run import Current, RatingRun
-from slicereview.model import AnnotationStatus, Answer, Grade, Polygon
+from slicereview.model import AnnotationStatus, Answer, Grade, Polygon, Tool
 from slicereview.store import Project
 
 Changed = tuple[str, int]
@@ -66,7 +66,8 @@ class Command(Protocol):
 # -- annotations -----------------------------------------------------------------------------
 @dataclass
 class AddPolygon:
-    """Add one polygon on top of the annotation (revert deletes it)."""
+    """Add one polygon on top of the annotation with the provenance it carries
+    (``Polygon(vertices, certainty, tool=Tool.FREEHAND)``); revert deletes it."""
 
     project: Project
     annotation_id: int
@@ -96,17 +97,22 @@ class AddPolygon:
 @dataclass
 class EditPolygon:
     """Replace a stored polygon by ``after`` (same id): vertex drags, moves, certainty,
-    per-polygon classifications."""
+    per-polygon classifications, brush and eraser strokes. ``after`` is stored as
+    :func:`~slicereview.app.annotating.edited_polygon` makes it (``before``'s provenance,
+    marked edited when the outline changed; with ``tool``, a new outline made by that tool);
+    revert stores ``before`` exactly, provenance included."""
 
     project: Project
     annotation_id: int
     before: Polygon
     after: Polygon
     text: str = "Edit polygon"
+    tool: Tool | None = None
 
     def __post_init__(self) -> None:
         if self.before.id is None or self.before.id != self.after.id:
             raise ValueError("an edit needs the stored polygon's id on both sides")
+        self.after = annotating.edited_polygon(self.before, self.after, self.tool)
 
     @property
     def changed(self) -> Changed:

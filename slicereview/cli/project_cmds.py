@@ -298,6 +298,12 @@ def cmd_info(args: argparse.Namespace) -> int:
         print(f"Project: {project.name}  ({project.describe()})")
         for table, n in project.counts().items():
             print(f"  {table:12s} {n}")
+        tools = project.polygons.tool_counts()
+        if tools:
+            print("Polygons by tool: " + ", ".join(
+                (f"model {model}" if model else str(tool)) + f" {n}"
+                + (f" ({edited} edited)" if edited else "")
+                for (tool, model), (n, edited) in tools.items()))
         held = project.blobs.held()
         if held:
             print(f"Image files held in the project: {len(held)} "

@@ -3,7 +3,8 @@ and pinned comments from a terminal (rules in :mod:`slicereview.app.review.decis
 in the handlers).
 
 * ``show`` lists the image's finished annotations the queue compares (each annotator's latest
-  finished round), with round, edit stamp, polygons and the decision in force;
+  finished round), with round, edit stamp, polygons (by tool, and how many were edited) and
+  the decision in force;
 * ``accept``/``reject``/``expert`` decide on one annotator's annotation (``--annotator``; a
   rejection needs ``--reason`` or ``--text``); ``--seen STAMP`` (the edit stamp ``show``
   printed) refuses the decision when the annotation changed since — what the Review tab does;
@@ -95,6 +96,7 @@ def _numbers(text: str, n: int, what: str) -> tuple[float, ...]:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from slicereview.app.annotating import tool_summary
     from slicereview.app.review.decisions import DECISION_WORDS
     from slicereview.app.review.queue import FINISHED
 
@@ -105,7 +107,8 @@ def cmd_show(args: argparse.Namespace) -> int:
             latest[ann.rater_id] = ann
         decided = project.reviews.current_decisions([a.id for a in latest.values()])
         rows = [(project.raters.get(a.rater_id).name, str(a.round), str(a.status), a.updated_at,
-                 str(len(project.polygons.of(a.id))), _said(decided.get(a.id), DECISION_WORDS))
+                 tool_summary(project.polygons.of(a.id)), _said(decided.get(a.id),
+                                                                DECISION_WORDS))
                 for a in latest.values()]
         pins = [r for r in project.reviews.all(image_id=image) if r.is_pin]
     if not rows:

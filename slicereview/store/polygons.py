@@ -5,7 +5,9 @@ what is loaded is bit-for-bit what was saved (no drift across save/load). Polygo
 drawing order in ``position`` (0, 1, ...): later polygons are drawn on top.
 
 Every method that changes polygons is one transaction and stamps the annotation's
-``updated_at``. Methods that write polygons return the stored ids.
+``updated_at``. Methods that write polygons return the stored ids. A polygon's provenance
+(``tool``, ``edited``, ``model``) is stored as given: the rule of what counts as an edit is the
+application layer's (:func:`slicereview.app.annotating.edited_polygon`).
 
 Example
 -------
@@ -31,7 +33,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from slicereview.model import Certainty, Polygon
+from slicereview.model import Certainty, Polygon, Tool
 from slicereview.store._base import Part, dumps, loads
 from slicereview.store.annotations import polygon_count, require_annotation, require_dict, touch
 from slicereview.store.database import Database, Row
@@ -59,8 +61,13 @@ def _polygon(row: Row) -> Polygon:
     return Polygon(
         vertices=blob_to_vertices(row["vertices"]), certainty=Certainty(row["certainty"]),
         label=row["label"], classifications=loads(row["classifications"]),  # type: ignore[arg-type]
-        id=row["id"],
+        id=row["id"], tool=Tool(row["tool"]), edited=bool(row["edited"]), model=row["model"],
     )
+
+
+def _provenance(polygon: Polygon) -> tuple[str, int, str | None]:
+    """The ``tool``, ``edited`` and ``model`` columns of ``polygon``."""
+    return str(Tool(polygon.tool)), int(bool(polygon.edited)), polygon.model
 
 
 def polygons_of(db: Database, annotation_id: int) -> list[Polygon]:
@@ -110,6 +117,33 @@ class Polygons(Part):
         ).fetchall()
         return {r[0]: (int(r[1]), int(r[2])) for r in rows}
 
+    def provenance_of(self, annotation_ids: Sequence[int]
+                      ) -> dict[int, list[tuple[Tool, bool, str | None]]]:
+        """annotation id → ``(tool, edited, model)`` of its polygons in drawing order, for
+        many annotations, without their vertices (one SELECT per 500 ids)."""
+        found: dict[int, list[tuple[Tool, bool, str | None]]] = {i: [] for i in annotation_ids}
+        ids = list(found)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            rows = self.db.execute(
+                "SELECT annotation_id, tool, edited, model FROM polygons WHERE annotation_id "
+                f"IN ({', '.join('?' * len(chunk))}) ORDER BY annotation_id, position, id",
+                chunk).fetchall()
+            for r in rows:
+                found[r[0]].append((Tool(r[1]), bool(r[2]), r[3]))
+        return found
+
+    def tool_counts(self) -> dict[tuple[Tool, str | None], tuple[int, int]]:
+        """``(tool, model)`` → ``(polygons, of them edited)`` over the whole project (one
+        SELECT; for ``slicereview info``), in :class:`~slicereview.model.Tool` order."""
+        rows = self.db.execute(
+            "SELECT tool, model, count(*), count(CASE WHEN edited = 1 THEN 1 END) "
+            "FROM polygons GROUP BY tool, model ORDER BY tool, model").fetchall()
+        order = list(Tool)
+        found = {(Tool(r[0]), r[1]): (int(r[2]), int(r[3])) for r in rows}
+        return dict(sorted(found.items(), key=lambda kv: (order.index(kv[0][0]),
+                                                          kv[0][1] or "")))
+
     # -- writing ---------------------------------------------------------------------------
     def add(self, annotation_id: int, polygon: Polygon, position: int | None = None) -> int:
         """Store ``polygon`` at ``position`` in drawing order (default: on top); returns its id.
@@ -131,15 +165,15 @@ class Polygons(Part):
         return new_id
 
     def update(self, polygon_id: int, polygon: Polygon) -> None:
-        """Replace vertices, certainty, label and classifications of a stored polygon (its
-        id and position stay)."""
+        """Replace vertices, certainty, label, classifications and provenance of a stored
+        polygon (its id and position stay)."""
         with self.transaction():
             annotation_id = self._annotation_of(polygon_id)
             self.db.execute(
-                "UPDATE polygons SET certainty = ?, vertices = ?, label = ?, classifications = ? "
-                "WHERE id = ?",
+                "UPDATE polygons SET certainty = ?, vertices = ?, label = ?, classifications = ?, "
+                "tool = ?, edited = ?, model = ? WHERE id = ?",
                 (str(polygon.certainty), vertices_to_blob(polygon.vertices), polygon.label,
-                 dumps(polygon.classifications), polygon_id),
+                 dumps(polygon.classifications), *_provenance(polygon), polygon_id),
             )
             touch(self.db, annotation_id)
 
@@ -187,18 +221,19 @@ class Polygons(Part):
     def _insert(self, annotation_id: int, polygon: Polygon, position: int) -> int:
         blob = vertices_to_blob(polygon.vertices)
         values = (annotation_id, position, str(Certainty(polygon.certainty)), blob,
-                  polygon.label, dumps(polygon.classifications))
+                  polygon.label, dumps(polygon.classifications), *_provenance(polygon))
         if polygon.id is not None and self.db.execute(
                 "SELECT 1 FROM polygons WHERE id = ?", (polygon.id,)).fetchone() is None:
             self.db.execute(
                 "INSERT INTO polygons (id, annotation_id, position, certainty, vertices, label, "
-                "classifications) VALUES (?, ?, ?, ?, ?, ?, ?)", (polygon.id, *values),
+                "classifications, tool, edited, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (polygon.id, *values),
             )
             self.db.reset_ids(["polygons"])
             return int(polygon.id)
         new_id = self.db.insert(
             "INSERT INTO polygons (annotation_id, position, certainty, vertices, label, "
-            "classifications) VALUES (?, ?, ?, ?, ?, ?)", values,
+            "classifications, tool, edited, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", values,
         )
         return new_id
 

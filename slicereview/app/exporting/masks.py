@@ -19,7 +19,8 @@ Files (``DIR`` is created):
   annotation per polygon with ``segmentation`` ``[[x0, y0, x1, y1, ...]]`` in the same continuous
   pixel coordinates as the project (pixel ``(r, c)`` covers ``[c, c+1) x [r, r+1)``), shoelace
   ``area``, ``bbox`` ``[x, y, w, h]`` and ``attributes`` (rater, annotation status, polygon
-  label and classifications).
+  label and classifications, and its provenance: ``tool``, ``edited`` and ``model``, the
+  model's ``NAME@VERSION`` or ``null``; docs/annotate.md, "Provenance").
 
 ``png`` and ``nifti`` also write ``index.csv``: file, case ids, rater, phase, round, status,
 polygon count, certain/uncertain pixel counts and ``error``: an image whose file cannot be
@@ -287,6 +288,7 @@ def write_coco(items: Sequence[ExportItem], out: Path, progress: Progress | None
                     "status": str(item.annotation.status), "phase": str(item.annotation.phase),
                     "round": item.annotation.round, "label": p.label,
                     "classifications": p.classifications,
+                    "tool": str(p.tool), "edited": p.edited, "model": p.model,
                 },
             })
         if progress:

@@ -9,6 +9,15 @@ overlap and read back to exactly the PNG's labels 1 and 2. With a consensus (``m
 BINARY, one segment; ``staple``: FRACTIONAL, STAPLE's probability), one SEG per image with two
 or more finished annotations. Objects and codes: :mod:`slicereview.engines.dicomout.seg`.
 
+**How each segment was made** (:func:`segment_algorithm`, from the provenance of the
+segment's polygons, docs/annotate.md): *MANUAL* when every polygon was drawn by hand (polygon,
+freehand, brush; edited or not) or there is none; *AUTOMATIC* when every polygon is one
+model's prediction, unedited (Segment Algorithm Name and version: the model's, family
+*Artificial Intelligence*); otherwise *SEMIAUTOMATIC*, named ``slicereview: `` and the tools
+(``manual, wand``, ``model-edited NAME``), family a private *interactive segmentation tools*
+code, with the polygons per tool and the edited ones as the algorithm's parameters. A segment
+is one certainty level of one annotator, so one annotation's two segments may differ.
+
 * An image not from DICOM (PNG, NIfTI...) is skipped with one line (:attr:`DicomReport.skipped`)
   and counted; so is an image whose source cannot be read now.
 * An annotation with no pixel (``nothing to annotate``, or polygons outside the image) gets a
@@ -31,6 +40,7 @@ import csv
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pydicom import Dataset
@@ -47,8 +57,11 @@ from slicereview.app.images.pacs import Credentials, Locator, local_file
 from slicereview.engines.dicomout.common import Authoring
 from slicereview.engines.imaging.formats import DICOM
 from slicereview.engines.masks import CERTAIN, UNCERTAIN
-from slicereview.model import Image
+from slicereview.model import Image, Polygon, Tool
 from slicereview.store import Project
+
+if TYPE_CHECKING:
+    from slicereview.engines.dicomout.seg import Algorithm
 
 
 @dataclass
@@ -157,9 +170,13 @@ def export_seg(project: Project, out_dir: str | Path, *, consensus: str | None =
         for item in items:
             def task(item: ExportItem = item) -> tuple[list, dict]:
                 labels = item.labels()
-                return ([Segment("certain", labels == CERTAIN, "drawn as certain"),
+                made = {c: segment_algorithm([p for p in item.polygons if str(p.certainty) == c])
+                        for c in ("certain", "uncertain")}
+                return ([Segment("certain", labels == CERTAIN, "drawn as certain",
+                                 made["certain"]),
                          Segment("uncertain", labels == UNCERTAIN,
-                                 "drawn as uncertain (certain wins where both)")],
+                                 "drawn as uncertain (certain wins where both)",
+                                 made["uncertain"])],
                         {"creator": item.rater.name})
             tasks.append(([item], task))
     else:
@@ -197,6 +214,42 @@ def export_seg(project: Project, out_dir: str | Path, *, consensus: str | None =
         progress(len(tasks), len(tasks), "")
     report.files.append(_write_index(out, rows))
     return report
+
+
+def segment_algorithm(polygons: Sequence[Polygon]) -> Algorithm | None:
+    """How a segment of ``polygons`` was made, as its SEG says it (see the module text):
+    ``None`` for MANUAL, else the AUTOMATIC or SEMIAUTOMATIC :class:`Algorithm`.
+
+    >>> from slicereview.model import Polygon
+    >>> v = [[0, 0], [4, 0], [4, 4]]
+    >>> segment_algorithm([Polygon(v), Polygon(v, tool="freehand", edited=True)]) is None
+    True
+    >>> made = segment_algorithm([Polygon(v), Polygon(v, tool="wand", edited=True)])
+    >>> made.kind, made.name, made.parameters
+    ('SEMIAUTOMATIC', 'slicereview: manual, wand', {'manual': '1', 'wand': '1', 'edited': '1'})
+    >>> made = segment_algorithm([Polygon(v, tool="model", model="net@2.1")])
+    >>> made.kind, made.name, made.version, made.family.meaning
+    ('AUTOMATIC', 'net', '2.1', 'Artificial Intelligence')
+    """
+    from slicereview import __version__
+    from slicereview.app.annotating import HAND_TOOLS, in_tool_order, tool_name
+    from slicereview.engines.dicomout.seg import ASSISTED_FAMILY, MODEL_FAMILY, Algorithm
+
+    if all(p.tool in HAND_TOOLS for p in polygons):
+        return None
+    models = {p.model for p in polygons}
+    if len(models) == 1 and all(p.tool is Tool.MODEL and not p.edited for p in polygons):
+        name, _, version = str(polygons[0].model).partition("@")
+        return Algorithm(name, version or "unversioned", {}, "AUTOMATIC", MODEL_FAMILY)
+    counts: dict[str, int] = {}
+    for p in in_tool_order(polygons):
+        key = (f"model-edited {p.model}" if p.tool is Tool.MODEL and p.edited
+               else tool_name(p.tool, p.model))
+        counts[key] = counts.get(key, 0) + 1
+    parameters = {k: str(n) for k, n in counts.items()}
+    parameters["edited"] = str(sum(p.edited for p in polygons))
+    return Algorithm("slicereview: " + ", ".join(counts), __version__, parameters,
+                     "SEMIAUTOMATIC", ASSISTED_FAMILY)
 
 
 def _build(source: Dataset, segments: list, authoring: Authoring, image: Image,

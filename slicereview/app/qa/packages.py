@@ -64,8 +64,12 @@ if TYPE_CHECKING:
     from slicereview.engines.dicomweb.cache import RemoteInstance
 
 def _content(project: Project, ann: Annotation) -> dict:
+    """What a merge compares and writes of an annotation; each polygon with its provenance
+    (``t`` tool, ``e`` edited, ``m`` model: a package's project file carries them in its own
+    schema, and one from before they existed opens as ``manual``, not edited)."""
     polys = [{"v": p.vertices.tolist(), "c": str(p.certainty), "l": p.label,
-              "q": p.classifications} for p in project.polygons.of(ann.id)]
+              "q": p.classifications, "t": str(p.tool), "e": p.edited, "m": p.model}
+             for p in project.polygons.of(ann.id)]
     return {"status": str(ann.status), "classifications": ann.classifications,
             "active_ms": ann.active_ms, "polygons": polys}
 
@@ -270,7 +274,8 @@ def _merge_pins(project: Project, pkg: Project) -> list[int]:
 def _write(project: Project, annotation_id: int, content: dict) -> None:
     import numpy as np
 
-    polys = [Polygon(np.asarray(p["v"], dtype=float).reshape(-1, 2), p["c"], p["l"], p["q"])
+    polys = [Polygon(np.asarray(p["v"], dtype=float).reshape(-1, 2), p["c"], p["l"], p["q"],
+                     tool=p.get("t", "manual"), edited=p.get("e", False), model=p.get("m"))
              for p in content["polygons"]]
     project.polygons.replace(annotation_id, polys)
     project.annotations.set_image_classifications(annotation_id, content["classifications"])

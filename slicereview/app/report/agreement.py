@@ -29,6 +29,9 @@ Definitions:
 * **per image** — each selection's row (:class:`ImageAgreement`): image α strict and relaxed,
   and the two platform measures of :mod:`slicereview.app.report.label_agreement` (mean pairwise
   consensus, Labelbox; mean pairwise mask IoU, Label Studio), from the same pass.
+* **per polygon** — each polygon's matched Dice against the selection's other annotators
+  (:mod:`slicereview.engines.agreement.polygon_dice`; the report's per-tool section), from the
+  same fill of each polygon: :attr:`InterRater.polygon_dice`.
 
 Example
 -------
@@ -62,6 +65,7 @@ from slicereview.app.report import image_cache
 from slicereview.engines.agreement import segmentation_agreement
 from slicereview.engines.agreement.consensus_masks import roi_masks, staple_rates
 from slicereview.engines.agreement.gram import overlaps, subset_alpha
+from slicereview.engines.agreement.polygon_dice import polygon_agreement
 from slicereview.engines.agreement.staple_em import vote_patterns
 from slicereview.engines.masks import rasterize
 from slicereview.engines.review.parallel import default_workers, make_pool
@@ -95,7 +99,8 @@ class InterRater:
     ``pairwise``: ``(rater a, rater b)`` with ``a < b`` → mean strict α; ``pair_images``: the
     number of images behind it; ``loo``: rater → mean leave-one-out effect; ``images``: images
     used; ``sensitivity``/``specificity``: rater → mean STAPLE estimate (relaxed) over
-    ``staple_images[rater]`` images.
+    ``staple_images[rater]`` images; ``polygon_dice``: annotation id → the matched Dice of
+    its polygons in drawing order (NaN for a polygon without a pixel).
     """
 
     image_alpha: dict[str, list[float]] = field(
@@ -110,6 +115,7 @@ class InterRater:
     specificity: dict[int, float] = field(default_factory=dict)
     staple_images: dict[int, int] = field(default_factory=dict)
     per_image: list[ImageAgreement] = field(default_factory=list)
+    polygon_dice: dict[int, list[float]] = field(default_factory=dict)
 
 
 def selections(project: Project, raters: Iterable[int] | None = None
@@ -157,7 +163,8 @@ class _Poly:
 
 def image_row(task: tuple) -> tuple:
     """:func:`image_summary` of ``task[:2]`` plus the label scores (consensus, mask IoU) of
-    ``task[2] = (answers per annotator, (label, classifications) per polygon, question kinds)``."""
+    ``task[2] = (answers per annotator, (label, classifications) per polygon, question kinds)``
+    and, per annotator, its polygons' matched Dice."""
     from slicereview.app.report.label_agreement import Work, label_scores
 
     shape, annotators, (answers, extras, kinds) = task
@@ -167,7 +174,7 @@ def image_row(task: tuple) -> tuple:
     labels = np.stack([rasterize(w.polygons, shape, crops[k])  # one fill serves both
                        for k, w in enumerate(works)])
     scores = label_scores(shape, works, kinds, list(labels != 0), crops)
-    return (*_summary(labels), scores.consensus, scores.mask_iou)
+    return (*_summary(labels), scores.consensus, scores.mask_iou, polygon_agreement(crops))
 
 
 def _summaries(tasks: list, workers: int, progress: Progress | None) -> Iterator[tuple]:
@@ -260,8 +267,9 @@ def inter_rater(project: Project, raters: Iterable[int] | None = None,
     loo_sum: dict[int, list[float]] = {}
     patterns: list[np.ndarray] = []
     for anns, (strict_a, relaxed_a, strict_boxes, relaxed_boxes, g, counts, consensus,
-               mask_iou) in zip(groups, rows, strict=True):
+               mask_iou, matched) in zip(groups, rows, strict=True):
         patterns.append(counts)
+        out.polygon_dice.update((a.id, dice) for a, dice in zip(anns, matched, strict=True))
         out.per_image.append(ImageAgreement(anns[0].image_id, str(anns[0].phase), len(anns),
                                             strict_a, relaxed_a, consensus, mask_iou))
         for level, alpha, boxes in (("strict", strict_a, strict_boxes),

@@ -1,6 +1,6 @@
-"""How the owner's report and the Overview tab write numbers, colour α and word the STAPLE
-and intra-rater notes (one place for both, and light to import: the Overview tab must not
-load the report's statistics when it is built).
+"""How the owner's report and the Overview tab write numbers, colour α and word the STAPLE,
+intra-rater and per-tool notes (one place for both, and light to import: the Overview tab must
+not load the report's statistics when it is built).
 
 >>> fmt(0.12345), fmt(float("nan")), fmt(None), fmt(2.0, 1), fmt(-0.0004)
 ('0.123', '–', '–', '2.0', '0.000')
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from slicereview.app.report.intra import IntraRater
+    from slicereview.app.report.tools import ToolRow
 
 
 def fixed(value: float, digits: int = 2) -> str:
@@ -55,6 +56,29 @@ STAPLE_NOTE = ("STAPLE (Warfield 2004) sensitivity/specificity, relaxed, mean ov
                "against the image's annotators (certain or uncertain pixels count as marked), "
                "averaged over the images the annotator shares with at least one other "
                "annotator (undefined values, e.g. nobody marked anything, left out).")
+
+
+#: The per-tool table (report and Overview tab; :mod:`slicereview.app.report.tools`).
+TOOL_COLUMNS = ("tool", "polygons", "edited (%)", "s / polygon, one-tool annotations",
+                "one-tool annotations", "s / polygon, equal split", "matched Dice",
+                "polygons scored", "accepted (%)", "polygons decided")
+TOOL_NOTE = (
+    "Polygons of every finished annotation (any phase and round, gold left out). Edited: the "
+    "outline changed after it was made. s / polygon, one-tool annotations: summed active time "
+    "of the finished annotations made with this tool only ÷ their polygons. Equal split: each "
+    "annotation's active time divided equally among its polygons, mean over this tool's "
+    "polygons. Matched Dice: per polygon, the mean over the image's other annotators of the "
+    "Dice between it and the union of their polygons that overlap it (0 when they drew nothing "
+    "there), on images with two or more annotators (each one's latest finished round); mean "
+    "over the scored polygons. Accepted: share of the tool's polygons in annotations accepted, "
+    "among those accepted or rejected (decision in force).")
+
+
+def tool_cells(row: ToolRow) -> list[str]:
+    """The :data:`TOOL_COLUMNS` of one :class:`~slicereview.app.report.tools.ToolRow`."""
+    return [row.tool, str(row.polygons), fmt(100 * row.edited_share, 0), fmt(row.one_tool_s, 1),
+            str(row.one_tool_annotations), fmt(row.split_s, 1), fmt(row.agreement),
+            str(row.scored), fmt(100 * row.acceptance, 0), str(row.decided)]
 
 
 def staple_cells(row: dict[str, Any]) -> list[str]:

@@ -4,6 +4,8 @@ STAPLE vote patterns, the label measures) is kept in the review-features cache
 (``project.reviews.features``, the table the review queue caches its features in) and used
 while the selection is unchanged, so a report after new work computes the changed images only.
 
+* **what** — the row of the pass: image and box α, the overlap table, the vote patterns, the
+  label measures and each polygon's matched Dice (:data:`REPORT_VERSION` 2);
 * **where** — one cache entry per image and phase, under the annotators key ``report:all``
   (or ``report:ids:1,2`` for a subset of annotators), round 0, level ``relaxed`` (the entry
   holds both levels); :meth:`~slicereview.store.reviews.Reviews.latest_features` never
@@ -17,10 +19,11 @@ while the selection is unchanged, so a report after new work computes the change
 Example
 -------
 >>> import numpy as np
->>> row = (0.5, float("nan"), [0.5], [], np.eye(2, dtype=np.int64), np.arange(4), 0.9, 0.8)
+>>> row = (0.5, float("nan"), [0.5], [], np.eye(2, dtype=np.int64), np.arange(4), 0.9, 0.8,
+...        [[0.5, float("nan")], []])
 >>> back = from_json(to_json(row))
->>> back[0], back[4].tolist(), back[5].dtype.kind, back[7]
-(0.5, [[1, 0], [0, 1]], 'i', 0.8)
+>>> back[0], back[4].tolist(), back[5].dtype.kind, back[7], back[8][0][0]
+(0.5, [[1, 0], [0, 1]], 'i', 0.8, 0.5)
 >>> namespace(None), namespace([3, 1])
 ('report:all', 'report:ids:1,3')
 """
@@ -38,7 +41,7 @@ from slicereview.model import Annotation, Phase
 from slicereview.store import Project
 
 #: Bump when the per-image pass changes, so every cached row is computed again.
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 #: The level column of the entries (the table allows ``relaxed`` or ``strict``).
 _LEVEL = "relaxed"
 #: Rows stored in one transaction while the pass runs (a cancelled pass keeps what it did).
@@ -64,11 +67,11 @@ def entry_key(annotations: Sequence[Annotation], shape: tuple[int, int],
 
 def to_json(row: tuple) -> dict[str, Any]:
     """A row of :func:`~slicereview.app.report.agreement.image_row` as JSON values."""
-    strict, relaxed, strict_boxes, relaxed_boxes, g, patterns, consensus, iou = row
+    strict, relaxed, strict_boxes, relaxed_boxes, g, patterns, consensus, iou, matched = row
     return {"strict": strict, "relaxed": relaxed, "strict_boxes": list(strict_boxes),
             "relaxed_boxes": list(relaxed_boxes), "overlaps": np.asarray(g).tolist(),
             "patterns": np.asarray(patterns).tolist(), "consensus": consensus,
-            "mask_iou": iou}
+            "mask_iou": iou, "matched": [list(v) for v in matched]}
 
 
 def from_json(d: dict[str, Any]) -> tuple:
@@ -77,7 +80,7 @@ def from_json(d: dict[str, Any]) -> tuple:
             [float(v) for v in d["relaxed_boxes"]],
             np.asarray(d["overlaps"], dtype=np.int64).reshape(-1, max(1, len(d["overlaps"]))),
             np.asarray(d["patterns"], dtype=np.int64), float(d["consensus"]),
-            float(d["mask_iou"]))
+            float(d["mask_iou"]), [[float(v) for v in row] for row in d["matched"]])
 
 
 def load(project: Project, key: str) -> dict[tuple[str, int], tuple[str, dict]]:

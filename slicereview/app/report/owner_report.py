@@ -5,7 +5,8 @@ sensitivity and specificity), the annotator × annotator agreement matrix, inter
 intra-rater α histograms ([CrowdSegQA, Fig. 5]), the queue evaluation curves
 ([CrowdSegQA, Fig. 6]),
 annotation times per phase, for classification questions, majority vote against gold and
-the generalizability coefficient, and per rated image set its rating sessions with the
+the generalizability coefficient, per tool the polygons, time, agreement and acceptance
+(:mod:`slicereview.app.report.tools`), and per rated image set its rating sessions with the
 Bradley–Terry scores ± SE of exhaustive sessions and the pooled ranking
 (:mod:`slicereview.app.report.rating`). Every number names its method.
 
@@ -39,6 +40,7 @@ from slicereview.app.qa.workflow import prefilter, score_pending
 from slicereview.app.report import acceptance as qa_stats
 from slicereview.app.report import plots as report_plots
 from slicereview.app.report import rating as report_rating
+from slicereview.app.report import tools as report_tools
 from slicereview.app.report.agreement import InterRater, inter_rater
 from slicereview.app.report.formatting import STAPLE_COLUMNS, STAPLE_NOTE, intra_note, staple_cells
 from slicereview.app.report.formatting import colour as _colour
@@ -51,7 +53,7 @@ from slicereview.store import Project
 
 Progress = Callable[[int, int], None]
 #: Steps of :func:`collect` besides the per-image agreement pass (which counts per image).
-_STEPS = 7
+_STEPS = 8
 #: Points of each queue evaluation curve ([CrowdSegQA, Fig. 6]).
 CURVE_POINTS = 80
 
@@ -78,6 +80,8 @@ class ReportData:
     flagged: list[dict[str, Any]] = field(default_factory=list)
     #: Per rated image set, the rating part (:mod:`slicereview.app.report.rating`).
     rating: list[report_rating.ImageSetRating] = field(default_factory=list)
+    #: Per tool that made polygons (:mod:`slicereview.app.report.tools`).
+    tools: list[report_tools.ToolRow] = field(default_factory=list)
 
 
 def _quality(project: Project, agreement: InterRater) -> list[dict[str, Any]]:
@@ -146,6 +150,7 @@ def collect(project: Project, raters: Iterable[int] | None = None,
     from slicereview.app.review.queue import QueueSpec, compute_features, evaluate
 
     score_pending(project)
+    raters = None if raters is None else list(raters)  # (read by several parts)
     total = [0]
 
     def agreement_progress(done: int, n: int) -> None:
@@ -183,12 +188,14 @@ def collect(project: Project, raters: Iterable[int] | None = None,
     step(6)
     rating = report_rating.collect(project)
     step(7)
+    tools = report_tools.collect(project, raters, agreement)
+    step(8)
     return ReportData(
         project.name, {r.id: (r.name, r.group or qa_stats.NO_GROUP) for r in project.raters.all()},
         acceptance, quality, onboarding, agreement, times,
         {p: qa_stats.outlier_limit(t) for p, t in times.items()}, evaluations, questions,
         flags, subset, intra, image_rows(project, agreement.per_image, flagged), flagged,
-        rating)
+        rating, tools)
 
 
 # -- HTML ------------------------------------------------------------------------------------
@@ -298,6 +305,7 @@ def render(data: ReportData, progress: Progress | None = None) -> str:
                  "level) over the images both annotated; colour by band (≤ 0.1 disagreement, "
                  "≤ 0.667 low, ≤ 0.8 moderate, high).</p>")
     parts.append("<h2>Per-image agreement</h2>" + rows_html(data.per_image, data.flagged))
+    parts.append(report_tools.render(data.tools, _table))
     step()
     parts.append("<h2>Inter-rater agreement: image level vs box level</h2>")
     if data.agreement.images:

@@ -48,9 +48,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from slicereview.model import Annotation, AnnotationStatus, Decision, Polygon, Review
+from slicereview.model import Annotation, AnnotationStatus, Decision, Review
 from slicereview.store import Project
 
 FINISHED = (AnnotationStatus.SUBMITTED, AnnotationStatus.NOTHING_TO_ANNOTATE)
@@ -215,8 +215,8 @@ def returned_annotations(project: Project, rater_id: int) -> list[Returned]:
 
 def start_revision(project: Project, annotation_id: int) -> int:
     """The revision of a rejected annotation: round + 1 in the same phase, ``in_progress``,
-    with a copy of its polygons and image classifications (one transaction). Returns its id;
-    an existing revision is returned as it is."""
+    with a copy of its polygons (with their provenance) and image classifications (one
+    transaction). Returns its id; an existing revision is returned as it is."""
     ann = project.annotations.get(annotation_id)
     review = project.reviews.current_decisions([annotation_id]).get(annotation_id)
     if review is None or review.decision is not Decision.REJECT:
@@ -230,7 +230,7 @@ def start_revision(project: Project, annotation_id: int) -> int:
         check_may_work(project, ann.rater_id, ann.phase)
         new = project.annotations.for_image(ann.rater_id, ann.image_id, ann.phase, ann.round + 1)
         assert new is not None
-        copies = [Polygon(p.vertices.copy(), p.certainty, p.label, dict(p.classifications))
+        copies = [replace(p, id=None, classifications=dict(p.classifications))
                   for p in project.polygons.of(annotation_id)]
         project.polygons.replace(new.id, copies)
         project.annotations.set_image_classifications(new.id, dict(ann.classifications))

@@ -11,6 +11,9 @@ is read), one mask per segment and an :class:`~.common.Authoring`, and returns t
   property categories) and CID 7159 (lesion segmentation types) offer for "a region the reader
   marked as abnormal" without saying which kind (a mass, calcifications...), which is what an
   outline in slicereview asserts. *Clinical finding* (SCT 404684003) is not in CID 7150;
+* each segment's algorithm type: MANUAL unless the segment (or the whole SEG) names an
+  :class:`Algorithm`, which gives AUTOMATIC or SEMIAUTOMATIC with its Segment Algorithm Name,
+  version, family and parameters;
 * the source is referenced by its Study/Series/SOP Instance UIDs (and frame, for a multi-frame
   source); the study, patient and frame of reference are the source's, and the geometry (pixel
   spacing, orientation, position) is copied from it where it has them, so that the mask
@@ -39,11 +42,13 @@ from dataclasses import dataclass
 import numpy as np
 from pydicom import Dataset
 from pydicom.sr.codedict import codes
+from pydicom.sr.coding import Code
 
 from slicereview.engines.dicomout.common import (
     DEVICE_SERIAL,
     MANUFACTURER,
     MODEL,
+    SCHEME,
     Authoring,
     declare_scheme,
     long_string,
@@ -58,28 +63,40 @@ PROPERTY_TYPE = codes.SCT.Lesion
 #: Algorithm family of a consensus (majority vote, STAPLE) of manual segmentations: none of
 #: CID 7162's families describes label fusion, so a private code says it.
 CONSENSUS_FAMILY = private_code("consensus", "Consensus of manual segmentations")
+#: Family of outlines made with interactive tools (clicks, strokes, a box, a vessel trace, a
+#: flood, snapping) and corrected by hand: CID 7162 names single techniques (edge detection,
+#: region growing...), not a person steering several, so a private code says it.
+ASSISTED_FAMILY = private_code("assisted", "Interactive segmentation tools")
+#: Family of a model's predictions (CID 7162).
+MODEL_FAMILY = codes.cid7162.ArtificialIntelligence
 #: FRACTIONAL segmentations store probabilities in this many steps (one byte a pixel).
 MAX_FRACTIONAL = 255
 
 
 @dataclass(frozen=True)
-class Segment:
-    """One segment: its label (``"certain"``...), its mask ``bool (H, W)`` (BINARY) or
-    probability ``float (H, W)`` in [0, 1] (FRACTIONAL), and a free-text description."""
-
-    label: str
-    mask: np.ndarray
-    description: str = ""
-
-
-@dataclass(frozen=True)
 class Algorithm:
-    """The algorithm that made a segment (a consensus); ``None`` means drawn by hand
-    (MANUAL)."""
+    """The algorithm that made a segment; ``None`` in its place means drawn by hand (MANUAL).
+
+    ``kind``: ``"AUTOMATIC"`` (a consensus, a model's prediction) or ``"SEMIAUTOMATIC"`` (a
+    person with interactive tools); ``family``: a CID 7162 code (default: a consensus's)."""
 
     name: str
     version: str
     parameters: dict[str, str]
+    kind: str = "AUTOMATIC"
+    family: Code = CONSENSUS_FAMILY
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One segment: its label (``"certain"``...), its mask ``bool (H, W)`` (BINARY) or
+    probability ``float (H, W)`` in [0, 1] (FRACTIONAL), a free-text description, and the
+    :class:`Algorithm` that made it (``None``: the SEG's, else MANUAL)."""
+
+    label: str
+    mask: np.ndarray
+    description: str = ""
+    algorithm: Algorithm | None = None
 
 
 def segmentation(source: Dataset, segments: Sequence[Segment], authoring: Authoring, *,
@@ -102,7 +119,7 @@ def segmentation(source: Dataset, segments: Sequence[Segment], authoring: Author
     fractional
         FRACTIONAL (PROBABILITY) instead of BINARY; then exactly one segment.
     algorithm
-        ``None``: segment algorithm type MANUAL; else AUTOMATIC with this identification.
+        Of every segment that names none (``None``: MANUAL).
     frame
         The source frame the masks belong to (0 for a single-frame source).
     include_empty
@@ -157,7 +174,8 @@ def segmentation(source: Dataset, segments: Sequence[Segment], authoring: Author
         # Patient Orientation is Type 2C when the image has no Image Orientation: the
         # source's when it is well formed (two values), else empty.
         seg.PatientOrientation = _patient_orientation(source)
-    if algorithm is not None:
+    used = [s.algorithm or algorithm for s in segments]
+    if any(a is not None and a.family.scheme_designator == SCHEME for a in used):
         declare_scheme(seg)
     set_utf8(seg)
     return seg
@@ -178,11 +196,12 @@ def _patient_orientation(source: Dataset) -> list[str] | str:
 def _description(hd, number: int, segment: Segment, algorithm: Algorithm | None):
     identification = None
     kind = hd.seg.SegmentAlgorithmTypeValues.MANUAL
+    algorithm = segment.algorithm or algorithm
     if algorithm is not None:
-        kind = hd.seg.SegmentAlgorithmTypeValues.AUTOMATIC
+        kind = hd.seg.SegmentAlgorithmTypeValues(algorithm.kind)
         identification = hd.AlgorithmIdentificationSequence(
             name=long_string(algorithm.name), version=long_string(algorithm.version, 16),
-            family=CONSENSUS_FAMILY, parameters=algorithm.parameters or None)
+            family=algorithm.family, parameters=algorithm.parameters or None)
     item = hd.seg.SegmentDescription(
         segment_number=number, segment_label=long_string(segment.label),
         segmented_property_category=CATEGORY, segmented_property_type=PROPERTY_TYPE,

@@ -3,8 +3,11 @@ of :class:`~slicereview.gui.annotate.page.AnnotatePage`.
 
 Each slot takes one intent of the drawing tool or the classification forms (a polygon drawn,
 edited, re-labelled or deleted; new answers) and pushes one command on the annotation's undo
-history (``gateway.annotate``); the command writes through to the project at once. Another
-annotator's work is read-only: its intents do nothing.
+history (``gateway.annotate``); the command writes through to the project at once. A drawn
+polygon is stored with the tool that drew it (``manual`` in polygon mode, ``freehand``); an
+edit keeps it and marks the polygon edited (:func:`slicereview.app.annotating.edited_polygon`,
+applied by :class:`~slicereview.app.commands.EditPolygon`). Another annotator's work is
+read-only: its intents do nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from slicereview.app.commands import (
     EditPolygon,
     SetImageClassifications,
 )
-from slicereview.model import Certainty, Polygon
+from slicereview.gui.annotate.draw_tool import Mode
+from slicereview.model import Certainty, Polygon, Tool
 
 if TYPE_CHECKING:
     from slicereview.gui.annotate.page import AnnotatePage
@@ -56,8 +60,9 @@ class PolygonIntents:
         annotation = self.page.ensure_annotation()
         if annotation is None:  # refused, and said why
             return
+        made_by = Tool.FREEHAND if self.tool.mode is Mode.FREEHAND else Tool.MANUAL
         command = AddPolygon(self.page.gateway.open_project, annotation.id,
-                             Polygon(vertices, self.tool.draw_certainty))
+                             Polygon(vertices, self.tool.draw_certainty, tool=made_by))
         if self.push(command):
             self.tool.select(command.polygon_id)
 

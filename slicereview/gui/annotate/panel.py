@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.app.annotating import provenance_text
 from slicereview.gui.annotate.draw_tool import DrawTool
 from slicereview.gui.annotate.questions_form import QuestionsForm
 from slicereview.gui.common.history_actions import HistoryActions
@@ -152,12 +153,17 @@ class AnnotatePanel(QWidget):
         self.time_label.setToolTip("Active annotation time on this image (pauses when the "
                                    "window is inactive or after a minute without input)")
         self.progress_label = QLabel()
+        #: The selected polygon: certainty, vertices and how it was made (its provenance).
+        self.selected_label = QLabel()
+        self.selected_label.setWordWrap(True)
+        self.selected_label.setVisible(False)
         self.message_label = QLabel()
         self.message_label.setWordWrap(True)
         self.message_label.setStyleSheet("color: #e0a030")
         status = QGroupBox("This image")
         col = QVBoxLayout(status)
-        for w in (self.status_label, self.time_label, self.progress_label, self.message_label):
+        for w in (self.status_label, self.time_label, self.progress_label, self.selected_label,
+                  self.message_label):
             col.addWidget(w)
 
         self.image_form = QuestionsForm()
@@ -220,6 +226,10 @@ class AnnotatePanel(QWidget):
         self.polygon_group.setTitle(
             f"Selected polygon ({polygon.certainty.value}, {len(polygon.vertices)} vertices)"
             if polygon else "Selected polygon (none)")
+        self.selected_label.setText(
+            f"Selected: {polygon.certainty.value}, {len(polygon.vertices)} vertices, made "
+            f"{provenance_text(polygon)}" if polygon else "")
+        self.selected_label.setVisible(polygon is not None)
 
 
 class GuidelinesDialog(QDialog):

@@ -5,7 +5,8 @@ computed by :func:`slicereview.gui.common.qa_workers.report` in a process worker
 progress bar and a Cancel that stops it) shown as tables — acceptance per phase × group with
 times and Welch tests, the onboarding pre-filter, per-annotator quality (with STAPLE sensitivity and
 specificity), the annotator × annotator agreement matrix, the per-image agreement (with the
-Labelbox and Label Studio measures) and the flagged images, classification questions — and
+Labelbox and Label Studio measures) and the flagged images, per tool (polygons, time,
+matched Dice, acceptance), classification questions — and
 interactive pyqtgraph plots (inter- and intra-rater α histograms, queue curves, times).
 Clicking a matrix cell lists the images where that pair disagrees most (lowest
 strict α first, computed in a worker); selecting one shows it in the View tab
@@ -41,7 +42,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from slicereview.app.report.formatting import STAPLE_NOTE, fmt, intra_note
+from slicereview.app.report.formatting import STAPLE_NOTE, TOOL_NOTE, fmt, intra_note
 from slicereview.gui.common import file_dialogs, qa_workers
 from slicereview.gui.common.background import Worker, process_worker, thread_worker
 from slicereview.gui.gateway import ProjectGateway
@@ -89,6 +90,7 @@ class OverviewPage(QWidget):
         self.acceptance = tables.new_table(tables.ACCEPTANCE)
         self.onboarding = tables.new_table(tables.ONBOARDING)
         self.quality = tables.new_table(tables.QUALITY)
+        self.tools = tables.new_table(tables.TOOLS)
         self.matrix = tables.new_table([])
         self.matrix.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectItems)
         self.matrix.setAlternatingRowColors(False)
@@ -155,6 +157,7 @@ class OverviewPage(QWidget):
             self.intra_label, self.intra_hist["strict"], self.intra_hist["relaxed"]]),
             "α histograms")
         self.sections.addTab(self.images, "Per image")
+        self.sections.addTab(section([self.tools, note(TOOL_NOTE)]), "Tools")
         curve_plots = QHBoxLayout()
         for plot in self.curves:
             curve_plots.addWidget(plot)
@@ -269,6 +272,7 @@ class OverviewPage(QWidget):
         tables.fill_acceptance(self.acceptance, data)
         tables.fill_onboarding(self.onboarding, data)
         tables.fill_quality(self.quality, data)
+        tables.fill_tools(self.tools, data)
         self.matrix_ids = tables.fill_matrix(self.matrix, data)
         self.pair_list.clear()
         said = {"assign": "given one more annotator", "review": "sent to review first"}

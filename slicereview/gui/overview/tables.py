@@ -1,8 +1,8 @@
 """The Overview tab's tables, filled from :class:`slicereview.app.report.owner_report.ReportData`
 with the same columns, numbers and methods as the HTML report (``slicereview report``): acceptance
 per phase × group ([CrowdSegQA, Table 2]) with times and Welch tests, the onboarding pre-filter and
-decisions, per-annotator quality (with STAPLE sensitivity and specificity) and the annotator ×
-annotator agreement matrix.
+decisions, per-annotator quality (with STAPLE sensitivity and specificity), the annotator ×
+annotator agreement matrix and the per-tool table.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from slicereview.app.report.formatting import STAPLE_COLUMNS, staple_cells
+from slicereview.app.report.formatting import STAPLE_COLUMNS, TOOL_COLUMNS, staple_cells, tool_cells
 from slicereview.app.report.formatting import colour as _colour
 from slicereview.app.report.formatting import fmt as _fmt
 from slicereview.gui.common.widgets import cell, header
@@ -26,6 +26,7 @@ ONBOARDING = ["batch", "annotator", "images scored", "mean Dice vs gold", "pre-f
 QUALITY = ["annotator", "group", "gold images", "mean Dice vs gold (relaxed)", "accepted",
            "rejected", "acc. ratio (%)", "uncertain polygons (%)", "LOO Δ strict α",
            *STAPLE_COLUMNS]
+TOOLS = list(TOOL_COLUMNS)
 #: Item data role holding a matrix cell's (rater a, rater b).
 PAIR_ROLE = Qt.ItemDataRole.UserRole
 
@@ -108,6 +109,11 @@ def fill_quality(table: QTableWidget, data: Any) -> None:
     table.setColumnWidth(0, min(table.columnWidth(0), 230))
     for r in range(table.rowCount()):
         cell(table, r, 0).setToolTip(cell(table, r, 0).text())
+
+
+def fill_tools(table: QTableWidget, data: Any) -> None:
+    """Per tool: polygons, edited, time per polygon, matched Dice, acceptance."""
+    _fill(table, [tool_cells(r) for r in data.tools], 1)
 
 
 def fill_matrix(table: QTableWidget, data: Any) -> list[int]:

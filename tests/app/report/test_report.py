@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from slicereview.app.report.agreement import inter_rater, selections
-from slicereview.app.report.owner_report import collect, render, write_report
+from slicereview.app.report.owner_report import _STEPS, collect, render, write_report
 from slicereview.app.report.questions import majority_accuracy
 from slicereview.engines.agreement import mask_alpha
 from slicereview.engines.masks import rasterize
@@ -59,7 +59,7 @@ def test_collect_and_render(qa_path: Path, tmp_path: Path) -> None:
         data = collect(p, progress=lambda d, t: calls.append((d, t)))
         without = collect(p, [r.id for r in p.raters.all() if r.group == "A2"], subset="group A2")
     done = [d for d, _ in calls]
-    assert calls[-1][0] == calls[-1][1] == 16 + 7 and done == sorted(done)
+    assert calls[-1][0] == calls[-1][1] == 16 + _STEPS and done == sorted(done)
     phases = [(r.phase, r.group) for r in data.acceptance]
     assert phases == [("onboarding", "A0"), ("onboarding", "A2"), ("pilot", "A2"),
                       ("formal", "A0"), ("formal", "A2")]

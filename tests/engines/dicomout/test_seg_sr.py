@@ -121,6 +121,41 @@ def test_fractional_staple_seg(name, tmp_path):
     assert masks[0][0, :3].tolist() == [0.0, pytest.approx(128 / 255), 1.0]
 
 
+@pytest.mark.parametrize("name", SOURCES)
+def test_each_segment_says_how_it_was_made(name, tmp_path):
+    """One SEG, three segments: MANUAL, SEMIAUTOMATIC with the private assisted family (whose
+    scheme is then declared) and AUTOMATIC with a model's name, version and the CID 7162
+    *Artificial Intelligence* family; dciodvfy accepts it."""
+    from slicereview.engines.dicomout.seg import ASSISTED_FAMILY, MODEL_FAMILY
+
+    source = _source(name)
+    mask = np.zeros((int(source.Rows), int(source.Columns)), bool)
+    mask[5:9, 5:9] = True
+    assisted = Algorithm("slicereview: manual, wand", "0.1.0", {"manual": "2", "wand": "1"},
+                         "SEMIAUTOMATIC", ASSISTED_FAMILY)
+    model = Algorithm("bac-net", "2.1", {}, "AUTOMATIC", MODEL_FAMILY)
+    seg = segmentation(source, [Segment("certain", mask), Segment("uncertain", mask, "", assisted),
+                                Segment("model", mask, "", model)], _authoring(), creator="A")
+    path = tmp_path / "made.dcm"
+    seg.save_as(path)
+    assert dciodvfy_errors(path) == []
+    back = pydicom.dcmread(path)
+    manual, semi, auto = back.SegmentSequence
+    assert manual.SegmentAlgorithmType == "MANUAL" and "SegmentAlgorithmName" not in manual
+    assert (semi.SegmentAlgorithmType, semi.SegmentAlgorithmName) == (
+        "SEMIAUTOMATIC", "slicereview: manual, wand")
+    identification = semi.SegmentationAlgorithmIdentificationSequence[0]
+    assert identification.AlgorithmFamilyCodeSequence[0].CodingSchemeDesignator == "99SLRV"
+    assert identification.AlgorithmParameters == "manual=2,wand=1"
+    assert (auto.SegmentAlgorithmType, auto.SegmentAlgorithmName) == ("AUTOMATIC", "bac-net")
+    identification = auto.SegmentationAlgorithmIdentificationSequence[0]
+    assert identification.AlgorithmVersion == "2.1"
+    assert identification.AlgorithmFamilyCodeSequence[0].CodeMeaning == "Artificial Intelligence"
+    assert back.CodingSchemeIdentificationSequence[0].CodingSchemeDesignator == "99SLRV"
+    plain = segmentation(source, [Segment("model", mask, "", model)], _authoring(), creator="A")
+    assert "CodingSchemeIdentificationSequence" not in plain  # (no private code in it)
+
+
 def test_mask_of_the_wrong_shape_is_refused():
     source = _source("CT_small.dcm")
     with pytest.raises(ValueError, match="source image is"):

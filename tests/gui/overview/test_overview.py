@@ -52,6 +52,9 @@ def test_overview_tab_shows_the_report(open_window, qtbot, qa_path: Path, tmp_pa
     assert len(onboarding) == 5 and any("kept to compare the groups" in r[8] for r in onboarding)
     assert page.phase_box.count() == len(expected.evaluations)
     assert page.questions.table.rowCount() == 1
+    from slicereview.app.report.formatting import tool_cells
+
+    assert _cells(page.tools) == [tool_cells(r) for r in expected.tools] and expected.tools
 
     # the matrix: a cell holds the pair's mean strict α; clicking lists their images
     ids = page.matrix_ids
