@@ -362,3 +362,45 @@ class ImageFlag:
     rater_id: int | None
     reason: str
     created_at: str
+
+
+@dataclass(frozen=True)
+class SharedSource:
+    """A source's *shared copy*: its de-identified copy, which everyone but the owner gets
+    (docs/privacy.md). ``header`` then the original's bytes ``keep`` (start, end) make it
+    (``header`` ``None``: made again from the original); ``warnings`` are sentences for the
+    owner (text burned into the pixels); ``rules`` the version of the rules that made it."""
+
+    source_id: int
+    sha256: str
+    name: str
+    size_bytes: int
+    header: bytes | None = None
+    keep: tuple[int, int] | None = None
+    warnings: tuple[str, ...] = ()
+    rules: int = 1
+
+
+class SharedImages(StrEnum):
+    """What everyone but the owner gets of the images: de-identified copies or originals."""
+
+    DEIDENTIFIED = "deidentified"
+    ORIGINALS = "originals"
+
+
+class SharedNames(StrEnum):
+    """How images are named to everyone but the owner: by case id, or by their file's name."""
+
+    CASE_IDS = "case_ids"
+    FILE_NAMES = "file_names"
+
+
+@dataclass(frozen=True)
+class PrivacySetting:
+    """The project's privacy setting in force, and who set it when (``changed_by`` "":
+    never changed, the default)."""
+
+    images: SharedImages = SharedImages.DEIDENTIFIED
+    names: SharedNames = SharedNames.CASE_IDS
+    changed_by: str = ""
+    changed_at: str = ""

@@ -1,0 +1,176 @@
+"""Shared copies: each source's de-identified copy, which everyone but the owner gets
+(docs/privacy.md). Rules held here:
+
+* **made once per source, kept** -- :func:`prepare` makes the copy of every source that has
+  none (or one made by older rules) with :func:`slicereview.engines.deid.deidentify`, the
+  project's seed and the UID map, and keeps it: a DICOM file as its de-identified header and
+  the byte range of the original's pixel data, other formats as their SHA-256 (made again
+  when needed); on a server the copy's bytes themselves, which the logins that cannot read
+  the original are served. Import makes the copies of what it adds.
+* **consistent UIDs, the map with the owner** -- every UID replaced is added to the owner's
+  UID map (``project.privacy``), never to a package.
+* **neutral names** -- a copy is named after its first image's case id (``C000012.dcm``); on a
+  server whose images are named by case id, ``sources.path`` takes that name too and the
+  original path moves to the owner's ``source_origins``.
+* **burned-in text is flagged, not cleaned** -- pixels are never changed; an image with
+  BurnedInAnnotation YES or of a kind that often burns text in (US, SC, secondary capture)
+  carries warnings that the owner is shown before sharing (:func:`flagged`).
+* **a file no rule can de-identify is never shared** -- :class:`NotShareable` lists it.
+
+Example
+-------
+>>> import tempfile, pathlib, shutil
+>>> from pydicom.data import get_testdata_file
+>>> from slicereview.app.images.importing import import_paths
+>>> from slicereview.store import Project
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> _ = shutil.copy(get_testdata_file("CT_small.dcm"), folder / "Smith_John.dcm")
+>>> with Project.create(folder / "p.srproj") as project:
+...     _ = import_paths(project, [folder / "Smith_John.dcm"])
+...     copy = project.privacy.copies()[1]
+...     data = copy_bytes(project, project.images.sources()[0])
+>>> copy.name, b"CompressedSamples" in data, len(data) == copy.size_bytes
+('C000001.dcm', False, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from slicereview.app.images.limits import project_limits
+from slicereview.app.images.pacs import Locator, local_file
+from slicereview.engines.deid import RULES_VERSION, NotShareableError, deidentify
+from slicereview.model import SharedNames, SharedSource, Source
+from slicereview.store import Project
+
+Progress = Callable[[int, int, str], None]
+
+
+class NotShareable(ValueError):
+    """Images that have no shared copy (the message lists their case ids and why)."""
+
+
+@dataclass
+class PrepareReport:
+    """What :func:`prepare` did: copies ``made``, ``kept`` (up to date already) and
+    ``refused`` (case id, why)."""
+
+    made: int = 0
+    kept: int = 0
+    refused: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        said = f"{self.made} de-identified cop{'y' if self.made == 1 else 'ies'} made, " \
+               f"{self.kept} up to date"
+        if self.refused:
+            said += f"; {len(self.refused)} cannot be de-identified: " + "; ".join(
+                f"{case} ({why})" for case, why in self.refused[:5])
+        return said
+
+
+def _case_ids(project: Project) -> dict[int, str]:
+    """The first image's case id of every source."""
+    first: dict[int, str] = {}
+    for image in project.images.all():
+        first.setdefault(image.source_id, image.case_id)
+    return first
+
+
+def original_bytes(project: Project, source: Source, locator: Locator | None = None) -> bytes:
+    """The original file's bytes (a file, a held file's copy or a PACS image's)."""
+    locator = locator or Locator(project)
+    image = next(i for i in project.images.all() if i.source_id == source.id)
+    return local_file(locator.file_of(image, original=True),
+                      project_limits(project).max_decoded_bytes).read_bytes()
+
+
+def make_copy(project: Project, source: Source, case_id: str, data: bytes) -> SharedSource:
+    """Make, keep and return ``source``'s shared copy from its original bytes ``data``;
+    :class:`~slicereview.engines.deid.NotShareableError` when no rule can."""
+    seed = project.privacy.seed()
+    if seed is None:
+        raise NotShareableError("only the owner's login can make de-identified copies")
+    made = deidentify(data, source.format, seed, name=source.path)
+    small = made.keep is not None or len(made.header) <= 1 << 16
+    record = SharedSource(source.id, made.sha256, f"{case_id}{made.suffix}", made.size,
+                          made.header if small else None, made.keep, made.warnings,
+                          RULES_VERSION)
+    with project.transaction():
+        project.privacy.put_copy(record)
+        project.privacy.add_uids(made.uids)
+        if project.is_server:
+            project.privacy.hold_copy(made.sha256, made.chunks(data))
+    return record
+
+
+def prepare(project: Project, source_ids: Iterable[int] | None = None,
+            progress: Progress | None = None) -> PrepareReport:
+    """Make the shared copy of every source (or of ``source_ids``) that has none under the
+    current rules, and on a server name its sources neutrally (see the module text)."""
+    report = PrepareReport()
+    wanted = None if source_ids is None else set(source_ids)
+    sources = [s for s in project.images.sources() if wanted is None or s.id in wanted]
+    copies, cases = project.privacy.copies(), _case_ids(project)
+    locator = Locator(project)
+    neutral = project.is_server and project.privacy.setting().names is SharedNames.CASE_IDS
+    origins = project.privacy.origins() if neutral else {}
+    for k, source in enumerate(sources):
+        if progress is not None:
+            progress(k, len(sources), "making de-identified copies")
+        case = cases.get(source.id, f"S{source.id:06d}")
+        have = copies.get(source.id)
+        if have is not None and have.rules == RULES_VERSION:
+            report.kept += 1
+        else:
+            try:
+                have = make_copy(project, source, case, original_bytes(project, source, locator))
+                report.made += 1
+            except (NotShareableError, OSError) as exc:
+                report.refused.append((case, str(exc)))
+                continue
+        if neutral and source.id not in origins and have is not None:
+            project.privacy.set_origin(source.id, source.path, have.name)
+    return report
+
+
+def copy_bytes(project: Project, source: Source, locator: Locator | None = None) -> bytes:
+    """The bytes of ``source``'s shared copy (made now if it has none)."""
+    copy = project.privacy.copy_of(source.id)
+    if copy is None or copy.rules != RULES_VERSION:
+        case = _case_ids(project).get(source.id, f"S{source.id:06d}")
+        copy = make_copy(project, source, case, original_bytes(project, source, locator))
+    if copy.header is not None and copy.keep is None:
+        return copy.header
+    data = original_bytes(project, source, locator)
+    if copy.header is not None:
+        return copy.header + data[copy.keep[0]:copy.keep[1]] if copy.keep else copy.header
+    seed = project.privacy.seed()
+    assert seed is not None
+    made = deidentify(data, source.format, seed, name=source.path)
+    if made.sha256 != copy.sha256:
+        raise NotShareableError("its de-identified copy came out different from the one "
+                                "recorded; run `slicereview privacy PROJECT --prepare`")
+    return made.bytes_from(data)
+
+
+def write_copy(project: Project, source: Source, dest: Path,
+               locator: Locator | None = None) -> SharedSource:
+    """Write ``source``'s shared copy into the file ``dest``; returns its record."""
+    dest.write_bytes(copy_bytes(project, source, locator))
+    copy = project.privacy.copy_of(source.id)
+    assert copy is not None
+    return copy
+
+
+def flagged(project: Project, source_ids: Sequence[int] | None = None
+            ) -> list[tuple[str, tuple[str, ...]]]:
+    """``(case id, warnings)`` of each shared copy the owner should look at before sharing
+    (text burned into the pixels), in case id order."""
+    cases, wanted = _case_ids(project), None if source_ids is None else set(source_ids)
+    found = [(cases.get(c.source_id, ""), c.warnings)
+             for c in project.privacy.copies().values()
+             if c.warnings and (wanted is None or c.source_id in wanted)]
+    return sorted(found)
