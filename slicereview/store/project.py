@@ -7,9 +7,9 @@ area, each a small object over that database: ``project.images``, ``project.imag
 ``project.guidelines``, ``project.workflow`` (batches, gold, qualifications, flags),
 ``project.packages``, ``project.dicomweb`` (sources on a PACS), ``project.blobs`` (the
 bytes of files held in the project), ``project.slots`` (a batch's images handed out by
-claims) and ``project.privacy`` (shared copies, the UID map, the privacy setting). Each method that changes
-the project is one user intent and runs in one transaction, committed before it returns;
-:meth:`Project.transaction` groups several.
+claims) and ``project.privacy`` (shared copies, the UID map, the privacy setting). Each
+method that changes the project is one user intent and runs in one transaction, committed
+before it returns; :meth:`Project.transaction` groups several.
 Methods return frozen values from :mod:`slicereview.model`, never rows.
 
 Example
@@ -41,9 +41,9 @@ from slicereview.store.dicomweb import Dicomweb
 from slicereview.store.guidelines import Guidelines
 from slicereview.store.images import Images, ImageSets
 from slicereview.store.location import Location, describe, is_server
-from slicereview.store.privacy import Privacy
 from slicereview.store.packages import Packages
 from slicereview.store.polygons import Polygons
+from slicereview.store.privacy import Privacy
 from slicereview.store.questions import Questions
 from slicereview.store.raters import Raters
 from slicereview.store.rating import Ratings

@@ -16,8 +16,7 @@ bytes the project holds (a server project's import) a
 the project when missing). A server login that may not read the originals (annotators and
 reviewers while the project shares de-identified copies, docs/privacy.md) gets each image's
 shared copy instead (:class:`~slicereview.app.images.file_cache.SharedFile`), never its path
-or PACS reference; the owner's login reads an image whose path was made neutral from the
-original path it keeps.
+or PACS reference.
 
 Example
 -------
@@ -109,7 +108,6 @@ class Locator:
         self._files = file_cache_folder()
         self._shared_only = not self.project.privacy.is_owner_login() and (
             str(self.project.privacy.setting().images) != "originals")
-        self._origins = {} if self._shared_only else self.project.privacy.origins()
 
     def _held_source(self, source_id: int) -> Source | None:
         if source_id not in self._held:
@@ -133,7 +131,7 @@ class Locator:
             return HeldFile(self.project.location, held.sha256, held.path, self._files)
         entry = self._remote.get(image.source_id)
         if entry is None:
-            return self.project.images.resolve(self._origins.get(image.source_id, image.path))
+            return self.project.images.resolve(image.path)
         ref, sha = entry
         return RemoteInstance(ref.url, ref.study_uid, ref.series_uid, ref.sop_uid, sha,
                               auth=self.credentials.get(ref.url), folder=self._folder)

@@ -80,7 +80,10 @@ def _case_ids(project: Project) -> dict[int, str]:
 
 
 def original_bytes(project: Project, source: Source, locator: Locator | None = None) -> bytes:
-    """The original file's bytes (a file, a held file's copy or a PACS image's)."""
+    """The original file's bytes: held ones from the project itself (never through this
+    machine's file cache), else the file or the PACS image's cached copy."""
+    if project.blobs.has(source.sha256):
+        return b"".join(project.blobs.parts(source.sha256))
     locator = locator or Locator(project)
     image = next(i for i in project.images.all() if i.source_id == source.id)
     return local_file(locator.file_of(image, original=True),

@@ -98,7 +98,7 @@ def _reduce(src: Any, with_pixels: bool) -> Any:
 
     kept, sequences = _tags()
     out = Dataset()
-    for tag in src.keys():  # (tags only: an element is decoded only when it is kept)
+    for tag in list(src.keys()):  # (tags only: an element is decoded only when it is kept)
         if tag.is_private:
             continue
         if tag in kept or (with_pixels and (tag.group, tag.element) in _PIXEL_TAGS):

@@ -69,8 +69,8 @@ def nifti(data: bytes, name: str = "") -> SharedCopy:
         raise NotShareableError("it is not a NIfTI-1 or NIfTI-2 file")
     for offset, length in fields:
         raw[offset:offset + length] = bytes(length)
+    end = vox if size + 4 <= vox <= len(raw) else size + 4  # (the voxels start at vox)
     if len(raw) >= size + 4 and raw[size] != 0:  # extensions present: cleared up to the voxels
-        end = vox if size + 4 <= vox <= len(raw) else size + 4
         raw[size:end] = bytes(end - size)
     suffix = ".nii.gz" if packed or name.lower().endswith(".gz") else ".nii"
     if packed:
@@ -78,7 +78,7 @@ def nifti(data: bytes, name: str = "") -> SharedCopy:
         with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=6, mtime=0, filename="") as gz:
             gz.write(raw)
         return SharedCopy(out.getvalue(), None, {}, (), suffix)
-    return SharedCopy(bytes(raw[:size + 4]), (size + 4, len(data)), {}, (), suffix)
+    return SharedCopy(bytes(raw[:end]), (end, len(data)), {}, (), suffix)
 
 
 def png(data: bytes) -> SharedCopy:
