@@ -131,8 +131,9 @@ def prepare(project: Project, source_ids: Iterable[int] | None = None,
             try:
                 have = make_copy(project, source, case, original_bytes(project, source, locator))
                 report.made += 1
-            except (NotShareableError, OSError) as exc:
-                report.refused.append((case, str(exc)))
+            except Exception as exc:  # (one file's failure, a PACS out of reach, must not
+                # stop the others; it is listed, and that image is not shared)
+                report.refused.append((case, " ".join(str(exc).split())[:200]))
                 continue
         if neutral and source.id not in origins and have is not None:
             project.privacy.set_origin(source.id, source.path, have.name)
