@@ -87,8 +87,8 @@ def copy_tables(source: Database, dest: Database,
                 without: Sequence[str] = ()) -> dict[str, int]:
     """Copy every row of every table from ``source`` into ``dest`` (same schema version, inside
     a transaction of ``dest``, after ``dest``'s own ``meta`` rows are deleted). ``source_path``
-    rewrites ``sources.path`` (and the owner's ``source_origins.path``); the tables named in ``without`` are left empty. Returns rows
-    per table."""
+    rewrites ``sources.path`` (and the owner's ``source_origins.path``); the tables named in
+    ``without`` are left empty. Returns rows per table."""
     counts: dict[str, int] = {}
     dest.execute("DELETE FROM meta")
     with dest.bulk_loading():

@@ -78,7 +78,7 @@ def deidentify_dicom(data: bytes, seed: str) -> SharedCopy:
         ds = dcmread(io.BytesIO(data), force=True)  # (the pixel data is not a byte range)
         out = _reduce(ds, with_pixels=True)
     else:
-        keep = _pixel_extent(data, start, implicit)
+        keep = _pixel_extent(data, start, bool(implicit))
         out = _reduce(ds, with_pixels=False)
     warnings = _warnings(out)
     uids = _replace(out, ds, seed)
@@ -198,16 +198,16 @@ def _replace(out: Any, original: Any, seed: str) -> dict[str, str]:
 
 def _file_meta(out: Any, meta: Any, ts: Any) -> Any:
     from pydicom.dataset import FileMetaDataset
-    from pydicom.uid import PYDICOM_IMPLEMENTATION_UID
+    from pydicom.uid import PYDICOM_IMPLEMENTATION_UID, UID
 
     new = FileMetaDataset()
     sop_class = str(out.get("SOPClassUID", "") or (meta.get("MediaStorageSOPClassUID", "")
                                                      if meta is not None else ""))
     if not sop_class:
         raise NotShareableError("it names no SOP class")
-    new.MediaStorageSOPClassUID = sop_class
-    new.MediaStorageSOPInstanceUID = str(out.get("SOPInstanceUID", "") or
-                                         out.file_meta.get("MediaStorageSOPInstanceUID", ""))
+    new.MediaStorageSOPClassUID = UID(sop_class)
+    new.MediaStorageSOPInstanceUID = UID(str(out.get("SOPInstanceUID", "") or
+                                             out.file_meta.get("MediaStorageSOPInstanceUID", "")))
     new.TransferSyntaxUID = ts
     new.ImplementationClassUID = PYDICOM_IMPLEMENTATION_UID
     new.ImplementationVersionName = "SLICEREVIEW"

@@ -40,8 +40,8 @@ _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _PNG_DROPPED = {b"tEXt", b"iTXt", b"zTXt", b"eXIf", b"tIME"}
 #: NIfTI-1 / NIfTI-2: (offset, length) of the text fields cleared, and where the extension
 #: flag is.
-_NIFTI1 = ((14, 18), (148, 80), (228, 24), (328, 16))
-_NIFTI2 = ((240, 80), (320, 24), (508, 16))
+_NIFTI1: tuple[tuple[int, int], ...] = ((14, 18), (148, 80), (228, 24), (328, 16))
+_NIFTI2: tuple[tuple[int, int], ...] = ((240, 80), (320, 24), (508, 16))
 _TIFF_TEXT_TAGS = {269, 270, 271, 272, 285, 305, 306, 315, 316, 33432, 700, 33723, 34377}
 _TIFF_SUB_IFDS = {34665, 34853}  # EXIF and GPS directories: every value there is cleared
 _TIFF_SIZES = {1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8,

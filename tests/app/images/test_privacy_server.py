@@ -107,9 +107,9 @@ def test_only_the_owner_changes_the_setting_and_sharing_originals_opens_the_blob
         import_paths(owner, files)
         add_login(owner, "privacy ann2", Role.ANNOTATOR)
         add_login(owner, "privacy rev2", Role.REVIEWER)
-    with Project.open(_as(url, "privacy rev2")) as reviewer:
-        with pytest.raises(privacy.NotOwnerError, match="Only the project's owner"):
-            privacy.change(reviewer, images=SharedImages.ORIGINALS, by="privacy rev2")
+    with (Project.open(_as(url, "privacy rev2")) as reviewer,
+          pytest.raises(privacy.NotOwnerError, match="Only the project's owner")):
+        privacy.change(reviewer, images=SharedImages.ORIGINALS, by="privacy rev2")
     with psycopg.connect(_as(url, "privacy rev2"), autocommit=True) as conn:
         with pytest.raises(psycopg.errors.InsufficientPrivilege):  # nor through SQL
             conn.execute("INSERT INTO privacy_log (images, names, changed_by, changed_at) "

@@ -5,6 +5,7 @@ is the original's byte for byte; UIDs are remapped consistently."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import numpy as np
 import pydicom
@@ -17,7 +18,7 @@ from tests import privacy_sentinels as sentinels
 
 
 def _copy(path, seed="seed"):
-    raw = path.read_bytes() if hasattr(path, "read_bytes") else open(path, "rb").read()
+    raw = Path(path).read_bytes()
     copy = deidentify(raw, "dicom", seed)
     return raw, copy, copy.bytes_from(raw)
 
@@ -37,7 +38,7 @@ def test_no_sentinel_survives_and_display_is_unchanged(tmp_path):
     assert after.DeidentificationMethodCodeSequence[0].CodeValue == "113100"
     assert str(after.PatientName) and str(after.PatientName) != str(before.PatientName)
     assert after.PatientBirthDate == "" and after.StudyDate == ""
-    assert not any(tag.is_private for tag in after.keys())
+    assert not any(tag.is_private for tag in list(after.keys()))
     # the copy is the new header, then the original's pixel data element byte for byte
     start, end = copy.keep
     assert data[len(copy.header):] == raw[start:end] and len(data) == copy.size
@@ -84,6 +85,6 @@ def test_burned_in_text_is_flagged_never_cleaned(tmp_path):
 def test_a_damaged_header_is_one_sentence():
     with pytest.raises(NotShareableError, match="cannot be read|cut short|no SOP class"):
         deidentify(b"\0" * 128 + b"DICM" + b"\x02\x00\x10\x00UI\xff\x00", "dicom", "s")
-    raw = open(get_testdata_file("CT_small.dcm"), "rb").read()
+    raw = Path(get_testdata_file("CT_small.dcm")).read_bytes()
     with pytest.raises(NotShareableError, match="cut short"):
         deidentify(raw[:-500], "dicom", "s")
