@@ -23,7 +23,7 @@ from slicereview.app.images import sharing
 from slicereview.app.images.limits import project_limits
 from slicereview.app.images.pacs import Locator, local_file
 from slicereview.app.images.privacy import setting
-from slicereview.model import SharedImages, SharedNames, Source
+from slicereview.model import Image, SharedImages, SharedNames, SharedSource, Source
 from slicereview.store import Project
 
 if TYPE_CHECKING:
@@ -40,6 +40,8 @@ class Member:
     sha256: str
     original: Path | RemoteInstance | HeldFile | None
     source: Source | None
+    image: Image | None = None
+    copy: SharedSource | None = None
 
 
 def plan(project: Project, pkg: Project, warnings: list[str] | None = None
@@ -73,7 +75,8 @@ def plan(project: Project, pkg: Project, warnings: list[str] | None = None
             copy = copies[source.id]
             name = (f"images/{copy.name}" if policy.names is SharedNames.CASE_IDS
                     else f"images/{copy.sha256[:16]}/{Path(here[source.id].path).name}")
-            members[source.id] = Member(name, copy.sha256, None, here[source.id])
+            members[source.id] = Member(name, copy.sha256, None, here[source.id],
+                                        project.images.get(image.id), copy)
         else:
             name = (f"images/{image.case_id}{_suffix(source.path)}"
                     if policy.names is SharedNames.CASE_IDS
@@ -85,18 +88,35 @@ def plan(project: Project, pkg: Project, warnings: list[str] | None = None
 
 
 def write(project: Project, zf: zipfile.ZipFile, members: list[Member]) -> None:
-    """Write each member into ``zf`` (stored, not recompressed), one file at a time."""
+    """Write each member into ``zf`` (stored, not recompressed), one file at a time; a
+    shared copy kept as a header and a range of its original is written as the header, then
+    that range read from the original file (never the whole file in memory)."""
     max_bytes = project_limits(project).max_decoded_bytes
     locator = Locator(project)
+    held = project.blobs.held() if project.is_server or project.blobs.total_bytes() else set()
     for member in members:
         if member.source is None:  # an original (a bounded cache may drop one copy when it
             # fetches the next: one at a time)
             assert member.original is not None
             zf.write(local_file(member.original, max_bytes), member.name,
                      compress_type=zipfile.ZIP_STORED)
-        else:
-            zf.writestr(member.name, sharing.copy_bytes(project, member.source, locator),
-                        compress_type=zipfile.ZIP_STORED)
+            continue
+        copy = member.copy
+        if (copy is not None and copy.header is not None and copy.keep is not None
+                and member.image is not None and member.source.sha256 not in held):
+            original = local_file(locator.file_of(member.image, original=True), max_bytes)
+            with zf.open(member.name, "w", force_zip64=copy.size_bytes >= 1 << 31) as out, \
+                    open(original, "rb") as fh:
+                out.write(copy.header)
+                fh.seek(copy.keep[0])
+                left = copy.keep[1] - copy.keep[0]
+                while left > 0 and (chunk := fh.read(min(left, 1 << 20))):
+                    out.write(chunk)
+                    left -= len(chunk)
+            continue
+        zf.writestr(member.name, sharing.copy_bytes(project, member.source, locator,
+                                                    member.image),
+                    compress_type=zipfile.ZIP_STORED)
 
 
 def _suffix(path: str) -> str:

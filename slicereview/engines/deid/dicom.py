@@ -50,6 +50,17 @@ def _tags() -> tuple[frozenset[int], frozenset[int]]:
     return tags(rules.KEPT | rules.REPLACED), tags(rules.KEPT_SEQUENCES)
 
 
+@functools.lru_cache(maxsize=1)
+def _instance_uid_tags() -> frozenset[int]:
+    """The kept tags whose values are replaced (names, IDs, instance UIDs), never copied as
+    they are."""
+    from pydicom.datadict import dictionary_VR, keyword_for_tag
+
+    kept, _ = _tags()
+    return frozenset(t for t in kept if keyword_for_tag(t) in rules.REPLACED or (
+        dictionary_VR(t) == "UI" and not keyword_for_tag(t).endswith("ClassUID")))
+
+
 @functools.lru_cache(maxsize=4)
 def _anonymizer(seed: str) -> Any:
     from dicognito.anonymizer import Anonymizer
@@ -73,23 +84,72 @@ def deidentify_dicom(data: bytes, seed: str) -> SharedCopy:
     ts = UID(str(meta.get("TransferSyntaxUID", ""))) if meta is not None else UID("")
     if not ts:
         ts = UID("1.2.840.10008.1.2" if implicit else "1.2.840.10008.1.2.1")
-    keep = None
-    if ts.is_deflated or not little:
-        ds = dcmread(io.BytesIO(data), force=True)  # (the pixel data is not a byte range)
-        out = _reduce(ds, with_pixels=True)
-    else:
-        keep = _pixel_extent(data, start, bool(implicit))
-        out = _reduce(ds, with_pixels=False)
-    warnings = _warnings(out)
-    uids = _replace(out, ds, seed)
-    out.file_meta = _file_meta(out, meta, ts)
-    out.preamble = bytes(128)
-    buf = io.BytesIO()
+    warnings = _warnings(ds)
+    sop_class = str(ds.get("SOPClassUID", "") or (meta.get("MediaStorageSOPClassUID", "")
+                                                    if meta is not None else ""))
     try:
-        out.save_as(buf, enforce_file_format=True)
+        if ts.is_deflated or not little:  # (the pixel data is not a byte range: all of it
+            # is read and written by pydicom)
+            ds = dcmread(io.BytesIO(data), force=True)
+            out = _reduce(ds, with_pixels=True)
+            uids = _replace(out, ds, seed)
+            out.file_meta = _file_meta(sop_class, str(out.get("SOPInstanceUID", "")), ts)
+            out.preamble = bytes(128)
+            buf = io.BytesIO()
+            out.save_as(buf, enforce_file_format=True)
+            return SharedCopy(buf.getvalue(), None, uids, warnings, ".dcm")
+        keep = _pixel_extent(data, start, bool(implicit))
+        header, uids = _header(data, ds, ts, bool(implicit), seed, sop_class)
+    except NotShareableError:
+        raise
     except Exception as exc:
         raise NotShareableError(f"its de-identified header cannot be written ({exc})") from exc
-    return SharedCopy(buf.getvalue(), keep, uids, warnings, ".dcm")
+    return SharedCopy(header, keep, uids, warnings, ".dcm")
+
+
+def _header(data: bytes, ds: Any, ts: Any, implicit: bool, seed: str, sop_class: str
+            ) -> tuple[bytes, dict[str, str]]:
+    """The copy's header: its kept elements as the original's bytes (they need no change,
+    and copying them costs nothing), the replaced ones, the sequences kept and the
+    de-identification record written by pydicom; the file meta written anew."""
+    from pydicom import Dataset
+    from pydicom.dataelem import RawDataElement
+    from pydicom.filebase import DicomBytesIO
+    from pydicom.filewriter import write_data_element, write_file_meta_info
+
+    kept, sequences = _tags()
+    instance_uids = _instance_uid_tags()
+    parts: list[tuple[int, bytes]] = []
+    written = Dataset()
+    for tag in list(ds.keys()):
+        if tag.is_private:
+            continue
+        if tag in sequences:
+            written.add_new(tag, "SQ", [_reduce(item, False) for item in ds[tag].value])
+            continue
+        if tag not in kept:
+            continue
+        raw = ds.get_item(tag)
+        if (isinstance(raw, RawDataElement) and tag not in instance_uids
+                and raw.length != 0xFFFFFFFF):
+            long = not implicit and (raw.VR or "").encode() in _LONG_VRS
+            begin = raw.value_tell - (12 if long else 8)
+            parts.append((int(tag), data[begin:raw.value_tell + raw.length]))
+        else:
+            written[tag] = ds[tag]
+    uids = _replace(written, ds, seed)
+    encodings = getattr(ds, "_character_set", None)
+    for tag in list(written.keys()):
+        fp = DicomBytesIO()
+        fp.is_little_endian, fp.is_implicit_VR = True, implicit
+        write_data_element(fp, written[tag], encodings)
+        parts.append((int(tag), fp.getvalue()))
+    meta = DicomBytesIO()
+    meta.is_little_endian, meta.is_implicit_VR = True, False
+    write_file_meta_info(meta, _file_meta(sop_class, str(written.get("SOPInstanceUID", "")),
+                                          ts), enforce_standard=True)
+    body = b"".join(part for _, part in sorted(parts, key=lambda p: p[0]))
+    return bytes(128) + b"DICM" + meta.getvalue() + body, uids
 
 
 def _reduce(src: Any, with_pixels: bool) -> Any:
@@ -196,18 +256,17 @@ def _replace(out: Any, original: Any, seed: str) -> dict[str, str]:
     return uids
 
 
-def _file_meta(out: Any, meta: Any, ts: Any) -> Any:
+def _file_meta(sop_class: str, sop_instance: str, ts: Any) -> Any:
     from pydicom.dataset import FileMetaDataset
     from pydicom.uid import PYDICOM_IMPLEMENTATION_UID, UID
 
     new = FileMetaDataset()
-    sop_class = str(out.get("SOPClassUID", "") or (meta.get("MediaStorageSOPClassUID", "")
-                                                     if meta is not None else ""))
     if not sop_class:
         raise NotShareableError("it names no SOP class")
+    if not sop_instance:
+        raise NotShareableError("it has no SOP Instance UID")
     new.MediaStorageSOPClassUID = UID(sop_class)
-    new.MediaStorageSOPInstanceUID = UID(str(out.get("SOPInstanceUID", "") or
-                                             out.file_meta.get("MediaStorageSOPInstanceUID", "")))
+    new.MediaStorageSOPInstanceUID = UID(sop_instance)
     new.TransferSyntaxUID = ts
     new.ImplementationClassUID = PYDICOM_IMPLEMENTATION_UID
     new.ImplementationVersionName = "SLICEREVIEW"
