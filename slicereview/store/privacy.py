@@ -141,6 +141,10 @@ class Privacy(Part):
                               (source_id,)).fetchone()
         return None if row is None else _shared(row)
 
+    def copy_rules(self) -> dict[int, int]:
+        """source id → the rules version of its shared copy (no header read)."""
+        return dict(self.db.execute("SELECT source_id, rules FROM shared_copies ORDER BY 1"))
+
     def copies(self) -> dict[int, SharedSource]:
         """Every source's shared copy record, by source id."""
         return {r[0]: _shared(r) for r in self.db.execute(

@@ -37,6 +37,7 @@ pytestmark = pytest.mark.benchmark
 FILES = 1000
 MAX_PACKAGE_RATIO = 1.2
 MAX_FLOOR_RATIO = 4.0
+RUNS = 3
 
 
 def _project(path: Path, files: list[Path], share: bool) -> float:
@@ -83,12 +84,12 @@ def test_deidentified_packages_cost_at_most_a_fifth_more(tmp_path, monkeypatch):
         header = pydicom.dcmread(f, stop_before_pixels=True)
         header.save_as(io.BytesIO(), enforce_file_format=True)
     floor = time.perf_counter() - t0
-    t_orig = _package(tmp_path / "originals.srproj", tmp_path / "orig.zip")
-    t_deid = _package(tmp_path / "shared.srproj", tmp_path / "deid.zip")
-    t_orig2 = _package(tmp_path / "originals.srproj", tmp_path / "orig2.zip")
-    t_deid2 = _package(tmp_path / "shared.srproj", tmp_path / "deid2.zip")
-    base, deid = min(t_orig, t_orig2), min(t_deid, t_deid2)
-    assert sentinels.zip_hits(tmp_path / "deid.zip") == {}
+    originals, copies = [], []
+    for k in range(RUNS):  # (interleaved, the fastest of each: a shared machine is noisy)
+        originals.append(_package(tmp_path / "originals.srproj", tmp_path / f"orig{k}.zip"))
+        copies.append(_package(tmp_path / "shared.srproj", tmp_path / f"deid{k}.zip"))
+    base, deid = min(originals), min(copies)
+    assert sentinels.zip_hits(tmp_path / "deid0.zip") == {}
     print(f"\n{FILES} DICOM files, {mb:.0f} MB: package of originals {base:.2f} s, of "
           f"de-identified copies {deid:.2f} s ({deid / base:.2f}×); making the {FILES} copies "
           f"{t_make:.2f} s ({t_make / FILES * 1e3:.2f} ms a file, {t_make / floor:.1f}× pydicom's "

@@ -42,6 +42,7 @@ from pathlib import Path
 from slicereview.app.images.limits import project_limits
 from slicereview.app.images.pacs import Locator, local_file
 from slicereview.engines.deid import RULES_VERSION, NotShareableError, SharedCopy, deidentify
+from slicereview.engines.deid.parallel import copies_of
 from slicereview.model import Image, SharedNames, SharedSource, Source
 from slicereview.store import Project
 
@@ -101,11 +102,17 @@ def _deidentified(project: Project, source: Source, case_id: str, data: bytes
     if seed is None:
         raise NotShareableError("only the owner's login can make de-identified copies")
     made = deidentify(data, source.format, seed, name=source.path)
-    small = made.keep is not None or len(made.header) <= 1 << 16
-    record = SharedSource(source.id, made.sha256, f"{case_id}{made.suffix}", made.size,
-                          made.header if small else None, made.keep, made.warnings,
-                          RULES_VERSION)
-    return record, made
+    return _record(source, case_id, made), made
+
+
+def _record(source: Source, case_id: str, made: SharedCopy) -> SharedSource:
+    """What the project keeps of ``made``: its header when the rest is a range of the
+    original (a DICOM file's header before its pixel data); a copy made whole (PNG, TIFF,
+    JPEG, ``.nii.gz``) is made again when needed, so the project never holds a second copy of
+    a whole file."""
+    return SharedSource(source.id, made.sha256, f"{case_id}{made.suffix}", made.size,
+                        made.header if made.keep is not None else None, made.keep,
+                        made.warnings, RULES_VERSION)
 
 
 def _keep(project: Project, record: SharedSource, made: SharedCopy, data: bytes) -> None:
@@ -137,7 +144,7 @@ def prepare(project: Project, source_ids: Iterable[int] | None = None,
     report = PrepareReport()
     wanted = None if source_ids is None else set(source_ids)
     sources = [s for s in project.images.sources() if wanted is None or s.id in wanted]
-    copies, cases = project.privacy.copies(), _case_ids(project)
+    rules, cases = project.privacy.copy_rules(), _case_ids(project)
     locator = Locator(project)
     neutral = project.is_server and project.privacy.setting().names is SharedNames.CASE_IDS
     origins = project.privacy.origins() if neutral else {}
@@ -154,19 +161,35 @@ def prepare(project: Project, source_ids: Iterable[int] | None = None,
                     project.privacy.set_origin(source.id, source.path, record.name)
         pending.clear()
 
-    for k, source in enumerate(sources):
-        if progress is not None:
-            progress(k, len(sources), "making de-identified copies")
-        case = cases.get(source.id, f"S{source.id:06d}")
-        have = copies.get(source.id)
-        if have is not None and have.rules == RULES_VERSION:
+    todo = []
+    for source in sources:
+        if rules.get(source.id) == RULES_VERSION:
             report.kept += 1
-            if neutral and source.id not in origins:
+            have = project.privacy.copy_of(source.id) if neutral else None
+            if have is not None and source.id not in origins:
                 project.privacy.set_origin(source.id, source.path, have.name)
-            continue
+        else:
+            todo.append(source)
+    on_disk = {s.id: where for s in todo if s.id in firsts and not project.blobs.has(s.sha256)
+               and isinstance(where := locator.file_of(firsts[s.id], original=True), Path)}
+    seed = project.privacy.seed()
+    made_in_workers = iter(copies_of([(on_disk[s.id], s.format, s.path) for s in todo
+                                      if s.id in on_disk], seed or ""))
+    for k, source in enumerate(todo):
+        if progress is not None:
+            progress(k, len(todo), "making de-identified copies")
+        case = cases.get(source.id, f"S{source.id:06d}")
         try:
-            data = original_bytes(project, source, locator, firsts.get(source.id))
-            record, made = _deidentified(project, source, case, data)
+            if source.id in on_disk and seed is not None:
+                made, why = next(made_in_workers)
+                if made is None:
+                    raise NotShareableError(why)
+                data = (original_bytes(project, source, locator, firsts[source.id])
+                        if project.is_server else b"")
+                record = _record(source, case, made)
+            else:
+                data = original_bytes(project, source, locator, firsts.get(source.id))
+                record, made = _deidentified(project, source, case, data)
         except Exception as exc:  # (one file's failure, a PACS out of reach, must not stop
             # the others; it is listed, and that image is not shared)
             report.refused.append((case, " ".join(str(exc).split())[:200]))
