@@ -46,12 +46,12 @@ class Packages(Part):
         finally:
             out.close()
 
-    def rename_sources(self, names: dict[int, tuple[str, str]]) -> None:
-        """In a package's project: each source's stored path and SHA-256 become those of the
-        file the package carries (``source id: (path, sha256)``); one transaction."""
+    def rename_sources(self, names: dict[int, tuple[str, str, int]]) -> None:
+        """In a package's project: each source's stored path, SHA-256 and size become those of
+        the file the package carries (``source id: (path, sha256, size)``); one transaction."""
         with self.transaction():
-            self.db.executemany("UPDATE sources SET path = ?, sha256 = ? WHERE id = ?",
-                                [(p, h, i) for i, (p, h) in names.items()])
+            self.db.executemany("UPDATE sources SET path = ?, sha256 = ?, size_bytes = ? WHERE "
+                                "id = ?", [(p, h, n, i) for i, (p, h, n) in names.items()])
 
     def add_merge_conflict(self, package_id: str, annotation_id: int, content: dict,
                            digest: str) -> bool:

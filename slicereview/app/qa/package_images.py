@@ -83,7 +83,9 @@ def plan(project: Project, pkg: Project, warnings: list[str] | None = None
                     else f"images/{source.sha256[:16]}/{Path(here[source.id].path).name}")
             members[source.id] = Member(name, source.sha256, locator.file_of(image, True),
                                         None)
-    pkg.packages.rename_sources({i: (m.name, m.sha256) for i, m in members.items()})
+    sizes = {s.id: s.size_bytes for s in pkg.images.sources()}
+    pkg.packages.rename_sources({i: (m.name, m.sha256, m.copy.size_bytes if m.copy
+                                     else sizes[i]) for i, m in members.items()})
     return list(members.values()), shared
 
 

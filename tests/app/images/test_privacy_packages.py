@@ -65,6 +65,11 @@ def test_a_package_and_the_package_merged_back_hold_no_sentinel(location, tmp_pa
         assert not set(originals.values()) & {s.sha256 for s in pkg.images.sources()}
         image = pkg.images.all()[0]
         copy = pydicom.dcmread(pkg.images.resolve(image.path))
+        from slicereview.app.images.limits import ImportedFiles
+
+        checked = ImportedFiles(pkg)  # the viewer's check: each file is the one packaged
+        for each in pkg.images.all():
+            checked.check(each, pkg.images.resolve(each.path))
         annotation = pkg.annotations.all()[0]
         pkg.polygons.replace(annotation.id, [Polygon(np.array([[1.0, 1], [5, 1], [5, 5]]))])
     source = pydicom.dcmread(tmp_path / "in" / "PHI_SENTINEL_Smith_John_CT.dcm")
