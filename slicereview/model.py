@@ -366,10 +366,9 @@ class ImageFlag:
 
 @dataclass(frozen=True)
 class SharedSource:
-    """A source's *shared copy*: its de-identified copy, which everyone but the owner gets
-    (docs/privacy.md). ``header`` then the original's bytes ``keep`` (start, end) make it
-    (``header`` ``None``: made again from the original); ``warnings`` are sentences for the
-    owner (text burned into the pixels); ``rules`` the version of the rules that made it."""
+    """A source's *shared copy* (docs/privacy.md): ``header`` then the original's bytes
+    ``keep`` (start, end) (``header`` ``None``: made again when needed); ``warnings`` for the
+    owner (burned-in text); ``rules`` the version of the rules that made it."""
 
     source_id: int
     sha256: str
@@ -382,23 +381,18 @@ class SharedSource:
 
 
 class SharedImages(StrEnum):
-    """What everyone but the owner gets of the images: de-identified copies or originals."""
-
-    DEIDENTIFIED = "deidentified"
-    ORIGINALS = "originals"
+    """What everyone but the owner gets of the images."""
+    DEIDENTIFIED, ORIGINALS = "deidentified", "originals"
 
 
 class SharedNames(StrEnum):
-    """How images are named to everyone but the owner: by case id, or by their file's name."""
-
-    CASE_IDS = "case_ids"
-    FILE_NAMES = "file_names"
+    """How images are named to everyone but the owner."""
+    CASE_IDS, FILE_NAMES = "case_ids", "file_names"
 
 
 @dataclass(frozen=True)
 class PrivacySetting:
-    """The project's privacy setting in force, and who set it when (``changed_by`` "":
-    never changed, the default)."""
+    """The privacy setting in force and who set it when (``changed_by`` "": the default)."""
 
     images: SharedImages = SharedImages.DEIDENTIFIED
     names: SharedNames = SharedNames.CASE_IDS

@@ -18,6 +18,8 @@ from slicereview.store import local_roots
 from slicereview.store._base import Part, dumps, loads, now_iso
 from slicereview.store.database import Database, Row
 from slicereview.store.file_names import from_text, to_text
+from slicereview.store.privacy import ORIGIN_UPDATE, SERVED_A_COPY
+from slicereview.store.privacy import visible_path as _path
 
 
 def _image(row: Row) -> Image:
@@ -35,16 +37,7 @@ _IMAGE_COLUMNS = ("id", "source_id", "case_id", "frame", "axis", "slice_index", 
 
 #: Ids per ``IN (...)`` list (well below SQLite's and PostgreSQL's limits on parameters).
 _IN_CHUNK = 500
-
-
-
-def _path(table: str) -> str:
-    """A source's path as this login may see it: the original path the owner keeps in
-    ``source_origins`` where the source is named neutrally (docs/privacy.md; other logins
-    read no row of it there), else ``sources.path``."""
-    return (f"coalesce((SELECT o.path FROM source_origins o WHERE o.source_id = {table}.id), "
-            f"{table}.path)")
-
+_SOURCE_SELECT = f"SELECT id, {_path('sources')} AS path, sha256, format, size_bytes FROM sources"
 
 _IMAGE_SELECT = (
     f"SELECT images.*, {_path('sources')} AS path, sources.format AS format "
@@ -137,8 +130,7 @@ class Images(Part):
 
     # -- sources and images ----------------------------------------------------------------
     def source_by_hash(self, sha256: str) -> Source | None:
-        row = self.db.execute(f"SELECT id, {_path('sources')} AS path, sha256, format, "
-                              "size_bytes FROM sources WHERE sha256 = ?", (sha256,)).fetchone()
+        row = self.db.execute(f"{_SOURCE_SELECT} WHERE sha256 = ?", (sha256,)).fetchone()
         return None if row is None else Source(
             row["id"], row["path"], row["sha256"], row["format"], row["size_bytes"]
         )
@@ -295,8 +287,7 @@ class Images(Part):
         return found
 
     def sources(self) -> list[Source]:
-        rows = self.db.execute(f"SELECT id, {_path('sources')} AS path, sha256, format, "
-                               "size_bytes FROM sources ORDER BY id").fetchall()
+        rows = self.db.execute(f"{_SOURCE_SELECT} ORDER BY id").fetchall()
         return [Source(r["id"], r["path"], r["sha256"], r["format"], r["size_bytes"]) for r in rows]
 
     def held_source(self, source_id: int) -> Source | None:
@@ -304,9 +295,8 @@ class Images(Part):
         else ``None`` (one SELECT by key: what is held is asked per image shown, not read
         whole at open)."""
         row = self.db.execute(
-            f"SELECT s.id, {_path('s')}, s.sha256, s.format, s.size_bytes FROM sources s "
-            "JOIN blobs b "
-            "ON b.sha256 = s.sha256 AND b.part = 0 WHERE s.id = ?", (source_id,)).fetchone()
+            f"SELECT s.id, {_path('s')}, s.sha256, s.format, s.size_bytes FROM sources s JOIN "
+            "blobs b ON b.sha256 = s.sha256 AND b.part = 0 WHERE s.id = ?", (source_id,)).fetchone()
         return None if row is None else Source(row[0], row[1], row[2], row[3], row[4])
 
     # -- missing files and relinking -------------------------------------------------------
@@ -319,11 +309,7 @@ class Images(Part):
         stored = [(r[0], r[1]) for r in self.db.execute(
             f"SELECT id, {_path('sources')} FROM sources WHERE id NOT IN (SELECT source_id "
             "FROM dicomweb_sources) AND sha256 NOT IN (SELECT sha256 FROM blobs WHERE part = 0)"
-            # (a login that reads no seed, the owner's, is served the shared copies the
-            # project holds: their sources are not read from disk)
-            " AND NOT (EXISTS (SELECT 1 FROM shared_copies c JOIN shared_parts p ON p.sha256 = "
-            "c.sha256 AND p.part = 0 WHERE c.source_id = sources.id) AND NOT EXISTS (SELECT 1 "
-            "FROM privacy_keys)) ORDER BY id")]
+            f" AND NOT {SERVED_A_COPY} ORDER BY id")]
         roots = self.local_roots()  # (this machine's paths, on a server)
         return folder, [(i, to_text(local_roots.to_local(roots, from_text(path))))
                         for i, path in stored] if roots else stored
@@ -353,11 +339,9 @@ class Images(Part):
         """Store new locations ``(source id, file)`` in one transaction; returns how many."""
         with self.transaction():
             for source_id, file in updates:
-                stored = self.stored_path(file)
-                if self.db.execute("UPDATE source_origins SET path = ? WHERE source_id = ?",
-                                   (stored, source_id)).rowcount == 0:
-                    self.db.execute("UPDATE sources SET path = ? WHERE id = ?",
-                                    (stored, source_id))
+                stored = (self.stored_path(file), source_id)  # (the owner's original path,
+                if self.db.execute(ORIGIN_UPDATE, stored).rowcount == 0:  # if it has one)
+                    self.db.execute("UPDATE sources SET path = ? WHERE id = ?", stored)
         return len(updates)
 
     def set_stored_paths(self, paths: dict[int, str]) -> None:

@@ -35,6 +35,23 @@ _COLUMNS = ("source_id, sha256, name, size_bytes, header, keep_start, keep_end, 
             "rules")
 
 
+def visible_path(table: str) -> str:
+    """SQL for a source's path as this login may see it: the original path the owner keeps in
+    ``source_origins`` where the source is named neutrally (other logins read no row of it
+    there), else ``sources.path``."""
+    return (f"coalesce((SELECT o.path FROM source_origins o WHERE o.source_id = {table}.id), "
+            f"{table}.path)")
+
+
+#: SQL: the source (``sources.id``) is served as its held shared copy to this login, which
+#: reads no seed (not the owner's): it is never read from disk.
+SERVED_A_COPY = ("(EXISTS (SELECT 1 FROM shared_copies c JOIN shared_parts p ON p.sha256 = "
+                 "c.sha256 AND p.part = 0 WHERE c.source_id = sources.id) AND NOT EXISTS "
+                 "(SELECT 1 FROM privacy_keys))")
+#: SQL: relinking a neutrally named source changes the owner's original path.
+ORIGIN_UPDATE = "UPDATE source_origins SET path = ? WHERE source_id = ?"
+
+
 def _shared(row) -> SharedSource:
     keep = None if row[5] is None else (int(row[5]), int(row[6]))
     header = None if row[4] is None else bytes(row[4])

@@ -1,6 +1,7 @@
-"""Issue 28 §3: exporting SR with ``--masks`` after a SEG export writes the same SEG objects
-(the same content gives the same UIDs) and, against the real Orthanc the tests start, does not
-send what the PACS holds already: one SEG series of one annotation, not two."""
+"""From issue 28 (packages and the PACS): exporting SR with ``--masks`` after a SEG export
+writes the same SEG objects (the same content gives the same UIDs) and, against the real
+Orthanc the tests start, does not send what the PACS holds already: one SEG series of one
+annotation, not two."""
 
 from __future__ import annotations
 

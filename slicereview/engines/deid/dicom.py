@@ -3,7 +3,7 @@ header only; the pixel data element follows byte for byte.
 
 How: pydicom reads the header up to the pixel data (``stop_before_pixels``; the element
 itself is never parsed), the allow-list builds a new data set from it, dicognito
-[dicognito] replaces the identifying values that are kept (names, IDs, UIDs) using the
+[Dicognito] replaces the identifying values that are kept (names, IDs, UIDs) using the
 project's seed, and the new header is written in the file's own transfer syntax. The copy is
 that header followed by the original's pixel data element, found by its position
 (``keep``); whatever follows the pixel data (trailing padding, private elements) is left
