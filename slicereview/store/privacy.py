@@ -133,6 +133,27 @@ class Privacy(Part):
                             "ON CONFLICT DO NOTHING", (source_id, path))
             self.db.execute("UPDATE sources SET path = ? WHERE id = ?", (neutral, source_id))
 
+    def name_sources(self, neutral: bool) -> None:
+        """Name every source that has a shared copy by its copy's neutral name, keeping its
+        path as its origin (``neutral``), or give every source its original path back;
+        one transaction."""
+        with self.transaction():
+            if neutral:
+                self.db.execute(
+                    "INSERT INTO source_origins (source_id, path) SELECT s.id, s.path FROM "
+                    "sources s JOIN shared_copies c ON c.source_id = s.id WHERE s.id NOT IN "
+                    "(SELECT source_id FROM source_origins)")
+                self.db.execute(
+                    "UPDATE sources SET path = (SELECT name FROM shared_copies c WHERE "
+                    "c.source_id = sources.id) WHERE id IN (SELECT source_id FROM "
+                    "source_origins) AND id IN (SELECT source_id FROM shared_copies)")
+            else:
+                self.db.execute(
+                    "UPDATE sources SET path = (SELECT path FROM source_origins o WHERE "
+                    "o.source_id = sources.id) WHERE id IN (SELECT source_id FROM "
+                    "source_origins)")
+                self.db.execute("DELETE FROM source_origins")
+
     def origins(self) -> dict[int, str]:
         return dict(self.db.execute("SELECT source_id, path FROM source_origins ORDER BY 1"))
 

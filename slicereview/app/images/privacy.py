@@ -8,7 +8,10 @@ are named to them (docs/privacy.md). Rules held here:
   a file, whoever holds it) and records the new setting with who made it and when; the front
   ends show :func:`describe_change` and ask for a confirmation first;
 * **who reads originals** (:func:`reads_originals`): a project file's user, the owner's
-  login on a server, and every login while the project shares originals.
+  login on a server, and every login while the project shares originals;
+* **names on a server follow the setting** -- with case ids, every source with a shared copy
+  is named by it (its path kept as the owner's origin); with file names, they get their
+  original paths back.
 
 Example
 -------
@@ -82,5 +85,8 @@ def change(project: Project, *, images: SharedImages | None = None,
     new_images = old.images if images is None else images
     new_names = old.names if names is None else names
     if (new_images, new_names) != (old.images, old.names):
-        project.privacy.set_setting(new_images, new_names, by)
+        with project.transaction():
+            project.privacy.set_setting(new_images, new_names, by)
+            if project.is_server and new_names is not old.names:  # (what the logins read)
+                project.privacy.name_sources(new_names is SharedNames.CASE_IDS)
     return setting(project)

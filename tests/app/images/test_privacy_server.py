@@ -100,7 +100,7 @@ def test_only_the_owner_changes_the_setting_and_sharing_originals_opens_the_blob
     import psycopg
 
     from slicereview.app.images import privacy
-    from slicereview.model import SharedImages
+    from slicereview.model import SharedImages, SharedNames
 
     files = sentinels.all_kinds(tmp_path / "in")[:1]
     with Project.create(url) as owner:
@@ -116,8 +116,17 @@ def test_only_the_owner_changes_the_setting_and_sharing_originals_opens_the_blob
                          "VALUES ('originals', 'file_names', 'me', '')")
         assert conn.execute("SELECT count(*) FROM blobs").fetchone()[0] == 0
         assert conn.execute("SELECT count(*) FROM uid_map").fetchone()[0] == 0
+    with Project.open(_as(url, "privacy ann2")) as mine:
+        assert [s.path for s in mine.images.sources()] == ["C000001.dcm"]
     with Project.open(url) as owner:
-        privacy.change(owner, images=SharedImages.ORIGINALS, by="owner")
+        privacy.change(owner, images=SharedImages.ORIGINALS, names=SharedNames.FILE_NAMES,
+                       by="owner")
     with psycopg.connect(_as(url, "privacy ann2"), autocommit=True) as conn:
         assert conn.execute("SELECT count(*) FROM blobs").fetchone()[0] > 0  # (as chosen)
         assert conn.execute("SELECT count(*) FROM uid_map").fetchone()[0] == 0  # (never)
+        [path] = conn.execute("SELECT path FROM sources").fetchone()
+        assert path.endswith("PHI_SENTINEL_Smith_John_CT.dcm")
+    with Project.open(url) as owner:
+        privacy.change(owner, names=SharedNames.CASE_IDS, by="owner")
+    with Project.open(_as(url, "privacy ann2")) as mine:
+        assert [s.path for s in mine.images.sources()] == ["C000001.dcm"]
