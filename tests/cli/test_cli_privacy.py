@@ -8,6 +8,7 @@ import zipfile
 
 import numpy as np
 import pydicom
+import pytest
 
 from slicereview.cli import main
 from slicereview.model import Polygon, SharedImages
@@ -78,3 +79,28 @@ def test_package_lists_what_to_check_and_export_deidentify_is_clean(location, tm
     for file in masks.rglob("*"):
         if file.is_file():
             assert sentinels.hits(file.read_bytes()) == 0, file
+
+
+@pytest.mark.file_only("the DICOM test project is a file")
+def test_sr_and_consensus_exports_deidentify_too(tmp_path, capsys):
+    """SR (with its SEGs) and a consensus SEG on the DICOM test project: with --deidentify no
+    patient attribute and no original UID of the sources is in any file written."""
+    from tests.app.dicom_project import build
+
+    path = build(tmp_path / "project")
+    with Project.open(path) as p:
+        originals = {str(pydicom.dcmread(p.images.resolve(s.path), stop_before_pixels=True)
+                         .SOPInstanceUID) for s in p.images.sources() if s.format == "dicom"}
+    assert main(["export", str(path), "--reports", str(tmp_path / "sr"), "--masks",
+                 str(tmp_path / "seg"), "--format", "dicom-sr", "--deidentify"]) == 0
+    assert main(["export", str(path), "--masks", str(tmp_path / "cons"), "--format",
+                 "dicom-seg", "--consensus", "majority", "--deidentify"]) == 0
+    written = [f for d in ("sr", "seg", "cons") for f in (tmp_path / d).iterdir()]
+    assert any(f.name.endswith(".sr.dcm") for f in written)
+    for file in written:
+        data = file.read_bytes()
+        assert not any(uid.encode() in data for uid in originals), file.name
+        if file.suffix == ".dcm":
+            ds = pydicom.dcmread(file)
+            assert ds.PatientIdentityRemoved == "YES" and "CompressedSamples" not in str(
+                ds.PatientName)
