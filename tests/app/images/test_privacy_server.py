@@ -46,8 +46,9 @@ def _dump(cluster, url: str, login: str) -> bytes:
     with psycopg.connect(_as(url, login)) as conn:  # (a table the login may not read at all
         # holds nothing it can read: left out, or pg_dump would stop at it)
         unreadable = [r[0] for r in conn.execute(
-            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND NOT "
-            "has_table_privilege(tablename, 'SELECT')")]
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = current_schema() AND c.relkind = 'r' AND NOT "
+            "has_table_privilege(c.oid, 'SELECT')")]
     done = subprocess.run(
         [str(cluster.bin / "pg_dump"), "--enable-row-security", "-h", str(cluster.socket),
          "-U", login, "-d", database, *[f"--exclude-table={t}" for t in unreadable]],
