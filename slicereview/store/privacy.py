@@ -97,6 +97,16 @@ class Privacy(Part):
             "schemaname = current_schema()) = current_user OR (SELECT rolsuper FROM pg_roles "
             "WHERE rolname = current_user)").fetchone()[0] is True
 
+    def enforced(self) -> bool:
+        """Whether the database keeps the originals from logins other than the owner's (a
+        server whose policies :mod:`.postgres_privacy` made, with the first ``people add``);
+        ``False`` on a file and on a server whose logins were given all rights by hand."""
+        if self.db.login() is None:
+            return False
+        return self.db.execute("SELECT 1 FROM pg_policies WHERE schemaname = current_schema() "
+                               "AND policyname = 'slicereview_privacy_select' LIMIT 1"
+                               ).fetchone() is not None
+
     # -- the seed and the UID map (the owner's) ------------------------------------------
     def seed(self, create: bool = True) -> str | None:
         """The project's secret seed (made on first use when ``create``); ``None`` when this

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from slicereview.app.images.file_cache import HeldFile, SharedFile
 from slicereview.app.images.file_cache import cache_folder as file_cache_folder
+from slicereview.app.images.privacy import reads_originals
 from slicereview.engines.dicomweb.auth import Auth, origin
 from slicereview.engines.dicomweb.cache import RemoteInstance, cache_folder
 
@@ -106,8 +107,7 @@ class Locator:
         # is first asked for (reading every source here made opening O(images): 3 s at 100,000).
         self._held: dict[int, Source | None] = {}
         self._files = file_cache_folder()
-        self._shared_only = not self.project.privacy.is_owner_login() and (
-            str(self.project.privacy.setting().images) != "originals")
+        self._shared_only = not reads_originals(self.project)
 
     def _held_source(self, source_id: int) -> Source | None:
         if source_id not in self._held:

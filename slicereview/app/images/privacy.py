@@ -8,7 +8,8 @@ are named to them (docs/privacy.md). Rules held here:
   a file, whoever holds it) and records the new setting with who made it and when; the front
   ends show :func:`describe_change` and ask for a confirmation first;
 * **who reads originals** (:func:`reads_originals`): a project file's user, the owner's
-  login on a server, and every login while the project shares originals;
+  login on a server, and every login while the project shares originals (or while the
+  database keeps them from nobody: logins given all rights by hand, no ``people add``);
 * **names on a server follow the setting** -- with case ids, every source with a shared copy
   is named by it (its path kept as the owner's origin); with file names, they get their
   original paths back.
@@ -46,8 +47,11 @@ def is_owner_login(project: Project) -> bool:
 
 
 def reads_originals(project: Project) -> bool:
-    """Whether this connection is given the original image files (see the module text)."""
-    return is_owner_login(project) or setting(project).images is SharedImages.ORIGINALS
+    """Whether this connection is given the original image files (see the module text): also
+    every login of a server whose database does not keep the originals from anyone (no
+    ``people add`` yet: logins given all rights by hand)."""
+    return (is_owner_login(project) or setting(project).images is SharedImages.ORIGINALS
+            or not project.privacy.enforced())
 
 
 def describe_change(old: PrivacySetting, images: SharedImages, names: SharedNames) -> str:
