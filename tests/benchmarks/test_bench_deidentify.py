@@ -37,7 +37,7 @@ pytestmark = pytest.mark.benchmark
 FILES = 1000
 MAX_PACKAGE_RATIO = 1.2
 MAX_FLOOR_RATIO = 4.0
-RUNS = 3
+RUNS = 4
 
 
 def _project(path: Path, files: list[Path], share: bool) -> float:

@@ -66,6 +66,7 @@ def plan(project: Project, pkg: Project, warnings: list[str] | None = None
             warnings.extend(f"{case}: {'; '.join(why)}"
                             for case, why in sharing.flagged(project, sorted(sources)))
     copies = project.privacy.copies() if shared else {}
+    images = {i.id: i for i in project.images.all()} if shared else {}
     members: dict[int, Member] = {}
     for image in pkg.images.all():
         if image.source_id in members:
@@ -76,7 +77,7 @@ def plan(project: Project, pkg: Project, warnings: list[str] | None = None
             name = (f"images/{copy.name}" if policy.names is SharedNames.CASE_IDS
                     else f"images/{copy.sha256[:16]}/{Path(here[source.id].path).name}")
             members[source.id] = Member(name, copy.sha256, None, here[source.id],
-                                        project.images.get(image.id), copy)
+                                        images[image.id], copy)
         else:
             name = (f"images/{image.case_id}{_suffix(source.path)}"
                     if policy.names is SharedNames.CASE_IDS
