@@ -24,6 +24,7 @@ from slicereview.cli import (
     export,
     packages,
     people,
+    privacy,
     project_cmds,
     questions,
     rate,
@@ -38,7 +39,7 @@ from slicereview.cli.project_cmds import GuiRequest
 
 #: Modules that register sub-commands, in ``--help`` order.
 COMMAND_MODULES = (project_cmds, stats, rate, rating, workflow, people, questions, review,
-                   review_decide, report, packages, export)
+                   review_decide, report, packages, privacy, export)
 
 #: Exit code when the reader of stdout went away (``slicereview info P | head -1``): 128 + SIGPIPE,
 #: what a shell reports for a command killed by a broken pipe.

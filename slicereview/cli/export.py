@@ -40,6 +40,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--stow", metavar="URL",
                    help="dicom-seg/dicom-sr: send the written objects to this DICOMweb service "
                         "(STOW-RS); credentials as for import --dicomweb")
+    p.add_argument("--deidentify", action="store_true",
+                   help="for sharing an evaluation dataset: SEG and SR are built on each "
+                        "image's de-identified copy (PS3.15 Basic profile, UIDs replaced "
+                        "consistently) and carry no patient data; masks and COCO name images "
+                        "by case id only (docs/privacy.md)")
     p.add_argument("--phase", choices=[str(x) for x in Phase], default=str(Phase.FORMAL),
                    help="the phase of the annotations (default formal)")
     p.add_argument("--round", type=int, default=1,

@@ -25,8 +25,9 @@ def export_dicom(args: argparse.Namespace) -> int:
         raise ValueError("--consensus goes with the SEGs: add --masks DIR")
     files = []
     skipped = 0
-    with open_project(args.project, read_only=True) as project:
-        sources = Sources(project, Credentials(prompt=prompt))
+    # (a de-identified export may make shared copies and add to the owner's UID map)
+    with open_project(args.project, read_only=not args.deidentify) as project:
+        sources = Sources(project, Credentials(prompt=prompt), deidentify=args.deidentify)
         segs = None
         if args.masks is not None:
             segs = export_seg(project, args.masks, consensus=args.consensus, level=args.level,
@@ -69,8 +70,10 @@ def _stow(url: str, files: list) -> int:
             return server.store(files, progress=ProgressBar("STOW"))
 
     report = with_credentials(url, send)
-    print(f"Sent {len(files)} objects to {url}: {len(report.stored)} stored, "
-          f"{len(report.refused)} refused.")
+    held = (f", {len(report.held)} held there already (not sent again)" if report.held
+            else "")
+    print(f"Sent {len(files) - len(report.held)} objects to {url}: {len(report.stored)} "
+          f"stored, {len(report.refused)} refused{held}.")
     for uid, reason in report.refused:
         print(f"  refused {uid}: {reason}")
     return 1 if report.refused else 0

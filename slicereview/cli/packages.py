@@ -29,8 +29,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_package(args: argparse.Namespace) -> int:
     from slicereview.app.qa.packages import package
 
+    warnings: list[str] = []
     with open_project(args.project) as project:
-        out = package(project, args.annotator, args.out, args.batch)
+        out = package(project, args.annotator, args.out, args.batch, warnings)
+    for line in warnings:
+        print(f"check before sending: {line}")
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB): the annotator opens it with "
           f"`slicereview open {out.name}` (it is unpacked beside itself)")
     return 0

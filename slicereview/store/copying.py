@@ -40,7 +40,8 @@ TABLES = (
     "image_set_members", "sessions", "answers", "grades", "guidelines", "annotations",
     "polygons", "questions", "reviews", "review_features", "batches", "batch_assignments",
     "gold", "gold_scores", "qualifications", "image_flags", "guideline_views",
-    "guideline_entries", "merge_conflicts", "blobs", "slots",
+    "guideline_entries", "merge_conflicts", "blobs", "slots", "shared_copies", "shared_parts",
+    "uid_map", "privacy_keys", "source_origins", "privacy_log",
 )
 
 #: Rows per batch read from the source (memory stays small for big projects).
@@ -86,8 +87,8 @@ def copy_tables(source: Database, dest: Database,
                 without: Sequence[str] = ()) -> dict[str, int]:
     """Copy every row of every table from ``source`` into ``dest`` (same schema version, inside
     a transaction of ``dest``, after ``dest``'s own ``meta`` rows are deleted). ``source_path``
-    rewrites ``sources.path``; the tables named in ``without`` are left empty. Returns rows
-    per table."""
+    rewrites ``sources.path`` (and the owner's ``source_origins.path``); the tables named in
+    ``without`` are left empty. Returns rows per table."""
     counts: dict[str, int] = {}
     dest.execute("DELETE FROM meta")
     with dest.bulk_loading():
@@ -96,7 +97,7 @@ def copy_tables(source: Database, dest: Database,
                 continue
             names = columns(table)
             convert = None
-            if table == "sources" and source_path is not None:
+            if table in ("sources", "source_origins") and source_path is not None:
                 k = names.index("path")
                 rewrite = source_path
 

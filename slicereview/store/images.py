@@ -18,6 +18,8 @@ from slicereview.store import local_roots
 from slicereview.store._base import Part, dumps, loads, now_iso
 from slicereview.store.database import Database, Row
 from slicereview.store.file_names import from_text, to_text
+from slicereview.store.privacy import ORIGIN_UPDATE, SERVED_A_COPY
+from slicereview.store.privacy import visible_path as _path
 
 
 def _image(row: Row) -> Image:
@@ -35,9 +37,10 @@ _IMAGE_COLUMNS = ("id", "source_id", "case_id", "frame", "axis", "slice_index", 
 
 #: Ids per ``IN (...)`` list (well below SQLite's and PostgreSQL's limits on parameters).
 _IN_CHUNK = 500
+_SOURCE_SELECT = f"SELECT id, {_path('sources')} AS path, sha256, format, size_bytes FROM sources"
 
 _IMAGE_SELECT = (
-    "SELECT images.*, sources.path AS path, sources.format AS format "
+    f"SELECT images.*, {_path('sources')} AS path, sources.format AS format "
     "FROM images JOIN sources ON sources.id = images.source_id"
 )
 
@@ -127,7 +130,7 @@ class Images(Part):
 
     # -- sources and images ----------------------------------------------------------------
     def source_by_hash(self, sha256: str) -> Source | None:
-        row = self.db.execute("SELECT * FROM sources WHERE sha256 = ?", (sha256,)).fetchone()
+        row = self.db.execute(f"{_SOURCE_SELECT} WHERE sha256 = ?", (sha256,)).fetchone()
         return None if row is None else Source(
             row["id"], row["path"], row["sha256"], row["format"], row["size_bytes"]
         )
@@ -257,7 +260,7 @@ class Images(Part):
         """``(image id, case id, file name)`` of every image in import order (what the image
         list's text filter matches)."""
         rows = self.db.execute(
-            "SELECT images.id, images.case_id, sources.path FROM images "
+            f"SELECT images.id, images.case_id, {_path('sources')} FROM images "
             "JOIN sources ON sources.id = images.source_id ORDER BY images.id")
         return [(r[0], r[1], Path(from_text(r[2])).name) for r in rows]
 
@@ -284,7 +287,7 @@ class Images(Part):
         return found
 
     def sources(self) -> list[Source]:
-        rows = self.db.execute("SELECT * FROM sources ORDER BY id").fetchall()
+        rows = self.db.execute(f"{_SOURCE_SELECT} ORDER BY id").fetchall()
         return [Source(r["id"], r["path"], r["sha256"], r["format"], r["size_bytes"]) for r in rows]
 
     def held_source(self, source_id: int) -> Source | None:
@@ -292,8 +295,8 @@ class Images(Part):
         else ``None`` (one SELECT by key: what is held is asked per image shown, not read
         whole at open)."""
         row = self.db.execute(
-            "SELECT s.id, s.path, s.sha256, s.format, s.size_bytes FROM sources s JOIN blobs b "
-            "ON b.sha256 = s.sha256 AND b.part = 0 WHERE s.id = ?", (source_id,)).fetchone()
+            f"SELECT s.id, {_path('s')}, s.sha256, s.format, s.size_bytes FROM sources s JOIN "
+            "blobs b ON b.sha256 = s.sha256 AND b.part = 0 WHERE s.id = ?", (source_id,)).fetchone()
         return None if row is None else Source(row[0], row[1], row[2], row[3], row[4])
 
     # -- missing files and relinking -------------------------------------------------------
@@ -304,9 +307,9 @@ class Images(Part):
         thread)."""
         folder = "" if self.folder is None else os.fspath(self.folder)
         stored = [(r[0], r[1]) for r in self.db.execute(
-            "SELECT id, path FROM sources WHERE id NOT IN (SELECT source_id FROM "
-            "dicomweb_sources) AND sha256 NOT IN (SELECT sha256 FROM blobs WHERE part = 0) "
-            "ORDER BY id")]
+            f"SELECT id, {_path('sources')} FROM sources WHERE id NOT IN (SELECT source_id "
+            "FROM dicomweb_sources) AND sha256 NOT IN (SELECT sha256 FROM blobs WHERE part = 0)"
+            f" AND NOT {SERVED_A_COPY} ORDER BY id")]
         roots = self.local_roots()  # (this machine's paths, on a server)
         return folder, [(i, to_text(local_roots.to_local(roots, from_text(path))))
                         for i, path in stored] if roots else stored
@@ -336,8 +339,9 @@ class Images(Part):
         """Store new locations ``(source id, file)`` in one transaction; returns how many."""
         with self.transaction():
             for source_id, file in updates:
-                self.db.execute("UPDATE sources SET path = ? WHERE id = ?",
-                                (self.stored_path(file), source_id))
+                stored = (self.stored_path(file), source_id)  # (the owner's original path,
+                if self.db.execute(ORIGIN_UPDATE, stored).rowcount == 0:  # if it has one)
+                    self.db.execute("UPDATE sources SET path = ? WHERE id = ?", stored)
         return len(updates)
 
     def set_stored_paths(self, paths: dict[int, str]) -> None:

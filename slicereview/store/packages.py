@@ -6,7 +6,8 @@ conflicts a merge keeps.
 API from a file, a copy of every row from a server) and then
 deletes, in the copy only, everything the annotator must not see or does not need: other raters'
 annotations, sessions and views, gold and gold scores, qualifications, image flags, the
-features cache, images outside the package and their files' records, other batches, pins on
+features cache, the owner's UID map, seed, original paths and shared copies, images outside
+the package and their files' records, other batches, pins on
 images where the annotator has no returned (rejected) annotation — the pins they are shown with
 a returned annotation stay — and every rater who is neither the annotator nor the author of a
 decision or pin kept. Ids and case ids
@@ -30,7 +31,7 @@ class Packages(Part):
         dest = Path(dest)
         if dest.exists():
             raise FileExistsError(f"{dest} exists")
-        self.db.copy_to_file(dest, without=("blobs",))
+        self.db.copy_to_file(dest, without=("blobs", "shared_parts"))
         out = sqlite3.connect(dest)
         try:
             out.execute("PRAGMA foreign_keys = ON")
@@ -44,6 +45,13 @@ class Packages(Part):
             out.execute("VACUUM")
         finally:
             out.close()
+
+    def rename_sources(self, names: dict[int, tuple[str, str, int]]) -> None:
+        """In a package's project: each source's stored path, SHA-256 and size become those of
+        the file the package carries (``source id: (path, sha256, size)``); one transaction."""
+        with self.transaction():
+            self.db.executemany("UPDATE sources SET path = ?, sha256 = ?, size_bytes = ? WHERE "
+                                "id = ?", [(p, h, n, i) for i, (p, h, n) in names.items()])
 
     def add_merge_conflict(self, package_id: str, annotation_id: int, content: dict,
                            digest: str) -> bool:
@@ -64,6 +72,12 @@ class Packages(Part):
 
 _SUBSET_SQL = (
     "DELETE FROM blobs",  # (the package carries the image files themselves)
+    # the owner's: the UID map, the seed, original paths; the copies are the package's files
+    "DELETE FROM uid_map",
+    "DELETE FROM privacy_keys",
+    "DELETE FROM source_origins",
+    "DELETE FROM shared_parts",
+    "DELETE FROM shared_copies",
     "DELETE FROM slots WHERE rater_id IS NOT :rater",  # (its own claims stay: its images)
     "DELETE FROM review_features",
     "DELETE FROM gold",

@@ -110,6 +110,9 @@ def enable_blinding(conn: Any) -> None:
                              f"{command.upper()} {clause}")
             else:  # (as this version words it: a project made before gets the faster form)
                 conn.execute(f"ALTER POLICY slicereview_{command} ON {table} {clause}")
+    from slicereview.store.postgres_privacy import restrict
+
+    restrict(conn)  # (who reads the originals: restrictive policies of their own)
 
 
 def renew_helpers(conn: Any) -> bool:

@@ -6,10 +6,10 @@ area, each a small object over that database: ``project.images``, ``project.imag
 ``project.annotations``, ``project.polygons``, ``project.repeats``, ``project.reviews``,
 ``project.guidelines``, ``project.workflow`` (batches, gold, qualifications, flags),
 ``project.packages``, ``project.dicomweb`` (sources on a PACS), ``project.blobs`` (the
-bytes of files held in the project) and ``project.slots`` (a batch's images handed out by
-claims). Each method that changes
-the project is one user intent and runs in one transaction, committed before it returns;
-:meth:`Project.transaction` groups several.
+bytes of files held in the project), ``project.slots`` (a batch's images handed out by
+claims) and ``project.privacy`` (shared copies, the UID map, the privacy setting). Each
+method that changes the project is one user intent and runs in one transaction, committed
+before it returns; :meth:`Project.transaction` groups several.
 Methods return frozen values from :mod:`slicereview.model`, never rows.
 
 Example
@@ -43,6 +43,7 @@ from slicereview.store.images import Images, ImageSets
 from slicereview.store.location import Location, describe, is_server
 from slicereview.store.packages import Packages
 from slicereview.store.polygons import Polygons
+from slicereview.store.privacy import Privacy
 from slicereview.store.questions import Questions
 from slicereview.store.raters import Raters
 from slicereview.store.rating import Ratings
@@ -87,6 +88,7 @@ class Project:
         self.dicomweb = Dicomweb(db, self.images)
         self.blobs = Blobs(db)
         self.slots = Slots(db)
+        self.privacy = Privacy(db)
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod

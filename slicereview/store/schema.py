@@ -11,12 +11,12 @@ Conventions:
 * JSON columns hold UTF-8 JSON objects (``'{}'`` when empty);
 * polygon vertices are a BLOB of little-endian float64 ``(N, 2)`` in ``(x, y)`` pixels;
 * time stamps are ISO 8601 UTC strings; durations are integer milliseconds.
-* no protected health information: the importer keeps only technical metadata (see
-  :mod:`slicereview.engines.imaging.dicom`).
+* no protected health information: technical metadata only (:mod:`.engines.imaging.dicom`).
 """
 
 from __future__ import annotations
 
+from slicereview.store.schema_privacy import _SHARED_COPIES_AND_UID_MAP
 from slicereview.store.schema_provenance import _POLYGON_PROVENANCE
 from slicereview.store.schema_v7 import _V7
 
@@ -393,7 +393,8 @@ CREATE INDEX slots_by_batch ON slots (batch_id, position, slot);
 """
 
 #: Ordered migrations; ``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``.
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _POLYGON_PROVENANCE]
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8,
+                         _POLYGON_PROVENANCE, _SHARED_COPIES_AND_UID_MAP]
 
 #: The schema version this build writes.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -19,8 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from slicereview.app.images.privacy import change
 from slicereview.app.qa.packages import copy_floor, merge, package
-from slicereview.model import NewImage, Polygon
+from slicereview.model import NewImage, Polygon, SharedImages
 from slicereview.store import Project
 
 pytestmark = pytest.mark.benchmark
@@ -40,6 +41,10 @@ def test_package_and_merge_speed(tmp_path: Path) -> None:
     path = tmp_path / "p.srproj"
     square = Polygon(np.array([[1.0, 1.0], [9.0, 1.0], [9.0, 9.0], [1.0, 9.0]]))
     with Project.create(path) as p:
+        # (random bytes are no image a de-identification rule reads: this measures copying,
+        # so the project shares the files as they are; de-identified packages are measured in
+        # test_bench_deidentify.py)
+        change(p, images=SharedImages.ORIGINALS, by="owner")
         rater = p.raters.add("ann")
         with p.transaction():
             for f in files:

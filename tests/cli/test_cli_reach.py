@@ -28,8 +28,10 @@ def _square(x: float, y: float = 2.0, s: float = 6.0, certainty: str = "certain"
 @pytest.fixture
 def project(location, tmp_path: Path):
     path = location("p.srproj")
-    png = tmp_path / "x.png"
-    png.write_bytes(b"png")
+    png = tmp_path / "x.png"  # (a real PNG: a work package carries its de-identified copy)
+    from PIL import Image as PILImage
+
+    PILImage.new("L", (24, 24)).save(png)
     with Project.create(path) as p:
         ids = p.images.add_source(png, "0" * 64, "png",
                                   [NewImage(24, 24, frame=k) for k in range(4)])

@@ -155,26 +155,35 @@ def test_a_small_transaction_elsewhere_does_not_stop_opening(project_path: Path)
 
 
 def test_a_live_journal_elsewhere_is_waited_for_as_a_busy_file_never_damage(
-        project_path: Path):
+        project_path: Path, monkeypatch):
+    from slicereview.store import sidecars
+
+    waits: list[Path] = []
+    wait_for_journal = sidecars._wait_for_journal
+    monkeypatch.setattr(sidecars, "_wait_for_journal",
+                        lambda path: (waits.append(path), wait_for_journal(path))[1])
     holder = _hold(project_path, "spill")  # magic journal on disk, EXCLUSIVE held
+    timer: threading.Timer | None = None
     try:
         assert has_live_journal(project_path)
         assert locks.writer(project_path) == locks.ELSEWHERE
         journal = journal_path(project_path).read_bytes()
-        start = time.monotonic()
         with pytest.raises(ProjectBusyError, match="busy"):
             Project.open(project_path, busy_timeout_s=0.2)
-        # At once (no 2 s wait for the journal to disappear, no copy checked) and untouched.
-        assert time.monotonic() - start < 1.5
+        # At once (no wait for the journal to disappear, no copy checked) and untouched.
+        assert waits == []
         assert journal_path(project_path).read_bytes() == journal
-        threading.Timer(1.0, _release, (holder,)).start()
+        timer = threading.Timer(1.0, _release, (holder,))
+        timer.start()
         start = time.monotonic()
-        with Project.open(project_path, busy_timeout_s=10.0) as project:  # waits, then opens
+        with Project.open(project_path, busy_timeout_s=60.0) as project:  # waits, then opens
             waited = time.monotonic() - start
             assert project.meta("held") == "yes" and project.meta("spill2999") is not None
         assert waited > 0.8, waited
     finally:
-        if holder.poll() is None:
+        if timer is not None:
+            timer.join()  # (it releases the holder; releasing it twice would fail)
+        if holder.poll() is None and holder.stdin is not None and not holder.stdin.closed:
             _release(holder)
     assert not journal_path(project_path).exists()
 
@@ -286,7 +295,7 @@ def test_without_a_lock_test_a_journal_gets_time_to_disappear(project_path: Path
     try:
         assert has_live_journal(project_path)
         assert check_file(project_path) > 0  # waited for the journal, then checked the file
-        assert 0.4 < time.monotonic() - start < locks_wait_s() + 1.0
+        assert time.monotonic() - start > 0.4  # (waited; no upper bound: the machine may be busy)
     finally:
         timer.join()
 

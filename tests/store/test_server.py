@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 
 import pytest
 
@@ -173,7 +172,7 @@ def test_a_writer_holding_the_lock_makes_a_write_busy_and_changes_nothing(url):
             conn.execute("BEGIN")
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
             holding.set()
-            release.wait(10)
+            release.wait(120)
             conn.execute("ROLLBACK")
 
     thread = threading.Thread(target=other_writer)
@@ -181,10 +180,9 @@ def test_a_writer_holding_the_lock_makes_a_write_busy_and_changes_nothing(url):
     try:
         assert holding.wait(10)
         with Project.open(url, busy_timeout_s=0.2) as project:
-            t0 = time.monotonic()
             with pytest.raises(ProjectBusyError, match="busy"):
                 project.raters.add("ann")
-            assert time.monotonic() - t0 < 5
+            assert thread.is_alive()  # refused while the other still held it, not after
             assert not project.db.in_transaction
             release.set()
             thread.join()

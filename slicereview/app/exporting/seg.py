@@ -22,8 +22,11 @@ is one certainty level of one annotator, so one annotation's two segments may di
   and counted; so is an image whose source cannot be read now.
 * An annotation with no pixel (``nothing to annotate``, or polygons outside the image) gets a
   SEG with empty segments only with ``include_empty``; otherwise it is skipped and counted.
-* The SEG is in the source's study: one new series per source study and annotator (or
-  consensus) in one export, its description naming the project, phase and round.
+* The SEG is in the source's study: one series per source study and annotator (or
+  consensus), its description naming the project, phase and round. Its UIDs are derived from
+  its content (:mod:`.identity`): exporting the same annotation again gives the same object.
+* ``deidentify`` (:class:`Sources`): built on the source's de-identified copy, so it carries
+  no patient data and references the de-identified UIDs (docs/privacy.md).
 
 Files: ``{case_id}_{rater}.seg.dcm`` or ``{case_id}_consensus-{method}.seg.dcm``, and
 ``index.csv`` (file, case id, rater, SOP Instance UID of the SEG and of its source).
@@ -45,6 +48,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydicom import Dataset
 
+from slicereview.app.exporting.identity import digest
 from slicereview.app.exporting.masks import (
     DEFAULT_STATUSES,
     ExportItem,
@@ -89,14 +93,19 @@ class DicomReport:
 
 class Sources:
     """The DICOM header of each image's source, read once (fetched from the PACS when the
-    cache lost it), and the series of one export."""
+    cache lost it), and the series of one export. ``deidentify``: the header of the source's
+    shared copy (docs/privacy.md), so that the objects carry no patient data and reference the
+    de-identified UIDs."""
 
-    def __init__(self, project: Project, credentials: Credentials | None = None) -> None:
+    def __init__(self, project: Project, credentials: Credentials | None = None,
+                 deidentify: bool = False) -> None:
         from slicereview.app.images.limits import project_limits
 
         self.project = project
+        self.deidentify = deidentify
         self.locator = Locator(project, credentials)
         self.max_bytes = project_limits(project).max_decoded_bytes
+        self.project_uid = project.meta("project_uuid") or project.name
         self._headers: dict[int, Dataset | str] = {}
         self._series: dict[tuple[str, str], Authoring] = {}
 
@@ -112,8 +121,11 @@ class Sources:
         if image.format != DICOM:
             return f"not from DICOM ({image.format})"
         try:
-            path = local_file(self.locator.file_of(image), self.max_bytes)
-            ds = pydicom.dcmread(path, stop_before_pixels=True)
+            if self.deidentify:
+                ds = self._shared(image)
+            else:
+                path = local_file(self.locator.file_of(image), self.max_bytes)
+                ds = pydicom.dcmread(path, stop_before_pixels=True)
             for keyword in ("StudyInstanceUID", "SeriesInstanceUID", "SOPInstanceUID",
                             "SOPClassUID", "Rows", "Columns"):
                 if keyword not in ds:
@@ -124,19 +136,39 @@ class Sources:
         except Exception as exc:  # one unreadable source must not stop the export
             return " ".join(str(exc).split())[:200] or type(exc).__name__
 
+    def _shared(self, image: Image) -> Dataset:
+        import io
+
+        import pydicom
+
+        from slicereview.app.images import sharing
+
+        if not self.project.privacy.is_owner_login():  # (this login reads shared copies)
+            path = local_file(self.locator.file_of(image), self.max_bytes)
+            return pydicom.dcmread(path, stop_before_pixels=True)
+        source = next(s for s in self.project.images.sources() if s.id == image.source_id)
+        data = sharing.copy_bytes(self.project, source, self.locator)
+        return pydicom.dcmread(io.BytesIO(data), stop_before_pixels=True)
+
+    def uid(self, *parts: object) -> str:
+        """A UID derived from this project, the export's kind (de-identified or not) and
+        ``parts`` (:mod:`.identity`)."""
+        from slicereview.app.exporting.identity import derived_uid
+
+        return derived_uid(self.project_uid, self.deidentify, *parts)
+
     def authoring(self, source: Dataset, who: str, description: str) -> Authoring:
         """The next instance of the series of ``who`` in ``source``'s study (a new series per
         study and author in one export)."""
         import dataclasses
-
-        import highdicom as hd
 
         from slicereview import __version__
 
         key = (str(source.StudyInstanceUID), who)
         current = self._series.get(key)
         if current is None:
-            current = Authoring(description, __version__, str(hd.UID()),
+            current = Authoring(description, __version__,
+                                self.uid("series", key[0], who, description),
                                 series_number=900 + len(self._series), instance_number=0)
         current = dataclasses.replace(current, instance_number=current.instance_number + 1)
         self._series[key] = current
@@ -195,6 +227,10 @@ def export_seg(project: Project, out_dir: str | Path, *, consensus: str | None =
             report.skip(case, "empty annotation (use --include-empty to write it)")
             continue
         who = options["creator"] if consensus is None else f"consensus {consensus}"
+        key = first.annotation.id if consensus is None else -first.image.id
+        options["sop_uid"] = sources.uid("seg", key, round_, level, consensus,
+                                         source.SOPInstanceUID,
+                                         digest([s.mask for s in segments]))
         try:
             seg = _build(source, segments, sources.authoring(
                 source, who, f"{description}, {who}"), first.image, include_empty, options)
@@ -207,7 +243,6 @@ def export_seg(project: Project, out_dir: str | Path, *, consensus: str | None =
         seg.save_as(path, enforce_file_format=True)
         report.files.append(path)
         report.written += 1
-        key = first.annotation.id if consensus is None else -first.image.id
         report.objects[key] = seg
         rows.append([path.name, case, who, seg.SOPInstanceUID, source.SOPInstanceUID])
     if progress is not None:
@@ -259,7 +294,7 @@ def _build(source: Dataset, segments: list, authoring: Authoring, image: Image,
     return segmentation(source, segments, authoring, creator=options["creator"],
                         fractional=options.get("fractional", False),
                         algorithm=options.get("algorithm"), frame=image.frame,
-                        include_empty=include_empty,
+                        include_empty=include_empty, sop_uid=options.get("sop_uid"),
                         content_label="CONSENSUS" if "algorithm" in options else "ANNOTATION")
 
 

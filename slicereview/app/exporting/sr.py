@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pydicom import Dataset
 
+from slicereview.app.exporting.identity import digest
 from slicereview.app.exporting.masks import Progress, _unique, safe_name
 from slicereview.app.exporting.seg import DicomReport, Sources, describe
 from slicereview.app.images.pacs import Credentials
@@ -57,9 +58,11 @@ def export_sr(project: Project, out_dir: str | Path, *, phase: Phase | str = Pha
             report.skip(image.case_id, source)
             continue
         evidence = _evidence(review, segs)
+        uid = sources.uid("sr", image.id, phase, round, source.SOPInstanceUID,
+                          digest(text=repr(review)))
         try:
             sr = review_report(source, review, sources.authoring(
-                source, "review", f"{description}, review"), evidence=evidence)
+                source, "review", f"{description}, review"), evidence=evidence, sop_uid=uid)
         except Exception as exc:  # one image must not stop the export
             report.skip(image.case_id, " ".join(str(exc).split())[:200])
             continue

@@ -126,7 +126,7 @@ class HeldFile(FetchedFile):
         partial = path.with_name(f"{path.name}.partial-{os.getpid()}-{threading.get_ident()}")
         try:
             with _connection(self.location) as project:
-                project.blobs.write_to(self.sha256, partial)
+                self._fetch(project, partial)
             os.replace(partial, path)
         except (KeyError, ChangedFileError) as exc:
             raise UnreadableImageError(f"{self.name}: {exc.args[0]}") from exc
@@ -134,6 +134,29 @@ class HeldFile(FetchedFile):
             partial.unlink(missing_ok=True)
         trim(keep=path)
         return path
+
+
+    def _fetch(self, project: object, dest: Path) -> None:
+        project.blobs.write_to(self.sha256, dest)  # type: ignore[attr-defined]
+
+
+class SharedFile(HeldFile):
+    """The shared (de-identified) copy ``sha256`` of an image, which the project at
+    ``location`` holds for the logins that may not read the original (docs/privacy.md);
+    ``name`` is its neutral name. Cached like a held file, under the copy's own SHA-256."""
+
+    def __init__(self, location: Location, sha256: str, name: str,
+                 folder: str | Path | None = None) -> None:
+        super().__init__(location, sha256, name, folder)
+
+    def __repr__(self) -> str:
+        return f"SharedFile({self.name!r}, {self.sha256[:12]}…)"
+
+    def _fetch(self, project: object, dest: Path) -> None:
+        if not self.sha256:
+            raise KeyError("it has no de-identified copy yet: ask the project's owner to run "
+                           "`slicereview privacy PROJECT --prepare`")
+        project.privacy.write_copy_to(self.sha256, dest)  # type: ignore[attr-defined]
 
 
 def trim(keep: Path | None = None, budget: int | None = None,

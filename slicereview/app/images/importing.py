@@ -165,6 +165,7 @@ def import_paths(
                 writer.flush()
             raise
     writer.flush()
+    _share(project, report)
     if progress is not None and not report.cancelled:
         progress(total, total, "")
     warning = _intent_warning(project, writer.intents)
@@ -345,6 +346,26 @@ def _held(project: Project, c: _Candidate, report: ImportReport, *, new: bool) -
 
 _UNEXPECTED = ("slicereview could not read this file (an unexpected error; set "
                "SLICEREVIEW_DEBUG=1 and import it alone to see it), so it was left out.")
+
+
+def _share(project: Project, report: ImportReport) -> None:
+    """Make the shared copies of what was added (docs/privacy.md) and say what the owner
+    must know: images no rule can de-identify, images that may show burned-in text."""
+    from slicereview.app.images import sharing
+
+    if not report.image_ids or not project.privacy.is_owner_login():
+        return
+    sources = {i.source_id for i in project.images.all(report.image_ids)}
+    made = sharing.prepare(project, sources)
+    if made.refused:
+        report.warnings.append(f"{len(made.refused)} file(s) cannot be de-identified and will "
+                               "not be shared: " + "; ".join(f"{c} ({w})"
+                                                             for c, w in made.refused[:5]))
+    flagged = sharing.flagged(project, sorted(sources))
+    if flagged:
+        report.warnings.append(f"{len(flagged)} image(s) may show text burned into the pixels "
+                               "(check them before sharing: `slicereview privacy PROJECT`): "
+                               + ", ".join(case for case, _ in flagged[:10]))
 
 
 def _is_project_file(path: Path) -> bool:

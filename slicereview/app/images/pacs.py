@@ -13,7 +13,10 @@ imported over DICOMweb a :class:`~slicereview.engines.dicomweb.cache.RemoteInsta
 cached copy, fetched again in the decoding child when the cache lost it); for a file whose
 bytes the project holds (a server project's import) a
 :class:`~slicereview.app.images.file_cache.HeldFile` (its copy in the file cache, fetched from
-the project when missing).
+the project when missing). A server login that may not read the originals (annotators and
+reviewers while the project shares de-identified copies, docs/privacy.md) gets each image's
+shared copy instead (:class:`~slicereview.app.images.file_cache.SharedFile`), never its path
+or PACS reference.
 
 Example
 -------
@@ -29,8 +32,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from slicereview.app.images.file_cache import HeldFile
+from slicereview.app.images.file_cache import HeldFile, SharedFile
 from slicereview.app.images.file_cache import cache_folder as file_cache_folder
+from slicereview.app.images.privacy import reads_originals
 from slicereview.engines.dicomweb.auth import Auth, origin
 from slicereview.engines.dicomweb.cache import RemoteInstance, cache_folder
 
@@ -103,6 +107,7 @@ class Locator:
         # is first asked for (reading every source here made opening O(images): 3 s at 100,000).
         self._held: dict[int, Source | None] = {}
         self._files = file_cache_folder()
+        self._shared_only = not reads_originals(self.project)
 
     def _held_source(self, source_id: int) -> Source | None:
         if source_id not in self._held:
@@ -112,7 +117,15 @@ class Locator:
     def is_remote(self, image: Image) -> bool:
         return image.source_id in self._remote
 
-    def file_of(self, image: Image) -> Path | RemoteInstance | HeldFile:
+    def file_of(self, image: Image, original: bool = False
+                ) -> Path | RemoteInstance | HeldFile:
+        """Where ``image`` is read from; ``original``: the original file even where this
+        connection would be given the shared copy (the app layer's own reads, e.g. making a
+        copy, which only the owner can)."""
+        if self._shared_only and not original:
+            copy = self.project.privacy.copy_of(image.source_id)
+            return SharedFile(self.project.location, copy.sha256 if copy else "",
+                              copy.name if copy else f"{image.case_id}", self._files)
         held = self._held_source(image.source_id)
         if held is not None:
             return HeldFile(self.project.location, held.sha256, held.path, self._files)

@@ -35,7 +35,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from slicereview.app.images.importing import CancelFn, ImportReport, ProgressFn, _intent_warning
+from slicereview.app.images.importing import (
+    CancelFn,
+    ImportReport,
+    ProgressFn,
+    _intent_warning,
+    _share,
+)
 from slicereview.app.images.limits import DECODED_AT_IMPORT, project_limits
 from slicereview.app.images.pacs_listing import MAX_STUDIES, ListingCancelled, list_instances
 from slicereview.engines.dicomweb.cache import cache_file, trim
@@ -117,6 +123,7 @@ def import_dicomweb(project: Project, url: str, *, studies: Sequence[str] = (),
             with contextlib.suppress(OSError):
                 path.unlink()
     trim()
+    _share(project, report)
     if progress is not None:
         progress(len(rows), len(rows), "")
     warning = _intent_warning(project, _intents(project, report.image_ids))

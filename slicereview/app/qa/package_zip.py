@@ -39,8 +39,10 @@ from typing import IO, Any
 
 from slicereview.store import ProjectError
 
-#: The manifest's format: what this slicereview writes, and the newest it reads.
-FORMAT = 1
+#: The manifest's format: what this slicereview writes, and the newest it reads. 2: the
+#: images are shared (de-identified) copies named by case id, and the package's sources name
+#: their SHA-256; a format-1 package (the originals) still merges.
+FORMAT = 2
 MANIFEST = "manifest.json"
 PROJECT = "project.srproj"
 

@@ -10,8 +10,10 @@ annotator, :func:`merge` takes their work back. Rules held here:
 * **the owner's decision holds** — an annotator held back after onboarding gets no package of
   the phases they may not work in (:func:`slicereview.app.qa.workflow.why_not_start`'s sentence);
   without ``batch`` those phases' images are left out.
-* **self-contained** — the zip holds ``project.srproj``, copies of the image files under
-  ``images/`` (stored, not recompressed: medical images are large and often compressed) and
+* **self-contained** — the zip holds ``project.srproj``, the image files under ``images/``
+  (de-identified copies named by case id unless the owner chose otherwise,
+  :mod:`.package_images`; stored, not recompressed: medical images are large and often
+  compressed) and
   ``manifest.json``: format, the project's UUID, the annotator, the package's own id, each
   image's SHA-256 and the edit stamp of each annotation when packed (the merge base). The
   annotator opens the zip itself in slicereview (:func:`unpack`: verified, then unpacked once
@@ -40,11 +42,9 @@ import uuid
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from slicereview import __version__
-from slicereview.app.images.limits import project_limits
-from slicereview.app.images.pacs import Locator, local_file
+from slicereview.app.qa import package_images
 from slicereview.app.qa.package_zip import (
     FORMAT,
     MANIFEST,
@@ -59,9 +59,6 @@ from slicereview.store import NewerProjectError, Project, ProjectError
 from slicereview.store._base import now_iso
 from slicereview.store.schema import SCHEMA_VERSION
 
-if TYPE_CHECKING:
-    from slicereview.app.images.file_cache import HeldFile
-    from slicereview.engines.dicomweb.cache import RemoteInstance
 
 def _content(project: Project, ann: Annotation) -> dict:
     """What a merge compares and writes of an annotation; each polygon with its provenance
@@ -86,9 +83,11 @@ def project_uuid(project: Project) -> str:
     return value
 
 
-def package(project: Project, annotator: str, out: str | Path, batch: str | None = None
-            ) -> Path:
-    """Write the work package of ``annotator`` (optionally one ``batch``) to ``out`` (zip)."""
+def package(project: Project, annotator: str, out: str | Path, batch: str | None = None,
+            warnings: list[str] | None = None) -> Path:
+    """Write the work package of ``annotator`` (optionally one ``batch``) to ``out`` (zip);
+    ``warnings`` gets a line per image the owner should look at before sending it (text
+    burned into the pixels, :mod:`.package_images`)."""
     rater = project.raters.by_name(annotator)
     if rater is None or rater.role is not Role.ANNOTATOR:
         raise ValueError(f"no annotator named {annotator!r} in this project")
@@ -124,32 +123,20 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
         project.packages.write_subset(sub, rater.id, images, batch_id, {
             "package_id": package_id, "package_annotator": annotator,
             "package_created_at": now_iso(), "project_uuid": project_uuid(project)})
-        files: dict[str, tuple[Path | RemoteInstance | HeldFile, str]] = {}
-        locator = Locator(project)
-        max_bytes = project_limits(project).max_decoded_bytes
         with Project.open(sub) as pkg:
-            paths = {}
-            sources = {s.id: s for s in pkg.images.sources()}
-            for image in pkg.images.all():
-                source = sources[image.source_id]
-                name = f"images/{source.sha256[:16]}/{Path(image.path).name}"
-                # An image on a PACS or held in the project travels as its file (fetched into
-                # its cache when written below): the annotator's machine need reach neither.
-                files[name] = (locator.file_of(image), source.sha256)
-                paths[source.id] = name
-            pkg.images.set_stored_paths(paths)
+            # An image on a PACS or held in the project travels as its file (fetched into its
+            # cache when written): the annotator's machine need reach neither.
+            members, shared = package_images.plan(project, pkg, warnings)
             pkg.dicomweb.forget_sources()
         manifest = {"format": FORMAT, "schema": SCHEMA_VERSION, "slicereview": __version__,
                     "project_uuid": project_uuid(project), "package_id": package_id,
                     "annotator": annotator, "batch": batch, "base": base,
-                    "images": {n: h for n, (_, h) in files.items()}}
+                    "deidentified": shared, "images": {m.name: m.sha256 for m in members}}
         partial = out.with_name(out.name + ".partial")
         with zipfile.ZipFile(partial, "w") as zf:
             zf.writestr(MANIFEST, json.dumps(manifest, indent=1))
             zf.write(sub, PROJECT, compress_type=zipfile.ZIP_DEFLATED)
-            for name, (src, _) in files.items():  # (one fetched copy at a time: a bounded
-                # cache may drop the copy of one file when it fetches the next)
-                zf.write(local_file(src, max_bytes), name, compress_type=zipfile.ZIP_STORED)
+            package_images.write(project, zf, members)
         partial.replace(out)
     return out
 
@@ -207,9 +194,11 @@ def _merge(project: Project, pkg: Project, manifest: dict) -> MergeReport:
         raise PackageError(f"annotator {name!r} is missing on one side")
     sources = {s.id: s for s in pkg.images.sources()}
     for image in pkg.images.all():
-        source = project.images.source_by_hash(sources[image.source_id].sha256)
+        sha = sources[image.source_id].sha256
+        source = project.images.source_by_hash(sha)
+        source_id = source.id if source is not None else project.privacy.source_of_copy(sha)
         try:
-            same = source is not None and project.images.get(image.id).source_id == source.id
+            same = source_id is not None and project.images.get(image.id).source_id == source_id
         except KeyError:
             same = False
         if not same:

@@ -59,6 +59,8 @@ class StowReport:
 
     stored: list[str] = field(default_factory=list)
     refused: list[tuple[str, str]] = field(default_factory=list)
+    #: SOP Instance UIDs the server held already (not sent again)
+    held: list[str] = field(default_factory=list)
 
 
 def _value(item: Any, tag: str) -> str:
@@ -185,6 +187,12 @@ class Server:
         out = [InstanceRow(study_uid, series_uid, _uid(_value(r, "00080018"))) for r in rows]
         return [r for r in out if r.sop_uid]
 
+    def holds(self, sop_uid: str) -> bool:
+        """Whether the server holds the instance ``sop_uid`` (a QIDO-RS search by its SOP
+        Instance UID)."""
+        rows = self._list("instance", "instances", {"SOPInstanceUID": sop_uid})
+        return any(_uid(_value(r, "00080018")) == sop_uid for r in rows)
+
     # -- WADO-RS ---------------------------------------------------------------------------
     def retrieve(self, instance: InstanceRow, dest: Path, max_bytes: int) -> tuple[str, int]:
         """Write one instance's DICOM file (Part 10, as the server stores it: any transfer
@@ -234,7 +242,8 @@ class Server:
               | None = None) -> StowReport:
         """Send each DICOM file in its own request (so one refused object never takes the
         others with it) and report what was stored and what was refused, with the server's
-        reason."""
+        reason. An object the server holds already (asked by its SOP Instance UID first,
+        :meth:`holds`) is not sent again: it is reported ``held``."""
         import pydicom
         import requests
 
@@ -246,6 +255,9 @@ class Server:
             uid = str(ds.SOPInstanceUID)
             try:
                 with http.translate(self.where):
+                    if self.holds(uid):
+                        report.held.append(uid)
+                        continue
                     try:
                         answer = self.client.store_instances([ds])
                     except requests.HTTPError as exc:

@@ -68,6 +68,8 @@ class OwnerService(QObject):
     questions_changed = Signal()
     #: Annotators were put in (or taken out of) groups.
     groups_changed = Signal()
+    #: The privacy setting changed (what others get of the images).
+    privacy_changed = Signal()
 
     def __init__(self, gateway: ProjectGateway) -> None:
         super().__init__(gateway)
@@ -104,6 +106,31 @@ class OwnerService(QObject):
         set_group(self._project, rater_ids, group)
         self.groups_changed.emit()
         self.gateway.raters_changed.emit()
+
+    # -- privacy (rules in slicereview.app.images.privacy and .sharing) ----------------------
+    def privacy(self):
+        """The privacy setting in force, its log, and ``(case id, warnings)`` of the images to
+        check before sharing them."""
+        from slicereview.app.images import privacy, sharing
+
+        project = self._project
+        return privacy.setting(project), project.privacy.log(), sharing.flagged(project)
+
+    def describe_privacy_change(self, images, names) -> str:
+        from slicereview.app.images.privacy import describe_change, setting
+
+        return describe_change(setting(self._project), images, names)
+
+    def change_privacy(self, images, names) -> None:
+        """Record the new setting (the owner's login only: ``NotOwnerError``) and tell the
+        views."""
+        from slicereview.app.images.privacy import change
+
+        project = self._project
+        who = project.raters.own()
+        self.gateway.write(lambda: change(project, images=images, names=names,
+                                          by=who.name if who else "owner"))
+        self.privacy_changed.emit()
 
     # -- questions (rules in slicereview.app.qa.questions) -------------------------------------
     def questions(self) -> list:

@@ -10,7 +10,9 @@
 * **Questions…** (:class:`~slicereview.gui.owner.questions.QuestionsDialog`): the
   classification questions — add, edit, reorder, retire, import and export;
 * **Groups…** (:class:`~slicereview.gui.owner.groups.GroupsDialog`): put annotators in
-  groups.
+  groups;
+* **Privacy…** (:class:`~slicereview.gui.owner.privacy.PrivacyDialog`): de-identified copies
+  or originals for everyone but the owner, case ids or file names, with a confirmation.
 
 The actions are enabled while a project is open (:class:`OwnerMenu`, a part of the main
 window), but for an annotator's login on a server.
@@ -32,7 +34,8 @@ ITEMS = (("batches", "&Phases and batches…", "Batches per phase, assignments a
          ("gold", "&Gold and onboarding…", "Gold standard, scores against it, pre-filter"),
          ("guidelines", "Edit g&uidelines…", "Edit the guidelines, history, promote comments"),
          ("questions", "&Questions…", "Classification questions: add, edit, reorder, retire"),
-         ("groups", "G&roups…", "Put annotators in groups"))
+         ("groups", "G&roups…", "Put annotators in groups"),
+         ("privacy", "Pri&vacy…", "What others get of the images: de-identified or originals"))
 
 
 class OwnerMenu:
@@ -72,6 +75,7 @@ class OwnerMenu:
         from slicereview.gui.owner.gold import GoldDialog
         from slicereview.gui.owner.groups import GroupsDialog
         from slicereview.gui.owner.guideline_editor import GuidelineEditor
+        from slicereview.gui.owner.privacy import PrivacyDialog
         from slicereview.gui.owner.questions import QuestionsDialog
 
         window, owner = self.window, self.gateway.owner
@@ -83,6 +87,8 @@ class OwnerMenu:
             dialog = QuestionsDialog(owner, window)
         elif name == "groups":
             dialog = GroupsDialog(owner, window)
+        elif name == "privacy":
+            dialog = PrivacyDialog(owner, window)
         else:
             dialog = GuidelineEditor(owner, window)
         self.dialog = dialog

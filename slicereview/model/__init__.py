@@ -1,5 +1,8 @@
 """Glossary types shared by every layer: frozen dataclasses and string enums.
 
+The types of one area live in a module of this package (``privacy``: the privacy setting and
+shared copies) and are imported from here like the rest.
+
 The string values of the enums are what the project file stores (see
 :mod:`slicereview.store.schema`), so they are part of the file format.
 """
@@ -7,16 +10,16 @@ The string values of the enums are what the project file stores (see
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 
 import numpy as np
 
+from slicereview.model.base import StrEnum
 
-class StrEnum(str, Enum):
-    """A ``str`` enum whose ``str()`` is its value (``enum.StrEnum`` needs Python 3.11)."""
-
-    def __str__(self) -> str:
-        return str(self.value)
+# (re-exported: every layer imports the glossary's types from slicereview.model)
+from slicereview.model.privacy import PrivacySetting as PrivacySetting
+from slicereview.model.privacy import SharedImages as SharedImages
+from slicereview.model.privacy import SharedNames as SharedNames
+from slicereview.model.privacy import SharedSource as SharedSource
 
 
 class Role(StrEnum):
@@ -392,3 +395,4 @@ class ImageFlag:
     rater_id: int | None
     reason: str
     created_at: str
+
