@@ -94,6 +94,12 @@ ANNOTATE_ACTIONS: list[ActionRow] = [
     ("freehand", "Freehand", "D", "Freehand tool: press and drag an outline"),
     ("edit", "Edit", "E", "Edit: select, drag vertices or the polygon; Ctrl+click or "
      "double-click an edge inserts a vertex; Shift+click deletes a vertex"),
+    ("brush", "Brush", "Shift+D", "Brush: paint onto the selected polygon (with none selected, "
+     "a new one); Shift+drag erases; each stroke is one undo step"),
+    ("eraser", "Eraser", "Shift+E", "Eraser: erase from the selected polygon (with none "
+     "selected, from every polygon under the stroke); Shift+drag paints"),
+    ("smaller_brush", "Brush smaller", ",", "Smaller brush (or Ctrl+wheel over the image)"),
+    ("larger_brush", "Brush larger", ".", "Larger brush (or Ctrl+wheel over the image)"),
     ("toggle_certainty", "Certain/uncertain", "U", "Toggle the selected polygon certain (red) / "
      "uncertain (green); with none selected, the colour new polygons get"),
     ("delete", "Delete", "Delete", "Delete the selected polygon"),
