@@ -2,7 +2,8 @@
 :class:`BrushGestures`, a part of the tool.
 
 In the tool's *brush* and *eraser* modes a circle of the brush's radius follows the mouse
-(drawn in the colour of the certainty it paints, dashed white for the eraser). Press and drag
+(drawn in the colour of the certainty it paints, dashed white for the eraser, over a dark halo
+so it shows on bright and dark images alike). Press and drag
 lays a stroke, shown as a translucent band as wide as the brush; on release the stroke is one
 intent, :attr:`BrushGestures.stroke_drawn` ``(path, radius, erase)`` — what it does to the
 polygons is :func:`slicereview.engines.strokes.apply_stroke`'s rule, and the page stores it as
@@ -60,14 +61,17 @@ class BrushGestures(QObject):
         self.points: list[tuple[float, float]] = []
         self.erasing = False
         self.cursor = QGraphicsEllipseItem()
-        self.cursor.setZValue(1000)
-        self.cursor.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-        self.cursor.hide()
+        self.halo = QGraphicsEllipseItem()  # under the cursor: visible on a bright image
+        halo = QPen(QColor(0, 0, 0, 170), 3.5)
+        halo.setCosmetic(True)
+        self.halo.setPen(halo)
         self.band = QGraphicsPathItem()  # the stroke so far
-        self.band.setZValue(999)
-        self.band.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-        for item in (self.band, self.cursor):
+        for z, item in enumerate((self.band, self.halo, self.cursor)):
+            item.setZValue(999 + z)
+            item.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
             tool.viewbox.addItem(item, ignoreBounds=True)
+        self.halo.hide()
+        self.cursor.hide()
         self._at: QPointF | None = None  # where the cursor is (image coordinates)
         tool.view.graphics.scene().installEventFilter(self)
         tool.view.graphics.installEventFilter(self)
@@ -114,6 +118,7 @@ class BrushGestures(QObject):
         shown = (self.active and tool.enabled and tool.view.display is not None
                  and self._at is not None)
         self.cursor.setVisible(shown)
+        self.halo.setVisible(shown)
         if not shown or self._at is None:
             return
         erase = (tool.mode.value == "eraser") != self.erasing if self.painting else \
@@ -123,7 +128,8 @@ class BrushGestures(QObject):
         pen.setStyle(Qt.PenStyle.DashLine if erase else Qt.PenStyle.SolidLine)
         self.cursor.setPen(pen)
         r, at = self.radius, self._at
-        self.cursor.setRect(QRectF(at.x() - r, at.y() - r, 2 * r, 2 * r))
+        for item in (self.halo, self.cursor):
+            item.setRect(QRectF(at.x() - r, at.y() - r, 2 * r, 2 * r))
 
     def _show_band(self) -> None:
         path = QPainterPath()

@@ -113,6 +113,12 @@ def make_tool_bars(actions: dict[str, QAction], tool: DrawTool) -> ToolBars:
     tools.setIconSize(QSize(20, 20))
     for name in TOOLS:
         tools.addAction(actions[name])
+    buttons = [b for name in TOOLS if (b := tools.widgetForAction(actions[name])) is not None]
+    for button in buttons:
+        button.ensurePolished()  # (the stylesheet's padding counts)
+    widest = max(button.sizeHint().width() for button in buttons)
+    for button in buttons:
+        button.setMinimumWidth(widest)  # one column of equal buttons
     bar = QToolBar("Annotate")
     bar.setObjectName("annotate_actions")
     for item in ("toggle_certainty", "delete", None, "undo", "redo", None):
