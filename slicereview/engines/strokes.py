@@ -14,8 +14,9 @@ the answer as one undo step. The rules:
   not reach the polygon) becomes several polygons: the piece that overlaps most of the
   polygon before keeps its id (and so its place in the drawing order), the others are new;
   every piece keeps the polygon's certainty, label and classification answers;
-* **erased away** — a polygon with no piece left is deleted; pieces smaller than
-  ``min_area`` (half a pixel by default) are dropped;
+* **erased away** — a polygon with no piece left is deleted; a piece the stroke touches that
+  covers no pixel (no pixel centre inside: a sliver the mask does not show) is dropped, while a
+  piece it does not touch stays whatever its size;
 * **holes** — a polygon here is one closed outline filled by the even–odd rule, and several
   polygons are united (:func:`slicereview.engines.masks.rasterize`), so a separate hole
   polygon would add pixels instead of removing them. A stroke that makes a hole (erasing
@@ -25,8 +26,8 @@ the answer as one undo step. The rules:
   so the mask is exactly the region with its hole; on screen it shows as a thin line from the
   hole to the outline;
 * **reading a polygon** — an outline is read as the region the mask shows (even–odd: a
-  self-crossing outline gives its pieces, a bridged outline its hole), so a stroke never
-  changes pixels it does not cover;
+  self-crossing outline gives its pieces, which the stroke then writes as polygons of their
+  own; a bridged outline gives its hole), so a stroke never changes pixels it does not cover;
 * **vertices** — the stroke's outline deviates at most ``tolerance`` image pixels from the
   exact round brush (the path is simplified within half of it [DouglasPeucker1973], the arcs
   are polygons straddling the circle within an eighth of it), with at least eight vertices
@@ -63,8 +64,6 @@ from numpy.typing import ArrayLike
 from slicereview.engines import geometry
 from slicereview.model import Certainty, Polygon
 
-#: Pieces smaller than this (square image pixels) are dropped.
-MIN_AREA = 0.5
 #: Default largest deviation of a stroke's outline from the round brush, image pixels.
 TOLERANCE = 1.0
 #: Areas below this (square image pixels) count as no change.
@@ -198,10 +197,36 @@ def _bridge(ring: np.ndarray, hole: np.ndarray) -> np.ndarray:
     return np.vstack([ring[:edge + 1], foot, around, foot, ring[edge + 1:]])
 
 
-def _pieces(geom: shapely.Geometry, min_area: float) -> list[shapely.Polygon]:
-    """The polygons of ``geom`` of at least ``min_area``, largest first."""
-    found = [g for g in _flat(geom) if g.area >= min_area]
+def _pieces(geom: shapely.Geometry, brush: shapely.Geometry) -> list[shapely.Polygon]:
+    """The polygons of ``geom``, largest first, without those the ``brush`` touches that cover
+    no pixel centre (a piece it does not touch is kept: the stroke changes nothing there)."""
+    found = [g for g in _flat(geom) if g.distance(brush) > _EPS or covers_a_pixel(g)]
     return sorted(found, key=lambda g: -g.area)
+
+
+def covers_a_pixel(piece: shapely.Polygon) -> bool:
+    """Whether a pixel centre ``(c + 0.5, r + 0.5)`` lies inside ``piece`` (so the mask shows
+    it): the centres next to an inner point first, else the piece cut along every row of
+    centres it spans.
+
+    >>> covers_a_pixel(shapely.box(2.2, 3.2, 2.8, 3.8)), covers_a_pixel(shapely.box(2, 3, 2.4, 9))
+    (True, False)
+    """
+    inner = shapely.get_coordinates(piece.point_on_surface())[0]
+    near = np.floor(inner - 0.5)[None, :] + 0.5 + np.array(
+        [[dx, dy] for dx in (0, 1) for dy in (0, 1)])
+    if shapely.contains_xy(piece, near[:, 0], near[:, 1]).any():
+        return True
+    x0, y0, x1, y1 = piece.bounds
+    rows = np.arange(math.ceil(y0 - 0.5), math.floor(y1 - 0.5) + 1) + 0.5
+    if len(rows) == 0:
+        return False
+    lines = shapely.MultiLineString([[(x0 - 1, y), (x1 + 1, y)] for y in rows])
+    for part in shapely.get_parts(piece.intersection(lines)):
+        xs = shapely.get_coordinates(part)[:, 0]
+        if len(xs) and math.floor(xs.max() - 0.5) >= math.ceil(xs.min() - 0.5):
+            return True
+    return False
 
 
 def _flat(geom: shapely.Geometry) -> Iterator[shapely.Polygon]:
@@ -214,10 +239,10 @@ def _flat(geom: shapely.Geometry) -> Iterator[shapely.Polygon]:
 
 
 def _result(polygon: Polygon, before: shapely.Geometry, after: shapely.Geometry,
-            min_area: float) -> list[Polygon]:
+            brush: shapely.Geometry) -> list[Polygon]:
     """``polygon`` made into the pieces of ``after``; the one overlapping ``before`` most
     keeps its id, every piece its certainty, label and answers."""
-    pieces = _pieces(after, min_area)
+    pieces = _pieces(after, brush)
     if not pieces:
         return []
     overlaps = [p.intersection(before).area for p in pieces]
@@ -232,7 +257,7 @@ def _result(polygon: Polygon, before: shapely.Geometry, after: shapely.Geometry,
 def apply_stroke(polygons: Sequence[Polygon], path: ArrayLike, radius: float, *,
                  erase: bool = False, selected: int | None = None,
                  certainty: Certainty | str = Certainty.CERTAIN,
-                 tolerance: float = TOLERANCE, min_area: float = MIN_AREA) -> StrokeResult:
+                 tolerance: float = TOLERANCE) -> StrokeResult:
     """What a brush (``erase=False``) or eraser stroke along ``path`` (``(N, 2)`` ``(x, y)``
     image pixels) with ``radius`` does to ``polygons`` (an annotation's, with their ids);
     ``selected`` is the selected polygon's id (``None``: none), ``certainty`` that of a new
@@ -249,7 +274,7 @@ def apply_stroke(polygons: Sequence[Polygon], path: ArrayLike, radius: float, *,
     elif erase:
         targets = [p for p in polygons if p.id is not None]
     else:  # a new polygon
-        pieces = _pieces(brush, min_area)
+        pieces = _pieces(brush, brush)
         return StrokeResult((), tuple(Polygon(outline(p), Certainty(certainty))
                                       for p in pieces))
     before: list[Polygon] = []
@@ -265,5 +290,5 @@ def apply_stroke(polygons: Sequence[Polygon], path: ArrayLike, radius: float, *,
                 continue  # nothing new
             changed = shape.union(brush)
         before.append(polygon)
-        after += _result(polygon, shape, changed, min_area)
+        after += _result(polygon, shape, changed, brush)
     return StrokeResult(tuple(before), tuple(after))

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from slicereview.engines import geometry
@@ -165,6 +165,15 @@ def test_an_erase_beside_every_polygon_changes_nothing() -> None:
     assert not result.changed
 
 
+def test_a_small_piece_that_covers_a_pixel_is_kept() -> None:
+    # an erase leaves a corner of about 0.2 px² just around the centre of pixel (20, 20)
+    base = _square(20.2, 20.2, 30, 30, id=1)
+    result = apply_stroke([base], [[30.0, 30.0]], math.hypot(9.5, 9.5) - 0.02, erase=True,
+                          selected=1)
+    kept = [p for p in result.after if geometry.contains(p.vertices, (20.5, 20.5))]
+    assert kept and area_of(kept[0].vertices) < 0.5
+
+
 def test_a_sliver_left_by_an_erase_is_dropped() -> None:
     base = _square(20, 20, 30, 60.15, id=1)  # erasing to y ≈ 60.1 leaves 10 × 0.03 px
     result = apply_stroke([base], [[0.0, 40.0], [80.0, 40.0]], 20.0, erase=True, selected=1)
@@ -205,6 +214,8 @@ def test_outlines_bridge_several_holes_and_read_back_as_the_same_region() -> Non
 
 
 @given(st.integers(0, 10_000), st.booleans(), st.floats(1.0, 12.0))
+@example(19, False, 1.0)  # a sliver face of a self-crossing outline, far from the brush
+@example(397, True, 1.0)  # one the eraser touches that covers a pixel centre
 @settings(max_examples=40, deadline=None)
 def test_random_strokes_change_exactly_the_pixels_under_the_brush(seed: int, erase: bool,
                                                                   radius: float) -> None:
