@@ -94,7 +94,7 @@ def test_runtime_dependencies(pyproject: dict):
     by_name = {d.name.lower(): d for d in deps}
     assert str(by_name["pyside6-essentials"].specifier) in {"<6.12,>=6.9", ">=6.9,<6.12"}
     for name in ("pyqtgraph", "numpy", "scipy", "scikit-image", "pydicom", "simpleitk",
-                 "platformdirs"):
+                 "platformdirs", "shapely"):
         assert name in by_name, name
     # GPL packages are never runtime dependencies (krippendorff is a test oracle only;
     # pylibjpeg-libjpeg is not listed anywhere).

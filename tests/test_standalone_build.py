@@ -103,6 +103,9 @@ def test_version_and_contents(app: Path, tmp_path: Path) -> None:
     assert list(internal.rglob("slicereview/resources/slicereview.qss"))
     assert list(internal.rglob("slicereview/engines/agreement/__init__.pyi"))
     assert list(internal.rglob("matplotlib/mpl-data/matplotlibrc"))
+    # the brush and eraser's polygon booleans: shapely and its GEOS library (imported on the
+    # first stroke only, so no command below would notice them missing)
+    assert list(internal.rglob("shapely/lib*")) and list(internal.rglob("libgeos*"))
     # Nothing from the tests, no GPL oracle, none of what docs/packaging.md says is left out.
     for name in ("krippendorff*", "pingouin*", "sklearn*", "pytest*", "pandas*", "tests",
                  "libgtk-3*", "translations", "libqeglfs*"):

@@ -39,7 +39,8 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from slicereview.app import annotating
@@ -150,6 +151,75 @@ class DeletePolygon:
 
     def revert(self) -> None:
         annotating.add_polygon(self.project, self.annotation_id, self.polygon, self.position)
+
+
+@dataclass
+class ChangePolygons:
+    """Replace some of an annotation's polygons at once, in one transaction (a brush or eraser
+    stroke): ``before`` are the stored polygons changed, ``after`` what replaces them — one
+    with a ``before`` id is that polygon updated, one without an id is added on top, and a
+    ``before`` id missing from ``after`` is deleted. Revert restores every one of them, with
+    its id and drawing position; redo stores the added ones under the same ids again.
+
+    Provenance (:func:`~slicereview.app.annotating.edited_polygon`): an updated polygon keeps
+    its tool and is *edited* when its outline changed; an added one made by the brush is new
+    (``brush``, not edited); an added one made by any other tool is a piece of a polygon the
+    stroke split, and so edited."""
+
+    project: Project
+    annotation_id: int
+    before: Sequence[Polygon]
+    after: Sequence[Polygon]
+    text: str = "Change polygons"
+    #: (polygon, drawing position) of the deleted ones, in the order they were deleted.
+    deleted: list[tuple[Polygon, int]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        ids = [p.id for p in self.before]
+        if None in ids or len(set(ids)) != len(ids):
+            raise ValueError("a change needs the stored polygons' ids, each once")
+        self.before = list(self.before)
+        stored = {p.id: p for p in self.before}
+        self.after = [annotating.edited_polygon(stored[p.id], p) if p.id in stored
+                      else p if p.tool is Tool.BRUSH else replace(p, edited=True)
+                      for p in self.after]
+        self._updated = [p for p in self.after if p.id in ids]
+        self._added = [p for p in self.after if p.id not in ids]
+
+    @property
+    def changed(self) -> Changed:
+        return ("annotation", self.annotation_id)
+
+    @property
+    def added_ids(self) -> list[int]:
+        """The ids of the polygons added (known after the first apply)."""
+        return [p.id for p in self._added if p.id is not None]
+
+    def apply(self) -> None:
+        kept = {p.id for p in self._updated}
+        with self.project.transaction():
+            self.deleted = []
+            for polygon in self.before:
+                if polygon.id not in kept:
+                    assert polygon.id is not None
+                    self.deleted.append((polygon, annotating.delete_polygon(
+                        self.project, self.annotation_id, polygon.id)))
+            for polygon in self._updated:
+                annotating.update_polygon(self.project, self.annotation_id, polygon)
+            self._added = [replace(p, id=annotating.add_polygon(self.project,
+                                                                self.annotation_id, p))
+                           for p in self._added]
+
+    def revert(self) -> None:
+        by_id = {p.id: p for p in self.before}
+        with self.project.transaction():
+            for polygon in reversed(self._added):
+                assert polygon.id is not None
+                annotating.delete_polygon(self.project, self.annotation_id, polygon.id)
+            for polygon in self._updated:
+                annotating.update_polygon(self.project, self.annotation_id, by_id[polygon.id])
+            for polygon, position in reversed(self.deleted):
+                annotating.add_polygon(self.project, self.annotation_id, polygon, position)
 
 
 @dataclass

@@ -135,10 +135,23 @@ def _drop_provenance(path: Path) -> None:
 
     from slicereview.store.schema import _POLYGON_PROVENANCE, MIGRATIONS
 
+    from slicereview.store.connection import _statements
+
+    version = MIGRATIONS.index(_POLYGON_PROVENANCE)
+    later = sqlite3.connect(":memory:")  # the tables of the migrations after provenance
+    for script in MIGRATIONS[:version]:
+        later.executescript(script)
+    older = {r[0] for r in later.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    for script in MIGRATIONS[version:]:
+        for statement in _statements(script):
+            later.execute(statement)
+    newer = {r[0] for r in later.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     conn = sqlite3.connect(path)
+    for table in sorted(newer - older):
+        conn.execute(f"DROP TABLE {table}")
     for column in ("model", "edited", "tool"):
         conn.execute(f"ALTER TABLE polygons DROP COLUMN {column}")
-    conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(_POLYGON_PROVENANCE)}")
+    conn.execute(f"PRAGMA user_version = {version}")
     conn.commit()
     conn.close()
 

@@ -45,7 +45,7 @@ def _look_around(qtbot, w, skip_ahead) -> None:
             w.annotate_page.clock.touch()  # someone moved the mouse: the clock would run
             for clock in clocks:
                 skip_ahead(clock, TIME_COMMIT_MS + 1000)
-            w.annotate_page.status.tick()
+            w.annotate_page.tick()
             w.review_page._tick()
             qtbot.wait(20)  # (events of the selection)
         w.tabs.setCurrentIndex(0)

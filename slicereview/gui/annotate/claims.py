@@ -1,5 +1,5 @@
-"""The Annotate page's claims: :class:`AnnotateClaims`, a part of
-:class:`~slicereview.gui.annotate.page.AnnotatePage`, for batches handed out by claims
+"""The Annotate page's claims: :class:`AnnotateClaims`, a part of the Annotate page, for batches
+handed out by claims
 (``slicereview batch ... --per-image K``; the rule is :mod:`slicereview.app.qa.claiming`).
 
 * **Next image to annotate** — when the phase shown has a batch handed out by claims, the
@@ -13,27 +13,45 @@
 * **finishing** — *Submit* or *Nothing to annotate* on an image you claimed goes on to your
   next claimed image (instead of the next image of the list).
 * **the image list** — the status filter's ``◆ claimed by you`` shows the images the acting
-  annotator claimed in the phase shown.
+  annotator claimed in the phase shown (:attr:`AnnotateClaims.claims_changed`, while the page
+  is shown).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QGroupBox, QLabel, QPushButton, QVBoxLayout
 
+from slicereview.gui.annotate.people import AnnotatorChoice
+from slicereview.gui.annotate.state import AnnotateState
+from slicereview.gui.annotate.writer import AnnotationWriter
+
 if TYPE_CHECKING:
-    from slicereview.gui.annotate.page import AnnotatePage
+    from slicereview.gui.gateway.annotate import AnnotateService
 
 
-class AnnotateClaims:
-    """Claims on ``page`` (see the module docstring)."""
+class AnnotateClaims(QObject):
+    """Claims (see the module docstring): the *Your batch* box (:attr:`box`, placed by the
+    page), ``action`` (key N) and the panel's ``message`` line."""
 
-    def __init__(self, page: AnnotatePage) -> None:
-        self.page = page
-        self.state = page.state
-        self.annotate = page.gateway.annotate
-        self.action = page.actions_["claim_next"]
+    #: The images the acting annotator claimed in the phase shown (``None``: no claims).
+    claims_changed = Signal(object)
+    #: Show this image (a claimed one): the image list selects it.
+    open_requested = Signal(int)
+
+    def __init__(self, state: AnnotateState, annotate: AnnotateService,
+                 writer: AnnotationWriter, people: AnnotatorChoice, action: QAction,
+                 message: QLabel) -> None:
+        super().__init__()
+        self.state = state
+        self.annotate = annotate
+        self.writer = writer
+        self.people = people
+        self.action = action
+        self.message = message
         self.box = QGroupBox("Your batch")
         self.box.setObjectName("claims_box")
         self.summary = QLabel()
@@ -55,7 +73,7 @@ class AnnotateClaims:
 
     def offered(self) -> bool:
         """Whether the phase shown has a batch handed out by claims."""
-        return self.page.gateway.is_open and bool(self.annotate.claim_batches(self.state.phase))
+        return self.annotate.is_open and bool(self.annotate.claim_batches(self.state.phase))
 
     def working(self) -> bool:
         """Whether the annotation shown is the acting annotator's on an image they claimed."""
@@ -78,8 +96,8 @@ class AnnotateClaims:
         else:
             self.summary.setText("Say who you are (You are) to be given images."
                                  if offered else "")
-        if self.page.isVisible():
-            self.page.claims_changed.emit(list(self.claimed) if offered else None)
+        if self.state.shown:
+            self.claims_changed.emit(list(self.claimed) if offered else None)
 
     def next(self) -> int | None:
         """Claim the acting annotator's next image and show it; its id, or ``None`` (the
@@ -87,18 +105,16 @@ class AnnotateClaims:
         acting = self.state.acting_id
         if acting is None or not self.offered():
             return None
-        self.page.commit_pending()
+        self.writer.commit_pending()
         claim = self.annotate.next_claim(acting, self.state.phase)
         self.notice.setText(claim.message)
         self.notice.setVisible(bool(claim.message))
         if claim.image_id is None:
             self.show()
-            self.page.panel.message_label.setText(claim.message)
+            self.message.setText(claim.message)
             return None
         if self.state.rater_id != acting:
-            self.page.select_annotator(acting)  # your own annotation, editable
+            self.people.select_annotator(acting)  # your own annotation, editable
         self.show()
-        self.page.open_requested.emit(claim.image_id)
-        if self.state.image_id != claim.image_id:  # (a page not in a window)
-            self.page.show_image(claim.image_id)
+        self.open_requested.emit(claim.image_id)  # (the page shows it)
         return claim.image_id

@@ -1,4 +1,4 @@
-"""The drawing tool: polygon, freehand and edit modes on an :class:`ImageView`.
+"""The drawing tool: polygon, freehand, edit, brush and eraser modes on an :class:`ImageView`.
 
 The tool turns mouse events into *intents* carrying core values (vertex arrays, polygon ids);
 the annotate page turns intents into undo commands (:mod:`slicereview.gui.gateway.undo`), which
@@ -30,6 +30,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 
 from slicereview.engines import geometry
+from slicereview.gui.annotate.brush import BrushGestures
 from slicereview.gui.annotate.edit_gestures import EditGestures
 from slicereview.gui.annotate.polygon_layer import PolygonLayer
 from slicereview.gui.common.image_view import ImageView
@@ -50,6 +51,8 @@ class Mode(str, Enum):
     POLYGON = "polygon"
     FREEHAND = "freehand"
     EDIT = "edit"
+    BRUSH = "brush"
+    ERASER = "eraser"
 
 
 class DrawTool(QObject):
@@ -85,6 +88,7 @@ class DrawTool(QObject):
         self.edit = EditGestures(self)
         view.graphics.scene().installEventFilter(self)
         view.graphics.installEventFilter(self)
+        self.brush = BrushGestures(self)  # (after the filter above: it sees events first)
 
     # -- content (delegated to the layer) --------------------------------------------------
     @property
@@ -119,7 +123,7 @@ class DrawTool(QObject):
     @property
     def dragging(self) -> bool:
         """True while a press is being dragged (a vertex, a polygon, a stroke)."""
-        return self.drag is not None
+        return self.drag is not None or self.brush.painting
 
     @property
     def drawing(self) -> bool:
@@ -135,11 +139,13 @@ class DrawTool(QObject):
         """Switch tools; an unfinished polygon is dropped, the selection stays."""
         self._drop_unfinished()
         self.mode = Mode(mode)
+        self.brush.show_cursor()
 
     def set_enabled(self, enabled: bool) -> None:
         if not enabled:
             self._drop_unfinished()
         self.enabled = enabled
+        self.brush.show_cursor()
 
     def select(self, polygon_id: int | None) -> None:
         if polygon_id is not None and polygon_id not in self.items:
@@ -148,6 +154,7 @@ class DrawTool(QObject):
             self.layer.selected_id = polygon_id
             self.layer.restyle()
             self._show_handles()
+            self.brush.show_cursor()  # (the colour of what it paints)
             self.selection_changed.emit(-1 if polygon_id is None else polygon_id)
 
     def restyle(self) -> None:
@@ -201,6 +208,8 @@ class DrawTool(QObject):
             self.select(None)
 
     def _drop_unfinished(self) -> bool:
+        if self.brush.cancel():
+            return True
         if not (self._points or self.drag):
             return False
         self._points = []
@@ -218,6 +227,7 @@ class DrawTool(QObject):
         self.draw_certainty = (Certainty.UNCERTAIN if self.draw_certainty is Certainty.CERTAIN
                                else Certainty.CERTAIN)
         self._refresh_preview()
+        self.brush.show_cursor()
         self.message.emit(f"New polygons are drawn {self.draw_certainty.value}.")
 
     def delete_selected(self) -> None:
@@ -245,7 +255,7 @@ class DrawTool(QObject):
             return self._on_double_click(ev)
         return False
 
-    def _mine(self, ev) -> bool:
+    def takes(self, ev) -> bool:
         """Whether a left-button press belongs to the tool (not to panning or the viewer)."""
         return (self.enabled and self.view.display is not None
                 and ev.button() == Qt.MouseButton.LeftButton and not self._space
@@ -264,7 +274,7 @@ class DrawTool(QObject):
 
     def _on_press(self, ev) -> bool:
         self.user_input.emit()
-        if not self._mine(ev):
+        if not self.takes(ev):
             return False
         self.view.graphics.setFocus(Qt.FocusReason.MouseFocusReason)
         ev.accept()
@@ -332,7 +342,7 @@ class DrawTool(QObject):
         return True
 
     def _on_double_click(self, ev) -> bool:
-        if not self._mine(ev):
+        if not self.takes(ev):
             return False
         ev.accept()
         xy = self._xy(ev)

@@ -5,8 +5,9 @@ F2 (anywhere in the main window while the Annotate tab is shown) or the notice's
 opens :class:`GuidelineChangesDialog` with the newest guidelines and the unified diff since
 the version the annotator last looked at (the whole text the first time); opening it records
 that they looked (:func:`slicereview.app.qa.guidelines.guideline_changes`), and the notice goes
-away. A part of the page: it puts itself at the top of the side panel and follows the page's
-state (whose work is shown) and new guideline versions.
+away. A part of the page: the page puts it at the top of the side panel and gives F2 to
+:meth:`GuidelineNotice.open_changes`; it follows the page's state (whose work is shown) and new
+guideline versions (``gateway.owner``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QKeySequence, QShortcut
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -28,11 +29,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.gui.annotate.state import AnnotateState
 from slicereview.gui.owner.guideline_editor import GuidelineBrowser, show_markdown
 
 if TYPE_CHECKING:
     from slicereview.app.qa.guidelines import GuidelineChanges
-    from slicereview.gui.annotate.page import AnnotatePage
+    from slicereview.gui.gateway.owner import OwnerService
 
 KEY = "F2"
 
@@ -67,9 +69,10 @@ class GuidelineChangesDialog(QDialog):
 class GuidelineNotice(QFrame):
     """The notice strip; :meth:`refresh` re-reads whether the acting annotator is behind."""
 
-    def __init__(self, page: AnnotatePage) -> None:
+    def __init__(self, state: AnnotateState, owner: OwnerService) -> None:
         super().__init__()
-        self.page = page
+        self.state = state
+        self.owner = owner
         self.setObjectName("guideline_notice")
         self.setStyleSheet("#guideline_notice { background: #5a4a00; border-radius: 4px; }")
         self.label = QLabel()
@@ -82,25 +85,19 @@ class GuidelineNotice(QFrame):
         layout.addWidget(self.button)
         self.dialog: GuidelineChangesDialog | None = None
         self.hide()
-        page.panel.insert(0, self)
-        # Window-wide while the page is shown (a hidden tab's shortcuts do not fire): F2 works
-        # with the focus in the image list or the side panel too, not only in the page.
-        shortcut = QShortcut(QKeySequence(KEY), page)
-        shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-        shortcut.activated.connect(self.open_changes)
-        page.state.changed.connect(self._on_state_changed)
-        page.gateway.owner.guidelines_changed.connect(self.refresh)
+        state.changed.connect(self._on_state_changed)
+        owner.guidelines_changed.connect(self.refresh)
 
     def _on_state_changed(self, what: str) -> None:
         if what == "context":  # whose work is shown may have changed
             self.refresh()
 
     def refresh(self, *_args: object) -> None:
-        gateway, rater = self.page.gateway, self.page.rater_id
-        if not gateway.is_open or rater is None:
+        owner, rater = self.owner, self.state.rater_id
+        if not owner.is_open or rater is None:
             self.hide()
             return
-        changes = gateway.owner.changes_for(rater, record=False)
+        changes = owner.changes_for(rater, record=False)
         self.setVisible(changes.changed)
         if changes.changed:
             self.label.setText(f"<b>Guidelines changed:</b> version {changes.version}"
@@ -109,11 +106,11 @@ class GuidelineNotice(QFrame):
 
     def open_changes(self) -> GuidelineChangesDialog | None:
         """Show the guidelines with what changed and record that the annotator looked."""
-        gateway, rater = self.page.gateway, self.page.rater_id
-        if not gateway.is_open or rater is None:
+        owner, rater = self.owner, self.state.rater_id
+        if not owner.is_open or rater is None:
             return None
-        changes = gateway.owner.changes_for(rater, record=True)
-        self.dialog = GuidelineChangesDialog(changes, gateway.owner.entry_crops(), self.page)
+        changes = owner.changes_for(rater, record=True)
+        self.dialog = GuidelineChangesDialog(changes, owner.entry_crops(), self.window())
         self.dialog.setWindowModality(Qt.WindowModality.NonModal)
         self.dialog.show()
         self.refresh()

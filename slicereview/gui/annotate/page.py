@@ -3,13 +3,9 @@
 The page follows the image chosen in the main window's browser (:meth:`AnnotatePage.show_image`,
 loaded when the page is shown) and asks for the next or previous one with
 :attr:`AnnotatePage.step_requested`. What it shows is one Qt-free
-:class:`~slicereview.gui.annotate.state.AnnotateState`; the page is composed of parts that
-read and set it: :class:`~.people.AnnotatorChoice` (You are / Showing),
-:class:`~.intents.PolygonIntents` (the drawing tool's intents → undo commands, one undo
-history per annotation through ``gateway.annotate``, written at once),
-:class:`~.status.AnnotateStatus` (finishing, time, statuses, returned work),
-:class:`~.repeats.AnnotateRepeats`, :class:`~.workflow.AnnotateWorkflow` and the guidelines
-notice (:mod:`.guideline_notice`).
+:class:`~slicereview.gui.annotate.state.AnnotateState`; the page builds its parts, each with
+only what it uses (docs/design.md, "The GUI's structure"), and wires their signals. No part
+imports this module (``tests/gui/annotate/test_parts.py``).
 
 An annotation is created on the first edit, classification answer or status button — never by
 time alone: active time gathered before that is kept in memory (per annotator, image, phase and
@@ -23,36 +19,38 @@ so looking never changes another person's record (status, time or ``updated_at``
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QHideEvent, QShowEvent
-from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QHideEvent, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtWidgets import QWidget
 
 from slicereview.app.undo import CommandStack
+from slicereview.gui.annotate import guideline_notice
 from slicereview.gui.annotate.claims import AnnotateClaims
 from slicereview.gui.annotate.draw_tool import DrawTool, Mode
 from slicereview.gui.annotate.guideline_notice import GuidelineNotice
 from slicereview.gui.annotate.intents import PolygonIntents
-from slicereview.gui.annotate.panel import (
-    AnnotatePanel,
-    connect_tool_actions,
-    make_actions,
-    make_toolbar,
-)
+from slicereview.gui.annotate.panel import AnnotatePanel
 from slicereview.gui.annotate.people import AnnotatorChoice
 from slicereview.gui.annotate.repeats import AnnotateRepeats
 from slicereview.gui.annotate.returned_box import ReturnedBox
 from slicereview.gui.annotate.state import AnnotateState
 from slicereview.gui.annotate.status import AnnotateStatus
+from slicereview.gui.annotate.toolbar import (
+    TOOLS,
+    connect_tool_actions,
+    lay_out,
+    make_actions,
+    make_tool_bars,
+)
 from slicereview.gui.annotate.workflow import AnnotateWorkflow
+from slicereview.gui.annotate.writer import AnnotationWriter
 from slicereview.gui.common.active_time import IdleClock
 from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.model import Annotation
 
 #: The actions that act on the annotation (disabled while it is not yours to edit).
-_EDIT_ACTIONS = ("toggle_certainty", "delete", "submit", "polygon", "freehand", "edit")
+_EDIT_ACTIONS = ("toggle_certainty", "delete", "submit", *TOOLS)
 
 
 class AnnotatePage(QWidget):
@@ -76,7 +74,6 @@ class AnnotatePage(QWidget):
         self.tool = DrawTool(self.view)
         self.panel = AnnotatePanel()
         self.returned = ReturnedBox()
-        self.panel.insert(2, self.returned)
         self.clock = IdleClock(self)
         #: Another instance changed the file while a polygon was being drawn: catch up later.
         self.stale = False
@@ -84,46 +81,45 @@ class AnnotatePage(QWidget):
         self._pending: int | None = None
         self.actions_: dict[str, QAction]
         self.actions_, self.history_actions = make_actions(self)
-        self.people = AnnotatorChoice(self)
-        self.intents = PolygonIntents(self)
-        self.status = AnnotateStatus(self)
-        self.workflow = AnnotateWorkflow(self)
-        self.repeats = AnnotateRepeats(self)
-        self.repeats_box = self.repeats.box
-        self.guideline_notice = GuidelineNotice(self)
-        self.claims = AnnotateClaims(self)
-        self.panel.insert(1, self.claims.box)
-        self._build()
+        self._build_parts()
+        self.bars = make_tool_bars(self.actions_, self.tool)
+        lay_out(self, self.bars, self.view, self.panel)
         self._wire()
         self._ticker = QTimer(self)
         self._ticker.setInterval(1000)
-        self._ticker.timeout.connect(self.status.tick)
+        self._ticker.timeout.connect(self.tick)
         self._ticker.start()
         self.set_context_enabled()
 
-    # -- layout ----------------------------------------------------------------------------
-    def _build(self) -> None:
-        left = QVBoxLayout()
-        left.setContentsMargins(0, 0, 0, 0)
-        left.setSpacing(0)
-        left.addWidget(make_toolbar(self.actions_))
-        left.addWidget(self.view, 1)
-        scroll = QScrollArea()
-        scroll.setWidget(self.panel)
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(300)
-        scroll.setMaximumWidth(380)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(left, 1)
-        layout.addWidget(scroll)
+    def _build_parts(self) -> None:
+        s, annotate, p = self.state, self.gateway.annotate, self.panel
+        self.writer = AnnotationWriter(s, annotate, self.clock, self.history_actions,
+                                       (p.image_form, p.polygon_form))
+        self.people = AnnotatorChoice(s, annotate, p)
+        self.intents = PolygonIntents(s, self.tool, self.writer, annotate, self.clock)
+        self.workflow = AnnotateWorkflow(s, annotate, p)
+        self.status = AnnotateStatus(s, annotate, self.writer, self.workflow, p, self.returned,
+                                     self.tool, self.view.viewbox, self.clock)
+        self.repeats = AnnotateRepeats(s, annotate, self.workflow)
+        self.repeats_box = self.repeats.box
+        self.guideline_notice = GuidelineNotice(s, self.gateway.owner)
+        self.claims = AnnotateClaims(s, annotate, self.writer, self.people,
+                                     self.actions_["claim_next"], p.message_label)
+        # the side panel from the top: notice, Your batch, Annotator, This image, Repeats,
+        # Returned by the reviewer, the questions
+        for index, box in ((0, self.guideline_notice), (1, self.claims.box),
+                           (4, self.repeats.box), (5, self.returned)):
+            p.insert(index, box)
+        # Window-wide while the page is shown (a hidden tab's shortcuts do not fire): F2 works
+        # with the focus in the image list or the side panel too, not only in the page.
+        shortcut = QShortcut(QKeySequence(guideline_notice.KEY), self)
+        shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+        shortcut.activated.connect(self.guideline_notice.open_changes)
 
     def _wire(self) -> None:
         a, p, t, g, i = self.actions_, self.panel, self.tool, self.gateway, self.intents
-        a["polygon"].triggered.connect(lambda: self.set_mode(Mode.POLYGON))
-        a["freehand"].triggered.connect(lambda: self.set_mode(Mode.FREEHAND))
-        a["edit"].triggered.connect(lambda: self.set_mode(Mode.EDIT))
+        for mode in Mode:
+            a[mode.value].triggered.connect(lambda _=False, m=mode: self.set_mode(m))
         connect_tool_actions(a, t)
         a["submit"].triggered.connect(self.submit)
         for action in self.actions_.values():
@@ -132,14 +128,12 @@ class AnnotatePage(QWidget):
         t.polygon_edited.connect(i.on_edited)
         t.delete_requested.connect(i.on_delete)
         t.certainty_toggle_requested.connect(i.on_toggle)
+        t.brush.stroke_drawn.connect(i.on_stroke)
         t.selection_changed.connect(self.on_selection)
         t.message.connect(p.message_label.setText)
         t.user_input.connect(self.clock.touch)
-        p.annotator_box.currentIndexChanged.connect(self.on_context)
-        p.you_box.currentIndexChanged.connect(self.people.on_you_changed)
-        p.phase_box.currentIndexChanged.connect(self.on_context)
-        p.round_box.valueChanged.connect(self.on_context)
-        p.new_annotator_button.clicked.connect(self.people.ask_new)
+        self.people.context_changed.connect(self.on_context)
+        self.people.acting_changed.connect(self.set_context_enabled)
         p.previous_button.clicked.connect(lambda: self.step_requested.emit(-1))
         p.next_button.clicked.connect(lambda: self.step_requested.emit(+1))
         p.nothing_button.clicked.connect(self.mark_nothing_to_annotate)
@@ -148,8 +142,19 @@ class AnnotatePage(QWidget):
         p.image_form.answers_changed.connect(i.on_image_answers)
         p.polygon_form.answers_changed.connect(i.on_polygon_answers)
         self.returned.revise_requested.connect(self.status.revise)
+        self.writer.refused.connect(lambda: g.settle(self.reload_annotation))
+        st = self.status
+        st.finished.connect(self.advance)
+        st.refreshed.connect(self.repeats.show)
+        st.refreshed.connect(self.claims.show)
+        st.statuses_changed.connect(self.statuses_changed)
+        st.assignments_changed.connect(self.assignments_changed)
+        self.claims.claims_changed.connect(self.claims_changed)
+        self.claims.open_requested.connect(self._open_claimed)
+        self.repeats.load_requested.connect(lambda image, keep: self.load(image, keep_view=keep))
+        self.workflow.questions_changed.connect(self._on_questions_changed)
         g.project_opened.connect(self.on_project_opened)
-        g.project_about_to_close.connect(self.status.commit_pending)
+        g.project_about_to_close.connect(self.writer.commit_pending)
         g.project_closed.connect(self._on_project_closed)
         g.images_changed.connect(self._on_images_changed)
         g.raters_changed.connect(self.people.fill)
@@ -206,7 +211,7 @@ class AnnotatePage(QWidget):
         return self.status.mark_nothing_to_annotate()
 
     def commit_pending(self) -> None:
-        self.status.commit_pending()
+        self.writer.commit_pending()
 
     def advance(self) -> None:
         """After finishing an image: your next claimed one when you work on claims, else the
@@ -215,6 +220,20 @@ class AnnotatePage(QWidget):
             self.claims.next()
         else:
             self.step_requested.emit(+1)
+
+    def _open_claimed(self, image_id: int) -> None:
+        self.open_requested.emit(image_id)  # the image list selects it...
+        if self.state.image_id != image_id:  # (...unless the page is not in a window)
+            self.show_image(image_id)
+
+    def tick(self) -> None:
+        """Every second: run the clock while the annotator works, write its time now and
+        then, catch up with changes from elsewhere, show the time."""
+        window = self.window()
+        self.status.tick(self.isVisible() and window is not None and window.isActiveWindow())
+        if self.stale:
+            self.on_changed_elsewhere()
+        self.status.show_time()
 
     def show_image(self, image_id: int) -> None:
         """Follow the browser's current image (loaded now if the page is shown, else later)."""
@@ -225,17 +244,19 @@ class AnnotatePage(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        self.state.shown = self.isVisible()
         self.status.show()  # the browser shows this annotator's statuses
         pending, self._pending = self._pending, None
         if pending is not None:
             self.load(pending)
 
     def hideEvent(self, event: QHideEvent) -> None:
+        self.state.shown = self.isVisible()  # (still true when the window is minimised)
         self.statuses_changed.emit(None)
         self.assignments_changed.emit(None)
         self.claims_changed.emit(None)
         if self.gateway.is_open:
-            self.status.commit_pending()
+            self.writer.commit_pending()
         super().hideEvent(event)
 
     def set_mode(self, mode: Mode | str) -> None:
@@ -243,15 +264,9 @@ class AnnotatePage(QWidget):
         self.actions_[Mode(mode).value].setChecked(True)
 
     # -- context: annotator, phase, round, image -------------------------------------------
-    def sync_context(self) -> None:
-        """Take who is shown, who you are, the phase and the round from the panel."""
-        p = self.panel
-        self.state.set_context(self.people.shown_id(), self.people.acting_id(),
-                               p.phase_box.currentText(), p.round_box.value())
-
-    def on_context(self, *_args: object) -> None:
-        """Annotator, phase or round changed: commit time, then show that annotation."""
-        self.sync_context()
+    def on_context(self) -> None:
+        """Annotator, phase or round changed (the state has them): commit time, then show
+        that annotation."""
         if self.state.image_id is not None:
             self.load(self.state.image_id, keep_view=True)
         else:
@@ -276,6 +291,10 @@ class AnnotatePage(QWidget):
         self.state.batches.clear()
         self.status.show()
 
+    def _on_questions_changed(self) -> None:
+        if self.state.image_id is not None:
+            self.reload_annotation()
+
     def _on_workflow_changed(self) -> None:
         self.state.batches.clear()
         self.set_context_enabled()
@@ -283,7 +302,7 @@ class AnnotatePage(QWidget):
     def load(self, image_id: int, *, keep_view: bool = False) -> None:
         if not self.gateway.is_open:
             return
-        self.status.commit_pending()
+        self.writer.commit_pending()
         changed_image = image_id != self.state.image_id
         self.state.image_id = image_id
         self.panel.message_label.clear()
@@ -321,28 +340,6 @@ class AnnotatePage(QWidget):
         self.on_selection(-1 if self.tool.selected_id is None else self.tool.selected_id)
         self.status.show_returned()
         self.set_context_enabled()
-
-    def ensure_annotation(self) -> Annotation | None:
-        """The annotation shown, created now (the first edit) with the time gathered so far;
-        ``None`` when the project refused to create it (a server login that may not write
-        for this annotator, a lost connection...), said in the panel."""
-        s, annotate = self.state, self.gateway.annotate
-        if not s.own:
-            raise PermissionError("another annotator's annotation is read-only")
-        if s.annotation is None:
-            assert s.key is not None, "no annotator or no image"
-            annotation = annotate.start(*s.key)
-            if annotation is None:
-                return None
-            s.batches.clear()  # a first annotation in a phase can change the batch
-            self.history_actions.follow(annotate.history(annotation.id))
-            ms = s.take_unsaved() + self.clock.take()
-            if ms > 0:
-                annotation = replace(annotation,
-                                     active_ms=annotate.add_active_time(annotation.id, ms))
-            s.show(s.key, annotation)
-            return annotation
-        return s.annotation
 
     def set_context_enabled(self) -> None:
         s, p = self.state, self.panel

@@ -4,7 +4,6 @@ navigation and the guidelines dialog. They hold no project state; the page fills
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -18,22 +17,13 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QTextBrowser,
-    QToolBar,
     QVBoxLayout,
     QWidget,
 )
 
 from slicereview.app.annotating import provenance_text
-from slicereview.gui.annotate.draw_tool import DrawTool
 from slicereview.gui.annotate.questions_form import QuestionsForm
-from slicereview.gui.common.history_actions import HistoryActions
 from slicereview.gui.common.polygon_items import colour_name
-from slicereview.gui.common.shortcuts import (
-    ANNOTATE_ACTIONS,
-    ANNOTATE_REDO,
-    ANNOTATE_UNDO,
-    sequences,
-)
 from slicereview.model import AnnotationStatus, Certainty, Phase, Polygon
 
 STATUS_TEXT = {
@@ -53,60 +43,6 @@ def format_ms(ms: int) -> str:
     s = int(ms) // 1000
     h, m, s = s // 3600, s // 60 % 60, s % 60
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
-
-
-_TOOL_ACTIONS = ANNOTATE_ACTIONS  # (name, text, shortcut(s), tooltip)
-
-
-def make_actions(parent: QWidget) -> tuple[dict[str, QAction], HistoryActions]:
-    """The page's actions with their shortcuts (active while the page is shown), and its Undo
-    and Redo (they follow the undo history of the annotation shown)."""
-    actions: dict[str, QAction] = {}
-    modes = QActionGroup(parent)
-    for name, text, keys, tip in _TOOL_ACTIONS:
-        action = QAction(text, parent)
-        shortcuts = sequences(keys)
-        action.setShortcuts(shortcuts)
-        action.setToolTip(f"{tip} ({shortcuts[0].toString()})")
-        action.setObjectName(f"annotate_{name}")
-        if name in ("polygon", "freehand", "edit", "overlay", "outline"):
-            action.setCheckable(True)
-        if name in ("polygon", "freehand", "edit"):
-            modes.addAction(action)
-        parent.addAction(action)
-        actions[name] = action
-    actions["polygon"].setChecked(True)
-    actions["overlay"].setChecked(True)
-    history = HistoryActions(parent, ANNOTATE_UNDO, ANNOTATE_REDO)
-    for action in (history.undo, history.redo):
-        action.setObjectName(f"annotate_{action.iconText().lower()}")
-        parent.addAction(action)
-    actions["undo"], actions["redo"] = history.undo, history.redo
-    return actions, history
-
-
-def connect_tool_actions(a: dict[str, QAction], tool: DrawTool) -> None:
-    """Connect the drawing keys to the tool (the mode actions are the page's)."""
-    a["toggle_certainty"].triggered.connect(tool.toggle_certainty)
-    a["delete"].triggered.connect(tool.delete_selected)
-    a["finish"].triggered.connect(tool.finish)
-    a["remove_last"].triggered.connect(tool.remove_last_vertex)
-    a["cancel"].triggered.connect(tool.cancel)
-    a["less_fill"].triggered.connect(lambda: tool.set_fill_alpha(tool.fill_alpha - 0.1))
-    a["more_fill"].triggered.connect(lambda: tool.set_fill_alpha(tool.fill_alpha + 0.1))
-    a["overlay"].toggled.connect(tool.set_overlay_visible)
-    a["outline"].toggled.connect(tool.set_outline_only)
-
-
-def make_toolbar(actions: dict[str, QAction]) -> QToolBar:
-    toolbar = QToolBar("Annotate")
-    for name in ("polygon", "freehand", "edit", None, "toggle_certainty", "delete", None,
-                 "undo", "redo", None, "less_fill", "more_fill", "overlay", "outline"):
-        if name is None:
-            toolbar.addSeparator()
-        else:
-            toolbar.addAction(actions[name])
-    return toolbar
 
 
 class AnnotatePanel(QWidget):
@@ -205,7 +141,6 @@ class AnnotatePanel(QWidget):
     def insert(self, index: int, widget: QWidget) -> None:
         """Put ``widget`` at ``index`` of the panel's column (a part's box)."""
         self.column.insertWidget(index, widget)
-
 
     def show_status(self, status: AnnotationStatus | None, polygons: list[Polygon],
                     done: int | None, total: int, *, returned: bool = False) -> None:

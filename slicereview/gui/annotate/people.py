@@ -1,38 +1,57 @@
-"""Who annotates and whose work is shown: the Annotate page's "You are" and "Showing"
-(:class:`AnnotatorChoice`, a part of :class:`~slicereview.gui.annotate.page.AnnotatePage`).
+"""Who annotates and whose work is shown: the Annotate page's "You are" and "Showing", with
+the phase and round (:class:`AnnotatorChoice`, a part of the Annotate page).
 
 *You are* is the acting annotator (people only, remembered in the user settings); *Showing*
 is whose annotation is on screen. On a server, an annotator's login is that annotator: both
 boxes name only them (the database shows that login no one else's work). Only your own
 annotation is editable and gathers active time; anyone else's is shown read-only
 (see :mod:`slicereview.gui.annotate.page`).
+
+The part owns the panel's four context boxes: it writes what they say into the state
+(:meth:`AnnotateState.set_context <slicereview.gui.annotate.state.AnnotateState.set_context>`)
+and says so with :attr:`AnnotatorChoice.context_changed` (show that annotation) and
+:attr:`AnnotatorChoice.acting_changed` (who may edit changed).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QInputDialog
 
+from slicereview.gui.annotate.panel import AnnotatePanel
+from slicereview.gui.annotate.state import AnnotateState
 from slicereview.gui.common.settings import acting_annotator, remember_acting_annotator
 from slicereview.model import Role
 
 if TYPE_CHECKING:
-    from slicereview.gui.annotate.page import AnnotatePage
+    from slicereview.gui.gateway.annotate import AnnotateService
 
 NAME_ROLE = Qt.ItemDataRole.UserRole + 7
 
 
-class AnnotatorChoice:
-    """The two annotator boxes of ``page``'s panel (see the module docstring)."""
+class AnnotatorChoice(QObject):
+    """The annotator, phase and round boxes of ``panel`` (see the module docstring)."""
 
-    def __init__(self, page: AnnotatePage) -> None:
-        self.page = page
-        self.panel = page.panel
-        self.annotate = page.gateway.annotate
+    #: Showing, phase or round changed (or the list was filled): show that annotation.
+    context_changed = Signal()
+    #: "You are" changed (after showing your own work): who may edit changed.
+    acting_changed = Signal()
+
+    def __init__(self, state: AnnotateState, annotate: AnnotateService, panel: AnnotatePanel
+                 ) -> None:
+        super().__init__()
+        self.state = state
+        self.panel = panel
+        self.annotate = annotate
         #: ``(id, name)`` of the annotators listed (to notice new ones).
         self.seen: list[tuple[int, str]] = []
+        panel.annotator_box.currentIndexChanged.connect(self._on_context)
+        panel.you_box.currentIndexChanged.connect(self.on_you_changed)
+        panel.phase_box.currentIndexChanged.connect(self._on_context)
+        panel.round_box.valueChanged.connect(self._on_context)
+        panel.new_annotator_button.clicked.connect(self.ask_new)
 
     @staticmethod
     def _id(data: object) -> int | None:
@@ -46,13 +65,23 @@ class AnnotatorChoice:
         """The annotator the "You are" box names."""
         return self._id(self.panel.you_box.currentData())
 
+    def sync_context(self) -> None:
+        """Take who is shown, who you are, the phase and the round from the boxes."""
+        p = self.panel
+        self.state.set_context(self.shown_id(), self.acting_id(), p.phase_box.currentText(),
+                               p.round_box.value())
+
+    def _on_context(self, *_args: object) -> None:
+        self.sync_context()
+        self.context_changed.emit()
+
     def on_you_changed(self, *_args: object) -> None:
-        self.page.sync_context()
+        self.sync_context()
         rater_id = self.acting_id()
         if rater_id is not None:
             remember_acting_annotator(self.panel.you_box.currentData(NAME_ROLE))
             self.select_annotator(rater_id)  # show your own work
-        self.page.set_context_enabled()
+        self.acting_changed.emit()
 
     def select_you(self, rater_id: int) -> None:
         index = self.panel.you_box.findData(rater_id)
@@ -97,7 +126,7 @@ class AnnotatorChoice:
         box.setCurrentIndex(index if index >= 0 else (0 if box.count() else -1))
         for b in (box, you):
             b.blockSignals(False)
-        self.page.on_context()
+        self._on_context()
 
     def create(self, name: str) -> int:
         """Add an annotator by name and make it the current one."""
@@ -107,7 +136,7 @@ class AnnotatorChoice:
         return rater_id
 
     def ask_new(self) -> None:
-        name, ok = QInputDialog.getText(self.page, "New annotator", "Name:")
+        name, ok = QInputDialog.getText(self.panel, "New annotator", "Name:")
         if ok and name.strip():
             try:
                 self.create(name)

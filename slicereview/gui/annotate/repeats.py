@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
@@ -29,10 +29,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from slicereview.gui.annotate.state import AnnotateState
+from slicereview.gui.annotate.workflow import AnnotateWorkflow
 from slicereview.model import Annotation
 
 if TYPE_CHECKING:
-    from slicereview.gui.annotate.page import AnnotatePage
+    from slicereview.gui.gateway.annotate import AnnotateService
 
 
 class RepeatsBox(QGroupBox):
@@ -89,37 +91,39 @@ class RepeatsBox(QGroupBox):
             self.open_requested.emit(int(item.data(Qt.ItemDataRole.UserRole)))
 
 
-class AnnotateRepeats:
-    """The repeats of ``page``: the box, opening a repeat, and keeping the box current."""
+class AnnotateRepeats(QObject):
+    """The repeats: the box (:attr:`box`, placed by the page), opening a repeat, and keeping
+    the box current."""
 
-    def __init__(self, page: AnnotatePage) -> None:
-        self.page = page
-        self.state = page.state
-        self.annotate = page.gateway.annotate
+    #: Show image ``image_id`` (its repeat is open now); keep the view when it is on screen.
+    load_requested = Signal(int, bool)
+
+    def __init__(self, state: AnnotateState, annotate: AnnotateService,
+                 workflow: AnnotateWorkflow) -> None:
+        super().__init__()
+        self.state = state
+        self.annotate = annotate
+        self.workflow = workflow
         self.box = RepeatsBox()
-        page.panel.insert(2, self.box)
         self.box.hide()
         self.box.open_requested.connect(self.open_repeat)
 
     def open_repeat(self, image_id: int) -> None:
-        """Show the acting annotator's repeat of ``image_id`` (blind: its own polygons)."""
-        if self.state.image_id is not None and self.state.image_id != image_id:
-            self.page.status.commit_pending()
+        """Show the acting annotator's repeat of ``image_id`` (blind: its own polygons); the
+        page's load writes the time gathered on the image shown before."""
         self.state.repeat_image = image_id
-        self.page.load(image_id, keep_view=image_id == self.state.image_id)
+        self.load_requested.emit(image_id, image_id == self.state.image_id)
 
     def _items(self) -> tuple[list[tuple[int, str]], int]:
         rater = self.state.rater_id
-        if not (self.page.gateway.is_open and self.state.own and rater is not None):
+        if not (self.annotate.is_open and self.state.own and rater is not None):
             return [], 0
-        due, waiting = self.annotate.repeats_due(rater, self.page.status.batch(),
+        due, waiting = self.annotate.repeats_due(rater, self.workflow.batch(),
                                                  self.state.phase, self.state.round)
         return [(a.image_id, self._name(a)) for a in due], waiting
 
     def _name(self, repeat: Annotation) -> str:
-        gateway = self.page.gateway
-        image = gateway.image(repeat.image_id)
-        return gateway.file_of(image).name + (f" [{image.frame}]" if image.frame else "")
+        return self.annotate.image_name(repeat.image_id)
 
     def show(self) -> None:
         due, waiting = self._items()

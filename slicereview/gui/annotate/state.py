@@ -40,6 +40,9 @@ class AnnotateState:
     unsaved_ms: dict[Key, int] = field(default_factory=dict)
     #: The annotators' batch per phase (cached; cleared when images or annotations appear).
     batches: dict[str, list[int]] = field(default_factory=dict)
+    #: Whether the page is on screen (its tab shown): the image list follows its statuses,
+    #: assignments and claims only then.
+    shown: bool = False
     #: Called with the name of what changed ("context", "annotation").
     changed: Listeners = field(default_factory=Listeners, repr=False, compare=False)
 

@@ -1,5 +1,5 @@
 """What the owner's workflow means on the Annotate tab: :class:`AnnotateWorkflow`, a part of
-:class:`~slicereview.gui.annotate.page.AnnotatePage`.
+the Annotate page.
 
 * **held back** — when the owner's decision after onboarding holds the acting annotator back
   from the phase shown (they said *stop*, or have not decided yet), the annotation is shown
@@ -11,45 +11,64 @@
   tooltip, and the list's status filter can show only those
   (:func:`slicereview.app.qa.low_agreement.extra_assignments`);
 * **questions** — the classification forms follow the owner's questions (Owner ▸ Questions…,
-  another window or instance): retired questions are no longer asked.
+  another window or instance): retired questions are no longer asked
+  (:attr:`AnnotateWorkflow.questions_changed` then asks for the stored answers again);
+* **the batch** — the images the annotators work through in the phase shown
+  (:meth:`AnnotateWorkflow.batch`, cached in the state until images or annotations appear).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QObject, Signal
+
+from slicereview.gui.annotate.panel import AnnotatePanel
+from slicereview.gui.annotate.state import AnnotateState
+
 if TYPE_CHECKING:
-    from slicereview.gui.annotate.page import AnnotatePage
+    from slicereview.gui.gateway.annotate import AnnotateService
 
 
-class AnnotateWorkflow:
-    """The owner's workflow on ``page`` (see the module docstring)."""
+class AnnotateWorkflow(QObject):
+    """The owner's workflow on ``panel`` (see the module docstring)."""
 
-    def __init__(self, page: AnnotatePage) -> None:
-        self.page = page
-        self.state = page.state
-        self.gateway = page.gateway
+    #: The forms show other questions now: show the stored answers again.
+    questions_changed = Signal()
+
+    def __init__(self, state: AnnotateState, annotate: AnnotateService, panel: AnnotatePanel
+                 ) -> None:
+        super().__init__()
+        self.state = state
+        self.annotate = annotate
+        self.panel = panel
 
     def work_hold(self) -> str | None:
         """Why the acting annotator may not work in the phase shown (``None``: they may)."""
         acting = self.state.acting_id
-        if not self.gateway.is_open or acting is None or not self.state.own:
+        if not self.annotate.is_open or acting is None or not self.state.own:
             return None
-        return self.gateway.annotate.work_hold(acting, self.state.phase)
+        return self.annotate.work_hold(acting, self.state.phase)
 
     def extra_images(self) -> dict[int, str]:
         """Images given to the annotator shown by the low-agreement rule: image id → why."""
         rater = self.state.rater_id
-        if not self.gateway.is_open or rater is None:
+        if not self.annotate.is_open or rater is None:
             return {}
-        return self.gateway.annotate.extra_assignments(rater, self.state.phase)
+        return self.annotate.extra_assignments(rater, self.state.phase)
+
+    def batch(self) -> list[int]:
+        """The images annotators work through in the phase shown (cached in the state)."""
+        phase = self.state.phase
+        if phase not in self.state.batches:
+            self.state.batches[phase] = self.annotate.batch(phase)
+        return self.state.batches[phase]
 
     def reload_questions(self) -> None:
         """Show the questions asked now (retired ones left out) with the stored answers."""
-        panel = self.page.panel
-        panel.image_form.set_questions(self.gateway.questions("image"))
-        panel.polygon_form.set_questions(self.gateway.questions("polygon"))
+        panel = self.panel
+        panel.image_form.set_questions(self.annotate.questions("image"))
+        panel.polygon_form.set_questions(self.annotate.questions("polygon"))
         panel.image_group.setVisible(bool(panel.image_form.questions))
         panel.polygon_group.setVisible(bool(panel.polygon_form.questions))
-        if self.state.image_id is not None:
-            self.page.reload_annotation()
+        self.questions_changed.emit()

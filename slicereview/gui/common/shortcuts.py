@@ -66,6 +66,7 @@ MAIN_ACTIONS: dict[str, list[ActionRow]] = {
 #: Mouse gestures of every image view (View, Rate and Annotate pages).
 VIEW_MOUSE: list[tuple[str, str]] = [
     ("Wheel", "zoom about the cursor"),
+    ("Ctrl+wheel", "Annotate, with the brush or the eraser: its radius"),
     ("Left-drag", "pan (Annotate: hold Space, or middle-drag)"),
     ("Right-drag", "window/level: horizontal = width, vertical = centre; across the whole "
                    "view ≈ the image's value range"),
@@ -87,13 +88,21 @@ RATE_KEYS: list[tuple[str, str]] = [
 ]
 
 #: The annotate page's tool actions (active while the page is shown); the main window's View
-#: keys (F 1 + - I A B C, PgUp/PgDown) are not reused here.
+#: keys (F 1 + - I A B C, PgUp/PgDown) are not reused here (so the brush is Shift+D, next to
+#: freehand's D, and the eraser Shift+E, as in GIMP).
 ANNOTATE_ACTIONS: list[ActionRow] = [
     ("polygon", "Polygon", "P", "Polygon tool: click vertices; close on the first vertex, "
      "double-click or Enter; Backspace removes the last vertex; Esc cancels"),
     ("freehand", "Freehand", "D", "Freehand tool: press and drag an outline"),
     ("edit", "Edit", "E", "Edit: select, drag vertices or the polygon; Ctrl+click or "
      "double-click an edge inserts a vertex; Shift+click deletes a vertex"),
+    ("brush", "Brush", "Shift+D", "Brush: paint onto the selected polygon (with none selected, "
+     "a new one); Shift+drag erases; each stroke is one undo step"),
+    ("eraser", "Eraser", "Shift+E", "Eraser: erase from the selected polygon (with none "
+     "selected, from every polygon under the stroke); Shift+drag paints"),
+    ("smaller_brush", "Brush −", ",", "Smaller brush and eraser (or Ctrl+wheel over the "
+     "image)"),
+    ("larger_brush", "Brush +", ".", "Larger brush and eraser (or Ctrl+wheel over the image)"),
     ("toggle_certainty", "Certain/uncertain", "U", "Toggle the selected polygon certain (red) / "
      "uncertain (green); with none selected, the colour new polygons get"),
     ("delete", "Delete", "Delete", "Delete the selected polygon"),

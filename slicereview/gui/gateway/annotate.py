@@ -142,6 +142,19 @@ class AnnotateService(Service):
         return self.open_project.annotations.for_image(rater_id, image_id, phase, round,
                                                        create=False)
 
+    def questions(self, scope: str) -> list:
+        """The classification questions asked now of an ``"image"`` or a ``"polygon"``."""
+        return self.gateway.questions(scope)
+
+    def guideline(self) -> tuple[int, str] | None:
+        """The newest guidelines: ``(version, Markdown text)``, ``None`` when there are none."""
+        return self.gateway.guideline()
+
+    def image_name(self, image_id: int) -> str:
+        """The file name of an image, with its frame when it has one (``"a.dcm [2]"``)."""
+        image = self.gateway.image(image_id)
+        return self.gateway.file_of(image).name + (f" [{image.frame}]" if image.frame else "")
+
     def annotation(self, annotation_id: int) -> Annotation:
         return self.open_project.annotations.get(annotation_id)
 

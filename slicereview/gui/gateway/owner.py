@@ -76,6 +76,11 @@ class OwnerService(QObject):
         self.gateway = gateway
 
     @property
+    def is_open(self) -> bool:
+        """Whether a project is open."""
+        return self.gateway.is_open
+
+    @property
     def _project(self):
         return self.gateway.open_project
 

@@ -32,6 +32,11 @@ class Service(QObject):
         return self.gateway.project
 
     @property
+    def is_open(self) -> bool:
+        """Whether a project is open."""
+        return self.gateway.is_open
+
+    @property
     def open_project(self) -> Project:
         """The open project; :class:`~slicereview.app.errors.NoProjectError` when none is."""
         return self.gateway.open_project

@@ -61,6 +61,23 @@ if TYPE_CHECKING:
 
 #: The Images dock's narrowest useful width (px): a saved narrower one is not restored.
 BROWSER_MIN_WIDTH = 220
+#: A new window's size (px); the first start makes it smaller on a smaller screen
+#: (:func:`fitting_size`, :meth:`MainWindow.restore_layout`).
+DEFAULT_SIZE = (1400, 900)
+#: Room (px) left for the window frame and title bar when the screen is smaller.
+FRAME = (16, 48)
+
+
+def fitting_size(available: tuple[int, int]) -> tuple[int, int]:
+    """The size of a new window on a screen with ``available`` (width, height) pixels free:
+    :data:`DEFAULT_SIZE`, or the screen less :data:`FRAME` when that is smaller (a 1400 px
+    window on a 1280 × 800 screen hid the side panel's right edge).
+
+    >>> fitting_size((1920, 1080)), fitting_size((1280, 800))
+    ((1400, 900), (1264, 752))
+    """
+    return (min(DEFAULT_SIZE[0], available[0] - FRAME[0]),
+            min(DEFAULT_SIZE[1], available[1] - FRAME[1]))
 
 
 class MainWindow(QMainWindow):
@@ -129,7 +146,7 @@ class MainWindow(QMainWindow):
         self.gateway.images_changed.connect(self.refresh_images)
         self.gateway.missing_found.connect(self._on_missing_found)
         self._on_project_closed()
-        self.resize(1400, 900)
+        self.resize(*DEFAULT_SIZE)
 
     # -- the pages -----------------------------------------------------------------------------
     @property
@@ -355,7 +372,10 @@ class MainWindow(QMainWindow):
         s = user_settings.settings()
         geometry = s.value("main_window/geometry")
         if geometry is not None:
-            self.restoreGeometry(geometry)
+            self.restoreGeometry(geometry)  # (Qt keeps it on the screen)
+        else:  # the first start: the default size, or the screen's on a smaller one
+            free = self.screen().availableGeometry()
+            self.resize(*fitting_size((free.width(), free.height())))
         state = s.value("main_window/state")
         if state is not None:
             self.restoreState(state)

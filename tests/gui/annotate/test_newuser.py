@@ -61,9 +61,9 @@ def test_showing_another_annotators_work_is_read_only(qtbot, shared_file: Path, 
     page.tool.select(page.tool.polygons[0].id)
     assert not page.panel.polygon_form.isEnabled()
     assert "read-only" in page.panel.message_label.text()
-    page.status.tick()
+    page.tick()
     skip_ahead(page.clock, 1600)  # time passes (the clock would count it on an own annotation)
-    page.status.tick()
+    page.tick()
     for x, y in [(100, 90), (140, 90), (140, 110)]:  # try to draw
         _click(qtbot, page, x, y)
     _key(qtbot, w, Qt.Key.Key_Return)
@@ -98,9 +98,9 @@ def test_looking_creates_no_annotation_the_first_edit_keeps_the_time(qtbot, shar
     project = w.gateway.project
     alice = project.raters.by_name("alice").id
     page.select_you(alice)
-    page.status.tick()  # the clock starts on the page's first tick
+    page.tick()  # the clock starts on the page's first tick
     skip_ahead(page.clock, 2600)  # looked for more than two seconds
-    page.status.tick()
+    page.tick()
     _key(qtbot, w, Qt.Key.Key_PageDown)
     _key(qtbot, w, Qt.Key.Key_PageUp)
     assert project.annotations.all(rater_id=alice) == []  # looking wrote nothing
