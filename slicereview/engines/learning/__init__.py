@@ -1,0 +1,1 @@
+"""The project model (placeholder while it is written)."""
