@@ -83,6 +83,29 @@ def bright(level: float = 0.5, steepness: float = 40.0) -> bytes:
                   [_const("w", w), _const("b", b)])
 
 
+def small_cnn(width: int = 8, layers: int = 3, seed: int = 0) -> bytes:
+    """A small convolutional network of seeded random weights (3 × 3 convolutions, ``width``
+    channels, ReLU between, a sigmoid at the end): as much work per pixel as a light
+    segmentation model, for benchmarks."""
+    from onnx import helper
+
+    rng = np.random.default_rng(seed)
+    nodes, inits, name, channels = [], [], "x", 1
+    for k in range(layers):
+        out = 1 if k == layers - 1 else width
+        w = (rng.standard_normal((out, channels, 3, 3)) / (3 * np.sqrt(channels))).astype(
+            np.float32)
+        inits += [_const(f"w{k}", w), _const(f"b{k}", np.zeros(out, np.float32))]
+        nodes.append(helper.make_node("Conv", [name, f"w{k}", f"b{k}"], [f"c{k}"],
+                                      pads=[1, 1, 1, 1]))
+        name, channels = f"c{k}", out
+        if k < layers - 1:
+            nodes.append(helper.make_node("Relu", [name], [f"r{k}"]))
+            name = f"r{k}"
+    nodes.append(helper.make_node("Sigmoid", [name], ["y"]))
+    return _model(nodes, [image_input()], [_io("y", [1, 1, "rows", "cols"])], inits)
+
+
 def two_class_logits(steepness: float = 10.0) -> bytes:
     """Logits of two classes: ``[-k (x - 0.5), k (x - 0.5)]``; class 1's softmax is
     ``sigmoid(2 k (x - 0.5))``."""

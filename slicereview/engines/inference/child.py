@@ -11,9 +11,9 @@ The protocol, over one pipe: the child sends ``("ready",)``; then for each reque
 
 * ``("load", path or bytes, spec)`` → ``("ok", {"inputs": [...], "outputs": [...]})``, each an
   ``(name, shape, type)`` with ``shape`` a list of ints or names (symbolic dimensions);
-* ``("run", float32 (1, C, h, w))`` → ``("ok", float32 (h, w))``: the probability of the
-  region, already checked here (shape, NaN, range) and reduced to one channel, so a huge output
-  never crosses the pipe.
+* ``("run", [float32 (1, C, h, w), ...])`` → ``("ok", [float32 (h, w), ...])``: a few tiles
+  at a time (fewer round trips), each tile's probability of the region already checked here
+  (shape, NaN, range) and reduced to one channel, so a huge output never crosses the pipe.
 
 ``spec`` is ``{"kind", "class", "activation", "threads", "max_bytes"}`` (see
 :class:`~.card.OutputSpec`). The child exits when its pipe closes.
@@ -112,18 +112,22 @@ def _load(model: str | bytes, spec: dict[str, Any], state: dict[str, Any]) -> di
     return {"inputs": describe(session.get_inputs()), "outputs": describe(session.get_outputs())}
 
 
-def _run(tile: Any, state: dict[str, Any]) -> Any:
+def _run(tiles: list[Any], state: dict[str, Any]) -> list[Any]:
     import numpy as np
 
     session, spec = state["session"], state["spec"]
     inp, out = session.get_inputs()[0], session.get_outputs()[0]
-    if "float16" in inp.type:
-        tile = tile.astype(np.float16)
-    elif "double" in inp.type:
-        tile = tile.astype(np.float64)
-    result = session.run([out.name], {inp.name: tile})[0]
-    rows, cols = tile.shape[2], tile.shape[3]
-    return probability_of(np.asarray(result), rows, cols, spec)
+    answers = []
+    for tile in tiles:
+        if "float16" in inp.type:
+            tile = tile.astype(np.float16)
+        elif "double" in inp.type:
+            tile = tile.astype(np.float64)
+        result = session.run([out.name], {inp.name: tile})[0]
+        rows, cols = tile.shape[2], tile.shape[3]
+        answers.append(probability_of(np.asarray(result), rows, cols, spec))
+        del result
+    return answers
 
 
 def probability_of(output: Any, rows: int, cols: int, spec: dict[str, Any]) -> Any:

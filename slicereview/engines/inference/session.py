@@ -118,15 +118,20 @@ class OnnxModel:
         self.tile_shape: tuple[int, int] = (int(size[0]), int(size[1]))
         self.input_name, self.output_name = _check_declared(card, self.tile_shape, described)
 
-    def run_tile(self, tile: np.ndarray, cancelled: CancelCheck | None = None) -> np.ndarray:
-        """The probability ``float32 (rows, cols)`` of one scaled tile ``float32 (1, C, rows,
-        cols)`` (``(rows, cols)`` = :attr:`tile_shape`). After an error other than a refused
-        output the process is gone and the model closed."""
+    def run_tiles(self, tiles: list[np.ndarray], cancelled: CancelCheck | None = None
+                  ) -> list[np.ndarray]:
+        """The probabilities ``float32 (rows, cols)`` of scaled tiles ``float32 (1, C, rows,
+        cols)`` (``(rows, cols)`` = :attr:`tile_shape`), sent to the process together. After
+        an error other than a refused tile the process is gone and the model closed."""
         if self._child is None or not self._child.running:
             raise errors.ModelError("The model is closed (after an error or by close()): "
                                     "open it again.")
-        return self._child.call(("run", np.ascontiguousarray(tile, dtype=np.float32)),
-                                cancelled)
+        batch = [np.ascontiguousarray(t, dtype=np.float32) for t in tiles]
+        return list(self._child.call(("run", batch), cancelled))
+
+    def run_tile(self, tile: np.ndarray, cancelled: CancelCheck | None = None) -> np.ndarray:
+        """:meth:`run_tiles` of one tile."""
+        return self.run_tiles([tile], cancelled)[0]
 
     def close(self) -> None:
         """Stop the inference process (safe to call twice)."""

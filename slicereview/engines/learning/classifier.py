@@ -42,7 +42,12 @@ from typing import Any
 import numpy as np
 
 from slicereview.engines.learning import persist
-from slicereview.engines.learning.features import feature_names, normalise, window_features
+from slicereview.engines.learning.features import (
+    Normalisation,
+    feature_names,
+    normalisation,
+    window_features,
+)
 from slicereview.engines.learning.forest import Forest, fit_forest
 from slicereview.engines.learning.sampling import Samples, sample_image
 from slicereview.engines.learning.settings import Settings
@@ -115,8 +120,8 @@ def default_workers() -> int:
 
 
 def read_example(example: Example, settings: Settings
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """``(normalised float32, labels uint8, tissue bool or None)`` of an example, checked."""
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, Normalisation]:
+    """``(image, labels uint8, tissue bool or None, normalisation)`` of an example, checked."""
     image, labels, tissue = example.read()
     image, labels = np.asarray(image), np.asarray(labels)
     if image.ndim != 2 or image.size == 0:
@@ -125,7 +130,7 @@ def read_example(example: Example, settings: Settings
         raise ValueError(f"The label image {labels.shape} of image {example.key} does not "
                          f"match the image {image.shape}.")
     tissue = tissue_for(image, tissue, settings)
-    return normalise(image, tissue), labels.astype(np.uint8, copy=False), tissue
+    return image, labels.astype(np.uint8, copy=False), tissue, normalisation(image, tissue)
 
 
 def tissue_for(image: np.ndarray, tissue: np.ndarray | None, settings: Settings
@@ -153,8 +158,8 @@ def sample_examples(examples: Iterable[Example], settings: Settings = DEFAULT_SE
 
     def one(example: Example) -> Samples:
         check(cancelled)
-        normalised, labels, tissue = read_example(example, settings)
-        return sample_image(normalised, labels, tissue, settings, example.key, cancelled)
+        image, labels, tissue, norm = read_example(example, settings)
+        return sample_image(image, labels, tissue, settings, example.key, cancelled, norm)
 
     return _in_threads(one, todo, workers, progress, cancelled)
 
@@ -206,16 +211,18 @@ def predict(model: ProjectModel, image: np.ndarray, tissue: np.ndarray | None = 
     if img.ndim != 2 or img.size == 0:
         raise ValueError(f"The project model predicts grey 2-D images, not {img.shape}.")
     mask = tissue_for(img, tissue, settings)
-    normalised = normalise(img, mask)
+    norm = normalisation(img, mask)
     probability = np.zeros(img.shape, np.float32)
     tiles = [t for t in margin_tiles(img.shape, settings.tile, settings.margin())
              if mask is None or mask[t.core[0]:t.core[2], t.core[1]:t.core[3]].any()]
 
     def one(tile: Tile) -> None:
         check(cancelled)
+        if mask is not None:  # only the tissue's bounding box in the core, and its margin
+            tile = _tissue_tile(tile, mask, settings.margin())
         r0, c0, r1, c1 = tile.core
         inside = None if mask is None else mask[r0:r1, c0:c1]
-        feats = window_features(normalised, tile.window, settings)[tile.inner]
+        feats = window_features(img, tile.window, settings, norm)[tile.inner]
         X = feats.reshape(-1, feats.shape[-1]) if inside is None else feats[inside]
         p = model.forest.predict(X)
         if inside is None:
@@ -225,6 +232,20 @@ def predict(model: ProjectModel, image: np.ndarray, tissue: np.ndarray | None = 
 
     _in_threads(one, tiles, workers, progress, cancelled)
     return Prediction.of(probability, settings.certain, settings.uncertain)
+
+
+def _tissue_tile(tile: Tile, mask: np.ndarray, margin: int) -> Tile:
+    """The tile with its core shrunk to the bounding box of the tissue in it (the window to
+    that plus ``margin``, clipped): the features of the tissue are the same, fewer pixels are
+    filtered at the breast's edge."""
+    r0, c0, r1, c1 = tile.core
+    rows = np.flatnonzero(mask[r0:r1, c0:c1].any(axis=1))
+    cols = np.flatnonzero(mask[r0:r1, c0:c1].any(axis=0))
+    core = (r0 + int(rows[0]), c0 + int(cols[0]), r0 + int(rows[-1]) + 1,
+            c0 + int(cols[-1]) + 1)
+    window = (max(core[0] - margin, 0), max(core[1] - margin, 0),
+              min(core[2] + margin, mask.shape[0]), min(core[3] + margin, mask.shape[1]))
+    return Tile(core, window)
 
 
 def _in_threads(fn: Callable[[Any], Any], items: list[Any], workers: int | None,

@@ -27,6 +27,8 @@ image becomes 0 everywhere.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from slicereview.engines.learning.settings import Settings
@@ -38,34 +40,56 @@ LOW_PERCENTILE, HIGH_PERCENTILE = 1.0, 99.0
 _PERCENTILE_PIXELS = 1_000_000
 
 
-def normalise(image: np.ndarray, tissue: np.ndarray | None) -> np.ndarray:
-    """``float32 (H, W)``: ``image`` mapped so its tissue's 1st and 99th percentiles are 0 and
-    1 (see the module text); ``tissue`` is ``bool (H, W)`` or ``None`` (every pixel)."""
+@dataclass(frozen=True)
+class Normalisation:
+    """The linear map of one image's intensities: ``(x - low) * scale``."""
+
+    low: float
+    scale: float
+
+    def apply(self, pixels: np.ndarray) -> np.ndarray:
+        """``float32`` copy of ``pixels`` mapped."""
+        out = np.asarray(pixels).astype(np.float32)
+        out -= np.float32(self.low)
+        out *= np.float32(self.scale)
+        return out
+
+
+def normalisation(image: np.ndarray, tissue: np.ndarray | None) -> Normalisation:
+    """The map that sends the tissue's 1st and 99th percentiles of ``image`` to 0 and 1
+    (``tissue``: ``bool (H, W)`` or ``None``, every pixel; see the module text); read from
+    about a million pixels of a large image."""
     img = np.asarray(image)
     step = max(1, int(np.sqrt(img.size / _PERCENTILE_PIXELS)))
     sample = img[::step, ::step]
     if tissue is not None and np.asarray(tissue)[::step, ::step].any():
         sample = sample[np.asarray(tissue)[::step, ::step]]
     low, high = (float(v) for v in np.percentile(sample, [LOW_PERCENTILE, HIGH_PERCENTILE]))
-    out = img.astype(np.float32)
     if high > low:
-        out -= np.float32(low)
-        out *= np.float32(1.0 / (high - low))
-    else:  # a constant image (or tissue): nothing to tell apart
-        out[...] = 0.0
-    return out
+        return Normalisation(low, 1.0 / (high - low))
+    return Normalisation(low, 0.0)  # a constant image (or tissue): nothing to tell apart
 
 
-def window_features(normalised: np.ndarray, window: Box, settings: Settings) -> np.ndarray:
-    """``float32 (h, w, F)``: the features of the pixels of ``window`` (a box of the
-    normalised image), computed from the window alone, in :func:`feature_names` order."""
+def normalise(image: np.ndarray, tissue: np.ndarray | None) -> np.ndarray:
+    """``float32 (H, W)``: the whole image under :func:`normalisation` (training and
+    prediction map only the windows they read)."""
+    return normalisation(image, tissue).apply(image)
+
+
+def window_features(image: np.ndarray, window: Box, settings: Settings,
+                    norm: Normalisation | None = None) -> np.ndarray:
+    """``float32 (h, w, F)``: the features of the pixels of ``window`` (a box of the image),
+    computed from the window alone, in :func:`feature_names` order. ``norm``: the image's
+    :func:`normalisation`, applied to the window first; ``None``: the image is normalised
+    already."""
     from skimage.feature import multiscale_basic_features
 
     r0, c0, r1, c1 = window
+    pixels = image[r0:r1, c0:c1]
+    pixels = norm.apply(pixels) if norm is not None else np.ascontiguousarray(pixels)
     sigmas = settings.sigmas()
     return multiscale_basic_features(
-        np.ascontiguousarray(normalised[r0:r1, c0:c1]),
-        intensity=settings.intensity, edges=settings.edges, texture=settings.texture,
+        pixels, intensity=settings.intensity, edges=settings.edges, texture=settings.texture,
         sigma_min=sigmas[0], sigma_max=sigmas[-1], num_sigma=len(sigmas), workers=1,
     ).astype(np.float32, copy=False)
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from slicereview.engines.learning.features import window_features
+from slicereview.engines.learning.features import Normalisation, window_features
 from slicereview.engines.learning.settings import Settings
 from slicereview.engines.prediction import Box, CancelCheck, check
 
@@ -51,15 +51,16 @@ class Samples:
         return int(np.count_nonzero(self.y == 0))
 
 
-def sample_image(normalised: np.ndarray, labels: np.ndarray, tissue: np.ndarray | None,
-                 settings: Settings, key: int, cancelled: CancelCheck | None = None
-                 ) -> Samples:
+def sample_image(image: np.ndarray, labels: np.ndarray, tissue: np.ndarray | None,
+                 settings: Settings, key: int, cancelled: CancelCheck | None = None,
+                 norm: Normalisation | None = None) -> Samples:
     """The samples of one image (see the module text).
 
     Parameters
     ----------
-    normalised : float32 (H, W)
-        The image after :func:`~.features.normalise`.
+    image : (H, W)
+        The grey image: normalised already (:func:`~.features.normalise`), or mapped window
+        by window with ``norm`` (:func:`~.features.normalisation`).
     labels : uint8 (H, W)
         The truth as a label image: 0 background, 1 certain, 2 uncertain.
     tissue : bool (H, W) or None
@@ -68,7 +69,7 @@ def sample_image(normalised: np.ndarray, labels: np.ndarray, tissue: np.ndarray 
         The image's key (e.g. its id): seeds the draw.
     """
     windows, picks = choose_pixels(labels, tissue, settings, key)
-    return _gather(normalised, labels, picks, windows, settings, key, cancelled)
+    return _gather(image, norm, labels, picks, windows, settings, key, cancelled)
 
 
 def choose_pixels(labels: np.ndarray, tissue: np.ndarray | None, settings: Settings,
@@ -129,8 +130,9 @@ def _centres(mask: np.ndarray, n: int, rng: np.random.Generator) -> list[tuple[i
     return out
 
 
-def _gather(normalised: np.ndarray, labels: np.ndarray, picks: np.ndarray, windows: list[Box],
-            settings: Settings, key: int, cancelled: CancelCheck | None) -> Samples:
+def _gather(image: np.ndarray, norm: Normalisation | None, labels: np.ndarray,
+            picks: np.ndarray, windows: list[Box], settings: Settings, key: int,
+            cancelled: CancelCheck | None) -> Samples:
     """The features of the picked pixels, each computed once, from the window it falls in."""
     margin = settings.margin()
     rows, cols = labels.shape
@@ -144,7 +146,7 @@ def _gather(normalised: np.ndarray, labels: np.ndarray, picks: np.ndarray, windo
             continue
         window = (max(r0 - margin, 0), max(c0 - margin, 0), min(r1 + margin, rows),
                   min(c1 + margin, cols))
-        feats = window_features(normalised, window, settings)
+        feats = window_features(image, window, settings, norm)
         inner = feats[r0 - window[0]:r1 - window[0], c0 - window[1]:c1 - window[1]]
         xs.append(inner[here])
         ys.append(labels[r0:r1, c0:c1][here])

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from slicereview.engines.inference import open_model, parse_card, predict, scale_image
+from slicereview.engines.inference.tiled import MAX_BATCH
 from slicereview.engines.prediction import Cancelled, overlapping_tiles
 from tests import onnx_models as models
 
@@ -31,7 +32,7 @@ def test_identity_gives_back_the_scaled_image_through_every_tile(identity_model)
     assert prediction.probability.shape == image.shape
     np.testing.assert_allclose(prediction.probability, expected, atol=1e-6)
     n = len(overlapping_tiles(image.shape, 64, 16))
-    assert steps == [(k, n) for k in range(1, n + 1)]
+    assert steps == [(min(k, n), n) for k in range(MAX_BATCH, n + MAX_BATCH, MAX_BATCH)]
     labels = prediction.labels
     assert labels.dtype == np.uint8
     assert np.array_equal(labels == 1, expected >= 0.5)
@@ -128,7 +129,7 @@ def test_cancel_between_tiles(identity_model):
     with pytest.raises(Cancelled):
         predict(identity_model, _image(), progress=lambda d, t: seen.append(d),
                 cancelled=cancelled)
-    assert seen == [1, 2]
+    assert seen == [MAX_BATCH, 2 * MAX_BATCH]
 
 
 @pytest.mark.parametrize("bad", [np.zeros((4, 4, 3), np.uint8), np.zeros((0, 5)),

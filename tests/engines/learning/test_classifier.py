@@ -41,6 +41,12 @@ def test_tiling_changes_no_value(trained):
                                                                       tile=64))
     np.testing.assert_allclose(predict(small, image).probability,
                                predict(whole, image).probability, atol=1e-6)
+    # With a tissue mask each core shrinks to the tissue's bounding box: still the same.
+    tissue = np.zeros(image.shape, bool)
+    rr, cc = np.mgrid[0:230, 0:250]
+    tissue[np.hypot(rr - 100, cc - 90) < 85] = True
+    np.testing.assert_allclose(predict(small, image, tissue).probability,
+                               predict(whole, image, tissue).probability, atol=1e-6)
 
 
 def test_prediction_is_restricted_to_the_tissue(trained):
