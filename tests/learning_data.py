@@ -121,7 +121,7 @@ def synthetic(seed: int, shape: tuple[int, int] = (160, 160), spots: int = 3
 def small_settings(**changes):
     from slicereview.engines.learning import Settings
 
-    values = dict(trees=8, window=64, windows_per_image=4, tile=96, tissue="none",
+    values = dict(trees=8, patch=64, patches_per_image=4, tile=96, tissue="none",
                   samples_per_image=2000, sigma_max=8.0)
     values.update(changes)
     return Settings(**values)

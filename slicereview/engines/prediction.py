@@ -1,4 +1,4 @@
-"""What the two model engines share: tiles, the blending window, a prediction and its labels.
+"""What the two model engines share: tiles, the blending weights, a prediction and its labels.
 
 A *model* here is anything that turns an image into a per-pixel probability of the region of
 interest: an ONNX model run in-process (:mod:`slicereview.engines.inference`) or the project's
@@ -8,8 +8,8 @@ when ``cancelled()`` returns True by raising :class:`Cancelled`. This module hol
 
 * :func:`overlapping_tiles` — boxes of a fixed size that overlap by ``overlap`` pixels (the ONNX
   model sees each box and the outputs are blended with :func:`blend_weights`);
-* :func:`margin_tiles` — disjoint *cores* that cover the image, each with a *window* that adds a
-  margin on every side (the pixel classifier computes its features on the window and answers for
+* :func:`margin_tiles` — disjoint *cores* that cover the image, each with a *span* that adds a
+  margin on every side (the pixel classifier computes its features on the span and answers for
   the core only, so tiling changes no value);
 * :class:`Prediction` and :func:`label_image` — the probability map and the label image at a
   model's two thresholds: ``1`` (certain) where ``p ≥ certain``, ``2`` (uncertain) where
@@ -24,7 +24,7 @@ Example
 >>> overlapping_tiles((10, 7), size=4, overlap=1)[:3]
 [(0, 0, 4, 4), (0, 3, 4, 7), (3, 0, 7, 4)]
 >>> t = margin_tiles((10, 7), size=5, margin=2)[0]
->>> t.core, t.window
+>>> t.core, t.span
 ((0, 0, 5, 5), (0, 0, 7, 7))
 >>> label_image(np.array([0.1, 0.35, 0.5, 0.9], np.float32), certain=0.5, uncertain=0.3)
 array([0, 2, 1, 1], dtype=uint8)
@@ -57,8 +57,8 @@ def check(cancelled: CancelCheck | None) -> None:
 
 
 def _starts(length: int, size: int, stride: int) -> list[int]:
-    """Start offsets of windows of ``size`` over ``length`` with ``stride``; the last one ends
-    at ``length`` (so every window but a too-short image's is full size)."""
+    """Start offsets of boxes of ``size`` over ``length`` with ``stride``; the last one ends
+    at ``length`` (so every box but a too-short image's is full size)."""
     if length <= size:
         return [0]
     starts = list(range(0, length - size, stride))
@@ -89,22 +89,22 @@ def overlapping_tiles(shape: tuple[int, int], size: int, overlap: int = 0) -> li
 
 @dataclass(frozen=True)
 class Tile:
-    """One disjoint ``core`` of the image and the ``window`` (the core plus a margin, clipped to
+    """One disjoint ``core`` of the image and the ``span`` (the core plus a margin, clipped to
     the image) that is read to answer for it. Both are boxes ``(row0, col0, row1, col1)``."""
 
     core: Box
-    window: Box
+    span: Box
 
     @property
     def inner(self) -> tuple[slice, slice]:
-        """The core as slices of an array of the window's shape."""
-        r0, c0 = self.core[0] - self.window[0], self.core[1] - self.window[1]
+        """The core as slices of an array of the span's shape."""
+        r0, c0 = self.core[0] - self.span[0], self.core[1] - self.span[1]
         return (slice(r0, r0 + self.core[2] - self.core[0]),
                 slice(c0, c0 + self.core[3] - self.core[1]))
 
 
 def margin_tiles(shape: tuple[int, int], size: int, margin: int) -> list[Tile]:
-    """Disjoint cores of at most ``size × size`` covering ``shape``, each with its window grown
+    """Disjoint cores of at most ``size × size`` covering ``shape``, each with its span grown
     by ``margin`` on every side (clipped to the image), in row-major order.
 
     >>> [t.core for t in margin_tiles((3, 5), size=3, margin=1)]
@@ -117,9 +117,9 @@ def margin_tiles(shape: tuple[int, int], size: int, margin: int) -> list[Tile]:
     for r in range(0, rows, size):
         for c in range(0, cols, size):
             core = (r, c, min(r + size, rows), min(c + size, cols))
-            window = (max(r - margin, 0), max(c - margin, 0),
+            span = (max(r - margin, 0), max(c - margin, 0),
                       min(core[2] + margin, rows), min(core[3] + margin, cols))
-            tiles.append(Tile(core, window))
+            tiles.append(Tile(core, span))
     return tiles
 
 

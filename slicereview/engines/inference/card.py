@@ -23,7 +23,7 @@ A card is a JSON object with these fields (docs/models.md, "An ONNX model"):
     axis. slicereview never guesses it.
 ``tile.size``, ``tile.overlap``
     The square tile in image pixels (16 to 8192) and the overlap of neighbours (0 to half the
-    size), blended with a raised-cosine window.
+    size), blended with raised-cosine weights.
 ``thresholds.certain``, ``thresholds.uncertain``
     ``0 < uncertain <= certain <= 1``: the label image is certain where ``p >= certain`` and
     uncertain where ``uncertain <= p < certain``.

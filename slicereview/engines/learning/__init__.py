@@ -8,8 +8,8 @@ nor scikit-image; the functions that need them do.
 
 * :mod:`.settings` — :class:`Settings` (features, forest, sampling, tiles, tissue, thresholds);
 * :mod:`.tissue` — :func:`tissue_mask`, the breast-tissue mask of a mammogram;
-* :mod:`.features` — the per-image normalisation and the features of a window;
-* :mod:`.sampling` — balanced, capped samples from a few windows per image;
+* :mod:`.features` — the per-image normalisation and the features of a box of the image;
+* :mod:`.sampling` — balanced, capped samples from a few patches per image;
 * :mod:`.forest` — the forest as checked arrays and its prediction;
 * :mod:`.classifier` — :class:`Example`, :func:`train`, :func:`predict`,
   :class:`ProjectModel`;

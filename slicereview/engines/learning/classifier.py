@@ -14,7 +14,7 @@
   .to_bytes` and :meth:`~ProjectModel.from_bytes` (:mod:`.persist`: data only, checked).
 
 Progress is ``progress(done, total)``: images while sampling, then trees while growing the
-forest, tiles while predicting; ``cancelled()`` is asked between windows, trees and tiles, and
+forest, tiles while predicting; ``cancelled()`` is asked between patches, trees and tiles, and
 :class:`~slicereview.engines.prediction.Cancelled` raised.
 
 Degenerate cases: no examples, or no region (or no background) pixel in any of them, cannot
@@ -24,7 +24,7 @@ be trained (``ValueError`` saying so); an image without tissue is predicted 0 ev
 >>> rng = np.random.default_rng(0)
 >>> image = rng.normal(100, 10, (128, 128)); image[40:60, 50:80] += 80
 >>> labels = np.zeros((128, 128), np.uint8); labels[40:60, 50:80] = 1
->>> settings = Settings(trees=8, tissue="none", tile=64, window=64, windows_per_image=4)
+>>> settings = Settings(trees=8, tissue="none", tile=64, patch=64, patches_per_image=4)
 >>> model = train([Example.of(image, labels)], settings)
 >>> p = predict(model, image)
 >>> bool(p.labels[50, 65] == 1), bool(p.labels[100, 20] == 0)
@@ -44,9 +44,9 @@ import numpy as np
 from slicereview.engines.learning import persist
 from slicereview.engines.learning.features import (
     Normalisation,
+    box_features,
     feature_names,
     normalisation,
-    window_features,
 )
 from slicereview.engines.learning.forest import Forest, fit_forest
 from slicereview.engines.learning.sampling import Samples, sample_image
@@ -222,7 +222,7 @@ def predict(model: ProjectModel, image: np.ndarray, tissue: np.ndarray | None = 
             tile = _tissue_tile(tile, mask, settings.margin())
         r0, c0, r1, c1 = tile.core
         inside = None if mask is None else mask[r0:r1, c0:c1]
-        feats = window_features(img, tile.window, settings, norm)[tile.inner]
+        feats = box_features(img, tile.span, settings, norm)[tile.inner]
         X = feats.reshape(-1, feats.shape[-1]) if inside is None else feats[inside]
         p = model.forest.predict(X)
         if inside is None:
@@ -235,7 +235,7 @@ def predict(model: ProjectModel, image: np.ndarray, tissue: np.ndarray | None = 
 
 
 def _tissue_tile(tile: Tile, mask: np.ndarray, margin: int) -> Tile:
-    """The tile with its core shrunk to the bounding box of the tissue in it (the window to
+    """The tile with its core shrunk to the bounding box of the tissue in it (the span to
     that plus ``margin``, clipped): the features of the tissue are the same, fewer pixels are
     filtered at the breast's edge."""
     r0, c0, r1, c1 = tile.core
@@ -243,9 +243,9 @@ def _tissue_tile(tile: Tile, mask: np.ndarray, margin: int) -> Tile:
     cols = np.flatnonzero(mask[r0:r1, c0:c1].any(axis=0))
     core = (r0 + int(rows[0]), c0 + int(cols[0]), r0 + int(rows[-1]) + 1,
             c0 + int(cols[-1]) + 1)
-    window = (max(core[0] - margin, 0), max(core[1] - margin, 0),
+    span = (max(core[0] - margin, 0), max(core[1] - margin, 0),
               min(core[2] + margin, mask.shape[0]), min(core[3] + margin, mask.shape[1]))
-    return Tile(core, window)
+    return Tile(core, span)
 
 
 def _in_threads(fn: Callable[[Any], Any], items: list[Any], workers: int | None,

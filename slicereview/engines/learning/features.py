@@ -3,7 +3,7 @@
 Features are scikit-image's ``multiscale_basic_features`` (the features of its trainable
 segmentation, after ilastik [Berg2019]) at the scales of :meth:`.Settings.sigmas`: per scale
 σ, in this order, the Gaussian-smoothed intensity, the Sobel edge magnitude of it and the two
-eigenvalues of its Hessian (texture: blob- and ridge-ness). They are computed on a *window*
+eigenvalues of its Hessian (texture: blob- and ridge-ness). They are computed on a *span*
 (a tile's core plus :meth:`.Settings.margin` pixels each side, clipped to the image), never on
 the whole image at once, and only the core's are used: the margin covers the largest
 Gaussian's support, so a core's features equal the whole image's (tested).
@@ -19,7 +19,7 @@ image becomes 0 everywhere.
 >>> x = normalise(image, None)
 >>> abs(round(float(np.percentile(x, 1)), 3)), round(float(np.percentile(x, 99)), 3)
 (0.0, 1.0)
->>> window_features(x, (0, 0, 64, 64), Settings()).shape
+>>> box_features(x, (0, 0, 64, 64), Settings()).shape
 (64, 64, 20)
 >>> feature_names(Settings())[:4]
 ['intensity σ=1', 'edges σ=1', 'texture 1 σ=1', 'texture 2 σ=1']
@@ -72,19 +72,19 @@ def normalisation(image: np.ndarray, tissue: np.ndarray | None) -> Normalisation
 
 def normalise(image: np.ndarray, tissue: np.ndarray | None) -> np.ndarray:
     """``float32 (H, W)``: the whole image under :func:`normalisation` (training and
-    prediction map only the windows they read)."""
+    prediction map only the boxes they read)."""
     return normalisation(image, tissue).apply(image)
 
 
-def window_features(image: np.ndarray, window: Box, settings: Settings,
+def box_features(image: np.ndarray, span: Box, settings: Settings,
                     norm: Normalisation | None = None) -> np.ndarray:
-    """``float32 (h, w, F)``: the features of the pixels of ``window`` (a box of the image),
-    computed from the window alone, in :func:`feature_names` order. ``norm``: the image's
-    :func:`normalisation`, applied to the window first; ``None``: the image is normalised
+    """``float32 (h, w, F)``: the features of the pixels of ``span`` (a box of the image),
+    computed from the span alone, in :func:`feature_names` order. ``norm``: the image's
+    :func:`normalisation`, applied to the span first; ``None``: the image is normalised
     already."""
     from skimage.feature import multiscale_basic_features
 
-    r0, c0, r1, c1 = window
+    r0, c0, r1, c1 = span
     pixels = image[r0:r1, c0:c1]
     pixels = norm.apply(pixels) if norm is not None else np.ascontiguousarray(pixels)
     sigmas = settings.sigmas()

@@ -11,8 +11,8 @@ docs/models.md, "The project model", describes and docs/performance.md measures:
 * **forest** — ``trees`` (24) trees of at most ``max_depth`` (10) levels, leaves of at least
   ``min_samples_leaf`` (4) samples, √features tried per split, bootstrap samples;
 * **sampling** — per image at most ``samples_per_image`` (6000) pixels, half region and half
-  background (fewer when an image has fewer), from ``windows_per_image`` (8) windows of
-  ``window`` (256) pixels, half of them centred on region pixels;
+  background (fewer when an image has fewer), from ``patches_per_image`` (8) patches of
+  ``patch`` (256) pixels, half of them centred on region pixels;
 * **tiles** — prediction in cores of ``tile`` (1024) pixels, features on the core plus a margin
   for the largest scale;
 * **tissue** — ``"breast"``: learn and predict inside the breast-tissue mask of
@@ -39,7 +39,7 @@ from typing import Any, Literal
 _BOUNDS: dict[str, tuple[float, float]] = {
     "sigma_min": (0.3, 64.0), "sigma_max": (0.3, 64.0), "trees": (1, 500),
     "max_depth": (1, 40), "min_samples_leaf": (1, 10_000),
-    "samples_per_image": (2, 200_000), "windows_per_image": (1, 64), "window": (16, 2048),
+    "samples_per_image": (2, 200_000), "patches_per_image": (1, 64), "patch": (16, 2048),
     "tile": (64, 8192), "certain": (0.0, 1.0), "uncertain": (0.0, 1.0),
     "seed": (0, 2**32 - 1)}
 
@@ -57,8 +57,8 @@ class Settings:
     max_depth: int = 10
     min_samples_leaf: int = 4
     samples_per_image: int = 6000
-    windows_per_image: int = 8
-    window: int = 256
+    patches_per_image: int = 8
+    patch: int = 256
     tile: int = 1024
     tissue: Literal["breast", "none"] = "breast"
     certain: float = 0.6

@@ -1,4 +1,4 @@
-"""Settings, features per window (equal to the whole image's), normalisation, tissue mask."""
+"""Settings, features per tile (equal to the whole image's), normalisation, tissue mask."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from slicereview.engines.learning import Settings, tissue_mask
-from slicereview.engines.learning.features import feature_names, normalise, window_features
+from slicereview.engines.learning.features import box_features, feature_names, normalise
 from slicereview.engines.prediction import margin_tiles
 
 
@@ -47,7 +47,7 @@ def test_features_of_tiles_equal_the_whole_images(sigma_max):
     tiled = np.empty_like(whole)
     for tile in margin_tiles(image.shape, 48, settings.margin()):
         r0, c0, r1, c1 = tile.core
-        tiled[r0:r1, c0:c1] = window_features(image, tile.window, settings)[tile.inner]
+        tiled[r0:r1, c0:c1] = box_features(image, tile.span, settings)[tile.inner]
     np.testing.assert_allclose(tiled, whole, rtol=1e-5, atol=1e-6)
 
 
@@ -55,9 +55,9 @@ def test_a_smaller_margin_would_change_them():
     # The margin is needed: without it the largest scale's values differ at tile edges.
     settings = Settings(sigma_max=16.0)
     image = normalise(np.random.default_rng(2).integers(0, 4000, (200, 200)), None)
-    whole = window_features(image, (0, 0, 200, 200), settings)
+    whole = box_features(image, (0, 0, 200, 200), settings)
     tile = margin_tiles(image.shape, 64, 8)[0]
-    part = window_features(image, tile.window, settings)[tile.inner]
+    part = box_features(image, tile.span, settings)[tile.inner]
     assert not np.allclose(part, whole[0:64, 0:64], atol=1e-4)
 
 
