@@ -123,14 +123,27 @@ def read_example(example: Example, settings: Settings
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, Normalisation]:
     """``(image, labels uint8, tissue bool or None, normalisation)`` of an example, checked."""
     image, labels, tissue = example.read()
-    image, labels = np.asarray(image), np.asarray(labels)
-    if image.ndim != 2 or image.size == 0:
-        raise ValueError(f"The project model learns from grey 2-D images, not {image.shape}.")
+    image, labels = check_image(image), np.asarray(labels)
     if labels.shape != image.shape:
         raise ValueError(f"The label image {labels.shape} of image {example.key} does not "
                          f"match the image {image.shape}.")
     tissue = tissue_for(image, tissue, settings)
     return image, labels.astype(np.uint8, copy=False), tissue, normalisation(image, tissue)
+
+
+def check_image(image: np.ndarray) -> np.ndarray:
+    """The image as an array, once it is a 2-D grey image of finite real numbers."""
+    img = np.asarray(image)
+    if img.ndim != 2 or img.size == 0:
+        raise ValueError(f"The project model works on grey 2-D images, not an array of shape "
+                         f"{img.shape}.")
+    if img.dtype == np.bool_ or not (np.issubdtype(img.dtype, np.integer)
+                                     or np.issubdtype(img.dtype, np.floating)):
+        raise ValueError(f"The project model works on grey pixel values, not {img.dtype} data.")
+    if np.issubdtype(img.dtype, np.floating) and not np.isfinite(img).all():
+        raise ValueError("The image has NaN or infinite pixels; the project model cannot use "
+                         "it.")
+    return img
 
 
 def tissue_for(image: np.ndarray, tissue: np.ndarray | None, settings: Settings
@@ -207,9 +220,7 @@ def predict(model: ProjectModel, image: np.ndarray, tissue: np.ndarray | None = 
     ``(H, W)``: ``float32`` probability (0 outside the tissue) and the label image at the
     settings' thresholds. ``tissue``: the caller's mask, else the settings' rule."""
     settings = model.settings
-    img = np.asarray(image)
-    if img.ndim != 2 or img.size == 0:
-        raise ValueError(f"The project model predicts grey 2-D images, not {img.shape}.")
+    img = check_image(image)
     mask = tissue_for(img, tissue, settings)
     norm = normalisation(img, mask)
     probability = np.zeros(img.shape, np.float32)
@@ -244,7 +255,7 @@ def _tissue_tile(tile: Tile, mask: np.ndarray, margin: int) -> Tile:
     core = (r0 + int(rows[0]), c0 + int(cols[0]), r0 + int(rows[-1]) + 1,
             c0 + int(cols[-1]) + 1)
     span = (max(core[0] - margin, 0), max(core[1] - margin, 0),
-              min(core[2] + margin, mask.shape[0]), min(core[3] + margin, mask.shape[1]))
+            min(core[2] + margin, mask.shape[0]), min(core[3] + margin, mask.shape[1]))
     return Tile(core, span)
 
 

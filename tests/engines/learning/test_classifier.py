@@ -129,3 +129,7 @@ def test_what_cannot_be_trained_or_predicted():
     model = train([Example.of(image, labels)], small_settings())
     with pytest.raises(ValueError, match="2-D"):
         predict(model, np.zeros((4, 4, 3)))
+    with pytest.raises(ValueError, match="NaN"):
+        predict(model, np.full((20, 20), np.nan))
+    with pytest.raises(ValueError, match="grey pixel values"):
+        train([Example.of(np.zeros((20, 20), bool), labels[:20, :20])], small_settings())
