@@ -135,10 +135,20 @@ def blend_weights(box: Box, shape: tuple[int, int], overlap: int) -> np.ndarray:
     >>> [round(float(w), 2) for w in blend_weights((0, 0, 1, 6), (1, 10), overlap=3)[0]]
     [1.0, 1.0, 1.0, 0.93, 0.5, 0.07]
     """
+    wr, wc = blend_ramps(box, shape, overlap)
+    return np.outer(wr, wc)
+
+
+def blend_ramps(box: Box, shape: tuple[int, int], overlap: int
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The two ``float32`` factors of :func:`blend_weights`: the rows' ramp ``(rows,)`` and
+    the columns' ``(cols,)``, whose outer product it is. Over a grid of tiles
+    (:func:`overlapping_tiles`) the summed weights are the outer product of the rows' and the
+    columns' summed ramps, so a caller need not add up a map of weights."""
     r0, c0, r1, c1 = box
-    wr = _ramp(r1 - r0, overlap, r0 > 0, r1 < shape[0])
-    wc = _ramp(c1 - c0, overlap, c0 > 0, c1 < shape[1])
-    return np.outer(wr, wc).astype(np.float32)
+    wr = _ramp(r1 - r0, overlap, r0 > 0, r1 < shape[0]).astype(np.float32)
+    wc = _ramp(c1 - c0, overlap, c0 > 0, c1 < shape[1]).astype(np.float32)
+    return wr, wc
 
 
 #: The smallest blending weight (a tile's outermost pixel inside the image).

@@ -100,3 +100,21 @@ def test_check_raises_cancelled_only_when_asked():
     check(lambda: False)
     with pytest.raises(Cancelled):
         check(lambda: True)
+
+
+@given(shapes, st.integers(16, 128), st.data())
+def test_summed_weights_are_the_outer_product_of_summed_ramps(shape, size, data):
+    from slicereview.engines.prediction import blend_ramps
+
+    overlap = data.draw(st.integers(0, size // 2))
+    boxes = overlapping_tiles(shape, size, overlap)
+    total = np.zeros(shape)
+    rows, cols = np.zeros(shape[0]), np.zeros(shape[1])
+    for box in boxes:
+        total[box[0]:box[2], box[1]:box[3]] += blend_weights(box, shape, overlap)
+        wr, wc = blend_ramps(box, shape, overlap)
+        if box[1] == boxes[0][1]:
+            rows[box[0]:box[2]] += wr
+        if box[0] == boxes[0][0]:
+            cols[box[1]:box[3]] += wc
+    np.testing.assert_allclose(total, np.outer(rows, cols), rtol=1e-5)
