@@ -59,7 +59,7 @@ def test_evenly_spaced_ramps_sum_to_one():
     np.testing.assert_allclose(total, 1.0, atol=1e-6)
 
 
-@given(shapes, st.integers(1, 100), st.integers(0, 40))
+@given(shapes, st.integers(12, 100), st.integers(0, 40))
 def test_margin_tiles_are_disjoint_cores_in_clipped_spans(shape, size, margin):
     covered = np.zeros(shape, int)
     for tile in margin_tiles(shape, size, margin):
