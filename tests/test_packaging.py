@@ -94,8 +94,12 @@ def test_runtime_dependencies(pyproject: dict):
     by_name = {d.name.lower(): d for d in deps}
     assert str(by_name["pyside6-essentials"].specifier) in {"<6.12,>=6.9", ">=6.9,<6.12"}
     for name in ("pyqtgraph", "numpy", "scipy", "scikit-image", "pydicom", "simpleitk",
-                 "platformdirs", "shapely"):
+                 "platformdirs", "shapely", "onnxruntime", "scikit-learn"):
         assert name in by_name, name
+    # onnx builds the tests' small models only: a test extra, never a runtime dependency.
+    assert "onnx" not in by_name
+    assert "onnx" in {Requirement(d).name for d in pyproject["project"]["optional-dependencies"]
+                      ["test"]}
     # GPL packages are never runtime dependencies (krippendorff is a test oracle only;
     # pylibjpeg-libjpeg is not listed anywhere).
     everything = deps + [
@@ -276,4 +280,7 @@ def test_pyinstaller_spec_is_valid_python_and_names_the_entry_point():
     assert "from slicereview.launcher import main" in launcher
     assert "launcher.py" in spec and '"slicereview/resources"' in spec
     assert '"krippendorff"' in spec and '"tests"' in spec  # excluded from the bundle
+    # The model engines' libraries are named (imported inside functions), not excluded.
+    assert '"onnxruntime"' in spec and '"sklearn.ensemble"' in spec
+    assert '"sklearn",' not in spec
     # The build itself and the commands run from it: tests/test_standalone_build.py.

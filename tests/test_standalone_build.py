@@ -107,7 +107,10 @@ def test_version_and_contents(app: Path, tmp_path: Path) -> None:
     # first stroke only, so no command below would notice them missing)
     assert list(internal.rglob("shapely/lib*")) and list(internal.rglob("libgeos*"))
     # Nothing from the tests, no GPL oracle, none of what docs/packaging.md says is left out.
-    for name in ("krippendorff*", "pingouin*", "sklearn*", "pytest*", "pandas*", "tests",
+    # The model engines' libraries are in (onnxruntime, scikit-learn); onnx, the tests' model
+    # builder, is not.
+    assert list(internal.rglob("onnxruntime/capi")) and list(internal.rglob("sklearn/tree"))
+    for name in ("krippendorff*", "pingouin*", "onnx", "pytest*", "pandas*", "tests",
                  "libgtk-3*", "translations", "libqeglfs*"):
         assert not list(internal.rglob(name)), name
     assert not [p for p in app.rglob("*") if p.is_symlink() and not p.exists()], "dangling"

@@ -133,9 +133,8 @@ def _drop_provenance(path: Path) -> None:
     older slicereview wrote)."""
     import sqlite3
 
-    from slicereview.store.schema import _POLYGON_PROVENANCE, MIGRATIONS
-
     from slicereview.store.connection import _statements
+    from slicereview.store.schema import _POLYGON_PROVENANCE, MIGRATIONS
 
     version = MIGRATIONS.index(_POLYGON_PROVENANCE)
     later = sqlite3.connect(":memory:")  # the tables of the migrations after provenance

@@ -10,7 +10,8 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("scipy.stats", "scipy.ndimage", "skimage", "SimpleITK", "choix", "PySide6")
+HEAVY = ("scipy.stats", "scipy.ndimage", "skimage", "SimpleITK", "choix", "PySide6",
+         "sklearn", "onnxruntime", "onnx")
 
 
 def test_importing_the_cli_loads_no_heavy_library(tmp_path):

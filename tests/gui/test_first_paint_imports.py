@@ -20,7 +20,8 @@ from PIL import Image
 from slicereview.app.images.importing import import_paths
 from slicereview.store import Project
 
-LATER = ("scipy", "skimage", "SimpleITK", "choix", "slicereview.app.rating.sessions",
+LATER = ("scipy", "skimage", "SimpleITK", "choix", "sklearn", "onnxruntime",
+         "slicereview.app.rating.sessions",
          "slicereview.app.commands", "slicereview.app.images.importing",
          "slicereview.engines.ranking.reliability", "slicereview.engines.agreement.alpha")
 
