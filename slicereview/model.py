@@ -285,7 +285,10 @@ class Review:
     A *decision* has ``annotation_id`` and ``decision`` set; ``tags`` are reason tags and
     ``comment`` free text (a rejection needs one or the other); ``alphas`` the image's α values
     when it was taken. A *pin* has ``decision`` ``None`` and ``pin_kind`` ``"box"`` with
-    ``pin_at = (row0, col0, row1, col1)`` or ``"point"`` with ``pin_at = (x, y)``, in pixels.
+    ``pin_at = (row0, col0, row1, col1)`` or ``"point"`` with ``pin_at = (x, y)``, in pixels;
+    with ``annotation_id`` it is a pin on that annotation (its annotator reads it with their
+    returned work), without one an *image pin*, read by reviewers and owners, and by every
+    annotator when ``for_everyone``.
     """
 
     id: int
@@ -300,6 +303,7 @@ class Review:
     alphas: dict = field(default_factory=dict, compare=False, hash=False)
     pin_kind: str | None = None
     pin_at: tuple[float, ...] = ()
+    for_everyone: bool = False
 
     @property
     def is_pin(self) -> bool:

@@ -17,6 +17,7 @@ Conventions:
 
 from __future__ import annotations
 
+from slicereview.store.schema_pins import _PINS_FOR_EVERYONE
 from slicereview.store.schema_v7 import _V7
 
 #: ``PRAGMA application_id`` of every slicereview project: ASCII "SRvw".
@@ -392,7 +393,7 @@ CREATE INDEX slots_by_batch ON slots (batch_id, position, slot);
 """
 
 #: Ordered migrations; ``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``.
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8]
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _PINS_FOR_EVERYONE]
 
 #: The schema version this build writes.
 SCHEMA_VERSION = len(MIGRATIONS)
