@@ -76,9 +76,10 @@ _SUBSET_SQL = (
     # the pins that stay are what the annotator is shown in the project: those on their
     # returned annotations (the decision in force is a rejection) and image pins for everyone
     "DELETE FROM reviews WHERE decision IS NULL AND NOT ((annotation_id IS NULL AND "
-    "for_everyone = 1) OR annotation_id IN (SELECT a.id FROM annotations a JOIN reviews r ON "
+    "for_everyone = 1) OR coalesce(annotation_id IN (SELECT a.id FROM annotations a JOIN "
+    "reviews r ON "
     "r.id = (SELECT max(id) FROM reviews WHERE annotation_id = a.id AND decision IS NOT NULL) "
-    "WHERE a.rater_id = :rater AND r.decision = 'reject'))",
+    "WHERE a.rater_id = :rater AND r.decision = 'reject'), 0))",
     "DELETE FROM reviews WHERE decision IS NOT NULL AND annotation_id NOT IN "
     "(SELECT id FROM annotations WHERE rater_id = :rater)",
     "DELETE FROM annotations WHERE rater_id <> :rater",

@@ -184,6 +184,13 @@ def set_for_everyone(project: Project, owner_id: int, review_id: int, on: bool =
     project.reviews.set_for_everyone(review_id, on)
 
 
+def pins_for_everyone(project: Project, image_id: int) -> list[Review]:
+    """The image's pins the owner marked for everyone, oldest first (what every annotator of
+    the image is shown, with or without an annotation of it)."""
+    return [r for r in project.reviews.all(image_id=image_id)
+            if r.is_pin and r.annotation_id is None and r.for_everyone]
+
+
 def pins_for_annotator(project: Project, annotation: Annotation) -> list[Review]:
     """The pins an annotator is shown with their ``annotation``, oldest first: the image's
     pins for everyone, and, once the annotation is returned (its decision in force is a
