@@ -1,4 +1,4 @@
-"""A project format after 8: pins that say who reads them (docs/review.md, "Pins").
+"""A project format after 8: pins that say who reads them (docs/review.md, the Decisions list).
 
 Kept apart from :mod:`slicereview.store.schema` (which lists it in ``MIGRATIONS``); the
 conventions of that module apply. On a server the same statement runs translated
