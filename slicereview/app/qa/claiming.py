@@ -112,9 +112,9 @@ def take_place(project: Project, rater_id: int, image_id: int, phase: Phase | st
             case = project.images.get(image_id).case_id
             name = project.raters.get(rater_id).name
             raise PlacesTaken(
-                f"{case} already has the {places} annotator(s) batch {batch.name} needs (all "
-                f"its {places} place(s) are taken), so {name} cannot start it: take the next "
-                "image instead (Next image to annotate, key N, or `slicereview claim`).")
+                f"{case} already has all the annotators batch {batch.name} needs ({places} of "
+                f"{places} places taken), so {name} cannot start it: take the next image "
+                "instead (Next image to annotate, key N, or `slicereview claim`).")
 
 
 @dataclass(frozen=True)

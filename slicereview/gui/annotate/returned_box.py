@@ -97,12 +97,15 @@ class ReturnedBox(QGroupBox):
         col.addWidget(self.reason)
         col.addWidget(self.pins)
         col.addWidget(self.revise_button)
+        self.is_returned = False
         self.setVisible(False)
 
     def show_returned(self, decision: Review | None, pins: list[Review],
                       revision_round: int | None) -> None:
         """Fill the box (``decision`` ``None`` and no pins hide it; ``None`` with pins: the
         image's pins for everyone alone)."""
+        #: Whether it shows a returned annotation (not only the image's pins for everyone).
+        self.is_returned = decision is not None
         self.setVisible(decision is not None or bool(pins))
         self.pins.clear()
         self.pins.addItems([pin_text(n, p) for n, p in enumerate(pins, 1)])

@@ -166,7 +166,7 @@ class AnnotateStatus:
                 page.assignments_changed.emit(page.workflow.extra_images())
         annotation = self.state.annotation
         self.panel.show_status(annotation.status if annotation else None, page.tool.polygons,
-                               done, total, returned=page.returned.isVisibleTo(page))
+                               done, total, returned=page.returned.is_returned)
         self.show_time()
         page.repeats.show()
         page.claims.show()

@@ -169,7 +169,9 @@ class ReviewDecisionsPanel(QWidget):
         self.features = QLabel()
         self.features.setTextFormat(Qt.TextFormat.RichText)
         self.pins = QListWidget()
-        self.pins.setMaximumHeight(90)
+        self.pins.setMaximumHeight(110)
+        self.pins.setWordWrap(True)  # (who reads it and the whole comment, never cut)
+        self.pins.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.pins.currentRowChanged.connect(self._on_pin_row)
         self.for_everyone_button = QPushButton("Mark for everyone")
         self.for_everyone_button.setToolTip(
@@ -212,6 +214,8 @@ class ReviewDecisionsPanel(QWidget):
     def set_review(self, review: ReviewImage | None, level: str,
                    features: ImageFeatures | None, keep_selection: bool = False) -> None:
         selected = self.selected_annotator() if keep_selection else None
+        pin = self._selected_pin()
+        pinned = pin.id if pin is not None else None
         self.review = review
         self.annotators.setRowCount(0)
         self.boxes.clear()
@@ -268,6 +272,9 @@ class ReviewDecisionsPanel(QWidget):
                        else f"on {names.get(pin.annotation_id, 'an annotation')}")
             self.pins.addItem(f"{where} ({readers}): "
                               f"{', '.join([*pin.tags, pin.comment]).strip(', ')}")
+        ids = [p.id for p in review.pins]
+        if pinned in ids:  # (the pin just marked stays selected)
+            self.pins.setCurrentRow(ids.index(pinned))
         self._on_pin_row(self.pins.currentRow())
         self._set_features(features)
 

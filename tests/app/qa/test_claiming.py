@@ -167,8 +167,9 @@ def test_an_image_opened_by_hand_takes_a_place_or_is_refused(location, tmp_path)
         assert next_image(project, a, batch) == 1
         assert annotating.start(project, b, 2).image_id == 2  # by hand: takes image 2's place
         assert project.slots.claimed(batch, b) == [2]
-        with pytest.raises(PlacesTaken, match=r"C000001 already has the 1 annotator\(s\) "
-                                              r"batch b needs .* take the next image"):
+        with pytest.raises(PlacesTaken, match=r"C000001 already has all the annotators "
+                                              r"batch b needs \(1 of 1 places taken\), .* "
+                                              r"take the next image"):
             annotating.start(project, c, 1)
         assert project.annotations.all(rater_id=c) == []  # (nothing started)
         assert Counter(i for i, _, r in project.slots.all(batch) if r) == {1: 1, 2: 1}

@@ -183,7 +183,8 @@ def test_an_image_opened_by_hand_takes_its_place_or_says_it_is_full(
     qtbot.waitUntil(lambda: page.image_id == 1 and page.view.display is not None)
     assert page.ensure_annotation() is None  # the first edit: refused
     message = page.panel.message_label.text()
-    assert message.startswith("C000001 already has the 1 annotator(s) batch claims needs")
+    assert message.startswith("C000001 already has all the annotators batch claims needs "
+                              "(1 of 1 places taken)")
     assert "take the next image" in message and names[1] in message
     page.show_image(2)
     qtbot.waitUntil(lambda: page.image_id == 2)

@@ -114,6 +114,7 @@ def test_the_pin_dialog_and_the_pins_list_say_who_reads_a_pin(qtbot, project_fil
     box = annotate.returned
     qtbot.waitUntil(box.isVisible, timeout=10_000)
     assert box.title() == "Comments for everyone" and not box.revise_button.isVisible()
+    assert "returned" not in annotate.panel.status_label.text()  # (nothing was returned)
     assert box.pins.count() == 1
     assert box.pins.item(0).text().endswith(": an artefact, not a finding")
     assert len(annotate.status.pin_items) == 2  # (its outline and its number, on the image)
