@@ -12,6 +12,9 @@ The GUI's gateway, the CLI and scripts all call these functions, so the rules ho
   *stop*, or has not decided yet) cannot start or change pilot or formal work: every write
   here refuses with :class:`~slicereview.app.qa.workflow.OnHold` and its one sentence (who
   decided, when, why; :func:`slicereview.app.qa.workflow.why_not_start`);
+* **claims are a lock** — an annotator assigned to a batch handed out by claims who starts
+  one of its images by hand takes one of its places, or is refused when all are taken
+  (:func:`slicereview.app.qa.claiming.take_place`);
 * annotators are raters with the ``annotator`` role, people listed before simulated ones;
 * an annotator's **batch** (:func:`batch_images`) is the set of images they work through in a
   phase — never the rating image sets;
@@ -110,13 +113,18 @@ def _check(project: Project, annotation_id: int) -> None:
 def start(project: Project, rater_id: int, image_id: int, phase: Phase | str = Phase.FORMAL,
           round: int = 1) -> Annotation:
     """The rater's annotation of the image in ``phase`` and ``round``, created (empty,
-    *in progress*) when missing — refused while the owner's decision holds the rater back."""
+    *in progress*) when missing — refused while the owner's decision holds the rater back,
+    and (:class:`~slicereview.app.qa.claiming.PlacesTaken`) when the image is in a batch
+    handed out by claims whose places for it are all taken by others."""
     with project.transaction():  # (a busy file is one clear error, and the check and the
         # write see the same state)
         found = project.annotations.for_image(rater_id, image_id, phase, round, create=False)
         if found is not None:
             return found
         check_may_work(project, rater_id, phase)
+        from slicereview.app.qa.claiming import take_place  # (not needed at start-up)
+
+        take_place(project, rater_id, image_id, phase)  # (a batch handed out by claims)
         made = project.annotations.for_image(rater_id, image_id, phase, round, create=True)
     assert made is not None
     return made

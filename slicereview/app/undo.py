@@ -59,7 +59,8 @@ def retry_while_busy(write: Callable[[], T], *, is_busy: Callable[[BaseException
                      on_wait: Callable[[str], None], ask: Callable[[str], bool],
                      patience_s: float = PATIENCE_S, pause_s: float = 0.1) -> T:
     """Run ``write()``; while it raises an error that ``is_busy`` accepts (the store's
-    :func:`~slicereview.store.connection.is_busy`), call ``on_wait(BUSY_MESSAGE)`` and run it
+    :func:`~slicereview.store.connection.is_busy`), call ``on_wait(BUSY_MESSAGE)`` (or the
+    error's own ``waiting`` text: a server's statement timeout) and run it
     again, for ``patience_s`` seconds at a time as long as ``ask(message)`` answers ``True``
     (Retry). Re-raises the error on Cancel; ``on_wait("")`` clears the message when the
     waiting is over.
@@ -92,7 +93,7 @@ def retry_while_busy(write: Callable[[], T], *, is_busy: Callable[[BaseException
                     if not ask(f"{exc} Retry, or cancel this change?"):
                         raise
                     deadline = time.monotonic() + patience_s
-                on_wait(BUSY_MESSAGE)
+                on_wait(getattr(exc, "waiting", BUSY_MESSAGE))  # (a slow server says so)
                 time.sleep(pause_s)
     finally:
         if deadline is not None:

@@ -9,10 +9,14 @@ in the handlers).
   rejection needs ``--reason`` or ``--text``); ``--seen STAMP`` (the edit stamp ``show``
   printed) refuses the decision when the annotation changed since — what the Review tab does;
 * ``comment`` pins a comment to a box (``--box ROW0,COL0,ROW1,COL1``) or a point
-  (``--point X,Y``), in image pixels.
+  (``--point X,Y``), in image pixels: on one annotator's annotation (``--annotator``; it goes
+  back to them with a rejection), or on the image (for reviewers and owners; with
+  ``--for-everyone``, an owner's, every annotator reads it);
+* ``for-everyone`` marks pin ``--pin K`` (as ``show`` numbers them) of an image for everyone
+  (``--off``: for reviewers and owners again), the owner's (``--owner NAME``).
 
 The reviewer is a rater with the reviewer role (``--reviewer NAME``; ``people add NAME --role
-reviewer`` adds one).
+reviewer`` adds one); an owner may comment too.
 """
 
 from __future__ import annotations
@@ -56,14 +60,29 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.set_defaults(func=cmd_decide, decision=_DECISIONS[name])
     p = acts.add_parser("comment", help="pin a comment to a box or a point of the image")
     _common(p)
-    p.add_argument("--reviewer", required=True, help="who comments (a reviewer's name)")
+    p.add_argument("--reviewer", required=True,
+                   help="who comments (a reviewer's name, or an owner's)")
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--box", metavar="ROW0,COL0,ROW1,COL1", help="a box in image pixels")
     where.add_argument("--point", metavar="X,Y", help="a point in image pixels")
     p.add_argument("--text", default="", help="the comment")
     p.add_argument("--reason", action="append", default=[], metavar="TAG",
                    help="a reason tag (repeat for more)")
+    whose = p.add_mutually_exclusive_group()
+    whose.add_argument("--annotator", help="on this annotator's annotation (their latest "
+                                           "finished round): it goes back to them with a "
+                                           "rejection")
+    whose.add_argument("--for-everyone", action="store_true",
+                       help="on the image, for every annotator too (the owner's)")
     p.set_defaults(func=cmd_comment)
+    p = acts.add_parser("for-everyone", help="mark an image pin for everyone (the owner's)")
+    _common(p)
+    p.add_argument("--pin", type=int, required=True, metavar="K",
+                   help="the pin's number, as `review show` lists them")
+    p.add_argument("--owner", required=True, help="who marks it (an owner's name)")
+    p.add_argument("--off", action="store_true",
+                   help="for reviewers and owners only again")
+    p.set_defaults(func=cmd_for_everyone)
 
 
 
@@ -74,12 +93,12 @@ def _image(project: Project, case: str) -> int:
     raise ValueError(f"no image with case id {case} in this project")
 
 
-def _reviewer(project: Project, name: str) -> int:
+def _reviewer(project: Project, name: str, *, owner_too: bool = False) -> int:
     from slicereview.app.people import person
     from slicereview.model import Role
 
     rater = person(project, name)
-    if rater.role is not Role.REVIEWER:
+    if rater.role is not Role.REVIEWER and not (owner_too and rater.role is Role.OWNER):
         raise ValueError(f"{rater.name} is a {rater.role}, not a reviewer (`slicereview people "
                          f"add PROJECT NAME --role reviewer` adds one)")
     return rater.id
@@ -110,7 +129,10 @@ def cmd_show(args: argparse.Namespace) -> int:
                  tool_summary(project.polygons.of(a.id)), _said(decided.get(a.id),
                                                                 DECISION_WORDS))
                 for a in latest.values()]
-        pins = [r for r in project.reviews.all(image_id=image) if r.is_pin]
+        pins = [f"pin {k} ({pin.pin_kind} {', '.join(f'{v:g}' for v in pin.pin_at)}; "
+                f"{_readers(project, pin)}): {'; '.join([*pin.tags, pin.comment]).strip('; ')}"
+                for k, pin in enumerate(
+                    (r for r in project.reviews.all(image_id=image) if r.is_pin), 1)]
     if not rows:
         print(f"{args.case}: no finished annotation in the {args.phase} phase")
         return 0
@@ -118,10 +140,17 @@ def cmd_show(args: argparse.Namespace) -> int:
     widths = [max(len(r[c]) for r in [head, *rows]) for c in range(5)]
     for row in [head, *rows]:
         print("  ".join(f"{v:<{w}}" for v, w in zip(row, widths, strict=False)) + "  " + row[5])
-    for k, pin in enumerate(pins, 1):
-        at = ", ".join(f"{v:g}" for v in pin.pin_at)
-        print(f"pin {k} ({pin.pin_kind} {at}): {'; '.join([*pin.tags, pin.comment]).strip('; ')}")
+    for line in pins:
+        print(line)
     return 0
+
+
+def _readers(project: Project, pin) -> str:
+    """Who reads a pin, in words."""
+    if pin.annotation_id is not None:
+        ann = project.annotations.get(pin.annotation_id)
+        return f"on {project.raters.get(ann.rater_id).name}'s round {ann.round}"
+    return "for everyone" if pin.for_everyone else "for reviewers and owners"
 
 
 def _said(review, words: dict[str, str]) -> str:
@@ -148,17 +177,39 @@ def cmd_decide(args: argparse.Namespace) -> int:
 
 
 def cmd_comment(args: argparse.Namespace) -> int:
-    from slicereview.app.review.decisions import pin
+    from slicereview.app.people import person
+    from slicereview.app.review.decisions import annotation_to_review, pin
 
     with open_project(args.project) as project:
         image = _image(project, args.case)
-        reviewer = _reviewer(project, args.reviewer)
-        if args.box is not None:
-            r0, c0, r1, c1 = _numbers(args.box, 4, "--box")
-            pin(project, reviewer, image, box=(r0, c0, r1, c1), text=args.text,
-                tags=args.reason)
-        else:
-            x, y = _numbers(args.point, 2, "--point")
-            pin(project, reviewer, image, point=(x, y), text=args.text, tags=args.reason)
-    print(f"{args.case}: comment pinned")
+        reviewer = _reviewer(project, args.reviewer, owner_too=True)
+        on = None
+        if args.annotator is not None:
+            on = annotation_to_review(project, image, person(project, args.annotator).id,
+                                      args.phase)
+        where: dict = ({"box": _numbers(args.box, 4, "--box")} if args.box is not None
+                       else {"point": _numbers(args.point, 2, "--point")})
+        pin(project, reviewer, image, text=args.text, tags=args.reason,
+            annotation_id=None if on is None else on.id, for_everyone=args.for_everyone,
+            **where)
+    readers = (f"on {args.annotator}'s round {on.round}" if on is not None
+               else "for everyone" if args.for_everyone else "for reviewers and owners")
+    print(f"{args.case}: comment pinned ({readers})")
+    return 0
+
+
+def cmd_for_everyone(args: argparse.Namespace) -> int:
+    from slicereview.app.people import person
+    from slicereview.app.review.decisions import set_for_everyone
+
+    with open_project(args.project) as project:
+        image = _image(project, args.case)
+        pins = [r for r in project.reviews.all(image_id=image) if r.is_pin]
+        if not 1 <= args.pin <= len(pins):
+            raise ValueError(f"{args.case} has {len(pins)} pin(s); `slicereview review show` "
+                             "lists them with their numbers")
+        set_for_everyone(project, person(project, args.owner).id, pins[args.pin - 1].id,
+                         not args.off)
+    print(f"{args.case}: pin {args.pin} is for "
+          f"{'reviewers and owners' if args.off else 'everyone'}")
     return 0

@@ -23,7 +23,8 @@ Everything here is **simulated** and deterministic from a seed; it gives the rev
   method) with the truth: Dice ≥ 0.6 and nothing missed or added is accepted; otherwise it is
   rejected with the reason that applies ("missed finding", "extra region", "wrong certainty",
   "outline too loose/tight"), sometimes with a comment; the worst annotation of the four
-  reviewed images with the lowest strict α goes to expert review; a few missed spots get a pin.
+  reviewed images with the lowest strict α goes to expert review; a few missed spots get a pin
+  on the annotation that missed them (its annotator reads it with the rejection).
 """
 
 from __future__ import annotations
@@ -259,7 +260,8 @@ def review_batch(project: Project, image_ids: Sequence[int], truth: dict[int, li
                 if missed and not pinned and pins > 0:
                     (x, y) = regions[missed[0]].mean(axis=0)
                     pin(project, reviewer, image_id, point=(float(x), float(y)),
-                        text="A faint spot here was missed.", tags=["missed finding"])
+                        text="A faint spot here was missed.", tags=["missed finding"],
+                        annotation_id=ann.id)  # (it goes back with this rejection)
                     pins -= 1
                     pinned = True
         lowest = sorted((a, i) for i, a in alphas.items() if a is not None and i in worst)

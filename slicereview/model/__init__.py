@@ -1,7 +1,7 @@
 """Glossary types shared by every layer: frozen dataclasses and string enums.
 
 The types of one area live in a module of this package (``privacy``: the privacy setting and
-shared copies) and are imported from here like the rest.
+shared copies; ``workflow``: batches, qualifications, flags), imported from here like the rest.
 
 The string values of the enums are what the project file stores (see
 :mod:`slicereview.store.schema`), so they are part of the file format.
@@ -20,6 +20,9 @@ from slicereview.model.privacy import PrivacySetting as PrivacySetting
 from slicereview.model.privacy import SharedImages as SharedImages
 from slicereview.model.privacy import SharedNames as SharedNames
 from slicereview.model.privacy import SharedSource as SharedSource
+from slicereview.model.workflow import Batch as Batch
+from slicereview.model.workflow import ImageFlag as ImageFlag
+from slicereview.model.workflow import Qualification as Qualification
 
 
 class Role(StrEnum):
@@ -318,7 +321,10 @@ class Review:
     A *decision* has ``annotation_id`` and ``decision`` set; ``tags`` are reason tags and
     ``comment`` free text (a rejection needs one or the other); ``alphas`` the image's α values
     when it was taken. A *pin* has ``decision`` ``None`` and ``pin_kind`` ``"box"`` with
-    ``pin_at = (row0, col0, row1, col1)`` or ``"point"`` with ``pin_at = (x, y)``, in pixels.
+    ``pin_at = (row0, col0, row1, col1)`` or ``"point"`` with ``pin_at = (x, y)``, in pixels;
+    with ``annotation_id`` it is a pin on that annotation (its annotator reads it with their
+    returned work), without one an *image pin*, read by reviewers and owners, and by every
+    annotator when ``for_everyone``.
     """
 
     id: int
@@ -333,6 +339,7 @@ class Review:
     alphas: dict = field(default_factory=dict, compare=False, hash=False)
     pin_kind: str | None = None
     pin_at: tuple[float, ...] = ()
+    for_everyone: bool = False
 
     @property
     def is_pin(self) -> bool:
@@ -342,57 +349,3 @@ class Review:
     def commented(self) -> bool:
         """The reviewer said something: free text or reason tags."""
         return bool(self.comment.strip() or self.tags)
-
-
-@dataclass(frozen=True)
-class Batch:
-    """A named image set of one phase with the owner's rules (see ``app/qa/workflow.py``).
-
-    ``min_dice``: the pre-filter (mean Dice against gold an annotator needs to go on; ``None``:
-    no pre-filter). ``alpha_threshold``: the low-agreement threshold on an image's strict α
-    (``None``: off); below it the image gets one more annotator (``low_action`` ``"assign"``,
-    up to ``max_annotators``) or is sent to review first (``"review"``).
-    """
-
-    id: int
-    name: str
-    phase: Phase
-    image_set_id: int
-    min_dice: float | None = None
-    alpha_threshold: float | None = None
-    max_annotators: int = 3
-    low_action: str = "assign"
-
-
-@dataclass(frozen=True)
-class Qualification:
-    """The owner's decision whether an annotator may go on after a batch (who, when, why).
-
-    ``prefilter`` is what the pre-filter said (``None``: no pre-filter), ``go_on`` what the
-    owner decided; they differ when the owner overrode it.
-    """
-
-    id: int
-    batch_id: int
-    rater_id: int
-    go_on: bool
-    prefilter: bool | None
-    mean_dice: float | None
-    decided_by: int | None
-    reason: str
-    created_at: str
-
-
-@dataclass(frozen=True)
-class ImageFlag:
-    """Why an image got one more annotator (``kind`` ``"assign"``, ``rater_id`` set) or was
-    sent to review first (``"review"``)."""
-
-    id: int
-    image_id: int
-    batch_id: int | None
-    kind: str
-    rater_id: int | None
-    reason: str
-    created_at: str
-

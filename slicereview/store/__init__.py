@@ -11,6 +11,7 @@ from slicereview.store.errors import (
     ProjectError,
     ProjectLockedError,
     ServerError,
+    ServerTimeoutError,
 )
 from slicereview.store.project import SUFFIX, Project
 
@@ -24,5 +25,6 @@ __all__ = [
     "ProjectBusyError",
     "ProjectLockedError",
     "ServerError",
+    "ServerTimeoutError",
     "check_file",
 ]

@@ -86,3 +86,13 @@ class ProjectBusyError(ProjectLockedError):
 
     MESSAGE = ("The project file is busy (another program is writing it); nothing was "
                "saved yet, try again when it is done.")
+
+
+class ServerTimeoutError(ProjectBusyError):
+    """The server cancelled a statement that ran longer than its ``statement_timeout`` (a
+    site's setting, or a server too slow to answer in time): nothing of it was changed, and
+    the same call may be retried (the store already repeated a read, or a claim, a few
+    times). ``waiting`` is what a front end shows while it retries a write."""
+
+    waiting = "The server is slow to answer (its statement timeout stopped a statement); " \
+              "retrying…"

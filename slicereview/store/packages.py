@@ -7,9 +7,9 @@ API from a file, a copy of every row from a server) and then
 deletes, in the copy only, everything the annotator must not see or does not need: other raters'
 annotations, sessions and views, gold and gold scores, qualifications, image flags, the
 features cache, the owner's UID map, seed, original paths and shared copies, images outside
-the package and their files' records, other batches, pins on
-images where the annotator has no returned (rejected) annotation — the pins they are shown with
-a returned annotation stay — and every rater who is neither the annotator nor the author of a
+the package and their files' records, other batches, every pin but those the annotator is
+shown (the pins on their returned, i.e. rejected, annotations and the image pins for
+everyone), and every rater who is neither the annotator nor the author of a
 decision or pin kept. Ids and case ids
 stay the same, so merging maps rows by id and verifies them by content hash.
 """
@@ -87,11 +87,13 @@ _SUBSET_SQL = (
     "DELETE FROM merge_conflicts",
     "DELETE FROM sessions WHERE rater_id <> :rater",
     "DELETE FROM guideline_views WHERE rater_id <> :rater",
-    # pins stay on the images where the annotator has a returned annotation (its decision in
-    # force is a rejection): what the annotator is shown there in the project
-    "DELETE FROM reviews WHERE decision IS NULL AND image_id NOT IN (SELECT a.image_id FROM "
-    "annotations a JOIN reviews r ON r.id = (SELECT max(id) FROM reviews WHERE annotation_id "
-    "= a.id AND decision IS NOT NULL) WHERE a.rater_id = :rater AND r.decision = 'reject')",
+    # the pins that stay are what the annotator is shown in the project: those on their
+    # returned annotations (the decision in force is a rejection) and image pins for everyone
+    "DELETE FROM reviews WHERE decision IS NULL AND NOT ((annotation_id IS NULL AND "
+    "for_everyone = 1) OR coalesce(annotation_id IN (SELECT a.id FROM annotations a JOIN "
+    "reviews r ON "
+    "r.id = (SELECT max(id) FROM reviews WHERE annotation_id = a.id AND decision IS NOT NULL) "
+    "WHERE a.rater_id = :rater AND r.decision = 'reject'), 0))",
     "DELETE FROM reviews WHERE decision IS NOT NULL AND annotation_id NOT IN "
     "(SELECT id FROM annotations WHERE rater_id = :rater)",
     "DELETE FROM annotations WHERE rater_id <> :rater",

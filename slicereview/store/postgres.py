@@ -11,10 +11,12 @@ latest commits. :meth:`PostgresDatabase.transaction` is one user intent, as on a
 transactions run one at a time as SQLite's ``BEGIN IMMEDIATE`` makes them on a file (the
 store's "next case id", "next position" reads stay correct without row locks), then, when the
 transaction wrote anything, the change counter of :data:`~.postgres_schema.STATE_TABLE` is
-incremented, and the transaction is committed. Waiting for the lock longer than the busy
-timeout (``lock_timeout``), a deadlock or a serialisation
-failure rolls the transaction back and raises :class:`~.errors.ProjectBusyError`: nothing was
-written, the same intent may be retried.
+incremented (by a function run as the tables' owner: the state row is theirs alone), and the
+transaction is committed. Waiting for the lock longer than the busy timeout
+(``lock_timeout``), a deadlock, a serialisation failure or a statement the server cancelled
+(``statement_timeout``: :class:`~.errors.ServerTimeoutError`; a read outside a transaction
+is sent again first) rolls the transaction back and raises :class:`~.errors.ProjectBusyError`:
+nothing was written, the same intent may be retried.
 
 Each statement to the server is a round trip, so a transaction sends what needs no answer of
 its own together with a statement that does: the ``BEGIN`` and the lock go in one message with
@@ -37,6 +39,7 @@ from typing import Any
 
 from slicereview.store import postgres_access as access
 from slicereview.store import postgres_link as link
+from slicereview.store import postgres_rules as rules
 from slicereview.store.database import Database
 from slicereview.store.errors import ConnectionLostError
 from slicereview.store.location import describe
@@ -46,9 +49,8 @@ from slicereview.store.postgres_schema import STATE_TABLE
 from slicereview.store.schema import APPLICATION_ID
 
 #: The channel of the change notices (``NOTIFY``; per database): every committed write sends
-#: :data:`CHANGED` (:mod:`.postgres_live` listens).
-CHANNEL = "slicereview"
-CHANGED = "change"
+#: :data:`CHANGED` (:mod:`.postgres_live` listens; :data:`~.postgres_rules.COUNT_FN` sends it).
+CHANNEL, CHANGED = rules.CHANNEL, rules.CHANGED
 #: Key of the advisory lock every write transaction holds ("SRvw" as a number).
 WRITE_LOCK = APPLICATION_ID
 #: First key of the two-key advisory lock of a claim (:meth:`PostgresDatabase.claim_row`; a
@@ -117,15 +119,23 @@ class PostgresDatabase(Database):
             return self._in_transaction(sql, text, params)
         if self.in_transaction:  # a lost connection ends the transaction: it raises there
             return self._conn.execute(text, params)
-        try:
-            return self._conn.execute(text, params)
-        except Exception as exc:
-            if not link.is_lost(self._conn, exc):
-                raise
-            self.reconnect(link.lost_reason(exc))
-            if not _READ.match(sql):  # (every write runs in a transaction: never here)
-                raise ConnectionLostError(_LOST_UNKNOWN, saved=None) from exc
-            return self._conn.execute(text, params)  # a read outside a transaction: again
+        tried = 1
+        while True:
+            try:
+                return self._conn.execute(text, params)
+            except Exception as exc:
+                if link.is_timeout(exc):  # (cancelled: it changed nothing; a read again)
+                    if tried < link.TIMEOUT_TRIES and _READ.match(sql):
+                        tried += 1
+                        continue
+                    raise link.timed_out(exc, self._conn, tried=tried,
+                                         changed=not _READ.match(sql)) from exc
+                if not link.is_lost(self._conn, exc):
+                    raise
+                self.reconnect(link.lost_reason(exc))
+                if not _READ.match(sql):  # (every write runs in a transaction: never here)
+                    raise ConnectionLostError(_LOST_UNKNOWN, saved=None) from exc
+                return self._conn.execute(text, params)  # a read outside a transaction: again
 
     def _in_transaction(self, sql: str, text: str, params: tuple | dict) -> Any:
         """A statement of :meth:`transaction`, in one message with what is still pending:
@@ -257,8 +267,7 @@ class PostgresDatabase(Database):
         finally:
             self._depth, self._pending_begin = 0, False
 
-    def grant_login(self, name: str) -> str | None:
-        """:func:`.postgres_access.grant_login` (in the caller's transaction)."""
+    def grant_login(self, name: str) -> str | None:  # (in the caller's transaction)
         return access.grant_login(self.conn, name)
 
     def login(self) -> str | None:
@@ -276,32 +285,40 @@ class PostgresDatabase(Database):
         bound by psycopg on this side); not the write lock, nor the change counter (a claim
         changes nothing another window shows). The lock is taken before ``sql`` starts, so
         ``sql`` sees the key's previous claim. A connection lost on the way raises
-        :class:`ConnectionLostError` (``saved=None``: the claim may have been made)."""
-        if self.in_transaction:
+        :class:`ConnectionLostError` (``saved=None``: the claim may have been made); one the
+        server cancelled (statement timeout) made nothing and is sent again (up to
+        :data:`~.postgres_link.TIMEOUT_TRIES` times). In a transaction both join it."""
+        if self.in_transaction:  # (an intent that claims as it starts work)
+            self.execute(f"SELECT pg_advisory_xact_lock({CLAIM_LOCK}, {int(key)})")
             return self.execute(sql, args).fetchone()
         from psycopg import ClientCursor
 
-        if self._conn.broken or self._conn.closed:
-            self.reconnect("the connection had been closed")
-        self._depth = 1
-        cursor = ClientCursor(self._conn)
-        try:
-            cursor.execute(f"BEGIN; SELECT pg_advisory_xact_lock({CLAIM_LOCK}, {int(key)}); "
-                           f"{self._translate(sql)}; COMMIT", tuple(args))
-            cursor.nextset(), cursor.nextset()  # (the results of BEGIN and of the lock)
-            return cursor.fetchone()
-        except BaseException as exc:
-            if link.is_lost(self._conn, exc):
-                raise ConnectionLostError(_LOST_UNKNOWN, saved=None) from exc
-            if self._open_transaction() and not self._conn.closed:
-                self._conn.rollback()
-            link.refused(exc)
-            raise
-        finally:
-            self._depth = 0
+        tried = 0
+        while True:
+            tried += 1
+            if self._conn.broken or self._conn.closed:
+                self.reconnect("the connection had been closed")
+            self._depth, cursor = 1, ClientCursor(self._conn)
+            try:
+                cursor.execute(f"BEGIN; SELECT pg_advisory_xact_lock({CLAIM_LOCK}, "
+                               f"{int(key)}); {self._translate(sql)}; COMMIT", tuple(args))
+                cursor.nextset(), cursor.nextset()  # (the results of BEGIN and of the lock)
+                return cursor.fetchone()
+            except BaseException as exc:
+                if link.is_lost(self._conn, exc):
+                    raise ConnectionLostError(_LOST_UNKNOWN, saved=None) from exc
+                if self._open_transaction() and not self._conn.closed:
+                    self._conn.rollback()
+                if link.is_timeout(exc):  # cancelled before its COMMIT: nothing was claimed,
+                    if tried < link.TIMEOUT_TRIES:  # so claiming again is safe
+                        continue
+                    raise link.timed_out(exc, self._conn, tried=tried) from exc
+                link.refused(exc)
+                raise
+            finally:
+                self._depth = 0
 
-    def _begin(self) -> None:
-        """The pending ``BEGIN`` and write lock, alone (:attr:`conn`)."""
+    def _begin(self) -> None:  # (the pending BEGIN and write lock, alone: :attr:`conn`)
         self._in_transaction("SELECT", "SELECT 1", ())
 
     def _committed_after_loss(self, xid: str, exc: BaseException) -> bool:
@@ -348,8 +365,7 @@ class PostgresDatabase(Database):
                             row_factory=row_factory)
 
     @property
-    def reconnecting(self) -> bool:
-        """Whether :meth:`reconnect` is waiting for the server (the GUI repaints meanwhile)."""
+    def reconnecting(self) -> bool:  # (waiting for the server: the GUI repaints meanwhile)
         return self._reconnecting
 
     def data_version(self) -> int:
@@ -370,10 +386,10 @@ _READ = re.compile(r"\s*(SELECT|SET|SHOW)\b", re.I)
 _WRITE = re.compile(r"\s*(INSERT|UPDATE|DELETE)\b", re.I)
 _BEGIN = ("BEGIN", f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
 _XID = "SELECT CAST(pg_current_xact_id_if_assigned() AS text)"
-#: The change counter, incremented when the transaction wrote (its id and the change notice).
-_COUNT = (f"UPDATE {STATE_TABLE} SET data_version = data_version + 1 WHERE "
-          "pg_current_xact_id_if_assigned() IS NOT NULL RETURNING CAST(pg_current_xact_id() "
-          f"AS text), pg_notify('{CHANNEL}', '{CHANGED}')")
+#: The change counter, incremented when the transaction wrote (its id and the change notice):
+#: through :data:`~.postgres_rules.COUNT_FN`, run as the tables' owner, since no login may
+#: write the state row itself.
+_COUNT = (f"SELECT public.{rules.COUNT_FN}() WHERE pg_current_xact_id_if_assigned() IS NOT NULL")
 _LOST_NOT_SAVED = ("The connection to the server was lost; nothing of this change was saved "
                    "(it is saved when done again: the connection is made again first).")
 _LOST_UNKNOWN = ("The connection to the server was lost while this change was being saved; "

@@ -1,27 +1,43 @@
 """Who may read and change what in a server project, enforced by PostgreSQL itself.
 
 Each person connects as their own PostgreSQL login, named as their rater row (``people add
-URL NAME --role ...``, :func:`add_login`). The project's tables then have row-level security
-(:func:`enable_blinding`, idempotent):
+URL NAME --role ...``, :func:`add_login`). What a login may do is decided in three places,
+each made by :func:`enable_blinding` (idempotent) and renewed on the owner's opening
+(:func:`renew_access`):
 
-* an **annotator's** connection reads and writes only their own annotations (and their
-  polygons), answers (their own, or in their own session when the answer names no rater),
-  grades (of their own sessions) and guideline views, and reads the reviews of their own
-  annotations and the pins; it reads every rating session (a shared session has several
-  raters) and writes its own; it reads nothing of gold, gold scores, kept merge
-  conflicts or the review features; it cannot write a review;
-* every other table (images, questions, guidelines, batches, raters, ...) is read by all and
-  written by reviewers and owners only, but for claiming work: an annotator takes a free
-  claim slot for themselves (and the change counter, which every write moves);
-* a **reviewer's** or **owner's** connection reads and writes everything (reviewers decide on
-  others' annotations);
-* the login that created the project (the tables' owner) and superusers are not subject to
-  the policies (PostgreSQL's rule): they administer.
+* **privileges** (:func:`grant_privileges`, by the rater's role): every login reads every
+  table; an annotator's login writes only the tables of people's own work (those of
+  :data:`POLICIES` whose rows it may write); a reviewer's or owner's the rest too. No login
+  writes the state row (``slicereview_project``: the tables' owner's alone; the change
+  counter is moved through :data:`~.postgres_rules.COUNT_FN`), deletes a rater or changes a
+  rater's role (``raters``: ``UPDATE`` of ``group_name`` only), or changes what a claim slot
+  is (``slots``: ``UPDATE`` of ``rater_id`` and ``claimed_at`` only);
+* **row-level security** (:data:`POLICIES`), on every table but the state table:
 
-A connection whose login names no rater of the project is treated as an annotator with no
-work: it sees no annotation at all. The helpers :data:`RATER_FN` and :data:`SEES_ALL_FN`
-(reading ``raters`` by ``current_user``, as the caller) are what the policies ask.
-A file has no logins: this module is used on a server only.
+  * an **annotator's** connection reads and writes only their own annotations (and their
+    polygons), answers (their own, or in their own session when the answer names no rater),
+    grades (of their own sessions) and guideline views, and reads the decisions on their own
+    annotations, the pins on their own returned work (an annotation whose decision in force
+    is a rejection, :data:`RETURNED_FN`) and the image pins marked for everyone; it reads
+    every rating session (a shared session has several raters) and writes its own; it reads
+    nothing of gold, gold scores, kept merge conflicts or the review features; it cannot
+    write a review;
+  * every other table (images, questions, guidelines, batches, raters, ...) is read by all
+    and written by reviewers and owners only, but for claiming work: an annotator takes a
+    free claim slot for themselves;
+  * a **reviewer's** or **owner's** connection reads and writes everything, but only an
+    owner's marks a pin for everyone (reviewers decide on others' annotations);
+* **data rules** as triggers (:mod:`.postgres_rules`): a submitted annotation has polygons,
+  an annotator held back after onboarding writes no pilot or formal work, an annotator of a
+  batch handed out by claims annotates only the images they hold a place of, a batch's
+  places are made once.
+
+The login that created the project (the tables' owner) and superusers are not subject to
+the policies and rules (PostgreSQL's rule): they administer. A connection whose login names
+no rater of the project is treated as an annotator with no work: it sees no annotation at
+all. The helpers :data:`RATER_FN`, :data:`SEES_ALL_FN` and :data:`OWNER_FN` (reading
+``raters`` by ``current_user``, as the caller) are what the policies ask. A file has no
+logins: this module is used on a server only.
 """
 
 from __future__ import annotations
@@ -32,12 +48,20 @@ from typing import Any
 
 RATER_FN = "slicereview_rater_id"
 SEES_ALL_FN = "slicereview_sees_all"
+OWNER_FN = "slicereview_is_owner"
+#: The ids of the caller's annotations whose decision in force is a rejection (their returned
+#: work), read as the tables' owner: the reviews' own policy cannot read reviews again.
+RETURNED_FN = "slicereview_returned"
+#: What :func:`renew_access` compares (a comment of :data:`RATER_FN`): a project whose
+#: privileges, policies and rules an earlier version made gets this version's.
+ACCESS = "slicereview access 2"
 
 # (each helper in a scalar subquery: PostgreSQL then calls it once per statement, an
 # InitPlan, instead of once per row it reads: a claim's scan of 420 slots 3.9 -> 0.24 ms)
 _MINE = f"rater_id = (SELECT {RATER_FN}())"
 _ALL = f"(SELECT {SEES_ALL_FN}())"
 _OWN_SESSION = f"session_id IN (SELECT id FROM sessions WHERE rater_id = (SELECT {RATER_FN}()))"
+_OWNER = f"(SELECT {OWNER_FN}())"
 
 #: ``table: (who may read, who may write)`` of the tables of people's work; every other
 #: table of the project is read by all and written by reviewers and owners only
@@ -52,14 +76,21 @@ POLICIES: dict[str, tuple[str, str]] = {
                 f"{_ALL} OR {_MINE} OR (rater_id IS NULL AND {_OWN_SESSION})"),
     "grades": (f"{_ALL} OR {_OWN_SESSION}", f"{_ALL} OR {_OWN_SESSION}"),
     "guideline_views": (f"{_ALL} OR {_MINE}", f"{_ALL} OR {_MINE}"),
-    "reviews": (f"{_ALL} OR annotation_id IS NULL OR annotation_id IN "
-                "(SELECT id FROM annotations)", _ALL),
+    # (decisions on one's own work, pins on one's own returned work, pins for everyone; only
+    # an owner marks a pin for everyone)
+    "reviews": (f"{_ALL} OR (pin_kind IS NULL AND annotation_id IN (SELECT id FROM "
+                f"annotations)) OR (annotation_id IS NULL AND for_everyone = 1) OR "
+                f"annotation_id = ANY (CAST((SELECT {RETURNED_FN}()) AS bigint[]))",
+                f"{_ALL} AND (for_everyone = 0 OR {_OWNER})"),
     "gold": (_ALL, _ALL),
     "gold_scores": (_ALL, _ALL),
     "merge_conflicts": (_ALL, _ALL),
     "review_features": (_ALL, _ALL),
 }
 OTHERS = ("true", _ALL)
+#: The tables an annotator's login may write (rows of their own work, as :data:`POLICIES`
+#: says); every other table it only reads, but for the claims of :data:`UPDATES`.
+OWN_WORK = ("annotations", "polygons", "sessions", "answers", "grades", "guideline_views")
 #: ``(rows an UPDATE may pick, what they may become)`` where that differs from who may
 #: write: an annotator takes a free claim slot for themselves.
 UPDATES = {"slots": (f"{_ALL} OR rater_id IS NULL OR {_MINE}", f"{_ALL} OR {_MINE}")}
@@ -69,28 +100,47 @@ UPDATES = {"slots": (f"{_ALL} OR rater_id IS NULL OR {_MINE}", f"{_ALL} OR {_MIN
 #: that no search path decides what they read: a login's own temporary table ``raters``
 #: (anyone may make one, and PostgreSQL looks for tables in ``pg_temp`` first unless told
 #: otherwise) does not stand in for the project's and make an annotator an owner. (A ``SET
-#: search_path`` clause would do that too, at the cost of a change of setting on every call.)
+#: search_path`` clause would do that too, at the cost of a change of setting on every call;
+#: :data:`RETURNED_FN`, run as the tables' owner, has one, called once per statement.)
 HELPERS = {
     RATER_FN: ("bigint", "BEGIN RETURN (SELECT id FROM public.raters WHERE name "
                          "OPERATOR(pg_catalog.=) current_user); END"),
     SEES_ALL_FN: ("boolean", "BEGIN RETURN EXISTS (SELECT 1 FROM public.raters WHERE name "
                              "OPERATOR(pg_catalog.=) current_user AND role "
                              "OPERATOR(pg_catalog.=) ANY ('{reviewer,owner}')); END"),
+    OWNER_FN: ("boolean", "BEGIN RETURN EXISTS (SELECT 1 FROM public.raters WHERE name "
+                          "OPERATOR(pg_catalog.=) current_user AND role "
+                          "OPERATOR(pg_catalog.=) 'owner'); END"),
+    # (the session's login: inside a function run as its owner, current_user is the owner)
+    RETURNED_FN: ("bigint[]", "BEGIN RETURN (SELECT coalesce(array_agg(a.id), '{}') FROM "
+                              "annotations a JOIN raters me ON me.id = a.rater_id AND "
+                              "me.name = CAST(session_user AS text) WHERE (SELECT d.decision "
+                              "FROM reviews d WHERE d.annotation_id = a.id AND d.decision IS "
+                              "NOT NULL ORDER BY d.id DESC LIMIT 1) = 'reject'); END"),
 }
+#: Helpers run as the tables' owner, with a search path of their own.
+_DEFINER = {RETURNED_FN: "SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp"}
 _FUNCTIONS = tuple(f"CREATE OR REPLACE FUNCTION {name}() RETURNS {returns} LANGUAGE plpgsql "
-                   f"STABLE AS $$ {body} $$" for name, (returns, body) in HELPERS.items())
+                   f"STABLE {_DEFINER.get(name, '')} AS $$ {body} $$"
+                   for name, (returns, body) in HELPERS.items())
+#: Columns a login may ``UPDATE`` where it may not update the whole row: the group of a
+#: rater (never the role), who holds a claim slot and since when (never its image or batch).
+COLUMNS = {"raters": "group_name", "slots": "rater_id, claimed_at"}
 
 
-def enable_blinding(conn: Any) -> None:
-    """Make the helpers and, on every table of the project but the change counter's, the
-    policies of :data:`POLICIES` (else :data:`OTHERS`) -- one per command, so that who may
-    delete is who may write --, in the caller's transaction on ``conn`` (a psycopg
-    connection of the tables' owner). Again: the policies are made as this version words
-    them (a project made before gets the same rules in their faster form)."""
+def enable_blinding(conn: Any, *, regrant: bool = True) -> None:
+    """Make the helpers, on every table of the project but the state table the policies of
+    :data:`POLICIES` (else :data:`OTHERS`) -- one per command, so that who may delete is who
+    may write --, the data rules (:func:`.postgres_rules.install_rules`) and, with
+    ``regrant``, every login's privileges again (:func:`grant_privileges`), in the caller's
+    transaction on ``conn`` (a psycopg connection of the tables' owner). Again: everything
+    is made as this version words it (a project made before gets it in this form)."""
+    from slicereview.store.postgres_rules import install_counter, install_rules
     from slicereview.store.postgres_schema import STATE_TABLE
 
     for statement in _FUNCTIONS:
         conn.execute(statement)
+    conn.execute(f"COMMENT ON FUNCTION {RATER_FN}() IS '{ACCESS}'")
     have = {(r[0], r[1]) for r in conn.execute(
         "SELECT tablename, policyname FROM pg_policies WHERE schemaname = current_schema()")}
     tables = [r[0] for r in conn.execute(
@@ -110,31 +160,92 @@ def enable_blinding(conn: Any) -> None:
                              f"{command.upper()} {clause}")
             else:  # (as this version words it: a project made before gets the faster form)
                 conn.execute(f"ALTER POLICY slicereview_{command} ON {table} {clause}")
+    install_counter(conn)
+    install_rules(conn)
     from slicereview.store.postgres_privacy import restrict
 
     restrict(conn)  # (who reads the originals: restrictive policies of their own)
+    if regrant:
+        for name, role in conn.execute(
+                "SELECT r.name, r.role FROM raters r JOIN pg_roles g ON g.rolname = r.name "
+                "WHERE NOT g.rolsuper AND g.rolname <> (SELECT tableowner FROM pg_tables "
+                "WHERE tablename = 'raters' AND schemaname = current_schema()) AND "
+                "has_table_privilege(g.oid, 'raters', 'SELECT') ORDER BY r.id").fetchall():
+            grant_privileges(conn, name, role)
 
 
-def renew_helpers(conn: Any) -> bool:
-    """Make the helpers again as this version words them when they differ (a project made
-    by an earlier version) and ``conn``'s login owns them (the project's owner, or a
-    superuser); returns whether it did. Other logins cannot, and leave them."""
-    rows = conn.execute(
-        "SELECT p.proname, p.prosrc, p.proconfig, pg_has_role(p.proowner, 'USAGE') FROM "
+def grant_privileges(conn: Any, name: str, role: str) -> None:
+    """Give the login ``name`` exactly the privileges of a rater with ``role`` on this
+    project's tables and sequences (see the module docstring), taking back whatever it had
+    (an earlier version granted every login every table), in the caller's transaction."""
+    from psycopg import sql
+
+    from slicereview.store.postgres_schema import STATE_TABLE
+
+    login = sql.Identifier(name)
+    tables = [r[0] for r in conn.execute(
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1")]
+    if role == "annotator":  # the tables whose rows it may write: its own work
+        writes = [t for t in tables if t in OWN_WORK]
+        extra: tuple[str, ...] = ()
+    else:
+        writes = [t for t in tables if t not in (STATE_TABLE, *COLUMNS)]
+        extra = ("GRANT INSERT ON raters TO {login}", "GRANT INSERT, DELETE ON slots TO {login}")
+    statements = [
+        "REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {login}",
+        "GRANT SELECT ON ALL TABLES IN SCHEMA public TO {login}",
+        "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {login}",
+        *(f"GRANT INSERT, UPDATE, DELETE ON {t} TO {{login}}" for t in writes),
+        *(f"GRANT UPDATE ({columns}) ON {t} TO {{login}}" for t, columns in COLUMNS.items()
+          if t in tables and (role != "annotator" or t in UPDATES)),
+        *extra,
+        # (an earlier version granted tables a later format adds in advance: a migration
+        # now grants them, by role, when it adds them)
+        "ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE ALL ON TABLES FROM {login}",
+        "ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE ALL ON SEQUENCES FROM {login}"]
+    for statement in statements:
+        conn.execute(sql.SQL(statement).format(login=login))
+
+
+def _current(conn: Any) -> bool:
+    """Whether this database has the change counter, and, where people have logins, the
+    helpers, rules and privileges, as this version makes them."""
+    from slicereview.store.postgres_rules import rules_in_place
+
+    helpers = {r[0]: (r[1].strip(), r[2], r[3]) for r in conn.execute(
+        "SELECT p.proname, p.prosrc, p.proconfig, obj_description(p.oid, 'pg_proc') FROM "
         "pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = "
-        "current_schema() AND p.proname IN (%s, %s)", tuple(HELPERS)).fetchall()
-    if not rows or not all(r[3] for r in rows) or all(
-            r[1].strip() == HELPERS[r[0]][1] and r[2] is None for r in rows):
+        "current_schema() AND p.proname = ANY(%s)", (list(HELPERS),))}
+    if not helpers:  # no logins yet: the counter only
+        return rules_in_place(conn, counter_only=True)
+    configs = {name: ["search_path=pg_catalog, public, pg_temp"] if name in _DEFINER else None
+               for name in HELPERS}
+    return (helpers.get(RATER_FN, ("", None, None))[2] == ACCESS
+            and all(helpers.get(name, ("", None, None))[:2] == (body.strip(), configs[name])
+                    for name, (_, body) in HELPERS.items())
+            and rules_in_place(conn))
+
+
+def renew_access(conn: Any) -> bool:
+    """Make the helpers, policies, rules and every login's privileges again as this version
+    makes them when they differ (a project made by an earlier version, a trigger dropped),
+    when ``conn``'s login owns the tables (the project's owner, or a superuser); returns
+    whether it did. Other logins cannot, and leave them (one query)."""
+    owns = conn.execute("SELECT pg_has_role(relowner, 'USAGE') FROM pg_class WHERE oid = "
+                        "to_regclass('raters')").fetchone()
+    if owns is None or not owns[0] or _current(conn):
         return False
     from slicereview.store.postgres import WRITE_LOCK
+    from slicereview.store.postgres_rules import install_counter
 
     with conn.transaction():  # (not beside another writer: two windows opening at once;
         # while another's write holds the lock, the next opening renews them)
         if not conn.execute("SELECT pg_try_advisory_xact_lock(%s)",
                             (WRITE_LOCK,)).fetchone()[0]:
             return False
-        for statement in _FUNCTIONS:
-            conn.execute(statement)
+        install_counter(conn)
+        if blinding_enabled(conn):
+            enable_blinding(conn)
     return True
 
 
@@ -146,9 +257,10 @@ def blinding_enabled(conn: Any) -> bool:
 
 
 def add_login(conn: Any, name: str) -> str | None:
-    """Give the login ``name`` the use of this project's tables (in the caller's
-    transaction); a new login is made with a random password, which is returned (shown once,
-    never stored); an existing login keeps its password (``None``)."""
+    """Give the login ``name`` the use of this project's tables, with the privileges of its
+    rater's role (:func:`grant_privileges`; in the caller's transaction); a new login is made
+    with a random password, which is returned (shown once, never stored); an existing login
+    keeps its password (``None``)."""
     from psycopg import sql
 
     if len(name.encode()) > 63:  # (PostgreSQL would cut it: the login would name no rater)
@@ -163,20 +275,11 @@ def add_login(conn: Any, name: str) -> str | None:
             sql.Identifier(name), sql.Literal(scram_verifier(password))))
     role = sql.Identifier(name)
     database = conn.execute("SELECT current_database()").fetchone()[0]
-    for statement in (
-            "GRANT CONNECT ON DATABASE {} TO {}",
-            "GRANT USAGE ON SCHEMA public TO {role}",
-            "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}",
-            "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}",
-            # (tables and sequences a later format adds, made by this login's migration)
-            "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE "
-            "ON TABLES TO {role}",
-            "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES "
-            "TO {role}"):
-        if statement.startswith("GRANT CONNECT"):
-            conn.execute(sql.SQL(statement).format(sql.Identifier(database), role))
-        else:
-            conn.execute(sql.SQL(statement).format(role=role))
+    conn.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(
+        sql.Identifier(database), role))
+    conn.execute(sql.SQL("GRANT USAGE ON SCHEMA public TO {}").format(role))
+    rater = conn.execute("SELECT role FROM raters WHERE name = %s", (name,)).fetchone()
+    grant_privileges(conn, name, "annotator" if rater is None else rater[0])
     return password
 
 
@@ -215,7 +318,7 @@ def grant_login(conn: Any, name: str) -> str | None:
 
     try:
         with conn.transaction():
-            enable_blinding(conn)
+            enable_blinding(conn, regrant=False)
             return add_login(conn, name)
     except psycopg.errors.InsufficientPrivilege as exc:
         raise ValueError(

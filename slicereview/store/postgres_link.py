@@ -42,6 +42,7 @@ from slicereview.store.errors import (
     ProjectBusyError,
     ProjectError,
     ServerError,
+    ServerTimeoutError,
     ServerUnreachableError,
 )
 from slicereview.store.location import describe
@@ -267,9 +268,49 @@ BUSY_MESSAGE = ("The project is busy (another user is writing to it); nothing wa
                 "yet, try again in a moment.")
 
 
+#: SQLSTATE of a statement the server cancelled: its ``statement_timeout``, or a cancel
+#: request (``pg_cancel_backend``).
+CANCELLED = "57014"
+#: How many times a read, or a claim, that the server cancelled is sent in all.
+TIMEOUT_TRIES = 3
+
+
+def is_timeout(exc: BaseException) -> bool:
+    """Whether the server cancelled the statement (``statement_timeout``, or a cancel)."""
+    return getattr(exc, "sqlstate", None) == CANCELLED
+
+
+def timed_out(exc: BaseException, conn: Any = None, *, tried: int = 1,
+              changed: bool = True) -> ServerTimeoutError:
+    """The one-sentence error of a statement the server cancelled (see :func:`is_timeout`);
+    ``conn`` (idle, not in a failed transaction) names this login's ``statement_timeout``;
+    ``tried``: how many times it was sent; ``changed``: it may have been a write."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    limit = ""
+    if conn is not None and "statement timeout" in text:
+        try:
+            limit = f" ({conn.execute('SHOW statement_timeout').fetchone()[0]} for this login)"
+        except Exception:  # (the connection may be unusable: then it is not named)
+            limit = ""
+    what = "nothing was changed" if changed else "nothing was read"
+    times = f", {tried} times," if tried > 1 else ""
+    if "statement timeout" in text:
+        return ServerTimeoutError(
+            f"The server stopped the statement{times} when it ran longer than its "
+            f"statement_timeout allows{limit}, so {what}; try again in a moment (the server "
+            "or the project may be busy), or ask the server's administrator to raise "
+            "statement_timeout.")
+    return ServerTimeoutError(
+        f"The server cancelled the statement{times} ({text or 'a cancel request'}), so "
+        f"{what}; try again in a moment.")
+
+
 def refused(exc: BaseException) -> None:
-    """Raise the one-sentence error of a write the server refused: busy, or not allowed to
-    this login (its privileges or row-level security); else nothing."""
+    """Raise the one-sentence error of a write the server refused: busy, cancelled (its
+    statement timeout), or not allowed to this login (its privileges, row-level security or
+    the data rules); else nothing."""
+    if is_timeout(exc):
+        raise timed_out(exc) from exc
     if is_busy(exc):
         raise ProjectBusyError(BUSY_MESSAGE) from exc
     if getattr(exc, "sqlstate", None) == NOT_ALLOWED:

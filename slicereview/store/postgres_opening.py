@@ -29,6 +29,8 @@ from slicereview.store.errors import (
 from slicereview.store.location import describe
 from slicereview.store.postgres import WRITE_LOCK, PostgresDatabase
 from slicereview.store.postgres_dialect import row_factory
+from slicereview.store.postgres_rules import TRIGGERS as RULE_TRIGGERS
+from slicereview.store.postgres_rules import install_counter
 from slicereview.store.postgres_schema import (
     STATE_DDL,
     STATE_INSERT,
@@ -93,10 +95,12 @@ def _describe_server_schema(conn: Any) -> dict[str, object]:
         "JOIN pg_class t ON t.oid = x.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace "
         "WHERE n.nspname = current_schema() AND NOT EXISTS "
         "(SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)")}
+    # (the data rules' triggers a server project has beside its schema are its own)
     triggers = [r[0] for r in conn.execute(
-        "SELECT t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+        "SELECT t.tgname, c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
         "JOIN pg_namespace n ON n.oid = c.relnamespace "
-        "WHERE NOT t.tgisinternal AND n.nspname = current_schema()")]
+        "WHERE NOT t.tgisinternal AND n.nspname = current_schema()")
+        if (r[0], r[1]) not in RULE_TRIGGERS]
     rules = [r[0] for r in conn.execute(
         "SELECT rulename FROM pg_rules WHERE schemaname = current_schema()")]
     views = [r[0] for r in conn.execute(
@@ -186,30 +190,59 @@ def _migrate(db: PostgresDatabase) -> None:
             "SELECT table_name FROM information_schema.columns WHERE table_schema = "
             "current_schema() AND column_name = 'id' AND is_identity = 'YES'").fetchall())
         db.conn.execute(f"UPDATE {STATE_TABLE} SET schema_version = %s", (SCHEMA_VERSION,))
+        install_counter(db.conn)  # (before this transaction's own COMMIT counts the change)
         from slicereview.store.postgres_access import blinding_enabled, enable_blinding
 
-        if blinding_enabled(db.conn):  # (new tables get their policies before anyone's use)
-            enable_blinding(db.conn)
+        if blinding_enabled(db.conn):  # (new tables get their policies, privileges and the
+            enable_blinding(db.conn)  # rules before anyone's use; this version's of them)
 
 
 def connect_server(url: str, *, read_only: bool = False,
                    busy_timeout_s: float = _BUSY_TIMEOUT_S) -> PostgresDatabase:
-    """Open an existing server project after :func:`check_server`, migrating an older one.
+    """Open an existing server project after :func:`check_server`, migrating an older one
+    (the tables' owner's login only) and renewing what a login may do
+    (:func:`.postgres_access.renew_access`). A statement the server cancels on the way (its
+    statement timeout) changed nothing: the opening is tried again, up to
+    :data:`~.postgres_link.TIMEOUT_TRIES` times, then refused with one sentence.
 
     ``read_only``: the session refuses every write (``default_transaction_read_only``)."""
+    tried = 0
+    while True:
+        tried += 1
+        try:
+            return _connect_server(url, read_only, busy_timeout_s)
+        except Exception as exc:
+            if not link.is_timeout(exc):
+                raise
+            if tried >= link.TIMEOUT_TRIES:
+                raise link.timed_out(exc, tried=tried) from exc
+
+
+def _owns_tables(conn: Any) -> bool:
+    row = conn.execute("SELECT pg_has_role(relowner, 'USAGE') FROM pg_class WHERE oid = "
+                       "to_regclass('raters')").fetchone()
+    return bool(row and row[0])
+
+
+def _connect_server(url: str, read_only: bool, busy_timeout_s: float) -> PostgresDatabase:
     conn = _connect(url, busy_timeout_s)
     try:
         version = check_server(conn, url)
         if version < SCHEMA_VERSION:
+            if not _owns_tables(conn):  # (a migration is DDL: only the tables' owner's)
+                raise ProjectError(
+                    f"{describe(url)} uses project format {version}; its owner's login (the "
+                    f"one that made it) upgrades it to format {SCHEMA_VERSION} by opening it "
+                    "once: ask the project's owner.")
             if read_only:
                 raise ProjectError(
                     f"{describe(url)} uses project format {version}; open it once with write "
                     f"access to upgrade it to format {SCHEMA_VERSION}.")
             _migrate(PostgresDatabase(conn, url))
         elif not read_only:
-            from slicereview.store.postgres_access import renew_helpers
+            from slicereview.store.postgres_access import renew_access
 
-            renew_helpers(conn)
+            renew_access(conn)
         if read_only:
             conn.execute("SET default_transaction_read_only = on")
         return PostgresDatabase(conn, url, lock_timeout_ms=int(busy_timeout_s * 1000),
@@ -251,6 +284,7 @@ def create_server(url: str, fill: Callable[[PostgresDatabase], None] | None = No
                 for statement in migration_statements(step):
                     conn.execute(statement)
             conn.execute(f"UPDATE {STATE_TABLE} SET schema_version = %s", (SCHEMA_VERSION,))
+            install_counter(conn)
             if fill is not None:
                 fill(db)
             conn.execute("COMMIT")

@@ -22,13 +22,12 @@ from __future__ import annotations
 
 from typing import Any
 
-IS_OWNER_FN = "slicereview_is_owner"
+from slicereview.store.postgres_access import OWNER_FN as IS_OWNER_FN
+
 READS_ORIGINALS_FN = "slicereview_reads_originals"
 
+#: (The owner helper, :data:`IS_OWNER_FN`, is made with the blinding helpers, before these.)
 HELPERS = {
-    IS_OWNER_FN: ("BEGIN RETURN EXISTS (SELECT 1 FROM public.raters WHERE name "
-                  "OPERATOR(pg_catalog.=) current_user AND role OPERATOR(pg_catalog.=) "
-                  "'owner'); END"),
     READS_ORIGINALS_FN: (f"BEGIN RETURN public.{IS_OWNER_FN}() OR coalesce((SELECT images "
                          "OPERATOR(pg_catalog.=) 'originals' FROM public.privacy_log ORDER BY "
                          "id DESC LIMIT 1), false); END"),

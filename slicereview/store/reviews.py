@@ -3,7 +3,9 @@
 A *decision* is a reviews row on one annotation (``accept``, ``reject``, ``expert_review``);
 the newest row of an annotation is the one in force, older rows are its history (undo deletes
 the newest). A *pin* is a row without a decision, attached to a box ``(row0, col0, row1, col1)``
-or a point ``(x, y)`` of the image. Rules about *when* a decision is allowed (a rejection needs a
+or a point ``(x, y)`` of the image, and either to one annotation (``annotation_id``: it goes
+with that annotation's decision) or to none (an *image pin*, for reviewers and owners, or
+``for_everyone``). Rules about *when* a decision is allowed (a rejection needs a
 reason, ...) live in :mod:`slicereview.app.review.decisions`; the store checks only that the
 data is consistent (the annotation belongs to the image, a pin has its coordinates).
 
@@ -52,6 +54,7 @@ def _review(row: Row) -> Review:
         created_at=row["created_at"], active_ms=row["active_ms"],
         alphas=loads(row["alphas"]),  # type: ignore[arg-type]
         pin_kind=row["pin_kind"], pin_at=tuple(float(v) for v in pin_at),
+        for_everyone=bool(row["for_everyone"]),
     )
 
 
@@ -61,11 +64,12 @@ class Reviews(Part):
         self, image_id: int, reviewer_id: int, *, annotation_id: int | None = None,
         decision: Decision | str | None = None, comment: str = "", tags: Sequence[str] = (),
         active_ms: int = 0, alphas: dict | None = None, pin_kind: str | None = None,
-        pin_at: Sequence[float] = (), review_id: int | None = None,
+        pin_at: Sequence[float] = (), review_id: int | None = None, for_everyone: bool = False,
     ) -> int:
         """Store one decision or pin (one transaction); returns its id.
 
-        ``review_id`` reuses a free id (so redo after undo restores the same row id).
+        ``review_id`` reuses a free id (so redo after undo restores the same row id);
+        ``for_everyone``: an image pin every annotator reads (only an image pin is).
         """
         if decision is not None and annotation_id is None:
             raise ValueError("a decision is taken on an annotation: give annotation_id")
@@ -74,13 +78,15 @@ class Reviews(Part):
                 raise ValueError("a pin is a box (row0, col0, row1, col1) or a point (x, y)")
         elif pin_at:
             raise ValueError("pin coordinates need pin_kind 'box' or 'point'")
+        if for_everyone and (pin_kind is None or annotation_id is not None):
+            raise ValueError("only an image pin (on no annotation) is for everyone")
         if active_ms < 0:
             raise ValueError(f"active time cannot be negative, got {active_ms} ms")
         values = (
             image_id, reviewer_id, annotation_id,
             None if decision is None else str(Decision(decision)), comment,
             json.dumps(list(tags)), now_iso(), int(active_ms), dumps(alphas or {}), pin_kind,
-            json.dumps([float(v) for v in pin_at]) if pin_kind else None,
+            json.dumps([float(v) for v in pin_at]) if pin_kind else None, int(for_everyone),
         )
         with self.transaction():
             if annotation_id is not None:
@@ -98,13 +104,28 @@ class Reviews(Part):
                 columns = ""
             new_id = self.db.insert(
                 f"INSERT INTO reviews ({columns}image_id, reviewer_id, annotation_id, decision, "
-                "comment, tags, created_at, active_ms, alphas, pin_kind, pin_at, "
+                "comment, tags, created_at, active_ms, alphas, pin_kind, pin_at, for_everyone, "
                 f"guideline_version) VALUES ({', '.join('?' * len(values))}, "
                 "(SELECT max(version) FROM guidelines))", values,
             )
             if columns:
                 self.db.reset_ids(["reviews"])
         return new_id
+
+    def set_for_everyone(self, review_id: int, on: bool) -> None:
+        """Mark an image pin for everyone (``on``) or for reviewers and owners only; a pin for
+        everyone keeps no α (every login reads it). ``KeyError`` for no such pin,
+        ``ValueError`` for a decision or a pin on an annotation."""
+        with self.transaction():
+            row = self.db.execute("SELECT pin_kind, annotation_id FROM reviews WHERE id = ?",
+                                  (review_id,)).fetchone()
+            if row is None or row[0] is None:
+                raise KeyError(f"no pin {review_id} in this project")
+            if row[1] is not None:
+                raise ValueError("only an image pin (on no annotation) is for everyone")
+            self.db.execute(
+                "UPDATE reviews SET for_everyone = ?, alphas = CASE WHEN ? = 1 THEN '{}' "
+                "ELSE alphas END WHERE id = ?", (int(on), int(on), review_id))
 
     def delete(self, review_id: int) -> None:
         """Delete one decision or pin (undo)."""

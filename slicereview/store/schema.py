@@ -6,7 +6,6 @@ A project is one SQLite file. ``PRAGMA application_id`` is :data:`APPLICATION_ID
 whose version is newer than :data:`SCHEMA_VERSION` is refused, never downgraded.
 
 Conventions:
-
 * enum values are stored as the strings of :mod:`slicereview.model`;
 * JSON columns hold UTF-8 JSON objects (``'{}'`` when empty);
 * polygon vertices are a BLOB of little-endian float64 ``(N, 2)`` in ``(x, y)`` pixels;
@@ -16,6 +15,7 @@ Conventions:
 
 from __future__ import annotations
 
+from slicereview.store.schema_pins import _PINS_FOR_EVERYONE
 from slicereview.store.schema_privacy import _SHARED_COPIES_AND_UID_MAP
 from slicereview.store.schema_provenance import _POLYGON_PROVENANCE
 from slicereview.store.schema_v7 import _V7
@@ -394,7 +394,7 @@ CREATE INDEX slots_by_batch ON slots (batch_id, position, slot);
 
 #: Ordered migrations; ``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``.
 MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8,
-                         _POLYGON_PROVENANCE, _SHARED_COPIES_AND_UID_MAP]
+                         _POLYGON_PROVENANCE, _SHARED_COPIES_AND_UID_MAP, _PINS_FOR_EVERYONE]
 
 #: The schema version this build writes.
 SCHEMA_VERSION = len(MIGRATIONS)

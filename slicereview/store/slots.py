@@ -53,6 +53,13 @@ TAKE_FIRST_FREE = ("UPDATE slots SET rater_id = ?, claimed_at = ? WHERE id = (SE
                    + _FIRST_FREE + " FOR UPDATE SKIP LOCKED) RETURNING image_id")
 
 
+#: A claim of one image's free slot (``?``: rater, time, batch, image), locked as
+#: :data:`TAKE_FIRST_FREE` locks it; its image.
+TAKE_OF_IMAGE = ("UPDATE slots SET rater_id = ?, claimed_at = ? WHERE id = (SELECT id FROM "
+                 "slots WHERE batch_id = ? AND image_id = ? AND rater_id IS NULL ORDER BY slot "
+                 "LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING image_id")
+
+
 class Slots(Part):
     """Claims of a batch's images (see the module docstring)."""
 
@@ -88,6 +95,26 @@ class Slots(Part):
             self.db.execute("UPDATE slots SET rater_id = ?, claimed_at = ? WHERE id = ?",
                             (rater_id, now_iso(), row[0]))
         return int(row[1])
+
+    def claim_image(self, batch_id: int, image_id: int, rater_id: int) -> bool:
+        """Claim a free slot of one image for ``rater_id`` (an image opened by hand), under
+        the lock of :meth:`claim`; whether there was one. The caller checked that they hold
+        none of it (a second is refused by the key ``(batch_id, image_id, rater_id)``)."""
+        with self.transaction():
+            if self.db.kind == "postgres":
+                return self.db.claim_row(rater_id, TAKE_OF_IMAGE,
+                                         (rater_id, now_iso(), batch_id, image_id)) is not None
+            return self.db.execute(
+                "UPDATE slots SET rater_id = ?, claimed_at = ? WHERE id = (SELECT id FROM slots "
+                "WHERE batch_id = ? AND image_id = ? AND rater_id IS NULL ORDER BY slot LIMIT 1)",
+                (rater_id, now_iso(), batch_id, image_id)).rowcount == 1
+
+    def of_image(self, image_id: int) -> list[tuple[int, int | None]]:
+        """``(batch_id, rater_id)`` of every slot of the image, in any batch handed out by
+        claims (none: no such batch holds it)."""
+        return [(r[0], r[1]) for r in self.db.execute(
+            "SELECT batch_id, rater_id FROM slots WHERE image_id = ? ORDER BY batch_id, slot",
+            (image_id,))]
 
     def claimed(self, batch_id: int, rater_id: int) -> list[int]:
         """The images ``rater_id`` claimed in the batch, in the batch's order."""

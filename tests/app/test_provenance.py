@@ -140,16 +140,22 @@ def _drop_provenance(path: Path) -> None:
     later = sqlite3.connect(":memory:")  # the tables of the migrations after provenance
     for script in MIGRATIONS[:version]:
         later.executescript(script)
-    older = {r[0] for r in later.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+    def columns() -> dict[str, list[str]]:
+        return {t: [c[1] for c in later.execute(f"PRAGMA table_info({t})")] for (t,) in
+                later.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall()}
+
+    older = columns()
     for script in MIGRATIONS[version:]:
         for statement in _statements(script):
             later.execute(statement)
-    newer = {r[0] for r in later.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     conn = sqlite3.connect(path)
-    for table in sorted(newer - older):
-        conn.execute(f"DROP TABLE {table}")
-    for column in ("model", "edited", "tool"):
-        conn.execute(f"ALTER TABLE polygons DROP COLUMN {column}")
+    for table, names in columns().items():
+        if table not in older:
+            conn.execute(f"DROP TABLE {table}")
+            continue
+        for column in reversed([n for n in names if n not in older[table]]):
+            conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
     conn.execute(f"PRAGMA user_version = {version}")
     conn.commit()
     conn.close()

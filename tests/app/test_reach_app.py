@@ -67,7 +67,7 @@ def test_pins_travel_in_the_package_and_back(location, tmp_path: Path) -> None:
         assert (new.image_id, new.pin_kind, new.pin_at, new.comment, new.tags) == (
             1, "box", (1.0, 2.0, 5.0, 6.0), "and here", ("missed finding",))
         assert merge(p, back).pins == []                     # merging again adds nothing
-        assert sum(r.is_pin for r in p.reviews.all()) == 3
+        assert sum(r.is_pin for r in p.reviews.all()) == 4
 
 
 def test_a_damaged_package_names_the_zip_not_a_temporary_path(location, tmp_path: Path) -> None:

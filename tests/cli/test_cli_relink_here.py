@@ -24,6 +24,14 @@ def _pngs(folder: Path, names: list[str], first: int = 0) -> None:
         PILImage.fromarray(np.full((6, 7), 40 * k, np.uint8)).save(folder / name)
 
 
+def _paths(conn) -> list[str]:
+    """The sources' paths as imported, in import order (a server names its sources
+    neutrally; the owner's ``source_origins`` keeps where each came from)."""
+    return [r[0] for r in conn.execute(
+        "SELECT coalesce(o.path, s.path) FROM sources s LEFT JOIN source_origins o "
+        "ON o.source_id = s.id ORDER BY s.id")]
+
+
 def test_this_machine_finds_the_files_elsewhere_and_the_project_stays(
         postgres_cluster, tmp_path, capsys, monkeypatch):
     import psycopg
@@ -35,7 +43,7 @@ def test_this_machine_finds_the_files_elsewhere_and_the_project_stays(
         assert main(["new", url]) == 0
         assert main(["import", url, str(shared), "--reference"]) == 0
         with psycopg.connect(url) as conn:
-            stored = sorted(r[0] for r in conn.execute("SELECT path FROM sources"))
+            stored = sorted(_paths(conn))
         assert stored == [(shared / "study" / n).as_posix() for n in ("a.png", "b.png")]
         here = tmp_path / "mnt" / "nas"
         here.parent.mkdir()
@@ -50,15 +58,14 @@ def test_this_machine_finds_the_files_elsewhere_and_the_project_stays(
         assert main(["info", url]) == 0
         assert "All image files found." in capsys.readouterr().out
         with psycopg.connect(url) as conn:  # nothing changed in the project
-            assert sorted(r[0] for r in conn.execute("SELECT path FROM sources")) == stored
+            assert sorted(_paths(conn)) == stored
         with Project.open(url) as project:
             files = [Locator(project).file_of(im) for im in project.images.all()]
             assert files == [here / "study" / "a.png", here / "study" / "b.png"]
             _pngs(here / "study", ["c.png"], first=2)  # imported here: stored under the shared path
         assert main(["import", url, str(here / "study" / "c.png"), "--reference"]) == 0
         with psycopg.connect(url) as conn:
-            assert conn.execute("SELECT path FROM sources ORDER BY id DESC LIMIT 1"
-                                ).fetchone()[0] == (shared / "study" / "c.png").as_posix()
+            assert _paths(conn)[-1] == (shared / "study" / "c.png").as_posix()
         # another machine (its own settings) sees the stored paths: missing there
         other = tmp_path / "other-machine"
         other.mkdir()

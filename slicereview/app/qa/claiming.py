@@ -12,7 +12,14 @@ annotations per image from its pool of assigned annotators: each annotator asks 
 
 On a server the claim locks one free slot with ``SELECT ... FOR UPDATE SKIP LOCKED``, so any
 number of annotators claim at once, never the same slot, and no image gets more than ``k``
-annotators. A claim is kept (it is not taken back when the annotator stops); the images an
+annotators. **Claims are a lock**: an assigned annotator who opens one of the batch's images
+by hand (the Annotate tab's image list) claims one of its places as their annotation starts,
+in the same transaction and under the same lock (:func:`take_place`, called by
+:func:`slicereview.app.annotating.start`), or is refused with one sentence when all ``k``
+are taken (:class:`PlacesTaken`), so no image gets ``k + 1`` annotators that way either (an
+annotator the low-agreement rule assigned to the image needs no place).
+
+A claim is kept (it is not taken back when the annotator stops); the images an
 annotator works on in such a batch are the ones they claimed (:func:`~.workflow.work_images`,
 so their work packages hold those).
 
@@ -77,6 +84,37 @@ def next_image(project: Project, rater_id: int, batch_id: int) -> int | None:
         if image_id not in finished:
             return image_id
     return project.slots.claim(batch_id, rater_id)
+
+
+class PlacesTaken(ValueError):
+    """Every place of an image in a batch handed out by claims is taken: nothing started."""
+
+
+def take_place(project: Project, rater_id: int, image_id: int, phase: Phase | str) -> None:
+    """Before ``rater_id`` starts ``image_id`` in ``phase`` (in the caller's transaction):
+    in each batch of the phase handed out by claims that holds the image and that the rater
+    is assigned to, claim one of the image's free places for them unless they hold one or the
+    low-agreement rule assigned them the image (:func:`~.workflow.work_images`); raise
+    :class:`PlacesTaken` when none is free."""
+    slots = project.slots.of_image(image_id)
+    if not slots:
+        return  # (the common case: one query)
+    phase = Phase(phase)
+    for batch_id in sorted({b for b, _ in slots}):
+        batch = project.workflow.batch(batch_id)
+        if batch.phase is not phase or rater_id in {r for b, r in slots if b == batch_id} \
+                or rater_id not in batch_annotators(project, batch_id) or any(
+                    f.kind == "assign" and f.rater_id == rater_id and f.batch_id == batch_id
+                    for f in project.workflow.image_flags(image_id)):
+            continue
+        if not project.slots.claim_image(batch_id, image_id, rater_id):
+            places = sum(b == batch_id for b, _ in slots)
+            case = project.images.get(image_id).case_id
+            name = project.raters.get(rater_id).name
+            raise PlacesTaken(
+                f"{case} already has all the annotators batch {batch.name} needs ({places} of "
+                f"{places} places taken), so {name} cannot start it: take the next image "
+                "instead (Next image to annotate, key N, or `slicereview claim`).")
 
 
 @dataclass(frozen=True)

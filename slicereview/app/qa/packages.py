@@ -240,7 +240,8 @@ def _merge(project: Project, pkg: Project, manifest: dict) -> MergeReport:
 
 def _pin_key(project: Project, pin: Review) -> tuple:
     return (pin.image_id, project.raters.get(pin.reviewer_id).name, pin.pin_kind,
-            tuple(round(v, 6) for v in pin.pin_at), pin.comment, tuple(pin.tags))
+            tuple(round(v, 6) for v in pin.pin_at), pin.comment, tuple(pin.tags),
+            pin.annotation_id)
 
 
 def _merge_pins(project: Project, pkg: Project) -> list[int]:
@@ -252,10 +253,16 @@ def _merge_pins(project: Project, pkg: Project) -> list[int]:
         reviewer = project.raters.by_name(key[1])
         if key in have or reviewer is None:
             continue
+        # (on the same annotation when the project has it on that image, else on the image;
+        # never for everyone: that is the owner's mark in the project)
+        on = pin.annotation_id
+        if on is not None and on not in {
+                a.id for a in project.annotations.all(image_id=pin.image_id, repeats=None)}:
+            on = None
         added.append(project.reviews.add(pin.image_id, reviewer.id, comment=pin.comment,
                                          tags=pin.tags, active_ms=pin.active_ms,
                                          alphas=pin.alphas, pin_kind=pin.pin_kind,
-                                         pin_at=pin.pin_at))
+                                         pin_at=pin.pin_at, annotation_id=on))
         have.add(key)
     return added
 

@@ -90,6 +90,10 @@ class AddPin:
     point: Point | None = None
     text: str = "Pin comment"
     review_id: int | None = None
+    #: The annotation the pin is about (``None``: the image).
+    annotation_id: int | None = None
+    #: An image pin every annotator reads (the owner's).
+    for_everyone: bool = False
 
     @property
     def changed(self) -> Changed:
@@ -98,11 +102,39 @@ class AddPin:
     def apply(self) -> None:
         self.review_id = review_decisions.pin(
             self.project, self.reviewer_id, self.image_id, box=self.box, point=self.point,
-            text=self.note, tags=self.tags, review_id=self.review_id)
+            text=self.note, tags=self.tags, review_id=self.review_id,
+            annotation_id=self.annotation_id, for_everyone=self.for_everyone)
 
     def revert(self) -> None:
         assert self.review_id is not None
         self.project.reviews.delete(self.review_id)
+
+
+@dataclass
+class MarkForEveryone:
+    """Mark an image pin for everyone, or for reviewers and owners only again (revert: the
+    other way; a pin once for everyone keeps no α)."""
+
+    project: Project
+    owner_id: int
+    review_id: int
+    on: bool = True
+    text: str = "Pin for everyone"
+    image_id: int = 0
+
+    def __post_init__(self) -> None:
+        self.image_id = self.project.reviews.get(self.review_id).image_id
+
+    @property
+    def changed(self) -> Changed:
+        return ("review", self.image_id)
+
+    def apply(self) -> None:
+        review_decisions.set_for_everyone(self.project, self.owner_id, self.review_id, self.on)
+
+    def revert(self) -> None:
+        review_decisions.set_for_everyone(self.project, self.owner_id, self.review_id,
+                                          not self.on)
 
 
 @dataclass

@@ -14,6 +14,11 @@
   saw), unless the caller passes its own;
 * **a pin is a comment** on a box ``(row0, col0, row1, col1)`` or a point ``(x, y)``: it needs
   text or tags;
+* **a pin belongs to the decision it is made with** — made on an annotator's annotation
+  (``annotation_id``), its annotator reads it with that work once it is returned to them (its
+  decision in force is a rejection); made on the image, it is read by reviewers and owners
+  only, unless **the owner marks it for everyone** (:func:`set_for_everyone`; only an image
+  pin, and it then keeps no α) -- :func:`pins_for_annotator` is what an annotator is shown;
 * **a rejected annotation is returned** to its annotator (:func:`returned_annotations`) until
   the revision, the next round of the same phase, is finished; :func:`start_revision` creates
   that round with a copy of the polygons and image classifications (or returns it when it
@@ -127,15 +132,23 @@ def decide(
 def pin(
     project: Project, reviewer_id: int, image_id: int, *, box: Box | None = None,
     point: Point | None = None, text: str = "", tags: Sequence[str] = (),
-    active_ms: int = 0, review_id: int | None = None,
+    active_ms: int = 0, review_id: int | None = None, annotation_id: int | None = None,
+    for_everyone: bool = False,
 ) -> int:
     """Attach a comment to a box ``(row0, col0, row1, col1)`` or a point ``(x, y)`` of the
-    image (pixels); returns the review id. Box corners are stored ordered (row0 ≤ row1)."""
+    image (pixels); returns the review id. Box corners are stored ordered (row0 ≤ row1).
+    ``annotation_id``: the annotation it is about (it goes back to its annotator with a
+    rejection); ``for_everyone``: an image pin every annotator reads (``reviewer_id`` must be
+    an owner, :data:`ONLY_THE_OWNER`)."""
     if (box is None) == (point is None):
         raise ValueError("A pin goes on a box or on a point (give exactly one).")
     clean = _clean_tags(tags)
     if not (clean or text.strip()):
         raise ValueError("A pin is a comment: write something or pick a tag.")
+    if for_everyone:
+        _check_owner(project, reviewer_id)
+        if annotation_id is not None:
+            raise ValueError(FOR_EVERYONE_ON_IMAGE)
     at: tuple[float, ...]
     if box is not None:
         r0, c0, r1, c1 = (float(v) for v in box)
@@ -144,8 +157,50 @@ def pin(
         assert point is not None
         kind, at = "point", (float(point[0]), float(point[1]))
     return project.reviews.add(image_id, reviewer_id, comment=text.strip(), tags=clean,
-                               active_ms=active_ms, alphas=_alphas_now(project, image_id),
-                               pin_kind=kind, pin_at=at, review_id=review_id)
+                               active_ms=active_ms,
+                               alphas={} if for_everyone else _alphas_now(project, image_id),
+                               pin_kind=kind, pin_at=at, review_id=review_id,
+                               annotation_id=annotation_id, for_everyone=for_everyone)
+
+
+ONLY_THE_OWNER = "Only the task owner marks a pin for everyone."
+FOR_EVERYONE_ON_IMAGE = ("Only a pin on the image is for everyone; a pin on an annotation goes "
+                         "back to its annotator with a rejection.")
+
+
+def _check_owner(project: Project, rater_id: int) -> None:
+    from slicereview.model import Role
+
+    if project.raters.get(rater_id).role is not Role.OWNER:
+        raise PermissionError(ONLY_THE_OWNER)
+
+
+def set_for_everyone(project: Project, owner_id: int, review_id: int, on: bool = True) -> None:
+    """Mark an image pin for everyone (``on``: every annotator reads it, without its α) or
+    for reviewers and owners only again; ``owner_id`` must be an owner."""
+    _check_owner(project, owner_id)
+    if project.reviews.get(review_id).annotation_id is not None:
+        raise ValueError(FOR_EVERYONE_ON_IMAGE)
+    project.reviews.set_for_everyone(review_id, on)
+
+
+def pins_for_everyone(project: Project, image_id: int) -> list[Review]:
+    """The image's pins the owner marked for everyone, oldest first (what every annotator of
+    the image is shown, with or without an annotation of it)."""
+    return [r for r in project.reviews.all(image_id=image_id)
+            if r.is_pin and r.annotation_id is None and r.for_everyone]
+
+
+def pins_for_annotator(project: Project, annotation: Annotation) -> list[Review]:
+    """The pins an annotator is shown with their ``annotation``, oldest first: the image's
+    pins for everyone, and, once the annotation is returned (its decision in force is a
+    rejection), the pins made on it. Never another annotator's, never an image pin that is
+    for reviewers and owners."""
+    decision = project.reviews.current_decisions([annotation.id]).get(annotation.id)
+    returned = decision is not None and decision.decision is Decision.REJECT
+    return [r for r in project.reviews.all(image_id=annotation.image_id) if r.is_pin and (
+        (r.annotation_id is None and r.for_everyone)
+        or (returned and r.annotation_id == annotation.id))]
 
 
 def accept_all(

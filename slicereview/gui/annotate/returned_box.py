@@ -2,11 +2,14 @@
 
 When the annotation shown is the acting annotator's own and a reviewer rejected it
 (:func:`slicereview.app.review.decisions.returned_annotations`), the panel shows a *Returned by
-the reviewer* box: the reason tags and comment, and every pin on the image (a box or a point
-with its comment), numbered, listed here and drawn on the image with the same numbers (dotted
-magenta outlines, which neither polygon colour scheme uses). *Revise* starts the next round — a
-copy of the annotator's polygons and answers (:func:`~slicereview.app.review.decisions.
-start_revision`) — and switches to it; the rejected round stays as it was.
+the reviewer* box: the reason tags and comment, and the pins the annotator is shown (a box or
+a point with its comment: those made on this annotation and the image's pins for everyone,
+:func:`~slicereview.app.review.decisions.pins_for_annotator`), numbered, listed here and drawn
+on the image with the same numbers (dotted magenta outlines, which neither polygon colour
+scheme uses). *Revise* starts the next round — a copy of the annotator's polygons and answers
+(:func:`~slicereview.app.review.decisions.start_revision`) — and switches to it; the rejected
+round stays as it was. An annotation that was not returned shows the image's pins for
+everyone alone, in a *Comments for everyone* box.
 """
 
 from __future__ import annotations
@@ -94,12 +97,23 @@ class ReturnedBox(QGroupBox):
         col.addWidget(self.reason)
         col.addWidget(self.pins)
         col.addWidget(self.revise_button)
+        self.is_returned = False
         self.setVisible(False)
 
     def show_returned(self, decision: Review | None, pins: list[Review],
                       revision_round: int | None) -> None:
-        """Fill the box (``decision`` ``None`` hides it)."""
-        self.setVisible(decision is not None)
+        """Fill the box (``decision`` ``None`` and no pins hide it; ``None`` with pins: the
+        image's pins for everyone alone)."""
+        #: Whether it shows a returned annotation (not only the image's pins for everyone).
+        self.is_returned = decision is not None
+        self.setVisible(decision is not None or bool(pins))
+        self.pins.clear()
+        self.pins.addItems([pin_text(n, p) for n, p in enumerate(pins, 1)])
+        self.pins.setVisible(bool(pins))
+        self.setTitle("Returned by the reviewer" if decision is not None
+                      else "Comments for everyone")
+        self.reason.setVisible(decision is not None)
+        self.revise_button.setVisible(decision is not None)
         if decision is None:
             return
         tags = ", ".join(decision.tags)
@@ -109,8 +123,5 @@ class ReturnedBox(QGroupBox):
         if revision_round is not None:
             parts.append(f"Your revision is round {revision_round}.")
         self.reason.setText("<br>".join(parts))
-        self.pins.clear()
-        self.pins.addItems([pin_text(n, p) for n, p in enumerate(pins, 1)])
-        self.pins.setVisible(bool(pins))
         self.revise_button.setText("Revise" if revision_round is None
                                    else f"Go to the revision (round {revision_round})")

@@ -6,7 +6,8 @@
 * :meth:`AnnotateStatus.image_statuses` feeds the image list's status marks and filter;
 * active time is kept in memory until the first edit creates the annotation (looking creates
   nothing) and is never gathered on someone else's annotation;
-* a returned annotation shows the reviewer's reason and pins; *Revise* starts the next round.
+* a returned annotation shows the reviewer's reason and pins; *Revise* starts the next round;
+  the image's pins for everyone are shown on any annotation of yours.
 
 It talks back by signals: :attr:`~AnnotateStatus.statuses_changed` and
 :attr:`~AnnotateStatus.assignments_changed` for the image list (only while the page is shown,
@@ -86,8 +87,10 @@ class AnnotateStatus(QObject):
         revision: int | None = None
         if annotation is not None and self.state.own:
             decision, pins, revision = self.annotate.review_notes(annotation)
+        elif self.state.own and self.state.image_id is not None:
+            pins = self.annotate.pins_for_everyone(self.state.image_id)
         self.returned.show_returned(decision, pins, revision)
-        if decision is not None:
+        if pins:
             self.pin_items = pin_items(pins)
             for item in self.pin_items:
                 viewbox.addItem(item)
@@ -164,7 +167,7 @@ class AnnotateStatus(QObject):
                 self.assignments_changed.emit(self.workflow.extra_images())
         annotation = self.state.annotation
         self.panel.show_status(annotation.status if annotation else None, self.tool.polygons,
-                               done, total, returned=self.returned.isVisibleTo(self.panel))
+                               done, total, returned=self.returned.is_returned)
         self.show_time()
         self.refreshed.emit()
 

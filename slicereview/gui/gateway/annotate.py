@@ -187,19 +187,29 @@ class AnnotateService(Service):
 
     def review_notes(self, annotation: Annotation) -> tuple[Review | None, list[Review],
                                                              int | None]:
-        """A rejected annotation's decision, the pins on its image and its revision's round
-        (``(None, [], None)`` when it was not rejected)."""
+        """A rejected annotation's decision, the pins its annotator is shown with it
+        (:func:`~slicereview.app.review.decisions.pins_for_annotator`: its own pins and the
+        image's pins for everyone) and its revision's round; an annotation that was not
+        rejected has no decision and no revision, only the pins for everyone."""
+        from slicereview.app.review.decisions import pins_for_annotator
         from slicereview.model import Decision
 
         project = self.open_project
         decision = project.reviews.current_decisions([annotation.id]).get(annotation.id)
+        pins = pins_for_annotator(project, annotation)
         if decision is None or decision.decision is not Decision.REJECT:
-            return None, [], None
-        pins = [r for r in project.reviews.all(image_id=annotation.image_id) if r.is_pin]
+            return None, pins, None
         revision = project.annotations.for_image(annotation.rater_id, annotation.image_id,
                                                  annotation.phase, annotation.round + 1,
                                                  create=False)
         return decision, pins, None if revision is None else revision.round
+
+    def pins_for_everyone(self, image_id: int) -> list[Review]:
+        """The image's pins for everyone (:func:`~slicereview.app.review.decisions.
+        pins_for_everyone`), shown before the annotator's work on it has started."""
+        from slicereview.app.review.decisions import pins_for_everyone
+
+        return pins_for_everyone(self.open_project, image_id)
 
     def start_revision(self, annotation_id: int) -> int:
         """Start (or find) the revision of a rejected annotation; returns its id."""

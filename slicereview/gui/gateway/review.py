@@ -57,9 +57,15 @@ class ReviewService(Service):
 
     # -- reviewers and settings ----------------------------------------------------------------
     def reviewers(self) -> list[Rater]:
-        """Raters with the reviewer role, by name."""
+        """Raters who review: the reviewers by name, then the owners by name (an owner
+        reviews too, and marks pins for everyone)."""
         raters = self.project.raters.all() if self.project else []
-        return sorted((r for r in raters if r.role is Role.REVIEWER), key=lambda r: r.name.lower())
+        return sorted((r for r in raters if r.role in (Role.REVIEWER, Role.OWNER)),
+                      key=lambda r: (r.role is Role.OWNER, r.name.lower()))
+
+    def is_owner(self, rater_id: int) -> bool:
+        """Whether the rater has the owner role (who marks a pin for everyone)."""
+        return self.open_project.raters.get(rater_id).role is Role.OWNER
 
     def logged_in(self) -> Rater | None:
         """On a server, the rater named as this window's login
@@ -144,11 +150,23 @@ class ReviewService(Service):
 
     def add_pin(self, reviewer_id: int, image_id: int, note: str,
                 tags: tuple[str, ...] = (), *, box: tuple[float, float, float, float] | None
-                = None, point: tuple[float, float] | None = None) -> bool:
+                = None, point: tuple[float, float] | None = None,
+                annotation_id: int | None = None, for_everyone: bool = False) -> bool:
+        """Pin a comment (undoable): on ``annotation_id`` (``None``: the image), or on the
+        image for everyone (the owner's)."""
         from slicereview.app.review import commands as review_commands
 
         return self._push(review_commands.AddPin(
-            self.open_project, reviewer_id, image_id, note, tuple(tags), box, point))
+            self.open_project, reviewer_id, image_id, note, tuple(tags), box, point,
+            annotation_id=annotation_id, for_everyone=for_everyone))
+
+    def mark_for_everyone(self, owner_id: int, review_id: int, on: bool) -> bool:
+        """Mark an image pin for everyone, or for reviewers and owners only (undoable)."""
+        from slicereview.app.review import commands as review_commands
+
+        return self._push(review_commands.MarkForEveryone(
+            self.open_project, owner_id, review_id, on,
+            text="Pin for everyone" if on else "Pin for reviewers and owners"))
 
     def accept_all(self, reviewer_id: int, image_id: int, annotation_ids: tuple[int, ...],
                    active_ms: int = 0, shown: dict[int, str] | None = None) -> bool:

@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from slicereview.gui.gateway import ProjectError
-from slicereview.gui.review.dialogs import ReasonDialog
+from slicereview.gui.review.dialogs import PinDialog, ReasonDialog
 
 if TYPE_CHECKING:
     from slicereview.gui.review.page import ReviewPage
@@ -123,14 +123,35 @@ class ReviewActions:
 
     def _pin(self, *, box: tuple[float, float, float, float] | None = None,
              point: tuple[float, float] | None = None) -> None:
-        reviewer, row = self.page.reviewer_id, self.state.row
-        if reviewer is None or row is None:
+        reviewer, row, review = self.page.reviewer_id, self.state.row, self.state.review
+        if reviewer is None or row is None or review is None:
             return
-        dialog = ReasonDialog("Pin a comment", "Comment on this region:", self.page)
-        if dialog.exec() != ReasonDialog.DialogCode.Accepted:
+        index = self.page.panel.selected_annotator()
+        work = review.annotators[index] if index is not None and index < len(
+            review.annotators) else None
+        dialog = PinDialog(None if work is None else work.name,
+                           self.review.is_owner(reviewer), self.page)
+        if dialog.exec() != PinDialog.DialogCode.Accepted:
             return
         tags, note = dialog.reason()
-        self.review.add_pin(reviewer, row.image_id, note, tags, box=box, point=point)
+        readers = dialog.readers()
+        self.review.add_pin(reviewer, row.image_id, note, tags, box=box, point=point,
+                            annotation_id=work.annotation_id if work is not None
+                            and readers == PinDialog.ANNOTATION else None,
+                            for_everyone=readers == PinDialog.EVERYONE)
+
+    def for_everyone(self, review_id: int, on: bool) -> None:
+        """Mark an image pin for everyone (``on``) or for reviewers and owners only: the
+        owner's, so the Reviewer chosen must be an owner."""
+        reviewer = self._ready()
+        if reviewer is None:
+            return
+        if not self.review.is_owner(reviewer):
+            self.page.panel.message.setText("Only the task owner marks a pin for everyone: "
+                                            "choose an owner as the Reviewer.")
+            return
+        if self.review.mark_for_everyone(reviewer, review_id, on):
+            self.page.panel.message.setText("")
 
     def on_mouse_clicked(self, event: Any) -> None:
         """A click on the image while a point pin waits for it (pyqtgraph's scene event)."""

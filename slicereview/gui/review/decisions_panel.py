@@ -121,6 +121,8 @@ class ReviewDecisionsPanel(QWidget):
     decision_requested = Signal(str)
     accept_all_requested = Signal()
     pin_requested = Signal()
+    #: The selected image pin for everyone (``True``) or for reviewers and owners only: its id.
+    for_everyone_requested = Signal(int, bool)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -167,7 +169,18 @@ class ReviewDecisionsPanel(QWidget):
         self.features = QLabel()
         self.features.setTextFormat(Qt.TextFormat.RichText)
         self.pins = QListWidget()
-        self.pins.setMaximumHeight(90)
+        self.pins.setMaximumHeight(110)
+        self.pins.setWordWrap(True)  # (who reads it and the whole comment, never cut)
+        self.pins.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.pins.currentRowChanged.connect(self._on_pin_row)
+        self.for_everyone_button = QPushButton("Mark for everyone")
+        self.for_everyone_button.setToolTip(
+            "An image pin the owner marks for everyone is read by every annotator of the image "
+            "(without its α); others are read by reviewers and owners, or, on an annotation, "
+            "by its annotator once it is returned")
+        self.for_everyone_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.for_everyone_button.setEnabled(False)
+        self.for_everyone_button.clicked.connect(self._on_for_everyone)
         self.message = QLabel()
         self.message.setWordWrap(True)
 
@@ -184,7 +197,9 @@ class ReviewDecisionsPanel(QWidget):
         feats = QGroupBox("Features")
         QVBoxLayout(feats).addWidget(self.features)
         pins = QGroupBox("Pinned comments")
-        QVBoxLayout(pins).addWidget(self.pins)
+        pin_column = QVBoxLayout(pins)
+        pin_column.addWidget(self.pins)
+        pin_column.addWidget(self.for_everyone_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.alpha_label)
@@ -199,6 +214,8 @@ class ReviewDecisionsPanel(QWidget):
     def set_review(self, review: ReviewImage | None, level: str,
                    features: ImageFeatures | None, keep_selection: bool = False) -> None:
         selected = self.selected_annotator() if keep_selection else None
+        pin = self._selected_pin()
+        pinned = pin.id if pin is not None else None
         self.review = review
         self.annotators.setRowCount(0)
         self.boxes.clear()
@@ -246,10 +263,19 @@ class ReviewDecisionsPanel(QWidget):
             self.boxes.addItem(entry)
         self.boxes.blockSignals(blocker)
         self.heat_bar.set_raters(len(review.annotators))
+        names = {w.annotation_id: w.name for w in review.annotators}
         for pin in review.pins:
             where = ("box" if pin.pin_kind == "box" else "point") + " " + ", ".join(
                 f"{v:.0f}" for v in pin.pin_at)
-            self.pins.addItem(f"{where}: {', '.join([*pin.tags, pin.comment]).strip(', ')}")
+            readers = ("for everyone" if pin.for_everyone else "reviewers and owners"
+                       if pin.annotation_id is None
+                       else f"on {names.get(pin.annotation_id, 'an annotation')}")
+            self.pins.addItem(f"{where} ({readers}): "
+                              f"{', '.join([*pin.tags, pin.comment]).strip(', ')}")
+        ids = [p.id for p in review.pins]
+        if pinned in ids:  # (the pin just marked stays selected)
+            self.pins.setCurrentRow(ids.index(pinned))
+        self._on_pin_row(self.pins.currentRow())
         self._set_features(features)
 
     def _set_features(self, f: ImageFeatures | None) -> None:
@@ -268,6 +294,23 @@ class ReviewDecisionsPanel(QWidget):
             return
         work = self.review.annotators[index]
         self.decision_label.setText(decision_text(work.name, work.decision))
+
+    def _selected_pin(self):
+        row = self.pins.currentRow()
+        return self.review.pins[row] if self.review and 0 <= row < len(self.review.pins) \
+            else None
+
+    def _on_pin_row(self, _row: int) -> None:
+        pin = self._selected_pin()
+        self.for_everyone_button.setEnabled(pin is not None and pin.annotation_id is None)
+        self.for_everyone_button.setText(
+            "For reviewers and owners only" if pin is not None and pin.for_everyone
+            else "Mark for everyone")
+
+    def _on_for_everyone(self) -> None:
+        pin = self._selected_pin()
+        if pin is not None:
+            self.for_everyone_requested.emit(pin.id, not pin.for_everyone)
 
     def selected_annotator(self) -> int | None:
         rows = self.annotators.selectionModel().selectedRows() if self.review else []

@@ -143,6 +143,7 @@ class ReviewPage(QWidget):
         p.decision_requested.connect(a.decide)
         p.accept_all_requested.connect(a.accept_all_and_next)
         p.pin_requested.connect(a.pin_button)
+        p.for_everyone_requested.connect(a.for_everyone)
         scene = self.view.graphics.scene()
         scene.sigMouseMoved.connect(self._on_mouse_moved)
         scene.sigMouseClicked.connect(a.on_mouse_clicked)
@@ -170,12 +171,13 @@ class ReviewPage(QWidget):
             return
         saved = self.gateway.review.setting("reviewer")
         login = self.gateway.review.logged_in()  # on a server, you are your login
-        if login is not None and login.role is Role.REVIEWER:
+        if login is not None and login.role in (Role.REVIEWER, Role.OWNER):
             saved = str(login.id)
         blocker = self.reviewer_box.blockSignals(True)
         self.reviewer_box.clear()
         for r in self.gateway.review.reviewers():
-            self.reviewer_box.addItem(r.name, r.id)
+            self.reviewer_box.addItem(f"{r.name} (owner)" if r.role is Role.OWNER else r.name,
+                                      r.id)
         index = self.reviewer_box.findData(int(saved)) if saved else -1
         annotator = login is not None and login.role is Role.ANNOTATOR
         self.reviewer_box.setCurrentIndex(-1 if annotator else index)

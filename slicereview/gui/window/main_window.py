@@ -90,6 +90,7 @@ class MainWindow(QMainWindow):
         self.gateway = ProjectGateway(self)
         self._current_image: Image | None = None
         self._volume_autos: dict[tuple[int, int | None], WindowPreset | None] = {}
+        self._busy_shown = BUSY_MESSAGE  # (what a retrying write shows in the status bar)
 
         self.viewer = ImageView()
         self.tabs = PageTabs()
@@ -261,7 +262,8 @@ class MainWindow(QMainWindow):
         """Another program holds the file: say so while the write retries (app/undo.py)."""
         if message:
             self.statusBar().showMessage(message)
-        elif self.statusBar().currentMessage() == BUSY_MESSAGE:
+            self._busy_shown = message
+        elif self.statusBar().currentMessage() in (BUSY_MESSAGE, self._busy_shown):
             self.statusBar().clearMessage()
 
     def _ask_retry(self, message: str) -> bool:

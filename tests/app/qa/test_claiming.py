@@ -151,3 +151,32 @@ def test_a_claim_refused_or_cut_off_on_a_server_claims_nothing(postgres_cluster,
         assert lost.value.saved is None
         assert project.slots.claim(batch, b) is None  # connected again; nothing left for b
         assert project.slots.all(batch) == [(1, 0, b), (2, 0, a)]
+
+
+def test_an_image_opened_by_hand_takes_a_place_or_is_refused(location, tmp_path):
+    """Claims are a lock: starting an image of a batch handed out by claims by hand (the
+    Annotate tab's list) takes one of its places for the annotator, or is refused with one
+    sentence when all K are taken; an image the low-agreement rule assigned needs no place,
+    nor does someone not assigned to the batch (an expert)."""
+    from slicereview.app import annotating
+    from slicereview.app.qa.claiming import PlacesTaken
+
+    where = location()
+    batch, (a, b, c) = _project(where, tmp_path / "imgs", images=3, annotators=3, per_image=1)
+    with Project.open(where) as project:
+        assert next_image(project, a, batch) == 1
+        assert annotating.start(project, b, 2).image_id == 2  # by hand: takes image 2's place
+        assert project.slots.claimed(batch, b) == [2]
+        with pytest.raises(PlacesTaken, match=r"C000001 already has all the annotators "
+                                              r"batch b needs \(1 of 1 places taken\), .* "
+                                              r"take the next image"):
+            annotating.start(project, c, 1)
+        assert project.annotations.all(rater_id=c) == []  # (nothing started)
+        assert Counter(i for i, _, r in project.slots.all(batch) if r) == {1: 1, 2: 1}
+        assert annotating.start(project, b, 2).image_id == 2  # (held: started again, as is)
+        assert next_image(project, c, batch) == 3  # what is left still goes out by claims
+        project.workflow.add_image_flag(1, "assign", "low α", batch_id=batch, rater_id=c)
+        assert annotating.start(project, c, 1).image_id == 1  # assigned by the rule
+        expert = project.raters.add("expert", "reviewer")
+        assert annotating.start(project, expert, 1).image_id == 1  # not in the batch's pool
+        assert Counter(i for i, _, r in project.slots.all(batch) if r) == {1: 1, 2: 1, 3: 1}

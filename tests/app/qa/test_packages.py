@@ -55,7 +55,9 @@ def make_project(folder: Path, where: Location | None = None) -> Location:
         decided = p.annotations.for_image(a, 1)
         p.reviews.add(1, boss, annotation_id=decided.id, decision="reject", comment="too big",
                       tags=["outline too loose"])
-        p.reviews.add(1, boss, comment="pin", pin_kind="point", pin_at=(3, 3))
+        p.reviews.add(1, boss, comment="pin", pin_kind="point", pin_at=(3, 3),
+                      annotation_id=decided.id)  # (a pin on ann's returned annotation)
+        p.reviews.add(1, boss, comment="for reviewers", pin_kind="point", pin_at=(4, 4))
         g = p.annotations.for_image(expert, 2)
         p.polygons.replace(g.id, [square(3)])
         p.annotations.set_status(g.id, "submitted")
@@ -75,7 +77,7 @@ def test_package_is_blind_and_self_contained(location, tmp_path: Path) -> None:
         assert [r.name for r in pkg.raters.all()] == ["ann", "boss"]      # no other annotator
         assert {a.rater_id for a in pkg.annotations.all()} == {pkg.raters.by_name("ann").id}
         assert pkg.workflow.gold_images() == [] and pkg.workflow.gold_scores() == {}
-        review, pin = pkg.reviews.all()          # the decision, and the pin on the returned image
+        review, pin = pkg.reviews.all()  # the decision, and the pin on the returned annotation
         assert review.comment == "too big" and review.tags == ("outline too loose",)
         assert (pin.is_pin, pin.pin_kind, pin.pin_at, pin.comment) == (True, "point",
                                                                        (3.0, 3.0), "pin")

@@ -167,3 +167,33 @@ def test_two_logins_on_a_server_never_get_the_same_image(qtbot, open_window, tmp
     assert "login is an annotator's" in annotator.owner_menu.actions["batches"].toolTip()
     postgres_cluster.drop_database(url)
 
+
+
+def test_an_image_opened_by_hand_takes_its_place_or_says_it_is_full(
+        qtbot, open_window, location, tmp_path: Path) -> None:
+    """Claims are a lock in the window too: the first edit of an image opened from the list
+    takes one of its places, or the panel says all are taken and nothing is stored."""
+    where = location()
+    names, (ann, bob, _eve) = _claims_project(where, tmp_path / "images", images=3)
+    w = _annotate(open_window, where, ann)
+    page = w.annotate_page
+    assert page.claims.next() == 1  # ann holds image 1's one place
+    page.select_you(bob)
+    page.show_image(1)  # bob opens it from the image list
+    qtbot.waitUntil(lambda: page.image_id == 1 and page.view.display is not None)
+    assert page.ensure_annotation() is None  # the first edit: refused
+    message = page.panel.message_label.text()
+    assert message.startswith("C000001 already has all the annotators batch claims needs "
+                              "(1 of 1 places taken)")
+    assert "take the next image" in message and names[1] in message
+    page.show_image(2)
+    qtbot.waitUntil(lambda: page.image_id == 2)
+    made = page.ensure_annotation()  # a free place: taken as the work starts
+    assert made is not None and made.image_id == 2
+    assert page.claims.next() == 2  # (his unfinished claim comes first)
+    with Project.open(where) as project:
+        batch = project.workflow.batch_by_name("claims").id
+        assert [(i, r) for i, _, r in project.slots.all(batch)] == [
+            (1, ann), (2, bob), (3, None)]
+        assert {a.image_id for a in project.annotations.all(rater_id=bob)} == {2}
+    w.close()

@@ -199,8 +199,11 @@ def test_a_returned_annotation_shows_comments_and_pins_and_revise_starts_the_nex
         rev = project.raters.ensure("rhea", Role.REVIEWER)
         [ann] = project.annotations.all(rater_id=bob)
         decide(project, rev, ann.id, "reject", ["too large"], "Follow the edge closely.")
-        pin(project, rev, ann.image_id, box=(20, 20, 70, 80), text="this edge")
-        pin(project, rev, ann.image_id, point=(120, 90), text="missed spot")
+        pin(project, rev, ann.image_id, box=(20, 20, 70, 80), text="this edge",
+            annotation_id=ann.id)
+        pin(project, rev, ann.image_id, point=(120, 90), text="missed spot",
+            annotation_id=ann.id)
+        pin(project, rev, ann.image_id, point=(5, 5), text="for reviewers only")  # not shown
     w = _open(qtbot, shared_file)
     page, browser = _page(w), w.browser
     page.select_you(bob)
