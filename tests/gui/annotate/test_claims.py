@@ -181,14 +181,14 @@ def test_an_image_opened_by_hand_takes_its_place_or_says_it_is_full(
     page.select_you(bob)
     page.show_image(1)  # bob opens it from the image list
     qtbot.waitUntil(lambda: page.image_id == 1 and page.view.display is not None)
-    assert page.ensure_annotation() is None  # the first edit: refused
+    assert page.writer.ensure_annotation() is None  # the first edit: refused
     message = page.panel.message_label.text()
     assert message.startswith("C000001 already has all the annotators batch claims needs "
                               "(1 of 1 places taken)")
     assert "take the next image" in message and names[1] in message
     page.show_image(2)
     qtbot.waitUntil(lambda: page.image_id == 2)
-    made = page.ensure_annotation()  # a free place: taken as the work starts
+    made = page.writer.ensure_annotation()  # a free place: taken as the work starts
     assert made is not None and made.image_id == 2
     assert page.claims.next() == 2  # (his unfinished claim comes first)
     with Project.open(where) as project:
