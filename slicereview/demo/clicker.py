@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -82,7 +83,7 @@ class ManualSession:
     reached: bool
 
 
-def frame(*masks: Placed) -> tuple[int, int, np.ndarray, ...]:
+def frame(*masks: Placed) -> tuple[Any, ...]:
     """The masks pasted into their common bounding frame: ``(row0, col0, mask, ...)``."""
     r0 = min(m.row0 for m in masks)
     c0 = min(m.col0 for m in masks)
@@ -123,7 +124,7 @@ def next_click(truth: Placed, predicted: Placed) -> Prompt | None:
     if best is None:
         return None
     _, (r, c), positive = best
-    return Prompt("point", [[r0 + r + 0.5, c0 + c + 0.5]], positive)
+    return Prompt("point", np.array([[r0 + r + 0.5, c0 + c + 0.5]]), positive)
 
 
 def click_session(truth: Placed, segment: Callable[[list[Prompt]], Placed], *,

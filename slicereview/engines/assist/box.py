@@ -108,7 +108,8 @@ def box(image: np.ndarray, prompts: Sequence[Prompt], *, invert: bool = False,
         if p.kind != "box":
             mask[stroke_pixels(p, crop, v.shape, 1)] = cv2.GC_FGD if p.positive else cv2.GC_BGD
     bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
-    cv2.grabCut(np.dstack([grey] * 3), mask, None, bgd, fgd, rounds, cv2.GC_INIT_WITH_MASK)
+    cv2.grabCut(np.dstack([grey] * 3), mask, (0, 0, 0, 0), bgd, fgd, rounds,
+                cv2.GC_INIT_WITH_MASK)
     obj = (mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)
     p_obj = posterior(grey, fgd, bgd)
     labels = np.where(obj, np.where(p_obj >= hi, 1, 2), 0).astype(np.uint8)

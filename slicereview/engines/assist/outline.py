@@ -20,8 +20,11 @@ outline runs through the midpoints between a pixel centre inside and one outside
 pixel centre lies strictly on its own side and the even-odd pixel-centre rule reproduces the
 component exactly. The rings are simplified by Douglas–Peucker [DouglasPeucker1973] with
 topology kept (shapely 2's ``simplify(tolerance, preserve_topology=True)``: no ring crosses
-itself or another, which matters for 2 px wide tubes); a ring that would vanish keeps its
-unsimplified vertices.
+itself or another, which matters for 2 px wide tubes). The simplified outline is rasterised
+and compared with its component: when Dice falls below :data:`MIN_DICE` (0.99; small or thin
+objects, where a 1 px deviation is a large share) the tolerance is halved, then quartered,
+then the unsimplified outline is kept. A ring that would vanish, and every component of at
+most 16 pixels, keeps its unsimplified vertices.
 
 **Holes.** The project's polygon is one outline filled by the even-odd rule, and several
 polygons form their union (:func:`slicereview.engines.masks.rasterize`); a separate hole polygon
@@ -65,6 +68,10 @@ from slicereview.model import Certainty, Polygon
 TOLERANCE = 1.0
 
 Outline = tuple[bool, np.ndarray]
+#: Components of at most this many pixels keep their unsimplified outline.
+_TINY = 16
+#: A simplified outline must keep at least this Dice against its component's pixels.
+MIN_DICE = 0.99
 
 
 def outlines(mask: ArrayLike, *, tolerance: float = TOLERANCE,
@@ -88,10 +95,11 @@ def outlines(mask: ArrayLike, *, tolerance: float = TOLERANCE,
         raster order of their first pixel.
 
     >>> m = np.zeros((4, 5), bool); m[1:3, 1:4] = True
-    >>> outlines(m, tolerance=0)[0].tolist()   # through the midpoints between pixel centres
-    [[3.0, 3.5], [3.0, 2.5], [3.0, 1.5], [2.5, 1.0], [1.5, 1.0], [1.0, 1.5], [1.0, 2.5], [1.0, 3.5], [1.5, 4.0], [2.5, 4.0]]
-    >>> len(outlines(m)[0])                   # simplified to 1 px
-    4
+    >>> outlines(m, tolerance=0)[0][:4].tolist()   # through midpoints between pixel centres
+    [[3.0, 3.5], [3.0, 2.5], [3.0, 1.5], [2.5, 1.0]]
+    >>> m = np.zeros((12, 14), bool); m[1:11, 1:13] = True
+    >>> len(outlines(m, tolerance=0)[0]), len(outlines(m)[0])   # simplified at 1 px
+    (44, 8)
     """
     from scipy import ndimage
 
@@ -108,10 +116,8 @@ def outlines(mask: ArrayLike, *, tolerance: float = TOLERANCE,
         if box is None:
             continue
         part = np.pad(labels[box] == k, 1)
-        shell, holes = _rings(part)
-        shell, holes = _simplify(shell, holes, tol)
-        ring = _bridge(shell, holes)
-        ring += (box[0].start - 1 + 0.5 + r_off, box[1].start - 1 + 0.5 + c_off)
+        ring = _outline(part, tol)
+        ring += (box[0].start - 1 + r_off, box[1].start - 1 + c_off)
         out.append(ring)
     return out
 
@@ -163,6 +169,25 @@ def model_polygons(polygons: Iterable[Outline]) -> list[Polygon]:
 
 
 # -- rings ---------------------------------------------------------------------------------------
+def _outline(part: np.ndarray, tol: float) -> np.ndarray:
+    """One bridged ring ``(row, col)`` of a padded component, in the continuous frame of
+    ``part``: simplified at ``tol``, or at half, a quarter of it, or not at all, whichever
+    first keeps Dice against the component at :data:`MIN_DICE` or more."""
+    from slicereview.engines.masks import polygon_mask
+
+    shell, holes = _rings(part)
+    exact = _bridge(shell, holes) + 0.5
+    if tol <= 0 or part.sum() <= _TINY:
+        return exact
+    size = int(part.sum())
+    for t in (tol, tol / 2, tol / 4):
+        ring = _bridge(*_simplify(shell, holes, t)) + 0.5
+        drawn = polygon_mask(ring[:, ::-1], part.shape)
+        if 2.0 * int((drawn & part).sum()) / (int(drawn.sum()) + size) >= MIN_DICE:
+            return ring
+    return exact
+
+
 def _check_tolerance(tolerance: float) -> float:
     try:
         tol = float(tolerance)

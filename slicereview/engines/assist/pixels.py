@@ -91,7 +91,8 @@ def touches_inner_edge(mask: np.ndarray, crop: Crop, shape: Sequence[int], width
     crop that is not a side of the image (the object may go on beyond the crop).
 
     >>> m = np.zeros((10, 10), bool); m[4:6, 8:] = True
-    >>> touches_inner_edge(m, (0, 0, 10, 10), (10, 20)), touches_inner_edge(m, (0, 0, 10, 10), (10, 10))
+    >>> crop = (0, 0, 10, 10)
+    >>> touches_inner_edge(m, crop, (10, 20)), touches_inner_edge(m, crop, (10, 10))
     (True, False)
     """
     r0, c0, r1, c1 = crop
@@ -106,10 +107,7 @@ def displayed(image: np.ndarray, crop: Crop, *, invert: bool = False,
     (module docstring). ``image`` is the whole image; only the crop is read."""
     r0, c0, r1, c1 = crop
     part = image[r0:r1, c0:c1]
-    if part.ndim == 3:
-        v = part[..., :3].astype(np.float32) @ _LUMA
-    else:
-        v = part.astype(np.float32)
+    v = part[..., :3].astype(np.float32) @ _LUMA if part.ndim == 3 else part.astype(np.float32)
     finite = np.isfinite(v)
     if window is None:
         if not finite.any():

@@ -100,7 +100,7 @@ def point(row: float, col: float, positive: bool = True) -> Prompt:
     >>> point(10.5, 3.5, positive=False).positive
     False
     """
-    return Prompt("point", [[row, col]], positive)
+    return Prompt("point", np.array([[row, col]], dtype=np.float64), positive)
 
 
 def polygon_prompt(vertices_xy: ArrayLike, positive: bool = True) -> Prompt:

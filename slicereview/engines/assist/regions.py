@@ -29,8 +29,9 @@ Example
 >>> from slicereview.engines.assist.regions import segment
 >>> v = np.zeros((40, 40), np.float32); v[10:30, 12:28] = 1.0
 >>> region, level = segment(v, np.array([[20, 20]]), np.zeros((0, 2), int))
->>> bool(region[20, 20]), round(float(region[10:30, 12:28].mean()), 2), int(region.sum() - region[10:30, 12:28].sum())
-(True, 0.96, 0)
+>>> inside = region[10:30, 12:28]                  # the square, corners rounded off
+>>> round(float(inside.mean()), 2), int(region.sum() - inside.sum())
+(0.96, 0)
 """
 
 from __future__ import annotations

@@ -35,8 +35,13 @@ from slicereview.engines.assist.common import border, need_positive, number, onl
 from slicereview.engines.assist.outline import TOLERANCE
 from slicereview.engines.assist.pixels import Crop, crop_around, displayed, pixel_of, window_for
 from slicereview.engines.assist.prompts import Prompt
-from slicereview.engines.assist.result import HI, LO, AssistResult, check_thresholds, \
-    from_probability
+from slicereview.engines.assist.result import (
+    HI,
+    LO,
+    AssistResult,
+    check_thresholds,
+    from_probability,
+)
 
 #: Defaults of the settings (module docstring).
 BETA, STROKE_RADIUS, CROP_MARGIN = 130.0, 1, 32

@@ -7,8 +7,8 @@
 2. **Path.** Between consecutive clicks, the minimal path [Dijkstra1959] on the cost
    ``1 / (vesselness / max + 0.01)`` (:class:`skimage.graph.MCP_Geometric`, 8-connected), so
    the path keeps to the ridge; the paths are joined in click order.
-3. **Centre and width.** Across the path at every sample, the displayed values (smoothed with
-   σ 0.7 px) are read along the normal; the vessel's edges are where the profile crosses half
+3. **Centre and width.** Across the path at every sample, the displayed values are read
+   along the normal (bilinear, every 0.25 px); the vessel's edges are where the profile crosses half
    way between its peak and the background beyond it (the full width at half maximum), and its
    centre is the midpoint of those crossings. Widths and centres are smoothed along the
    vessel (median and mean of 9 samples). Where no crossing is found within reach the width
@@ -144,7 +144,7 @@ def _profile(v: np.ndarray, path: np.ndarray, scale: np.ndarray
     reach = 3.0 * float(scale.max()) + 4.0
     offsets = np.arange(-reach, reach + 0.01, 0.25)
     pts = p[:, None, :] + offsets[None, :, None] * normal[:, None, :]
-    smooth = ndimage.gaussian_filter(v.astype(np.float64), 0.7)
+    smooth = ndimage.gaussian_filter(v.astype(np.float64), 0.4)
     prof = ndimage.map_coordinates(smooth, [pts[..., 0], pts[..., 1]], order=1, mode="nearest")
     mid = len(offsets) // 2
     near = np.abs(offsets) <= 1.0
