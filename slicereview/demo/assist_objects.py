@@ -26,7 +26,7 @@ Example
 >>> line = np.array([[5.5, 2.0], [5.5, 12.0]])   # a horizontal centreline (row, col)
 >>> m = tube_mask(line, 3.0, (0, 0, 11, 15))
 >>> m.sum(axis=1).tolist()[3:8], m.sum(axis=0).tolist()[:3]
-([0, 11, 13, 11, 0], [1, 3, 3])
+([0, 12, 14, 12, 0], [1, 3, 3])
 """
 
 from __future__ import annotations
@@ -94,10 +94,12 @@ def _mammograms(files: Sequence[Path] | None) -> list[np.ndarray]:
 def _places(tissue: np.ndarray, factor: int, n: int, radius: float,
             rng: np.random.Generator) -> list[tuple[float, float]]:
     """``n`` centres ``(row, col)`` in full-image pixels, at least ``radius`` from the edge of
-    the (reduced) tissue mask and ``2 * radius`` from each other."""
+    the (reduced) tissue mask and from the image's border, and ``2 * radius`` from each
+    other."""
     from scipy import ndimage
 
-    inside = ndimage.distance_transform_edt(tissue) * factor
+    # The image's border counts as the tissue's edge (the chest wall side touches it).
+    inside = ndimage.distance_transform_edt(np.pad(tissue, 1))[1:-1, 1:-1] * factor
     rows, cols = np.nonzero(inside > radius)
     centres: list[tuple[float, float]] = []
     for _ in range(200 * n):

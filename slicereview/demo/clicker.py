@@ -9,8 +9,10 @@ For tests, benchmarks and simulations that measure how much work an object takes
   clicks; **NoC@90** is the number of clicks until Dice ≥ 0.90, and 20 when it is never reached
   [Sofiiuk2022, §4]. Ties go to the false negative, and to the first such pixel in raster order.
 * :func:`trace_session` — a person tracing a vessel: a click at each end of its centreline,
-  then, until Dice reaches the target, a click at the point of the centreline nearest the
-  centre of the largest error region, inserted in order along the vessel.
+  then, until Dice reaches the target, a click where the trace strayed farthest from the
+  vessel (the centreline point farthest, more than 1 px, from the traced tube), else at the
+  point of the centreline nearest the centre of the largest error region; each click is
+  inserted in order along the vessel.
 * :func:`manual_session` — a person outlining the object by hand with polygon vertices placed
   *on the true contour*: the outline is refined progressively (three vertices, then each next
   vertex at the contour point farthest from the polygon so far, Douglas–Peucker's order
@@ -171,16 +173,34 @@ def trace_session(truth: Placed, centreline: np.ndarray,
         scores.append(dice(t, p))
         if scores[-1] >= target or len(order) == max_clicks:
             break
-        click = next_click(truth, predicted)
-        if click is None:
-            break
-        near = int(np.argmin(np.hypot(*(line - click.points[0]).T)))
+        near = _worst_traced(line, predicted)
+        if near is None:
+            click = next_click(truth, predicted)
+            if click is None:
+                break
+            near = int(np.argmin(np.hypot(*(line - click.points[0]).T)))
         if near in order:  # the error is not the path: nothing a trace click can add
             break
         order.append(near)
     reached = bool(scores) and scores[-1] >= target
     return Session(tuple(prompts), tuple(scores), len(order) if reached else max_clicks,
                    reached)
+
+
+def _worst_traced(line: np.ndarray, predicted: Placed) -> int | None:
+    """The centreline sample farthest from the traced tube (more than 1 px away), or None."""
+    from scipy import ndimage
+
+    m = predicted.mask
+    idx = np.floor(line - (predicted.row0, predicted.col0)).astype(int)
+    inside = ((idx >= 0) & (idx < m.shape)).all(axis=1) if m.size else np.zeros(len(line), bool)
+    if not m.any():
+        return len(line) // 2
+    dist = ndimage.distance_transform_edt(np.pad(~m, 1, constant_values=True))[1:-1, 1:-1]
+    far = np.full(len(line), np.inf)
+    far[inside] = dist[idx[inside, 0], idx[inside, 1]]
+    k = int(np.argmax(far))
+    return k if far[k] > 1.0 else None
 
 
 def manual_session(truth: Placed, *, target: float = TARGET, max_vertices: int = 2000

@@ -8,7 +8,8 @@
    ``1 / (vesselness / max + 0.01)`` (:class:`skimage.graph.MCP_Geometric`, 8-connected), so
    the path keeps to the ridge; the paths are joined in click order.
 3. **Centre and width.** Across the path at every sample, the displayed values are read
-   along the normal (bilinear, every 0.25 px); the vessel's edges are where the profile crosses half
+   along the normal (bilinear, every 0.25 px) and averaged over 9 neighbouring samples along
+   the vessel; the vessel's edges are where the profile crosses half
    way between its peak and the background beyond it (the full width at half maximum), and its
    centre is the midpoint of those crossings. Widths and centres are smoothed along the
    vessel (median and mean of 9 samples). Where no crossing is found within reach the width
@@ -50,6 +51,7 @@ from slicereview.engines.assist.result import AssistResult, from_labels
 #: Defaults of the settings (module docstring).
 SCALES, MARGIN, CROP_MARGIN = (1.0, 1.5, 2.0, 3.0), 0.5, 24
 _SMOOTH = 9
+_EPS = 0.01
 
 
 def trace(image: np.ndarray, prompts: Sequence[Prompt], *, invert: bool = False,
@@ -118,7 +120,7 @@ def _path(vesselness: np.ndarray, clicks: np.ndarray) -> np.ndarray:
     from skimage.graph import MCP_Geometric
 
     peak = float(vesselness.max())
-    cost = 1.0 / (vesselness / (peak if peak > 0 else 1.0) + 0.01)
+    cost = 1.0 / (vesselness / (peak if peak > 0 else 1.0) + _EPS)
     pieces = []
     for a, b in zip(clicks[:-1], clicks[1:], strict=True):
         mcp = MCP_Geometric(cost)
@@ -146,6 +148,8 @@ def _profile(v: np.ndarray, path: np.ndarray, scale: np.ndarray
     pts = p[:, None, :] + offsets[None, :, None] * normal[:, None, :]
     smooth = ndimage.gaussian_filter(v.astype(np.float64), 0.4)
     prof = ndimage.map_coordinates(smooth, [pts[..., 0], pts[..., 1]], order=1, mode="nearest")
+    # Neighbouring profiles averaged along the vessel: noise would end a single one early.
+    prof = ndimage.uniform_filter1d(prof, min(_SMOOTH, n), axis=0, mode="nearest")
     mid = len(offsets) // 2
     near = np.abs(offsets) <= 1.0
     peak = prof[:, near].max(axis=1)
@@ -172,7 +176,7 @@ def _profile(v: np.ndarray, path: np.ndarray, scale: np.ndarray
     width = ndimage.median_filter(width, size=min(_SMOOTH, n), mode="nearest")
     shift = ndimage.uniform_filter1d(shift, min(_SMOOTH, n), mode="nearest")
     centre = p + shift[:, None] * normal
-    return centre, np.clip(width, 1.0, 2.0 * reach)
+    return centre, np.clip(width, 1.0, 3.0 * np.sqrt(3.0) * float(scale.max()))
 
 
 def _tube(shape: tuple[int, int], centre: np.ndarray, width: np.ndarray, margin: float
