@@ -81,7 +81,9 @@ def white_matter(slices: Sequence[int] = WM_SLICES, min_pixels: int = MIN_WM_PIX
     return out
 
 
-def _mammograms(files: Sequence[Path] | None) -> list[np.ndarray]:
+def mammograms(files: Sequence[Path] | None = None) -> list[np.ndarray]:
+    """The demo mammograms' pixels (writable ``uint16 (rows, cols)`` copies); ``files``
+    default to all eight."""
     from slicereview.demo.project import mammogram_files
     from slicereview.engines.imaging.loader import load_display
     from slicereview.model import Image
@@ -138,15 +140,16 @@ def _local_std(image: np.ndarray, row: float, col: float, half: int) -> float:
     return float(part.std()) or 1.0
 
 
-def blobs(files: Sequence[Path] | None = None, per_image: int = 6, seed: int = 29
-          ) -> list[TruthObject]:
-    """Blobs in the demo mammograms (module docstring); ``files`` default to all eight."""
+def blobs(files: Sequence[Path] | None = None, per_image: int = 6, seed: int = 29, *,
+          images: Sequence[np.ndarray] | None = None) -> list[TruthObject]:
+    """Blobs in the demo mammograms (module docstring); ``files`` default to all eight.
+    ``images`` (e.g. from :func:`mammograms`) are drawn into in place instead."""
     from slicereview.demo.annotators import blob, tissue_mask
     from slicereview.engines.masks import polygon_crop
 
     rng = np.random.default_rng(seed)
     out = []
-    for k, image in enumerate(_mammograms(files)):
+    for k, image in enumerate(mammograms(files) if images is None else images):
         tissue = tissue_mask(image, factor=8)
         for j, (r, c) in enumerate(_places(tissue, 8, per_image, 90.0, rng)):
             radius = float(rng.uniform(8, 32))
@@ -193,14 +196,15 @@ def centreline(start: Sequence[float], length: float, rng: np.random.Generator
     return np.asarray(start, dtype=np.float64) + np.vstack([[0, 0], np.cumsum(steps[:-1], 0)])
 
 
-def tubes(files: Sequence[Path] | None = None, per_image: int = 5, seed: int = 31
-          ) -> list[TruthObject]:
-    """Tubes in the demo mammograms (module docstring); ``files`` default to all eight."""
+def tubes(files: Sequence[Path] | None = None, per_image: int = 5, seed: int = 31, *,
+          images: Sequence[np.ndarray] | None = None) -> list[TruthObject]:
+    """Tubes in the demo mammograms (module docstring); ``files`` default to all eight.
+    ``images`` (e.g. from :func:`mammograms`) are drawn into in place instead."""
     from slicereview.demo.annotators import tissue_mask
 
     rng = np.random.default_rng(seed)
     out = []
-    for k, image in enumerate(_mammograms(files)):
+    for k, image in enumerate(mammograms(files) if images is None else images):
         tissue = tissue_mask(image, factor=8)
         for j, (r, c) in enumerate(_places(tissue, 8, per_image, 220.0, rng)):
             length, width = float(rng.uniform(80, 200)), float(rng.uniform(2, 6))

@@ -8,7 +8,10 @@ others (docs/annotate.md, "The assisted tools' engine"; the numbers in docs/perf
 into a darker neighbour, then the threshold region (a local intermeans threshold) inside it
 (:mod:`.regions`).
 
-**Crop.** The bounding box of the clicks grown by ``crop_margin`` pixels. When the region
+**Crop.** The bounding box of the clicks grown by ``crop_margin`` pixels less half its
+longer side, at least 24 (:func:`.pixels.crop_for_clicks`: clicks spread over an object do not
+make the crop much larger than the object, so a session's 20th click costs about what its
+first did). When the region
 reaches a side of the crop that is not the image's side, the crop grows by half its size and
 the tool runs again, up to ``max_crop`` pixels a side; so one click on a blob reads about
 80 x 80 pixels of a mammogram, and one on the white matter of a brain slice the whole slice.
@@ -42,7 +45,7 @@ import numpy as np
 from slicereview.engines.assist.common import need_positive, number, only, seeds
 from slicereview.engines.assist.outline import TOLERANCE
 from slicereview.engines.assist.pixels import (
-    crop_around,
+    crop_for_clicks,
     displayed,
     grow,
     touches_inner_edge,
@@ -102,7 +105,7 @@ def points(image: np.ndarray, prompts: Sequence[Prompt], *, invert: bool = False
     margin = number("margin", margin, 0.0)
     crop_margin = int(number("crop_margin", crop_margin, 1.0))
     max_crop = int(number("max_crop", max_crop, 8.0))
-    crop = crop_around(np.vstack([p.points for p in prompts]), crop_margin, image.shape)
+    crop = crop_for_clicks(np.vstack([p.points for p in prompts]), crop_margin, image.shape)
     win = window_for(image, crop, window)
     while True:
         v = displayed(image, crop, invert=invert, window=win)

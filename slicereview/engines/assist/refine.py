@@ -1,7 +1,7 @@
 """The ``refine`` tool: an existing polygon, snapped to the edges near its outline.
 
 The polygon is rasterised by the project's own rule (:func:`slicereview.engines.masks.polygon_mask`,
-pixel centres, even-odd), and a marker-controlled watershed [BeucherMeyer1993] of the gradient
+pixel centres, even-odd), and a marker-controlled watershed [VincentSoille1991] of the gradient
 magnitude (σ ``smoothing`` px) decides the pixels within ``reach`` pixels of its outline: the
 polygon's interior farther than ``reach`` from the outline (and its skeleton, so thin parts
 stay) is the object's marker, the exterior farther than ``reach`` the background's. So the

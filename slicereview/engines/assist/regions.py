@@ -1,7 +1,7 @@
 """The points tool's two region models and how it chooses between them (docs/annotate.md,
 "The assisted tools' engine", says how they were measured).
 
-* **Edge region** — a marker-controlled watershed [BeucherMeyer1993] of the gradient magnitude
+* **Edge region** — a marker-controlled watershed [VincentSoille1991] of the gradient magnitude
   (Gaussian derivative, σ = ``smoothing``): positive clicks are object markers, negative
   clicks and the crop's border background markers; the object is the basin grown from the
   positive clicks. Its outline follows the gradient's crest, which is where a blurred step
@@ -17,8 +17,8 @@
   valley between the clicks (a watershed of ``-u`` inside the region). Right for a tissue at
   one level against its neighbours (white matter against grey matter in a T1 image), where
   the watershed leaks to the stronger edge farther out.
-* **Choice** — the edge region, unless more than :data:`LEAK_FRACTION` of it lies below the
-  threshold (it took in a darker neighbour): then the part of it inside the threshold region.
+* **Choice** — the edge region, unless more than :data:`LEAK_FRACTION` (a quarter) of it lies
+  below the threshold (it took in a darker neighbour): then the threshold region.
 
 Both are computed on the crop only; every step is a scikit-image or SciPy call on arrays of
 the crop's size.
@@ -45,7 +45,7 @@ from slicereview.engines.assist.common import EIGHT, border, keep_touched
 
 #: The edge region gives way to the threshold region when more than this share of it is
 #: darker than the threshold.
-LEAK_FRACTION = 0.4
+LEAK_FRACTION = 0.25
 _LEVELS = 32
 
 
@@ -78,7 +78,7 @@ def segment(v: np.ndarray, pos: np.ndarray, neg: np.ndarray, smoothing: float = 
     level = Level(level.threshold, level.object_level, sign)
     edge = edge_region(v, pos, neg, smoothing)
     if edge.any() and float((u[edge] < level.threshold).mean()) > LEAK_FRACTION:
-        return keep_touched(edge & thresholded, pos), level
+        return thresholded, level
     return edge, level
 
 

@@ -11,7 +11,7 @@ one positive stroke alone already gives an object.
 **Certain / uncertain**: ``p >= hi`` is certain, ``lo <= p < hi`` uncertain (defaults 0.9 and
 0.5), kept where connected to a positive stroke; ``probability`` is ``p`` on the crop.
 
-**Crop**: the strokes' bounding box grown by ``crop_margin`` pixels (default 32).
+**Crop**: the strokes' bounding box grown by ``crop_margin`` pixels (default 24).
 
 Example
 -------
@@ -44,7 +44,7 @@ from slicereview.engines.assist.result import (
 )
 
 #: Defaults of the settings (module docstring).
-BETA, STROKE_RADIUS, CROP_MARGIN = 130.0, 1, 32
+BETA, STROKE_RADIUS, CROP_MARGIN = 130.0, 1, 24
 
 
 def stroke_pixels(prompt: Prompt, crop: Crop, shape: tuple[int, int], radius: int
@@ -93,7 +93,7 @@ def scribble(image: np.ndarray, prompts: Sequence[Prompt], *, invert: bool = Fal
     border_background
         Count the crop's border as background (default True).
     crop_margin
-        Margin round the strokes' bounding box, pixels (default 32).
+        Margin round the strokes' bounding box, pixels (default 24).
 
     Returns
     -------

@@ -11,7 +11,8 @@ is multiplied by ``1 - margin`` are certain, the rest of the region is uncertain
 leave it were the tolerance a little tighter. ``margin=0`` makes everything certain. Certain ∪
 uncertain is the flood at ``tolerance``; ``probability`` is None.
 
-**Crop.** ``crop_margin`` pixels round the clicks, grown by half its size while the region
+**Crop.** ``crop_margin`` pixels round the clicks (less half their spread, at least 24:
+:func:`.pixels.crop_for_clicks`), grown by half its size while the region
 reaches a side of the crop that is not the image's, up to ``max_crop`` pixels a side (a flood
 into the whole image stops there: the crop's border is its limit). The window is fixed from
 the first crop (or given), so growing does not change the tolerance's meaning.
@@ -38,7 +39,7 @@ import numpy as np
 from slicereview.engines.assist.common import EIGHT, need_positive, number, only, seeds
 from slicereview.engines.assist.outline import TOLERANCE
 from slicereview.engines.assist.pixels import (
-    crop_around,
+    crop_for_clicks,
     displayed,
     grow,
     touches_inner_edge,
@@ -99,7 +100,7 @@ def wand(image: np.ndarray, prompts: Sequence[Prompt], *, invert: bool = False,
     keep = 1.0 - number("margin", margin, 0.0, 1.0)
     crop_margin = int(number("crop_margin", crop_margin, 1.0))
     max_crop = int(number("max_crop", max_crop, 8.0))
-    crop = crop_around(np.vstack([p.points for p in prompts]), crop_margin, image.shape)
+    crop = crop_for_clicks(np.vstack([p.points for p in prompts]), crop_margin, image.shape)
     win = window_for(image, crop, window)
     while True:
         v = displayed(image, crop, invert=invert, window=win)
