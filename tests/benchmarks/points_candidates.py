@@ -1,9 +1,10 @@
 """The methods tried for the points tool, for the table in docs/performance.md.
 
 Each candidate maps (displayed crop ``v``, positive and negative click pixels) to a region, and
-runs inside the same adaptive crop as the points tool (:func:`run`: 40 px round the clicks,
-grown while the region reaches a side, up to 768 px). The winner, ``edge | threshold``, is the
-points tool itself (:mod:`slicereview.engines.assist.regions`). Not collected by pytest.
+runs inside the same adaptive crop as the points tool (:func:`run`: 40 px round one click,
+less for spread clicks, grown while the region reaches a side, up to 768 px). The winner,
+the edge region with the threshold region as its fallback, is the points tool itself
+(:mod:`slicereview.engines.assist.regions`). Not collected by pytest.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from scipy import ndimage
 from slicereview.demo.clicker import Placed
 from slicereview.engines.assist.common import border, keep_touched, seeds, stamp
 from slicereview.engines.assist.pixels import (
-    crop_around,
+    crop_for_clicks,
     displayed,
     grow,
     touches_inner_edge,
@@ -29,7 +30,7 @@ Candidate = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 def run(method: Candidate, image: np.ndarray, prompts, margin: int = 40, max_crop: int = 768
         ) -> Placed:
-    crop = crop_around(np.vstack([p.points for p in prompts]), margin, image.shape)
+    crop = crop_for_clicks(np.vstack([p.points for p in prompts]), margin, image.shape)
     win = window_for(image, crop)
     while True:
         v = displayed(image, crop, window=win)

@@ -62,13 +62,13 @@ def test_white_matter_takes_at_most_half_the_manual_work(effort):
     assert np.mean(nocs) <= 0.5 * np.mean(manual)
 
 
-@pytest.mark.xfail(strict=True, reason="goal not met: mean NoC@90 on white matter is 5.8 "
+@pytest.mark.xfail(strict=True, reason="goal not met: mean NoC@90 on white matter is 5.2 "
                    "(25 of 28 objects reach Dice 0.90; three thin ones stay near 0.85)")
 def test_white_matter_takes_at_most_5_clicks(effort):
     assert np.mean(effort["white matter"][0]) <= 5.0
 
 
-@pytest.mark.xfail(strict=True, reason="goal not met: points needs 14.3 clicks on tubes 2-6 px "
+@pytest.mark.xfail(strict=True, reason="goal not met: points needs 15.5 clicks on tubes 2-6 px "
                    "wide against 15.0 manual vertices; the trace tool is the one for tubes")
 def test_points_on_tubes_takes_at_most_half_the_manual_work(effort):
     nocs, manual = effort["tubes"]
@@ -111,12 +111,18 @@ def test_blob_outlines_take_at_most_40_vertices_and_lose_at_most_001_dice(sets):
         assert 2 * (got & mask).sum() / (got.sum() + mask.sum()) >= 0.99, o.name
 
 
-def test_points_results_on_blobs_are_compact_outlines(sets):
+def test_points_outlines_of_blobs_found_in_one_click_take_at_most_40_vertices(sets):
+    from slicereview.demo.clicker import dice, frame
     from slicereview.engines.assist import Prompt, assist
 
-    for o in sets["blobs"][:8]:
+    checked = 0
+    for o in sets["blobs"]:
         rr, cc = np.nonzero(o.truth.mask)
         click = [Prompt("point", [[o.truth.row0 + rr.mean() + 0.5,
                                     o.truth.col0 + cc.mean() + 0.5]])]
         r = assist(o.image, click)
-        assert all(len(v) <= 40 for _, v in r.polygons), o.name
+        found = assist_effort.relaxed(r)
+        if dice(*frame(o.truth, found)[2:]) >= 0.9:
+            checked += 1
+            assert all(len(v) <= 40 for _, v in r.polygons), o.name
+    assert checked >= len(sets["blobs"]) // 2
