@@ -218,3 +218,34 @@ def test_refine_edge_cases():
     with pytest.raises(ValueError, match="exactly one polygon"):
         tri = polygon_prompt([[5, 5], [20, 5], [5, 20]])
         assist(img, [tri, tri], tool="refine")
+
+
+# -- every tool on every image kind ----------------------------------------------------------
+def _prompts_for(tool):
+    t = np.linspace(0, 2 * np.pi, 16)
+    return {
+        "points": [Prompt("point", [[80.5, 90.5]])],
+        "scribble": [Prompt("scribble", [[75, 85], [85, 95]]),
+                     Prompt("scribble", np.c_[80 + 40 * np.sin(t), 90 + 40 * np.cos(t)],
+                            positive=False)],
+        "box": [Prompt("box", [[50, 60], [110, 120]])],
+        "trace": [Prompt("point", [[80.5, 66.5]]), Prompt("point", [[80.5, 114.5]])],
+        "wand": [Prompt("point", [[80.5, 90.5]])],
+        "refine": [polygon_prompt(np.c_[90 + 28 * np.cos(t[:-1]), 80 + 22 * np.sin(t[:-1])])],
+    }[tool]
+
+
+@pytest.mark.parametrize("tool", ["points", "scribble", "box", "trace", "wand", "refine"])
+def test_each_tool_sees_16_bit_float_rgb_and_monochrome1_alike(tool):
+    img = textured(DISC, noise=30)
+    prompts = _prompts_for(tool)
+    ref = relaxed(assist(img, prompts, tool=tool))
+    assert ref.sum() > 100
+    kinds = {
+        "float": img.astype(np.float32) * 0.01 - 5.0,
+        "RGB": np.dstack([img, img, img]),
+        "MONOCHROME1": 65535 - img,
+    }
+    for kind, other in kinds.items():
+        got = relaxed(assist(other, prompts, tool=tool, invert=kind == "MONOCHROME1"))
+        assert dice(got, ref) > 0.97, kind
