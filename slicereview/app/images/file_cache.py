@@ -53,6 +53,10 @@ from slicereview.engines.imaging.fetched import FetchedFile
 from slicereview.store.blobs import ChangedFileError
 from slicereview.store.location import Location
 
+#: Why an image cannot be read (or packaged) by a login other than the owner's.
+NO_COPY_YET = ("it has no de-identified copy yet: ask the project's owner to run "
+               "`slicereview privacy PROJECT --prepare`")
+
 #: The file cache's default size bound in MB (``SLICEREVIEW_FILE_CACHE_MB``).
 DEFAULT_MB = 2048
 #: Idle connections kept per server project for the next fetch.
@@ -154,8 +158,7 @@ class SharedFile(HeldFile):
 
     def _fetch(self, project: object, dest: Path) -> None:
         if not self.sha256:
-            raise KeyError("it has no de-identified copy yet: ask the project's owner to run "
-                           "`slicereview privacy PROJECT --prepare`")
+            raise KeyError(NO_COPY_YET)
         project.privacy.write_copy_to(self.sha256, dest)  # type: ignore[attr-defined]
 
 

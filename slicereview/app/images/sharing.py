@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from slicereview.app.images.file_cache import NO_COPY_YET
 from slicereview.app.images.limits import project_limits
 from slicereview.app.images.pacs import Locator, local_file
 from slicereview.engines.deid import RULES_VERSION, NotShareableError, SharedCopy, deidentify
@@ -146,7 +147,11 @@ def prepare(project: Project, source_ids: Iterable[int] | None = None,
     sources = [s for s in project.images.sources() if wanted is None or s.id in wanted]
     rules, cases = project.privacy.copy_rules(), _case_ids(project)
     locator = Locator(project)
-    neutral = project.is_server and project.privacy.setting().names is SharedNames.CASE_IDS
+    # (only the owner's login reads and writes the original paths and the seed: another
+    # login -- an annotator packaging their own work -- uses the copies the owner made)
+    owner = not project.is_server or project.privacy.is_owner_login()
+    neutral = (owner and project.is_server
+               and project.privacy.setting().names is SharedNames.CASE_IDS)
     origins = project.privacy.origins() if neutral else {}
     firsts: dict[int, Image] = {}
     for image in project.images.all():
@@ -172,13 +177,16 @@ def prepare(project: Project, source_ids: Iterable[int] | None = None,
             todo.append(source)
     on_disk = {s.id: where for s in todo if s.id in firsts and not project.blobs.has(s.sha256)
                and isinstance(where := locator.file_of(firsts[s.id], original=True), Path)}
-    seed = project.privacy.seed()
+    seed = project.privacy.seed() if owner else None
     made_in_workers = iter(copies_of([(on_disk[s.id], s.format, s.path) for s in todo
                                       if s.id in on_disk], seed or ""))
     for k, source in enumerate(todo):
         if progress is not None:
             progress(k, len(todo), "making de-identified copies")
         case = cases.get(source.id, f"S{source.id:06d}")
+        if not owner:
+            report.refused.append((case, NO_COPY_YET))
+            continue
         try:
             if source.id in on_disk and seed is not None:
                 made, why = next(made_in_workers)

@@ -9,11 +9,13 @@
   only when the owner shows file names is it ``images/<sha>/<file name>``, as before;
 * **flagged before it is shared** -- the images the owner should look at (text burned into
   the pixels) are listed to whoever makes the package (``warnings``);
-* **one file at a time** -- a member is written from one file's bytes, never all at once.
+* **one file at a time** -- a member is written from one file's bytes, never all at once;
+  on a server from the copy the server holds (a login but the owner's reads no original).
 """
 
 from __future__ import annotations
 
+import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,6 +107,13 @@ def write(project: Project, zf: zipfile.ZipFile, members: list[Member]) -> None:
                      compress_type=zipfile.ZIP_STORED)
             continue
         copy = member.copy
+        if copy is not None and project.is_server and project.privacy.holds_copy(copy.sha256):
+            # a server holds each copy's bytes (the only ones a login but the owner's reads)
+            with tempfile.TemporaryDirectory() as tmp:
+                file = Path(tmp) / "copy"
+                project.privacy.write_copy_to(copy.sha256, file)
+                zf.write(file, member.name, compress_type=zipfile.ZIP_STORED)
+            continue
         if (copy is not None and copy.header is not None and copy.keep is not None
                 and member.image is not None and member.source.sha256 not in held):
             original = local_file(locator.file_of(member.image, original=True), max_bytes)

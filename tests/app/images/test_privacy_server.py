@@ -138,3 +138,38 @@ def test_only_the_owner_changes_the_setting_and_sharing_originals_opens_the_blob
         privacy.change(owner, names=SharedNames.CASE_IDS, by="owner")
     with Project.open(_as(url, "privacy ann2")) as mine:
         assert [s.path for s in mine.images.sources()] == ["C000001.dcm"]
+
+
+def test_an_annotators_login_packages_its_work_from_the_owners_copies(url, tmp_path):
+    """The annotator's own work package is written from the copies the owner made (its login
+    may neither read nor write the original paths); an image with no copy yet is refused in
+    a sentence that says who can make one, and nothing is written."""
+    import zipfile
+
+    import psycopg
+
+    from slicereview.app.images.sharing import NotShareable
+    from slicereview.app.qa.packages import package
+
+    files = sentinels.all_kinds(tmp_path / "in")[:2]
+    with Project.create(url) as owner:
+        import_paths(owner, files)
+        ann, _ = add_login(owner, "privacy ann3", Role.ANNOTATOR)
+        for image in owner.images.all():
+            owner.annotations.for_image(ann, image.id)
+    out = tmp_path / "mine.zip"
+    with Project.open(_as(url, "privacy ann3")) as mine:
+        package(mine, "privacy ann3", out)
+    with zipfile.ZipFile(out) as zf:
+        names = sorted(n for n in zf.namelist() if n.startswith("images/"))
+        assert names == ["images/C000001.dcm", "images/C000002.nii.gz"]
+        assert all(sentinels.hits(zf.read(n)) == 0 for n in names)
+    with psycopg.connect(url, autocommit=True) as conn:  # (as if imported before copies were)
+        conn.execute("DELETE FROM shared_parts WHERE sha256 IN (SELECT sha256 FROM "
+                     "shared_copies WHERE source_id = 2)")
+        conn.execute("DELETE FROM shared_copies WHERE source_id = 2")
+    again = tmp_path / "again.zip"
+    with (Project.open(_as(url, "privacy ann3")) as mine,
+          pytest.raises(NotShareable, match="no de-identified copy yet: ask the project's owner")):
+        package(mine, "privacy ann3", again)
+    assert not again.exists()
