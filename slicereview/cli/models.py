@@ -10,9 +10,26 @@ from pathlib import Path
 from slicereview.cli._common import add_project_argument, open_project
 
 
+class _Intermixed(argparse.ArgumentParser):
+    """A parser that takes positional arguments on both sides of options (``import PROJECT
+    --model M PATH...``: argparse alone takes the paths after an option for unknown ones)."""
+
+    _inside = False
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        if self._inside:  # (parse_known_intermixed_args calls this again)
+            return super().parse_known_args(args, namespace)
+        self._inside = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._inside = False
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("predictions", help="a model's predictions as its annotations")
-    inner = p.add_subparsers(dest="predictions_command", metavar="ACTION", required=True)
+    inner = p.add_subparsers(dest="predictions_command", metavar="ACTION", required=True,
+                             parser_class=_Intermixed)
     q = inner.add_parser(
         "import", help="store predictions from files (PNG/TIFF, NIfTI, DICOM SEG) or a PACS",
         description="Match each file to an image (case id, file name, or a SEG's referenced "
