@@ -16,7 +16,7 @@ class _Intermixed(argparse.ArgumentParser):
 
     _inside = False
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_known_args(self, args=None, namespace=None):
         if self._inside:  # (parse_known_intermixed_args calls this again)
             return super().parse_known_args(args, namespace)
         self._inside = True
