@@ -12,7 +12,9 @@
 * **Groups…** (:class:`~slicereview.gui.owner.groups.GroupsDialog`): put annotators in
   groups;
 * **Privacy…** (:class:`~slicereview.gui.owner.privacy.PrivacyDialog`): de-identified copies
-  or originals for everyone but the owner, case ids or file names, with a confirmation.
+  or originals for everyone but the owner, case ids or file names, with a confirmation;
+* **Models…** (:class:`~slicereview.gui.owner.models.ModelsDialog`): the model raters,
+  importing their predictions, running an ONNX model in the background.
 
 The actions are enabled while a project is open (:class:`OwnerMenu`, a part of the main
 window), but for an annotator's login on a server.
@@ -35,7 +37,8 @@ ITEMS = (("batches", "&Phases and batches…", "Batches per phase, assignments a
          ("guidelines", "Edit g&uidelines…", "Edit the guidelines, history, promote comments"),
          ("questions", "&Questions…", "Classification questions: add, edit, reorder, retire"),
          ("groups", "G&roups…", "Put annotators in groups"),
-         ("privacy", "Pri&vacy…", "What others get of the images: de-identified or originals"))
+         ("privacy", "Pri&vacy…", "What others get of the images: de-identified or originals"),
+         ("models", "&Models…", "Model raters: import predictions, run an ONNX model"))
 
 
 class OwnerMenu:
@@ -75,6 +78,7 @@ class OwnerMenu:
         from slicereview.gui.owner.gold import GoldDialog
         from slicereview.gui.owner.groups import GroupsDialog
         from slicereview.gui.owner.guideline_editor import GuidelineEditor
+        from slicereview.gui.owner.models import ModelsDialog
         from slicereview.gui.owner.privacy import PrivacyDialog
         from slicereview.gui.owner.questions import QuestionsDialog
 
@@ -89,6 +93,8 @@ class OwnerMenu:
             dialog = GroupsDialog(owner, window)
         elif name == "privacy":
             dialog = PrivacyDialog(owner, window)
+        elif name == "models":
+            dialog = ModelsDialog(self.gateway.models, window.browser.image_ids, window)
         else:
             dialog = GuidelineEditor(owner, window)
         self.dialog = dialog
