@@ -138,8 +138,11 @@ def cmd_models(args: argparse.Namespace) -> int:
     if not rows:
         print("no models yet: `slicereview predictions import` or `slicereview predict`")
         return 0
-    print(f"{'model':<28} {'licence':<16} {'images':>6} {'with polygons':>13} {'empty':>6}")
-    for row in rows:
-        print(f"{row.label + (' (simulated)' if row.simulated else ''):<28} "
-              f"{row.licence or '–':<16} {row.images:>6} {row.submitted:>13} {row.empty:>6}")
+    table = [("model", "licence", "images", "with polygons", "nothing found")]
+    table += [(row.label + (" (simulated)" if row.simulated else ""), row.licence or "–",
+               str(row.images), str(row.submitted), str(row.empty)) for row in rows]
+    widths = [max(len(r[c]) for r in table) for c in range(5)]
+    for line in table:
+        print("  ".join(v.ljust(w) if c < 2 else v.rjust(w)
+                        for c, (v, w) in enumerate(zip(line, widths, strict=True))).rstrip())
     return 0

@@ -45,6 +45,8 @@ def test_predict_then_models_then_import(project, tmp_path, capsys) -> None:
     assert "spots@1.0: 1 image(s) predicted and stored, 0 failed" in out
     assert main(["models", str(project)]) == 0
     listed = capsys.readouterr().out.splitlines()
+    assert listed[0].split() == ["model", "licence", "images", "with", "polygons", "nothing",
+                                 "found"]
     assert listed[1].split() == ["spots@1.0", "MIT", "1", "1", "0"]
     assert main(["people", "list", str(project)]) == 0
     assert "spots" not in capsys.readouterr().out  # (a model is not a person)
@@ -62,9 +64,9 @@ def test_predict_then_models_then_import(project, tmp_path, capsys) -> None:
     prob[18:38, 38:62] = np.maximum(prob[18:38, 38:62], 100)
     PILImage.fromarray(prob).save(masks / "mammo0.png")  # (by the source file's name)
     PILImage.fromarray(prob).save(masks / "C999999.png")
-    (masks / "readme.md").write_text("#")
+    (masks / "readme.md").write_text("#")  # (named: tried; in a folder it would be left out)
     assert main(["predictions", "import", str(project), "--model", "vendor@7",
-                 str(masks)]) == 0
+                 *sorted(map(str, masks.iterdir()))]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "matched    mammo0.png -> C000001"
     assert lines[1].startswith("unmatched  C999999.png: no image has the case id")

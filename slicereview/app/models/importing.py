@@ -195,10 +195,16 @@ def import_predictions(project: Project, rater: Rater, paths: Sequence[str | Pat
 
 
 def _files(paths: Sequence[str | Path]) -> list[Path]:
+    """The files named, and in each folder named the prediction files (by their endings, or a
+    DICOM file's preamble): an export's ``index.csv`` beside its masks is left out."""
+    from slicereview.engines.imaging.predictions import DICOM, NIFTI, RASTER, is_dicom
+
     found: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            found += sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
+            found += sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith(".")
+                            and (f.name.lower().endswith((*RASTER, *NIFTI, *DICOM))
+                                 or is_dicom(f)))
         else:
             found.append(p)
     return found

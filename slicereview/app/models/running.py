@@ -122,6 +122,8 @@ def run_model(project: Project, model: str | Path | bytes, card: str | Path | di
                 try:
                     pixels = grey_pixels(project, image, locator)
                     prediction = predict(net, pixels, progress=tiles, cancelled=cancelled)
+                    if cancelled is not None and cancelled():  # (before the outlines)
+                        raise Cancelled("cancelled")
                     store_prediction(project, rater, image.id, prediction.labels)
                 except (ModelError, ValueError, OSError) as why:
                     report.failed.append((image.case_id, str(why)))

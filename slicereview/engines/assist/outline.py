@@ -176,16 +176,15 @@ def _outline(part: np.ndarray, tol: float) -> np.ndarray:
     from slicereview.engines.masks import polygon_mask
 
     shell, holes = _rings(part)
-    exact = _bridge(shell, holes) + 0.5
-    if tol <= 0 or part.sum() <= _TINY:
-        return exact
     size = int(part.sum())
+    if tol <= 0 or size <= _TINY:
+        return _bridge(shell, holes) + 0.5
     for t in (tol, tol / 2, tol / 4):
         ring = _bridge(*_simplify(shell, holes, t)) + 0.5
         drawn = polygon_mask(ring[:, ::-1], part.shape)
         if 2.0 * int((drawn & part).sum()) / (int(drawn.sum()) + size) >= MIN_DICE:
             return ring
-    return exact
+    return _bridge(shell, holes) + 0.5  # (the unsimplified outline, made only when needed)
 
 
 def _check_tolerance(tolerance: float) -> float:
@@ -232,14 +231,28 @@ def _simplify(shell: np.ndarray, holes: list[np.ndarray], tol: float
 
 
 def _bridge(shell: np.ndarray, holes: list[np.ndarray]) -> np.ndarray:
-    """One ring: ``shell`` with a zero-width bridge into each hole (module docstring)."""
+    """One ring: ``shell`` with a zero-width bridge into each hole (module docstring).
+
+    Each hole is bridged from its vertex nearest to the shell to that shell vertex (one k-d
+    tree of the shell, so a component with thousands of holes costs ``O((n + m) log n)``, not
+    a tree of the growing ring per hole); holes on one shell vertex follow each other there.
+    """
+    ring = np.array(shell, dtype=np.float64)
+    if not holes:
+        return ring
     from scipy.spatial import cKDTree
 
-    ring = np.array(shell, dtype=np.float64)
+    tree = cKDTree(ring)
+    attached: dict[int, list[np.ndarray]] = {}
     for hole in sorted(holes, key=lambda h: -abs(_area(h))):
-        dist, idx = cKDTree(ring).query(hole)
+        dist, idx = tree.query(hole)
         j = int(np.argmin(dist))
-        i = int(idx[j])
-        around = np.vstack([hole[j:], hole[:j + 1]])
-        ring = np.vstack([ring[:i + 1], around, ring[i:]])
-    return ring
+        attached.setdefault(int(idx[j]), []).append(np.vstack([hole[j:], hole[:j + 1]]))
+    parts, start = [], 0
+    for i in sorted(attached):
+        parts.append(ring[start:i + 1])
+        for around in attached[i]:  # out along the bridge, round the hole, back to vertex i
+            parts += [around, ring[i:i + 1]]
+        start = i + 1
+    parts.append(ring[start:])
+    return np.vstack(parts)

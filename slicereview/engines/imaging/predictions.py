@@ -142,13 +142,14 @@ def read(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> list[PredictionPa
             raise ValueError(f"{path.name} has the shape {arr.shape}: a prediction is a 2-D "
                              f"image or a 3-D volume of one channel.")
         return [PredictionPart(stem_of(path), *interpret(arr, path.name))]
-    if lower.endswith(DICOM) or _is_dicom(path):
+    if lower.endswith(DICOM) or is_dicom(path):
         return read_seg(path, limits)
     raise ValueError(f"{path.name} is not a prediction file slicereview reads (PNG, TIFF, "
                      f"NIfTI .nii/.nii.gz or DICOM SEG .dcm).")
 
 
-def _is_dicom(path: Path) -> bool:
+def is_dicom(path: Path) -> bool:
+    """Whether the file starts with a DICOM preamble (``DICM`` at byte 128)."""
     try:
         with path.open("rb") as f:
             f.seek(128)

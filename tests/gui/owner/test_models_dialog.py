@@ -84,8 +84,8 @@ def test_cancel_stops_a_run_and_keeps_what_was_done(qtbot, open_window, tmp_path
     dialog.card_file.setText(str(card))
     worker = dialog.start_run()
     assert dialog.cancel_button.isEnabled() and not dialog.run_button.isEnabled()
-    # Cancel once the first image is stored (its progress passed one image's share)
-    worker.progress.connect(lambda done, total, what: done >= 1000
+    # Cancel once the first image is stored (the second one begins)
+    worker.progress.connect(lambda done, total, what: what == "C000002"
                             and dialog.cancel_button.click())
     with qtbot.waitSignal(worker.finished, timeout=120_000):  # (a run ends with its report)
         pass
