@@ -23,7 +23,7 @@ Example
 >>> from slicereview.store import Project
 >>> with Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj") as project:
 ...     owner = project.raters.add("owner", "owner")
-...     set_audit(project, owner, 0.05, seed=4)
+...     _ = set_audit(project, owner, 0.05, seed=4)
 ...     audit_settings(project)
 AuditSettings(share=0.05, seed=4)
 """

@@ -292,7 +292,6 @@ def queue(project: Project, spec: QueueSpec, result: QueueResult | None = None,
     if result is None:
         result = compute_features(project, spec, **compute)
     from slicereview.app.qa.low_agreement import review_first
-
     from slicereview.app.review.audit import audit_settings
 
     feats = result.features
