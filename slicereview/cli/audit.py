@@ -81,7 +81,7 @@ def _pct(value: float) -> str:
 def cmd_audit_show(args: argparse.Namespace) -> int:
     from slicereview.app.review.audit import audit_estimate, audit_members, reviewed_findings
 
-    with open_project(args.project, read_only=True) as project:
+    with open_project(args.project) as project:  # (it caches the features it computes)
         spec = _spec(project, args, args.method)
         result = _compute(project, spec, args.workers)
         e = audit_estimate(project, spec, args.k, result)
