@@ -1,4 +1,4 @@
-"""Benchmark of active selection (issue 30, §5): how many further annotations each selection
+"""Benchmark of active selection (the model-in-the-loop issue): how many further annotations each
 order needs to reach a target consensus quality, against random order, in the simulation of
 :mod:`tests.benchmarks.selection_sim` (40 images with known truth, the review set's simulated
 annotators, a simulated model, up to 5 annotations per image, 6 seeds, random order averaged
