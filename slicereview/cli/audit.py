@@ -66,9 +66,7 @@ def cmd_audit_set(args: argparse.Namespace) -> int:
     if chosen is None:
         print("audit off: the review queue shows the method's order only")
     else:
-        from slicereview.engines.review.audit import block_length
-
-        size = block_length(chosen.share)
+        size = chosen.block
         print(f"audit on: one review slot in {size} ({100 / size:.3g} %) shows an image drawn "
               f"at random from the whole queue (seed {chosen.seed})")
     return 0

@@ -42,7 +42,13 @@ from slicereview.app.review.queue import (
     relevance,
     review_status,
 )
-from slicereview.engines.review.audit import AuditEstimate, check_share, estimate, members
+from slicereview.engines.review.audit import (
+    AuditEstimate,
+    block_length,
+    check_share,
+    estimate,
+    members,
+)
 from slicereview.model import Role
 from slicereview.store import Project
 
@@ -57,6 +63,11 @@ class AuditSettings:
 
     share: float
     seed: int
+
+    @property
+    def block(self) -> int:
+        """Slots per block, one of them an audit slot (``round(1 / share)``, at least 2)."""
+        return block_length(self.share)
 
 
 def audit_settings(project: Project) -> AuditSettings | None:
