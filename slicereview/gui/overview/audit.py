@@ -45,7 +45,7 @@ class AuditSection(QScrollArea):
                 "its annotations are decided. P@k and the base rate: Wilson score intervals. "
                 "R@k: stratified estimator (top k and the rest, the rest's rate from the audit), "
                 "each stratum's Wilson bound at 97.5 % (Bonferroni, at least 95 %). The owner "
-                "sets the share in Owner ▸ Review queue audit…")):
+                "sets the share in Owner ▸ Audit and selection order…")):
             layout.addWidget(w)
         layout.addStretch(1)
         self.setWidgetResizable(True)
