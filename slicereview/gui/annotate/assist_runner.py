@@ -152,17 +152,21 @@ class AssistRunner(QObject):
         if image is None:
             return
         name, prompts = job[0], list(job[1])
-        window = self.view.current_window.levels()
-        settings: dict[str, object] = {"window": (float(window[0]), float(window[1])),
-                                       "invert": self.view.inverted,
-                                       **self.settings.get(name, {})}
         self._job = job
-        worker = thread_worker(_run, image, prompts, name, settings, name=f"assist-{name}")
+        worker = thread_worker(_run, image, prompts, name, self.settings_for(name),
+                               name=f"assist-{name}")
         self.worker = worker
         worker.finished.connect(lambda result, w=worker: self._ended(w, result, ""))
         worker.failed.connect(lambda text, w=worker: self._ended(w, None, text))
         worker.cancelled.connect(lambda w=worker: self._ended(w, None, ""))
         self._busy_timer.start()
+
+    def settings_for(self, name: str) -> dict[str, object]:
+        """The engine settings of tool ``name``: the viewer's window (raw units) and
+        inversion, and :attr:`settings`' for the tool."""
+        low, high = self.view.current_window.levels()
+        return {"window": (float(low), float(high)), "invert": self.view.inverted,
+                **self.settings.get(name, {})}
 
     def _ended(self, worker: Worker, result: AssistResult | None, failure: str) -> None:
         if worker is not self.worker:
