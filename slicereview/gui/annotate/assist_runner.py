@@ -137,7 +137,11 @@ class AssistRunner(QObject):
             if self.worker is not None:
                 self.worker.cancel()
                 self._dropped.add(self.worker)
+            had = self.result is not None
             self._show(None, None)
+            self._hide_busy()
+            if had:
+                self.hint()  # (the old result's line would stay)
             return
         if self.running:
             assert self.worker is not None
