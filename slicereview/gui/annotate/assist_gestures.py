@@ -47,6 +47,8 @@ _NEGATIVE_CLICKS = ("points", "box")
 CLICK_PX = 4.0
 POSITIVE = QColor(255, 212, 0)
 NEGATIVE = QColor(60, 130, 255)
+#: The click markers' fill opacity (what is under them stays visible).
+_DOT_ALPHA = 150
 
 _E = QEvent.Type
 
@@ -71,7 +73,7 @@ class AssistGestures(QObject):
         self.target_id: int | None = None
         self._press: dict[str, Any] | None = None
         vb = tool.viewbox
-        self.dots = pg.ScatterPlotItem(size=10, pxMode=True)
+        self.dots = pg.ScatterPlotItem(size=8, pxMode=True)  # (small: the outline shows)
         # scribbles, the box and the trace's line, over a dark halo
         self.halo, self.positive_path, self.negative_path = (QGraphicsPathItem() for _ in "123")
         for item, colour, width in ((self.halo, QColor(0, 0, 0, 170), 4.5),
@@ -155,7 +157,9 @@ class AssistGestures(QObject):
                     path.lineTo(x, y)
             elif p.kind in ("point", "scribble"):
                 colour, ring = (POSITIVE, (0, 0, 0)) if p.positive else (NEGATIVE, "w")
-                spots.append({"pos": (pts[0, 0], pts[0, 1]), "brush": pg.mkBrush(colour),
+                fill = QColor(colour)
+                fill.setAlpha(_DOT_ALPHA)
+                spots.append({"pos": (pts[0, 0], pts[0, 1]), "brush": pg.mkBrush(fill),
                               "pen": pg.mkPen(ring, width=1.5)})
         if self.name == "trace" and len(self.prompts) > 1:
             pts = np.array([p.points[0, ::-1] for p in self.prompts])

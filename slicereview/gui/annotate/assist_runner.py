@@ -5,8 +5,9 @@ stores it on Enter.
 
 * **The image the engine sees** is the full-resolution image shown, raw values (a display
   pyramid's finest level, memory-mapped: the engine reads only its crop round the prompts),
-  with the viewer's window and inversion (``window``, ``invert``: MONOCHROME1, or the Invert
-  switch, as displayed).
+  with the viewer's inversion (``invert``: MONOCHROME1, or the Invert switch, as displayed);
+  each tool scales its crop's raw values itself, whatever the window (see
+  :meth:`AssistRunner.settings_for`).
 * **In the background.** Each change of the prompts runs the tool once in the one background
   API (:func:`~slicereview.gui.common.background.thread_worker`). A new prompt cancels the
   running run: its result is dropped, and only the newest prompts run next (one run at a time,
@@ -97,7 +98,7 @@ class AssistRunner(QObject):
         self.tool = tool
         self.writer = writer
         self.gestures = tool.assist
-        #: Extra engine settings per tool (the window and inversion come from the view).
+        #: Extra engine settings per tool (the inversion comes from the view).
         self.settings: dict[str, dict[str, object]] = {}
         self.worker: Worker | None = None
         self._dropped: set[Worker] = set()  # cancelled: their results are not shown
@@ -108,6 +109,7 @@ class AssistRunner(QObject):
         self._accept_when_done = False
         self.items: list[PolygonItem] = []
         self.busy = False
+        self._said = ""  # the last line this part showed in the panel
         self._busy_timer = QTimer(self)
         self._busy_timer.setSingleShot(True)
         self._busy_timer.setInterval(BUSY_MS)
@@ -166,11 +168,12 @@ class AssistRunner(QObject):
         self._busy_timer.start()
 
     def settings_for(self, name: str) -> dict[str, object]:
-        """The engine settings of tool ``name``: the viewer's window (raw units) and
-        inversion, and :attr:`settings`' for the tool."""
-        low, high = self.view.current_window.levels()
-        return {"window": (float(low), float(high)), "invert": self.view.inverted,
-                **self.settings.get(name, {})}
+        """The engine settings of tool ``name``: the viewer's inversion, and
+        :attr:`settings`' for the tool. Not the viewer's window: the tools scale the raw
+        values of their crop themselves (its 0.5–99.5 percentiles), so a window that
+        saturates dense tissue, as the automatic one does on a mammogram, hides nothing
+        from them."""
+        return {"invert": self.view.inverted, **self.settings.get(name, {})}
 
     def _ended(self, worker: Worker, result: AssistResult | None, failure: str) -> None:
         if worker is not self.worker:
@@ -181,7 +184,7 @@ class AssistRunner(QObject):
         self._dropped.discard(worker)
         if current and job is not None:
             if failure:
-                self.tool.message.emit(f"The {job[0]} tool could not outline this: {failure}")
+                self._say(f"The {job[0]} tool could not outline this: {failure}")
                 self._show(None, None)
             else:
                 self._show(result, job)
@@ -197,7 +200,7 @@ class AssistRunner(QObject):
         if self.running:
             self.busy = True
             self.view.graphics.viewport().setCursor(Qt.CursorShape.BusyCursor)
-            self.tool.message.emit(f"Working… ({self.gestures.name})")
+            self._say(f"Working… ({self.gestures.name})")
 
     def _hide_busy(self) -> None:
         self._busy_timer.stop()
@@ -234,7 +237,7 @@ class AssistRunner(QObject):
             certain = sum(p.certainty is Certainty.CERTAIN for p in self.preview_polygons())
             what = (f"{certain} certain, {n - certain} uncertain polygon"
                     f"{'s' if n != 1 else ''}") if n else "nothing found here"
-            self.tool.message.emit(f"{job[0].capitalize()}: {what}. Enter accepts, Esc "
+            self._say(f"{job[0].capitalize()}: {what}. Enter accepts, Esc "
                                    f"discards, Backspace removes the last prompt; "
                                    f"{HINTS[job[0]]}.")
             self.previewed.emit(job[0], n)
@@ -244,12 +247,18 @@ class AssistRunner(QObject):
         for item in self.items:
             item.set_pad(PAD_PX * px)
 
+    def _say(self, text: str) -> None:
+        self._said = text
+        self.tool.message.emit(text)
+
     def hint(self) -> None:
-        """Say what the assisted tool now chosen asks for."""
+        """Say what the assisted tool now chosen asks for (another tool: clear what this part
+        said last, so that no old line stays)."""
         name = self.gestures.name
         if name:
-            self.tool.message.emit(f"{name.capitalize()}: {HINTS[name]}; Enter accepts, "
-                                   "Esc discards.")
+            self._say(f"{name.capitalize()}: {HINTS[name]}; Enter accepts, Esc discards.")
+        elif self._said:
+            self._say("")
 
     # -- accepting ---------------------------------------------------------------------------
     def accept(self) -> bool:
@@ -264,7 +273,7 @@ class AssistRunner(QObject):
             return False
         polygons = self.preview_polygons()
         if not polygons:
-            self.tool.message.emit("Nothing to accept: the tool found no region here.")
+            self._say("Nothing to accept: the tool found no region here.")
             return False
         from slicereview.app.commands import ChangePolygons
 
@@ -284,7 +293,7 @@ class AssistRunner(QObject):
         stored = {p.id: p for p in self.tool.polygons}
         certain = [i for i in ids if i in stored and stored[i].certainty is Certainty.CERTAIN]
         self.tool.select((certain or ids or [None])[0])  # the core: brush strokes add to it
-        self.tool.message.emit(f"{name.capitalize()}: {len(after)} polygon"
+        self._say(f"{name.capitalize()}: {len(after)} polygon"
                                f"{'s' if len(after) != 1 else ''} stored (Ctrl+Z undoes).")
         self.accepted.emit(ids)
         return True

@@ -265,7 +265,7 @@ class AnnotatePage(QWidget):
         self.tool.set_mode(mode)
         self.actions_[Mode(mode).value].setChecked(True)
         if not self.tool.assist.prompts:  # (refine may have started on the selection)
-            self.assisted.hint()
+            self.assisted.hint()  # (what the tool asks for; another tool: no old line)
 
     # -- context: annotator, phase, round, image -------------------------------------------
     def on_context(self) -> None:
