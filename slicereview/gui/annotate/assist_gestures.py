@@ -74,7 +74,8 @@ class AssistGestures(QObject):
         self._press: dict[str, Any] | None = None
         vb = tool.viewbox
         self.dots = pg.ScatterPlotItem(size=8, pxMode=True)  # (small: the outline shows)
-        # scribbles, the box and the trace's line, over a dark halo
+        # scribbles and the box, over a dark halo (no line joins a trace's clicks: it would
+        # hide the thin vessel the preview follows)
         self.halo, self.positive_path, self.negative_path = (QGraphicsPathItem() for _ in "123")
         for item, colour, width in ((self.halo, QColor(0, 0, 0, 170), 4.5),
                                     (self.positive_path, POSITIVE, 2.0),
@@ -161,11 +162,6 @@ class AssistGestures(QObject):
                 fill.setAlpha(_DOT_ALPHA)
                 spots.append({"pos": (pts[0, 0], pts[0, 1]), "brush": pg.mkBrush(fill),
                               "pen": pg.mkPen(ring, width=1.5)})
-        if self.name == "trace" and len(self.prompts) > 1:
-            pts = np.array([p.points[0, ::-1] for p in self.prompts])
-            paths[True].moveTo(*pts[0])
-            for x, y in pts[1:]:
-                paths[True].lineTo(x, y)
         if extra is not None:
             paths[not (self._press or {}).get("negative", False)].addPath(extra)
         self.dots.setData(spots)
