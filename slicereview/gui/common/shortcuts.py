@@ -101,7 +101,7 @@ ANNOTATE_ACTIONS: list[ActionRow] = [
     ("brush", "Brush", "Shift+D", "Brush: paint onto the selected polygon (with none selected, "
      "a new one); Shift+drag erases; each stroke is one undo step"),
     ("eraser", "Eraser", "Shift+E", "Eraser: erase from the selected polygon (with none "
-     "selected, from every polygon under the stroke); Shift+drag paints"),
+     "selected or away from it, from every polygon under the stroke); Shift+drag paints"),
     ("points", "Points", "K", "Points (assisted): click the object, Shift+click or right-click "
      "outside it; the outline follows each click; Enter accepts, Esc discards"),
     ("scribble", "Scribble", "S", "Scribble (assisted): drag over the object, Shift+drag over "

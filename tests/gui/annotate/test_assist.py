@@ -328,3 +328,24 @@ def test_f1_and_the_tooltips_name_every_assisted_tool_and_its_key(window) -> Non
         assert (text, f"{tool.capitalize()} (assisted)") in rows
         assert page.actions_[tool].toolTip().endswith(f"({text})")
     assert any("negative prompt" in what for _s, _k, what in shortcut_rows())
+
+
+def test_an_eraser_stroke_away_from_the_selected_core_erases_what_it_is_over(window,
+                                                                             qtbot) -> None:
+    """Found in the Xvfb walk: after Enter the wand's core is selected, and an eraser stroke
+    over another polygon did nothing ("Nothing to erase here")."""
+    page = window.annotate_page
+    _choose(qtbot, window, "points")
+    click(qtbot, page, 80.5, 70.5)
+    disc = _accept(qtbot, window)
+    _choose(qtbot, window, "wand")
+    click(qtbot, page, 230.5, 70.5)
+    _accept(qtbot, window)
+    wand_core = page.tool.selected_id
+    assert page.tool.polygon(wand_core).tool is Tool.WAND
+    qtbot.keyClick(window, Qt.Key.Key_E, _SHIFT)
+    drag(qtbot, page, [(55, 70), (80, 70), (105, 70)])  # across the disc, not the wand's
+    after = {p.id: p for p in _stored(window)}
+    assert not (_mask([p for p in after.values() if p.tool is Tool.POINTS]) > 0)[70, 80]
+    assert all(after[p.id].edited for p in disc if p.id in after)
+    assert not page.tool.polygon(wand_core).edited  # the selected one untouched
