@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from slicereview.gui.common import qa_workers
@@ -97,3 +98,9 @@ class AuditSection(QScrollArea):
              "stratified, Bonferroni-Wilson"],
         ]
         _fill(self.table, rows, 1)
+        for r in range(self.table.rowCount()):  # the words read from the left
+            for c in (3, 4):
+                item = self.table.item(r, c)
+                if item is not None:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignLeft
+                                          | Qt.AlignmentFlag.AlignVCenter)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from slicereview.gui.gateway.owner import OwnerService
 from slicereview.gui.owner.picker import OwnerPicker
+from slicereview.model import Role
 
 ORDERS = ("batch", "random", "uncertainty", "disagreement")
 
@@ -96,7 +97,7 @@ class SelectionDialog(QDialog):
         for batch in self.owner.batches():
             self.batch_box.addItem(f"{batch.name} ({batch.phase})", batch.id)
         self.rater_box.clear()
-        for rater in self.owner.raters():
+        for rater in self.owner.raters(Role.ANNOTATOR):  # (a model rater is one)
             self.rater_box.addItem(rater.name, rater.id)
         self._show_order()
 
