@@ -25,6 +25,14 @@ then; ties and unscored images keep the batch order. Only the task owner sets an
 (:func:`set_order`); it is stored in the project's ``meta`` (``selection.batch.ID``), which on
 a server every login reads and only reviewers and owners write.
 
+**On a server** an annotator's login reads only its own annotations (the database's policies,
+docs/server.md): it can measure neither the others' disagreement nor a model's uncertainty.
+So the order is also stored as a *snapshot*, the ranked image ids as a login that reads
+everything computed them (when the order is set, and on :func:`refresh_order`: ``slicereview
+selection ... --refresh``, or *Set order* again), and an annotator's login claims in that
+snapshot's order (images missing from it after the others, in batch order). A file, an owner's
+or a reviewer's login computes the order live.
+
 Example
 -------
 >>> import tempfile, pathlib
@@ -62,6 +70,7 @@ from slicereview.engines.masks import binary_mask, rasterize
 from slicereview.engines.review.selection import disagreement, ordered, uncertain_share
 from slicereview.model import Annotation, AnnotationStatus, Role
 from slicereview.store import Project
+from slicereview.store._base import now_iso
 
 #: The selection orders, the default first.
 ORDERS = ("batch", "random", "uncertainty", "disagreement")
@@ -136,8 +145,38 @@ def set_order(project: Project, owner_id: int, batch_id: int, order: str,
     if chosen.rater_id is not None:
         project.raters.get(chosen.rater_id)
     project.set_meta(_KEY.format(batch_id), json.dumps(
-        {"order": chosen.order, "rater_id": chosen.rater_id, "seed": chosen.seed}))
+        {"order": chosen.order, "rater_id": chosen.rater_id, "seed": chosen.seed,
+         "ranked": _live(project, batch_id, chosen), "ranked_at": now_iso()}))
     return chosen
+
+
+def refresh_order(project: Project, rater_id: int, batch_id: int) -> list[int]:
+    """Store a new snapshot of the batch's order, computed now (see the module docstring);
+    by an owner or a reviewer (``PermissionError`` otherwise). Returns it."""
+    rater = project.raters.get(rater_id)
+    if rater.role not in (Role.OWNER, Role.REVIEWER):
+        raise PermissionError(f"{rater.name} is an annotator: an owner or a reviewer, who "
+                              "reads everyone's work, computes the order")
+    chosen = order_of(project, batch_id)
+    ranked = _live(project, batch_id, chosen)
+    project.set_meta(_KEY.format(batch_id), json.dumps(
+        {"order": chosen.order, "rater_id": chosen.rater_id, "seed": chosen.seed,
+         "ranked": ranked, "ranked_at": now_iso()}))
+    return ranked
+
+
+def snapshot(project: Project, batch_id: int) -> tuple[list[int], str | None]:
+    """The stored snapshot of the batch's order and when it was computed."""
+    text = project.meta(_KEY.format(batch_id))
+    data = json.loads(text) if text else {}
+    return [int(i) for i in data.get("ranked", [])], data.get("ranked_at")
+
+
+def reads_everything(project: Project) -> bool:
+    """Whether this connection reads everyone's work: a file, or a server login that is not
+    an annotator's."""
+    me = project.raters.own()
+    return me is None or me.role is not Role.ANNOTATOR
 
 
 def _latest(annotations: Sequence[Annotation]) -> dict[int, dict[int, Annotation]]:
@@ -216,6 +255,14 @@ def ordered_images(project: Project, batch_id: int,
                    selection: SelectionOrder | None = None) -> list[int]:
     """The batch's images in its selection order (see the module docstring)."""
     sel = selection or order_of(project, batch_id)
+    if sel.order in ("uncertainty", "disagreement") and not reads_everything(project):
+        order = project.image_sets.members(project.workflow.batch(batch_id).image_set_id)
+        ranked = [i for i in snapshot(project, batch_id)[0] if i in set(order)]
+        return ranked + [i for i in order if i not in set(ranked)]
+    return _live(project, batch_id, sel)
+
+
+def _live(project: Project, batch_id: int, sel: SelectionOrder) -> list[int]:
     batch = project.workflow.batch(batch_id)
     order = list(project.image_sets.members(batch.image_set_id))
     if sel.order == "batch":

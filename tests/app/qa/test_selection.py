@@ -115,3 +115,43 @@ def test_a_package_lists_its_images_in_the_selection_order(location, tmp_path):
         zf.extract("project.srproj", tmp_path / "x")
     with Project.open(tmp_path / "x" / "project.srproj") as pkg:
         assert json.loads(pkg.meta("package_order") or "[]") == want
+
+
+def test_an_annotators_server_login_claims_by_the_owners_snapshot(postgres_cluster, tmp_path):
+    """An annotator's login reads only its own work, so it claims in the order the owner's
+    login computed (the snapshot), refreshed by an owner or a reviewer."""
+    from urllib.parse import quote
+
+    from slicereview.app.people import add_login
+    from slicereview.app.qa.selection import refresh_order, snapshot
+    from slicereview.model import Role
+
+    url = postgres_cluster.new_database("selection")
+    try:
+        folder = tmp_path / "imgs"
+        folder.mkdir()
+        for k in range(3):
+            PILImage.fromarray(np.full((32, 32), k, np.uint8)).save(folder / f"{k}.png")
+        with Project.create(url) as project:
+            import_paths(project, sorted(folder.glob("*.png")))
+            ids = [im.id for im in project.images.all()]
+            owner = add_login(project, "olivia", Role.OWNER)[0]
+            model = project.raters.add("model")
+            ann = add_login(project, "ann", Role.ANNOTATOR)[0]
+            batch = define_batch(project, "b", "formal", ids, raters=[ann],
+                                 annotators_per_image=1)
+            for image_id, polys in ((ids[1], [_square(1, 10, "uncertain")]),
+                                    (ids[2], [_square(1, 10), _square(14, 10, "uncertain")])):
+                a = project.annotations.for_image(model, image_id)
+                project.polygons.replace(a.id, polys)
+            set_order(project, owner, batch, "uncertainty", rater_id=model)
+            assert snapshot(project, batch)[0] == [ids[1], ids[2], ids[0]]
+            with pytest.raises(PermissionError, match="annotator"):
+                refresh_order(project, ann, batch)
+        scheme, rest = url.split("://", 1)
+        as_ann = f"{scheme}://{quote('ann')}@{rest.split('@', 1)[1]}"
+        with Project.open(as_ann) as mine:
+            assert scores(mine, batch) == {}  # it reads no model's work
+            assert next_image(mine, ann, batch) == ids[1]
+    finally:
+        postgres_cluster.drop_database(url)
