@@ -89,8 +89,10 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
     ``warnings`` gets a line per image the owner should look at before sending it (text
     burned into the pixels, :mod:`.package_images`)."""
     rater = project.raters.by_name(annotator)
-    if rater is None or rater.role is not Role.ANNOTATOR:
-        raise ValueError(f"no annotator named {annotator!r} in this project")
+    if rater is None or rater.role is not Role.ANNOTATOR or rater.is_model:
+        raise ValueError(f"no annotator named {annotator!r} in this project"
+                         + (" (it is a model: a model gets no work package)"
+                            if rater is not None and rater.is_model else ""))
     out = Path(out)
     if out.exists():
         raise FileExistsError(f"{out} exists: choose another name")

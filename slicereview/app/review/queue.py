@@ -56,6 +56,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from slicereview.app.models.raters import model_ids
 from slicereview.app.qa.repeats import repeat_pairs_for_queue
 from slicereview.engines.review.audit import interleave
 from slicereview.engines.review.evaluation import (
@@ -201,9 +202,10 @@ def _included_raters(project: Project, spec: QueueSpec) -> set[int] | None:
 def selection(project: Project, spec: QueueSpec) -> dict[int, list[Annotation]]:
     """image id → the finished annotations a queue of ``spec`` uses (one per annotator)."""
     raters = _included_raters(project, spec)
+    models = model_ids(project)  # (the queue ranks people's work; a model is never one)
     chosen: dict[int, dict[int, Annotation]] = {}
     for ann in project.annotations.all(phase=spec.phase, round=spec.round, status=FINISHED):
-        if raters is None or ann.rater_id in raters:
+        if (raters is None or ann.rater_id in raters) and ann.rater_id not in models:
             # ordered by image, rater, round: the latest round per annotator wins
             chosen.setdefault(ann.image_id, {})[ann.rater_id] = ann
     return {i: list(by_rater.values()) for i, by_rater in chosen.items()}

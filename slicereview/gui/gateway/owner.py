@@ -87,8 +87,8 @@ class OwnerService(QObject):
     # -- raters ------------------------------------------------------------------------------
     def raters(self, role: Role | None = None) -> list[Rater]:
         project = self.gateway.project
-        raters = project.raters.all() if project is not None else []
-        return sorted((r for r in raters if role is None or r.role is role),
+        raters = project.raters.all() if project is not None else []  # (people: no model)
+        return sorted((r for r in raters if (role is None or r.role is role) and not r.is_model),
                       key=lambda r: (r.simulated, r.name.lower()))
 
     def add_owner(self, name: str) -> int:
@@ -225,6 +225,8 @@ class OwnerService(QObject):
         found = []
         for ann in project.annotations.all(image_id=image_id, status=_workflow().FINISHED):
             rater = project.raters.get(ann.rater_id)
+            if rater.is_model:  # (a model's prediction is never gold)
+                continue
             found.append((rater.role is Role.ANNOTATOR, ann.id,
                           f"{rater.name} ({rater.role}) — {ann.phase}, round {ann.round}, "
                           f"annotation {ann.id}"))
