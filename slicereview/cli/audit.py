@@ -45,7 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch", required=True, help="the batch's name")
     p.add_argument("--order", choices=("batch", "random", "uncertainty", "disagreement"),
                    help="set this order (docs/qa-process.md, 'Active selection')")
-    p.add_argument("--rater", help="uncertainty: whose stored work is read (a model rater)")
+    p.add_argument("--rater", help="uncertainty: whose stored work is read: a model's NAME@VERSION (or "
+                        "NAME), or any rater's name")
     p.add_argument("--seed", type=int, default=0, help="random: the permutation's seed")
     p.add_argument("--owner", help="the task owner's name (needed with --order)")
     p.add_argument("--refresh", metavar="NAME",
@@ -59,6 +60,20 @@ def _rater(project: Project, name: str, what: str) -> int:
     if rater is None:
         raise ValueError(f"no rater named {name!r} in this project ({what})")
     return rater.id
+
+
+def _work_of(project: Project, text: str) -> int:
+    """``--rater``: a rater's name, or a model's label ``NAME@VERSION`` (or its ``NAME`` when
+    one version exists)."""
+    found = project.raters.by_name(text)
+    if found is not None:
+        return found.id
+    from slicereview.app.models.raters import find_model
+
+    try:
+        return find_model(project, text).id
+    except LookupError as exc:
+        raise ValueError(str(exc.args[0] if exc.args else exc)) from None
 
 
 def cmd_audit_set(args: argparse.Namespace) -> int:
@@ -128,7 +143,7 @@ def cmd_selection(args: argparse.Namespace) -> int:
         if args.order is not None:
             if args.owner is None:
                 raise ValueError("setting a selection order needs --owner (the task owner)")
-            rater = _rater(project, args.rater, "--rater") if args.rater else None
+            rater = _work_of(project, args.rater) if args.rater else None
             set_order(project, _rater(project, args.owner, "--owner"), batch.id, args.order,
                       rater, args.seed)
         if args.refresh is not None:

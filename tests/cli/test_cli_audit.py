@@ -68,3 +68,23 @@ def test_selection_show_set_and_refresh(location, tmp_path, capsys):
     assert again[0] == first[0] and again[1] >= first[1]
     assert main(["selection", str(where), "--batch", "claims", "--refresh", "a"]) == 2
     assert "is an annotator" in capsys.readouterr().err
+
+
+def test_selection_names_a_model_by_its_label(location, tmp_path, capsys):
+    from slicereview.app.models.raters import model_rater
+
+    where = location()
+    _project(where, tmp_path / "imgs", images=3)
+    with Project.open(where) as project:
+        model = model_rater(project, "net", "2")
+        a = project.raters.by_name("a").id
+        batch = define_batch(project, "claims", "formal", [1, 2, 3], raters=[a],
+                             annotators_per_image=3)
+    assert main(["selection", str(where), "--batch", "claims", "--order", "uncertainty",
+                 "--rater", "net@2", "--owner", "owner"]) == 0
+    assert "uncertainty of net@2's work" in capsys.readouterr().out
+    with Project.open(where) as project:
+        assert order_of(project, batch).rater_id == model.id
+    assert main(["selection", str(where), "--batch", "claims", "--order", "uncertainty",
+                 "--rater", "nobody@1", "--owner", "owner"]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -9,12 +9,13 @@ images in its **selection order** (:data:`ORDERS`), stored per batch:
   image keeps its place when others join);
 * ``uncertainty`` — by a given rater's stored work on each image, most uncertain first: the
   area of its uncertain polygons over certain + uncertain
-  (:func:`~slicereview.engines.review.selection.uncertain_share`). Meant for a model's
-  predictions, it works for any rater (the rater is named when the order is set); an image the
-  rater did not annotate comes after the others;
+  (:func:`~slicereview.engines.review.selection.uncertain_share`). Meant for a model rater's
+  predictions (:func:`slicereview.app.models.raters.model_rater`: its finished annotations),
+  it works for any rater (named when the order is set); an image the rater did not annotate
+  comes after the others;
 * ``disagreement`` — by the disagreement among the annotations already finished on the image
-  (each annotator's latest round; raters of the annotator role only, so a reviewer's or
-  an expert's gold is left out):
+  (each annotator's latest round; people of the annotator role only, so a model's
+  predictions and a reviewer's or an expert's gold are left out):
   ``1 −`` their mean pairwise Dice
   (:func:`~slicereview.engines.review.selection.disagreement`). An image with fewer than two
   finished annotations has no disagreement yet; it comes **first** (in batch order), so every
@@ -37,23 +38,24 @@ Example
 -------
 >>> import tempfile, pathlib
 >>> import numpy as np
->>> from slicereview.model import NewImage, Polygon, Certainty
+>>> from slicereview.model import NewImage
 >>> from slicereview.store import Project
+>>> from slicereview.app.models.predictions import store_prediction
+>>> from slicereview.app.models.raters import model_rater
 >>> from slicereview.app.qa.workflow import define_batch
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (folder / "a.png").write_bytes(b"a")
 >>> with Project.create(folder / "p.srproj") as project:
 ...     ids = project.images.add_source(folder / "a.png", "0" * 64, "png",
 ...                                     [NewImage(8, 8, frame=k) for k in range(3)])
-...     owner, model = project.raters.add("owner", "owner"), project.raters.add("model")
+...     owner, model = project.raters.add("owner", "owner"), model_rater(project, "net", "1")
 ...     batch = define_batch(project, "b", "formal", ids, annotators_per_image=2)
-...     sq = np.array([[1, 1], [5, 1], [5, 5], [1, 5]], float)
-...     for image, certainty in zip(ids[:2], ("certain", "uncertain")):
-...         ann = project.annotations.for_image(model, image)
-...         _ = project.polygons.replace(ann.id, [Polygon(sq, Certainty(certainty))])
-...     _ = set_order(project, owner, batch, "uncertainty", rater_id=model)
-...     order_of(project, batch).order, ordered_images(project, batch)
-('uncertainty', [2, 1, 3])
+...     for image, label in zip(ids[:2], (1, 2)):   # certain, uncertain
+...         labels = np.zeros((8, 8), np.uint8); labels[2:6, 2:6] = label
+...         _ = store_prediction(project, model, image, labels)
+...     _ = set_order(project, owner, batch, "uncertainty", rater_id=model.id)
+...     order_of(project, batch).describe(project), ordered_images(project, batch)
+("uncertainty of net@1's work", [2, 1, 3])
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from slicereview.app.models.raters import people
 from slicereview.engines.masks import binary_mask, rasterize
 from slicereview.engines.review.selection import disagreement, ordered, uncertain_share
 from slicereview.model import Annotation, AnnotationStatus, Role
@@ -107,7 +110,7 @@ class SelectionOrder:
     def describe(self, project: Project) -> str:
         """One line for people: ``uncertainty of model's work``, ``random (seed 3)``, ..."""
         if self.order == "uncertainty" and self.rater_id is not None:
-            return f"uncertainty of {project.raters.get(self.rater_id).name}'s work"
+            return f"uncertainty of {project.raters.get(self.rater_id).label}'s work"
         if self.order == "random":
             return f"random (seed {self.seed})"
         return {"batch": "the batch's order", "disagreement":
@@ -232,9 +235,9 @@ def scores(project: Project, batch_id: int, selection: SelectionOrder | None = N
             shape = (images[image_id].rows, images[image_id].cols)
             out[image_id] = uncertain_share(_labels(project, [ann], shape)[0])
         return out
-    people = {r.id for r in project.raters.all() if r.role is Role.ANNOTATOR}
+    persons = {r.id for r in people(project.raters.all()) if r.role is Role.ANNOTATOR}
     finished = _latest([a for a in project.annotations.all(phase=batch.phase, status=FINISHED)
-                        if a.image_id in members and a.rater_id in people
+                        if a.image_id in members and a.rater_id in persons
                         and a.rater_id != sel.rater_id])
     for image_id in members:
         anns = list(finished.get(image_id, {}).values())
