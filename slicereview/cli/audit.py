@@ -45,8 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch", required=True, help="the batch's name")
     p.add_argument("--order", choices=("batch", "random", "uncertainty", "disagreement"),
                    help="set this order (docs/qa-process.md, 'Active selection')")
-    p.add_argument("--rater", help="uncertainty: whose stored work is read: a model's NAME@VERSION (or "
-                        "NAME), or any rater's name")
+    p.add_argument("--rater", help="uncertainty: whose stored work is read: a model's "
+                   "NAME@VERSION (or NAME), or any rater's name")
     p.add_argument("--seed", type=int, default=0, help="random: the permutation's seed")
     p.add_argument("--owner", help="the task owner's name (needed with --order)")
     p.add_argument("--refresh", metavar="NAME",
