@@ -12,7 +12,10 @@ images in its **selection order** (:data:`ORDERS`), stored per batch:
   (:func:`~slicereview.engines.review.selection.uncertain_share`). Meant for a model rater's
   predictions (:func:`slicereview.app.models.raters.model_rater`: its finished annotations),
   it works for any rater (named when the order is set); an image the rater did not annotate
-  comes after the others;
+  comes after the others. A model that keeps its probabilities (the project model) stores its
+  own per-image uncertainty instead, the mean binary entropy of its probability map
+  (:func:`store_uncertainty`, :func:`~slicereview.engines.review.selection.mean_entropy`):
+  then its images are ordered by those values, and an image without one comes after;
 * ``disagreement`` — by the disagreement among the annotations already finished on the image
   (each annotator's latest round; people of the annotator role only, so a model's
   predictions and a reviewer's or an expert's gold are left out):
@@ -63,7 +66,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -79,6 +82,7 @@ from slicereview.store._base import now_iso
 ORDERS = ("batch", "random", "uncertainty", "disagreement")
 FINISHED = (AnnotationStatus.SUBMITTED, AnnotationStatus.NOTHING_TO_ANNOTATE)
 _KEY = "selection.batch.{}"
+_UNCERTAINTY = "selection.uncertainty.{}"
 
 
 @dataclass(frozen=True)
@@ -182,6 +186,28 @@ def reads_everything(project: Project) -> bool:
     return me is None or me.role is not Role.ANNOTATOR
 
 
+def store_uncertainty(project: Project, rater_id: int, values: Mapping[int, float]) -> None:
+    """Keep a model's own uncertainty per image (``image id → value``, e.g. the mean entropy
+    of its probability map, higher = less sure) for the uncertainty order; replaces the values
+    of the images given, keeps the others (one transaction; ``meta``
+    ``selection.uncertainty.RATER``). ``ValueError`` for a NaN or negative value."""
+    project.raters.get(rater_id)
+    for image_id, value in values.items():
+        if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
+            raise ValueError(f"the uncertainty of image {image_id} must be a finite number of "
+                             f"0 or more, got {value!r}")
+    kept = stored_uncertainty(project, rater_id)
+    kept.update({int(i): float(v) for i, v in values.items()})
+    project.set_meta(_UNCERTAINTY.format(rater_id),
+                     json.dumps({str(i): v for i, v in sorted(kept.items())}))
+
+
+def stored_uncertainty(project: Project, rater_id: int) -> dict[int, float]:
+    """The uncertainty a model stored per image (:func:`store_uncertainty`); ``{}``: none."""
+    text = project.meta(_UNCERTAINTY.format(rater_id))
+    return {int(i): float(v) for i, v in json.loads(text).items()} if text else {}
+
+
 def _latest(annotations: Sequence[Annotation]) -> dict[int, dict[int, Annotation]]:
     """image id → rater id → the rater's latest round (the store lists rounds in order)."""
     out: dict[int, dict[int, Annotation]] = {}
@@ -227,6 +253,10 @@ def scores(project: Project, batch_id: int, selection: SelectionOrder | None = N
     images = {im.id: im for im in project.images.all(sorted(members))}
     out: dict[int, float] = {}
     if sel.order == "uncertainty":
+        assert sel.rater_id is not None
+        own = stored_uncertainty(project, sel.rater_id)
+        if own:
+            return {i: v for i, v in own.items() if i in members}
         mine = _latest([a for a in project.annotations.all(rater_id=sel.rater_id,
                                                            phase=batch.phase)
                         if a.image_id in members])

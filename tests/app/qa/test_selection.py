@@ -160,3 +160,23 @@ def test_an_annotators_server_login_claims_by_the_owners_snapshot(postgres_clust
             assert next_image(mine, ann, batch) == ids[1]
     finally:
         postgres_cluster.drop_database(url)
+
+
+def test_a_models_stored_entropy_orders_its_images(location, tmp_path):
+    """A model that keeps its probabilities stores its mean entropy per image; the order then
+    follows those values (checked against the engine's entropy of the maps)."""
+    from slicereview.app.qa.selection import store_uncertainty, stored_uncertainty
+    from slicereview.engines.review.selection import mean_entropy
+
+    where = location()
+    owner, model, _, batch, ids = _project(where, tmp_path / "imgs")
+    rng = np.random.default_rng(0)
+    maps = {ids[0]: np.full((32, 32), 0.02), ids[1]: rng.random((32, 32)),
+            ids[2]: np.full((32, 32), 0.5)}
+    with Project.open(where) as project:
+        store_uncertainty(project, model, {i: mean_entropy(p) for i, p in maps.items()})
+        with pytest.raises(ValueError, match="finite number"):
+            store_uncertainty(project, model, {ids[3]: float("nan")})
+        assert stored_uncertainty(project, model)[ids[2]] == pytest.approx(1.0)
+        set_order(project, owner, batch, "uncertainty", rater_id=model)
+        assert ordered_images(project, batch) == [ids[2], ids[1], ids[0], ids[3]]
