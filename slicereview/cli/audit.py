@@ -73,7 +73,9 @@ def _work_of(project: Project, text: str) -> int:
     try:
         return find_model(project, text).id
     except LookupError as exc:
-        raise ValueError(str(exc.args[0] if exc.args else exc)) from None
+        why = str(exc.args[0] if exc.args else exc)
+        raise ValueError(f"no rater named {text!r} in this project, and {why[:1].lower()}"
+                         f"{why[1:]}") from None
 
 
 def cmd_audit_set(args: argparse.Namespace) -> int:
@@ -156,9 +158,13 @@ def cmd_selection(args: argparse.Namespace) -> int:
         print(f"batch {batch.name}: {chosen.describe(project)}"
               + (f" (snapshot for annotators' server logins: {taken_at})" if taken_at
                  and chosen.order in ("uncertainty", "disagreement") else ""))
+        unscored = ("  (not annotated by them: after the others)"
+                    if chosen.order == "uncertainty" else "")
+        if chosen.order == "uncertainty" and not score:
+            print("no stored work of theirs on this batch's images: the batch's order")
         for rank, image_id in enumerate(order, start=1):
             value = score.get(image_id)
-            text = ("" if value is None else "  (fewer than 2 finished annotations)"
+            text = (unscored if value is None else "  (fewer than 2 finished annotations)"
                     if math.isinf(value) else f"  {value:.4f}")
             print(f"{rank:>4}  {cases[image_id][0]}{text}")
     return 0
