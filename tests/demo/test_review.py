@@ -79,3 +79,17 @@ def test_queue_and_review_eval_on_the_demo(demo_location, capsys) -> None:
     assert all(not math.isnan(v) for values in rows.values() for v in values)
     # the reviewer followed the true disagreement: α-based ranking beats random
     assert rows["image-sort"][2] > rows["random"][2]
+
+
+def test_the_demos_queue_has_audit_slots_and_a_live_estimate(demo_location, capsys) -> None:
+    """One review slot in ten shows a random image; the simulated reviewer reviewed a seeded
+    two thirds of the set, so the estimate has reviewed audit members."""
+    from slicereview.app.review.audit import audit_settings
+    from slicereview.demo.project import DEMO_AUDIT_SHARE
+
+    with Project.open(demo_location) as project:
+        assert audit_settings(project).share == DEMO_AUDIT_SHARE
+    assert main(["audit", "show", str(demo_location), "--group", REVIEW_GROUP]) == 0
+    out = capsys.readouterr().out
+    assert "audit members" in out and "reviewed members" in out
+    assert re.search(r"base rate \(audit, a random queue's P@k\): \d", out)
