@@ -22,6 +22,7 @@ from slicereview.model.privacy import SharedNames as SharedNames
 from slicereview.model.privacy import SharedSource as SharedSource
 from slicereview.model.workflow import Batch as Batch
 from slicereview.model.workflow import ImageFlag as ImageFlag
+from slicereview.model.workflow import Preannotation as Preannotation
 from slicereview.model.workflow import Qualification as Qualification
 
 
