@@ -95,6 +95,7 @@ def add_model(project: Project, regions: Mapping[int, Sequence[np.ndarray]], see
                               profiles=[MODEL_PROFILE])["model"]
             polygons = [Polygon(p.vertices, tool=Tool.MODEL, model=name) for p in drawn]
             ann = project.annotations.for_image(model, image_id)
+            assert ann is not None
             project.polygons.replace(ann.id, polygons)
             project.annotations.set_status(ann.id, AnnotationStatus.SUBMITTED if polygons
                                            else AnnotationStatus.NOTHING_TO_ANNOTATE)

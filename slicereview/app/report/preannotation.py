@@ -97,12 +97,13 @@ def collect(project: Project) -> list[BatchEffect]:
                 others.append((image_id, shown, float(np.mean(pairs)) if pairs else math.nan))
                 with_model.append((image_id, shown, math.nan if model is None
                                    else dice(mine, model)))
-        kw = {"seed": setting.seed}
+        seed = setting.seed
         found.append(BatchEffect(
             batch.name, model_label(project.raters.get(setting.model_id)), setting.share,
-            setting.seed, len(images), finished, len(rows) - finished,
-            compare_arms(time, **kw), compare_arms(others, **kw),
-            compare_arms(with_model, **kw), compare_arms(with_model, statistic="gap", **kw)))
+            seed, len(images), finished, len(rows) - finished,
+            compare_arms(time, seed=seed), compare_arms(others, seed=seed),
+            compare_arms(with_model, seed=seed),
+            compare_arms(with_model, statistic="gap", seed=seed)))
     return found
 
 
