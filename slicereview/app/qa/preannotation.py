@@ -95,6 +95,25 @@ def model_label(rater: Rater) -> str:
     return rater.name
 
 
+def models(project: Project) -> list[Rater]:
+    """The project's model raters (what pre-annotation may show), by id."""
+    return [r for r in project.raters.all() if getattr(r, "is_model", False)]
+
+
+def describe(project: Project, batch_id: int) -> str:
+    """The batch's pre-annotation in a sentence (what the Owner's batch settings show)."""
+    setting = project.preannotation.setting(batch_id)
+    if setting is None:
+        return "No model is shown: annotators start empty."
+    rows = project.preannotation.design(batch_id)
+    shown = sum(s for *_, s in rows)
+    model = model_label(project.raters.get(setting.model_id))
+    what = "every image" if setting.share == "all" else f"a random half (seed {setting.seed})"
+    return (f"{model} is shown on {what}: {shown} of {len(rows)} image × annotator starts "
+            f"begin as a copy of its polygons; set by {setting.set_by} on "
+            f"{setting.set_at[:16].replace('T', ' ')} UTC.")
+
+
 def find_model(project: Project, text: str) -> Rater:
     """The model rater ``NAME@VERSION`` (or ``NAME``) names; :class:`ValueError` in a
     sentence when there is none."""
