@@ -122,8 +122,8 @@ def boxes(model: ArrayLike, people: ArrayLike, reference: ArrayLike | None = Non
 
     m = np.asarray(model, bool)
     p = np.asarray(people, bool).reshape(-1, *m.shape)
-    anyone = p.any(axis=0)
-    ref = anyone if reference is None else np.asarray(reference, bool)
+    anyone: np.ndarray = np.asarray(p.any(axis=0))
+    ref: np.ndarray = anyone if reference is None else np.asarray(reference, bool)
     labels, _ = ndimage.label(m | anyone, structure=np.ones((3, 3), bool))
     found = []
     for k, where in enumerate(ndimage.find_objects(labels), start=1):
