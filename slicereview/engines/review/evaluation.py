@@ -18,7 +18,10 @@ from typing import TYPE_CHECKING
 from slicereview.engines.agreement import band
 from slicereview.engines.review.features import ImageFeatures
 from slicereview.engines.review.metrics import ndcg_at_k, precision_at_k, recall_at_k
-from slicereview.engines.review.priority import METHODS, priority
+from slicereview.engines.review.priority import METHODS, MODEL_METHODS, priority
+
+#: The methods that rank by the features alone.
+BASE_METHODS = tuple(m for m in METHODS if m not in MODEL_METHODS)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -108,7 +111,7 @@ class MethodEvaluation:
 def evaluate_methods(
     features: Mapping[int, ImageFeatures],
     relevance: Mapping[int, float],
-    methods: Sequence[str] = METHODS,
+    methods: Sequence[str] = BASE_METHODS,
     ks: Sequence[int] | None = None,
     seed: int = 0,
 ) -> MethodEvaluation:
@@ -121,7 +124,9 @@ def evaluate_methods(
     relevance : mapping of int to grade
         Ground truth, e.g. from :func:`review_relevance`; missing images have grade 0.
     methods : sequence of str
-        Priority method names (default: all of :data:`~.priority.METHODS`).
+        Priority method names (default: those of :data:`~.priority.METHODS` that need no
+        model; ``model-disagreement`` ranks by a value the features carry only when the
+        application layer set it).
     ks : sequence of int, optional
         Cut-offs; default ``1 .. M``.
     seed : int
