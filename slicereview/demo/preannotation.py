@@ -52,7 +52,7 @@ import numpy as np
 from slicereview.app import annotating
 from slicereview.demo.annotators import DEFAULT_PROFILES, Profile, random_regions
 from slicereview.demo.annotators import simulate_annotators as _simulate
-from slicereview.model import AnnotationStatus, NewImage, Polygon, Role, Tool
+from slicereview.model import AnnotationStatus, NewImage, Polygon, Tool
 from slicereview.store import Project
 
 #: The simulated model's name and version (clearly simulated).
@@ -88,7 +88,9 @@ def add_model(project: Project, regions: Mapping[int, Sequence[np.ndarray]], see
               name: str = MODEL_NAME) -> int:
     """The simulated model's predictions of every image of ``regions``, each a finished
     annotation of the model's rater with polygons of provenance ``model NAME``; its id."""
-    model = project.raters.ensure(name, Role.REVIEWER, simulated=True)
+    from slicereview.app.models.raters import model_rater, parse_label
+
+    model = model_rater(project, *parse_label(name), simulated=True).id
     with project.transaction():
         for image_id, true in regions.items():
             drawn = _simulate(SHAPE, true, seed=seed * 7919 + image_id,

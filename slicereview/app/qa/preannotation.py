@@ -40,7 +40,8 @@ Example
 >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
 >>> ids = [project.images.add_source(pathlib.Path(__file__), str(k) * 64, "png",
 ...                                  [NewImage(8, 8)])[0] for k in range(4)]
->>> net = project.raters.add("net", "reviewer")
+>>> from slicereview.app.models.raters import model_rater
+>>> net = model_rater(project, "net", "1").id
 >>> for i in ids:
 ...     a = project.annotations.for_image(net, i)
 ...     _ = project.polygons.replace(a.id, [Polygon([[1, 1], [5, 1], [5, 5]])])
@@ -56,7 +57,7 @@ Example
 >>> first = next(i for i in ids if shown[i, anns[0]])
 >>> [str(p.tool) + " " + str(p.model) for p in project.polygons.of(start(project, anns[0],
 ...                                                                     first).id)]
-['model net']
+['model net@1']
 >>> project.close()
 """
 
@@ -91,13 +92,15 @@ def balanced_half(image_ids: Sequence[int], rater_ids: Sequence[int], seed: int
 
 
 def model_label(rater: Rater) -> str:
-    """How a model's polygons name it (``Polygon.model``): its name (and version)."""
-    return rater.name
+    """How a model's polygons name it (``Polygon.model``): ``NAME@VERSION``."""
+    return rater.label
 
 
 def models(project: Project) -> list[Rater]:
-    """The project's model raters (what pre-annotation may show), by id."""
-    return [r for r in project.raters.all() if getattr(r, "is_model", False)]
+    """The project's model raters (what pre-annotation may show), by label."""
+    from slicereview.app.models.raters import models as model_raters
+
+    return model_raters(project)
 
 
 def describe(project: Project, batch_id: int) -> str:
@@ -115,14 +118,15 @@ def describe(project: Project, batch_id: int) -> str:
 
 
 def find_model(project: Project, text: str) -> Rater:
-    """The model rater ``NAME@VERSION`` (or ``NAME``) names; :class:`ValueError` in a
-    sentence when there is none."""
-    text = text.strip()
-    for rater in project.raters.all():
-        if text in (rater.name, model_label(rater)):
-            return rater
-    raise ValueError(f"no model named {text!r} in this project: import its predictions "
-                     f"first (slicereview predictions import PROJECT --model {text} ...)")
+    """The model ``NAME@VERSION`` (or ``NAME`` of one version) names; :class:`ValueError`
+    in a sentence when there is none."""
+    from slicereview.app.models.raters import find_model as find
+
+    try:
+        return find(project, text)
+    except LookupError as exc:
+        raise ValueError(f"{exc} Import its predictions first (slicereview predictions "
+                         f"import PROJECT --model NAME@VERSION ...).") from None
 
 
 def set_preannotation(project: Project, batch_id: int, model_id: int, share: str,
@@ -135,6 +139,9 @@ def set_preannotation(project: Project, batch_id: int, model_id: int, share: str
     if share not in SHARES:
         raise ValueError(f"pre-annotation shows the model on 'all' or 'half' the images, "
                          f"not {share!r}")
+    if not project.raters.get(model_id).is_model:
+        raise ValueError(f"{project.raters.get(model_id).name} is a person: pre-annotation "
+                         f"shows a model's predictions only")
     batch = project.workflow.batch(batch_id)
     images = project.image_sets.members(batch.image_set_id)
     raters = [r for r in batch_annotators(project, batch_id) if r != model_id]

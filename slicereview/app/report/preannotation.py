@@ -70,7 +70,9 @@ def _mask(project: Project, annotation_id: int, shape: tuple[int, int]) -> np.nd
 def collect(project: Project) -> list[BatchEffect]:
     """:class:`BatchEffect` of every batch with pre-annotation, in batch order."""
     settings = project.preannotation.settings()
-    models = {s.model_id for s in settings}
+    from slicereview.app.models.raters import model_ids
+
+    models = {s.model_id for s in settings} | model_ids(project)
     found = []
     for setting in settings:
         batch = project.workflow.batch(setting.batch_id)

@@ -12,6 +12,7 @@ import pytest
 
 from slicereview.app import annotating
 from slicereview.app.commands import EditPolygon
+from slicereview.app.models.raters import model_rater
 from slicereview.app.qa.preannotation import (
     balanced_half,
     design,
@@ -34,7 +35,7 @@ def _project(location, tmp_path, images: int = 6, annotators: int = 3, roles=Non
     project = Project.create(location())
     ids = [project.images.add_source(tmp_path / f"{k}.png", f"{k:064d}", "png",
                                      [NewImage(16, 16)])[0] for k in range(images)]
-    model = project.raters.add("net@1", Role.REVIEWER)
+    model = model_rater(project, "net", "1").id
     for i in ids[:-1]:  # (the last image has no prediction)
         a = project.annotations.for_image(model, i)
         project.polygons.replace(a.id, [Polygon(SQUARE, tool=Tool.MODEL, model="net@1")])
@@ -125,7 +126,7 @@ def test_the_cli_makes_a_pre_annotated_batch(location, tmp_path, capsys):
     assert "the model predicted 5 of 6 images" in out
     assert main(["batch", where, "b2", "--phase", "formal", "--cases", cases, "--annotators",
                  "ann0", "--preannotate", "all", "--model", "nobody"]) != 0
-    assert "no model named 'nobody'" in capsys.readouterr().err
+    assert "No model 'nobody' in this project" in capsys.readouterr().err
     with Project.open(where) as again:
         assert again.workflow.batch_by_name("b2") is None  # (refused before it was made)
     assert main(["preannotate", where, "--batch", "b", "--off"]) == 0

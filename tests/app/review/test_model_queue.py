@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from slicereview.app.models.raters import model_rater
 from slicereview.app.qa.workflow import mark_gold
 from slicereview.app.review.decisions import decide
 from slicereview.app.review.model_view import model_disagreements, model_on_image
@@ -18,7 +19,7 @@ from slicereview.app.review.queue import QueueSpec, evaluate, queue
 from slicereview.cli import main
 from slicereview.engines.agreement.overlap import dice
 from slicereview.engines.masks import rasterize
-from slicereview.model import NewImage, Polygon, Role
+from slicereview.model import NewImage, Polygon
 from slicereview.store import Project
 
 
@@ -43,7 +44,7 @@ def project(location, tmp_path: Path):
     images = p.images.add_source(tmp_path / "x.png", "0" * 64, "png",
                                  [NewImage(32, 32, frame=k) for k in range(5)])
     people = [p.raters.add(n) for n in "abc"]
-    model = p.raters.add("net@1", Role.REVIEWER)
+    model = model_rater(p, "net", "1").id
     with p.transaction():
         for k, image in enumerate(images):
             for r in people:
@@ -114,5 +115,9 @@ def test_the_cli_queue_and_review_eval(project, capsys):
     assert "model_disagreement" in out[1]
     assert out[2].split()[1] == p.images.get(images[3]).case_id
     assert main(["queue", where, "--method", "model-disagreement", "--annotators",
-                 "a,b,c"]) != 0  # (no model named, and none is a model rater yet)
-    assert "needs a model" in capsys.readouterr().err
+                 "a,b,c"]) == 0  # (the project's only model)
+    assert "model_disagreement" in capsys.readouterr().out
+    model_rater(p, "net", "2")
+    assert main(["queue", where, "--method", "model-disagreement", "--annotators",
+                 "a,b,c"]) != 0  # (two models: name one)
+    assert "needs a model: name it with --model" in capsys.readouterr().err

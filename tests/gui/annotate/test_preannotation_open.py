@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from slicereview.app.images.importing import import_paths
+from slicereview.app.models.raters import model_rater
 from slicereview.app.qa.preannotation import set_preannotation
 from slicereview.app.qa.workflow import define_batch
-from slicereview.model import Polygon, Role, Tool
+from slicereview.model import Polygon, Tool
 from slicereview.store import Project
 
 SQUARE = np.array([[20.0, 20.0], [60.0, 20.0], [60.0, 60.0], [20.0, 60.0]])
@@ -28,7 +29,7 @@ def window(qtbot, open_window, tmp_path: Path):
     with Project.create(tmp_path / "p.srproj") as project:
         import_paths(project, [tmp_path / "im0.png", tmp_path / "im1.png"])
         images = [im.id for im in project.images.all()]
-        model = project.raters.add("net@2", Role.REVIEWER)
+        model = model_rater(project, "net", "2").id
         for i in images:
             a = project.annotations.for_image(model, i)
             project.polygons.replace(a.id, [Polygon(SQUARE, tool=Tool.MODEL, model="net@2")])
