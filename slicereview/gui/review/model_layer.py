@@ -18,7 +18,15 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
-from PySide6.QtWidgets import QCheckBox, QComboBox, QGraphicsPathItem, QLabel, QListWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QGraphicsPathItem,
+    QGroupBox,
+    QLabel,
+    QListWidget,
+    QVBoxLayout,
+)
 
 from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.image_view import ImageView
@@ -51,6 +59,12 @@ class ModelLayer:
         self.boxes.setMaximumHeight(120)
         self.boxes.setToolTip("Boxes the model found that no annotator marked, and the "
                               "reverse (click: zoom to it)")
+        self.boxes.currentRowChanged.connect(self.go_to)
+        #: The summary and the box list, for the decisions panel.
+        self.group = QGroupBox("Model")
+        column = QVBoxLayout(self.group)
+        column.addWidget(self.summary)
+        column.addWidget(self.boxes)
         self.item = QGraphicsPathItem()
         pen = QPen(QColor(MODEL_COLOUR), 3.0, Qt.PenStyle.DashDotLine)
         pen.setCosmetic(True)
@@ -115,6 +129,15 @@ class ModelLayer:
             f"{result.label} vs majority: Dice {_fmt(m.dice)}, HD95 {_fmt(m.hd95, 1)} px; vs "
             f"STAPLE: Dice {_fmt(s.dice)}. {len(result.model_only)} box(es) only the model "
             f"found, {len(result.people_only)} it missed.")
+
+    def go_to(self, index: int) -> None:
+        """Zoom to box ``index`` of the list, with a margin around it."""
+        if not 0 <= index < len(self.found):
+            return
+        r0, c0, r1, c1 = self.found[index][1]
+        margin = max(16.0, 0.6 * max(r1 - r0, c1 - c0))
+        self.view.viewbox.setRange(xRange=(c0 - margin, c1 + margin),
+                                   yRange=(r0 - margin, r1 + margin), padding=0)
 
     def hold_hidden(self, held: bool) -> None:
         self.item.setVisible(not held and self.values is not None and self.toggle.isChecked())

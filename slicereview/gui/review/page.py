@@ -111,6 +111,7 @@ class ReviewPage(QWidget):
             top.addWidget(w)
         top.addStretch(1)
         top.addWidget(self.hover_label)
+        self.panel.sections.insertWidget(3, self.model.group)  # (under the boxes)
         scroll = QScrollArea()
         scroll.setWidget(self.panel)
         scroll.setWidgetResizable(True)

@@ -80,6 +80,12 @@ def test_sort_by_model_disagreement_and_draw_the_models_layer(qtbot, project_fil
     assert layer.boxes.count() == len(expected.model_only) + len(expected.people_only)
     assert "found by the model, marked by no annotator" in layer.boxes.item(0).text()
     assert f"Dice {expected.majority.dice:.2f}" in layer.summary.text()
+    assert layer.group.isVisible()
+    before = page.view.viewbox.viewRange()
+    layer.boxes.setCurrentRow(0)  # (a click on the first box zooms to it)
+    r0, c0, r1, c1 = layer.found[0][1]
+    (x0, x1), (y0, y1) = page.view.viewbox.viewRange()
+    assert page.view.viewbox.viewRange() != before and x0 < c0 and x1 > c1 and y0 < r0
     qtbot.keyClick(page, Qt.Key.Key_O, _NO)
     assert not layer.item.isVisible() and layer.boxes.count() == 0
     w.close()
