@@ -140,7 +140,7 @@ def _o(o: Overlap | None) -> list[str]:
 
 
 NOTE = ("Relaxed masks (certain or uncertain pixels). Majority: pixels more than half the "
-        "people marked; STAPLE: Warfield et al. 2004, probability > 0.5. HD95: 95th percentile "
+        "people marked; STAPLE (Warfield et al. 2004), probability > 0.5. HD95: 95th percentile "
         "Hausdorff distance in pixels (SimpleITK's Maurer distance map; the larger of the two "
         "directions), NaN when one mask is empty. Sensitivity TP/(TP+FN), specificity "
         "TN/(TN+FP). Model only / people only: boxes (components of the union) that only the "

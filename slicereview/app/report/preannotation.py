@@ -17,9 +17,10 @@ Rules held here, each named where shown:
 * **shift toward the model** — agreement with the model shown − not shown, and the *share of
   the gap closed*, ``(shown − not) / (1 − not)``, which estimates the annotators' tendency to
   keep the model's outline (:mod:`slicereview.engines.agreement.arms`).
-* **intervals** — 95 % percentile intervals of a cluster bootstrap over the batch's images
-  (every annotation of a drawn image comes along), :data:`~.arms.RESAMPLES` resamples,
-  seeded by the batch's pre-annotation seed.
+* **intervals** — 95 % percentile intervals [EfronTibshirani1993] of a cluster bootstrap over
+  the batch's images [DavisonHinkley1997] (every annotation of a drawn image comes along),
+  :data:`~slicereview.engines.agreement.arms.RESAMPLES` resamples, seeded by the batch's
+  pre-annotation seed.
 
 Example
 -------

@@ -5,8 +5,7 @@ time, its Dice with the model, its mean Dice with the other annotators) and belo
 *shown* (the annotation started from the model's polygons) or *not shown*, and to one image.
 Values of one image are not independent (the same image is easy or hard for everyone), so
 the interval resamples **images**, not annotations: the nonparametric cluster bootstrap
-(Davison & Hinkley 1997, *Bootstrap Methods and their Application*, §3.8), percentile interval
-(Efron & Tibshirani 1993, *An Introduction to the Bootstrap*, §13.3).
+[DavisonHinkley1997, §3.8], percentile interval [EfronTibshirani1993, §13.3].
 
 * the arm's value is the pooled mean of its annotations' values;
 * the *difference* is shown − not shown;

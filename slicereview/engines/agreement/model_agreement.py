@@ -8,12 +8,11 @@ marked, and the reverse (docs/models.md, "The model in QA").
   covers every pixel.
 * **HD95** — the 95th percentile Hausdorff distance in pixels (or the spacing's unit): the
   distances of each mask's contour pixels to the other mask's boundary (SimpleITK's
-  ``LabelContour`` and the absolute ``SignedMaurerDistanceMap``, Maurer et al. 2003, *A linear
-  time algorithm for computing exact Euclidean distance transforms of binary images in
-  arbitrary dimensions*), the 95th percentile of each direction, the larger of the two (the
-  convention of MONAI's ``compute_hausdorff_distance(percentile=95)``; Huttenlocher et al.
-  1993 for the Hausdorff distance). Both masks empty: 0.0; one empty: NaN (no distance
-  between a contour and nothing).
+  ``LabelContour`` and the absolute ``SignedMaurerDistanceMap``, [Maurer2003]), the 95th
+  percentile of each direction, the larger of the two (the convention of MONAI's
+  ``compute_hausdorff_distance(percentile=95)``; the Hausdorff distance:
+  [Huttenlocher1993]). Both masks empty: 0.0; one empty: NaN (no distance between a contour
+  and nothing).
 * **boxes** — the connected components (8-connected) of the union of the model's mask and
   every annotator's, each with its bounding box and whether the model, the annotators, or
   both marked pixels in it (:func:`boxes`): ``model only`` boxes are what the model found that
