@@ -101,10 +101,11 @@ class MethodEvaluation:
 
     def table(self, k: int) -> str:
         """A plain-text table at cut-off ``k``, laid out as [CrowdSegQA, Table 3]."""
-        lines = [f"{'method':<12} {'P@' + str(k):>7} {'R@' + str(k):>7} {'N@' + str(k):>7}"]
+        w = max([12, *(len(m) for m in self.rankings)])
+        lines = [f"{'method':<{w}} {'P@' + str(k):>7} {'R@' + str(k):>7} {'N@' + str(k):>7}"]
         for method in self.rankings:
             p, r, n = self.row(method, k)
-            lines.append(f"{method:<12} {p:7.3f} {r:7.3f} {n:7.3f}")
+            lines.append(f"{method:<{w}} {p:7.3f} {r:7.3f} {n:7.3f}")
         return "\n".join(lines)
 
 
