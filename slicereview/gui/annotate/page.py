@@ -336,7 +336,7 @@ class AnnotatePage(QWidget):
         annotation = None
         if s.rater_id is not None and s.image_id is not None:
             key = (s.rater_id, s.image_id, s.phase, s.key_round())
-            annotation = annotate.annotation_for(*key)
+            annotation = annotate.annotation_for(*key, opened=s.own)  # (pre-annotation)
         s.show(key, annotation)
         self.tool.set_polygons(annotate.polygons(annotation.id) if annotation else [])
         self.history_actions.follow(annotate.history(annotation.id) if annotation else None)
