@@ -11,6 +11,8 @@
   classification questions — add, edit, reorder, retire, import and export;
 * **Groups…** (:class:`~slicereview.gui.owner.groups.GroupsDialog`): put annotators in
   groups;
+* **Audit and selection order…** (:class:`~slicereview.gui.owner.selection.SelectionDialog`):
+  the review queue's random audit slots and a batch's selection order;
 * **Privacy…** (:class:`~slicereview.gui.owner.privacy.PrivacyDialog`): de-identified copies
   or originals for everyone but the owner, case ids or file names, with a confirmation;
 * **Models…** (:class:`~slicereview.gui.owner.models.ModelsDialog`): the model raters,
@@ -38,6 +40,8 @@ ITEMS = (("batches", "&Phases and batches…", "Batches per phase, assignments a
          ("questions", "&Questions…", "Classification questions: add, edit, reorder, retire"),
          ("groups", "G&roups…", "Put annotators in groups"),
          ("privacy", "Pri&vacy…", "What others get of the images: de-identified or originals"),
+         ("selection", "&Audit and selection order…",
+          "Random audit slots of the review queue; the order a batch hands out its images"),
          ("models", "&Models…", "Model raters: import predictions, run an ONNX model"))
 
 
@@ -81,6 +85,7 @@ class OwnerMenu:
         from slicereview.gui.owner.models import ModelsDialog
         from slicereview.gui.owner.privacy import PrivacyDialog
         from slicereview.gui.owner.questions import QuestionsDialog
+        from slicereview.gui.owner.selection import SelectionDialog
 
         window, owner = self.window, self.gateway.owner
         if name == "batches":
@@ -93,6 +98,8 @@ class OwnerMenu:
             dialog = GroupsDialog(owner, window)
         elif name == "privacy":
             dialog = PrivacyDialog(owner, window)
+        elif name == "selection":
+            dialog = SelectionDialog(owner, window)
         elif name == "models":
             dialog = ModelsDialog(self.gateway.models, window.browser.image_ids, window)
         else:
