@@ -97,6 +97,8 @@ def test_dicomweb_pulls_the_seg_of_the_projects_studies(orthanc, location, tmp_p
     from slicereview.app.models.predictions import store_prediction
     from slicereview.app.models.raters import model_rater
 
+    for instance in orthanc.get("/instances"):  # (the module's Orthanc: start empty)
+        orthanc.delete(f"/instances/{instance}")
     monkeypatch.setenv("SLICEREVIEW_DICOMWEB_USER", USER)
     monkeypatch.setenv("SLICEREVIEW_DICOMWEB_PASSWORD", PASSWORD)
     made = build(tmp_path / "made")
