@@ -66,6 +66,7 @@ class ModelsDialog(QDialog):
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setMinimumHeight(150)
         layout.addWidget(self.table, 1)
 
         box = QGroupBox("Import predictions (PNG/TIFF, NIfTI, DICOM SEG)")
@@ -127,7 +128,7 @@ class ModelsDialog(QDialog):
         close.rejected.connect(self.reject)
         layout.addWidget(close)
         self.refresh()
-        self.resize(720, 640)
+        self.resize(940, 720)
 
     # -- the list --------------------------------------------------------------------------
     def refresh(self) -> None:
