@@ -56,7 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "each image and store its predictions as the model's "
                                    "annotations (the card's NAME@VERSION).")
     add_project_argument(p)
-    p.add_argument("--model", required=True, type=Path, metavar="FILE.onnx")
+    p.add_argument("--model", required=True, type=Path, metavar="FILE.onnx",
+                   help="the ONNX model file (onnxruntime runs it in a process of its own)")
     p.add_argument("--card", required=True, type=Path, metavar="CARD.json",
                    help="the model card (docs/models.md)")
     p.add_argument("--images", nargs="+", metavar="CASE",
