@@ -15,7 +15,8 @@ The GUI's gateway, the CLI and scripts all call these functions, so the rules ho
 * **claims are a lock** — an annotator assigned to a batch handed out by claims who starts
   one of its images by hand takes one of its places, or is refused when all are taken
   (:func:`slicereview.app.qa.claiming.take_place`);
-* annotators are raters with the ``annotator`` role, people listed before simulated ones;
+* annotators are raters with the ``annotator`` role, never a model, people listed before
+  simulated ones;
 * an annotator's **batch** (:func:`batch_images`) is the set of images they work through in a
   phase — never the rating image sets;
 * **provenance** (:func:`edited_polygon`) — a polygon keeps the tool that made it
@@ -80,8 +81,9 @@ HAND_TOOLS = frozenset({Tool.MANUAL, Tool.FREEHAND, Tool.BRUSH})
 
 
 def annotators(project: Project) -> list[Rater]:
-    """Raters with the annotator role, people first, simulated ones last (then by name)."""
-    found = [r for r in project.raters.all() if r.role is Role.ANNOTATOR]
+    """Persons with the annotator role, people first, simulated ones last (then by name); a
+    model is never one (:mod:`slicereview.app.models.raters`)."""
+    found = [r for r in project.raters.all() if r.role is Role.ANNOTATOR and not r.is_model]
     return sorted(found, key=lambda r: (r.simulated, r.name.lower()))
 
 
@@ -112,10 +114,12 @@ def _check(project: Project, annotation_id: int) -> None:
 
 def start(project: Project, rater_id: int, image_id: int, phase: Phase | str = Phase.FORMAL,
           round: int = 1) -> Annotation:
-    """The rater's annotation of the image in ``phase`` and ``round``, created (empty,
-    *in progress*) when missing — refused while the owner's decision holds the rater back,
-    and (:class:`~slicereview.app.qa.claiming.PlacesTaken`) when the image is in a batch
-    handed out by claims whose places for it are all taken by others."""
+    """The rater's annotation of the image in ``phase`` and ``round``, created (empty, or
+    holding the model's polygons where pre-annotation shows them,
+    :mod:`slicereview.app.qa.preannotation`; *in progress*) when missing — refused while
+    the owner's decision holds the rater back, and
+    (:class:`~slicereview.app.qa.claiming.PlacesTaken`) when the image is in a batch handed
+    out by claims whose places for it are all taken by others."""
     with project.transaction():  # (a busy file is one clear error, and the check and the
         # write see the same state)
         found = project.annotations.for_image(rater_id, image_id, phase, round, create=False)
@@ -126,7 +130,13 @@ def start(project: Project, rater_id: int, image_id: int, phase: Phase | str = P
 
         take_place(project, rater_id, image_id, phase)  # (a batch handed out by claims)
         made = project.annotations.for_image(rater_id, image_id, phase, round, create=True)
-    assert made is not None
+        assert made is not None
+        from slicereview.app.qa.preannotation import starting_polygons
+
+        polygons = starting_polygons(project, rater_id, image_id, phase, round)
+        if polygons:  # (pre-annotation: the model's polygons are its starting state)
+            project.polygons.replace(made.id, polygons)
+            made = project.annotations.get(made.id)
     return made
 
 
@@ -314,7 +324,9 @@ def batch_images(project: Project, phase: Phase | str) -> list[int]:
     True
     >>> project.close()
     """
-    annotated = {a.image_id for a in project.annotations.all(phase=phase)}
+    models = {r.id for r in project.raters.all() if r.is_model}  # (predictions are no batch)
+    annotated = {a.image_id for a in project.annotations.all(phase=phase)
+                 if a.rater_id not in models}
     sets = [set(project.image_sets.members(i)) for i in project.image_sets.all()]
     if annotated:
         holding = [members for members in sets if annotated <= members]

@@ -87,8 +87,8 @@ class OwnerService(QObject):
     # -- raters ------------------------------------------------------------------------------
     def raters(self, role: Role | None = None) -> list[Rater]:
         project = self.gateway.project
-        raters = project.raters.all() if project is not None else []
-        return sorted((r for r in raters if role is None or r.role is role),
+        raters = project.raters.all() if project is not None else []  # (people: no model)
+        return sorted((r for r in raters if (role is None or r.role is role) and not r.is_model),
                       key=lambda r: (r.simulated, r.name.lower()))
 
     def add_owner(self, name: str) -> int:
@@ -194,6 +194,42 @@ class OwnerService(QObject):
         _workflow().edit_batch(self._project, batch_id, **rules)
         self.workflow_changed.emit()
 
+    # -- pre-annotation (rules in slicereview.app.qa.preannotation) -----------------------------
+    def models(self) -> list[tuple[int, str]]:
+        """``(rater id, NAME@VERSION)`` of the project's models."""
+        from slicereview.app.qa import preannotation
+
+        return [(r.id, preannotation.model_label(r)) for r in preannotation.models(self._project)]
+
+    def preannotation(self, batch_id: int) -> tuple[str, int | None, str | None, int]:
+        """``(sentence, model id, share, seed)`` of the batch's pre-annotation (no model:
+        ``None``s and seed 0)."""
+        from slicereview.app.qa import preannotation
+
+        setting = self._project.preannotation.setting(batch_id)
+        text = preannotation.describe(self._project, batch_id)
+        if setting is None:
+            return text, None, None, 0
+        return text, setting.model_id, setting.share, setting.seed
+
+    def set_preannotation(self, batch_id: int, model_id: int | None, share: str | None,
+                          seed: int) -> None:
+        """Show the model on ``share`` of the batch (``None``: show no model any more), set
+        by this connection's login (on a file: "owner")."""
+        from slicereview.app.qa import preannotation
+
+        project = self._project
+        me = project.raters.own()
+        owner = me.name if me is not None else "owner"
+        if share is None:
+            self.gateway.write(lambda: preannotation.clear_preannotation(project, batch_id))
+        else:
+            if model_id is None:
+                raise ValueError("Choose the model to show (import its predictions first).")
+            self.gateway.write(lambda: preannotation.set_preannotation(
+                project, batch_id, model_id, share, seed, owner))
+        self.workflow_changed.emit()
+
     # -- repeats (intra-rater agreement; rules in slicereview.app.qa.repeats) ------------------
     def repeat_progress(self, batch_id: int) -> list[tuple[Rater, int, int]]:
         """``(annotator, to do, done)`` repeats of each annotator of the batch."""
@@ -225,6 +261,8 @@ class OwnerService(QObject):
         found = []
         for ann in project.annotations.all(image_id=image_id, status=_workflow().FINISHED):
             rater = project.raters.get(ann.rater_id)
+            if rater.is_model:  # (a model's prediction is never gold)
+                continue
             found.append((rater.role is Role.ANNOTATOR, ann.id,
                           f"{rater.name} ({rater.role}) — {ann.phase}, round {ann.round}, "
                           f"annotation {ann.id}"))
@@ -326,6 +364,32 @@ class OwnerService(QObject):
         """What changed in the guidelines since an annotator last looked (``record``: they
         look now)."""
         return _guidelines().guideline_changes(self._project, rater_id, record=record)
+
+    # -- the review queue's audit and the batches' selection orders ----------------------------
+    def audit(self):
+        """The audit (:func:`slicereview.app.review.audit.audit_settings`), ``None`` when off."""
+        from slicereview.app.review.audit import audit_settings
+
+        return audit_settings(self._project)
+
+    def set_audit(self, owner_id: int, share: float, seed: int | None):
+        """Set the audit share (0: off) and seed (one transaction)."""
+        from slicereview.app.review.audit import set_audit
+
+        return set_audit(self._project, owner_id, share, seed)
+
+    def selection_order(self, batch_id: int):
+        """The batch's selection order (:mod:`slicereview.app.qa.selection`)."""
+        from slicereview.app.qa.selection import order_of
+
+        return order_of(self._project, batch_id)
+
+    def set_selection_order(self, owner_id: int, batch_id: int, order: str,
+                            rater_id: int | None, seed: int):
+        """Store the batch's selection order (one transaction)."""
+        from slicereview.app.qa.selection import set_order
+
+        return set_order(self._project, owner_id, batch_id, order, rater_id, seed)
 
 
 __all__ = ["OnboardingRow", "OwnerService", "Phase"]
