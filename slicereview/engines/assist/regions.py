@@ -140,7 +140,7 @@ def threshold_region(u: np.ndarray, pos: np.ndarray, neg: np.ndarray, grad: np.n
         un = u[neg[:, 0], neg[:, 1]]
         edge = r[neg[:, 0], neg[:, 1]] & (un < t + 0.5 * (mu - t))
         if edge.any() and float(un[edge].max()) < top:
-            t = float(np.nextafter(np.float32(un[edge].max()), np.float32(np.inf)))
+            t = float(np.nextafter(un[edge].max(), un.dtype.type(np.inf)))  # just above
             r = region(t)
     if len(neg) and r[neg[:, 0], neg[:, 1]].any():  # the others cut
         markers = np.zeros(u.shape, np.int32)
