@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QWidget
 from slicereview.app.undo import CommandStack
 from slicereview.gui.annotate import guideline_notice
 from slicereview.gui.annotate.assist_runner import AssistRunner
+from slicereview.gui.annotate.assist_settings import AssistSettings
 from slicereview.gui.annotate.claims import AnnotateClaims
 from slicereview.gui.annotate.draw_tool import DrawTool, Mode
 from slicereview.gui.annotate.guideline_notice import GuidelineNotice
@@ -83,7 +84,7 @@ class AnnotatePage(QWidget):
         self.actions_: dict[str, QAction]
         self.actions_, self.history_actions = make_actions(self)
         self._build_parts()
-        self.bars = make_tool_bars(self.actions_, self.tool)
+        self.bars = make_tool_bars(self.actions_, self.tool, self.assist_settings.button)
         lay_out(self, self.bars, self.view, self.panel)
         self._wire()
         self._ticker = QTimer(self)
@@ -99,6 +100,7 @@ class AnnotatePage(QWidget):
         self.people = AnnotatorChoice(s, annotate, p)
         self.intents = PolygonIntents(s, self.tool, self.writer, annotate, self.clock)
         self.assisted = AssistRunner(s, annotate, self.view, self.tool, self.writer)
+        self.assist_settings = AssistSettings(self.assisted)
         self.workflow = AnnotateWorkflow(s, annotate, p)
         self.status = AnnotateStatus(s, annotate, self.writer, self.workflow, p, self.returned,
                                      self.tool, self.view.viewbox, self.clock)
@@ -265,7 +267,7 @@ class AnnotatePage(QWidget):
         self.tool.set_mode(mode)
         self.actions_[Mode(mode).value].setChecked(True)
         if not self.tool.assist.prompts:  # (refine may have started on the selection)
-            self.assisted.hint()  # (what the tool asks for; another tool: no old line)
+            self.assisted.hint()
 
     # -- context: annotator, phase, round, image -------------------------------------------
     def on_context(self) -> None:

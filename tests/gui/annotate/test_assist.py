@@ -299,7 +299,8 @@ def test_the_engine_sees_the_raw_full_image_as_displayed(window, qtbot) -> None:
     pixels = image_for_engine(page.view)
     assert pixels is not None and pixels.shape == SHAPE and pixels.dtype == np.uint16
     np.testing.assert_array_equal(pixels, image())  # raw values, not the display copy
-    assert page.assisted.settings_for("wand") == {"invert": False}  # (not the window)
+    wand = page.assisted.settings_for("wand")
+    assert wand["invert"] is False and "window" not in wand  # (not the viewer's window)
     page.view.set_inverted(True)  # as MONOCHROME1 is shown: inverted after windowing
     assert page.assisted.settings_for("wand")["invert"] is True
 
@@ -349,3 +350,28 @@ def test_an_eraser_stroke_away_from_the_selected_core_erases_what_it_is_over(win
     assert not (_mask([p for p in after.values() if p.tool is Tool.POINTS]) > 0)[70, 80]
     assert all(after[p.id].edited for p in disc if p.id in after)
     assert not page.tool.polygon(wand_core).edited  # the selected one untouched
+
+
+def test_the_assist_menu_sets_the_margin_and_the_wand_tolerance(window, qtbot) -> None:
+    page = window.annotate_page
+    menu = page.assist_settings
+    assert page.bars.actions.widgetForAction(
+        next(a for a in page.bars.actions.actions()
+             if page.bars.actions.widgetForAction(a) is menu.button)) is menu.button
+    _choose(qtbot, window, "points")
+    click(qtbot, page, 80.5, 70.5)
+    qtbot.waitUntil(lambda: settled(page))
+    assert {p.certainty for p in page.assisted.preview_polygons()} == \
+        {Certainty.CERTAIN, Certainty.UNCERTAIN}
+    menu.margin.trigger()  # off: the prompts shown run again, all certain
+    assert not menu.margin.isChecked()
+    qtbot.waitUntil(lambda: settled(page))
+    assert {p.certainty for p in page.assisted.preview_polygons()} == {Certainty.CERTAIN}
+    stored = _accept(qtbot, window)
+    assert {p.certainty for p in stored} == {Certainty.CERTAIN}
+    menu.tolerance.setValue(30)
+    assert page.assisted.settings_for("wand")["tolerance"] == 0.3
+    again = type(menu)(page.assisted)  # remembered in the user settings
+    assert not again.margin.isChecked() and again.tolerance.value() == 30
+    menu.margin.trigger()
+    menu.tolerance.setValue(10)
