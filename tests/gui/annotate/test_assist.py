@@ -375,3 +375,23 @@ def test_the_assist_menu_sets_the_margin_and_the_wand_tolerance(window, qtbot) -
     assert not again.margin.isChecked() and again.tolerance.value() == 30
     menu.margin.trigger()
     menu.tolerance.setValue(10)
+
+
+def test_a_display_pyramid_gives_the_engine_its_finest_level_memory_mapped(qtbot,
+                                                                          tmp_path) -> None:
+    """A large image is shown from a pyramid (its screen-sized level in memory): the tools
+    read the full-resolution level from its file, only their crop of it."""
+    from slicereview.engines.imaging.display import DisplayImage
+    from slicereview.engines.imaging.pyramid import build
+    from slicereview.gui.common.image_view import ImageView
+
+    full = (np.arange(3000 * 2000, dtype=np.uint32) % 65521).astype(np.uint16)
+    full = full.reshape(3000, 2000)
+    pyramid = build(DisplayImage(full), tmp_path, "big", side=512)
+    view = ImageView()
+    qtbot.addWidget(view)
+    view.set_image(pyramid)
+    assert view.display.data.shape != full.shape  # (the view holds a coarse level)
+    pixels = image_for_engine(view)
+    assert isinstance(pixels, np.memmap) and pixels.shape == full.shape
+    np.testing.assert_array_equal(pixels[1234:1240, 567:570], full[1234:1240, 567:570])
