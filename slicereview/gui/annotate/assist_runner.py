@@ -291,7 +291,9 @@ class AssistRunner(QObject):
         """Say what the assisted tool now chosen asks for (another tool: clear what this part
         said last, so that no old line stays)."""
         name = self.gestures.name
-        if name:
+        if name and self.gestures.prompts:
+            self.warm()  # (refine started on the selection: its run speaks)
+        elif name:
             self.warm()
             self._say(f"{name.capitalize()}: {HINTS[name]}; Enter accepts, Esc discards.")
         elif self._said:

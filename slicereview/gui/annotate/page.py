@@ -20,7 +20,7 @@ so looking never changes another person's record (status, time or ``updated_at``
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QHideEvent, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QHideEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import QWidget
 
 from slicereview.app.undo import CommandStack
@@ -79,9 +79,7 @@ class AnnotatePage(QWidget):
         self.clock = IdleClock(self)
         #: Another instance changed the file while a polygon was being drawn: catch up later.
         self.stale = False
-        #: The image to load when the page is shown.
-        self._pending: int | None = None
-        self.actions_: dict[str, QAction]
+        self._pending: int | None = None  # the image to load when the page is shown
         self.actions_, self.history_actions = make_actions(self)
         self._build_parts()
         self.bars = make_tool_bars(self.actions_, self.tool, self.assist_settings.button)
@@ -266,8 +264,7 @@ class AnnotatePage(QWidget):
     def set_mode(self, mode: Mode | str) -> None:
         self.tool.set_mode(mode)
         self.actions_[Mode(mode).value].setChecked(True)
-        if not self.tool.assist.prompts:  # (refine may have started on the selection)
-            self.assisted.hint()
+        self.assisted.hint()
 
     # -- context: annotator, phase, round, image -------------------------------------------
     def on_context(self) -> None:
