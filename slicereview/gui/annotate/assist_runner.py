@@ -181,6 +181,10 @@ class AssistRunner(QObject):
             if had:
                 self.hint()  # (the old result's line would stay)
             return
+        if job[0] == "trace" and len(job[1]) < 2:  # (one click is no vessel yet)
+            self._show(None, None)
+            self._say("Trace: click the next point along the vessel.")
+            return
         if self.running:
             assert self.worker is not None
             self.worker.cancel()  # its result is dropped; the newest prompts run next

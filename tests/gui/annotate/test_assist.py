@@ -190,7 +190,10 @@ def test_box_drag_round_the_square(window, qtbot) -> None:
 def test_trace_clicks_along_the_tube(window, qtbot) -> None:
     page = window.annotate_page
     _choose(qtbot, window, "trace")
-    for t in (2, 200, 397):
+    row, col = AXIS[2]
+    click(qtbot, page, col, row)  # one click: no run yet, the panel asks for the next
+    assert not page.assisted.running and "next point" in page.panel.message_label.text()
+    for t in (200, 397):
         row, col = AXIS[t]
         click(qtbot, page, col, row)
     assert len(page.tool.assist.prompts) == 3
