@@ -246,7 +246,7 @@ class AssistRunner(QObject):
         self._busy_timer.stop()
         if self.busy:
             self.busy = False
-            self.view.graphics.viewport().unsetCursor()
+            self.gestures.show_cursor()
 
     # -- the preview -------------------------------------------------------------------------
     def preview_polygons(self) -> list[Polygon]:

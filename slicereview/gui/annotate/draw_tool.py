@@ -123,6 +123,7 @@ class DrawTool(QObject):
         self._drop_unfinished()
         self.mode = Mode(mode)
         self.brush.show_cursor()
+        self.assist.show_cursor()
         self.assist.refine(self.selected_id)  # (refine starts on the selected polygon)
 
     def set_enabled(self, enabled: bool) -> None:

@@ -283,7 +283,9 @@ def test_a_new_prompt_drops_the_running_one_and_the_busy_cue_waits(window, qtbot
     qtbot.waitUntil(lambda: settled(page))
     assert runner.result is not None and len(runner._result_job[1]) == 2  # the newest
     assert not runner.busy and not runner._busy_timer.isActive()
-    assert page.view.graphics.viewport().cursor().shape() != Qt.CursorShape.BusyCursor
+    assert page.view.graphics.viewport().cursor().shape() == Qt.CursorShape.CrossCursor
+    qtbot.keyClick(window, Qt.Key.Key_P)  # the polygon tool: the view's own cursor again
+    assert page.view.graphics.viewport().cursor().shape() == Qt.CursorShape.ArrowCursor
 
 
 def test_enter_during_a_run_accepts_its_result(window, qtbot) -> None:
