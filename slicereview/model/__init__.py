@@ -20,6 +20,7 @@ from slicereview.model.privacy import PrivacySetting as PrivacySetting
 from slicereview.model.privacy import SharedImages as SharedImages
 from slicereview.model.privacy import SharedNames as SharedNames
 from slicereview.model.privacy import SharedSource as SharedSource
+from slicereview.model.project_model import ModelVersion as ModelVersion
 from slicereview.model.workflow import Batch as Batch
 from slicereview.model.workflow import ImageFlag as ImageFlag
 from slicereview.model.workflow import Qualification as Qualification

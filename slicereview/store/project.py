@@ -44,6 +44,7 @@ from slicereview.store.location import Location, describe, is_server
 from slicereview.store.packages import Packages
 from slicereview.store.polygons import Polygons
 from slicereview.store.privacy import Privacy
+from slicereview.store.project_models import ProjectModels
 from slicereview.store.questions import Questions
 from slicereview.store.raters import Raters
 from slicereview.store.rating import Ratings
@@ -89,6 +90,7 @@ class Project:
         self.blobs = Blobs(db)
         self.slots = Slots(db)
         self.privacy = Privacy(db)
+        self.project_models = ProjectModels(db)
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod

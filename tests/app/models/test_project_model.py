@@ -1,0 +1,151 @@
+"""The project model in a project (app/models): the accepted images and their truth, training a
+version with its held-out score, storing it (both backends), status and the retraining rule,
+predicting images, Cancel, and the plain sentences for what cannot be done."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from slicereview.app.models import project_model as pm
+from slicereview.app.models.project_predict import predict_images
+from slicereview.app.models.training_set import accepted_images, truth_reader
+from slicereview.engines.learning import ProjectModel, Settings
+from slicereview.engines.prediction import Cancelled
+from slicereview.store import Project
+from tests.app.model_project import build
+
+FAST = Settings(trees=8, tissue="none", tile=128, patch=64, patches_per_image=4,
+                samples_per_image=1500, sigma_max=4.0)
+
+
+def test_accepted_images_and_their_truth(location, tmp_path):
+    project, truth = build(location(), tmp_path / "images", n=6, accepted=3, rejected=1)
+    with project:
+        found = accepted_images(project)
+        assert len(found) == 3 and all(f.truth == "consensus" for f in found)
+        assert all(len(f.annotation_ids) == 2 for f in found)
+        labels = truth_reader(project, found[0])()
+        t = truth[found[0].image_id]
+        # where both outlines agree: certain; the ring one of two marked: uncertain (left out)
+        assert np.all(labels[t == 1] == 1)
+        ring = (labels == 2)
+        assert ring.any() and not np.any(t[ring] == 1)
+        assert set(np.unique(labels)) == {0, 1, 2}
+
+
+def test_gold_outranks_the_consensus(location, tmp_path):
+    from slicereview.app.qa.workflow import mark_gold
+
+    project, _ = build(location(), tmp_path / "images", n=3, accepted=2, rejected=0)
+    with project:
+        first = accepted_images(project)[0]
+        mark_gold(project, first.annotation_ids[1])
+        again = {f.image_id: f for f in accepted_images(project)}[first.image_id]
+        assert again.truth == "gold"
+        labels = truth_reader(project, again)()
+        assert set(np.unique(labels)) <= {0, 1}  # the gold annotation as drawn: no ring
+
+
+def test_train_score_store_and_status(location, tmp_path):
+    project, truth = build(location(), tmp_path / "images", n=7, accepted=5, rejected=1)
+    with project:
+        assert pm.status(project).latest is None
+        steps: list[tuple[int, int, str]] = []
+        v1 = pm.train_version(project, settings=FAST, trained_by="boss",
+                              progress=lambda d, t, w: steps.append((d, t, w)))
+        assert (v1.version, v1.name, v1.accepted) == (1, "project@v1", 5)
+        assert sorted(v1.images) == sorted(f.image_id for f in accepted_images(project))
+        assert steps[-1][0] == steps[-1][1] == 2 * 5 + FAST.trees
+        assert {w for _, _, w in steps} == {"reading accepted images", "growing the forest",
+                                           "scoring on held-out images"}
+        score = v1.score
+        assert score["method"] == "5-fold cross-validation by image" and score["folds"] == 5
+        assert len(score["images"]) == 5
+        dice = score["dice"]
+        assert dice["n"] == 5 and dice["low"] <= dice["mean"] <= dice["high"]
+        assert dice["mean"] > 0.6  # bright squares are learnt
+        # the stored bytes are the model, with its settings
+        again, model = pm.load_model(project)
+        assert again == v1 and isinstance(model, ProjectModel) and model.settings == FAST
+        st = pm.status(project)
+        assert (st.accepted, st.new_since, st.retrain_every, st.due) == (5, 0, None, False)
+    with Project.open(location()) as project:  # committed: another connection reads it
+        assert [v.version for v in project.project_models.all()] == [1]
+        assert project.project_models.latest().score == score
+
+
+def test_retraining_due_after_n_newly_accepted(location, tmp_path):
+    from slicereview.app.review.decisions import decide
+
+    project, _ = build(location(), tmp_path / "images", n=6, accepted=2, rejected=0)
+    with project:
+        pm.set_retrain_every(project, 2)
+        pm.train_version(project, settings=FAST)
+        assert not pm.status(project).due
+        boss = project.raters.by_name("boss").id
+        unreviewed = [a for a in project.annotations.all()
+                      if a.id not in project.reviews.current_decisions()]
+        for image_id in sorted({a.image_id for a in unreviewed})[:2]:
+            for a in unreviewed:
+                if a.image_id == image_id:
+                    decide(project, boss, a.id, "accept")
+        st = pm.status(project)
+        assert (st.accepted, st.new_since, st.retrain_every, st.due) == (4, 2, 2, True)
+        v2 = pm.train_version(project)  # the newest version's settings are kept
+        assert v2.version == 2 and v2.settings == FAST.to_dict() and v2.accepted == 4
+        assert not pm.status(project).due
+        with pytest.raises(pm.ProjectModelError, match="from 1 to 10000"):
+            pm.set_retrain_every(project, -1)
+        pm.set_retrain_every(project, 0)
+        assert pm.retrain_every(project) is None
+
+
+def test_predict_images_finds_the_squares(location, tmp_path):
+    project, truth = build(location(), tmp_path / "images", n=6, accepted=4, rejected=0)
+    with project:
+        v = pm.train_version(project, settings=FAST)
+        maps = {}
+        found = predict_images(project, each=lambda i, p: maps.__setitem__(i, p))
+        assert sorted(f.image_id for f in found) == sorted(
+            i.id for i in project.images.all() if i.id not in v.images)
+        for f in found:
+            t = truth[f.image_id] == 1
+            predicted = maps[f.image_id] >= FAST.certain
+            dice = 2 * np.sum(predicted & t) / (predicted.sum() + t.sum())
+            assert dice > 0.7
+            assert 0 <= f.uncertain_fraction < 0.2 and 0 < f.entropy < 1
+            assert f.region_px == int(predicted.sum())
+
+
+def test_nothing_accepted_or_nothing_trained_is_said_plainly(location, tmp_path):
+    project, _ = build(location(), tmp_path / "images", n=2, accepted=0, rejected=1)
+    with project:
+        with pytest.raises(pm.ProjectModelError, match="No image is accepted yet"):
+            pm.train_version(project, settings=FAST)
+        with pytest.raises(pm.ProjectModelError, match="has not been trained yet"):
+            predict_images(project)
+        with pytest.raises(pm.ProjectModelError, match="no version 3"):
+            pm.load_model(project, 3)
+
+
+def test_one_accepted_image_trains_without_a_score(location, tmp_path):
+    project, _ = build(location(), tmp_path / "images", n=2, accepted=1, rejected=0)
+    with project:
+        v = pm.train_version(project, settings=FAST)
+        assert v.score["folds"] == 0 and "Fewer than two images" in v.score["reason"]
+        assert v.score["dice"]["mean"] is None
+
+
+def test_cancel_stores_nothing(location, tmp_path):
+    project, _ = build(location(), tmp_path / "images", n=4, accepted=3, rejected=0)
+    with project:
+        calls = []
+
+        def cancelled() -> bool:
+            calls.append(1)
+            return len(calls) > 3
+
+        with pytest.raises(Cancelled):
+            pm.train_version(project, settings=FAST, cancelled=cancelled)
+        assert project.project_models.all() == []
