@@ -22,6 +22,7 @@ from typing import Any
 from slicereview import __version__
 from slicereview.cli import (
     export,
+    model,
     packages,
     people,
     privacy,
@@ -39,7 +40,7 @@ from slicereview.cli.project_cmds import GuiRequest
 
 #: Modules that register sub-commands, in ``--help`` order.
 COMMAND_MODULES = (project_cmds, stats, rate, rating, workflow, people, questions, review,
-                   review_decide, report, packages, privacy, export)
+                   review_decide, report, packages, privacy, export, model)
 
 #: Exit code when the reader of stdout went away (``slicereview info P | head -1``): 128 + SIGPIPE,
 #: what a shell reports for a command killed by a broken pipe.
