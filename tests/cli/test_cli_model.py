@@ -32,7 +32,8 @@ def test_train_status_predict(location, tmp_path, capsys):
     table = tmp_path / "predicted.csv"
     assert main(["model", "predict", url, "--csv", str(table)]) == 0
     out = capsys.readouterr().out
-    assert "project@v1 predicted 2 image(s)" in out and "most uncertain first" in out
+    assert "project@v1 predicted 2 image(s), 2 stored as its annotations" in out
+    assert "most uncertain first" in out
     rows = list(csv.DictReader(table.open()))
     assert len(rows) == 2 and [float(r["entropy"]) for r in rows] == sorted(
         (float(r["entropy"]) for r in rows), reverse=True)

@@ -36,7 +36,14 @@ from slicereview.app.models.project_model import (
     ProjectModelError,
     load_model,
 )
+from slicereview.app.models.raters import model_rater
+from slicereview.model import Rater
 from slicereview.store import Project
+
+#: The project model's rater name; version N is the rater ``project@vN``.
+MODEL_NAME = "project"
+DESCRIPTION = ("The project model: pixel features and a random forest trained on this "
+               "project's accepted annotations (docs/models.md).")
 
 
 @dataclass(frozen=True)
@@ -119,6 +126,15 @@ def predict_images(project: Project, image_ids: Sequence[int] | None = None, *,
     return results
 
 
-def _store(project: Project, version: int, image_id: int, labels: np.ndarray) -> int | None:
+def _store(project: Project, version: int, image_id: int, labels: np.ndarray) -> int:
     """Store a label image as the version's model rater's finished annotation."""
-    return None
+    from slicereview.app.models.predictions import store_prediction
+
+    return store_prediction(project, version_rater(project, version), image_id, labels).id
+
+
+def version_rater(project: Project, version: int) -> Rater:
+    """The model rater of a version: ``project@vN`` (made when first needed), marked with the
+    project model's description."""
+    return model_rater(project, MODEL_NAME, f"v{version}",
+                       card={"description": DESCRIPTION, "licence": "the project's own"})

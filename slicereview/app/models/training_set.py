@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from slicereview.app.models.raters import model_ids
 from slicereview.model import AnnotationStatus, Decision, Phase
 from slicereview.store import Project
 
@@ -52,25 +53,17 @@ class TrainingImage:
     annotation_ids: tuple[int, ...]
 
 
-def is_person(project: Project, rater_id: int) -> bool:
-    """Whether a rater is a person (a model rater's work never trains the project model)."""
-    rater = project.raters.get(rater_id)
-    return str(getattr(rater, "kind", "person")) == "person"
-
-
 def accepted_images(project: Project) -> list[TrainingImage]:
     """The project's accepted images (see the module text), by image id."""
     finished = [a for a in project.annotations.all(status=list(FINISHED))
                 if a.phase != Phase.ONBOARDING and a.round > 0]
     decisions = project.reviews.current_decisions([a.id for a in finished])
-    people: dict[int, bool] = {}
+    models = model_ids(project)  # (a model's predictions never train the project model)
     newest: dict[tuple[int, int], tuple[tuple[int, int, int], int, str]] = {}
     for a in finished:
         if a.id not in decisions:
             continue
-        if a.rater_id not in people:
-            people[a.rater_id] = is_person(project, a.rater_id)
-        if not people[a.rater_id]:
+        if a.rater_id in models:
             continue
         order = (_PHASE_ORDER.get(a.phase, 0), a.round, a.id)
         key = (a.image_id, a.rater_id)

@@ -116,6 +116,24 @@ def test_predict_images_finds_the_squares(location, tmp_path):
             assert dice > 0.7
             assert 0 <= f.uncertain_fraction < 0.2 and 0 < f.entropy < 1
             assert f.region_px == int(predicted.sum())
+        # stored as the version's model rater's finished annotations, never a person's
+        rater = project.raters.by_name("project@v1")
+        assert rater.is_model and rater.label == "project@v1"
+        stored = project.annotations.all(rater_id=rater.id)
+        assert sorted(a.id for a in stored) == sorted(f.annotation_id for f in found)
+        assert {str(a.status) for a in stored} <= {"submitted", "nothing_to_annotate"}
+        polygons = [p for a in stored for p in project.polygons.of(a.id)]
+        assert polygons and all(p.model == "project@v1" for p in polygons)
+        # a model's predictions never become training data, even when accepted
+        from slicereview.app.review.decisions import decide
+
+        before = accepted_images(project)
+        decide(project, project.raters.by_name("boss").id, stored[0].id, "accept")
+        assert accepted_images(project) == before
+        # predicting again replaces the version's annotation of the image
+        again = predict_images(project, [found[0].image_id])
+        assert again[0].annotation_id == found[0].annotation_id or len(
+            project.annotations.all(rater_id=rater.id)) == len(stored)
 
 
 def test_nothing_accepted_or_nothing_trained_is_said_plainly(location, tmp_path):
