@@ -101,7 +101,7 @@ def truth_reader(project: Project, item: TrainingImage) -> Callable[[], np.ndarr
     """A reader of an accepted image's truth label image that touches no project: what it
     needs (the gold's mask or the annotations' polygons) is read now, in the caller's
     thread; the rasterising is done when called."""
-    from slicereview.app.qa.workflow import gold_labels
+    from slicereview.app.gold import gold_labels
     from slicereview.engines.masks import rasterize
 
     image = project.images.get(item.image_id)
