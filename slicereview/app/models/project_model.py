@@ -43,6 +43,8 @@ from slicereview.store import Project
 if TYPE_CHECKING:  # scikit-learn and scikit-image load when a model is trained or used
     from slicereview.engines.learning import Example, HeldOutScore, ProjectModel, Settings
 
+from slicereview.engines.prediction import Cancelled as Cancelled  # (raised on Cancel)
+
 Progress = Callable[[int, int, str], None]
 CancelCheck = Callable[[], bool]
 #: The ``meta`` key of the retraining rule: retrain after every N newly accepted images.
