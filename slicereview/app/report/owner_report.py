@@ -39,6 +39,7 @@ import numpy as np
 from slicereview.app.qa.workflow import prefilter, score_pending
 from slicereview.app.report import acceptance as qa_stats
 from slicereview.app.report import plots as report_plots
+from slicereview.app.report import project_model as report_model
 from slicereview.app.report import rating as report_rating
 from slicereview.app.report import tools as report_tools
 from slicereview.app.report.agreement import InterRater, inter_rater
@@ -82,6 +83,8 @@ class ReportData:
     rating: list[report_rating.ImageSetRating] = field(default_factory=list)
     #: Per tool that made polygons (:mod:`slicereview.app.report.tools`).
     tools: list[report_tools.ToolRow] = field(default_factory=list)
+    #: Per trained version of the project model (:mod:`slicereview.app.report.project_model`).
+    project_model: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _quality(project: Project, agreement: InterRater) -> list[dict[str, Any]]:
@@ -195,7 +198,7 @@ def collect(project: Project, raters: Iterable[int] | None = None,
         acceptance, quality, onboarding, agreement, times,
         {p: qa_stats.outlier_limit(t) for p, t in times.items()}, evaluations, questions,
         flags, subset, intra, image_rows(project, agreement.per_image, flagged), flagged,
-        rating, tools)
+        rating, tools, report_model.collect(project))
 
 
 # -- HTML ------------------------------------------------------------------------------------
@@ -357,6 +360,7 @@ def render(data: ReportData, progress: Progress | None = None) -> str:
                      "annotators needed by Spearman–Brown.</p>")
     step()
     parts.append(report_rating.render(data.rating, _table))
+    parts.append(report_model.render(data.project_model, _table))
     step()
     parts.append("</body></html>")
     return "\n".join(parts)

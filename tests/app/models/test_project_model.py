@@ -167,3 +167,19 @@ def test_cancel_stores_nothing(location, tmp_path):
         with pytest.raises(Cancelled):
             pm.train_version(project, settings=FAST, cancelled=cancelled)
         assert project.project_models.all() == []
+
+
+def test_the_report_plots_the_score_against_accepted_images(location, tmp_path):
+    from slicereview.app.report.owner_report import collect, render
+
+    project, _ = build(location(), tmp_path / "images", n=5, accepted=3, rejected=0)
+    with project:
+        assert "Not trained yet" in render(collect(project))
+        pm.train_version(project, settings=FAST)
+        v1 = project.project_models.latest()
+        page = render(collect(project))
+    assert "<h2>The project model</h2>" in page
+    assert 'alt="project model scores" src="data:image/png;base64,iVBORw0K' in page
+    dice = v1.score["dice"]
+    assert f"{dice['mean']:.3f} [{dice['low']:.3f}, {dice['high']:.3f}]" in page
+    assert "3-fold cross-validation by image" in page
