@@ -14,7 +14,7 @@ FAST = ["--trees", "8", "--tissue", "none"]
 
 def test_train_status_predict(location, tmp_path, capsys):
     where = location()
-    project, _ = build(where, tmp_path / "images", n=6, accepted=4, rejected=1)
+    project, _ = build(where, tmp_path / "images", n=6, accepted=4, rejected=0)
     project.close()
     url = str(where)
     assert main(["model", "status", url]) == 0
@@ -41,7 +41,7 @@ def test_train_status_predict(location, tmp_path, capsys):
 
 def test_what_cannot_be_done_is_one_sentence(location, tmp_path, capsys):
     where = location()
-    project, _ = build(where, tmp_path / "images", n=2, accepted=0, rejected=1)
+    project, _ = build(where, tmp_path / "images", n=2, accepted=0, rejected=0)
     project.close()
     assert main(["model", "train", str(where), *FAST]) == 2
     assert "error: No image is accepted yet" in capsys.readouterr().err

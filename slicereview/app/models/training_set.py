@@ -1,11 +1,12 @@
 """What the project model learns from: the accepted images and their truth, held once here.
 
-**An accepted image** is one that reviewers accepted: among the finished annotations
-(``submitted`` or ``nothing_to_annotate``; repeats left out) of people (not of a model rater)
-in any phase but onboarding, take per annotator the newest one that has a decision (the
-latest phase and round); the image is accepted when at least one of those decisions is
-*accept* and none is *reject* or *expert review* (an image still being revised, or sent to
-an expert, waits). Annotations not reviewed yet are left out of its truth.
+**An accepted image** is one that reviewers accepted work on: among the finished
+annotations (``submitted`` or ``nothing_to_annotate``; repeats left out) of people (not of a
+model rater) in any phase but onboarding, take per annotator the newest one that has a
+decision (the latest phase and round); the image is accepted when at least one of those
+decisions is *accept* and none is *expert review* (an image sent to an expert waits for the
+expert). Its *accepted annotations* are those; rejected ones (sent back for revision) and
+annotations not reviewed yet are left out of its truth.
 
 **Its truth** (a label image ``uint8 (rows, cols)``: 0 background, 1 region, 2 uncertain):
 
@@ -77,9 +78,9 @@ def accepted_images(project: Project) -> list[TrainingImage]:
     found = []
     for image_id in sorted(by_image):
         decided = by_image[image_id]
-        if any(d != Decision.ACCEPT for _, d in decided):
+        ids = tuple(sorted(a for a, d in decided if d == Decision.ACCEPT))
+        if not ids or any(d == Decision.EXPERT_REVIEW for _, d in decided):
             continue
-        ids = tuple(sorted(a for a, _ in decided))
         truth = "gold" if image_id in gold else "annotation" if len(ids) == 1 else "consensus"
         found.append(TrainingImage(image_id, project.images.get(image_id).case_id, truth, ids))
     return found

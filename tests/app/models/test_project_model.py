@@ -23,8 +23,9 @@ def test_accepted_images_and_their_truth(location, tmp_path):
     project, truth = build(location(), tmp_path / "images", n=6, accepted=3, rejected=1)
     with project:
         found = accepted_images(project)
-        assert len(found) == 3 and all(f.truth == "consensus" for f in found)
-        assert all(len(f.annotation_ids) == 2 for f in found)
+        # the image with one rejected annotation counts with its accepted one alone
+        assert [f.truth for f in found] == ["consensus"] * 3 + ["annotation"]
+        assert [len(f.annotation_ids) for f in found] == [2, 2, 2, 1]
         labels = truth_reader(project, found[0])()
         t = truth[found[0].image_id]
         # where both outlines agree: certain; the ring one of two marked: uncertain (left out)
@@ -32,6 +33,13 @@ def test_accepted_images_and_their_truth(location, tmp_path):
         ring = (labels == 2)
         assert ring.any() and not np.any(t[ring] == 1)
         assert set(np.unique(labels)) == {0, 1, 2}
+        # an image sent to an expert waits for the expert
+        from slicereview.app.review.decisions import decide
+
+        decide(project, project.raters.by_name("boss").id, found[0].annotation_ids[0],
+               "expert_review", reason_tags=["unsure"])
+        assert [f.image_id for f in accepted_images(project)] == [
+            f.image_id for f in found[1:]]
 
 
 def test_gold_outranks_the_consensus(location, tmp_path):
@@ -48,7 +56,7 @@ def test_gold_outranks_the_consensus(location, tmp_path):
 
 
 def test_train_score_store_and_status(location, tmp_path):
-    project, truth = build(location(), tmp_path / "images", n=7, accepted=5, rejected=1)
+    project, truth = build(location(), tmp_path / "images", n=7, accepted=4, rejected=1)
     with project:
         assert pm.status(project).latest is None
         steps: list[tuple[int, int, str]] = []
@@ -137,7 +145,7 @@ def test_predict_images_finds_the_squares(location, tmp_path):
 
 
 def test_nothing_accepted_or_nothing_trained_is_said_plainly(location, tmp_path):
-    project, _ = build(location(), tmp_path / "images", n=2, accepted=0, rejected=1)
+    project, _ = build(location(), tmp_path / "images", n=2, accepted=0, rejected=0)
     with project:
         with pytest.raises(pm.ProjectModelError, match="No image is accepted yet"):
             pm.train_version(project, settings=FAST)
