@@ -114,7 +114,11 @@ def predict_images(project: Project, image_ids: Sequence[int] | None = None, *,
             progress(k, len(ids), f"predicting {image.case_id}")
         pixels = pixel_reader(project, image, locator=locator, files=files)()
         tissue = tissue_for(pixels, None, settings)
-        prediction = predict(model, pixels, tissue, cancelled=cancelled, workers=workers)
+        tiles = (None if progress is None else
+                 lambda d, t, k=k, c=image.case_id: progress(k, len(ids),
+                                                             f"predicting {c}, tile {d}/{t}"))
+        prediction = predict(model, pixels, tissue, progress=tiles, cancelled=cancelled,
+                             workers=workers)
         if each is not None:
             each(image_id, prediction.probability)
         region, band, entropy = uncertainty(prediction.probability, tissue, settings.certain,

@@ -1,5 +1,5 @@
 """The owner's report's section on the project model: each trained version's held-out score
-against the number of accepted images it learnt from (docs/models.md, "Honest scores").
+against the number of accepted images it learnt from (docs/models.md, "Held-out scores").
 
 * **what** — every stored version (``project.project_models``), oldest first: its model rater
   ``project@vN``, the accepted images it was trained on, and the Dice, sensitivity and

@@ -215,7 +215,9 @@ class ProjectModelPanel(QWidget):
         self._finish(text)
 
     def _on_cancelled(self) -> None:
-        self._finish("Cancelled.")
+        kind = self.worker.name if self.worker is not None else ""
+        self._finish("Cancelled: nothing was stored." if kind == "train" else
+                     "Cancelled: the images predicted before Cancel stay stored.")
 
 
 class ProjectModelDialog(QDialog):

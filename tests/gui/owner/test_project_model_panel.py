@@ -47,7 +47,7 @@ def test_train_predict_cancel_and_the_rule(qtbot, open_window, tmp_path: Path):
     panel.train()
     panel.cancel()
     qtbot.waitUntil(lambda: panel.worker is None, timeout=120000)
-    assert panel.message.text() == "Cancelled."
+    assert panel.message.text() == "Cancelled: nothing was stored."
     with Project.open(path) as project:
         assert [v.version for v in project.project_models.all()] == [1, 2]
 
