@@ -91,6 +91,14 @@ class OwnerService(QObject):
         return sorted((r for r in raters if (role is None or r.role is role) and not r.is_model),
                       key=lambda r: (r.simulated, r.name.lower()))
 
+    def models(self) -> list[Rater]:
+        """The project's model raters (an ONNX model, imported predictions, the project
+        model's versions ``project@vN``), by label."""
+        from slicereview.app.models.raters import models
+
+        project = self.gateway.project
+        return models(project) if project is not None else []
+
     def add_owner(self, name: str) -> int:
         """Create a rater with the owner role (or return the owner of that name)."""
         known = {r.id for r in self._project.raters.all()}

@@ -96,8 +96,8 @@ class SelectionDialog(QDialog):
         for batch in self.owner.batches():
             self.batch_box.addItem(f"{batch.name} ({batch.phase})", batch.id)
         self.rater_box.clear()
-        for rater in self.owner.raters():
-            self.rater_box.addItem(rater.name, rater.id)
+        for rater in [*self.owner.models(), *self.owner.raters()]:  # (models first: the
+            self.rater_box.addItem(rater.label, rater.id)          # order reads their doubt)
         self._show_order()
 
     def _show_order(self) -> None:

@@ -64,3 +64,10 @@ def test_train_predict_cancel_and_the_rule(qtbot, open_window, tmp_path: Path):
     with Project.open(path) as project:
         assert retrain_every(project) == 3
     assert "retraining after every 3 newly accepted images" in panel.summary.text()
+    # the uncertainty order of Owner ▸ Audit and selection order… can read the version's work
+    w.owner_menu.dialog.close()
+    w.owner_menu.actions["selection"].trigger()
+    selection = w.owner_menu.dialog
+    # (models first: only v2 predicted, so only v2 is a rater)
+    assert selection.rater_box.itemText(0) == "project@v2"
+    assert selection.rater_box.findText("project@v1") == -1
