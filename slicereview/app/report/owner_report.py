@@ -6,7 +6,9 @@ intra-rater α histograms ([CrowdSegQA, Fig. 5]), the queue evaluation curves
 ([CrowdSegQA, Fig. 6]),
 annotation times per phase, for classification questions, majority vote against gold and
 the generalizability coefficient, per tool the polygons, time, agreement and acceptance
-(:mod:`slicereview.app.report.tools`), and per rated image set its rating sessions with the
+(:mod:`slicereview.app.report.tools`), the model in QA
+(:mod:`slicereview.app.report.model_qa`), what pre-annotation did
+(:mod:`slicereview.app.report.preannotation`), and per rated image set its rating sessions with the
 Bradley–Terry scores ± SE of exhaustive sessions and the pooled ranking
 (:mod:`slicereview.app.report.rating`). Every number names its method.
 
@@ -38,8 +40,10 @@ import numpy as np
 
 from slicereview.app.qa.workflow import prefilter, score_pending
 from slicereview.app.report import acceptance as qa_stats
+from slicereview.app.report import model_qa as report_model
 from slicereview.app.report import plots as report_plots
-from slicereview.app.report import project_model as report_model
+from slicereview.app.report import preannotation as report_preannotation
+from slicereview.app.report import project_model as report_project_model
 from slicereview.app.report import rating as report_rating
 from slicereview.app.report import tools as report_tools
 from slicereview.app.report.agreement import InterRater, inter_rater
@@ -83,6 +87,10 @@ class ReportData:
     rating: list[report_rating.ImageSetRating] = field(default_factory=list)
     #: Per tool that made polygons (:mod:`slicereview.app.report.tools`).
     tools: list[report_tools.ToolRow] = field(default_factory=list)
+    #: Per pre-annotated batch (:mod:`slicereview.app.report.preannotation`).
+    preannotation: list[report_preannotation.BatchEffect] = field(default_factory=list)
+    #: Per model rater (:mod:`slicereview.app.report.model_qa`).
+    models: list[report_model.ModelPart] = field(default_factory=list)
     #: Per trained version of the project model (:mod:`slicereview.app.report.project_model`).
     project_model: list[dict[str, Any]] = field(default_factory=list)
 
@@ -198,7 +206,8 @@ def collect(project: Project, raters: Iterable[int] | None = None,
         acceptance, quality, onboarding, agreement, times,
         {p: qa_stats.outlier_limit(t) for p, t in times.items()}, evaluations, questions,
         flags, subset, intra, image_rows(project, agreement.per_image, flagged), flagged,
-        rating, tools, report_model.collect(project))
+        rating, tools, report_preannotation.collect(project), report_model.collect(project),
+        report_project_model.collect(project))
 
 
 # -- HTML ------------------------------------------------------------------------------------
@@ -309,6 +318,8 @@ def render(data: ReportData, progress: Progress | None = None) -> str:
                  "≤ 0.667 low, ≤ 0.8 moderate, high).</p>")
     parts.append("<h2>Per-image agreement</h2>" + rows_html(data.per_image, data.flagged))
     parts.append(report_tools.render(data.tools, _table))
+    parts.append(report_model.render(data.models, data.raters, _table))
+    parts.append(report_preannotation.render(data.preannotation, _table))
     step()
     parts.append("<h2>Inter-rater agreement: image level vs box level</h2>")
     if data.agreement.images:
@@ -360,7 +371,7 @@ def render(data: ReportData, progress: Progress | None = None) -> str:
                      "annotators needed by Spearman–Brown.</p>")
     step()
     parts.append(report_rating.render(data.rating, _table))
-    parts.append(report_model.render(data.project_model, _table))
+    parts.append(report_project_model.render(data.project_model, _table))
     step()
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from slicereview.gui.gateway.owner import OwnerService
 from slicereview.gui.owner.picker import OwnerPicker
+from slicereview.model import Role
 
 ORDERS = ("batch", "random", "uncertainty", "disagreement")
 
@@ -96,8 +97,11 @@ class SelectionDialog(QDialog):
         for batch in self.owner.batches():
             self.batch_box.addItem(f"{batch.name} ({batch.phase})", batch.id)
         self.rater_box.clear()
-        for rater in [*self.owner.models(), *self.owner.raters()]:  # (models first: the
-            self.rater_box.addItem(rater.label, rater.id)          # order reads their doubt)
+        # models first (what the order is for; owner.raters() lists people only), then people
+        for rater_id, label in self.owner.models():
+            self.rater_box.addItem(f"{label} (model)", rater_id)
+        for rater in self.owner.raters(Role.ANNOTATOR):
+            self.rater_box.addItem(rater.label, rater.id)
         self._show_order()
 
     def _show_order(self) -> None:

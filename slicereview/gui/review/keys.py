@@ -47,6 +47,7 @@ KEYS: dict[tuple[Qt.Key, Qt.KeyboardModifier], str] = {
     (_K.Key_S, _M.NoModifier): "toggle_side_by_side",
     (_K.Key_M, _M.NoModifier): "cycle_heat",
     (_K.Key_K, _M.NoModifier): "cycle_consensus",
+    (_K.Key_O, _M.NoModifier): "toggle_model",
 }
 HOLD_KEY = _K.Key_H
 _TEXT = (QLineEdit, QPlainTextEdit, QAbstractSpinBox, QComboBox)

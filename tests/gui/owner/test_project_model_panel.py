@@ -69,5 +69,5 @@ def test_train_predict_cancel_and_the_rule(qtbot, open_window, tmp_path: Path):
     w.owner_menu.actions["selection"].trigger()
     selection = w.owner_menu.dialog
     # (models first: only v2 predicted, so only v2 is a rater)
-    assert selection.rater_box.itemText(0) == "project@v2"
-    assert selection.rater_box.findText("project@v1") == -1
+    assert selection.rater_box.itemText(0) == "project@v2 (model)"
+    assert selection.rater_box.findText("project@v1 (model)") == -1
