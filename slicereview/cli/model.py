@@ -7,7 +7,8 @@
   ``--seed`` change the settings (kept for the next versions).
 * ``model predict PROJECT`` predicts images with a version (default: the newest; images:
   all not trained on, or ``--images CASE...``), stores each as the model rater
-  ``project@vN``'s annotation and lists them most uncertain first (``--csv OUT`` too).
+  ``project@vN``'s annotation, keeps each image's mean entropy for the *uncertainty* order
+  (``slicereview selection``) and lists them most uncertain first (``--csv OUT`` too).
 * ``model status PROJECT`` lists the versions with their held-out scores and intervals,
   the accepted images now and whether retraining is due; ``--retrain-every N`` sets the rule
   (0: on demand only).
@@ -103,7 +104,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    from slicereview.app.models.project_predict import predict_images
+    from slicereview.app.qa.model_predictions import predict_and_rank
 
     with open_project(args.project) as project:
         ids = None
@@ -113,8 +114,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
             if missing:
                 raise KeyError(f"no image with case id {', '.join(missing)} in this project")
             ids = [by_case[c] for c in args.images]
-        found = predict_images(project, ids, version=args.version,
-                               progress=ProgressBar("Predicting"))
+        found = predict_and_rank(project, ids, version=args.version,
+                                 progress=ProgressBar("Predicting"))
         version = args.version or project.project_models.latest().version  # type: ignore[union-attr]
     rows = sorted(found, key=lambda f: (-f.entropy, f.case_id))
     stored = sum(f.annotation_id is not None for f in found)

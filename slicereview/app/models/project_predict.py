@@ -89,11 +89,12 @@ def predict_images(project: Project, image_ids: Sequence[int] | None = None, *,
                    version: int | None = None, store: bool = True,
                    progress: Progress | None = None, cancelled: CancelCheck | None = None,
                    workers: int | None = None,
-                   each: Callable[[int, np.ndarray], None] | None = None
-                   ) -> list[ImagePrediction]:
+                   each: Callable[[int, np.ndarray], None] | None = None,
+                   into: list[ImagePrediction] | None = None) -> list[ImagePrediction]:
     """Predict images with a version (the newest by default) and store each as the model
     rater's annotation (``store``); ``each(image_id, probability)`` sees every probability
-    map before it is dropped. Progress counts images."""
+    map before it is dropped; ``into``: the list the results are appended to as they come
+    (what a caller keeps when Cancel stops it). Progress counts images."""
     from slicereview.app.images.limits import ImportedFiles
     from slicereview.app.images.pacs import Locator
     from slicereview.engines.learning import predict
@@ -104,7 +105,7 @@ def predict_images(project: Project, image_ids: Sequence[int] | None = None, *,
     ids = default_images(project, found.version) if image_ids is None else list(image_ids)
     locator, files = Locator(project), ImportedFiles(project)
     settings = model.settings
-    results = []
+    results = [] if into is None else into
     for k, image_id in enumerate(ids):
         check(cancelled)
         image = project.images.get(image_id)

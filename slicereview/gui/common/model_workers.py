@@ -41,13 +41,14 @@ def train(control: Control, location: Location, trained_by: str,
 def predict(control: Control, location: Location, version: int | None = None,
             image_ids: Sequence[int] | None = None) -> list[ImagePrediction]:
     """Predict images with a version (default: the newest; images: all it was not trained
-    on) and store them as its model rater's annotations."""
+    on), store them as its model rater's annotations and keep their uncertainty for the
+    selection order."""
     from slicereview.app.models import project_model as pm
-    from slicereview.app.models.project_predict import predict_images
+    from slicereview.app.qa.model_predictions import predict_and_rank
 
     with Project.open(location) as project:
         try:
-            return predict_images(project, image_ids, version=version,
-                                  progress=control.progress, cancelled=control.cancelled)
+            return predict_and_rank(project, image_ids, version=version,
+                                    progress=control.progress, cancelled=control.cancelled)
         except pm.Cancelled:
             raise Cancelled from None

@@ -191,3 +191,25 @@ def test_the_report_plots_the_score_against_accepted_images(location, tmp_path):
     dice = v1.score["dice"]
     assert f"{dice['mean']:.3f} [{dice['low']:.3f}, {dice['high']:.3f}]" in page
     assert "3-fold cross-validation by image" in page
+
+
+def test_predictions_order_a_batch_by_the_models_entropy(location, tmp_path):
+    from slicereview.app.qa.model_predictions import predict_and_rank
+    from slicereview.app.qa.selection import ordered_images, set_order, stored_uncertainty
+    from slicereview.app.qa.workflow import define_batch
+
+    project, _ = build(location(), tmp_path / "images", n=7, accepted=3, rejected=0)
+    with project:
+        v = pm.train_version(project, settings=FAST)
+        unseen = [i.id for i in project.images.all() if i.id not in v.images]
+        found = predict_and_rank(project)
+        rater = project.raters.by_name("project@v1")
+        kept = stored_uncertainty(project, rater.id)
+        assert kept == pytest.approx({f.image_id: f.entropy for f in found})
+        owner = project.raters.add("owner", "owner")
+        ann = project.raters.by_name("ann1").id
+        batch = define_batch(project, "next", "formal", unseen, raters=[ann])
+        set_order(project, owner, batch, "uncertainty", rater_id=rater.id)
+        order = ordered_images(project, batch)
+        by_entropy = sorted(found, key=lambda f: -f.entropy)
+        assert order[:len(by_entropy)] == [f.image_id for f in by_entropy]
