@@ -264,8 +264,7 @@ class AnnotatePage(QWidget):
     def set_mode(self, mode: Mode | str) -> None:
         self.tool.set_mode(mode)
         self.actions_[Mode(mode).value].setChecked(True)
-        if not self.tool.assist.prompts:  # (refine may have started on the selection)
-            self.assisted.hint()  # (what the tool asks for; another tool: no old line)
+        self.assisted.on_mode()
 
     # -- context: annotator, phase, round, image -------------------------------------------
     def on_context(self) -> None:
