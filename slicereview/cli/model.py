@@ -11,7 +11,7 @@
   (``slicereview selection``) and lists them most uncertain first (``--csv OUT`` too).
 * ``model status PROJECT`` lists the versions with their held-out scores and intervals,
   the accepted images now and whether retraining is due; ``--retrain-every N`` sets the rule
-  (0: on demand only).
+  (0: on demand only), ``--min-region PX`` the smallest region a stored prediction keeps.
 """
 
 from __future__ import annotations
@@ -58,6 +58,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_project_argument(p)
     p.add_argument("--retrain-every", type=int, metavar="N",
                    help="retrain after every N newly accepted images (0: on demand only)")
+    p.add_argument("--min-region", type=int, metavar="PX",
+                   help="leave regions smaller than PX pixels out of stored predictions "
+                        "(what pre-annotation shows; 0: keep every region)")
     p.set_defaults(func=cmd_status)
 
 
@@ -145,11 +148,16 @@ def cmd_status(args: argparse.Namespace) -> int:
     with open_project(args.project) as project:
         if args.retrain_every is not None:
             pm.set_retrain_every(project, args.retrain_every)
+        if args.min_region is not None:
+            pm.set_min_region(project, args.min_region)
         st = pm.status(project)
+        smallest = pm.min_region(project)
     rule = (f"after every {st.retrain_every} newly accepted images" if st.retrain_every
             else "on demand only")
     print(f"{st.accepted} accepted image(s); {st.new_since} not in the newest version; "
           f"retraining {rule}{': due' if st.due else ''}")
+    print("stored predictions keep " + (f"regions of {smallest} pixels and more"
+                                        if smallest > 1 else "every region"))
     if not st.versions:
         print("not trained yet: slicereview model train PROJECT")
         return 0

@@ -23,8 +23,9 @@ def test_train_status_predict(location, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "trained project@v1 on 4 accepted image(s)" in out
     assert "held-out (4-fold cross-validation by image, 95 % t intervals over images): Dice" in out
-    assert main(["model", "status", url, "--retrain-every", "1"]) == 0
+    assert main(["model", "status", url, "--retrain-every", "1", "--min-region", "12"]) == 0
     out = capsys.readouterr().out
+    assert "stored predictions keep regions of 12 pixels and more" in out
     assert "4 accepted image(s); 0 not in the newest version; retraining after every 1 " in out
     assert "project@v1" in out and ": due" not in out
     assert main(["model", "train", url, "--if-due"]) == 0

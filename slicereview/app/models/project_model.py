@@ -49,6 +49,8 @@ Progress = Callable[[int, int, str], None]
 CancelCheck = Callable[[], bool]
 #: The ``meta`` key of the retraining rule: retrain after every N newly accepted images.
 RETRAIN_KEY = "project_model.retrain_every"
+#: The ``meta`` key of the smallest region a stored prediction keeps, in pixels.
+MIN_REGION_KEY = "project_model.min_region_px"
 FOLDS = 5
 
 
@@ -185,6 +187,24 @@ def set_retrain_every(project: Project, n: int | None) -> None:
         raise ProjectModelError(f"Retrain after every N accepted images needs N from 1 to "
                                 f"10000 (or 0 for on demand only), not {n!r}.")
     project.set_meta(RETRAIN_KEY, str(n or 0))
+
+
+def min_region(project: Project) -> int:
+    """The smallest region, in pixels, that a stored prediction keeps (0: every region)."""
+    value = project.meta(MIN_REGION_KEY)
+    return int(value) if value else 0
+
+
+def set_min_region(project: Project, pixels: int) -> None:
+    """Keep only regions of at least ``pixels`` pixels in stored predictions (0: all).
+
+    A region is a connected part (8-neighbours) of what the model marked, certain and
+    uncertain together; the ones smaller are left out of the model rater's annotation (what
+    pre-annotation shows and the queue compares), not out of its uncertainty."""
+    if isinstance(pixels, bool) or not isinstance(pixels, int) or not 0 <= pixels <= 100_000:
+        raise ProjectModelError(f"The smallest region kept must be a whole number of pixels "
+                                f"from 0 to 100000, not {pixels!r}.")
+    project.set_meta(MIN_REGION_KEY, str(pixels))
 
 
 def status(project: Project) -> Status:

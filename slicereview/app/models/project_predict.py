@@ -16,7 +16,9 @@ over the tissue (every pixel without a tissue mask):
 * ``entropy`` — the mean binary entropy ``-(p log2 p + (1-p) log2 (1-p))`` in bits (0:
   sure everywhere; 1: p = 0.5 everywhere).
 
-These are the *model uncertainty* of an image, which active selection orders by.
+These are the *model uncertainty* of an image, which active selection orders by. They are
+computed before the smallest regions are left out of what is stored (the owner's rule,
+:func:`~.project_model.set_min_region`: regions under N pixels are not pre-annotated).
 
 Which images by default (:func:`default_images`): every image that is not in the version's
 training set.
@@ -35,6 +37,7 @@ from slicereview.app.models.project_model import (
     Progress,
     ProjectModelError,
     load_model,
+    min_region,
 )
 from slicereview.app.models.raters import model_rater
 from slicereview.model import Rater
@@ -78,6 +81,27 @@ def uncertainty(probability: np.ndarray, tissue: np.ndarray | None, certain: flo
     return region, band, round(entropy, 12) if entropy > 1e-9 else 0.0
 
 
+def drop_small(labels: np.ndarray, pixels: int) -> np.ndarray:
+    """The label image without the regions (8-connected, certain and uncertain together)
+    smaller than ``pixels``; ``pixels`` 0 or 1 keeps every region.
+
+    >>> lab = np.zeros((6, 6), np.uint8); lab[0, 0] = 1; lab[2:5, 2:5] = 2; lab[3, 3] = 1
+    >>> drop_small(lab, 2)[0, 0], int(drop_small(lab, 2).sum())
+    (np.uint8(0), 17)
+    """
+    if pixels <= 1 or not labels.any():
+        return labels
+    from scipy import ndimage
+
+    regions, n = ndimage.label(labels > 0, structure=np.ones((3, 3), bool))
+    sizes = np.bincount(regions.ravel(), minlength=n + 1)
+    small = sizes < pixels
+    small[0] = False
+    out = labels.copy()
+    out[small[regions]] = 0
+    return out
+
+
 def default_images(project: Project, version: int | None = None) -> list[int]:
     """The images a version predicts by default: all but its training images."""
     found, _ = load_model(project, version)
@@ -105,6 +129,7 @@ def predict_images(project: Project, image_ids: Sequence[int] | None = None, *,
     ids = default_images(project, found.version) if image_ids is None else list(image_ids)
     locator, files = Locator(project), ImportedFiles(project)
     settings = model.settings
+    smallest = min_region(project)
     results = [] if into is None else into
     for k, image_id in enumerate(ids):
         check(cancelled)
@@ -124,7 +149,8 @@ def predict_images(project: Project, image_ids: Sequence[int] | None = None, *,
             each(image_id, prediction.probability)
         region, band, entropy = uncertainty(prediction.probability, tissue, settings.certain,
                                             settings.uncertain)
-        stored = _store(project, found.version, image_id, prediction.labels) if store else None
+        labels = drop_small(prediction.labels, smallest)
+        stored = _store(project, found.version, image_id, labels) if store else None
         results.append(ImagePrediction(image_id, image.case_id, region, band, entropy, stored))
     if progress is not None:
         progress(len(ids), len(ids), "predicted")

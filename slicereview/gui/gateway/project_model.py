@@ -49,6 +49,17 @@ class ProjectModelService(QObject):
         set_retrain_every(self.gateway.open_project, n)
         self.changed.emit()
 
+    def min_region(self) -> int:
+        from slicereview.app.models.project_model import min_region
+
+        return min_region(self.gateway.open_project)
+
+    def set_min_region(self, pixels: int) -> None:
+        from slicereview.app.models.project_model import set_min_region
+
+        set_min_region(self.gateway.open_project, pixels)
+        self.changed.emit()
+
     def stored(self) -> None:
         """A worker stored a version or predictions: re-read what the project holds."""
         self.gateway.raters_changed.emit()

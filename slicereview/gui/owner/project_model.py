@@ -2,9 +2,10 @@
 version's held-out score, predict the images it has not seen, and the retraining rule (the
 rules: :mod:`slicereview.app.models.project_model`).
 
-* **Status** — the accepted images, how many are not in the newest version, the rule
-  (*Retrain after every N newly accepted images*, 0: on demand only; **Apply** stores it) and
-  whether retraining is due (then **Train** says so).
+* **Status** — the accepted images, how many are not in the newest version, the rules
+  (*Retrain after every N newly accepted images*, 0: on demand only; *keep regions of N px and
+  more* in stored predictions, 0: every region; **Apply** stores both) and whether retraining
+  is due (then **Train** says so).
 * **Versions** — one row per version: its model rater ``project@vN``, when, on how many
   accepted images, and its held-out Dice, sensitivity and specificity with 95 % intervals
   (cross-validation by image).
@@ -74,10 +75,18 @@ class ProjectModelPanel(QWidget):
         self.apply_button = QPushButton("Apply")
         self.apply_button.setObjectName("project_model_apply")
         self.apply_button.clicked.connect(self.apply_rule)
+        self.smallest = QSpinBox()
+        self.smallest.setObjectName("project_model_min_region")
+        self.smallest.setRange(0, 100_000)
+        self.smallest.setSuffix(" px")
+        self.smallest.setToolTip("Leave regions smaller than this out of stored predictions "
+                                 "(what pre-annotation shows); 0 keeps every region")
         rule = QHBoxLayout()
         rule.addWidget(QLabel("Retrain after every"))
         rule.addWidget(self.every)
-        rule.addWidget(QLabel("newly accepted images"))
+        rule.addWidget(QLabel("newly accepted images; keep regions of"))
+        rule.addWidget(self.smallest)
+        rule.addWidget(QLabel("and more"))
         rule.addWidget(self.apply_button)
         rule.addStretch(1)
         self.table = QTableWidget(0, len(COLUMNS))
@@ -128,6 +137,7 @@ class ProjectModelPanel(QWidget):
         self.summary.setText(f"{st.accepted} accepted image(s), {st.new_since} of them not in "
                              f"the newest version; {rule}{due}")
         self.every.setValue(st.retrain_every or 0)
+        self.smallest.setValue(self.service.min_region())
         self.train_button.setText("Train (due)" if st.due else "Train")
         self.table.setRowCount(len(st.versions))
         for row, v in enumerate(reversed(st.versions)):
@@ -145,10 +155,14 @@ class ProjectModelPanel(QWidget):
         self._set_running(self.worker is not None)
 
     def apply_rule(self) -> None:
-        self.service.set_retrain_every(self.every.value())
-        self.message.setText("Retraining " + (f"after every {self.every.value()} newly "
-                                              "accepted images." if self.every.value()
-                                              else "on demand only."))
+        every, smallest = self.every.value(), self.smallest.value()
+        self.service.set_retrain_every(every)
+        self.service.set_min_region(smallest)
+        self.message.setText("Retraining " + (f"after every {every} newly accepted images"
+                                              if every else "on demand only")
+                             + "; stored predictions keep " + (
+                                 f"regions of {smallest} px and more." if smallest > 1
+                                 else "every region."))
 
     # -- background work -------------------------------------------------------------------
     def train(self) -> Worker | None:

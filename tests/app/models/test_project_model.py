@@ -213,3 +213,23 @@ def test_predictions_order_a_batch_by_the_models_entropy(location, tmp_path):
         order = ordered_images(project, batch)
         by_entropy = sorted(found, key=lambda f: -f.entropy)
         assert order[:len(by_entropy)] == [f.image_id for f in by_entropy]
+
+
+def test_small_regions_are_left_out_of_stored_predictions(location, tmp_path):
+    project, _ = build(location(), tmp_path / "images", n=5, accepted=4, rejected=0)
+    with project:
+        pm.train_version(project, settings=FAST)
+        with pytest.raises(pm.ProjectModelError, match="from 0 to 100000"):
+            pm.set_min_region(project, -3)
+        [all_kept] = predict_images(project)
+        rater = project.raters.by_name("project@v1")
+        polygons = len(project.polygons.of(all_kept.annotation_id))
+        assert polygons >= 2
+        pm.set_min_region(project, 10**5)  # larger than the image: nothing is kept
+        [none_kept] = predict_images(project)
+        annotation = project.annotations.get(none_kept.annotation_id)
+        assert str(annotation.status) == "nothing_to_annotate"
+        assert project.polygons.of(annotation.id) == []
+        # the uncertainty is the model's, whatever is shown
+        assert none_kept.entropy == all_kept.entropy and none_kept.region_px == all_kept.region_px
+        assert len(project.annotations.all(rater_id=rater.id)) == 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from slicereview.app.models.project_model import retrain_every
+from slicereview.app.models.project_model import min_region, retrain_every
 from slicereview.store import Project
 from tests.app.model_project import build
 
@@ -60,9 +60,12 @@ def test_train_predict_cancel_and_the_rule(qtbot, open_window, tmp_path: Path):
         assert len(project.annotations.all(rater_id=rater.id)) == 2
 
     panel.every.setValue(3)
+    panel.smallest.setValue(20)
     panel.apply_button.click()
+    assert panel.message.text() == ("Retraining after every 3 newly accepted images; stored "
+                                    "predictions keep regions of 20 px and more.")
     with Project.open(path) as project:
-        assert retrain_every(project) == 3
+        assert retrain_every(project) == 3 and min_region(project) == 20
     assert "retraining after every 3 newly accepted images" in panel.summary.text()
     # the uncertainty order of Owner ▸ Audit and selection order… can read the version's work
     w.owner_menu.dialog.close()
