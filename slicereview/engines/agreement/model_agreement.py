@@ -70,7 +70,9 @@ def _contour_distances(a: np.ndarray, b: np.ndarray, spacing: tuple[float, float
     import SimpleITK as sitk
 
     def image(mask: np.ndarray) -> sitk.Image:
-        img = sitk.GetImageFromArray(mask.astype(np.uint8))
+        # (a pixel of background around it: ITK counts no contour along the image's border,
+        # so a mask filling its crop would have none)
+        img = sitk.GetImageFromArray(np.pad(mask, 1).astype(np.uint8))
         img.SetSpacing((float(spacing[1]), float(spacing[0])))
         return img
 
