@@ -25,7 +25,7 @@ Example
 >>> model = np.zeros((20, 20), bool); model[5:15, 7:17] = True; model[0:2, 0:2] = True
 >>> o = compare(model, ref)
 >>> round(o.dice, 3), round(o.sensitivity, 2), round(o.specificity, 3), round(o.hd95, 2)
-(0.784, 0.8, 0.92, 5.73)
+(0.784, 0.8, 0.92, 6.4)
 >>> [(b.where, b.bbox) for b in boxes(model, ref[None])]
 [('model only', (0, 0, 2, 2)), ('both', (5, 5, 15, 17))]
 """
