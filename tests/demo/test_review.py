@@ -94,3 +94,17 @@ def test_queue_and_review_eval_on_the_demo(demo_location, capsys) -> None:
     assert out[0].startswith("46 images ranked by model-disagreement")
     scores = [float(line.split()[2]) for line in out[2:] if line.strip()]
     assert scores == sorted(scores, reverse=True) and 0 < scores[0] <= 1
+
+
+def test_the_demos_queue_has_audit_slots_and_a_live_estimate(demo_location, capsys) -> None:
+    """One review slot in ten shows a random image; the simulated reviewer reviewed a seeded
+    two thirds of the set, so the estimate has reviewed audit members."""
+    from slicereview.app.review.audit import audit_settings
+    from slicereview.demo.project import DEMO_AUDIT_SHARE
+
+    with Project.open(demo_location) as project:
+        assert audit_settings(project).share == DEMO_AUDIT_SHARE
+    assert main(["audit", "show", str(demo_location), "--group", REVIEW_GROUP]) == 0
+    out = capsys.readouterr().out
+    assert "audit members" in out and "reviewed members" in out
+    assert re.search(r"base rate \(audit, a random queue's P@k\): \d", out)

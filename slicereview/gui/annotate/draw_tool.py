@@ -1,4 +1,5 @@
-"""The drawing tool: polygon, freehand, edit, brush and eraser modes on an :class:`ImageView`.
+"""The drawing tool: polygon, freehand, edit, brush, eraser and the assisted modes on an
+:class:`ImageView`.
 
 The tool turns mouse events into *intents* carrying core values (vertex arrays, polygon ids);
 the annotate page turns intents into undo commands (:mod:`slicereview.gui.gateway.undo`), which
@@ -23,37 +24,21 @@ meaning; hold Space to pan with the left button. Hit tolerances are in screen pi
 
 from __future__ import annotations
 
-from enum import Enum
-
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 
 from slicereview.engines import geometry
+from slicereview.gui.annotate.assist_gestures import AssistGestures
 from slicereview.gui.annotate.brush import BrushGestures
 from slicereview.gui.annotate.edit_gestures import EditGestures
 from slicereview.gui.annotate.polygon_layer import PolygonLayer
+from slicereview.gui.annotate.tool_modes import CLICK_PX, FREEHAND_TOLERANCE_PX, HIT_PX, Mode
 from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.common.polygon_items import COLOURS, PolygonItem
 from slicereview.model import Certainty, Polygon
 
-#: Hit tolerance for vertices, edges and closing a polygon, in screen pixels.
-HIT_PX = 7.0
-#: A press that moves less than this (screen pixels) before release is a click, not a drag.
-CLICK_PX = 4.0
-#: Freehand strokes are simplified with this tolerance in screen pixels.
-FREEHAND_TOLERANCE_PX = 1.0
-
 _E = QEvent.Type
-
-
-class Mode(str, Enum):
-    POLYGON = "polygon"
-    FREEHAND = "freehand"
-    EDIT = "edit"
-    BRUSH = "brush"
-    ERASER = "eraser"
-
 
 class DrawTool(QObject):
     """Polygon drawing and editing on ``view`` (an :class:`ImageView`)."""
@@ -89,6 +74,7 @@ class DrawTool(QObject):
         view.graphics.scene().installEventFilter(self)
         view.graphics.installEventFilter(self)
         self.brush = BrushGestures(self)  # (after the filter above: it sees events first)
+        self.assist = AssistGestures(self)
 
     # -- content (delegated to the layer) --------------------------------------------------
     @property
@@ -140,6 +126,7 @@ class DrawTool(QObject):
         self._drop_unfinished()
         self.mode = Mode(mode)
         self.brush.show_cursor()
+        self.assist.refine(self.selected_id)  # (refine starts on the selected polygon)
 
     def set_enabled(self, enabled: bool) -> None:
         if not enabled:
@@ -185,7 +172,11 @@ class DrawTool(QObject):
 
     # -- keyboard intents (called by the page's actions) -----------------------------------
     def finish(self) -> bool:
-        """Close the unfinished polygon (Enter); False when it has fewer than 3 vertices."""
+        """Close the unfinished polygon (Enter); False when it has fewer than 3 vertices. In an
+        assisted mode: ask to accept the preview."""
+        if self.assist.active:
+            self.assist.accept_requested.emit()
+            return bool(self.assist.prompts)
         if not self._points:
             return False
         v = geometry.remove_duplicates(self.unfinished)
@@ -198,6 +189,8 @@ class DrawTool(QObject):
         return True
 
     def remove_last_vertex(self) -> None:
+        if self.assist.remove_last():
+            return
         if self._points:
             self._points.pop()
             self._refresh_preview()
@@ -208,7 +201,7 @@ class DrawTool(QObject):
             self.select(None)
 
     def _drop_unfinished(self) -> bool:
-        if self.brush.cancel():
+        if self.brush.cancel() or self.assist.cancel():
             return True
         if not (self._points or self.drag):
             return False
