@@ -10,7 +10,6 @@ import math
 import numpy as np
 import pytest
 from scipy import ndimage
-from sklearn.metrics import recall_score
 
 from slicereview.engines.agreement.model_agreement import boxes, compare, hd95
 
@@ -55,6 +54,8 @@ def test_hd95_agrees_with_an_exact_distance_transform(seed):
 
 
 def test_sensitivity_and_specificity_are_recall_of_each_class():
+    from sklearn.metrics import recall_score
+
     rng = np.random.default_rng(3)
     ref = rng.random((40, 40)) < 0.3
     model = ref ^ (rng.random((40, 40)) < 0.1)
