@@ -65,6 +65,16 @@ def test_sensitivity_and_specificity_are_recall_of_each_class():
     assert o.dice == pytest.approx(2 * (model & ref).sum() / (model.sum() + ref.sum()))
 
 
+def test_a_mask_that_fills_the_image_still_has_a_contour():
+    full = np.ones((6, 8), bool)
+    part = np.zeros((6, 8), bool)
+    part[:, :4] = True
+    assert hd95(full, full) == 0.0
+    assert hd95(part, full) == pytest.approx(_scipy_hd95(np.pad(part, 1), np.pad(full, 1),
+                                                         (1.0, 1.0)), abs=1.0)
+    assert hd95(part, full) > 0
+
+
 def test_degenerate_cases():
     empty = np.zeros((10, 10), bool)
     full = np.ones((10, 10), bool)
