@@ -13,6 +13,8 @@
   groups;
 * **Audit and selection order…** (:class:`~slicereview.gui.owner.selection.SelectionDialog`):
   the review queue's random audit slots and a batch's selection order;
+* **Project model…** (:class:`~slicereview.gui.owner.project_model.ProjectModelDialog`):
+  train the project model on the accepted work, its versions' held-out scores, predict;
 * **Privacy…** (:class:`~slicereview.gui.owner.privacy.PrivacyDialog`): de-identified copies
   or originals for everyone but the owner, case ids or file names, with a confirmation.
 
@@ -39,7 +41,9 @@ ITEMS = (("batches", "&Phases and batches…", "Batches per phase, assignments a
          ("groups", "G&roups…", "Put annotators in groups"),
          ("privacy", "Pri&vacy…", "What others get of the images: de-identified or originals"),
          ("selection", "&Audit and selection order…",
-          "Random audit slots of the review queue; the order a batch hands out its images"))
+          "Random audit slots of the review queue; the order a batch hands out its images"),
+         ("project_model", "Project &model…",
+          "Train the project model on the accepted work, its scores, its predictions"))
 
 
 class OwnerMenu:
@@ -80,6 +84,7 @@ class OwnerMenu:
         from slicereview.gui.owner.groups import GroupsDialog
         from slicereview.gui.owner.guideline_editor import GuidelineEditor
         from slicereview.gui.owner.privacy import PrivacyDialog
+        from slicereview.gui.owner.project_model import ProjectModelDialog
         from slicereview.gui.owner.questions import QuestionsDialog
         from slicereview.gui.owner.selection import SelectionDialog
 
@@ -96,6 +101,10 @@ class OwnerMenu:
             dialog = PrivacyDialog(owner, window)
         elif name == "selection":
             dialog = SelectionDialog(owner, window)
+        elif name == "project_model":
+            from slicereview.gui.gateway.project_model import ProjectModelService
+
+            dialog = ProjectModelDialog(ProjectModelService(self.gateway), window)
         else:
             dialog = GuidelineEditor(owner, window)
         self.dialog = dialog
