@@ -3,8 +3,8 @@
 The model and its card (docs/models.md, "The model card") are checked and the model is started
 in its inference process (:func:`slicereview.engines.inference.open_model`) once; then each
 image is read as the viewer shows it (:func:`grey_pixels`: MONOCHROME1 inverted, a colour
-image as its luminance), predicted tile by tile over the whole image, and its label image at
-the card's thresholds stored at once as the model rater's finished annotation
+image as the mean of its channels), predicted tile by tile over the whole image, and its label
+image at the card's thresholds stored at once as the model rater's finished annotation
 (:func:`~.predictions.store_prediction`; the rater is the card's ``NAME@VERSION``, with its
 licence and description). So a run that is cancelled, or stopped by a bad image, keeps every
 image done before: running again redoes them (a prediction replaces the one before).
@@ -64,23 +64,12 @@ def read_card(card: str | Path | dict | ModelCard) -> ModelCard:
 
 
 def grey_pixels(project: Project, image: Image, locator=None) -> np.ndarray:
-    """The image's pixels ``(H, W)`` as the viewer shows them before windowing: MONOCHROME1
-    inverted (``max + min − value``), RGB as its luminance (ITU-R BT.601 weights)."""
-    from slicereview.app.images.limits import ImportedFiles, project_limits
-    from slicereview.app.images.pacs import Locator
-    from slicereview.engines.imaging.loader import load_display
+    """The image's pixels ``(H, W)`` as a model is given them, by the one rule of
+    :mod:`slicereview.app.models.pixels` (the viewer's decoding rule; MONOCHROME1 inverted, a
+    colour image as the mean of its channels)."""
+    from slicereview.app.models.pixels import pixel_reader
 
-    locator = locator or Locator(project)
-    path = locator.file_of(image)
-    in_process = ImportedFiles(project).check(image, path)  # (the viewer's decoding rule)
-    shown = load_display(path, image, isolated=not in_process, limits=project_limits(project))
-    data = np.asarray(shown.data)
-    if data.ndim == 3:
-        data = data[..., :3].astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
-    if shown.invert:
-        data = data.astype(np.float32)
-        data = float(data.max()) + float(data.min()) - data
-    return data
+    return pixel_reader(project, image, locator=locator)()
 
 
 def run_model(project: Project, model: str | Path | bytes, card: str | Path | dict | ModelCard,

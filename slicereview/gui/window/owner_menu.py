@@ -13,6 +13,8 @@
   groups;
 * **Audit and selection order…** (:class:`~slicereview.gui.owner.selection.SelectionDialog`):
   the review queue's random audit slots and a batch's selection order;
+* **Project model…** (:class:`~slicereview.gui.owner.project_model.ProjectModelDialog`):
+  train the project model on the accepted work, its versions' held-out scores, predict;
 * **Privacy…** (:class:`~slicereview.gui.owner.privacy.PrivacyDialog`): de-identified copies
   or originals for everyone but the owner, case ids or file names, with a confirmation;
 * **Models…** (:class:`~slicereview.gui.owner.models.ModelsDialog`): the model raters,
@@ -42,7 +44,9 @@ ITEMS = (("batches", "&Phases and batches…", "Batches per phase, assignments a
          ("privacy", "Pri&vacy…", "What others get of the images: de-identified or originals"),
          ("selection", "&Audit and selection order…",
           "Random audit slots of the review queue; the order a batch hands out its images"),
-         ("models", "&Models…", "Model raters: import predictions, run an ONNX model"))
+         ("models", "M&odels…", "Model raters: import predictions, run an ONNX model"),
+         ("project_model", "Project &model…",
+          "Train the project model on the accepted work, its scores, its predictions"))
 
 
 class OwnerMenu:
@@ -84,6 +88,7 @@ class OwnerMenu:
         from slicereview.gui.owner.guideline_editor import GuidelineEditor
         from slicereview.gui.owner.models import ModelsDialog
         from slicereview.gui.owner.privacy import PrivacyDialog
+        from slicereview.gui.owner.project_model import ProjectModelDialog
         from slicereview.gui.owner.questions import QuestionsDialog
         from slicereview.gui.owner.selection import SelectionDialog
 
@@ -102,6 +107,10 @@ class OwnerMenu:
             dialog = SelectionDialog(owner, window)
         elif name == "models":
             dialog = ModelsDialog(self.gateway.models, window.browser.image_ids, window)
+        elif name == "project_model":
+            from slicereview.gui.gateway.project_model import ProjectModelService
+
+            dialog = ProjectModelDialog(ProjectModelService(self.gateway), window)
         else:
             dialog = GuidelineEditor(owner, window)
         self.dialog = dialog
