@@ -37,6 +37,9 @@ from slicereview.engines.review.features import ImageFeatures
 from slicereview.gui.review.overlay import annotator_colour, band_colour, vote_colour
 
 DECISION_TEXT = {"accept": "accepted", "reject": "rejected", "expert_review": "expert review"}
+#: What the decision cell says while the decision is being stored (:meth:`show_pending`).
+PENDING_TEXT = {"accept": "accepting…", "reject": "rejecting…",
+                "expert_review": "to expert…"}
 DECISION_COLOURS = {"accept": "#34C759", "reject": "#FF453A", "expert_review": "#BF5AF2"}
 FEATURE_NAMES = (
     ("strict_alpha", "α (nominal, strict)"), ("relaxed_alpha", "α (nominal, relaxed)"),
@@ -311,6 +314,20 @@ class ReviewDecisionsPanel(QWidget):
         pin = self._selected_pin()
         if pin is not None:
             self.for_everyone_requested.emit(pin.id, not pin.for_everyone)
+
+    def show_pending(self, indices: list[int], decision: str) -> None:
+        """Say at once that ``decision`` on the annotations of annotators ``indices`` is being
+        stored: their decision cells read "accepting…" (in the decision's colour) and the
+        message "Saving…", painted before this returns (the write, and the re-read after it,
+        come next)."""
+        for index in indices:
+            item = self.annotators.item(index, 2)
+            if item is not None:
+                item.setText(PENDING_TEXT[decision])
+                item.setForeground(QColor(DECISION_COLOURS[decision]))
+        self.message.setText("Saving…")
+        self.annotators.viewport().repaint()
+        self.message.repaint()
 
     def selected_annotator(self) -> int | None:
         rows = self.annotators.selectionModel().selectedRows() if self.review else []
