@@ -193,3 +193,15 @@ def test_older_project_files_get_the_retired_column(tmp_path: Path) -> None:
     conn.close()
     with Project.open(path) as p:                                 # migrated on open
         assert [q.name for q in p.questions.all()] == ["q"] and not p.questions.all()[0].retired
+
+
+def test_images_sent_to_review_first_are_counted_once_each(flagged: Path) -> None:
+    """Issue 31: "10 images sent to review first" when 5 images were flagged: an image the rule
+    flagged again (its next round, another batch) is one image."""
+    with Project.open(flagged) as p:
+        [flag] = p.workflow.image_flags()
+        p.workflow.add_image_flag(flag.image_id, "review", flag.reason, batch_id=flag.batch_id)
+        data = collect(p)
+        assert len(data.flagged) == 2                  # both flags are listed, with when
+        assert data.flags == {"review": 1}             # ... on one image
+        assert "1 image sent to review first" in render(data)

@@ -45,7 +45,7 @@ from slicereview.app.report.agreement import InterRater, inter_rater
 from slicereview.app.report.formatting import STAPLE_COLUMNS, STAPLE_NOTE, intra_note, staple_cells
 from slicereview.app.report.formatting import colour as _colour
 from slicereview.app.report.formatting import fmt as _fmt
-from slicereview.app.report.images import flag_rows, image_rows, rows_html
+from slicereview.app.report.images import flag_counts, flag_rows, image_rows, rows_html
 from slicereview.app.report.intra import IntraRater, intra_rater
 from slicereview.app.report.questions import TARGET, QuestionAnalysis, analyse_questions
 from slicereview.model import Phase, Role
@@ -72,6 +72,7 @@ class ReportData:
     limits: dict[str, float]
     evaluations: dict[str, Any] = field(default_factory=dict)
     questions: list[QuestionAnalysis] = field(default_factory=list)
+    #: How many images each kind of low-agreement flag acted on (an image flagged twice: once).
     flags: dict[str, int] = field(default_factory=dict)
     subset: str = "all annotators"
     intra: IntraRater = field(default_factory=IntraRater)
@@ -181,9 +182,7 @@ def collect(project: Project, raters: Iterable[int] | None = None,
     questions = analyse_questions(project)
     step(5)
     times = qa_stats.times_by_phase(project)
-    flags: dict[str, int] = {}
-    for flag in project.workflow.image_flags():
-        flags[flag.kind] = flags.get(flag.kind, 0) + 1
+    flags = flag_counts((f.kind, f.image_id) for f in project.workflow.image_flags())
     flagged = flag_rows(project)
     step(6)
     rating = report_rating.collect(project)
