@@ -149,6 +149,9 @@ class ReviewDecisionsPanel(QWidget):
             Qt.TextInteractionFlag.TextSelectableByMouse)
         self.annotators.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         buttons = QGridLayout()
+        #: Accept, Reject, Expert review, Pin and Accept all (:meth:`set_deciding`).
+        self.decision_buttons: list[QPushButton] = []
+        self._tips: list[str] = []
         for k, (text, tip, slot) in enumerate((
                 ("Accept (A)", "Accept the selected annotation",
                  lambda: self.decision_requested.emit("accept")),
@@ -164,6 +167,8 @@ class ReviewDecisionsPanel(QWidget):
             button.setToolTip(tip)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             button.clicked.connect(slot)
+            self.decision_buttons.append(button)
+            self._tips.append(tip)
             buttons.addWidget(button, k // 2, k % 2, 1, 2 if k == 4 else 1)
         self.boxes = QListWidget()
         self.boxes.setToolTip("Boxes worst first (Tab / Shift+Tab walk them)")
@@ -314,6 +319,12 @@ class ReviewDecisionsPanel(QWidget):
         pin = self._selected_pin()
         if pin is not None:
             self.for_everyone_requested.emit(pin.id, not pin.for_everyone)
+
+    def set_deciding(self, allowed: bool, why: str = "") -> None:
+        """Enable the decision and pin buttons, or disable them saying ``why`` (their tip)."""
+        for button, tip in zip(self.decision_buttons, self._tips):
+            button.setEnabled(allowed)
+            button.setToolTip(tip if allowed else why)
 
     def show_pending(self, indices: list[int], decision: str) -> None:
         """Say at once that ``decision`` on the annotations of annotators ``indices`` is being

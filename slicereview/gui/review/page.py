@@ -184,6 +184,8 @@ class ReviewPage(QWidget):
         self.reviewer_box.blockSignals(blocker)
         for w in (self.reviewer_box, self.new_reviewer_button):
             w.setEnabled(not annotator)
+        self.panel.set_deciding(not annotator, "Deciding is for reviewers: connect with a "
+                                "reviewer's login." if annotator else "")
         if login is not None and annotator:
             self.panel.message.setText(
                 f"You are connected as {login.name}, an annotator: this login sees only your "
