@@ -322,7 +322,7 @@ class ReviewDecisionsPanel(QWidget):
 
     def set_deciding(self, allowed: bool, why: str = "") -> None:
         """Enable the decision and pin buttons, or disable them saying ``why`` (their tip)."""
-        for button, tip in zip(self.decision_buttons, self._tips):
+        for button, tip in zip(self.decision_buttons, self._tips, strict=True):
             button.setEnabled(allowed)
             button.setToolTip(tip if allowed else why)
 
