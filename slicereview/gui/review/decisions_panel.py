@@ -171,6 +171,8 @@ class ReviewDecisionsPanel(QWidget):
             self._tips.append(tip)
             buttons.addWidget(button, k // 2, k % 2, 1, 2 if k == 4 else 1)
         self.boxes = QListWidget()
+        self.boxes.setWordWrap(True)  # (an entry wraps: the panel never scrolls sideways)
+        self.boxes.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.boxes.setToolTip("Boxes worst first (Tab / Shift+Tab walk them)")
         self.boxes.currentRowChanged.connect(self._on_box_row)
         self.heat_bar = HeatBar()
