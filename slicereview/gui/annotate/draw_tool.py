@@ -11,7 +11,7 @@ Mouse (left button; events reach the tool through an event filter on the view's 
   Backspace removes the last vertex, Esc cancels.
 * **Freehand**: press and drag lays a stroke; on release it is simplified (Douglas-Peucker
   [DouglasPeucker1973], :func:`slicereview.engines.geometry.simplify`, tolerance one screen pixel)
-  into a polygon.
+  into a polygon, shown closed at once while it is written (:meth:`DrawTool._hand_over`).
 * **Edit**: click a polygon to select it; drag inside it to move it; drag a vertex of the
   selected polygon to move the vertex; Ctrl+click (or double-click) on an edge inserts a vertex
   (keep dragging to place it); Shift+click a vertex deletes it.
@@ -192,9 +192,7 @@ class DrawTool(QObject):
         if len(v) < geometry.MIN_VERTICES:
             self.message.emit("A polygon needs at least 3 vertices.")
             return False
-        self._points = []
-        self._refresh_preview()
-        self.polygon_drawn.emit(v)
+        self._hand_over(v)
         return True
 
     def remove_last_vertex(self) -> None:
@@ -373,14 +371,25 @@ class DrawTool(QObject):
 
     def _finish_stroke(self) -> None:
         raw = self.unfinished
-        self._points = []
-        self._refresh_preview()
         v = geometry.simplify(raw, FREEHAND_TOLERANCE_PX * self._pixel())
         min_area = (3 * self._pixel()) ** 2
         if len(v) < geometry.MIN_VERTICES or geometry.area(v) < min_area:
+            self._points = []
+            self._refresh_preview()
             self.message.emit("Stroke too small for a polygon.")
             return
+        self._hand_over(v)
+
+    def _hand_over(self, v: np.ndarray) -> None:
+        """Show the finished polygon ``v`` at once, closed in its certainty's colour and
+        painted before this goes on, then emit :attr:`polygon_drawn` (the page writes it: the
+        outline stays on screen meanwhile, where the stroke used to vanish for the write's
+        length) and clear the preview."""
+        self._points = []
+        self.preview.show_outline(np.vstack([v, v[:1]]), None, self.draw_certainty)
+        self.view.graphics.viewport().repaint()
         self.polygon_drawn.emit(v)
+        self._refresh_preview()
 
     def _refresh_preview(self, closed_stroke: bool = False) -> None:
         v = self.unfinished
