@@ -15,7 +15,8 @@ The GUI's gateway, the CLI and scripts all call these functions, so the rules ho
 * **claims are a lock** — an annotator assigned to a batch handed out by claims who starts
   one of its images by hand takes one of its places, or is refused when all are taken
   (:func:`slicereview.app.qa.claiming.take_place`);
-* annotators are raters with the ``annotator`` role, people listed before simulated ones;
+* annotators are raters with the ``annotator`` role, never a model, people listed before
+  simulated ones;
 * an annotator's **batch** (:func:`batch_images`) is the set of images they work through in a
   phase — never the rating image sets;
 * **provenance** (:func:`edited_polygon`) — a polygon keeps the tool that made it
@@ -80,8 +81,9 @@ HAND_TOOLS = frozenset({Tool.MANUAL, Tool.FREEHAND, Tool.BRUSH})
 
 
 def annotators(project: Project) -> list[Rater]:
-    """Raters with the annotator role, people first, simulated ones last (then by name)."""
-    found = [r for r in project.raters.all() if r.role is Role.ANNOTATOR]
+    """Persons with the annotator role, people first, simulated ones last (then by name); a
+    model is never one (:mod:`slicereview.app.models.raters`)."""
+    found = [r for r in project.raters.all() if r.role is Role.ANNOTATOR and not r.is_model]
     return sorted(found, key=lambda r: (r.simulated, r.name.lower()))
 
 
@@ -314,7 +316,9 @@ def batch_images(project: Project, phase: Phase | str) -> list[int]:
     True
     >>> project.close()
     """
-    annotated = {a.image_id for a in project.annotations.all(phase=phase)}
+    models = {r.id for r in project.raters.all() if r.is_model}  # (predictions are no batch)
+    annotated = {a.image_id for a in project.annotations.all(phase=phase)
+                 if a.rater_id not in models}
     sets = [set(project.image_sets.members(i)) for i in project.image_sets.all()]
     if annotated:
         holding = [members for members in sets if annotated <= members]

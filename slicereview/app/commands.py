@@ -164,13 +164,18 @@ class ChangePolygons:
     Provenance (:func:`~slicereview.app.annotating.edited_polygon`): an updated polygon keeps
     its tool and is *edited* when its outline changed; an added one made by the brush is new
     (``brush``, not edited); an added one made by any other tool is a piece of a polygon the
-    stroke split, and so edited."""
+    stroke split, and so edited.
+
+    With ``tool`` (an assisted tool's accepted result, e.g. ``refine`` of the selected
+    polygon): every polygon of ``after`` is a new outline made by that tool, not edited, an
+    updated one keeping its id, certainty, label and answers."""
 
     project: Project
     annotation_id: int
     before: Sequence[Polygon]
     after: Sequence[Polygon]
     text: str = "Change polygons"
+    tool: Tool | None = None
     #: (polygon, drawing position) of the deleted ones, in the order they were deleted.
     deleted: list[tuple[Polygon, int]] = field(default_factory=list)
 
@@ -180,7 +185,9 @@ class ChangePolygons:
             raise ValueError("a change needs the stored polygons' ids, each once")
         self.before = list(self.before)
         stored = {p.id: p for p in self.before}
-        self.after = [annotating.edited_polygon(stored[p.id], p) if p.id in stored
+        made = self.tool
+        self.after = [annotating.edited_polygon(stored[p.id], p, made) if p.id in stored
+                      else replace(p, tool=made, edited=False) if made is not None
                       else p if p.tool is Tool.BRUSH else replace(p, edited=True)
                       for p in self.after]
         self._updated = [p for p in self.after if p.id in ids]

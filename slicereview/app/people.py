@@ -49,6 +49,8 @@ def add_person(project: Project, name: str, role: Role) -> int:
         raise ValueError(f"The {role} needs a name.")
     found = project.raters.by_name(name)
     if found is not None:
+        if found.is_model:
+            raise ValueError(f"{name!r} is a model of this project, not a person.")
         if found.role is not role:
             raise ValueError(f"{name!r} is already a rater with role {found.role}.")
         return found.id
@@ -80,7 +82,7 @@ def logged_in(project: Project) -> Rater | None:
 def logins(project: Project) -> dict[int, bool] | None:
     """Rater id → whether the person has a login that can use the project (a server);
     ``None`` for a project file, which has no logins."""
-    raters = project.raters.all()
+    raters = [r for r in project.raters.all() if not r.is_model]  # (a model has no login)
     found = project.raters.logins([r.name for r in raters])
     return None if found is None else {r.id: found[r.name] for r in raters}
 
@@ -119,15 +121,17 @@ def remove_login(project: Project, name: str) -> Removed:
 
 
 def person(project: Project, ref: str) -> Rater:
-    """The rater named ``ref`` (or with the id ``ref``); one sentence when there is none."""
+    """The person named ``ref`` (or with the id ``ref``); one sentence when there is none (a
+    model is not a person: :func:`slicereview.app.models.raters.find_model`)."""
     found = project.raters.by_name(ref.strip())
     if found is None and ref.strip().isdigit():
         try:
             found = project.raters.get(int(ref))
         except KeyError:
             found = None
-    if found is None:
-        raise ValueError(f"Nobody named {ref.strip()!r} in this project.")
+    if found is None or found.is_model:
+        raise ValueError(f"Nobody named {ref.strip()!r} in this project"
+                         + (" (it is a model)." if found is not None else "."))
     return found
 
 
@@ -137,6 +141,8 @@ def set_group(project: Project, rater_ids: Sequence[int], group: str | None) -> 
     with project.transaction():
         for rater_id in rater_ids:
             rater = project.raters.get(rater_id)
+            if rater.is_model:
+                raise ValueError(f"A model is in no group; {rater.label} is a model.")
             if rater.role is not Role.ANNOTATOR:
                 raise ValueError(f"Only annotators are in groups; {rater.name} is a "
                                  f"{rater.role}.")

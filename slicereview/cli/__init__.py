@@ -21,6 +21,7 @@ from typing import Any
 
 from slicereview import __version__
 from slicereview.cli import (
+    audit,
     export,
     packages,
     people,
@@ -39,7 +40,7 @@ from slicereview.cli.project_cmds import GuiRequest
 
 #: Modules that register sub-commands, in ``--help`` order.
 COMMAND_MODULES = (project_cmds, stats, rate, rating, workflow, people, questions, review,
-                   review_decide, report, packages, privacy, export)
+                   review_decide, audit, report, packages, privacy, export)
 
 #: Exit code when the reader of stdout went away (``slicereview info P | head -1``): 128 + SIGPIPE,
 #: what a shell reports for a command killed by a broken pipe.

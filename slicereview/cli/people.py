@@ -77,10 +77,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from slicereview.app.models.raters import people
     from slicereview.app.people import logins
 
-    with open_project(args.project) as project:
-        raters = project.raters.all()
+    with open_project(args.project) as project:  # (models: `slicereview models list`)
+        raters = people(project.raters.all())
         login = logins(project)
     rows = [("name", "role", "group", "simulated") + (("login",) if login is not None else ())]
     rows += [(r.name, str(r.role), r.group or "–", "yes" if r.simulated else "")

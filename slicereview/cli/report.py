@@ -30,7 +30,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from slicereview.model import Role
 
     with open_project(args.project) as project:
-        annotators = [r for r in project.raters.all() if r.role is Role.ANNOTATOR]
+        annotators = [r for r in project.raters.all()
+                      if r.role is Role.ANNOTATOR and not r.is_model]
         raters, subset = None, "all annotators"
         if args.group is not None:
             raters = [r.id for r in annotators if r.group == args.group]

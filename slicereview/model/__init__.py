@@ -1,7 +1,8 @@
 """Glossary types shared by every layer: frozen dataclasses and string enums.
 
 The types of one area live in a module of this package (``privacy``: the privacy setting and
-shared copies; ``workflow``: batches, qualifications, flags), imported from here like the rest.
+shared copies; ``raters``: people and models; ``workflow``: batches, qualifications, flags),
+imported from here like the rest.
 
 The string values of the enums are what the project file stores (see
 :mod:`slicereview.store.schema`), so they are part of the file format.
@@ -20,15 +21,12 @@ from slicereview.model.privacy import PrivacySetting as PrivacySetting
 from slicereview.model.privacy import SharedImages as SharedImages
 from slicereview.model.privacy import SharedNames as SharedNames
 from slicereview.model.privacy import SharedSource as SharedSource
+from slicereview.model.raters import Rater as Rater
+from slicereview.model.raters import RaterKind as RaterKind
+from slicereview.model.raters import Role as Role
 from slicereview.model.workflow import Batch as Batch
 from slicereview.model.workflow import ImageFlag as ImageFlag
 from slicereview.model.workflow import Qualification as Qualification
-
-
-class Role(StrEnum):
-    ANNOTATOR = "annotator"
-    REVIEWER = "reviewer"
-    OWNER = "owner"
 
 
 class SessionKind(StrEnum):
@@ -118,15 +116,6 @@ class Image:
     @property
     def is_slice(self) -> bool:
         return self.axis >= 0
-
-
-@dataclass(frozen=True)
-class Rater:
-    id: int
-    name: str
-    role: Role
-    group: str | None = None
-    simulated: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,17 @@
 """``project.raters``: the people (and simulated raters) of a project, with their role and
-group."""
+group, and the models that are raters (kind ``model``, with a version and what their card
+said; docs/models.md).
+
+A model rater's ``name`` column holds its label, ``NAME@VERSION`` (names are unique, so two
+versions of a model are two raters); :class:`~slicereview.model.Rater` gets the name without
+the version.
+"""
 
 from __future__ import annotations
 
-from slicereview.model import Rater, Role
+import json
+
+from slicereview.model import Rater, RaterKind, Role
 from slicereview.store._base import Part
 
 
@@ -19,6 +27,22 @@ class Raters(Part):
                 (name, str(Role(role)), group, int(simulated)),
             )
         return new_id
+
+    def add_model(self, name: str, version: str | None = None, card: dict | None = None,
+                  *, simulated: bool = False) -> int:
+        """A new model rater (role ``annotator``, no group); returns its id. ``name`` and
+        ``version`` have no ``@`` (``ValueError``); the label ``NAME@VERSION`` is unique
+        (``IntegrityError`` for a taken one)."""
+        if "@" in name or (version is not None and "@" in version) or not name or version == "":
+            raise ValueError(f"a model's name and version are text without '@' "
+                             f"(not {name!r}, {version!r})")
+        label = f"{name}@{version}" if version else name
+        with self.transaction():
+            return self.db.insert(
+                "INSERT INTO raters (name, role, group_name, simulated, kind, model_version, "
+                "model_card) VALUES (?, ?, NULL, ?, ?, ?, ?)",
+                (label, str(Role.ANNOTATOR), int(simulated), str(RaterKind.MODEL), version,
+                 json.dumps(card or {}, sort_keys=True)))
 
     def grant_login(self, name: str) -> str | None:
         """Let the server login ``name`` (the rater's name) use the project
@@ -56,6 +80,7 @@ class Raters(Part):
                 raise KeyError(f"no rater {rater_id} in this project")
 
     def by_name(self, name: str) -> Rater | None:
+        """The rater named ``name`` (a model by its label, ``NAME@VERSION``), or ``None``."""
         row = self.db.execute("SELECT id FROM raters WHERE name = ?", (name,)).fetchone()
         return None if row is None else self.get(row[0])
 
@@ -63,7 +88,8 @@ class Raters(Part):
         """The rater named as the server login of this connection (who "you" are on a
         server), ``None`` on a file or when the login names no rater of the project."""
         login = self.db.login()
-        return None if login is None else self.by_name(login)
+        found = None if login is None else self.by_name(login)
+        return None if found is None or found.is_model else found  # (a model has no login)
 
     def ensure(self, name: str, role: Role | str = Role.ANNOTATOR,
                group: str | None = None, *, simulated: bool = False) -> int:
@@ -73,6 +99,10 @@ class Raters(Part):
 
 
 def _rater(row) -> Rater:
-    return Rater(row["id"], row["name"], Role(row["role"]), row["group_name"],
-                 bool(row["simulated"]))
+    kind, version, name = RaterKind(row["kind"]), row["model_version"], row["name"]
+    if version and name.endswith("@" + version):
+        name = name[: -len(version) - 1]
+    card = json.loads(row["model_card"]) if kind is RaterKind.MODEL else {}
+    return Rater(row["id"], name, Role(row["role"]), row["group_name"], bool(row["simulated"]),
+                 kind, version, card)
 

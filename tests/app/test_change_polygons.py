@@ -133,3 +133,31 @@ def test_a_stroke_keeps_how_each_polygon_was_made_and_marks_the_changed_ones_edi
         stack.undo()
         made = sorted((str(p.tool), p.edited) for p in project.polygons.of(ann))
         assert made == [("brush", False), ("wand", False)]
+
+
+def test_an_assisted_tools_result_is_new_work_of_that_tool(location, tmp_path) -> None:
+    """With ``tool`` (an accepted assisted outline): the added polygons are that tool's and
+    not edited, and a polygon it replaces (refine) keeps its id but becomes the tool's new
+    outline; one undo restores the manual polygon exactly."""
+    from slicereview.model import Tool
+
+    project, ann = _project(location, tmp_path)
+    with project:
+        rough_id = annotating.add_polygon(project, ann, _square(10, 10, 40, 40, label="calc"))
+        [rough] = project.polygons.of(ann)
+        stack = CommandStack()
+        snapped = _square(12, 12, 38, 38, id=rough_id, label="calc")
+        margin = _square(11, 11, 39, 39, certainty="uncertain")
+        assert stack.push(ChangePolygons(project, ann, [rough], [snapped, margin], "Refine",
+                                         tool=Tool.REFINE))
+        got = {p.id: p for p in project.polygons.of(ann)}
+        assert (got[rough_id].tool, got[rough_id].edited, got[rough_id].label) == \
+            (Tool.REFINE, False, "calc")
+        [added] = [p for i, p in got.items() if i != rough_id]
+        assert (added.tool, added.edited, added.certainty) == \
+            (Tool.REFINE, False, Certainty.UNCERTAIN)
+        assert stack.push(ChangePolygons(project, ann, [], [_square(50, 50, 60, 60)], "Points",
+                                         tool=Tool.POINTS))
+        assert [(p.tool, p.edited) for p in project.polygons.of(ann)][-1] == (Tool.POINTS, False)
+        assert stack.undo() and stack.undo()
+        assert project.polygons.of(ann) == [rough]

@@ -71,6 +71,9 @@ def _as_the_previous_version_made_it(url: str, logins: list[str]) -> None:
             conn.execute(f"DROP FUNCTION {name}()")
         conn.execute(f"COMMENT ON FUNCTION {RATER_FN}() IS NULL")
         conn.execute("ALTER TABLE reviews DROP COLUMN for_everyone")
+        # (and the formats after it: model raters)
+        conn.execute("ALTER TABLE raters DROP COLUMN kind, DROP COLUMN model_version, "
+                     "DROP COLUMN model_card")
         conn.execute("UPDATE slicereview_project SET schema_version = %s", (previous,))
         for login in logins:
             conn.execute(f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public '

@@ -1,7 +1,8 @@
 """Export consensus masks: one mask per image from its annotators' finished annotations.
 
 Which annotations: those :func:`slicereview.app.exporting.masks.select` picks (one phase and round,
-default ``formal`` round 1, finished ones, optionally some raters; repeats are never included).
+default ``formal`` round 1, finished ones, optionally some raters; repeats are never included,
+nor a model's predictions: a consensus is the people's).
 An image gets a consensus when it has **two or more** finished annotations; images with one
 are listed in the report (``skipped``) and get no file.
 
@@ -88,7 +89,8 @@ def export_consensus(project, out_dir: str | Path, fmt: str, method: str = "majo
     if level not in ("strict", "relaxed"):
         raise ValueError(f"level must be 'strict' or 'relaxed', got {level!r}")
     filters.pop("statuses", None)
-    items = select(project, statuses=DEFAULT_STATUSES, **filters)
+    items = [i for i in select(project, statuses=DEFAULT_STATUSES, **filters)
+             if not i.rater.is_model]  # (the people's consensus: a model is no voter)
     by_image: dict[int, list[ExportItem]] = {}
     for item in items:
         by_image.setdefault(item.image.id, []).append(item)
@@ -179,7 +181,7 @@ def _write_index(out: Path, results: Sequence[_Consensus], names: dict[int, str]
                     "consensus_px"])
         for r in results:
             w.writerow([names[r.group[0].image.id], r.group[0].image.case_id, method, level,
-                        len(r.group), "; ".join(i.rater.name for i in r.group),
+                        len(r.group), "; ".join(i.rater.label for i in r.group),
                         int(r.mask.sum())])
     return path
 
@@ -193,7 +195,7 @@ def _write_scores(out: Path, results: Sequence[_Consensus], method: str, level: 
                     "estimate", "sensitivity", "specificity"])
         for r in results:
             for item, sens, spec in zip(r.group, r.sensitivity, r.specificity, strict=True):
-                w.writerow([item.image.case_id, item.rater.name, int(item.rater.simulated),
+                w.writerow([item.image.case_id, item.rater.label, int(item.rater.simulated),
                             item.annotation.id, method, level, estimate,
                             "" if math.isnan(sens) else f"{sens:.6f}",
                             "" if math.isnan(spec) else f"{spec:.6f}"])

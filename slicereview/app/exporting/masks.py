@@ -85,15 +85,22 @@ def select(
 ) -> list[ExportItem]:
     """The annotations to export, ordered by image then rater. ``statuses=None``: all.
 
-    Raises ``KeyError`` for an unknown rater name.
+    ``raters``: names of people, or models as ``NAME@VERSION`` (or ``NAME`` when the project
+    has one version of it). Raises ``KeyError`` for an unknown rater name.
     """
     rater_ids = None
     if raters:
+        from slicereview.app.models.raters import find_model
+
         rater_ids = set()
         for name in raters:
             r = project.raters.by_name(name)
             if r is None:
-                raise KeyError(f"no rater named {name!r} in this project")
+                try:
+                    r = find_model(project, name)
+                except (LookupError, ValueError) as why:
+                    raise KeyError(f"no rater named {name!r} in this project"
+                                   + ("" if "No model" in str(why) else f" ({why})")) from None
             rater_ids.add(r.id)
     found = project.annotations.all(phase=phase, round=round,
                                     status=None if statuses is None else list(statuses))
@@ -161,7 +168,7 @@ def write_png(items: Sequence[ExportItem], out: Path, progress: Progress | None 
     files: list[Path] = []
     rows: list[dict] = []
     for k, item in enumerate(items):
-        path = _unique(out, f"{safe_name(item.image.case_id)}_{safe_name(item.rater.name)}",
+        path = _unique(out, f"{safe_name(item.image.case_id)}_{safe_name(item.rater.label)}",
                        ".png", files)
         try:
             labels = item.labels()
@@ -195,7 +202,7 @@ def write_nifti(items: Sequence[ExportItem], out: Path, progress: Progress | Non
     files: list[Path] = []
     rows: list[dict] = []
     for k, (key, group) in enumerate(groups.items()):
-        rater = safe_name(group[0].rater.name)
+        rater = safe_name(group[0].rater.label)
         path = None
         try:
             if key[0] == "volume":
@@ -283,7 +290,7 @@ def write_coco(items: Sequence[ExportItem], out: Path, progress: Progress | None
                 "area": area(v), "bbox": [float(x0), float(y0), float(x1 - x0), float(y1 - y0)],
                 "iscrowd": 0,
                 "attributes": {
-                    "rater": item.rater.name, "simulated_rater": item.rater.simulated,
+                    "rater": item.rater.label, "simulated_rater": item.rater.simulated,
                     "annotation_id": item.annotation.id, "polygon_id": p.id,
                     "status": str(item.annotation.status), "phase": str(item.annotation.phase),
                     "round": item.annotation.round, "label": p.label,
@@ -302,7 +309,7 @@ def write_coco(items: Sequence[ExportItem], out: Path, progress: Progress | None
                        {"id": UNCERTAIN, "name": "uncertain", "supercategory": "roi"}],
         "annotations": annotations,
         "slicereview_annotations": [
-            {"annotation_id": i.annotation.id, "image_id": i.image.id, "rater": i.rater.name,
+            {"annotation_id": i.annotation.id, "image_id": i.image.id, "rater": i.rater.label,
              "status": str(i.annotation.status), "classifications": i.annotation.classifications}
             for i in items
         ],
@@ -332,7 +339,7 @@ def _index_row(path: Path | None, group: Sequence[ExportItem],
     return {
         "file": path.name if path else "", "error": "",
         "case_ids": " ".join(i.image.case_id for i in group),
-        "rater": first.rater.name, "simulated": int(first.rater.simulated),
+        "rater": first.rater.label, "simulated": int(first.rater.simulated),
         "phase": str(first.annotation.phase), "round": first.annotation.round,
         "statuses": " ".join(str(i.annotation.status) for i in group),
         "polygons": sum(len(i.polygons) for i in group),

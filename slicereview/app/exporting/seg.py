@@ -209,7 +209,7 @@ def export_seg(project: Project, out_dir: str | Path, *, consensus: str | None =
                          Segment("uncertain", labels == UNCERTAIN,
                                  "drawn as uncertain (certain wins where both)",
                                  made["uncertain"])],
-                        {"creator": item.rater.name})
+                        {"creator": item.rater.label})
             tasks.append(([item], task))
     else:
         tasks = _consensus_tasks(items, consensus, level, report)
@@ -313,7 +313,8 @@ def _consensus_tasks(items: list[ExportItem], method: str, level: str, report: D
                          f"got {method!r}")
     by_image: dict[int, list[ExportItem]] = {}
     for item in items:
-        by_image.setdefault(item.image.id, []).append(item)
+        if not item.rater.is_model:  # (the people's consensus: a model is no voter)
+            by_image.setdefault(item.image.id, []).append(item)
     tasks: list[tuple[Sequence[ExportItem], Callable[[], tuple[list, dict]]]] = []
     for group in by_image.values():
         if len(group) < 2:
@@ -323,7 +324,7 @@ def _consensus_tasks(items: list[ExportItem], method: str, level: str, report: D
 
         def task(group: list[ExportItem] = group) -> tuple[list, dict]:
             labels = np.stack([item.labels() for item in group])
-            names = ", ".join(item.rater.name for item in group)
+            names = ", ".join(item.rater.label for item in group)
             algorithm = Algorithm("STAPLE" if method == "staple" else "majority vote",
                                   __version__, {"level": level, "annotators": str(len(group))})
             if method == "staple":

@@ -8,7 +8,9 @@ annotations per image from its pool of assigned annotators: each annotator asks 
 * they claimed before and have not finished yet (the earliest, so nothing is left half done),
   or else
 * a newly claimed one (:meth:`~slicereview.store.slots.Slots.claim`): the first in the
-  batch's order that they hold no claim on and that fewer than ``k`` people claimed.
+  batch's order that they hold no claim on and that fewer than ``k`` people claimed; a batch
+  given another selection order (random, model uncertainty, disagreement:
+  :mod:`.selection`) hands out the first such image in that order instead.
 
 On a server the claim locks one free slot with ``SELECT ... FOR UPDATE SKIP LOCKED``, so any
 number of annotators claim at once, never the same slot, and no image gets more than ``k``
@@ -80,10 +82,22 @@ def next_image(project: Project, rater_id: int, batch_id: int) -> int | None:
     check_may_start(project, rater_id, batch.phase)
     finished = {a.image_id for a in project.annotations.all(rater_id=rater_id)
                 if a.phase is batch.phase and a.status in FINISHED}
-    for image_id in project.slots.claimed(batch_id, rater_id):
+    held = project.slots.claimed(batch_id, rater_id)
+    for image_id in held:
         if image_id not in finished:
             return image_id
-    return project.slots.claim(batch_id, rater_id)
+    from slicereview.app.qa.selection import order_of, ordered_images
+
+    selection = order_of(project, batch_id)
+    if selection.order == "batch":
+        return project.slots.claim(batch_id, rater_id)
+    # The batch's selection order: the first image in it with a free place the rater holds
+    # none of, claimed under the claim's lock (another claim may take it first: then the next).
+    free = {i for i, _, r in project.slots.all(batch_id) if r is None} - set(held)
+    for image_id in ordered_images(project, batch_id, selection):
+        if image_id in free and project.slots.claim_image(batch_id, image_id, rater_id):
+            return image_id
+    return None
 
 
 class PlacesTaken(ValueError):

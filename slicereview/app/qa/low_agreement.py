@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from slicereview.app.models.raters import model_ids, people
 from slicereview.app.qa.workflow import FINISHED, batch_annotators, may_start
 from slicereview.engines.agreement import mask_alpha
 from slicereview.engines.masks import binary_mask, rasterize
@@ -40,11 +41,12 @@ from slicereview.store import Project
 
 
 def latest_finished(project: Project, image_id: int, phase: str) -> list[Annotation]:
-    """One finished annotation per annotator (their latest round), gold excluded."""
-    gold = project.workflow.gold_annotation_ids()
+    """One finished annotation per annotator (their latest round), gold and models'
+    predictions excluded."""
+    gold, models = project.workflow.gold_annotation_ids(), model_ids(project)
     chosen: dict[int, Annotation] = {}
     for ann in project.annotations.all(image_id=image_id, phase=phase, status=FINISHED):
-        if ann.id not in gold:
+        if ann.id not in gold and ann.rater_id not in models:
             chosen[ann.rater_id] = ann      # ordered by round: the latest wins
     return list(chosen.values())
 
@@ -100,7 +102,7 @@ def apply_low_agreement(project: Project, batch_id: int,
                f"{round(batch.alpha_threshold, 3) + 0.0:.3f} among {len(anns)} annotators")
         started = {a.rater_id for a in project.annotations.all(image_id=image_id, phase=phase)}
         candidates = sorted(
-            (r.id for r in project.raters.all() if r.role is Role.ANNOTATOR
+            (r.id for r in people(project.raters.all()) if r.role is Role.ANNOTATOR
              and r.id not in assigned and r.id not in started
              and may_start(project, r.id, phase)),
             key=lambda r: (extra_count.get(r, 0), r))

@@ -89,8 +89,10 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
     ``warnings`` gets a line per image the owner should look at before sending it (text
     burned into the pixels, :mod:`.package_images`)."""
     rater = project.raters.by_name(annotator)
-    if rater is None or rater.role is not Role.ANNOTATOR:
-        raise ValueError(f"no annotator named {annotator!r} in this project")
+    if rater is None or rater.role is not Role.ANNOTATOR or rater.is_model:
+        raise ValueError(f"no annotator named {annotator!r} in this project"
+                         + (" (it is a model: a model gets no work package)"
+                            if rater is not None and rater.is_model else ""))
     out = Path(out)
     if out.exists():
         raise FileExistsError(f"{out} exists: choose another name")
@@ -104,6 +106,10 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
         if reason is not None:
             raise OnHold(reason)
         images = work_images(project, rater.id, batch_id)
+        from slicereview.app.qa.selection import ordered_images
+
+        place = {i: k for k, i in enumerate(ordered_images(project, batch_id))}
+        images.sort(key=lambda i: place.get(i, len(place)))
     else:
         allowed = {str(p) for p in Phase if may_start(project, rater.id, p)}
         images = sorted({i for b in project.workflow.batches() if str(b.phase) in allowed
@@ -122,7 +128,9 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
         sub = Path(tmp) / PROJECT
         project.packages.write_subset(sub, rater.id, images, batch_id, {
             "package_id": package_id, "package_annotator": annotator,
-            "package_created_at": now_iso(), "project_uuid": project_uuid(project)})
+            "package_created_at": now_iso(), "project_uuid": project_uuid(project),
+            # the images in the batch's selection order (app/qa/selection.py)
+            "package_order": json.dumps(images)})
         with Project.open(sub) as pkg:
             # An image on a PACS or held in the project travels as its file (fetched into its
             # cache when written): the annotator's machine need reach neither.

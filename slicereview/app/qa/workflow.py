@@ -139,12 +139,14 @@ def _check_rules(min_dice: float | None, alpha_threshold: float | None, max_anno
 
 
 def batch_annotators(project: Project, batch_id: int) -> list[int]:
-    """Rater ids assigned to a batch, directly or through their group (annotators only)."""
+    """Rater ids assigned to a batch, directly or through their group (annotators only,
+    never a model)."""
     pairs = project.workflow.batch_assignments(batch_id)
     ids = {r for r, _ in pairs if r is not None}
     groups = {g for _, g in pairs if g is not None}
     return sorted(r.id for r in project.raters.all()
-                  if r.role is Role.ANNOTATOR and (r.id in ids or r.group in groups))
+                  if r.role is Role.ANNOTATOR and not r.is_model
+                  and (r.id in ids or r.group in groups))
 
 
 def batches_for(project: Project, rater_id: int) -> list[int]:

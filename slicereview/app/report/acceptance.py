@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from slicereview.app.models.raters import model_ids
 from slicereview.model import Annotation, AnnotationStatus, Decision, Phase
 from slicereview.store import Project
 
@@ -149,9 +150,10 @@ class AcceptanceRow:
 
 
 def round_one(project: Project) -> list[Annotation]:
-    """Finished round-1 annotations of annotators (gold left out)."""
-    gold = project.workflow.gold_annotation_ids()
-    return [a for a in project.annotations.all(round=1, status=FINISHED) if a.id not in gold]
+    """Finished round-1 annotations of annotators (gold and models' predictions left out)."""
+    gold, models = project.workflow.gold_annotation_ids(), model_ids(project)
+    return [a for a in project.annotations.all(round=1, status=FINISHED)
+            if a.id not in gold and a.rater_id not in models]
 
 
 def acceptance_table(project: Project, outlier_limit_s: float | None = None

@@ -61,6 +61,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from slicereview.app.models.raters import model_ids
 from slicereview.app.report import image_cache
 from slicereview.engines.agreement import segmentation_agreement
 from slicereview.engines.agreement.consensus_masks import roi_masks, staple_rates
@@ -120,12 +121,14 @@ class InterRater:
 
 def selections(project: Project, raters: Iterable[int] | None = None
                ) -> list[list[Annotation]]:
-    """Per (image, phase): the latest finished annotation of each annotator, two or more."""
+    """Per (image, phase): the latest finished annotation of each annotator, two or more
+    (people only: a model's predictions are never counted among them)."""
     keep = None if raters is None else set(raters)
-    gold = project.workflow.gold_annotation_ids()
+    gold, models = project.workflow.gold_annotation_ids(), model_ids(project)
     chosen: dict[tuple[int, str], dict[int, Annotation]] = {}
     for ann in project.annotations.all(status=FINISHED):
-        if ann.id in gold or (keep is not None and ann.rater_id not in keep):
+        if ann.id in gold or ann.rater_id in models or (keep is not None
+                                                         and ann.rater_id not in keep):
             continue
         chosen.setdefault((ann.image_id, str(ann.phase)), {})[ann.rater_id] = ann
     return [list(v.values()) for _, v in sorted(chosen.items()) if len(v) >= 2]

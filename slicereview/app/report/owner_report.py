@@ -95,7 +95,7 @@ def _quality(project: Project, agreement: InterRater) -> list[dict[str, Any]]:
     counts = project.polygons.certainty_counts()
     rows = []
     for r in project.raters.all():
-        if r.role is not Role.ANNOTATOR:
+        if r.role is not Role.ANNOTATOR or r.is_model:  # (a model is no annotator here)
             continue
         dices = by_rater.get(r.id, [])
         certain, uncertain = counts.get(r.id, (0, 0))

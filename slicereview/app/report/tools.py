@@ -51,6 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from slicereview.app.annotating import tool_name
+from slicereview.app.models.raters import model_ids
 from slicereview.app.report.agreement import InterRater, inter_rater
 from slicereview.app.report.formatting import TOOL_COLUMNS, TOOL_NOTE, tool_cells
 from slicereview.model import AnnotationStatus, Decision, Tool
@@ -94,9 +95,10 @@ def collect(project: Project, raters: Iterable[int] | None = None,
     keep = None if raters is None else sorted(set(raters))
     if agreement is None:
         agreement = inter_rater(project, keep)
-    gold = project.workflow.gold_annotation_ids()
+    gold, models = project.workflow.gold_annotation_ids(), model_ids(project)
     anns = [a for a in project.annotations.all(status=(AnnotationStatus.SUBMITTED,))
-            if a.id not in gold and (keep is None or a.rater_id in keep)]
+            if a.id not in gold and a.rater_id not in models
+            and (keep is None or a.rater_id in keep)]  # (people's tools, not a model's own)
     made = project.polygons.provenance_of([a.id for a in anns])
     decided = project.reviews.current_decisions([a.id for a in anns])
     rows: dict[str, dict] = {}

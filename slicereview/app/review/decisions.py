@@ -55,6 +55,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from slicereview.app.models.raters import people_annotations
 from slicereview.model import Annotation, AnnotationStatus, Decision, Review
 from slicereview.store import Project
 
@@ -212,7 +213,8 @@ def accept_all(
     ``active_ms`` is booked on the first one; ``shown``: annotation id → ``updated_at`` as
     shown (all refused when one changed)."""
     if annotation_ids is None:
-        anns = project.annotations.all(image_id=image_id, phase=phase, status=FINISHED)
+        anns = people_annotations(project, project.annotations.all(
+            image_id=image_id, phase=phase, status=FINISHED))  # (a model's is not reviewed)
         annotation_ids = [a.id for a in anns]
     decided = project.reviews.current_decisions(annotation_ids)
     todo = [a for a in annotation_ids if a not in decided

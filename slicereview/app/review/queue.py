@@ -18,6 +18,9 @@ Rules held here, once:
   image in every method, in the method's order among themselves; each says why
   (:attr:`QueueRow.flag`, first in its ``explain``). The flag is the owner's rule acting on
   the queue; the methods' evaluation (:func:`evaluate`) ranks by the method alone.
+* **audit slots** — when the owner set an audit share (:mod:`slicereview.app.review.audit`),
+  one slot in ``round(1 / share)`` shows an image drawn at random from the whole queue
+  (review-first images included), reviewed like the others.
 * **the cache** — features are stored per image and selection with a *source key*, a digest of
   the included annotations' ids, rounds, statuses and edit times (``updated_at``, stamped by
   every polygon or status change), the same of the repeat pairs, and the image size. An entry
@@ -53,7 +56,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from slicereview.app.models.raters import model_ids
 from slicereview.app.qa.repeats import repeat_pairs_for_queue
+from slicereview.engines.review.audit import interleave
 from slicereview.engines.review.evaluation import (
     MethodEvaluation,
     ReviewSignal,
@@ -167,6 +172,9 @@ class QueueRow:
     annotation_ids: tuple[int, ...] = field(default=())
     #: Why the low-agreement rule put the image first ("" when it did not).
     flag: str = ""
+    #: Shown in a random audit slot (:mod:`slicereview.app.review.audit`); for the owner's
+    #: eyes (``audit show``): the reviewer's queue does not mark it.
+    audit: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """Flat values for a table or CSV: rank, ids, score, status, review first, then every
@@ -194,9 +202,10 @@ def _included_raters(project: Project, spec: QueueSpec) -> set[int] | None:
 def selection(project: Project, spec: QueueSpec) -> dict[int, list[Annotation]]:
     """image id → the finished annotations a queue of ``spec`` uses (one per annotator)."""
     raters = _included_raters(project, spec)
+    models = model_ids(project)  # (the queue ranks people's work; a model is never one)
     chosen: dict[int, dict[int, Annotation]] = {}
     for ann in project.annotations.all(phase=spec.phase, round=spec.round, status=FINISHED):
-        if raters is None or ann.rater_id in raters:
+        if (raters is None or ann.rater_id in raters) and ann.rater_id not in models:
             # ordered by image, rater, round: the latest round per annotator wins
             chosen.setdefault(ann.image_id, {})[ann.rater_id] = ann
     return {i: list(by_rater.values()) for i, by_rater in chosen.items()}
@@ -285,24 +294,39 @@ def queue(project: Project, spec: QueueSpec, result: QueueResult | None = None,
     if result is None:
         result = compute_features(project, spec, **compute)
     from slicereview.app.qa.low_agreement import review_first
+    from slicereview.app.review.audit import audit_settings
 
     feats = result.features
     flags = review_first(project, spec.phase)
-    ranked = priority(feats, spec.method, spec.seed)
-    order = [i for i in ranked if i in flags] + [i for i in ranked if i not in flags]
+    order = method_order(project, spec, result, flags)
+    audit = audit_settings(project)
+    slots = ([(i, False) for i in order] if audit is None
+             else interleave(order, audit.share, audit.seed))
     score = scores(feats, spec.method, spec.seed)
     why = explanations(feats, spec.method, spec.seed)
     decided = project.reviews.current_decisions()
     cases = result.cases or project.images.cases(order)
     rows = []
-    for rank, image_id in enumerate(order, start=1):
+    for rank, (image_id, audited) in enumerate(slots, start=1):
         anns = result.annotations[image_id]
         status = review_status(sum(a in decided for a in anns), len(anns))
         flag = flags.get(image_id, "")
         explain = f"{flag}\n{why[image_id]}" if flag else why[image_id]
         rows.append(QueueRow(rank, image_id, cases[image_id][0], feats[image_id],
-                             score[image_id], status, explain, anns, flag))
+                             score[image_id], status, explain, anns, flag, audited))
     return rows
+
+
+def method_order(project: Project, spec: QueueSpec, result: QueueResult,
+                 flags: dict[int, str] | None = None) -> list[int]:
+    """The queue's images in the method's order, the review-first images first (without
+    audit slots: :mod:`slicereview.app.review.audit` interleaves them)."""
+    if flags is None:
+        from slicereview.app.qa.low_agreement import review_first
+
+        flags = review_first(project, spec.phase)
+    ranked = priority(result.features, spec.method, spec.seed)
+    return [i for i in ranked if i in flags] + [i for i in ranked if i not in flags]
 
 
 def relevance(project: Project, result: QueueResult) -> dict[int, int]:

@@ -9,12 +9,14 @@
    the path keeps to the ridge; the paths are joined in click order.
 3. **Centre and width.** Across the path at every sample, the displayed values are read
    along the normal (bilinear, every 0.25 px) and averaged over 9 neighbouring samples along
-   the vessel; the vessel's edges are where the profile crosses half
-   way between its peak and the background beyond it (the full width at half maximum), and its
-   centre is the midpoint of those crossings. Widths and centres are smoothed along the
-   vessel (median and mean of 9 samples). Where no crossing is found within reach the width
-   comes from the local scale instead (``2 √3 σ``, the width of a bar whose Hessian response
-   peaks at σ).
+   the vessel; each of the vessel's edges is where the profile crosses half way between its
+   peak and the background on that side (the median of the outer half of the profile's
+   reach on that side; the full width at half maximum, sub-pixel by linear interpolation,
+   each edge against its own side so that a vessel on a sloping background is not measured
+   too narrow), and its centre is the midpoint of those crossings. Widths and centres are
+   smoothed along the vessel (median and mean of 9 samples). Where no crossing is found
+   within reach the width comes from the local scale instead (``2 √3 σ``, the width of a bar
+   whose Hessian response peaks at σ).
 4. **Tube.** The pixels whose centre lies within half the local width of the centreline:
    one connected tube, outlined as **one uncertain polygon round one certain core** — the
    outermost ``margin`` pixels (default 0.5) are uncertain (a vessel 2 px wide is only
@@ -153,23 +155,24 @@ def _profile(v: np.ndarray, path: np.ndarray, scale: np.ndarray
     mid = len(offsets) // 2
     near = np.abs(offsets) <= 1.0
     peak = prof[:, near].max(axis=1)
-    outer = np.abs(offsets) >= reach - 2.0
+    # Each side's background: the median of the outer half of the reach on that side.
+    outer = np.abs(offsets) >= 0.5 * reach
     left = np.median(prof[:, outer & (offsets < 0)], axis=1)
     right = np.median(prof[:, outer & (offsets > 0)], axis=1)
-    half = 0.5 * (peak + np.maximum(left, right))
+    half_l, half_r = 0.5 * (peak + left), 0.5 * (peak + right)
     width = np.full(n, np.nan)
     shift = np.zeros(n)
     for i in range(n):
-        below = prof[i] < half[i]
-        lo = np.nonzero(below[:mid])[0]
-        hi = np.nonzero(below[mid:])[0]
+        lo = np.nonzero(prof[i, :mid] < half_l[i])[0]
+        hi = np.nonzero(prof[i, mid:] < half_r[i])[0]
         if len(lo) == 0 or len(hi) == 0 or peak[i] <= max(left[i], right[i]):
             continue
         a, b = lo[-1], mid + hi[0]
         # Linear interpolation of the two crossings.
-        xa = offsets[a] + (half[i] - prof[i, a]) / max(prof[i, a + 1] - prof[i, a], 1e-12) * 0.25
-        xb = offsets[b - 1] + (prof[i, b - 1] - half[i]) / max(prof[i, b - 1] - prof[i, b],
-                                                                1e-12) * 0.25
+        rise = max(prof[i, a + 1] - prof[i, a], 1e-12)
+        fall = max(prof[i, b - 1] - prof[i, b], 1e-12)
+        xa = offsets[a] + (half_l[i] - prof[i, a]) / rise * 0.25
+        xb = offsets[b - 1] + (prof[i, b - 1] - half_r[i]) / fall * 0.25
         width[i], shift[i] = xb - xa, np.clip(0.5 * (xa + xb), -1.5, 1.5)
     fallback = 2.0 * np.sqrt(3.0) * scale[path[:, 0], path[:, 1]]
     width = np.where(np.isfinite(width), width, fallback)

@@ -1,4 +1,5 @@
-"""The drawing tool: polygon, freehand, edit, brush and eraser modes on an :class:`ImageView`.
+"""The drawing tool: polygon, freehand, edit, brush, eraser and the assisted modes on an
+:class:`ImageView`.
 
 The tool turns mouse events into *intents* carrying core values (vertex arrays, polygon ids);
 the annotate page turns intents into undo commands (:mod:`slicereview.gui.gateway.undo`), which
@@ -30,6 +31,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 
 from slicereview.engines import geometry
+from slicereview.gui.annotate.assist_gestures import AssistGestures
 from slicereview.gui.annotate.brush import BrushGestures
 from slicereview.gui.annotate.edit_gestures import EditGestures
 from slicereview.gui.annotate.polygon_layer import PolygonLayer
@@ -53,6 +55,8 @@ class Mode(str, Enum):
     EDIT = "edit"
     BRUSH = "brush"
     ERASER = "eraser"
+    POINTS, SCRIBBLE, BOX = "points", "scribble", "box"
+    TRACE, WAND, REFINE = "trace", "wand", "refine"
 
 
 class DrawTool(QObject):
@@ -89,6 +93,7 @@ class DrawTool(QObject):
         view.graphics.scene().installEventFilter(self)
         view.graphics.installEventFilter(self)
         self.brush = BrushGestures(self)  # (after the filter above: it sees events first)
+        self.assist = AssistGestures(self)
 
     # -- content (delegated to the layer) --------------------------------------------------
     @property
@@ -140,6 +145,7 @@ class DrawTool(QObject):
         self._drop_unfinished()
         self.mode = Mode(mode)
         self.brush.show_cursor()
+        self.assist.refine(self.selected_id)  # (refine starts on the selected polygon)
 
     def set_enabled(self, enabled: bool) -> None:
         if not enabled:
@@ -185,7 +191,11 @@ class DrawTool(QObject):
 
     # -- keyboard intents (called by the page's actions) -----------------------------------
     def finish(self) -> bool:
-        """Close the unfinished polygon (Enter); False when it has fewer than 3 vertices."""
+        """Close the unfinished polygon (Enter); False when it has fewer than 3 vertices. In an
+        assisted mode: ask to accept the preview."""
+        if self.assist.active:
+            self.assist.accept_requested.emit()
+            return bool(self.assist.prompts)
         if not self._points:
             return False
         v = geometry.remove_duplicates(self.unfinished)
@@ -196,6 +206,8 @@ class DrawTool(QObject):
         return True
 
     def remove_last_vertex(self) -> None:
+        if self.assist.remove_last():
+            return
         if self._points:
             self._points.pop()
             self._refresh_preview()
@@ -206,7 +218,7 @@ class DrawTool(QObject):
             self.select(None)
 
     def _drop_unfinished(self) -> bool:
-        if self.brush.cancel():
+        if self.brush.cancel() or self.assist.cancel():
             return True
         if not (self._points or self.drag):
             return False

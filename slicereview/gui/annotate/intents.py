@@ -13,10 +13,11 @@ read-only: its intents do nothing.
 
 A stroke is one :class:`~slicereview.app.commands.ChangePolygons` ("Paint" or "Erase"): what it
 does to the polygons is :func:`slicereview.engines.strokes.apply_stroke`'s rule (the selected
-polygon, or a new one of the certainty new polygons get; erasing with none selected takes from
-every polygon under the stroke), its outline within one image pixel, and within one screen
-pixel when zoomed in. A stroke that changes nothing is said in the panel and stores nothing;
-a polygon painted with none selected is selected, so the next strokes add to it.
+polygon, or a new one of the certainty new polygons get; erasing with none selected, or away
+from the selected one, takes from every polygon under the stroke), its outline within one
+image pixel, and within one screen pixel when zoomed in. A stroke that changes nothing is said
+in the panel and stores nothing; a polygon painted with none selected is selected, so the next
+strokes add to it.
 """
 
 from __future__ import annotations
@@ -102,9 +103,14 @@ class PolygonIntents:
         from slicereview.engines.strokes import apply_stroke  # (shapely: on first use)
 
         tool = self.tool
-        result = apply_stroke(tool.polygons, path, radius, erase=erase,
-                              selected=tool.selected_id, certainty=tool.draw_certainty,
-                              tolerance=min(1.0, tool.layer.pixel()))
+        def stroke(selected: int | None) -> Any:
+            return apply_stroke(tool.polygons, path, radius, erase=erase, selected=selected,
+                                certainty=tool.draw_certainty,
+                                tolerance=min(1.0, tool.layer.pixel()))
+
+        result = stroke(tool.selected_id)
+        if erase and not result.changed and tool.selected_id is not None:
+            result = stroke(None)  # not over the selected polygon: from those under it
         if not result.changed:
             tool.message.emit("Nothing to erase here." if erase else
                               "Stroke too small for a polygon." if tool.selected_id is None

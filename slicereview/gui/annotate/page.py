@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QWidget
 
 from slicereview.app.undo import CommandStack
 from slicereview.gui.annotate import guideline_notice
+from slicereview.gui.annotate.assist_runner import AssistRunner
 from slicereview.gui.annotate.claims import AnnotateClaims
 from slicereview.gui.annotate.draw_tool import DrawTool, Mode
 from slicereview.gui.annotate.guideline_notice import GuidelineNotice
@@ -97,6 +98,7 @@ class AnnotatePage(QWidget):
                                        (p.image_form, p.polygon_form))
         self.people = AnnotatorChoice(s, annotate, p)
         self.intents = PolygonIntents(s, self.tool, self.writer, annotate, self.clock)
+        self.assisted = AssistRunner(s, annotate, self.view, self.tool, self.writer)
         self.workflow = AnnotateWorkflow(s, annotate, p)
         self.status = AnnotateStatus(s, annotate, self.writer, self.workflow, p, self.returned,
                                      self.tool, self.view.viewbox, self.clock)
@@ -262,6 +264,8 @@ class AnnotatePage(QWidget):
     def set_mode(self, mode: Mode | str) -> None:
         self.tool.set_mode(mode)
         self.actions_[Mode(mode).value].setChecked(True)
+        if not self.tool.assist.prompts:  # (refine may have started on the selection)
+            self.assisted.hint()  # (what the tool asks for; another tool: no old line)
 
     # -- context: annotator, phase, round, image -------------------------------------------
     def on_context(self) -> None:

@@ -44,7 +44,8 @@ from slicereview.gui.common.shortcuts import (
 )
 
 #: The drawing tools: checkable, one at a time, each a mode of the drawing tool.
-TOOLS = ("polygon", "freehand", "edit", "brush", "eraser")
+TOOLS = ("polygon", "freehand", "edit", "brush", "eraser", "points", "scribble", "box",
+         "trace", "wand", "refine")
 #: Display switches (checkable, independent).
 SWITCHES = ("overlay", "outline")
 #: The brush radius box's range, image pixels.

@@ -78,6 +78,25 @@ def pair_images(control: Control, location: Location, a: int, b: int) -> list[Pa
         return pair_disagreements(project, a, b)
 
 
+def audit_estimate(control: Control, location: Location, method: str, phase: str, k: int
+                   ) -> tuple[object, int] | str:
+    """Thread worker: the review queue's live estimate from its audit slots
+    (:func:`slicereview.app.review.audit.audit_estimate`) and the share's block length, or
+    the sentence saying why there is none (no audit, an empty queue)."""
+    from slicereview.app.review.audit import audit_estimate as estimate
+    from slicereview.app.review.audit import audit_settings
+    from slicereview.app.review.queue import QueueSpec
+
+    with Project.open(location) as project:
+        audit = audit_settings(project)
+        try:
+            found = estimate(project, QueueSpec(phase=phase, method=method), k)
+        except ValueError as exc:
+            return str(exc)
+        assert audit is not None
+        return found, audit.block
+
+
 def export_package(control: Control, location: Location, annotator: str, batch: str | None,
                    out: Path) -> Path:
     """Thread worker: write the work package of ``annotator`` (optionally one ``batch``)."""

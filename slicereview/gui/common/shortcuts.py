@@ -67,6 +67,8 @@ MAIN_ACTIONS: dict[str, list[ActionRow]] = {
 VIEW_MOUSE: list[tuple[str, str]] = [
     ("Wheel", "zoom about the cursor"),
     ("Ctrl+wheel", "Annotate, with the brush or the eraser: its radius"),
+    ("Shift+click, right click", "Annotate, assisted tools: a negative prompt (not the "
+                                 "object); Shift+drag: a background scribble"),
     ("Left-drag", "pan (Annotate: hold Space, or middle-drag)"),
     ("Right-drag", "window/level: horizontal = width, vertical = centre; across the whole "
                    "view ≈ the image's value range"),
@@ -99,16 +101,31 @@ ANNOTATE_ACTIONS: list[ActionRow] = [
     ("brush", "Brush", "Shift+D", "Brush: paint onto the selected polygon (with none selected, "
      "a new one); Shift+drag erases; each stroke is one undo step"),
     ("eraser", "Eraser", "Shift+E", "Eraser: erase from the selected polygon (with none "
-     "selected, from every polygon under the stroke); Shift+drag paints"),
+     "selected or away from it, from every polygon under the stroke); Shift+drag paints"),
+    ("points", "Points", "K", "Points (assisted): click the object, Shift+click or right-click "
+     "outside it; the outline follows each click; Enter accepts, Esc discards"),
+    ("scribble", "Scribble", "S", "Scribble (assisted): drag over the object, Shift+drag over "
+     "the background; random-walker probabilities; Enter accepts, Esc discards"),
+    ("box", "Box", "R", "Box (assisted): drag a box round the object, then click (Shift: "
+     "outside) to correct; Enter accepts, Esc discards"),
+    ("trace", "Trace", "T", "Trace (assisted): click along a vessel in order; a tube of the "
+     "vessel's width follows the ridge; Enter accepts, Esc discards"),
+    ("wand", "Wand", "W", "Wand (assisted): click a region of like grey values; more clicks "
+     "add to it; Enter accepts, Esc discards"),
+    ("refine", "Refine", "Shift+R", "Refine (assisted): click a polygon (or choose it with one "
+     "selected) to snap its outline to the edges near it; Enter accepts, Esc discards"),
     ("smaller_brush", "Brush −", ",", "Smaller brush and eraser (or Ctrl+wheel over the "
      "image)"),
     ("larger_brush", "Brush +", ".", "Larger brush and eraser (or Ctrl+wheel over the image)"),
     ("toggle_certainty", "Certain/uncertain", "U", "Toggle the selected polygon certain (red) / "
      "uncertain (green); with none selected, the colour new polygons get"),
     ("delete", "Delete", "Delete", "Delete the selected polygon"),
-    ("finish", "Close polygon", ["Return", "Enter"], "Close the polygon being drawn"),
-    ("remove_last", "Remove last vertex", "Backspace", "Remove the last vertex placed"),
-    ("cancel", "Cancel", "Esc", "Cancel the polygon being drawn, or deselect"),
+    ("finish", "Close polygon / accept", ["Return", "Enter"], "Close the polygon being drawn; "
+     "with an assisted tool, accept its outline (one undo step)"),
+    ("remove_last", "Remove last vertex", "Backspace", "Remove the last vertex placed (assisted "
+     "tools: the last click or stroke)"),
+    ("cancel", "Cancel", "Esc", "Cancel the polygon being drawn or the assisted tool's outline, "
+     "or deselect"),
     ("less_fill", "Fill −", "[", "Less fill opacity"),
     ("more_fill", "Fill +", "]", "More fill opacity"),
     ("overlay", "Overlay", "O", "Show or hide the polygons"),

@@ -87,8 +87,8 @@ class OwnerService(QObject):
     # -- raters ------------------------------------------------------------------------------
     def raters(self, role: Role | None = None) -> list[Rater]:
         project = self.gateway.project
-        raters = project.raters.all() if project is not None else []
-        return sorted((r for r in raters if role is None or r.role is role),
+        raters = project.raters.all() if project is not None else []  # (people: no model)
+        return sorted((r for r in raters if (role is None or r.role is role) and not r.is_model),
                       key=lambda r: (r.simulated, r.name.lower()))
 
     def add_owner(self, name: str) -> int:
@@ -225,6 +225,8 @@ class OwnerService(QObject):
         found = []
         for ann in project.annotations.all(image_id=image_id, status=_workflow().FINISHED):
             rater = project.raters.get(ann.rater_id)
+            if rater.is_model:  # (a model's prediction is never gold)
+                continue
             found.append((rater.role is Role.ANNOTATOR, ann.id,
                           f"{rater.name} ({rater.role}) — {ann.phase}, round {ann.round}, "
                           f"annotation {ann.id}"))
@@ -326,6 +328,32 @@ class OwnerService(QObject):
         """What changed in the guidelines since an annotator last looked (``record``: they
         look now)."""
         return _guidelines().guideline_changes(self._project, rater_id, record=record)
+
+    # -- the review queue's audit and the batches' selection orders ----------------------------
+    def audit(self):
+        """The audit (:func:`slicereview.app.review.audit.audit_settings`), ``None`` when off."""
+        from slicereview.app.review.audit import audit_settings
+
+        return audit_settings(self._project)
+
+    def set_audit(self, owner_id: int, share: float, seed: int | None):
+        """Set the audit share (0: off) and seed (one transaction)."""
+        from slicereview.app.review.audit import set_audit
+
+        return set_audit(self._project, owner_id, share, seed)
+
+    def selection_order(self, batch_id: int):
+        """The batch's selection order (:mod:`slicereview.app.qa.selection`)."""
+        from slicereview.app.qa.selection import order_of
+
+        return order_of(self._project, batch_id)
+
+    def set_selection_order(self, owner_id: int, batch_id: int, order: str,
+                            rater_id: int | None, seed: int):
+        """Store the batch's selection order (one transaction)."""
+        from slicereview.app.qa.selection import set_order
+
+        return set_order(self._project, owner_id, batch_id, order, rater_id, seed)
 
 
 __all__ = ["OnboardingRow", "OwnerService", "Phase"]

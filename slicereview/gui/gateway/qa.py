@@ -29,9 +29,10 @@ class QAService:
         return self.gateway.open_project.location
 
     def annotator_names(self) -> list[str]:
-        """Annotators (not gold experts, reviewers or the owner), simulated ones included."""
+        """Annotators (not gold experts, reviewers, the owner or a model), simulated ones
+        included."""
         return [r.name for r in self.gateway.open_project.raters.all()
-                if r.role is Role.ANNOTATOR]
+                if r.role is Role.ANNOTATOR and not r.is_model]
 
     def batch_names(self, annotator: str) -> list[str]:
         """The batches ``annotator`` is assigned to (directly or through a group)."""
@@ -47,7 +48,8 @@ class QAService:
     def subsets(self) -> list[Subset]:
         """The agreement subsets the CLI offers: everyone, each group, everyone but a group
         (only those with two or more annotators)."""
-        annotators = [r for r in self.gateway.open_project.raters.all() if r.role is Role.ANNOTATOR]
+        annotators = [r for r in self.gateway.open_project.raters.all()
+                      if r.role is Role.ANNOTATOR and not r.is_model]
         found: list[Subset] = [("all annotators", None)]
         for group in sorted({r.group for r in annotators if r.group}):
             inside = [r.id for r in annotators if r.group == group]

@@ -87,7 +87,8 @@ class RatingService(Service):
 
     def rater_names(self) -> list[str]:
         """Raters for a new session: people first, simulated raters last."""
-        raters = self.project.raters.all() if self.project else []
+        raters = [r for r in (self.project.raters.all() if self.project else [])
+                  if not r.is_model]  # (a model rates no pairs)
         return [r.name for r in sorted(raters, key=lambda r: (r.simulated, r.name.lower()))]
 
     def pairwise_sessions(self) -> dict[int, list[tuple[Session, str]]]:

@@ -47,6 +47,7 @@ from slicereview.gui.common import file_dialogs, qa_workers
 from slicereview.gui.common.background import Worker, process_worker, thread_worker
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.overview import plots, tables
+from slicereview.gui.overview.audit import AuditSection
 from slicereview.gui.overview.images import ImagesSection
 from slicereview.gui.overview.sections import QuestionsSection, note, section
 
@@ -164,6 +165,8 @@ class OverviewPage(QWidget):
         self.sections.addTab(section([curve_row, curve_plots, note(
             "P@k, R@k and NDCG@k of each priority method against the reviews (graded: expert "
             "review 3, commented 2, strict α ≤ 0.667 1).")]), "Review queue")
+        self.audit = AuditSection(gateway)
+        self.sections.addTab(self.audit, "Queue audit")
         self.sections.addTab(section([self.times_plot]), "Times")
         self.sections.addTab(self.questions, "Questions")
         layout = QVBoxLayout(self)
@@ -264,6 +267,7 @@ class OverviewPage(QWidget):
         self.data = data
         self._set_running(False)
         self.show_data(data)
+        self.audit.refresh()
 
     # -- showing -----------------------------------------------------------------------------
     def _clear(self) -> None:
@@ -389,5 +393,6 @@ class OverviewPage(QWidget):
     def stop_workers(self) -> None:
         """Wait for running workers (window closing)."""
         self.cancel()
-        if self._pair_worker is not None:
-            self._pair_worker.wait(30000)
+        for worker in (self._pair_worker, self.audit.worker):
+            if worker is not None:
+                worker.wait(30000)

@@ -11,6 +11,8 @@
   classification questions — add, edit, reorder, retire, import and export;
 * **Groups…** (:class:`~slicereview.gui.owner.groups.GroupsDialog`): put annotators in
   groups;
+* **Audit and selection order…** (:class:`~slicereview.gui.owner.selection.SelectionDialog`):
+  the review queue's random audit slots and a batch's selection order;
 * **Privacy…** (:class:`~slicereview.gui.owner.privacy.PrivacyDialog`): de-identified copies
   or originals for everyone but the owner, case ids or file names, with a confirmation.
 
@@ -35,7 +37,9 @@ ITEMS = (("batches", "&Phases and batches…", "Batches per phase, assignments a
          ("guidelines", "Edit g&uidelines…", "Edit the guidelines, history, promote comments"),
          ("questions", "&Questions…", "Classification questions: add, edit, reorder, retire"),
          ("groups", "G&roups…", "Put annotators in groups"),
-         ("privacy", "Pri&vacy…", "What others get of the images: de-identified or originals"))
+         ("privacy", "Pri&vacy…", "What others get of the images: de-identified or originals"),
+         ("selection", "&Audit and selection order…",
+          "Random audit slots of the review queue; the order a batch hands out its images"))
 
 
 class OwnerMenu:
@@ -77,6 +81,7 @@ class OwnerMenu:
         from slicereview.gui.owner.guideline_editor import GuidelineEditor
         from slicereview.gui.owner.privacy import PrivacyDialog
         from slicereview.gui.owner.questions import QuestionsDialog
+        from slicereview.gui.owner.selection import SelectionDialog
 
         window, owner = self.window, self.gateway.owner
         if name == "batches":
@@ -89,6 +94,8 @@ class OwnerMenu:
             dialog = GroupsDialog(owner, window)
         elif name == "privacy":
             dialog = PrivacyDialog(owner, window)
+        elif name == "selection":
+            dialog = SelectionDialog(owner, window)
         else:
             dialog = GuidelineEditor(owner, window)
         self.dialog = dialog

@@ -62,10 +62,15 @@ def test_white_matter_takes_at_most_half_the_manual_work(effort):
     assert np.mean(nocs) <= 0.5 * np.mean(manual)
 
 
-@pytest.mark.xfail(strict=True, reason="goal not met: mean NoC@90 on white matter is 5.2 "
-                   "(25 of 28 objects reach Dice 0.90; three thin ones stay near 0.85)")
 def test_white_matter_takes_at_most_5_clicks(effort):
     assert np.mean(effort["white matter"][0]) <= 5.0
+
+
+def test_white_matter_of_ten_other_slices_takes_fewer_clicks_than_before():
+    """The same rule on slices it was not chosen on (45, 55, ..., 145): 8.09 clicks before
+    the threshold region took the object's level from its core, 6.24 after."""
+    other = assist_objects.white_matter(tuple(range(45, 150, 10)))
+    assert np.mean(assist_effort.noc(other)) <= 6.5
 
 
 @pytest.mark.xfail(strict=True, reason="goal not met: points needs 15.5 clicks on tubes 2-6 px "
@@ -86,43 +91,26 @@ def traced(sets):
     return sessions, manual
 
 
-def test_trace_reaches_dice_08_in_at_most_4_clicks_on_nearly_every_tube(traced):
+def test_trace_takes_at_most_half_the_manual_work(traced):
     sessions, manual = traced
-    within = [s.reached and s.noc <= 4 for s in sessions]
-    assert sum(within) >= len(sessions) - 1
     assert np.mean([s.noc for s in sessions]) <= 0.5 * np.mean(manual)
 
 
-@pytest.mark.xfail(strict=True, reason="goal not met on one tube of 24: its width is "
-                   "measured 2.0 px for 2.6, Dice 0.78 with both ends clicked")
 def test_trace_reaches_dice_08_in_at_most_4_clicks_on_every_tube(traced):
     assert all(s.reached and s.noc <= 4 for s in traced[0])
 
 
-def test_blob_outlines_take_at_most_40_vertices_and_lose_at_most_001_dice(sets):
-    from slicereview.engines.assist import model_polygons, outlines
-    from slicereview.engines.masks import rasterize
-
-    for o in sets["blobs"]:
-        mask = o.truth.mask
-        polys = outlines(mask)
-        assert len(polys) == 1 and len(polys[0]) <= 40, o.name
-        got = rasterize(model_polygons([(True, polys[0])]), mask.shape) == 1
-        assert 2 * (got & mask).sum() / (got.sum() + mask.sum()) >= 0.99, o.name
-
-
-def test_points_outlines_of_blobs_found_in_one_click_take_at_most_40_vertices(sets):
-    from slicereview.demo.clicker import dice, frame
+def test_trace_never_measures_a_tube_too_narrow():
+    """Other tubes than the goal's (seed 131), both ends clicked: the traced tube's area
+    against the true one's. Each edge is found against its own side's background, so no tube
+    comes out narrower (0.81 of its area when both edges were taken against the brighter
+    side); the half-maximum width of a blurred bar 2-3 px wide exceeds the bar, so the
+    thinnest come out up to 1.4 times too wide."""
     from slicereview.engines.assist import Prompt, assist
 
-    checked = 0
-    for o in sets["blobs"]:
-        rr, cc = np.nonzero(o.truth.mask)
-        click = [Prompt("point", [[o.truth.row0 + rr.mean() + 0.5,
-                                    o.truth.col0 + cc.mean() + 0.5]])]
-        r = assist(o.image, click)
-        found = assist_effort.relaxed(r)
-        if dice(*frame(o.truth, found)[2:]) >= 0.9:
-            checked += 1
-            assert all(len(v) <= 40 for _, v in r.polygons), o.name
-    assert checked >= len(sets["blobs"]) // 2
+    for o in assist_objects.tubes(per_image=TUBES_PER_IMAGE, seed=131):
+        line = o.centreline
+        r = assist(o.image, [Prompt("point", line[:1]), Prompt("point", line[-1:])],
+                   tool="trace")
+        ratio = assist_effort.relaxed(r).mask.sum() / o.truth.mask.sum()
+        assert 0.95 <= ratio <= 1.45, (o.name, ratio)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolBar, QToolButton
 
 from slicereview.gui.annotate.toolbar import TOOLS
@@ -53,9 +54,9 @@ def test_every_tool_is_shown_whole_and_the_page_fits(open_window, qtbot, tmp_pat
     assert dock + page_min.width() <= width
     assert page_min.height() <= height - 100  # (menus, tabs, status bar, a title bar)
     assert w.minimumSizeHint().width() <= width and w.minimumSizeHint().height() <= height
-    # room for the six assisted tools to come in the palette's column
+    # the eleven tools (the six assisted ones too) in one column beside the image
     button = tools.widgetForAction(tools.actions()[0]).sizeHint().height()
-    assert (len(TOOLS) + 6) * button <= page.view.height()
+    assert len(TOOLS) * button <= page.view.height()
     w.grab().save(str(screenshots / f"annotate-{width}x{height}.png"))
 
 
@@ -74,3 +75,32 @@ def test_switching_tabs_keeps_the_window_width(open_window, qtbot, tmp_path: Pat
     qtbot.waitUntil(lambda: w.annotate_page.view.display is not None)
     widths.append(("Annotate", w.width()))
     assert {width for _, width in widths} == {screen[0]}, widths
+
+
+def test_every_bar_action_is_reachable_with_the_mouse_at_1280x800(open_window, qtbot,
+                                                                  tmp_path: Path) -> None:
+    """Issue 31 ("the Annotate toolbar is cut after Fill −"): at 1280 × 800 every button of
+    both bars is inside the window and a click on it does what it says; the Display menu
+    holds outline only and the fill steps."""
+    w = open_window(make_annotate_project(tmp_path), (1280, 800))
+    page = w.annotate_page
+    w.tabs.setCurrentWidget(page)
+    qtbot.waitUntil(lambda: page.view.display is not None)
+    window_rect = w.rect()
+    for bar in (page.bars.tools, page.bars.actions):
+        for action in bar.actions():
+            widget = bar.widgetForAction(action)
+            if action.isSeparator() or widget is None:
+                continue
+            corner = widget.mapTo(w, widget.rect().bottomRight())
+            assert widget.isVisible() and window_rect.contains(corner), action.text()
+    for name in TOOLS:  # each tool's button chooses it
+        button = page.bars.tools.widgetForAction(page.actions_[name])
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+        assert page.tool.mode.value == name and page.actions_[name].isChecked()
+    overlay = page.bars.actions.widgetForAction(page.actions_["overlay"])
+    qtbot.mouseClick(overlay, Qt.MouseButton.LeftButton)
+    assert not page.actions_["overlay"].isChecked()
+    menu = page.bars.display.menu()
+    assert [a.objectName() for a in menu.actions()] == [
+        "annotate_outline", "annotate_less_fill", "annotate_more_fill"]

@@ -1,0 +1,117 @@
+"""A batch's selection order on a real project, on a file and on a server: only the owner
+sets it, claims follow it (uncertainty of a rater's stored work, disagreement among the
+finished annotations, a seeded random permutation), and packages list their images in it."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image as PILImage
+
+from slicereview.app.images.importing import import_paths
+from slicereview.app.qa.claiming import next_image
+from slicereview.app.qa.packages import package
+from slicereview.app.qa.selection import order_of, ordered_images, scores, set_order
+from slicereview.app.qa.workflow import define_batch
+from slicereview.model import Certainty, Polygon
+from slicereview.store import Project
+
+
+def _square(x0: float, size: float, certainty: str = "certain") -> Polygon:
+    return Polygon(np.array([[x0, 1], [x0 + size, 1], [x0 + size, 1 + size], [x0, 1 + size]],
+                            float), Certainty(certainty))
+
+
+def _project(where, folder: Path, images: int = 4):
+    folder.mkdir(parents=True, exist_ok=True)
+    for k in range(images):
+        PILImage.fromarray(np.full((32, 32), k, np.uint8)).save(folder / f"{k:03d}.png")
+    with Project.create(where) as project:
+        import_paths(project, sorted(folder.glob("*.png")))
+        owner = project.raters.add("owner", "owner")
+        model = project.raters.add("model")  # (the model raters' issue gives it its kind)
+        people = [project.raters.add(n) for n in ("a", "b", "c")]
+        ids = [im.id for im in project.images.all()]
+        batch = define_batch(project, "b", "formal", ids, raters=people,
+                             annotators_per_image=3)
+    return owner, model, people, batch, ids
+
+
+def test_only_the_owner_sets_an_order_and_uncertainty_needs_a_rater(location, tmp_path):
+    where = location()
+    owner, model, (a, _, _), batch, _ = _project(where, tmp_path / "imgs")
+    with Project.open(where) as project:
+        assert order_of(project, batch).order == "batch"
+        with pytest.raises(PermissionError, match="only the task owner"):
+            set_order(project, a, batch, "random")
+        with pytest.raises(ValueError, match="name the rater"):
+            set_order(project, owner, batch, "uncertainty")
+        with pytest.raises(ValueError, match="must be one of"):
+            set_order(project, owner, batch, "smart")
+        set_order(project, owner, batch, "random", seed=4)
+        first = ordered_images(project, batch)
+        assert sorted(first) == sorted(ordered_images(project, batch, order_of(project, batch)))
+        set_order(project, owner, batch, "random", seed=5)
+        assert ordered_images(project, batch) != first or len(first) < 3
+
+
+def test_claims_follow_the_models_uncertainty(location, tmp_path):
+    where = location()
+    owner, model, (a, b, _), batch, ids = _project(where, tmp_path / "imgs")
+    with Project.open(where) as project:
+        # image 3 all uncertain, image 2 half, image 1 certain, image 4 not predicted
+        shares = {ids[0]: [_square(1, 10)],
+                  ids[1]: [_square(1, 10), _square(14, 10, "uncertain")],
+                  ids[2]: [_square(1, 10, "uncertain")]}
+        for image_id, polys in shares.items():
+            ann = project.annotations.for_image(model, image_id)
+            project.polygons.replace(ann.id, polys)
+        set_order(project, owner, batch, "uncertainty", rater_id=model)
+        assert scores(project, batch) == pytest.approx({ids[0]: 0.0, ids[1]: 0.5,
+                                                        ids[2]: 1.0})
+        assert ordered_images(project, batch) == [ids[2], ids[1], ids[0], ids[3]]
+        assert next_image(project, a, batch) == ids[2]
+        project.annotations.set_status(project.annotations.for_image(a, ids[2]).id,
+                                       "nothing_to_annotate")
+        assert next_image(project, a, batch) == ids[1]
+        assert next_image(project, b, batch) == ids[2]
+
+
+def test_claims_follow_disagreement_after_every_image_has_two(location, tmp_path):
+    where = location()
+    owner, model, (a, b, c), batch, ids = _project(where, tmp_path / "imgs", images=3)
+    with Project.open(where) as project:
+        set_order(project, owner, batch, "disagreement")
+        # a and b finish every image: they agree on 1, half on 2, not at all on 3
+        for image_id, shift in zip(ids, (0, 5, 12), strict=True):
+            for rater, x0 in ((a, 1), (b, 1 + shift)):
+                assert next_image(project, rater, batch) == image_id
+                ann = project.annotations.for_image(rater, image_id)
+                project.polygons.replace(ann.id, [_square(x0, 10)])
+                project.annotations.set_status(ann.id, "submitted")
+        got = scores(project, batch)
+        assert got[ids[0]] == pytest.approx(0.0)
+        assert got[ids[2]] == pytest.approx(1.0)
+        assert 0 < got[ids[1]] < 1
+        assert next_image(project, c, batch) == ids[2]
+
+
+def test_a_package_lists_its_images_in_the_selection_order(location, tmp_path):
+    where = location()
+    owner, model, (a, _, _), batch, ids = _project(where, tmp_path / "imgs")
+    with Project.open(where) as project:
+        set_order(project, owner, batch, "random", seed=2)
+        want = ordered_images(project, batch)
+        for _ in ids:
+            got = next_image(project, a, batch)
+            project.annotations.set_status(project.annotations.for_image(a, got).id,
+                                           "nothing_to_annotate")
+        out = package(project, "a", tmp_path / "a.srpkg", batch="b")
+    with zipfile.ZipFile(out) as zf:
+        zf.extract("project.srproj", tmp_path / "x")
+    with Project.open(tmp_path / "x" / "project.srproj") as pkg:
+        assert json.loads(pkg.meta("package_order") or "[]") == want
