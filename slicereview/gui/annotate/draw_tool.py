@@ -12,7 +12,7 @@ Mouse (left button; events reach the tool through an event filter on the view's 
   Backspace removes the last vertex, Esc cancels.
 * **Freehand**: press and drag lays a stroke; on release it is simplified (Douglas-Peucker
   [DouglasPeucker1973], :func:`slicereview.engines.geometry.simplify`, tolerance one screen pixel)
-  into a polygon, shown closed at once while it is written (:meth:`DrawTool._hand_over`).
+  into a polygon, shown closed at once while it is written (:mod:`.hand_over`).
 * **Edit**: click a polygon to select it; drag inside it to move it; drag a vertex of the
   selected polygon to move the vertex; Ctrl+click (or double-click) on an edge inserts a vertex
   (keep dragging to place it); Shift+click a vertex deletes it.
@@ -31,6 +31,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 
 from slicereview.engines import geometry
+from slicereview.gui.annotate import hand_over
 from slicereview.gui.annotate.assist_gestures import AssistGestures
 from slicereview.gui.annotate.brush import BrushGestures
 from slicereview.gui.annotate.edit_gestures import EditGestures
@@ -43,8 +44,6 @@ from slicereview.model import Certainty, Polygon
 HIT_PX = 7.0
 #: A press that moves less than this (screen pixels) before release is a click, not a drag.
 CLICK_PX = 4.0
-#: Freehand strokes are simplified with this tolerance in screen pixels.
-FREEHAND_TOLERANCE_PX = 1.0
 
 _E = QEvent.Type
 
@@ -202,7 +201,7 @@ class DrawTool(QObject):
         if len(v) < geometry.MIN_VERTICES:
             self.message.emit("A polygon needs at least 3 vertices.")
             return False
-        self._hand_over(v)
+        hand_over.hand_over(self, v)
         return True
 
     def remove_last_vertex(self) -> None:
@@ -339,7 +338,7 @@ class DrawTool(QObject):
         if kind == "click" and not drag["moved"] and self.mode is Mode.POLYGON:
             self._click_polygon(drag["start"])
         elif kind == "stroke":
-            self._finish_stroke()
+            hand_over.finish_stroke(self)
         elif kind == "vertex" and drag["moved"]:
             v = drag["vertices"]
             v[drag["index"]] = xy
@@ -380,28 +379,6 @@ class DrawTool(QObject):
         if xy is None or len(self._points) < geometry.MIN_VERTICES:
             return False
         return bool(np.hypot(*(np.asarray(xy) - self._points[0])) <= self.tolerance())
-
-    def _finish_stroke(self) -> None:
-        raw = self.unfinished
-        v = geometry.simplify(raw, FREEHAND_TOLERANCE_PX * self._pixel())
-        min_area = (3 * self._pixel()) ** 2
-        if len(v) < geometry.MIN_VERTICES or geometry.area(v) < min_area:
-            self._points = []
-            self._refresh_preview()
-            self.message.emit("Stroke too small for a polygon.")
-            return
-        self._hand_over(v)
-
-    def _hand_over(self, v: np.ndarray) -> None:
-        """Show the finished polygon ``v`` at once, closed in its certainty's colour and
-        painted before this goes on, then emit :attr:`polygon_drawn` (the page writes it: the
-        outline stays on screen meanwhile, where the stroke used to vanish for the write's
-        length) and clear the preview."""
-        self._points = []
-        self.preview.show_outline(np.vstack([v, v[:1]]), None, self.draw_certainty)
-        self.view.graphics.viewport().repaint()
-        self.polygon_drawn.emit(v)
-        self._refresh_preview()
 
     def _refresh_preview(self, closed_stroke: bool = False) -> None:
         v = self.unfinished
