@@ -228,7 +228,7 @@ def _matrix(data: ReportData) -> str:
     # columns by number (row k's annotator): names as headers made the table wider than 1400 px
     head = "<tr><th></th>" + "".join(f"<th title='{e(data.raters[i][0])}'>{k}</th>"
                                      for k, i in enumerate(ids, 1)) + "</tr>"
-    rows = []
+    rows: list[str] = []
     for a in ids:
         cells = []
         for b in ids:
