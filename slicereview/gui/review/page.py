@@ -48,7 +48,7 @@ from slicereview.gui.review.state import ReviewState
 from slicereview.model import Role
 
 HEAT_MODES = ("off", "relaxed", "strict")
-#: The image's histogram shows on a page this wide or more (docs/review.md, "Small screens").
+#: The image's histogram shows on a page this wide or more (docs/review.md, "Reviewing in the app").
 HISTOGRAM_FROM_PX = 1500
 
 
