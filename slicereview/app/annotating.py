@@ -114,10 +114,12 @@ def _check(project: Project, annotation_id: int) -> None:
 
 def start(project: Project, rater_id: int, image_id: int, phase: Phase | str = Phase.FORMAL,
           round: int = 1) -> Annotation:
-    """The rater's annotation of the image in ``phase`` and ``round``, created (empty,
-    *in progress*) when missing — refused while the owner's decision holds the rater back,
-    and (:class:`~slicereview.app.qa.claiming.PlacesTaken`) when the image is in a batch
-    handed out by claims whose places for it are all taken by others."""
+    """The rater's annotation of the image in ``phase`` and ``round``, created (empty, or
+    holding the model's polygons where pre-annotation shows them,
+    :mod:`slicereview.app.qa.preannotation`; *in progress*) when missing — refused while
+    the owner's decision holds the rater back, and
+    (:class:`~slicereview.app.qa.claiming.PlacesTaken`) when the image is in a batch handed
+    out by claims whose places for it are all taken by others."""
     with project.transaction():  # (a busy file is one clear error, and the check and the
         # write see the same state)
         found = project.annotations.for_image(rater_id, image_id, phase, round, create=False)
@@ -128,7 +130,13 @@ def start(project: Project, rater_id: int, image_id: int, phase: Phase | str = P
 
         take_place(project, rater_id, image_id, phase)  # (a batch handed out by claims)
         made = project.annotations.for_image(rater_id, image_id, phase, round, create=True)
-    assert made is not None
+        assert made is not None
+        from slicereview.app.qa.preannotation import starting_polygons
+
+        polygons = starting_polygons(project, rater_id, image_id, phase, round)
+        if polygons:  # (pre-annotation: the model's polygons are its starting state)
+            project.polygons.replace(made.id, polygons)
+            made = project.annotations.get(made.id)
     return made
 
 

@@ -6,7 +6,8 @@
   the base rate from the audit and R@k, each with its interval, and the audit members;
 * ``selection PROJECT --batch B`` prints the batch's selection order with each image's score;
   ``--order batch|random|uncertainty|disagreement [--rater NAME] [--seed N] --owner NAME``
-  sets it.
+  sets it; ``--refresh NAME`` stores a new snapshot of it (what annotators' server logins
+  claim by).
 """
 
 from __future__ import annotations
@@ -44,9 +45,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch", required=True, help="the batch's name")
     p.add_argument("--order", choices=("batch", "random", "uncertainty", "disagreement"),
                    help="set this order (docs/qa-process.md, 'Active selection')")
-    p.add_argument("--rater", help="uncertainty: whose stored work is read (a model rater)")
+    p.add_argument("--rater", help="uncertainty: whose stored work is read: a model's "
+                   "NAME@VERSION (or NAME), or any rater's name")
     p.add_argument("--seed", type=int, default=0, help="random: the permutation's seed")
     p.add_argument("--owner", help="the task owner's name (needed with --order)")
+    p.add_argument("--refresh", metavar="NAME",
+                   help="store a new snapshot of the order, computed now by NAME (an owner or "
+                        "a reviewer): what annotators' server logins claim by")
     p.set_defaults(func=cmd_selection)
 
 
@@ -55,6 +60,22 @@ def _rater(project: Project, name: str, what: str) -> int:
     if rater is None:
         raise ValueError(f"no rater named {name!r} in this project ({what})")
     return rater.id
+
+
+def _work_of(project: Project, text: str) -> int:
+    """``--rater``: a rater's name, or a model's label ``NAME@VERSION`` (or its ``NAME`` when
+    one version exists)."""
+    found = project.raters.by_name(text)
+    if found is not None:
+        return found.id
+    from slicereview.app.models.raters import find_model
+
+    try:
+        return find_model(project, text).id
+    except LookupError as exc:
+        why = str(exc.args[0] if exc.args else exc)
+        raise ValueError(f"no rater named {text!r} in this project, and {why[:1].lower()}"
+                         f"{why[1:]}") from None
 
 
 def cmd_audit_set(args: argparse.Namespace) -> int:
@@ -107,26 +128,43 @@ def cmd_audit_show(args: argparse.Namespace) -> int:
 
 
 def cmd_selection(args: argparse.Namespace) -> int:
-    from slicereview.app.qa.selection import order_of, ordered_images, scores, set_order
+    from slicereview.app.qa.selection import (
+        order_of,
+        ordered_images,
+        refresh_order,
+        scores,
+        set_order,
+        snapshot,
+    )
 
-    with open_project(args.project, read_only=args.order is None) as project:
+    writes = args.order is not None or args.refresh is not None
+    with open_project(args.project, read_only=not writes) as project:
         batch = project.workflow.batch_by_name(args.batch)
         if batch is None:
             raise ValueError(f"no batch named {args.batch!r} in this project")
         if args.order is not None:
             if args.owner is None:
                 raise ValueError("setting a selection order needs --owner (the task owner)")
-            rater = _rater(project, args.rater, "--rater") if args.rater else None
+            rater = _work_of(project, args.rater) if args.rater else None
             set_order(project, _rater(project, args.owner, "--owner"), batch.id, args.order,
                       rater, args.seed)
+        if args.refresh is not None:
+            refresh_order(project, _rater(project, args.refresh, "--refresh"), batch.id)
         chosen = order_of(project, batch.id)
         order = ordered_images(project, batch.id, chosen)
+        taken_at = snapshot(project, batch.id)[1]
         score = scores(project, batch.id, chosen)
         cases = project.images.cases(order)
-        print(f"batch {batch.name}: {chosen.describe(project)}")
+        print(f"batch {batch.name}: {chosen.describe(project)}"
+              + (f" (snapshot for annotators' server logins: {taken_at})" if taken_at
+                 and chosen.order in ("uncertainty", "disagreement") else ""))
+        unscored = ("  (not annotated by them: after the others)"
+                    if chosen.order == "uncertainty" else "")
+        if chosen.order == "uncertainty" and not score:
+            print("no stored work of theirs on this batch's images: the batch's order")
         for rank, image_id in enumerate(order, start=1):
             value = score.get(image_id)
-            text = ("" if value is None else "  (fewer than 2 finished annotations)"
+            text = (unscored if value is None else "  (fewer than 2 finished annotations)"
                     if math.isinf(value) else f"  {value:.4f}")
             print(f"{rank:>4}  {cases[image_id][0]}{text}")
     return 0

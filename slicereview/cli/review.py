@@ -1,6 +1,7 @@
 """Review commands: ``queue`` (the ranked review queue, CSV export) and ``review-eval``
 (P@k, R@k, NDCG@k of every priority method against the stored reviews, the
-curves of [CrowdSegQA, Fig. 6]).
+curves of [CrowdSegQA, Fig. 6]). ``--model NAME[@VERSION]`` names the model of the
+``model-disagreement`` method (default: the project's only model).
 
 Both open the project for writing: features that are not cached yet are computed and cached
 (see :mod:`slicereview.app.review.queue`). Engines (numpy, scipy) are imported in the handlers.
@@ -17,7 +18,8 @@ from pathlib import Path
 from slicereview.cli._common import add_project_argument, open_project
 from slicereview.store import Project
 
-_METHODS = ("image-sort", "box-sort", "box-score", "random")  # engines.review.priority.METHODS
+_METHODS = ("image-sort", "box-sort", "box-score", "random",  # engines.review.priority.METHODS
+            "model-disagreement")
 _SHOWN = ("strict_alpha", "relaxed_alpha", "unsure_share", "n_disagreement", "n_low",
           "n_moderate", "n_high", "n_boxes", "wbbox_per_pixel")
 
@@ -37,6 +39,10 @@ def _selection_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the random method")
     p.add_argument("--workers", type=int, default=None,
                    help="processes for computing features (default: inline for a few images)")
+    p.add_argument("--model", metavar="NAME[@VERSION]",
+                   help="the model whose distance from the annotators' consensus the "
+                        "model-disagreement method ranks by (default: the project's only "
+                        "model); review-eval then grades that method too")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -75,12 +81,33 @@ def _annotators(project: Project, text: str | None) -> tuple[int, ...] | None:
     return tuple(ids)
 
 
-def _spec(project: Project, args: argparse.Namespace, method: str = "box-score"):
+def _spec(project: Project, args: argparse.Namespace, method: str = "box-score", *,
+          any_model: bool = False):
+    """``any_model``: take the project's only model when none is named (review-eval then
+    grades model-disagreement too)."""
     from slicereview.app.review.queue import QueueSpec
 
     return QueueSpec(phase=args.phase, round=args.round,
                      annotators=_annotators(project, args.annotators), group=args.group,
-                     level=args.level, method=method, seed=args.seed)
+                     level=args.level, method=method, seed=args.seed,
+                     model=_model(project, args.model, method, any_model))
+
+
+def _model(project: Project, name: str | None, method: str, any_model: bool) -> int | None:
+    """The model named, or the project's only one when the method needs a model."""
+    from slicereview.app.qa.preannotation import find_model, models
+
+    if name:
+        return find_model(project, name).id
+    found = models(project)
+    if any_model and len(found) == 1:
+        return found[0].id
+    if method != "model-disagreement":
+        return None
+    if len(found) != 1:
+        raise ValueError("the model-disagreement method needs a model: name it with --model "
+                         f"NAME[@VERSION] (this project has {len(found)} models)")
+    return found[0].id
 
 
 def _compute(project: Project, spec, workers: int | None):
@@ -115,14 +142,15 @@ def cmd_queue(args: argparse.Namespace) -> int:
         print(f"{summary}; written to {args.csv}")
     else:
         print(summary)
-        header = ["rank", "case", "score", "status", "first", *_SHOWN]
+        shown = ("model_disagreement", *_SHOWN) if spec.model is not None else _SHOWN
+        header = ["rank", "case", "score", "status", "first", *shown]
         widths = [max(len(h), 7) for h in header]
         widths[3] = len("partly reviewed")
         widths[4] = len("first")
         print("  ".join(f"{h:>{w}}" for h, w in zip(header, widths, strict=True)))
         for row in rows:  # (the shown features only: not every feature's as_dict)
             cells = [row.rank, row.case_id, row.score, row.status, "yes" if row.flag else "",
-                     *(getattr(row.features, k) for k in _SHOWN)]
+                     *(getattr(row.features, k) for k in shown)]
             print("  ".join(f"{_cell(c):>{w}}" for c, w in zip(cells, widths, strict=True)))
         flagged = sum(bool(r.flag) for r in rows)
         if flagged:
@@ -166,7 +194,7 @@ def cmd_review_eval(args: argparse.Namespace) -> int:
     if args.k < 1:
         raise ValueError(f"--k must be at least 1, got {args.k}")
     with open_project(args.project) as project:
-        spec = _spec(project, args)
+        spec = _spec(project, args, any_model=True)
         n = len(_compute(project, spec, args.workers).features)
         if n == 0:
             raise ValueError("no image has two finished annotations: nothing to evaluate")

@@ -4,6 +4,9 @@
 * ``batch PROJECT NAME --phase P --cases C000001,C000002 [--groups A,B] [--annotators x,y]
   [--min-dice 0.6] [--alpha-threshold 0.667 --max-annotators 3 --low-action assign|review]``
   ``[--per-image K]`` (hand the images out by claims, :mod:`slicereview.app.qa.claiming`)
+  ``[--preannotate all|half --model NAME[@VERSION] [--seed N]]`` (:mod:`.app.qa.preannotation`)
+* ``preannotate PROJECT --batch B (--share all|half --model NAME[@VERSION] [--seed N]
+  [--owner O] | --off)``: pre-annotation of an existing batch
 * ``claim PROJECT --batch B --annotator NAME`` prints the next image's case id and file
 * ``gold PROJECT --case C000001 (--mask FILE.png | --annotation ID)``
 * ``onboarding PROJECT --batch B`` prints the pre-filter; ``--decide NAME --owner OWNER``
@@ -17,6 +20,7 @@ import argparse
 from pathlib import Path
 
 from slicereview.cli._common import add_project_argument, open_project
+from slicereview.model import Rater
 from slicereview.store import Project
 
 
@@ -45,7 +49,26 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="hand the images out by claims: each needs K annotators from those "
                         "assigned, who ask for work with `slicereview claim` (default: every "
                         "assigned annotator annotates every image)")
+    p.add_argument("--preannotate", choices=("all", "half"),
+                   help="show the model's polygons (--model) to the annotators as their "
+                        "starting point on every image, or on a seeded random half of each "
+                        "annotator's images (what it did: the report)")
+    p.add_argument("--model", metavar="NAME[@VERSION]", help="the model pre-annotation shows")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random half (default 0)")
     p.set_defaults(func=cmd_batch)
+
+    p = sub.add_parser("preannotate", help="show a model's polygons to a batch's annotators "
+                       "as their starting point (all or a random half of the images), or stop")
+    add_project_argument(p)
+    p.add_argument("--batch", required=True, help="the batch's name")
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--share", choices=("all", "half"), help="every image, or a seeded half")
+    how.add_argument("--off", action="store_true",
+                     help="show no model from now on (work started keeps its polygons)")
+    p.add_argument("--model", metavar="NAME[@VERSION]", help="the model (needed with --share)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random half (default 0)")
+    p.add_argument("--owner", metavar="OWNER", help="who sets it (recorded with the setting)")
+    p.set_defaults(func=cmd_preannotate)
 
     p = sub.add_parser("claim", help="the next image an annotator should annotate in a batch "
                        "handed out by claims (claimed for them)")
@@ -108,12 +131,55 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
     with open_project(args.project) as project:
         raters = [_rater(project, n, "annotator") for n in _names(args.annotators)]
+        if args.preannotate or args.model:  # (checked before the batch is made)
+            _model(project, args.model if args.preannotate else None)
         batch = define_batch(
             project, args.name, args.phase, _cases(project, _names(args.cases)), raters=raters,
             groups=_names(args.groups), min_dice=args.min_dice,
             alpha_threshold=args.alpha_threshold, max_annotators=args.max_annotators,
             low_action=args.low_action, annotators_per_image=args.per_image)
         print(f"batch {args.name} ({args.phase}, id {batch}): {len(_names(args.cases))} images")
+        if args.preannotate:
+            _preannotate(project, batch, args.preannotate, args.model, args.seed, "")
+    return 0
+
+
+def _model(project: Project, model: str | None) -> Rater:
+    from slicereview.app.qa.preannotation import find_model
+
+    if not model:
+        raise ValueError("pre-annotation needs both --preannotate all|half and the model to "
+                         "show, --model NAME[@VERSION]")
+    return find_model(project, model)
+
+
+def _preannotate(project: Project, batch: int, share: str, model: str | None, seed: int,
+                 owner: str) -> None:
+    from slicereview.app.qa.preannotation import set_preannotation
+
+    found = _model(project, model)
+    rows, predicted = set_preannotation(project, batch, found.id, share, seed,
+                                        owner or "command line")
+    shown = sum(s for *_, s in project.preannotation.design(batch))
+    images = len(project.image_sets.members(project.workflow.batch(batch).image_set_id))
+    print(f"pre-annotation: {model} shown on {share} ({shown} of {rows} image × annotator "
+          f"starts, seed {seed}); the model predicted {predicted} of {images} images")
+
+
+def cmd_preannotate(args: argparse.Namespace) -> int:
+    from slicereview.app.qa.preannotation import clear_preannotation
+
+    with open_project(args.project) as project:
+        batch = project.workflow.batch_by_name(args.batch)
+        if batch is None:
+            raise ValueError(f"no batch named {args.batch!r} in this project")
+        if args.off:
+            clear_preannotation(project, batch.id)
+            print(f"pre-annotation off for batch {args.batch}")
+        else:
+            owner = project.raters.get(_rater(project, args.owner, "owner")).name \
+                if args.owner else ""
+            _preannotate(project, batch.id, args.share, args.model, args.seed, owner)
     return 0
 
 

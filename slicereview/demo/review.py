@@ -297,4 +297,8 @@ def add_demo_review(project: Project, mammogram_ids: Sequence[int], folder: Path
     compute_features(project, QueueSpec())
     say("simulating the reviewer")
     review_batch(project, ids, truth, seed + 20)
+    say("predicting the review set with the simulated model")
+    from slicereview.demo.review_model import add_review_model
+
+    add_review_model(project, ids, seed + 10)
     return ids

@@ -161,7 +161,8 @@ def stroke_region(path: ArrayLike, radius: float, tolerance: float = TOLERANCE
 
 def outline(piece: shapely.Polygon) -> np.ndarray:
     """One closed outline ``float64 (N, 2)`` whose even–odd region is ``piece``: the outer
-    ring with each hole joined to it by a horizontal bridge (see the module docstring).
+    ring with each hole joined to it by a horizontal bridge
+    (:func:`slicereview.engines.geometry.bridge_holes`; see the module docstring).
 
     >>> ring = shapely.Polygon([(0, 0), (10, 0), (10, 10), (0, 10)],
     ...                        [[(4, 4), (6, 4), (6, 6), (4, 6)]])
@@ -169,32 +170,8 @@ def outline(piece: shapely.Polygon) -> np.ndarray:
     >>> area_of(v), bool(geometry.contains(v, (5, 5))), bool(geometry.contains(v, (2, 5)))
     (96.0, False, True)
     """
-    piece = shapely.orient_polygons(piece)  # outer ring counter-clockwise, holes clockwise
-    ring = shapely.get_coordinates(piece.exterior)[:-1]
-    holes = [shapely.get_coordinates(h)[:-1] for h in piece.interiors]
-    # rightmost hole first: the ray to the right of a hole's rightmost vertex then meets only
-    # the outer ring, with the holes already joined to it
-    for hole in sorted(holes, key=lambda h: -h[:, 0].max()):
-        ring = _bridge(ring, hole)
-    return geometry.remove_duplicates(ring)
-
-
-def _bridge(ring: np.ndarray, hole: np.ndarray) -> np.ndarray:
-    """``ring`` with ``hole`` joined in by a horizontal cut from the hole's rightmost vertex
-    to the nearest crossing of ``ring`` on its right."""
-    k = int(np.argmax(hole[:, 0]))
-    hx, hy = hole[k]
-    a, b = ring, np.roll(ring, -1, axis=0)
-    crosses = (a[:, 1] > hy) != (b[:, 1] > hy)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        x = a[:, 0] + (hy - a[:, 1]) / (b[:, 1] - a[:, 1]) * (b[:, 0] - a[:, 0])
-    candidates = np.flatnonzero(crosses & (x >= hx))
-    if len(candidates) == 0:  # (cannot happen for a hole inside the ring)
-        raise ValueError("a hole outside its polygon's outer ring")
-    edge = int(candidates[np.argmin(x[candidates])])
-    foot = np.array([[x[edge], hy]])
-    around = np.vstack([hole[k:], hole[:k + 1]])  # the hole from its rightmost vertex, closed
-    return np.vstack([ring[:edge + 1], foot, around, foot, ring[edge + 1:]])
+    return geometry.bridge_holes(shapely.get_coordinates(piece.exterior)[:-1],
+                                 [shapely.get_coordinates(h)[:-1] for h in piece.interiors])
 
 
 def _pieces(geom: shapely.Geometry, brush: shapely.Geometry) -> list[shapely.Polygon]:

@@ -26,6 +26,7 @@ from slicereview.model.raters import RaterKind as RaterKind
 from slicereview.model.raters import Role as Role
 from slicereview.model.workflow import Batch as Batch
 from slicereview.model.workflow import ImageFlag as ImageFlag
+from slicereview.model.workflow import Preannotation as Preannotation
 from slicereview.model.workflow import Qualification as Qualification
 
 

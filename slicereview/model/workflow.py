@@ -62,3 +62,17 @@ class ImageFlag:
     reason: str
     created_at: str
 
+
+
+@dataclass(frozen=True)
+class Preannotation:
+    """A batch's pre-annotation (``app/qa/preannotation.py``): the model rater whose polygons
+    annotators start from, shown on every image (``share`` ``"all"``) or on a seeded random
+    half of each annotator's images (``"half"``), who set it and when."""
+
+    batch_id: int
+    model_id: int
+    share: str
+    seed: int
+    set_by: str
+    set_at: str

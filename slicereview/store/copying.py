@@ -41,7 +41,8 @@ TABLES = (
     "polygons", "questions", "reviews", "review_features", "batches", "batch_assignments",
     "gold", "gold_scores", "qualifications", "image_flags", "guideline_views",
     "guideline_entries", "merge_conflicts", "blobs", "slots", "shared_copies", "shared_parts",
-    "uid_map", "privacy_keys", "source_origins", "privacy_log",
+    "uid_map", "privacy_keys", "source_origins", "privacy_log", "preannotation",
+    "preannotation_shown",
 )
 
 #: Rows per batch read from the source (memory stays small for big projects).

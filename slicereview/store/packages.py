@@ -96,7 +96,12 @@ _SUBSET_SQL = (
     "WHERE a.rater_id = :rater AND r.decision = 'reject'), 0))",
     "DELETE FROM reviews WHERE decision IS NOT NULL AND annotation_id NOT IN "
     "(SELECT id FROM annotations WHERE rater_id = :rater)",
-    "DELETE FROM annotations WHERE rater_id <> :rater",
+    # pre-annotation: the annotator's own design rows, and the model's annotations of the
+    # images shown to them (their starting point, copied when they open the image)
+    "DELETE FROM preannotation_shown WHERE rater_id IS NOT :rater",
+    "DELETE FROM annotations WHERE rater_id <> :rater AND NOT (rater_id IN (SELECT model_id "
+    "FROM preannotation) AND image_id IN (SELECT image_id FROM preannotation_shown WHERE "
+    "shown = 1))",
     "DELETE FROM answers WHERE left_id NOT IN (SELECT id FROM keep_images) "
     "OR right_id NOT IN (SELECT id FROM keep_images)",
     "DELETE FROM grades WHERE image_id NOT IN (SELECT id FROM keep_images)",
@@ -108,5 +113,7 @@ _SUBSET_SQL = (
     "DELETE FROM image_sets WHERE id NOT IN (SELECT image_set_id FROM batches) "
     "AND id NOT IN (SELECT image_set_id FROM sessions)",
     "UPDATE guideline_entries SET review_id = NULL WHERE review_id IS NOT NULL",
-    "DELETE FROM raters WHERE id <> :rater AND id NOT IN (SELECT reviewer_id FROM reviews)",
+    "DELETE FROM preannotation WHERE batch_id NOT IN (SELECT id FROM batches)",
+    "DELETE FROM raters WHERE id <> :rater AND id NOT IN (SELECT reviewer_id FROM reviews) "
+    "AND id NOT IN (SELECT model_id FROM preannotation)",
 )

@@ -16,12 +16,13 @@ each made by :func:`enable_blinding` (idempotent) and renewed on the owner's ope
 
   * an **annotator's** connection reads and writes only their own annotations (and their
     polygons), answers (their own, or in their own session when the answer names no rater),
-    grades (of their own sessions) and guideline views, and reads the decisions on their own
-    annotations, the pins on their own returned work (an annotation whose decision in force
-    is a rejection, :data:`RETURNED_FN`) and the image pins marked for everyone; it reads
-    every rating session (a shared session has several raters) and writes its own; it reads
-    nothing of gold, gold scores, kept merge conflicts or the review features; it cannot
-    write a review;
+    grades (of their own sessions) and guideline views; it reads the model's annotations (and
+    polygons) of the images pre-annotation shows it (:data:`PREANNOTATED_FN`), the decisions
+    on their own annotations, the pins on their own returned work (an annotation whose
+    decision in force is a rejection, :data:`RETURNED_FN`) and the image pins marked for
+    everyone; it reads every rating session (a shared session has several raters) and writes
+    its own; it reads nothing of gold, gold scores, kept merge conflicts or the review
+    features; it cannot write a review;
   * every other table (images, questions, guidelines, batches, raters, ...) is read by all
     and written by reviewers and owners only, but for claiming work: an annotator takes a
     free claim slot for themselves;
@@ -52,9 +53,11 @@ OWNER_FN = "slicereview_is_owner"
 #: The ids of the caller's annotations whose decision in force is a rejection (their returned
 #: work), read as the tables' owner: the reviews' own policy cannot read reviews again.
 RETURNED_FN = "slicereview_returned"
+#: The ids of the model's annotations pre-annotation shows the caller, read as tables' owner.
+PREANNOTATED_FN = "slicereview_preannotated"
 #: What :func:`renew_access` compares (a comment of :data:`RATER_FN`): a project whose
 #: privileges, policies and rules an earlier version made gets this version's.
-ACCESS = "slicereview access 2"
+ACCESS = "slicereview access 3"
 
 # (each helper in a scalar subquery: PostgreSQL then calls it once per statement, an
 # InitPlan, instead of once per row it reads: a claim's scan of 420 slots 3.9 -> 0.24 ms)
@@ -67,9 +70,10 @@ _OWNER = f"(SELECT {OWNER_FN}())"
 #: table of the project is read by all and written by reviewers and owners only
 #: (:data:`OTHERS`), but for the claims of :data:`UPDATES` (and the change counter).
 POLICIES: dict[str, tuple[str, str]] = {
-    "annotations": (f"{_ALL} OR {_MINE}", f"{_ALL} OR {_MINE}"),
+    "annotations": (f"{_ALL} OR {_MINE} OR id = ANY (CAST((SELECT {PREANNOTATED_FN}()) AS "
+                    f"bigint[]))", f"{_ALL} OR {_MINE}"),
     "polygons": (f"{_ALL} OR annotation_id IN (SELECT id FROM annotations)",
-                 f"{_ALL} OR annotation_id IN (SELECT id FROM annotations)"),
+                 f"{_ALL} OR annotation_id IN (SELECT id FROM annotations WHERE {_MINE})"),
     # (a rating session is read by all: a shared "confidence" session is answered by several)
     "sessions": ("true", f"{_ALL} OR {_MINE}"),
     "answers": (f"{_ALL} OR {_MINE} OR (rater_id IS NULL AND {_OWN_SESSION})",
@@ -79,7 +83,7 @@ POLICIES: dict[str, tuple[str, str]] = {
     # (decisions on one's own work, pins on one's own returned work, pins for everyone; only
     # an owner marks a pin for everyone)
     "reviews": (f"{_ALL} OR (pin_kind IS NULL AND annotation_id IN (SELECT id FROM "
-                f"annotations)) OR (annotation_id IS NULL AND for_everyone = 1) OR "
+                f"annotations WHERE {_MINE})) OR (annotation_id IS NULL AND for_everyone = 1) OR "
                 f"annotation_id = ANY (CAST((SELECT {RETURNED_FN}()) AS bigint[]))",
                 f"{_ALL} AND (for_everyone = 0 OR {_OWNER})"),
     "gold": (_ALL, _ALL),
@@ -117,9 +121,14 @@ HELPERS = {
                               "me.name = CAST(session_user AS text) WHERE (SELECT d.decision "
                               "FROM reviews d WHERE d.annotation_id = a.id AND d.decision IS "
                               "NOT NULL ORDER BY d.id DESC LIMIT 1) = 'reject'); END"),
+    PREANNOTATED_FN: ("bigint[]", "BEGIN RETURN (SELECT coalesce(array_agg(a.id), '{}') FROM "
+                      "annotations a JOIN preannotation p ON p.model_id = a.rater_id JOIN "
+                      "preannotation_shown s ON s.batch_id = p.batch_id AND s.image_id = "
+                      "a.image_id AND s.shown = 1 JOIN raters me ON me.id = s.rater_id AND "
+                      "me.name = CAST(session_user AS text)); END"),
 }
-#: Helpers run as the tables' owner, with a search path of their own.
-_DEFINER = {RETURNED_FN: "SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp"}
+_DEFINER = {name: "SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp"
+            for name in (RETURNED_FN, PREANNOTATED_FN)}  #: run as the owner, own search path
 _FUNCTIONS = tuple(f"CREATE OR REPLACE FUNCTION {name}() RETURNS {returns} LANGUAGE plpgsql "
                    f"STABLE {_DEFINER.get(name, '')} AS $$ {body} $$"
                    for name, (returns, body) in HELPERS.items())

@@ -43,6 +43,7 @@ from slicereview.store.images import Images, ImageSets
 from slicereview.store.location import Location, describe, is_server
 from slicereview.store.packages import Packages
 from slicereview.store.polygons import Polygons
+from slicereview.store.preannotation import Preannotation
 from slicereview.store.privacy import Privacy
 from slicereview.store.questions import Questions
 from slicereview.store.raters import Raters
@@ -89,6 +90,7 @@ class Project:
         self.blobs = Blobs(db)
         self.slots = Slots(db)
         self.privacy = Privacy(db)
+        self.preannotation = Preannotation(db)
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from slicereview.store.schema_model_raters import _MODEL_RATERS
 from slicereview.store.schema_pins import _PINS_FOR_EVERYONE
+from slicereview.store.schema_preannotation import _PREANNOTATION
 from slicereview.store.schema_privacy import _SHARED_COPIES_AND_UID_MAP
 from slicereview.store.schema_provenance import _POLYGON_PROVENANCE
 from slicereview.store.schema_v7 import _V7
@@ -392,9 +393,8 @@ CREATE TABLE slots (
 );
 CREATE INDEX slots_by_batch ON slots (batch_id, position, slot);
 """
-
 #: Ordered migrations; ``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``.
 MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _POLYGON_PROVENANCE,
-                         _SHARED_COPIES_AND_UID_MAP, _PINS_FOR_EVERYONE, _MODEL_RATERS]
-
+                         _SHARED_COPIES_AND_UID_MAP, _PINS_FOR_EVERYONE, _MODEL_RATERS,
+                         _PREANNOTATION]
 SCHEMA_VERSION = len(MIGRATIONS)  #: The schema version this build writes.

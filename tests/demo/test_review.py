@@ -39,8 +39,15 @@ def test_review_batch_contents(demo_project: Path, demo_location) -> None:
         assert sorted(r.name for r in annotators) == sorted(p.name for p in PROFILES)
         assert all(r.simulated and r.name.startswith("Simulated annotator —")
                    for r in annotators)
-        per_image = {i: len(project.annotations.with_polygons(i)) for i in ids}
+        people = {r.id for r in project.raters.all() if not r.is_model}
+        per_image = {i: sum(a.rater_id in people for a, _ in project.annotations.with_polygons(i))
+                     for i in ids}
         assert set(per_image.values()) == {3}
+        # the simulated model predicts the set (clearly marked as simulated)
+        [model] = [r for r in project.raters.all() if r.is_model]
+        assert (model.label, model.simulated) == ("Simulated model@1", True)
+        predicted = {a.image_id for a in project.annotations.all(rater_id=model.id)}
+        assert predicted == set(ids)
         # repeats: about 10 % of the annotations, all finished, by the group's annotators
         pairs = project.repeats.pairs(status=["submitted", "nothing_to_annotate"])
         group_ids = {r.id for r in annotators}
@@ -75,7 +82,29 @@ def test_queue_and_review_eval_on_the_demo(demo_location, capsys) -> None:
     table = capsys.readouterr().out.splitlines()
     rows = {line.split()[0]: [float(v) for v in line.split()[1:]]
             for line in table[2:] if line.strip()}
-    assert set(rows) == {"image-sort", "box-sort", "box-score", "random"}
+    assert set(rows) == {"image-sort", "box-sort", "box-score", "random", "model-disagreement"}
     assert all(not math.isnan(v) for values in rows.values() for v in values)
-    # the reviewer followed the true disagreement: α-based ranking beats random
+    # the reviewer followed the true disagreement: α-based ranking beats random, and so does
+    # the simulated model's distance from the annotators' majority (docs/review.md)
     assert rows["image-sort"][2] > rows["random"][2]
+    assert rows["model-disagreement"][2] > rows["random"][2]
+    assert main(["queue", str(copy), "--group", REVIEW_GROUP, "--method",
+                 "model-disagreement"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("46 images ranked by model-disagreement")
+    scores = [float(line.split()[2]) for line in out[2:] if line.strip()]
+    assert scores == sorted(scores, reverse=True) and 0 < scores[0] <= 1
+
+
+def test_the_demos_queue_has_audit_slots_and_a_live_estimate(demo_location, capsys) -> None:
+    """One review slot in ten shows a random image; the simulated reviewer reviewed a seeded
+    two thirds of the set, so the estimate has reviewed audit members."""
+    from slicereview.app.review.audit import audit_settings
+    from slicereview.demo.project import DEMO_AUDIT_SHARE
+
+    with Project.open(demo_location) as project:
+        assert audit_settings(project).share == DEMO_AUDIT_SHARE
+    assert main(["audit", "show", str(demo_location), "--group", REVIEW_GROUP]) == 0
+    out = capsys.readouterr().out
+    assert "audit members" in out and "reviewed members" in out
+    assert re.search(r"base rate \(audit, a random queue's P@k\): \d", out)

@@ -255,3 +255,57 @@ def test_pick_topmost():
     assert g.pick([a, b], (6.3, 3), tol=0.5) == 1  # near b's edge, outside both
     assert g.pick([a, b], (9, 9), tol=0.5) is None
     assert g.pick([np.zeros((0, 2))], (0, 0), 1) is None
+
+
+# -- holes ---------------------------------------------------------------------------------------
+def _bridges(ring: np.ndarray, rings: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The edges of ``ring`` that lie on none of ``rings`` (the outer ring and the holes)."""
+    import shapely
+
+    boundary = shapely.union_all([shapely.LinearRing(r) for r in rings])
+    return [(a, b) for a, b in zip(ring, np.roll(ring, -1, axis=0), strict=True)
+            if not boundary.covers(shapely.LineString([a, b]))]
+
+
+@given(st.integers(0, 10_000))
+def test_bridged_holes_fill_exactly_the_region_and_the_bridges_cross_nothing(seed: int) -> None:
+    import shapely
+
+    rng = np.random.default_rng(seed)
+    outer = np.array([[0, 0], [200, 0], [200, 120], [100, 90], [0, 120]], float)
+    holes: list[np.ndarray] = []
+    # random squares and triangles, apart, no pixel centre on an edge
+    for _ in range(int(rng.integers(1, 6))):
+        x, y, s = rng.integers(10, 170), rng.integers(10, 60), rng.integers(4, 20)
+        h = np.array([[x, y], [x + s, y], [x + s, y + s], [x, y + s]], float) + 0.3
+        if rng.random() < 0.5:
+            h = h[[0, 1, 3]]
+        if rng.random() < 0.5:
+            h = h[::-1]  # either orientation is accepted
+        if all(shapely.Polygon(h).buffer(1).disjoint(shapely.Polygon(o)) for o in holes):
+            holes.append(h)
+    ring = g.bridge_holes(outer, holes)
+    piece = shapely.Polygon(outer, holes)
+    y, x = np.mgrid[0:125, 0:205] + 0.5
+    inside = g.contains_points(ring, np.c_[x.ravel(), y.ravel()]).reshape(x.shape)
+    assert np.array_equal(inside, shapely.contains_xy(piece, x, y))
+    bridges = _bridges(ring, [outer] + holes)
+    assert len(bridges) == 2 * len(holes)
+    assert all(a[1] == b[1] for a, b in bridges)  # horizontal
+    closed = piece.buffer(1e-9)
+    for a, b in bridges:  # a bridge runs inside the region: through no hole, never outside
+        assert closed.covers(shapely.LineString([a, b]))
+    assert g.signed_area(ring) > 0
+
+
+def test_a_bridge_whose_row_runs_through_a_vertex_of_the_outline() -> None:
+    outer = np.array([[0, 0], [10, 0], [12, 5], [10, 10], [0, 10]], float)  # vertex at y = 5
+    ring = g.bridge_holes(outer, [np.array([[3, 3], [6, 5], [3, 7]], float)])
+    assert g.area(ring) == pytest.approx(g.area(outer) - 6.0)
+    assert not g.contains(ring, (4, 5)) and g.contains(ring, (9, 5))
+    assert len(ring) == len(outer) + 3 + 2  # the foot is the vertex: it is not repeated
+
+
+def test_a_hole_outside_the_outline_is_refused() -> None:
+    with pytest.raises(ValueError, match="outside"):
+        g.bridge_holes(SQUARE, [SQUARE + 10])

@@ -17,7 +17,7 @@ from slicereview.app.people import add_login
 from slicereview.app.review.decisions import pin
 from slicereview.model import NewImage, Polygon, Role
 from slicereview.store import Project, ProjectError
-from slicereview.store.postgres_access import RATER_FN, RETURNED_FN
+from slicereview.store.postgres_access import PREANNOTATED_FN, RATER_FN, RETURNED_FN
 from slicereview.store.postgres_rules import COUNT_FN, FUNCTIONS, TRIGGERS
 from slicereview.store.schema import MIGRATIONS, SCHEMA_VERSION
 from slicereview.store.schema_pins import _PINS_FOR_EVERYONE
@@ -67,8 +67,12 @@ def _as_the_previous_version_made_it(url: str, logins: list[str]) -> None:
             conn.execute(f"DROP TRIGGER {name} ON {table}")
         # (the owner helper stays: the de-identified copies' policies, of the format
         # before, use it)
-        for name in (*FUNCTIONS, COUNT_FN, RETURNED_FN):
+        conn.execute("ALTER POLICY slicereview_select ON annotations USING "
+                     "((SELECT slicereview_sees_all()) OR rater_id = "
+                     "(SELECT slicereview_rater_id()))")  # (before pre-annotation)
+        for name in (*FUNCTIONS, COUNT_FN, RETURNED_FN, PREANNOTATED_FN):
             conn.execute(f"DROP FUNCTION {name}()")
+        conn.execute("DROP TABLE preannotation_shown, preannotation")  # (formats made later)
         conn.execute(f"COMMENT ON FUNCTION {RATER_FN}() IS NULL")
         conn.execute("ALTER TABLE reviews DROP COLUMN for_everyone")
         # (and the formats after it: model raters)

@@ -121,7 +121,13 @@ def test_helpers_made_by_an_earlier_version_are_made_again_when_the_owner_opens(
     read-only opening; the owner's makes them again."""
     import psycopg
 
-    from slicereview.store.postgres_access import HELPERS, RATER_FN, RETURNED_FN, SEES_ALL_FN
+    from slicereview.store.postgres_access import (
+        HELPERS,
+        PREANNOTATED_FN,
+        RATER_FN,
+        RETURNED_FN,
+        SEES_ALL_FN,
+    )
 
     with Project.create(url) as owner:
         add_login(owner, "early", Role.ANNOTATOR)
@@ -133,7 +139,8 @@ def test_helpers_made_by_an_earlier_version_are_made_again_when_the_owner_opens(
                 (list(HELPERS),))}
 
     now = {name: (body, None) for name, (_, body) in HELPERS.items()}
-    now[RETURNED_FN] = (now[RETURNED_FN][0], ["search_path=pg_catalog, public, pg_temp"])
+    for name in (RETURNED_FN, PREANNOTATED_FN):
+        now[name] = (now[name][0], ["search_path=pg_catalog, public, pg_temp"])
     assert helpers() == now
     with psycopg.connect(url) as conn:  # as the earlier version made them
         for name, (returns, body) in (

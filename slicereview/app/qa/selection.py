@@ -9,12 +9,16 @@ images in its **selection order** (:data:`ORDERS`), stored per batch:
   image keeps its place when others join);
 * ``uncertainty`` — by a given rater's stored work on each image, most uncertain first: the
   area of its uncertain polygons over certain + uncertain
-  (:func:`~slicereview.engines.review.selection.uncertain_share`). Meant for a model's
-  predictions, it works for any rater (the rater is named when the order is set); an image the
-  rater did not annotate comes after the others;
+  (:func:`~slicereview.engines.review.selection.uncertain_share`). Meant for a model rater's
+  predictions (:func:`slicereview.app.models.raters.model_rater`: its finished annotations),
+  it works for any rater (named when the order is set); an image the rater did not annotate
+  comes after the others. A model that keeps its probabilities (the project model) stores its
+  own per-image uncertainty instead, the mean binary entropy of its probability map
+  (:func:`store_uncertainty`, :func:`~slicereview.engines.review.selection.mean_entropy`):
+  then its images are ordered by those values, and an image without one comes after;
 * ``disagreement`` — by the disagreement among the annotations already finished on the image
-  (each annotator's latest round; raters of the annotator role only, so a reviewer's or
-  an expert's gold is left out):
+  (each annotator's latest round; people of the annotator role only, so a model's
+  predictions and a reviewer's or an expert's gold are left out):
   ``1 −`` their mean pairwise Dice
   (:func:`~slicereview.engines.review.selection.disagreement`). An image with fewer than two
   finished annotations has no disagreement yet; it comes **first** (in batch order), so every
@@ -25,27 +29,36 @@ then; ties and unscored images keep the batch order. Only the task owner sets an
 (:func:`set_order`); it is stored in the project's ``meta`` (``selection.batch.ID``), which on
 a server every login reads and only reviewers and owners write.
 
+**On a server** an annotator's login reads only its own annotations (the database's policies,
+docs/server.md): it can measure neither the others' disagreement nor a model's uncertainty.
+So the order is also stored as a *snapshot*, the ranked image ids as a login that reads
+everything computed them (when the order is set, and on :func:`refresh_order`: ``slicereview
+selection ... --refresh``, or *Set order* again), and an annotator's login claims in that
+snapshot's order (images missing from it after the others, in batch order). A file, an owner's
+or a reviewer's login computes the order live.
+
 Example
 -------
 >>> import tempfile, pathlib
 >>> import numpy as np
->>> from slicereview.model import NewImage, Polygon, Certainty
+>>> from slicereview.model import NewImage
 >>> from slicereview.store import Project
+>>> from slicereview.app.models.predictions import store_prediction
+>>> from slicereview.app.models.raters import model_rater
 >>> from slicereview.app.qa.workflow import define_batch
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (folder / "a.png").write_bytes(b"a")
 >>> with Project.create(folder / "p.srproj") as project:
 ...     ids = project.images.add_source(folder / "a.png", "0" * 64, "png",
 ...                                     [NewImage(8, 8, frame=k) for k in range(3)])
-...     owner, model = project.raters.add("owner", "owner"), project.raters.add("model")
+...     owner, model = project.raters.add("owner", "owner"), model_rater(project, "net", "1")
 ...     batch = define_batch(project, "b", "formal", ids, annotators_per_image=2)
-...     sq = np.array([[1, 1], [5, 1], [5, 5], [1, 5]], float)
-...     for image, certainty in zip(ids[:2], ("certain", "uncertain")):
-...         ann = project.annotations.for_image(model, image)
-...         _ = project.polygons.replace(ann.id, [Polygon(sq, Certainty(certainty))])
-...     _ = set_order(project, owner, batch, "uncertainty", rater_id=model)
-...     order_of(project, batch).order, ordered_images(project, batch)
-('uncertainty', [2, 1, 3])
+...     for image, label in zip(ids[:2], (1, 2)):   # certain, uncertain
+...         labels = np.zeros((8, 8), np.uint8); labels[2:6, 2:6] = label
+...         _ = store_prediction(project, model, image, labels)
+...     _ = set_order(project, owner, batch, "uncertainty", rater_id=model.id)
+...     order_of(project, batch).describe(project), ordered_images(project, batch)
+("uncertainty of net@1's work", [2, 1, 3])
 """
 
 from __future__ import annotations
@@ -53,20 +66,23 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from slicereview.app.models.raters import people
 from slicereview.engines.masks import binary_mask, rasterize
 from slicereview.engines.review.selection import disagreement, ordered, uncertain_share
 from slicereview.model import Annotation, AnnotationStatus, Role
 from slicereview.store import Project
+from slicereview.store._base import now_iso
 
 #: The selection orders, the default first.
 ORDERS = ("batch", "random", "uncertainty", "disagreement")
 FINISHED = (AnnotationStatus.SUBMITTED, AnnotationStatus.NOTHING_TO_ANNOTATE)
 _KEY = "selection.batch.{}"
+_UNCERTAINTY = "selection.uncertainty.{}"
 
 
 @dataclass(frozen=True)
@@ -98,7 +114,7 @@ class SelectionOrder:
     def describe(self, project: Project) -> str:
         """One line for people: ``uncertainty of model's work``, ``random (seed 3)``, ..."""
         if self.order == "uncertainty" and self.rater_id is not None:
-            return f"uncertainty of {project.raters.get(self.rater_id).name}'s work"
+            return f"uncertainty of {project.raters.get(self.rater_id).label}'s work"
         if self.order == "random":
             return f"random (seed {self.seed})"
         return {"batch": "the batch's order", "disagreement":
@@ -136,8 +152,60 @@ def set_order(project: Project, owner_id: int, batch_id: int, order: str,
     if chosen.rater_id is not None:
         project.raters.get(chosen.rater_id)
     project.set_meta(_KEY.format(batch_id), json.dumps(
-        {"order": chosen.order, "rater_id": chosen.rater_id, "seed": chosen.seed}))
+        {"order": chosen.order, "rater_id": chosen.rater_id, "seed": chosen.seed,
+         "ranked": _live(project, batch_id, chosen), "ranked_at": now_iso()}))
     return chosen
+
+
+def refresh_order(project: Project, rater_id: int, batch_id: int) -> list[int]:
+    """Store a new snapshot of the batch's order, computed now (see the module docstring);
+    by an owner or a reviewer (``PermissionError`` otherwise). Returns it."""
+    rater = project.raters.get(rater_id)
+    if rater.role not in (Role.OWNER, Role.REVIEWER):
+        raise PermissionError(f"{rater.name} is an annotator: an owner or a reviewer, who "
+                              "reads everyone's work, computes the order")
+    chosen = order_of(project, batch_id)
+    ranked = _live(project, batch_id, chosen)
+    project.set_meta(_KEY.format(batch_id), json.dumps(
+        {"order": chosen.order, "rater_id": chosen.rater_id, "seed": chosen.seed,
+         "ranked": ranked, "ranked_at": now_iso()}))
+    return ranked
+
+
+def snapshot(project: Project, batch_id: int) -> tuple[list[int], str | None]:
+    """The stored snapshot of the batch's order and when it was computed."""
+    text = project.meta(_KEY.format(batch_id))
+    data = json.loads(text) if text else {}
+    return [int(i) for i in data.get("ranked", [])], data.get("ranked_at")
+
+
+def reads_everything(project: Project) -> bool:
+    """Whether this connection reads everyone's work: a file, or a server login that is not
+    an annotator's."""
+    me = project.raters.own()
+    return me is None or me.role is not Role.ANNOTATOR
+
+
+def store_uncertainty(project: Project, rater_id: int, values: Mapping[int, float]) -> None:
+    """Keep a model's own uncertainty per image (``image id → value``, e.g. the mean entropy
+    of its probability map, higher = less sure) for the uncertainty order; replaces the values
+    of the images given, keeps the others (one transaction; ``meta``
+    ``selection.uncertainty.RATER``). ``ValueError`` for a NaN or negative value."""
+    project.raters.get(rater_id)
+    for image_id, value in values.items():
+        if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
+            raise ValueError(f"the uncertainty of image {image_id} must be a finite number of "
+                             f"0 or more, got {value!r}")
+    kept = stored_uncertainty(project, rater_id)
+    kept.update({int(i): float(v) for i, v in values.items()})
+    project.set_meta(_UNCERTAINTY.format(rater_id),
+                     json.dumps({str(i): v for i, v in sorted(kept.items())}))
+
+
+def stored_uncertainty(project: Project, rater_id: int) -> dict[int, float]:
+    """The uncertainty a model stored per image (:func:`store_uncertainty`); ``{}``: none."""
+    text = project.meta(_UNCERTAINTY.format(rater_id))
+    return {int(i): float(v) for i, v in json.loads(text).items()} if text else {}
 
 
 def _latest(annotations: Sequence[Annotation]) -> dict[int, dict[int, Annotation]]:
@@ -185,6 +253,10 @@ def scores(project: Project, batch_id: int, selection: SelectionOrder | None = N
     images = {im.id: im for im in project.images.all(sorted(members))}
     out: dict[int, float] = {}
     if sel.order == "uncertainty":
+        assert sel.rater_id is not None
+        own = stored_uncertainty(project, sel.rater_id)
+        if own:
+            return {i: v for i, v in own.items() if i in members}
         mine = _latest([a for a in project.annotations.all(rater_id=sel.rater_id,
                                                            phase=batch.phase)
                         if a.image_id in members])
@@ -193,9 +265,9 @@ def scores(project: Project, batch_id: int, selection: SelectionOrder | None = N
             shape = (images[image_id].rows, images[image_id].cols)
             out[image_id] = uncertain_share(_labels(project, [ann], shape)[0])
         return out
-    people = {r.id for r in project.raters.all() if r.role is Role.ANNOTATOR}
+    persons = {r.id for r in people(project.raters.all()) if r.role is Role.ANNOTATOR}
     finished = _latest([a for a in project.annotations.all(phase=batch.phase, status=FINISHED)
-                        if a.image_id in members and a.rater_id in people
+                        if a.image_id in members and a.rater_id in persons
                         and a.rater_id != sel.rater_id])
     for image_id in members:
         anns = list(finished.get(image_id, {}).values())
@@ -216,6 +288,14 @@ def ordered_images(project: Project, batch_id: int,
                    selection: SelectionOrder | None = None) -> list[int]:
     """The batch's images in its selection order (see the module docstring)."""
     sel = selection or order_of(project, batch_id)
+    if sel.order in ("uncertainty", "disagreement") and not reads_everything(project):
+        order = project.image_sets.members(project.workflow.batch(batch_id).image_set_id)
+        ranked = [i for i in snapshot(project, batch_id)[0] if i in set(order)]
+        return ranked + [i for i in order if i not in set(ranked)]
+    return _live(project, batch_id, sel)
+
+
+def _live(project: Project, batch_id: int, sel: SelectionOrder) -> list[int]:
     batch = project.workflow.batch(batch_id)
     order = list(project.image_sets.members(batch.image_set_id))
     if sel.order == "batch":

@@ -6,7 +6,9 @@ intra-rater α histograms ([CrowdSegQA, Fig. 5]), the queue evaluation curves
 ([CrowdSegQA, Fig. 6]),
 annotation times per phase, for classification questions, majority vote against gold and
 the generalizability coefficient, per tool the polygons, time, agreement and acceptance
-(:mod:`slicereview.app.report.tools`), and per rated image set its rating sessions with the
+(:mod:`slicereview.app.report.tools`), the model in QA
+(:mod:`slicereview.app.report.model_qa`), what pre-annotation did
+(:mod:`slicereview.app.report.preannotation`), and per rated image set its rating sessions with the
 Bradley–Terry scores ± SE of exhaustive sessions and the pooled ranking
 (:mod:`slicereview.app.report.rating`). Every number names its method.
 
@@ -38,7 +40,9 @@ import numpy as np
 
 from slicereview.app.qa.workflow import prefilter, score_pending
 from slicereview.app.report import acceptance as qa_stats
+from slicereview.app.report import model_qa as report_model
 from slicereview.app.report import plots as report_plots
+from slicereview.app.report import preannotation as report_preannotation
 from slicereview.app.report import rating as report_rating
 from slicereview.app.report import tools as report_tools
 from slicereview.app.report.agreement import FINISHED, InterRater, inter_rater
@@ -83,6 +87,10 @@ class ReportData:
     rating: list[report_rating.ImageSetRating] = field(default_factory=list)
     #: Per tool that made polygons (:mod:`slicereview.app.report.tools`).
     tools: list[report_tools.ToolRow] = field(default_factory=list)
+    #: Per pre-annotated batch (:mod:`slicereview.app.report.preannotation`).
+    preannotation: list[report_preannotation.BatchEffect] = field(default_factory=list)
+    #: Per model rater (:mod:`slicereview.app.report.model_qa`).
+    models: list[report_model.ModelPart] = field(default_factory=list)
 
 
 def _quality(project: Project, agreement: InterRater) -> list[dict[str, Any]]:
@@ -195,7 +203,7 @@ def collect(project: Project, raters: Iterable[int] | None = None,
         acceptance, quality, onboarding, agreement, times,
         {p: qa_stats.outlier_limit(t) for p, t in times.items()}, evaluations, questions,
         flags, subset, intra, image_rows(project, agreement.per_image, flagged), flagged,
-        rating, tools)
+        rating, tools, report_preannotation.collect(project), report_model.collect(project))
 
 
 # -- HTML ------------------------------------------------------------------------------------
@@ -311,6 +319,8 @@ def render(data: ReportData, progress: Progress | None = None) -> str:
                  "≤ 0.667 low, ≤ 0.8 moderate, high).</p>")
     parts.append("<h2>Per-image agreement</h2>" + rows_html(data.per_image, data.flagged))
     parts.append(report_tools.render(data.tools, _table))
+    parts.append(report_model.render(data.models, data.raters, _table))
+    parts.append(report_preannotation.render(data.preannotation, _table))
     step()
     parts.append("<h2>Inter-rater agreement: image level vs box level</h2>")
     if data.agreement.images:

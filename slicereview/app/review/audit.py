@@ -88,13 +88,14 @@ def set_audit(project: Project, owner_id: int, share: float, seed: int | None = 
     if rater.role is not Role.OWNER:
         raise PermissionError(f"{rater.name} is not an owner: only the task owner sets the "
                               "review queue's audit")
-    if share == 0:
-        project.set_meta(_KEY, json.dumps({"share": 0.0}))
+    text = project.meta(_KEY)
+    stored = json.loads(text).get("seed") if text else None
+    if seed is None:
+        seed = int(stored) if stored is not None else secrets.randbelow(2 ** 31)
+    if share == 0:  # (the seed is kept: turned on again, the audit draws the same images)
+        project.set_meta(_KEY, json.dumps({"share": 0.0, "seed": int(seed)}))
         return None
     check_share(share)
-    if seed is None:
-        old = audit_settings(project)
-        seed = old.seed if old is not None else secrets.randbelow(2 ** 31)
     project.set_meta(_KEY, json.dumps({"share": float(share), "seed": int(seed)}))
     return AuditSettings(float(share), int(seed))
 

@@ -53,7 +53,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from slicereview.app.models.raters import model_ids
@@ -67,7 +67,13 @@ from slicereview.engines.review.evaluation import (
 )
 from slicereview.engines.review.features import ImageFeatures
 from slicereview.engines.review.parallel import FeatureTask, default_workers, features_of_images
-from slicereview.engines.review.priority import METHODS, explanations, priority, scores
+from slicereview.engines.review.priority import (
+    METHODS,
+    MODEL_METHODS,
+    explanations,
+    priority,
+    scores,
+)
 from slicereview.model import Annotation, AnnotationStatus, Decision, Phase, Role
 from slicereview.store import Project
 
@@ -101,6 +107,9 @@ class QueueSpec:
         A priority method of :data:`~slicereview.engines.review.priority.METHODS`.
     seed : int
         Seed of the ``"random"`` method.
+    model : int or None
+        The model rater whose distance from the consensus the ``"model-disagreement"``
+        method ranks by (needed by it; :mod:`slicereview.app.review.model_view`).
     """
 
     phase: str = "formal"
@@ -110,6 +119,7 @@ class QueueSpec:
     level: str = "relaxed"
     method: str = "box-score"
     seed: int = 0
+    model: int | None = None
 
     def __post_init__(self) -> None:
         Phase(self.phase)
@@ -121,6 +131,9 @@ class QueueSpec:
             raise ValueError(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
         if self.round is not None and self.round < 1:
             raise ValueError(f"rounds start at 1, got {self.round}")
+        if self.method in MODEL_METHODS and self.model is None:
+            raise ValueError(f"the {self.method} method needs a model: name one "
+                             f"(--model NAME[@VERSION])")
 
     @property
     def annotators_key(self) -> str:
@@ -264,6 +277,12 @@ def compute_features(
         project.reviews.store_features(spec.phase, rnd, spec.annotators_key, spec.level,
                                        [(i, keys[i], f.to_dict()) for i, f in new.items()])
     features.update(new)
+    if spec.model is not None:  # (never cached: it follows the model's prediction)
+        from slicereview.app.review.model_view import model_disagreements
+
+        far = model_disagreements(project, {i: [a.id for a in chosen[i]] for i in features},
+                                  spec.model)
+        features = {i: replace(f, model_disagreement=far[i]) for i, f in features.items()}
     ordered = {i: features[i] for i in sorted(features)}
     return QueueResult(
         features=ordered,
@@ -344,9 +363,12 @@ def relevance(project: Project, result: QueueResult) -> dict[int, int]:
 
 
 def evaluate(project: Project, spec: QueueSpec, ks: Sequence[int] | None = None,
-             methods: Sequence[str] = METHODS, **compute: Any) -> MethodEvaluation:
+             methods: Sequence[str] | None = None, **compute: Any) -> MethodEvaluation:
     """P@k, R@k and NDCG@k of every method on the images of ``spec`` against the stored
-    reviews (:func:`relevance`); ``ks`` default ``1 .. M``."""
+    reviews (:func:`relevance`); ``ks`` default ``1 .. M``; ``methods`` default every method,
+    those of a model only when ``spec`` names one."""
+    if methods is None:
+        methods = [m for m in METHODS if spec.model is not None or m not in MODEL_METHODS]
     result = compute_features(project, spec, **compute)
     if not result.features:
         raise ValueError("no image has two finished annotations: nothing to evaluate")

@@ -29,12 +29,14 @@ most 16 pixels, keeps its unsimplified vertices.
 **Holes.** The project's polygon is one outline filled by the even-odd rule, and several
 polygons form their union (:func:`slicereview.engines.masks.rasterize`); a separate hole polygon
 would be *added*, not cut out. So a component with holes becomes **one outline with a
-zero-width bridge to each hole**: the ring runs along the outer boundary to the vertex nearest
-the hole, along the bridge to the hole, once round the hole, back along the same bridge and
-on. The bridge's two edges coincide, so every scanline crosses both or neither: even-odd
-filling leaves the hole empty and the bridge adds no pixel, wherever it runs. An island inside a
-hole is a component of its own, and so a polygon of its own. In the viewer the bridge is drawn
-as a line from the outline to the hole.
+zero-width bridge to each hole**: the ring runs along the outer boundary to where a row
+through the hole's rightmost vertex meets it, along that row to the hole, once round the hole,
+back along the same bridge and on (:func:`slicereview.engines.geometry.bridge_holes`, the
+project's one hole bridging, which the brush and the eraser use too). The bridge's two edges
+coincide and run along a row, so no scanline counts them: even-odd filling leaves the hole
+empty and the bridge adds no pixel; holes are joined rightmost first, so no bridge crosses
+another part of the outline. An island inside a hole is a component of its own, and so a
+polygon of its own. In the viewer the bridge is drawn as a line from the outline to the hole.
 
 **Certain and uncertain.** :func:`label_outlines` outlines the certain pixels (label 1) as
 certain polygons and *all* marked pixels (labels 1 and 2) as uncertain ones: the uncertain
@@ -232,14 +234,10 @@ def _simplify(shell: np.ndarray, holes: list[np.ndarray], tol: float
 
 
 def _bridge(shell: np.ndarray, holes: list[np.ndarray]) -> np.ndarray:
-    """One ring: ``shell`` with a zero-width bridge into each hole (module docstring)."""
-    from scipy.spatial import cKDTree
+    """One ring ``(row, col)``: ``shell`` with a zero-width bridge into each hole, by the
+    project's one hole bridging (:func:`slicereview.engines.geometry.bridge_holes`, which
+    works in ``(x, y)``: the columns are swapped there and back)."""
+    from slicereview.engines.geometry import bridge_holes
 
-    ring = np.array(shell, dtype=np.float64)
-    for hole in sorted(holes, key=lambda h: -abs(_area(h))):
-        dist, idx = cKDTree(ring).query(hole)
-        j = int(np.argmin(dist))
-        i = int(idx[j])
-        around = np.vstack([hole[j:], hole[:j + 1]])
-        ring = np.vstack([ring[:i + 1], around, ring[i:]])
-    return ring
+    ring = bridge_holes(shell[:, ::-1], [h[:, ::-1] for h in holes])
+    return np.ascontiguousarray(ring[:, ::-1])

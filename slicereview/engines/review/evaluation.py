@@ -18,7 +18,10 @@ from typing import TYPE_CHECKING
 from slicereview.engines.agreement import band
 from slicereview.engines.review.features import ImageFeatures
 from slicereview.engines.review.metrics import ndcg_at_k, precision_at_k, recall_at_k
-from slicereview.engines.review.priority import METHODS, priority
+from slicereview.engines.review.priority import METHODS, MODEL_METHODS, priority
+
+#: The methods that rank by the features alone.
+BASE_METHODS = tuple(m for m in METHODS if m not in MODEL_METHODS)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -98,17 +101,18 @@ class MethodEvaluation:
 
     def table(self, k: int) -> str:
         """A plain-text table at cut-off ``k``, laid out as [CrowdSegQA, Table 3]."""
-        lines = [f"{'method':<12} {'P@' + str(k):>7} {'R@' + str(k):>7} {'N@' + str(k):>7}"]
+        w = max([12, *(len(m) for m in self.rankings)])
+        lines = [f"{'method':<{w}} {'P@' + str(k):>7} {'R@' + str(k):>7} {'N@' + str(k):>7}"]
         for method in self.rankings:
             p, r, n = self.row(method, k)
-            lines.append(f"{method:<12} {p:7.3f} {r:7.3f} {n:7.3f}")
+            lines.append(f"{method:<{w}} {p:7.3f} {r:7.3f} {n:7.3f}")
         return "\n".join(lines)
 
 
 def evaluate_methods(
     features: Mapping[int, ImageFeatures],
     relevance: Mapping[int, float],
-    methods: Sequence[str] = METHODS,
+    methods: Sequence[str] = BASE_METHODS,
     ks: Sequence[int] | None = None,
     seed: int = 0,
 ) -> MethodEvaluation:
@@ -121,7 +125,9 @@ def evaluate_methods(
     relevance : mapping of int to grade
         Ground truth, e.g. from :func:`review_relevance`; missing images have grade 0.
     methods : sequence of str
-        Priority method names (default: all of :data:`~.priority.METHODS`).
+        Priority method names (default: those of :data:`~.priority.METHODS` that need no
+        model; ``model-disagreement`` ranks by a value the features carry only when the
+        application layer set it).
     ks : sequence of int, optional
         Cut-offs; default ``1 .. M``.
     seed : int

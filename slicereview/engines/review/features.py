@@ -80,6 +80,10 @@ class ImageFeatures:
         ``H · W``.
     level : {"relaxed", "strict"}
         Which boxes the box features describe.
+    model_disagreement : float
+        ``1 − Dice`` of a model's mask with the annotators' majority vote (relaxed), what the
+        ``model-disagreement`` method ranks by (set by the application layer from the model
+        the queue names, never cached); NaN without a model or its prediction.
     """
 
     strict_alpha: float
@@ -99,6 +103,7 @@ class ImageFeatures:
     box_area: int
     image_pixels: int
     level: str = "relaxed"
+    model_disagreement: float = math.nan
 
     @property
     def wbbox_per_pixel(self) -> float:
@@ -126,7 +131,7 @@ class ImageFeatures:
         values: dict[str, Any] = {}
         for f in fields(cls):
             if f.name not in data:
-                if f.name == "level":
+                if f.name in ("level", "model_disagreement"):
                     continue
                 raise ValueError(f"feature {f.name!r} is missing")
             value = data[f.name]

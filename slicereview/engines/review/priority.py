@@ -21,6 +21,10 @@ Methods (the names are API and are stored with queues):
 ``"random"``
     [CrowdSegQA]'s baseline: ten uniform scores per image from ten seeded generators, averaged,
     desc.
+``"model-disagreement"``
+    How far a model is from the annotators' consensus: ``1 − Dice(model, majority vote)``
+    (relaxed ROI, :attr:`ImageFeatures.model_disagreement`) desc, ties by strict α asc. An
+    image the model did not predict has NaN and ranks last.
 
 Every method ranks NaN after every number whatever the direction (an α that is undefined is
 no evidence of disagreement), and breaks the last tie by image id ascending, so a queue is a
@@ -37,7 +41,10 @@ import numpy as np
 
 from slicereview.engines.review.features import ImageFeatures
 
-METHODS: tuple[str, ...] = ("image-sort", "box-sort", "box-score", "random")
+METHODS: tuple[str, ...] = ("image-sort", "box-sort", "box-score", "random",
+                            "model-disagreement")
+#: The methods that need a model (the queue names it).
+MODEL_METHODS: tuple[str, ...] = ("model-disagreement",)
 RANDOM_DRAWS = 10
 
 
@@ -138,6 +145,10 @@ def columns(features: Mapping[int, ImageFeatures], method: str, seed: int = 0) -
                 *_table(features, _BOX_KEYS[-1:])]
     if method == "random":
         return [Column("random score", random_scores(list(features), seed), True)]
+    if method == "model-disagreement":
+        return [Column("1 − Dice(model, majority)",
+                       {i: float(f.model_disagreement) for i, f in features.items()}, True),
+                *_table(features, _IMAGE_KEYS[:1])]
     raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
 
 

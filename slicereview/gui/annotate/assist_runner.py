@@ -251,6 +251,12 @@ class AssistRunner(QObject):
         self._said = text
         self.tool.message.emit(text)
 
+    def on_mode(self) -> None:
+        """A tool was chosen: say what it asks for (another tool: no old line stays), unless
+        refine has already started on the selection."""
+        if not self.tool.assist.prompts:
+            self.hint()
+
     def hint(self) -> None:
         """Say what the assisted tool now chosen asks for (another tool: clear what this part
         said last, so that no old line stays)."""

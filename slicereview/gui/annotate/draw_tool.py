@@ -24,8 +24,6 @@ meaning; hold Space to pan with the left button. Hit tolerances are in screen pi
 
 from __future__ import annotations
 
-from enum import Enum
-
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
@@ -36,27 +34,12 @@ from slicereview.gui.annotate.assist_gestures import AssistGestures
 from slicereview.gui.annotate.brush import BrushGestures
 from slicereview.gui.annotate.edit_gestures import EditGestures
 from slicereview.gui.annotate.polygon_layer import PolygonLayer
+from slicereview.gui.annotate.tool_modes import CLICK_PX, HIT_PX, Mode
 from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.common.polygon_items import COLOURS, PolygonItem
 from slicereview.model import Certainty, Polygon
 
-#: Hit tolerance for vertices, edges and closing a polygon, in screen pixels.
-HIT_PX = 7.0
-#: A press that moves less than this (screen pixels) before release is a click, not a drag.
-CLICK_PX = 4.0
-
 _E = QEvent.Type
-
-
-class Mode(str, Enum):
-    POLYGON = "polygon"
-    FREEHAND = "freehand"
-    EDIT = "edit"
-    BRUSH = "brush"
-    ERASER = "eraser"
-    POINTS, SCRIBBLE, BOX = "points", "scribble", "box"
-    TRACE, WAND, REFINE = "trace", "wand", "refine"
-
 
 class DrawTool(QObject):
     """Polygon drawing and editing on ``view`` (an :class:`ImageView`)."""

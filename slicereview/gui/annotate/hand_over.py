@@ -14,12 +14,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from slicereview.engines import geometry
+from slicereview.gui.annotate.tool_modes import FREEHAND_TOLERANCE_PX
 
 if TYPE_CHECKING:
     from slicereview.gui.annotate.draw_tool import DrawTool
-
-#: Freehand strokes are simplified with this tolerance in screen pixels.
-FREEHAND_TOLERANCE_PX = 1.0
 
 
 def finish_stroke(tool: DrawTool) -> None:

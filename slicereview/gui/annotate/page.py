@@ -264,8 +264,7 @@ class AnnotatePage(QWidget):
     def set_mode(self, mode: Mode | str) -> None:
         self.tool.set_mode(mode)
         self.actions_[Mode(mode).value].setChecked(True)
-        if not self.tool.assist.prompts:  # (refine may have started on the selection)
-            self.assisted.hint()  # (what the tool asks for; another tool: no old line)
+        self.assisted.on_mode()
 
     # -- context: annotator, phase, round, image -------------------------------------------
     def on_context(self) -> None:
@@ -336,7 +335,7 @@ class AnnotatePage(QWidget):
         annotation = None
         if s.rater_id is not None and s.image_id is not None:
             key = (s.rater_id, s.image_id, s.phase, s.key_round())
-            annotation = annotate.annotation_for(*key)
+            annotation = annotate.annotation_for(*key, opened=s.own)  # (pre-annotation)
         s.show(key, annotation)
         self.tool.set_polygons(annotate.polygons(annotation.id) if annotation else [])
         self.history_actions.follow(annotate.history(annotation.id) if annotation else None)

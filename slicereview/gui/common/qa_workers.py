@@ -78,7 +78,8 @@ def pair_images(control: Control, location: Location, a: int, b: int) -> list[Pa
         return pair_disagreements(project, a, b)
 
 
-def audit_estimate(control: Control, location: Location, method: str, phase: str, k: int
+def audit_estimate(control: Control, location: Location, method: str, phase: str, k: int,
+                   round_: int | None = None, group: str | None = None
                    ) -> tuple[object, int] | str:
     """Thread worker: the review queue's live estimate from its audit slots
     (:func:`slicereview.app.review.audit.audit_estimate`) and the share's block length, or
@@ -90,7 +91,8 @@ def audit_estimate(control: Control, location: Location, method: str, phase: str
     with Project.open(location) as project:
         audit = audit_settings(project)
         try:
-            found = estimate(project, QueueSpec(phase=phase, method=method), k)
+            found = estimate(project, QueueSpec(phase=phase, method=method, round=round_,
+                                                group=group), k)
         except ValueError as exc:
             return str(exc)
         assert audit is not None

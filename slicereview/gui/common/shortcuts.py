@@ -150,6 +150,7 @@ REVIEW_KEYS: list[tuple[str, str]] = [
     ("H (hold)", "hide every overlay while held"),
     ("M", "heat map: off → relaxed → strict"),
     ("K", "consensus layer: off → majority vote → STAPLE"),
+    ("O", "the model's outline layer on / off (the queue's Model)"),
     ("S", "side by side: one linked pane per annotator"),
     ("Ctrl+Z, Ctrl+Shift+Z", "undo / redo the last decision or pin"),
 ]

@@ -134,13 +134,20 @@ class AnnotateService(Service):
             return None
 
     def annotation_for(self, rater_id: int, image_id: int, phase: Phase | str, round: int,
-                       *, create: bool = False) -> Annotation | None:
+                       *, create: bool = False, opened: bool = False) -> Annotation | None:
         """The annotation, or ``None``; ``create``: made now (:func:`annotating.start`, which
-        refuses while the owner's decision after onboarding holds the annotator back)."""
+        refuses while the owner's decision after onboarding holds the annotator back);
+        ``opened``: the acting annotator opened the image, so an annotation that
+        pre-annotation starts from the model's polygons is made now (:meth:`start`; the
+        annotator sees them at once, :mod:`slicereview.app.qa.preannotation`)."""
         if create:
             return annotating.start(self.open_project, rater_id, image_id, phase, round)
-        return self.open_project.annotations.for_image(rater_id, image_id, phase, round,
-                                                       create=False)
+        found = self.open_project.annotations.for_image(rater_id, image_id, phase, round,
+                                                        create=False)
+        if found is None and opened and round == 1 and self.open_project.preannotation.\
+                shown_to(rater_id, image_id, str(Phase(phase))) is not None:
+            return self.start(rater_id, image_id, phase, round)
+        return found
 
     def questions(self, scope: str) -> list:
         """The classification questions asked now of an ``"image"`` or a ``"polygon"``."""

@@ -194,6 +194,42 @@ class OwnerService(QObject):
         _workflow().edit_batch(self._project, batch_id, **rules)
         self.workflow_changed.emit()
 
+    # -- pre-annotation (rules in slicereview.app.qa.preannotation) -----------------------------
+    def models(self) -> list[tuple[int, str]]:
+        """``(rater id, NAME@VERSION)`` of the project's models."""
+        from slicereview.app.qa import preannotation
+
+        return [(r.id, preannotation.model_label(r)) for r in preannotation.models(self._project)]
+
+    def preannotation(self, batch_id: int) -> tuple[str, int | None, str | None, int]:
+        """``(sentence, model id, share, seed)`` of the batch's pre-annotation (no model:
+        ``None``s and seed 0)."""
+        from slicereview.app.qa import preannotation
+
+        setting = self._project.preannotation.setting(batch_id)
+        text = preannotation.describe(self._project, batch_id)
+        if setting is None:
+            return text, None, None, 0
+        return text, setting.model_id, setting.share, setting.seed
+
+    def set_preannotation(self, batch_id: int, model_id: int | None, share: str | None,
+                          seed: int) -> None:
+        """Show the model on ``share`` of the batch (``None``: show no model any more), set
+        by this connection's login (on a file: "owner")."""
+        from slicereview.app.qa import preannotation
+
+        project = self._project
+        me = project.raters.own()
+        owner = me.name if me is not None else "owner"
+        if share is None:
+            self.gateway.write(lambda: preannotation.clear_preannotation(project, batch_id))
+        else:
+            if model_id is None:
+                raise ValueError("Choose the model to show (import its predictions first).")
+            self.gateway.write(lambda: preannotation.set_preannotation(
+                project, batch_id, model_id, share, seed, owner))
+        self.workflow_changed.emit()
+
     # -- repeats (intra-rater agreement; rules in slicereview.app.qa.repeats) ------------------
     def repeat_progress(self, batch_id: int) -> list[tuple[Rater, int, int]]:
         """``(annotator, to do, done)`` repeats of each annotator of the batch."""

@@ -21,6 +21,7 @@ from slicereview.store.location import Location
 if TYPE_CHECKING:
     from slicereview.app.commands import Command
     from slicereview.app.review.image import ReviewImage
+    from slicereview.app.review.model_view import ModelOnImage
     from slicereview.app.review.queue import QueueResult, QueueRow, QueueSpec
     from slicereview.app.undo import CommandStack
     from slicereview.gui.gateway import ProjectGateway
@@ -124,6 +125,23 @@ class ReviewService(Service):
 
         with Project.open(location) as project:
             return review_image.review_image(project, image_id, annotation_ids)
+
+    def models(self) -> list[tuple[int, str]]:
+        """``(rater id, NAME@VERSION)`` of the project's models (the queue's and the model
+        layer's choice)."""
+        from slicereview.app.models.raters import models
+
+        return [(r.id, r.label) for r in models(self.open_project)] if self.is_open else []
+
+    @staticmethod
+    def load_model_view(location: Location, image_id: int, annotation_ids: tuple[int, ...],
+                        model_id: int) -> ModelOnImage | None:
+        """The model on the image (:func:`slicereview.app.review.model_view.model_on_image`)
+        for a worker thread, through its own connection; ``None`` without a prediction."""
+        from slicereview.app.review.model_view import model_on_image
+
+        with Project.open(location, read_only=True) as project:
+            return model_on_image(project, image_id, annotation_ids, model_id)
 
     def status(self, annotation_ids: tuple[int, ...]) -> str:
         from slicereview.app.review import queue as review_queue

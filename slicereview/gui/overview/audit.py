@@ -4,7 +4,7 @@ from the random audit slots, each with its interval (the rules and the methods a
 
 It is computed in a thread worker with its own project connection
 (:func:`slicereview.gui.common.qa_workers.audit_estimate`) for the Review tab's method and
-phase, with ``k`` = the Review tab's budget, each time the report is computed.
+phase, round and group, with ``k`` = the Review tab's budget, each time the report is computed.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from slicereview.gui.common import qa_workers
@@ -59,10 +60,14 @@ class AuditSection(QScrollArea):
         method = review.setting("method", "box-score") or "box-score"
         phase = review.setting("phase", "formal") or "formal"
         k = int(review.setting("budget", "20") or 20)
-        self.heading.setText(f"Computing the audit of the {method} queue ({phase})…")
-        self._spec = (method, phase, k)
+        round_ = int(review.setting("round", "0") or 0) or None
+        group = review.setting("group") or None
+        where = phase + (f", round {round_}" if round_ else "") + (f", group {group}"
+                                                                   if group else "")
+        self.heading.setText(f"Computing the audit of the {method} queue ({where})…")
+        self._spec = (method, where, k)
         worker = thread_worker(qa_workers.audit_estimate, self.gateway.qa.location(), method,
-                               phase, k)
+                               phase, k, round_, group)
         worker.finished.connect(self._done)
         worker.failed.connect(self._failed)
         self.worker = worker
@@ -97,3 +102,9 @@ class AuditSection(QScrollArea):
              "stratified, Bonferroni-Wilson"],
         ]
         _fill(self.table, rows, 1)
+        for r in range(self.table.rowCount()):  # the words read from the left
+            for c in (3, 4):
+                item = self.table.item(r, c)
+                if item is not None:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignLeft
+                                          | Qt.AlignmentFlag.AlignVCenter)

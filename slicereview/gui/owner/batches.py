@@ -10,6 +10,9 @@ of the batch to annotate a seeded share of its images (in %, at least one image)
 after their first passes, blind (:mod:`slicereview.app.qa.repeats`); the seed is shown and kept so
 a schedule can be reproduced, scheduling again keeps existing repeats, and each annotator's
 repeats to do / done are listed.
+
+*Pre-annotation* of the selected batch: the model shown to its annotators as their starting
+point, on every image or a seeded random half, or none (:mod:`.preannotation_box`).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from PySide6.QtWidgets import (
 
 from slicereview.gui.common.widgets import cell
 from slicereview.gui.gateway.owner import OwnerService
+from slicereview.gui.owner.preannotation_box import PreannotationBox
 from slicereview.model import Phase, Role
 
 LOW_ACTIONS = (("assign", "assign one more annotator"), ("review", "flag for review first"))
@@ -113,6 +117,7 @@ class BatchesDialog(QDialog):
         self.repeat_button.clicked.connect(self.schedule_repeats)
         self.repeat_label = QLabel()
         self.repeat_label.setWordWrap(True)
+        self.preannotation = PreannotationBox(owner)
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #b00020")
@@ -153,6 +158,7 @@ class BatchesDialog(QDialog):
         col.addLayout(row)
         col.addWidget(self.repeat_label)
         right.addWidget(repeats)
+        right.addWidget(self.preannotation)
         right.addWidget(self.message)
         right.addStretch(1)
         body = QHBoxLayout()
@@ -285,7 +291,8 @@ class BatchesDialog(QDialog):
 
     # -- repeats ---------------------------------------------------------------------------
     def _show_repeats(self) -> None:
-        """Each annotator's repeats of the selected batch (to do / done)."""
+        """Each annotator's repeats of the selected batch (to do / done); its pre-annotation."""
+        self.preannotation.show_batch(self.editing)
         self.repeat_button.setEnabled(self.editing is not None)
         if self.editing is None:
             self.repeat_label.setText("Select a batch to schedule repeats.")

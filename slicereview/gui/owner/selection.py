@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from slicereview.gui.gateway.owner import OwnerService
 from slicereview.gui.owner.picker import OwnerPicker
+from slicereview.model import Role
 
 ORDERS = ("batch", "random", "uncertainty", "disagreement")
 
@@ -96,8 +97,10 @@ class SelectionDialog(QDialog):
         for batch in self.owner.batches():
             self.batch_box.addItem(f"{batch.name} ({batch.phase})", batch.id)
         self.rater_box.clear()
-        for rater in self.owner.raters():
-            self.rater_box.addItem(rater.name, rater.id)
+        raters = self.owner.raters(Role.ANNOTATOR)  # models first: what the order is for
+        for rater in sorted(raters, key=lambda r: not r.is_model):
+            self.rater_box.addItem(rater.label + (" (model)" if rater.is_model else ""),
+                                   rater.id)
         self._show_order()
 
     def _show_order(self) -> None:

@@ -211,6 +211,8 @@ class ReviewDecisionsPanel(QWidget):
         pin_column.addWidget(self.pins)
         pin_column.addWidget(self.for_everyone_button)
         layout = QVBoxLayout(self)
+        #: The panel's sections, top to bottom (the page adds the model's under the boxes).
+        self.sections = layout
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.alpha_label)
         layout.addWidget(who)

@@ -47,6 +47,7 @@ KEYS: dict[tuple[Qt.Key, Qt.KeyboardModifier], str] = {
     (_K.Key_S, _M.NoModifier): "toggle_side_by_side",
     (_K.Key_M, _M.NoModifier): "cycle_heat",
     (_K.Key_K, _M.NoModifier): "cycle_consensus",
+    (_K.Key_O, _M.NoModifier): "toggle_model",
 }
 HOLD_KEY = _K.Key_H
 _TEXT = (QLineEdit, QPlainTextEdit, QAbstractSpinBox, QComboBox)
@@ -95,5 +96,6 @@ class ReviewKeys(QObject):
             self.page.clock.touch()
         if kind == QEvent.Type.KeyPress and (not event.isAutoRepeat() or name.endswith(
                 ("image", "box"))):
-            getattr(self.page, name)()
+            action = getattr(self.page, name, None) or getattr(self.page.decisions, name)
+            action()
         return True

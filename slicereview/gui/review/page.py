@@ -39,6 +39,7 @@ from slicereview.gui.review.actions import ReviewActions
 from slicereview.gui.review.consensus import ConsensusLayer
 from slicereview.gui.review.decisions_panel import ReviewDecisionsPanel
 from slicereview.gui.review.keys import ReviewKeys
+from slicereview.gui.review.model_layer import ModelLayer
 from slicereview.gui.review.overlay import ReviewOverlay
 from slicereview.gui.review.panes import SideBySide, shares
 from slicereview.gui.review.prefetch import ReviewPrefetcher
@@ -85,6 +86,9 @@ class ReviewPage(QWidget):
         self.view = ImageView()
         self.overlay = ReviewOverlay(self.view)
         self.consensus = ConsensusLayer(self.view)  # majority vote / STAPLE (K)
+        self.model = ModelLayer(self.view, self.queue_panel.model_box,
+                                gateway.review.load_model_view)  # the model's outline (O)
+        self.toggle_model = self.model.toggle.toggle  # (key O, gui/review/keys.py)
         self.panes = SideBySide()
         self.centre = QStackedWidget()
         self.centre.addWidget(self.view)
@@ -103,11 +107,12 @@ class ReviewPage(QWidget):
     def _build(self) -> None:
         top = QHBoxLayout()
         for w in (QLabel("Reviewer:"), self.reviewer_box, self.new_reviewer_button,
-                  self.level_box, self.heat_box, self.consensus.box, self.side_box,
-                  self.consensus.summary):
+                  self.level_box, self.heat_box, self.consensus.box, self.model.toggle,
+                  self.side_box, self.consensus.summary):
             top.addWidget(w)
         top.addStretch(1)
         top.addWidget(self.hover_label)
+        self.panel.sections.insertWidget(3, self.model.group)  # (under the boxes)
         scroll = QScrollArea()
         scroll.setWidget(self.panel)
         scroll.setWidgetResizable(True)
@@ -200,6 +205,7 @@ class ReviewPage(QWidget):
         review = self.gateway.review
         self.fill_reviewers()
         self.queue_panel.set_groups(review.annotator_groups())
+        self.queue_panel.set_models(review.models())
         self.queue_panel.set_spec(review.setting("method", "box-score") or "box-score",
                                   review.setting("phase", "formal") or "formal",
                                   int(review.setting("round", "0") or 0),
@@ -257,6 +263,8 @@ class ReviewPage(QWidget):
                 self.view.set_image(display, keep_view=keep_view)
             self.overlay.set_review(review, level)
             self.consensus.set_review(review, level)
+            self.model.set_review(self.gateway.open_project.location, row.image_id,
+                                  row.annotation_ids)
         self.panel.set_review(review, level, row.features, keep_selection=keep_view)
         self.overlay.mark_box(None)
 
@@ -283,8 +291,9 @@ class ReviewPage(QWidget):
         for overlay in self.overlays():
             overlay.hold_hidden(held)
         self.consensus.hold_hidden(held)
+        self.model.hold_hidden(held)
 
-    # -- the review keys (gui/review/keys.py calls these by name) ------------------------------
+    # -- the review keys (gui/review/keys.py calls these, or ReviewActions', by name) ----------
     def next_image(self) -> None:
         self.clock.touch()
         self.show_position(self.state.position + 1)
@@ -308,18 +317,6 @@ class ReviewPage(QWidget):
     def expert_review(self) -> None:
         self.decisions.decide("expert_review")
 
-    def accept_all_and_next(self) -> None:
-        self.decisions.accept_all_and_next()
-
-    def start_point_pin(self) -> None:
-        self.decisions.start_point_pin()
-
-    def pin_box(self) -> None:
-        self.decisions.pin_box()
-
-    def cancel_pin(self) -> None:
-        self.decisions.cancel_pin()
-
     def toggle_side_by_side(self) -> None:
         self.side_box.toggle()
 
@@ -328,12 +325,6 @@ class ReviewPage(QWidget):
 
     def cycle_consensus(self) -> None:
         self.consensus.cycle()
-
-    def undo(self) -> None:
-        self.decisions.undo()
-
-    def redo(self) -> None:
-        self.decisions.redo()
 
     # -- boxes ---------------------------------------------------------------------------------
     def _step_box(self, step: int) -> None:

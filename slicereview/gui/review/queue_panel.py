@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt, Signal
-from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtGui import QColor, QPainter, QPen, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -127,6 +127,9 @@ class ReviewQueuePanel(QWidget):
         self.method_box = QComboBox()
         self.method_box.addItems(list(METHODS))
         self.method_box.setToolTip("Priority method (docs/review.md)")
+        self.model_box = QComboBox()
+        self.model_box.setToolTip("The model model-disagreement ranks by, and whose outline "
+                                  "the Model outline layer draws")
         self.phase_box = QComboBox()
         self.phase_box.addItems([p.value for p in Phase])
         self.phase_box.setCurrentText("formal")
@@ -167,6 +170,7 @@ class ReviewQueuePanel(QWidget):
 
         form = QFormLayout()
         form.addRow("Method:", self.method_box)
+        form.addRow("Model:", self.model_box)
         form.addRow("Phase:", self.phase_box)
         form.addRow("Round:", self.round_box)
         form.addRow("Annotators:", self.group_box)
@@ -184,6 +188,7 @@ class ReviewQueuePanel(QWidget):
         self.set_busy(False)
         for box in (self.method_box, self.phase_box, self.group_box):
             box.currentIndexChanged.connect(self.spec_changed)
+        self.model_box.currentIndexChanged.connect(self._on_model)
         self.round_box.valueChanged.connect(self.spec_changed)
         self.budget_box.valueChanged.connect(self._on_budget)
 
@@ -199,11 +204,37 @@ class ReviewQueuePanel(QWidget):
         self.group_box.setCurrentIndex(max(index, 0))
         self.group_box.blockSignals(blocker)
 
+    def set_models(self, models: list[tuple[int, str]]) -> None:
+        """The project's models ``(id, label)``; without one, model-disagreement is not
+        offered (greyed, with why)."""
+        blocker = self.model_box.blockSignals(True)
+        current = self.model_box.currentData()
+        self.model_box.clear()
+        for rater_id, label in models:
+            self.model_box.addItem(label, rater_id)
+        self.model_box.setCurrentIndex(max(self.model_box.findData(current), 0)
+                                       if models else -1)
+        self.model_box.setPlaceholderText("no model in this project")
+        self.model_box.blockSignals(blocker)
+        model = self.method_box.model()
+        assert isinstance(model, QStandardItemModel)  # (a QComboBox's own model)
+        item = model.item(self.method_box.findText("model-disagreement"))
+        item.setEnabled(bool(models))
+        item.setToolTip("" if models else "Needs a model's predictions: import them first")
+
+    def _on_model(self, _index: int) -> None:
+        if self.method_box.currentText() == "model-disagreement":
+            self.spec_changed.emit()
+
     def spec(self) -> QueueSpec:
+        model = self.model_box.currentData()
+        method = self.method_box.currentText()
+        if method == "model-disagreement" and model is None:
+            method = "box-score"  # (greyed without a model; a saved choice falls back)
         return QueueSpec(phase=self.phase_box.currentText(),
                          round=self.round_box.value() or None,
-                         group=self.group_box.currentData(),
-                         method=self.method_box.currentText())
+                         group=self.group_box.currentData(), method=method,
+                         model=None if model is None else int(model))
 
     def set_spec(self, method: str, phase: str, rnd: int, group: str | None) -> None:
         """Restore saved filters without emitting :attr:`spec_changed`."""

@@ -13,6 +13,8 @@ import pytest
 from PIL import Image as PILImage
 
 from slicereview.app.images.importing import import_paths
+from slicereview.app.models.predictions import store_prediction
+from slicereview.app.models.raters import model_rater
 from slicereview.app.qa.claiming import next_image
 from slicereview.app.qa.packages import package
 from slicereview.app.qa.selection import order_of, ordered_images, scores, set_order
@@ -33,7 +35,7 @@ def _project(where, folder: Path, images: int = 4):
     with Project.create(where) as project:
         import_paths(project, sorted(folder.glob("*.png")))
         owner = project.raters.add("owner", "owner")
-        model = project.raters.add("model")  # (the model raters' issue gives it its kind)
+        model = model_rater(project, "net", "1").id
         people = [project.raters.add(n) for n in ("a", "b", "c")]
         ids = [im.id for im in project.images.all()]
         batch = define_batch(project, "b", "formal", ids, raters=people,
@@ -64,12 +66,11 @@ def test_claims_follow_the_models_uncertainty(location, tmp_path):
     owner, model, (a, b, _), batch, ids = _project(where, tmp_path / "imgs")
     with Project.open(where) as project:
         # image 3 all uncertain, image 2 half, image 1 certain, image 4 not predicted
-        shares = {ids[0]: [_square(1, 10)],
-                  ids[1]: [_square(1, 10), _square(14, 10, "uncertain")],
-                  ids[2]: [_square(1, 10, "uncertain")]}
-        for image_id, polys in shares.items():
-            ann = project.annotations.for_image(model, image_id)
-            project.polygons.replace(ann.id, polys)
+        rater = project.raters.get(model)
+        for image_id, bands in ((ids[0], (1, 1)), (ids[1], (1, 2)), (ids[2], (2, 2))):
+            labels = np.zeros((32, 32), np.uint8)
+            labels[2:12, 2:12], labels[2:12, 16:26] = bands
+            store_prediction(project, rater, image_id, labels)
         set_order(project, owner, batch, "uncertainty", rater_id=model)
         assert scores(project, batch) == pytest.approx({ids[0]: 0.0, ids[1]: 0.5,
                                                         ids[2]: 1.0})
@@ -93,6 +94,10 @@ def test_claims_follow_disagreement_after_every_image_has_two(location, tmp_path
                 ann = project.annotations.for_image(rater, image_id)
                 project.polygons.replace(ann.id, [_square(x0, 10)])
                 project.annotations.set_status(ann.id, "submitted")
+        # a model's prediction far from both is not one of the annotators
+        labels = np.zeros((32, 32), np.uint8)
+        labels[20:30, 20:30] = 1
+        store_prediction(project, project.raters.get(model), ids[0], labels)
         got = scores(project, batch)
         assert got[ids[0]] == pytest.approx(0.0)
         assert got[ids[2]] == pytest.approx(1.0)
@@ -115,3 +120,63 @@ def test_a_package_lists_its_images_in_the_selection_order(location, tmp_path):
         zf.extract("project.srproj", tmp_path / "x")
     with Project.open(tmp_path / "x" / "project.srproj") as pkg:
         assert json.loads(pkg.meta("package_order") or "[]") == want
+
+
+def test_an_annotators_server_login_claims_by_the_owners_snapshot(postgres_cluster, tmp_path):
+    """An annotator's login reads only its own work, so it claims in the order the owner's
+    login computed (the snapshot), refreshed by an owner or a reviewer."""
+    from urllib.parse import quote
+
+    from slicereview.app.people import add_login
+    from slicereview.app.qa.selection import refresh_order, snapshot
+    from slicereview.model import Role
+
+    url = postgres_cluster.new_database("selection")
+    try:
+        folder = tmp_path / "imgs"
+        folder.mkdir()
+        for k in range(3):
+            PILImage.fromarray(np.full((32, 32), k, np.uint8)).save(folder / f"{k}.png")
+        with Project.create(url) as project:
+            import_paths(project, sorted(folder.glob("*.png")))
+            ids = [im.id for im in project.images.all()]
+            owner = add_login(project, "olivia", Role.OWNER)[0]
+            model = model_rater(project, "net", "1").id
+            ann = add_login(project, "ann", Role.ANNOTATOR)[0]
+            batch = define_batch(project, "b", "formal", ids, raters=[ann],
+                                 annotators_per_image=1)
+            for image_id, bands in ((ids[1], (2, 2)), (ids[2], (1, 2))):
+                labels = np.zeros((32, 32), np.uint8)
+                labels[2:12, 2:12], labels[2:12, 16:26] = bands
+                store_prediction(project, project.raters.get(model), image_id, labels)
+            set_order(project, owner, batch, "uncertainty", rater_id=model)
+            assert snapshot(project, batch)[0] == [ids[1], ids[2], ids[0]]
+            with pytest.raises(PermissionError, match="annotator"):
+                refresh_order(project, ann, batch)
+        scheme, rest = url.split("://", 1)
+        as_ann = f"{scheme}://{quote('ann')}@{rest.split('@', 1)[1]}"
+        with Project.open(as_ann) as mine:
+            assert scores(mine, batch) == {}  # it reads no model's work
+            assert next_image(mine, ann, batch) == ids[1]
+    finally:
+        postgres_cluster.drop_database(url)
+
+
+def test_a_models_stored_entropy_orders_its_images(location, tmp_path):
+    """A model that keeps its probabilities stores its mean entropy per image; the order then
+    follows those values (checked against the engine's entropy of the maps)."""
+    from slicereview.app.qa.selection import store_uncertainty, stored_uncertainty
+    from slicereview.engines.review.selection import mean_entropy
+
+    where = location()
+    owner, model, _, batch, ids = _project(where, tmp_path / "imgs")
+    rng = np.random.default_rng(0)
+    maps = {ids[0]: np.full((32, 32), 0.02), ids[1]: rng.random((32, 32)),
+            ids[2]: np.full((32, 32), 0.5)}
+    with Project.open(where) as project:
+        store_uncertainty(project, model, {i: mean_entropy(p) for i, p in maps.items()})
+        with pytest.raises(ValueError, match="finite number"):
+            store_uncertainty(project, model, {ids[3]: float("nan")})
+        assert stored_uncertainty(project, model)[ids[2]] == pytest.approx(1.0)
+        set_order(project, owner, batch, "uncertainty", rater_id=model)
+        assert ordered_images(project, batch) == [ids[2], ids[1], ids[0], ids[3]]

@@ -58,6 +58,8 @@ def test_only_the_owner_sets_the_audit_and_share_zero_turns_it_off(location, tmp
         assert drawn is not None and audit_settings(project) == drawn
         assert set_audit(project, owner, 0.2).seed == drawn.seed  # the seed is kept
         assert set_audit(project, owner, 0) is None and audit_settings(project) is None
+        assert set_audit(project, owner, 0.05).seed == drawn.seed  # kept while off
+        set_audit(project, owner, 0)
         with pytest.raises(ValueError, match="no audit slots"):
             audit_estimate(project, QueueSpec())
 

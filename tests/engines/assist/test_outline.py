@@ -62,9 +62,15 @@ def test_a_ring_becomes_one_outline_whose_hole_stays_empty():
     assert len(polys) == 1
     labels = _raster([(True, polys[0])], ring.shape)
     assert np.array_equal(labels == 1, ring)
-    # The bridge: some vertex is visited twice (the outline goes in and comes back out).
+    # The bridge: some vertex is visited twice (the outline goes in and comes back out)...
     v = polys[0]
     assert len({tuple(p) for p in v.tolist()}) < len(v)
+    # ...along a row, from the hole's right side to the outline's (geometry.bridge_holes, as
+    # the brush's and the eraser's holes)
+    edges = list(zip(v, np.roll(v, -1, axis=0), strict=True))
+    on_no_ring = [(a, b) for a, b in edges if a[0] == b[0] and abs(a[1] - b[1]) > 1]
+    assert len(on_no_ring) == 2
+    assert all(10 < a[0] < 20 and sorted([a[1], b[1]]) == [21.0, 27.0] for a, b in on_no_ring)
 
 
 def test_holes_islands_and_nested_rings():

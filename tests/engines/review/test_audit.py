@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 import pytest
-from statsmodels.stats.proportion import proportion_confint
 
 from slicereview.engines.review.audit import (
     block_length,
@@ -22,6 +21,8 @@ from slicereview.engines.review.audit import (
 
 @pytest.mark.parametrize("confidence", [0.9, 0.95, 0.975, 0.99])
 def test_wilson_matches_statsmodels(confidence):
+    from statsmodels.stats.proportion import proportion_confint
+
     for n in (1, 2, 5, 17, 40, 333):
         for x in sorted({0, 1, n // 3, n // 2, n - 1, n}):
             ours = wilson_interval(x, n, confidence)

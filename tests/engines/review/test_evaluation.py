@@ -9,6 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from slicereview.engines.review.evaluation import BASE_METHODS as METHODS  # (by default)
 from slicereview.engines.review.evaluation import (
     MethodEvaluation,
     ReviewSignal,
@@ -17,7 +18,7 @@ from slicereview.engines.review.evaluation import (
     review_relevance,
 )
 from slicereview.engines.review.features import ImageFeatures
-from slicereview.engines.review.priority import METHODS, priority
+from slicereview.engines.review.priority import priority
 
 BASE = ImageFeatures(0.9, 0.9, 0.0, 0, 0.0, 10.0, math.nan, math.nan,
                      0, 0, 0, 1, 1, 1.0, 10, 100)

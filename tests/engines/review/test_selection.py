@@ -8,8 +8,6 @@ from itertools import combinations
 
 import numpy as np
 import pytest
-from scipy.stats import entropy
-from sklearn.metrics import f1_score
 
 from slicereview.engines.review.selection import (
     disagreement,
@@ -30,6 +28,8 @@ def test_uncertain_share_counts_pixels_and_nothing_marked_is_zero():
 
 
 def test_mean_entropy_matches_scipy():
+    from scipy.stats import entropy
+
     rng = np.random.default_rng(3)
     p = rng.random((20, 30))
     p[0, :5] = [0.0, 1.0, 0.5, 1e-12, 1 - 1e-12]
@@ -44,6 +44,8 @@ def test_mean_entropy_matches_scipy():
 
 
 def test_disagreement_is_one_minus_mean_pairwise_dice():
+    from sklearn.metrics import f1_score
+
     rng = np.random.default_rng(5)
     masks = [rng.random((16, 16)) < q for q in (0.2, 0.4, 0.6)]
     want = 1 - np.mean([f1_score(a.ravel(), b.ravel()) for a, b in combinations(masks, 2)])

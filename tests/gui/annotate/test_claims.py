@@ -197,3 +197,29 @@ def test_an_image_opened_by_hand_takes_its_place_or_says_it_is_full(
             (1, ann), (2, bob), (3, None)]
         assert {a.image_id for a in project.annotations.all(rater_id=bob)} == {2}
     w.close()
+
+
+def test_next_image_follows_the_batchs_uncertainty_order(
+        qtbot, open_window, location, tmp_path: Path) -> None:
+    """The owner orders the batch by a model's uncertainty: *Next image to annotate* hands
+    out the image the model was least sure of first (the order rule of app/qa/selection)."""
+    from slicereview.app.models.predictions import store_prediction
+    from slicereview.app.models.raters import model_rater
+    from slicereview.app.qa.selection import set_order
+
+    where = location()
+    names, (ann, bob, eve) = _claims_project(where, tmp_path / "images")
+    with Project.open(where) as project:
+        owner = project.raters.add("olivia", "owner")
+        model = model_rater(project, "net", "1")
+        for image_id, band in ((1, 1), (2, 1), (3, 2), (4, 1)):
+            labels = np.zeros((40, 50), np.uint8)
+            labels[5:15, 5:15] = band
+            store_prediction(project, model, image_id, labels)
+        batch = project.workflow.batch_by_name("claims")
+        set_order(project, owner, batch.id, "uncertainty", rater_id=model.id)
+    w = _annotate(open_window, where, ann)
+    page, claims = w.annotate_page, w.annotate_page.claims
+    qtbot.mouseClick(claims.button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.image_id == 3 and page.view.display is not None)
+    assert claims.claimed == {3: False}

@@ -1,6 +1,6 @@
 """Owner ▸ Audit and selection order…: the audit share and a batch's selection order set on
-real widgets and read back from the project file; the Overview's Queue audit section shows
-the estimate the app layer computes (its worker, its own connection)."""
+real widgets and read back from the project (a file and a server); the Overview's Queue audit
+section shows the estimate the app layer computes (its worker, its own connection)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ def _cells(table) -> list[list[str]]:
 
 
 def test_owner_sets_the_audit_and_an_order_and_the_overview_shows_the_estimate(
-        qtbot, open_window, tmp_path: Path):
-    path = tmp_path / "p.srproj"
+        qtbot, open_window, location, tmp_path: Path):
+    path = location()
     owner, reviewer = _project(path, tmp_path / "imgs", images=20)
     with Project.open(path) as project:
         model = project.raters.by_name("a")
@@ -66,8 +66,9 @@ def test_owner_sets_the_audit_and_an_order_and_the_overview_shows_the_estimate(
     assert "one review slot in 4" in page.audit.heading.text()
 
 
-def test_the_overview_says_when_there_is_no_audit(qtbot, open_window, tmp_path: Path):
-    path = tmp_path / "p.srproj"
+def test_the_overview_says_when_there_is_no_audit(qtbot, open_window, location,
+                                                  tmp_path: Path):
+    path = location()
     _project(path, tmp_path / "imgs", images=3)
     w = open_window(path)
     page = w.overview_page
