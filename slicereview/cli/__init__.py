@@ -64,7 +64,8 @@ def _stdout_closed() -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="slicereview",
-        description="Rate, annotate and review medical images in one project file.",
+        description="Rate, annotate and review medical images, in a project file or, for "
+                    "a team, on a PostgreSQL server.",
         epilog="Run `slicereview COMMAND --help` for a command's options.",
     )
     parser.add_argument("--version", action="version", version=f"slicereview {__version__}")

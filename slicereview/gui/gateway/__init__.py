@@ -338,6 +338,13 @@ class ProjectGateway(QObject):
             self._locator = Locator(self.open_project, self.credentials)
         return self._locator.file_of(image)
 
+    def pacs_studies(self) -> dict[str, set[str]]:
+        """The project's PACS addresses, most used first, with the studies imported from each
+        (:func:`slicereview.app.images.pacs.imported_studies`); empty with no project."""
+        from slicereview.app.images.pacs import imported_studies
+
+        return imported_studies(self.project) if self.project else {}
+
     def _load(self, path: Path | RemoteInstance | HeldFile, image: Image) -> DisplayImage:
         # An image the import already decoded in the child is decoded here while its file is
         # still the imported one (no child start-up before the first image); any other goes
