@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pydicom
 import pytest
-import tifffile
 from PIL import Image as PILImage
 
 from slicereview.app.exporting.masks import export_masks
@@ -51,6 +50,8 @@ def _blob(rows: int, cols: int) -> np.ndarray:
 
 
 def test_png_tiff_and_nifti_files_are_matched_thresholded_and_stored(project, tmp_path):
+    import tifffile
+
     ct, mr, grey = project.images.all()
     folder = tmp_path / "in"
     folder.mkdir()

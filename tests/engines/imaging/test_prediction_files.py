@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pydicom
 import pytest
-import tifffile
 from PIL import Image as PILImage
 from pydicom.data import get_testdata_file
 
@@ -48,6 +47,8 @@ def test_values_that_are_no_prediction_are_one_sentence(values, said) -> None:
 
 
 def test_files_that_are_no_prediction(tmp_path: Path) -> None:
+    import tifffile
+
     rgb = tmp_path / "colour.png"
     PILImage.fromarray(np.zeros((4, 4, 3), np.uint8)).save(rgb)
     with pytest.raises(ValueError, match="has colour channels"):
