@@ -149,9 +149,16 @@ def set_preannotation(project: Project, batch_id: int, model_id: int, share: str
         raise ValueError(f"batch {batch.name!r} has no annotators yet: assign them first")
     shown = (balanced_half(images, raters, seed) if share == "half"
              else {(i, r): True for i in images for r in raters})
+    # work begun before the design cannot have started from the model: it gets no arm (an
+    # arm stored before is kept by the store), so the report never counts it as shown
+    members, people = set(images), set(raters)
+    begun = {(a.image_id, a.rater_id) for a in project.annotations.all(phase=batch.phase,
+                                                                       round=1)
+             if a.image_id in members and a.rater_id in people}
     with project.transaction():
         project.preannotation.set(batch_id, model_id, share, seed, set_by,
-                                  [(i, r, shown[i, r]) for i in images for r in raters])
+                                  [(i, r, shown[i, r]) for i in images for r in raters
+                                   if (i, r) not in begun])
         predicted = {a.image_id for a in project.annotations.all(rater_id=model_id,
                                                                   status=FINISHED)}
     return len(project.preannotation.design(batch_id)), len(predicted & set(images))

@@ -104,6 +104,19 @@ def test_the_design_is_stored_and_kept_and_the_annotation_starts_from_the_model(
         assert all(s for *_, s in design(project, batch))
 
 
+def test_work_begun_before_the_design_gets_no_arm(location, tmp_path):
+    # found on the new-user walk: pre-annotating the demo's finished Formal batch put half of
+    # its finished work in the "shown" arm of the report, though none of it saw the model
+    project, ids, model, people = _project(location, tmp_path, annotators=2)
+    with project:
+        batch = define_batch(project, "b", "formal", ids, raters=people)
+        annotating.start(project, people[0], ids[0])
+        rows, _ = set_preannotation(project, batch, model, "half", seed=4)
+        pairs = {(i, r) for _, i, r, _ in design(project, batch)}
+        assert rows == 11 and (ids[0], people[0]) not in pairs
+        assert (ids[0], people[1]) in pairs
+
+
 def test_refusals_say_what_to_do(location, tmp_path):
     project, ids, model, people = _project(location, tmp_path, annotators=0)
     with project:
