@@ -45,7 +45,7 @@ def test_review_batch_contents(demo_project: Path, demo_location) -> None:
         assert set(per_image.values()) == {3}
         # the simulated model predicts the set (clearly marked as simulated)
         [model] = [r for r in project.raters.all() if r.is_model]
-        assert (model.label, model.simulated) == ("Simulated model@1", True)
+        assert (model.label, model.simulated) == ("simulated-review-model@1", True)
         predicted = {a.image_id for a in project.annotations.all(rater_id=model.id)}
         assert predicted == set(ids)
         # repeats: about 10 % of the annotations, all finished, by the group's annotators
