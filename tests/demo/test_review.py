@@ -44,8 +44,11 @@ def test_review_batch_contents(demo_project: Path, demo_location) -> None:
                      for i in ids}
         assert set(per_image.values()) == {3}
         # the simulated model predicts the set (clearly marked as simulated)
-        [model] = [r for r in project.raters.all() if r.is_model]
-        assert (model.label, model.simulated) == ("simulated-review-model@1", True)
+        # (the demo's other simulated model, simulated-model@1, predicts the whole mammograms)
+        models = {r.label: r for r in project.raters.all() if r.is_model}
+        assert set(models) == {"simulated-review-model@1", "simulated-model@1"}
+        model = models["simulated-review-model@1"]
+        assert model.simulated
         predicted = {a.image_id for a in project.annotations.all(rater_id=model.id)}
         assert predicted == set(ids)
         # repeats: about 10 % of the annotations, all finished, by the group's annotators
@@ -78,7 +81,8 @@ def test_queue_and_review_eval_on_the_demo(demo_location, capsys) -> None:
     assert ranks == list(range(1, len(ranks) + 1)) and len(ranks) >= 40
     assert main(["queue", str(copy)]) == 0  # the default queue was cached by the build
     assert "0 computed" in capsys.readouterr().out
-    assert main(["review-eval", str(copy), "--group", REVIEW_GROUP, "--k", "10"]) == 0
+    assert main(["review-eval", str(copy), "--group", REVIEW_GROUP, "--k", "10",
+                 "--model", "simulated-review-model@1"]) == 0
     table = capsys.readouterr().out.splitlines()
     rows = {line.split()[0]: [float(v) for v in line.split()[1:]]
             for line in table[2:] if line.strip()}
