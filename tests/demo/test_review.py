@@ -93,7 +93,7 @@ def test_queue_and_review_eval_on_the_demo(demo_location, capsys) -> None:
     assert rows["image-sort"][2] > rows["random"][2]
     assert rows["model-disagreement"][2] > rows["random"][2]
     assert main(["queue", str(copy), "--group", REVIEW_GROUP, "--method",
-                 "model-disagreement"]) == 0
+                 "model-disagreement", "--model", "simulated-review-model@1"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("46 images ranked by model-disagreement")
     scores = [float(line.split()[2]) for line in out[2:] if line.strip()]
