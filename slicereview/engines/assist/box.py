@@ -15,6 +15,8 @@ grey values the background mixture explains nearly as well — and the rest cert
 under the box's centre is kept (the largest one when none is under the centre), and holes of
 fewer than :data:`HOLE_AREA` pixels (64) are filled. On a real mass in a mammogram the cut gave
 up to nine pieces (the mass and specks of bright tissue beside it); the object is one of them.
+Its certain part loses its specks too: certain pieces of fewer than 64 pixels become uncertain
+and certain holes of fewer than 64 pixels are filled.
 
 **Fallback when the cut finds nothing.** On a small box round a small object (a blob of about
 200 pixels with a box 4 px round it) the background mixture explains the object too and the
@@ -134,7 +136,7 @@ def box(image: np.ndarray, prompts: Sequence[Prompt], *, invert: bool = False,
     centre = ((r0 + r1) // 2 - crop[0], (c0 + c1) // 2 - crop[1])
     obj = one_object(obj, centre)
     if obj[inner].sum() >= MIN_SHARE * (r1 - r0) * (c1 - c0):
-        certain = obj & (p_obj >= hi)
+        certain = tidy_core(obj & (p_obj >= hi), obj)
     else:
         obj, certain = otsu_object(grey, inner, centre)
     for p in prompts:  # the corrections stay hard constraints
@@ -207,4 +209,16 @@ def otsu_object(grey: np.ndarray, inner: tuple[slice, slice], centre: tuple[int,
     if not obj.any():
         return obj, obj
     level = float(np.median(u[obj]))
-    return obj, obj & (u >= t + 0.25 * (level - t))
+    return obj, tidy_core(obj & (u >= t + 0.25 * (level - t)), obj)
+
+
+def tidy_core(certain: np.ndarray, obj: np.ndarray) -> np.ndarray:
+    """The certain part without specks: its pieces of fewer than :data:`HOLE_AREA` pixels
+    become uncertain and its holes of fewer than that are filled (inside ``obj``)."""
+    from scipy import ndimage
+
+    labels, n = ndimage.label(certain, structure=np.ones((3, 3), bool))
+    if n:
+        sizes = ndimage.sum_labels(certain, labels, range(1, n + 1))
+        certain = np.concatenate([[False], sizes >= HOLE_AREA])[labels]
+    return fill_small_holes(certain, HOLE_AREA) & obj
