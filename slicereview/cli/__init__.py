@@ -23,6 +23,8 @@ from slicereview import __version__
 from slicereview.cli import (
     audit,
     export,
+    model,
+    models,
     packages,
     people,
     privacy,
@@ -40,7 +42,7 @@ from slicereview.cli.project_cmds import GuiRequest
 
 #: Modules that register sub-commands, in ``--help`` order.
 COMMAND_MODULES = (project_cmds, stats, rate, rating, workflow, people, questions, review,
-                   review_decide, audit, report, packages, privacy, export)
+                   review_decide, audit, report, packages, privacy, export, model, models)
 
 #: Exit code when the reader of stdout went away (``slicereview info P | head -1``): 128 + SIGPIPE,
 #: what a shell reports for a command killed by a broken pipe.

@@ -137,8 +137,7 @@ def cmd_selection(args: argparse.Namespace) -> int:
         snapshot,
     )
 
-    writes = args.order is not None or args.refresh is not None
-    with open_project(args.project, read_only=not writes) as project:
+    with open_project(args.project) as project:  # (it caches the scores it computes)
         batch = project.workflow.batch_by_name(args.batch)
         if batch is None:
             raise ValueError(f"no batch named {args.batch!r} in this project")

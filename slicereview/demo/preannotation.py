@@ -119,7 +119,9 @@ def simulate_preannotated_work(
     for _, image_id, rater, shown in rows:
         rng = np.random.default_rng([seed, image_id, rater])
         tendency = follow if isinstance(follow, float | int) else follow[rater]
-        own = _simulate(SHAPE, regions[image_id], seed=seed * 104729 + image_id,
+        image = project.images.get(image_id)
+        own = _simulate((image.rows, image.cols), regions[image_id],
+                        seed=seed * 104729 + image_id,
                         profiles=[profiles[rater]])[profiles[rater].name]
         ann = annotating.start(project, rater, image_id, phase)
         keeps = shown and bool(project.polygons.of(ann.id)) and rng.random() < tendency

@@ -42,6 +42,15 @@ CARD = {"licence": "CC0-1.0 (simulated, no weights)",
         "description": "A simulated model of the demo: not a trained network."}
 
 
+def review_truth(pixels: np.ndarray, image_id: int, seed: int = 21) -> list[np.ndarray]:
+    """The true spots of a review crop (``pixels`` float32 ``(H, W)``), as
+    :func:`~slicereview.demo.review.annotate_batch` drew them with ``seed``."""
+    rng = np.random.default_rng([seed, image_id])
+    wanted = int(rng.choice(REGIONS_PER_CROP))  # (the draw annotate_batch made)
+    return (find_bright_regions(pixels, max_regions=wanted, sigma=4.0, min_area=40.0)
+            if wanted else [])
+
+
 def add_review_model(project: Project, image_ids: Sequence[int], seed: int = 21) -> int:
     """Store the simulated model's predictions of ``image_ids`` (the review set; ``seed``
     the one :func:`~slicereview.demo.review.annotate_batch` was given, so the truth is the
@@ -55,10 +64,7 @@ def add_review_model(project: Project, image_ids: Sequence[int], seed: int = 21)
     with project.transaction():
         for image in project.images.all(image_ids):
             pixels = np.asarray(io.imread(project.images.resolve(image.path)), dtype=np.float32)
-            rng = np.random.default_rng([seed, image.id])
-            wanted = int(rng.choice(REGIONS_PER_CROP))  # (the draw annotate_batch made)
-            truth = (find_bright_regions(pixels, max_regions=wanted, sigma=4.0, min_area=40.0)
-                     if wanted else [])
+            truth = review_truth(pixels, image.id, seed)
             drawn = simulate_annotators(pixels.shape, truth, seed=seed * 7 + image.id,
                                         profiles=[MODEL_PROFILE],
                                         where=tissue_mask(pixels, 4))["model"]

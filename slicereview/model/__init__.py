@@ -21,6 +21,7 @@ from slicereview.model.privacy import PrivacySetting as PrivacySetting
 from slicereview.model.privacy import SharedImages as SharedImages
 from slicereview.model.privacy import SharedNames as SharedNames
 from slicereview.model.privacy import SharedSource as SharedSource
+from slicereview.model.project_model import ModelVersion as ModelVersion
 from slicereview.model.raters import Rater as Rater
 from slicereview.model.raters import RaterKind as RaterKind
 from slicereview.model.raters import Role as Role

@@ -42,7 +42,7 @@ TABLES = (
     "gold", "gold_scores", "qualifications", "image_flags", "guideline_views",
     "guideline_entries", "merge_conflicts", "blobs", "slots", "shared_copies", "shared_parts",
     "uid_map", "privacy_keys", "source_origins", "privacy_log", "preannotation",
-    "preannotation_shown",
+    "preannotation_shown", "project_models",
 )
 
 #: Rows per batch read from the source (memory stays small for big projects).

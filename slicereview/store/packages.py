@@ -85,6 +85,7 @@ _SUBSET_SQL = (
     "DELETE FROM qualifications",
     "DELETE FROM image_flags",
     "DELETE FROM merge_conflicts",
+    "DELETE FROM project_models",  # (reviewers' and owners': what was accepted, and the model)
     "DELETE FROM sessions WHERE rater_id <> :rater",
     "DELETE FROM guideline_views WHERE rater_id <> :rater",
     # the pins that stay are what the annotator is shown in the project: those on their

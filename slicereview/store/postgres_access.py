@@ -21,8 +21,8 @@ each made by :func:`enable_blinding` (idempotent) and renewed on the owner's ope
     on their own annotations, the pins on their own returned work (an annotation whose
     decision in force is a rejection, :data:`RETURNED_FN`) and the image pins marked for
     everyone; it reads every rating session (a shared session has several raters) and writes
-    its own; it reads nothing of gold, gold scores, kept merge conflicts or the review
-    features; it cannot write a review;
+    its own; it reads nothing of gold, gold scores, kept merge conflicts, the review
+    features or the project model's versions; it cannot write a review;
   * every other table (images, questions, guidelines, batches, raters, ...) is read by all
     and written by reviewers and owners only, but for claiming work: an annotator takes a
     free claim slot for themselves;
@@ -57,7 +57,7 @@ RETURNED_FN = "slicereview_returned"
 PREANNOTATED_FN = "slicereview_preannotated"
 #: What :func:`renew_access` compares (a comment of :data:`RATER_FN`): a project whose
 #: privileges, policies and rules an earlier version made gets this version's.
-ACCESS = "slicereview access 3"
+ACCESS = "slicereview access 4"
 
 # (each helper in a scalar subquery: PostgreSQL then calls it once per statement, an
 # InitPlan, instead of once per row it reads: a claim's scan of 420 slots 3.9 -> 0.24 ms)
@@ -86,10 +86,9 @@ POLICIES: dict[str, tuple[str, str]] = {
                 f"annotations WHERE {_MINE})) OR (annotation_id IS NULL AND for_everyone = 1) OR "
                 f"annotation_id = ANY (CAST((SELECT {RETURNED_FN}()) AS bigint[]))",
                 f"{_ALL} AND (for_everyone = 0 OR {_OWNER})"),
-    "gold": (_ALL, _ALL),
-    "gold_scores": (_ALL, _ALL),
-    "merge_conflicts": (_ALL, _ALL),
-    "review_features": (_ALL, _ALL),
+    # (reviewers' and owners' alone)
+    **{table: (_ALL, _ALL) for table in ("gold", "gold_scores", "merge_conflicts",
+                                          "review_features", "project_models")},
 }
 OTHERS = ("true", _ALL)
 #: The tables an annotator's login may write (rows of their own work, as :data:`POLICIES`

@@ -45,6 +45,7 @@ from slicereview.store.packages import Packages
 from slicereview.store.polygons import Polygons
 from slicereview.store.preannotation import Preannotation
 from slicereview.store.privacy import Privacy
+from slicereview.store.project_models import ProjectModels
 from slicereview.store.questions import Questions
 from slicereview.store.raters import Raters
 from slicereview.store.rating import Ratings
@@ -91,6 +92,7 @@ class Project:
         self.slots = Slots(db)
         self.privacy = Privacy(db)
         self.preannotation = Preannotation(db)
+        self.project_models = ProjectModels(db)
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod

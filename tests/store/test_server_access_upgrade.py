@@ -75,9 +75,10 @@ def _as_the_previous_version_made_it(url: str, logins: list[str]) -> None:
         conn.execute("DROP TABLE preannotation_shown, preannotation")  # (formats made later)
         conn.execute(f"COMMENT ON FUNCTION {RATER_FN}() IS NULL")
         conn.execute("ALTER TABLE reviews DROP COLUMN for_everyone")
-        # (and the formats after it: model raters)
+        # (and the formats after it: model raters, the project model's versions)
         conn.execute("ALTER TABLE raters DROP COLUMN kind, DROP COLUMN model_version, "
                      "DROP COLUMN model_card")
+        conn.execute("DROP TABLE project_models")
         conn.execute("UPDATE slicereview_project SET schema_version = %s", (previous,))
         for login in logins:
             conn.execute(f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public '

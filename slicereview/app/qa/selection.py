@@ -9,7 +9,8 @@ images in its **selection order** (:data:`ORDERS`), stored per batch:
   image keeps its place when others join);
 * ``uncertainty`` — by a given rater's stored work on each image, most uncertain first: the
   area of its uncertain polygons over certain + uncertain
-  (:func:`~slicereview.engines.review.selection.uncertain_share`). Meant for a model rater's
+  (:func:`~slicereview.engines.review.selection.outline_uncertain_share`, by area of the
+  outlines). Meant for a model rater's
   predictions (:func:`slicereview.app.models.raters.model_rater`: its finished annotations),
   it works for any rater (named when the order is set); an image the rater did not annotate
   comes after the others. A model that keeps its probabilities (the project model) stores its
@@ -19,8 +20,8 @@ images in its **selection order** (:data:`ORDERS`), stored per batch:
 * ``disagreement`` — by the disagreement among the annotations already finished on the image
   (each annotator's latest round; people of the annotator role only, so a model's
   predictions and a reviewer's or an expert's gold are left out):
-  ``1 −`` their mean pairwise Dice
-  (:func:`~slicereview.engines.review.selection.disagreement`). An image with fewer than two
+  ``1 −`` their mean pairwise Dice by area of the outlines
+  (:func:`~slicereview.engines.review.selection.outline_disagreement`). An image with fewer than two
   finished annotations has no disagreement yet; it comes **first** (in batch order), so every
   image gets the two annotations that measure it before any image gets a third.
 
@@ -66,14 +67,17 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from slicereview.app.models.raters import people
-from slicereview.engines.masks import binary_mask, rasterize
-from slicereview.engines.review.selection import disagreement, ordered, uncertain_share
+from slicereview.engines.review.selection import (
+    ordered,
+    outline_disagreement,
+    outline_uncertain_share,
+)
 from slicereview.model import Annotation, AnnotationStatus, Role
 from slicereview.store import Project
 from slicereview.store._base import now_iso
@@ -83,6 +87,7 @@ ORDERS = ("batch", "random", "uncertainty", "disagreement")
 FINISHED = (AnnotationStatus.SUBMITTED, AnnotationStatus.NOTHING_TO_ANNOTATE)
 _KEY = "selection.batch.{}"
 _UNCERTAINTY = "selection.uncertainty.{}"
+_CACHE = "selection.cache.{}"
 
 
 @dataclass(frozen=True)
@@ -216,42 +221,23 @@ def _latest(annotations: Sequence[Annotation]) -> dict[int, dict[int, Annotation
     return out
 
 
-def _labels(project: Project, annotations: Sequence[Annotation], shape: tuple[int, int]
-            ) -> list[np.ndarray]:
-    """Label images of ``annotations``, cropped to the box round all of their polygons (Dice
-    and area shares are the same there as over the whole image, at a crop's cost)."""
-    polygons = [project.polygons.of(a.id) for a in annotations]
-    points = [p.vertices for ps in polygons for p in ps if len(p.vertices)]
-    if not points:
-        return [np.zeros((1, 1), np.uint8) for _ in annotations]
-    every = np.concatenate(points)
-    x0 = max(0, int(math.floor(every[:, 0].min())))
-    y0 = max(0, int(math.floor(every[:, 1].min())))
-    x1 = min(shape[1], int(math.ceil(every[:, 0].max())) + 1)
-    y1 = min(shape[0], int(math.ceil(every[:, 1].max())) + 1)
-    crop = (max(1, y1 - y0), max(1, x1 - x0))
-    shift = np.array([x0, y0], float)
-    return [rasterize([_Shifted(p.vertices - shift, p.certainty) for p in ps], crop)
-            for ps in polygons]
-
-
-@dataclass(frozen=True)
-class _Shifted:
-    vertices: np.ndarray
-    certainty: object
+def _outlines(project: Project, annotation: Annotation) -> list[tuple[np.ndarray, str]]:
+    return [(p.vertices, str(p.certainty)) for p in project.polygons.of(annotation.id)]
 
 
 def scores(project: Project, batch_id: int, selection: SelectionOrder | None = None
            ) -> dict[int, float]:
     """image id → the order's score (higher = sooner) for the batch's images that have one;
-    ``{}`` for ``batch`` and ``random``."""
+    ``{}`` for ``batch`` and ``random``. Each image's score is cached in the project (``meta``
+    ``selection.cache.BATCH``) with a key of the annotations it comes from (ids, rounds,
+    statuses, edit times), so a claim recomputes only the images whose work changed (an
+    annotator's server login, which reads only its own work, claims by the snapshot instead
+    and writes no cache)."""
     sel = selection or order_of(project, batch_id)
     if sel.order in ("batch", "random"):
         return {}
     batch = project.workflow.batch(batch_id)
     members = set(project.image_sets.members(batch.image_set_id))
-    images = {im.id: im for im in project.images.all(sorted(members))}
-    out: dict[int, float] = {}
     if sel.order == "uncertainty":
         assert sel.rater_id is not None
         own = stored_uncertainty(project, sel.rater_id)
@@ -260,23 +246,42 @@ def scores(project: Project, batch_id: int, selection: SelectionOrder | None = N
         mine = _latest([a for a in project.annotations.all(rater_id=sel.rater_id,
                                                            phase=batch.phase)
                         if a.image_id in members])
-        for image_id, by_rater in mine.items():
-            ann = next(iter(by_rater.values()))
-            shape = (images[image_id].rows, images[image_id].cols)
-            out[image_id] = uncertain_share(_labels(project, [ann], shape)[0])
-        return out
+        used = {i: list(by_rater.values()) for i, by_rater in mine.items()}
+        return _cached(project, batch_id, f"uncertainty:{sel.rater_id}", used,
+                       lambda anns: outline_uncertain_share(_outlines(project, anns[0])))
     persons = {r.id for r in people(project.raters.all()) if r.role is Role.ANNOTATOR}
     finished = _latest([a for a in project.annotations.all(phase=batch.phase, status=FINISHED)
                         if a.image_id in members and a.rater_id in persons
                         and a.rater_id != sel.rater_id])
-    for image_id in members:
-        anns = list(finished.get(image_id, {}).values())
-        if len(anns) < 2:
-            out[image_id] = math.inf  # nothing to measure yet: the first two come first
-            continue
-        shape = (images[image_id].rows, images[image_id].cols)
-        out[image_id] = disagreement([binary_mask(lab, "relaxed")
-                                      for lab in _labels(project, anns, shape)])
+    used = {i: list(finished[i].values()) for i in members
+            if len(finished.get(i, {})) >= 2}
+    out = _cached(project, batch_id, "disagreement", used,
+                  lambda anns: outline_disagreement([_outlines(project, a) for a in anns]))
+    # nothing to measure yet: the first two annotations of every image come first
+    out.update({i: math.inf for i in members if i not in used})
+    return out
+
+
+def _cached(project: Project, batch_id: int, what: str, used: dict[int, list[Annotation]],
+            score: Callable[[list[Annotation]], float]) -> dict[int, float]:
+    """``score(annotations)`` of each image of ``used``, from the cache where its key
+    matches (see :func:`scores`)."""
+    key = _CACHE.format(batch_id)
+    text = project.meta(key)
+    stored = json.loads(text) if text else {}
+    cache = stored.get(what, {})
+    out: dict[int, float] = {}
+    fresh: dict[str, list] = {}
+    for image_id, anns in used.items():
+        source = hashlib.sha1("|".join(sorted(
+            f"{a.id}:{a.round}:{a.status}:{a.updated_at}" for a in anns)).encode()).hexdigest()
+        hit = cache.get(str(image_id))
+        value = hit[1] if hit is not None and hit[0] == source else score(anns)
+        out[image_id] = value
+        fresh[str(image_id)] = [source, value]
+    if fresh != cache and reads_everything(project):
+        stored[what] = fresh
+        project.set_meta(key, json.dumps(stored))
     return out
 
 

@@ -66,7 +66,6 @@ True
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -74,6 +73,10 @@ from pathlib import Path
 
 import numpy as np
 
+# (the gold's label image is held in app/gold.py; re-exported here for the QA workflow's users)
+from slicereview.app.gold import gold_labels as gold_labels
+from slicereview.app.gold import labels_to_png as labels_to_png
+from slicereview.app.gold import png_to_labels as png_to_labels
 from slicereview.engines.masks import binary_mask, rasterize
 from slicereview.model import AnnotationStatus, Batch, Phase, Role
 from slicereview.store import Project
@@ -231,31 +234,6 @@ def mark_gold(project: Project, annotation_id: int) -> None:
                               origin=f"rater:{rater.name}")
 
 
-def labels_to_png(labels: np.ndarray) -> bytes:
-    """A ``uint8 (H, W)`` label image as PNG bytes (lossless)."""
-    from PIL import Image as PILImage
-
-    buf = io.BytesIO()
-    PILImage.fromarray(np.ascontiguousarray(labels, dtype=np.uint8), mode="L").save(
-        buf, format="PNG")
-    return buf.getvalue()
-
-
-def png_to_labels(data: bytes) -> np.ndarray:
-    """PNG bytes as a ``uint8 (H, W)`` label image (0/1/2; a 0/255 mask becomes 0/1)."""
-    from PIL import Image as PILImage
-
-    with PILImage.open(io.BytesIO(data)) as im:
-        arr = np.asarray(im.convert("L"), dtype=np.uint8)
-    values = set(np.unique(arr).tolist())
-    if values <= {0, 255}:
-        return (arr == 255).astype(np.uint8)
-    if not values <= {0, 1, 2}:
-        raise ValueError("a gold mask holds 0 (background), 1 (certain), 2 (uncertain) or "
-                         f"0/255, found values {sorted(values)[:6]}")
-    return arr
-
-
 def import_gold_mask(project: Project, image_id: int, file: str | Path) -> None:
     """Import a label mask PNG as the gold of an image (its size must match the image)."""
     labels = png_to_labels(Path(file).read_bytes())
@@ -265,18 +243,6 @@ def import_gold_mask(project: Project, image_id: int, file: str | Path) -> None:
                          f"{image.cols} × {image.rows} (width × height)")
     project.workflow.set_gold(image_id, mask_png=labels_to_png(labels),
                               origin=f"file:{Path(file).name}")
-
-
-def gold_labels(project: Project, image_id: int) -> np.ndarray | None:
-    """The gold of an image as a ``uint8 (H, W)`` label image, ``None`` without gold."""
-    gold = project.workflow.gold(image_id)
-    if gold is None:
-        return None
-    annotation_id, png, _ = gold
-    if png is not None or annotation_id is None:
-        return png_to_labels(png or b"")
-    image = project.images.get(image_id)
-    return rasterize(project.polygons.of(annotation_id), (image.rows, image.cols))
 
 
 def score_against_gold(gold: np.ndarray, labels: np.ndarray) -> dict[str, float | None]:

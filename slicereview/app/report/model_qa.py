@@ -164,15 +164,21 @@ def render(parts: list[ModelPart], raters: dict[int, tuple[str, str]],
                    f"People's strict α without the model {fmt(without)}, with it "
                    f"{fmt(with_)} (Δ {fmt(with_ - without) if n else '–'}; {n} images with "
                    f"two people or more).</p>")
-        means = [fmt(part.mean(_getter(a, m))) for a in ("majority", "staple")
-                 for m in ("dice", "hd95")]
+        means = [fmt(part.mean(_getter(a, m)), 3 if m == "dice" else 1)
+                 for a in ("majority", "staple") for m in ("dice", "hd95")]
         out.append(f"<p>Mean Dice / HD95 against the majority {means[0]} / {means[1]}, "
                    f"against STAPLE {means[2]} / {means[3]}.</p>")
-        head = ["case", "phase", "people"] + [f"{w} {m}" for w in ("majority", "STAPLE", "gold")
+        against = ("majority", "STAPLE", "gold") if any(r.gold for r in part.images) else (
+            "majority", "STAPLE")  # (no gold column without an image with gold)
+        head = ["case", "phase", "people"] + [f"{w} {m}" for w in against
                                               for m in ("Dice", "HD95", "sens.", "spec.")]
         rows = [[e(r.case_id), e(r.phase), str(r.people), *_o(r.majority), *_o(r.staple),
-                 *_o(r.gold), str(r.model_only), str(r.people_only), fmt(r.alpha_without),
-                 fmt(r.alpha_with)] for r in part.images]
+                 *(_o(r.gold) if "gold" in against else []), str(r.model_only),
+                 str(r.people_only), fmt(r.alpha_without), fmt(r.alpha_with)]
+                for r in part.images]
+        if "gold" not in against:
+            out.append("<p>No image with the model's prediction has gold yet (Owner ▸ Gold "
+                       "and onboarding…): no columns against gold.</p>")
         out.append(table(head + ["model only", "people only", "α people", "α with model"],
                          rows))
         cells = [[f"<i>{e(part.label)}</i> (model)", e(raters[r][0]), fmt(a), str(n_)]

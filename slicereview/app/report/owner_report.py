@@ -43,6 +43,7 @@ from slicereview.app.report import acceptance as qa_stats
 from slicereview.app.report import model_qa as report_model
 from slicereview.app.report import plots as report_plots
 from slicereview.app.report import preannotation as report_preannotation
+from slicereview.app.report import project_model as report_project_model
 from slicereview.app.report import rating as report_rating
 from slicereview.app.report import tools as report_tools
 from slicereview.app.report.agreement import FINISHED, InterRater, inter_rater
@@ -91,6 +92,8 @@ class ReportData:
     preannotation: list[report_preannotation.BatchEffect] = field(default_factory=list)
     #: Per model rater (:mod:`slicereview.app.report.model_qa`).
     models: list[report_model.ModelPart] = field(default_factory=list)
+    #: Per trained version of the project model (:mod:`slicereview.app.report.project_model`).
+    project_model: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _quality(project: Project, agreement: InterRater) -> list[dict[str, Any]]:
@@ -203,7 +206,8 @@ def collect(project: Project, raters: Iterable[int] | None = None,
         acceptance, quality, onboarding, agreement, times,
         {p: qa_stats.outlier_limit(t) for p, t in times.items()}, evaluations, questions,
         flags, subset, intra, image_rows(project, agreement.per_image, flagged), flagged,
-        rating, tools, report_preannotation.collect(project), report_model.collect(project))
+        rating, tools, report_preannotation.collect(project), report_model.collect(project),
+        report_project_model.collect(project))
 
 
 # -- HTML ------------------------------------------------------------------------------------
@@ -372,6 +376,7 @@ def render(data: ReportData, progress: Progress | None = None) -> str:
                      "annotators needed by Spearman–Brown.</p>")
     step()
     parts.append(report_rating.render(data.rating, _table))
+    parts.append(report_project_model.render(data.project_model, _table))
     step()
     parts.append("</body></html>")
     return "\n".join(parts)

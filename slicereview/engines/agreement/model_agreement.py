@@ -25,7 +25,7 @@ Example
 >>> model = np.zeros((20, 20), bool); model[5:15, 7:17] = True; model[0:2, 0:2] = True
 >>> o = compare(model, ref)
 >>> round(o.dice, 3), round(o.sensitivity, 2), round(o.specificity, 3), round(o.hd95, 2)
-(0.784, 0.8, 0.92, 5.73)
+(0.784, 0.8, 0.92, 6.4)
 >>> [(b.where, b.bbox) for b in boxes(model, ref[None])]
 [('model only', (0, 0, 2, 2)), ('both', (5, 5, 15, 17))]
 """
@@ -70,7 +70,9 @@ def _contour_distances(a: np.ndarray, b: np.ndarray, spacing: tuple[float, float
     import SimpleITK as sitk
 
     def image(mask: np.ndarray) -> sitk.Image:
-        img = sitk.GetImageFromArray(mask.astype(np.uint8))
+        # (a pixel of background around it: ITK counts no contour along the image's border,
+        # so a mask filling its crop would have none)
+        img = sitk.GetImageFromArray(np.pad(mask, 1).astype(np.uint8))
         img.SetSpacing((float(spacing[1]), float(spacing[0])))
         return img
 

@@ -11,24 +11,21 @@
   ``u >= t`` (``u`` the displayed values smoothed with σ = 1, negated for a dark object). The
   threshold starts where the outline's mean gradient is highest among 32 levels between the
   negative clicks' values and the positive clicks' values, then moves to the midpoint
-  between the object's level and the median of a 3 px band round the region, until it
-  settles (an intermeans iteration [RidlerCalvard1978] on the region's own surroundings).
-  The object's level is the median of the region's own core (its pixels more than 1 px
-  inside its outline; the region's brightest value when it is too thin to have one), not of
-  the clicks: a positive click that corrects the outline lies on the object's blurred edge,
-  and taking its value for the object's level lowered the threshold everywhere (thin white
-  matter 2–3 px wide then stayed near Dice 0.85 however many clicks were given).
-  **Negative clicks** inside the region say one of two things. One darker than halfway
-  between the threshold and the object's level lies on the object's blurred edge: the
-  outline is too far out, so the threshold rises to just above its value (at most to the
-  positive clicks' lowest value). One brighter is on a neighbour at the object's level,
-  joined to it: the region is cut along the darkest valley between the clicks (a watershed
-  of ``-u`` inside the region). Right for a tissue at one level against its neighbours (white
-  matter against grey matter in a T1 image), where the watershed leaks to the stronger edge
-  farther out.
+  between the object's level (the median at the positive clicks) and the median of a 3 px
+  band round the region, until it settles (an intermeans iteration [RidlerCalvard1978] on the
+  region's own surroundings). A **negative click** inside the region says one of two things.
+  One darker than halfway between the threshold and the object's level lies on the object's
+  blurred edge: the outline is too far out all round, so the threshold rises to just above
+  its value (never above the positive clicks' lowest value). One brighter lies on a
+  neighbour at the object's level that the region joined: the region is cut along the
+  darkest valley between the clicks (a watershed of ``-u`` inside the region). (Before the
+  first kind existed, every negative click cut, and a threshold that came out too low — thin
+  white matter 2–3 px wide, whose clicked level is lowered by the blur — stayed too low
+  however many clicks were given.) Right for a tissue at one level against its neighbours
+  (white matter against grey matter in a T1 image), where the watershed leaks to the
+  stronger edge farther out.
 * **Choice** — the edge region, unless more than :data:`LEAK_FRACTION` (a quarter) of it lies
-  below the *clicked* threshold (the same iteration with the object's level taken as the
-  median at the positive clicks; it took in a darker neighbour): then the threshold region.
+  below the threshold (it took in a darker neighbour): then the threshold region.
 
 Both are computed on the crop only; every step is a scikit-image or SciPy call on arrays of
 the crop's size.
@@ -84,8 +81,7 @@ def segment(v: np.ndarray, pos: np.ndarray, neg: np.ndarray, smoothing: float = 
     vs = ndimage.gaussian_filter(v, 1.0)
     u, sign = _polarity(vs, pos, neg)
     grad = ndimage.gaussian_gradient_magnitude(v, 1.0)
-    thresholded, _ = threshold_region(u, pos, neg, grad)
-    _, level = threshold_region(u, pos, neg, grad, object_level="clicks")
+    thresholded, level = threshold_region(u, pos, neg, grad)
     level = Level(level.threshold, level.object_level, sign)
     edge = edge_region(v, pos, neg, smoothing)
     if edge.any() and float((u[edge] < level.threshold).mean()) > LEAK_FRACTION:
@@ -118,12 +114,8 @@ def edge_region(v: np.ndarray, pos: np.ndarray, neg: np.ndarray, smoothing: floa
 
 
 def threshold_region(u: np.ndarray, pos: np.ndarray, neg: np.ndarray, grad: np.ndarray,
-                     band: int = 3, iterations: int = 8, object_level: str = "region"
-                     ) -> tuple[np.ndarray, Level]:
-    """The threshold region of the positive clicks (module docstring) and its level.
-
-    ``object_level``: ``"region"`` (the median of the region's core, the points tool's
-    region) or ``"clicks"`` (the median at the positive clicks, its choice)."""
+                     band: int = 3, iterations: int = 8) -> tuple[np.ndarray, Level]:
+    """The threshold region of the positive clicks (module docstring) and its level."""
     from scipy import ndimage
     from skimage.segmentation import watershed
 
@@ -140,33 +132,22 @@ def threshold_region(u: np.ndarray, pos: np.ndarray, neg: np.ndarray, grad: np.n
         around = ndimage.binary_dilation(r, EIGHT, iterations=band) & ~r
         if not around.any():
             break
-        if object_level == "region":
-            mu = _core_level(u, r)
         new = min(0.5 * (mu + float(np.median(u[around]))), top)
         if abs(new - t) < 1e-4:
             break
         t, r = new, region(new)
-    if len(neg):
+    if len(neg):  # negative clicks on the blurred edge raise the threshold
         un = u[neg[:, 0], neg[:, 1]]
         edge = r[neg[:, 0], neg[:, 1]] & (un < t + 0.5 * (mu - t))
         if edge.any() and float(un[edge].max()) < top:
-            t = float(np.nextafter(np.float32(un[edge].max()), np.float32(np.inf)))
+            t = float(np.nextafter(un[edge].max(), un.dtype.type(np.inf)))  # just above
             r = region(t)
-    if len(neg) and r[neg[:, 0], neg[:, 1]].any():
+    if len(neg) and r[neg[:, 0], neg[:, 1]].any():  # the others cut
         markers = np.zeros(u.shape, np.int32)
         markers[neg[:, 0], neg[:, 1]] = 2
         markers[pos[:, 0], pos[:, 1]] = 1
         r = keep_touched(watershed(-u, markers, mask=r) == 1, pos)
     return r, Level(t, mu, 1.0)
-
-
-def _core_level(u: np.ndarray, r: np.ndarray) -> float:
-    """The object's level in region ``r``: the median of its pixels more than 1 px inside
-    its outline, or its brightest value when none is."""
-    from scipy import ndimage
-
-    core = ndimage.binary_erosion(r, EIGHT)
-    return float(np.median(u[core])) if core.any() else float(u[r].max())
 
 
 def _best_threshold(u: np.ndarray, pos: np.ndarray, neg: np.ndarray, grad: np.ndarray,

@@ -99,6 +99,15 @@ class AssistGestures(QObject):
         """The assisted tool in use (``""`` in the other modes)."""
         return self.tool.mode.value if self.active else ""
 
+    def show_cursor(self) -> None:
+        """A cross over the image in the assisted modes (where a click lands), else the
+        view's own cursor."""
+        viewport = self.tool.view.graphics.viewport()
+        if self.active:
+            viewport.setCursor(Qt.CursorShape.CrossCursor)
+        else:
+            viewport.unsetCursor()
+
     # -- the prompts -------------------------------------------------------------------------
     def add(self, prompt: Prompt) -> None:
         self.prompts.append(prompt)

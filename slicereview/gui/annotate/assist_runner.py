@@ -81,6 +81,23 @@ def _run(control: Any, image: np.ndarray, prompts: list[Prompt], tool: str,
     return result
 
 
+#: A tiny run of each tool that imports what it needs (scikit-image, SciPy, OpenCV).
+_WARM: dict[str, list[tuple[Any, list[list[float]]]]] = {
+    "points": [("point", [[16.5, 16.5]])], "scribble": [("scribble", [[16.5, 12.5]])],
+    "box": [("box", [[8.0, 8.0], [26.0, 26.0]])],
+    "trace": [("point", [[8.5, 8.5]]), ("point", [[24.5, 24.5]])],
+    "wand": [("point", [[16.5, 16.5]])], "refine": [("polygon", [[8, 8], [8, 26], [26, 17]])],
+}
+
+
+def _warm(control: Any, name: str) -> None:
+    from slicereview.engines.assist import Prompt, assist
+
+    rr, cc = np.mgrid[:34, :34]
+    disc = ((rr - 16.5) ** 2 + (cc - 16.5) ** 2 <= 64).astype(np.uint16) * 1000
+    assist(disc + 100, [Prompt(k, np.array(pts, float)) for k, pts in _WARM[name]], tool=name)
+
+
 class AssistRunner(QObject):
     """Runs, previews and accepts the assisted tools (see the module docstring)."""
 
@@ -110,6 +127,8 @@ class AssistRunner(QObject):
         self.items: list[PolygonItem] = []
         self.busy = False
         self._said = ""  # the last line this part showed in the panel
+        self._warmed: set[str] = set()
+        self._warming: set[Worker] = set()
         self._busy_timer = QTimer(self)
         self._busy_timer.setSingleShot(True)
         self._busy_timer.setInterval(BUSY_MS)
@@ -119,6 +138,23 @@ class AssistRunner(QObject):
         view.viewbox.sigRangeChanged.connect(self._pad)
 
     # -- running -----------------------------------------------------------------------------
+    def warm(self) -> None:
+        """The tool chosen runs once on a tiny image in the background the first time, so that
+        the first click does not wait for its libraries to load (nothing heavy is imported at
+        start-up)."""
+        name = self.gestures.name
+        if name and name not in self._warmed:
+            self._warmed.add(name)
+            worker = thread_worker(_warm, name, name=f"assist-warm-{name}")
+            self._warming.add(worker)
+            for signal in (worker.finished, worker.failed, worker.cancelled):
+                signal.connect(lambda *_a, w=worker: self._warming.discard(w))
+
+    @property
+    def warming(self) -> bool:
+        """Whether a tool's first, warming run is still going."""
+        return bool(self._warming)
+
     @property
     def running(self) -> bool:
         return self.worker is not None and self.worker.is_running()
@@ -144,6 +180,10 @@ class AssistRunner(QObject):
             self._hide_busy()
             if had:
                 self.hint()  # (the old result's line would stay)
+            return
+        if job[0] == "trace" and len(job[1]) < 2:  # (one click is no vessel yet)
+            self._show(None, None)
+            self._say("Trace: click the next point along the vessel.")
             return
         if self.running:
             assert self.worker is not None
@@ -206,7 +246,7 @@ class AssistRunner(QObject):
         self._busy_timer.stop()
         if self.busy:
             self.busy = False
-            self.view.graphics.viewport().unsetCursor()
+            self.gestures.show_cursor()
 
     # -- the preview -------------------------------------------------------------------------
     def preview_polygons(self) -> list[Polygon]:
@@ -252,16 +292,18 @@ class AssistRunner(QObject):
         self.tool.message.emit(text)
 
     def on_mode(self) -> None:
-        """A tool was chosen: say what it asks for (another tool: no old line stays), unless
-        refine has already started on the selection."""
-        if not self.tool.assist.prompts:
-            self.hint()
+        """A tool was chosen: warm it up, and say what it asks for (another tool: no old line
+        stays), unless refine has already started on the selection (:meth:`hint`)."""
+        self.hint()
 
     def hint(self) -> None:
         """Say what the assisted tool now chosen asks for (another tool: clear what this part
         said last, so that no old line stays)."""
         name = self.gestures.name
-        if name:
+        if name and self.gestures.prompts:
+            self.warm()  # (refine started on the selection: its run speaks)
+        elif name:
+            self.warm()
             self._say(f"{name.capitalize()}: {HINTS[name]}; Enter accepts, Esc discards.")
         elif self._said:
             self._say("")

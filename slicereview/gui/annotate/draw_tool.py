@@ -1,5 +1,4 @@
-"""The drawing tool: polygon, freehand, edit, brush, eraser and the assisted modes on an
-:class:`ImageView`.
+"""The drawing tool: polygon, freehand, edit, brush, eraser, assisted modes on an ImageView.
 
 The tool turns mouse events into *intents* carrying core values (vertex arrays, polygon ids);
 the annotate page turns intents into undo commands (:mod:`slicereview.gui.gateway.undo`), which
@@ -10,16 +9,15 @@ Mouse (left button; events reach the tool through an event filter on the view's 
 
 * **Polygon**: click adds a vertex; click the first vertex, double-click or press Enter to close;
   Backspace removes the last vertex, Esc cancels.
-* **Freehand**: press and drag lays a stroke; on release it is simplified (Douglas-Peucker
-  [DouglasPeucker1973], :func:`slicereview.engines.geometry.simplify`, tolerance one screen pixel)
-  into a polygon, shown closed at once while it is written (:mod:`.hand_over`).
+* **Freehand**: press and drag lays a stroke, simplified on release into a polygon
+  (:func:`slicereview.engines.geometry.simplify` [DouglasPeucker1973], one screen pixel) and
+  shown closed at once while it is written (:mod:`.hand_over`).
 * **Edit**: click a polygon to select it; drag inside it to move it; drag a vertex of the
   selected polygon to move the vertex; Ctrl+click (or double-click) on an edge inserts a vertex
   (keep dragging to place it); Shift+click a vertex deletes it.
 
-The wheel (zoom), right-drag (window/level) and middle-drag (pan) always keep their viewer
-meaning; hold Space to pan with the left button. Hit tolerances are in screen pixels
-(:func:`slicereview.engines.geometry.image_tolerance`).
+The wheel (zoom), right-drag (window/level) and middle-drag (pan) keep their viewer meaning;
+Space+left-drag pans. Hit tolerances are in screen pixels (``geometry.image_tolerance``).
 """
 
 from __future__ import annotations
@@ -127,6 +125,7 @@ class DrawTool(QObject):
         self._drop_unfinished()
         self.mode = Mode(mode)
         self.brush.show_cursor()
+        self.assist.show_cursor()
         self.assist.refine(self.selected_id)  # (refine starts on the selected polygon)
 
     def set_enabled(self, enabled: bool) -> None:

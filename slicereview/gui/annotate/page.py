@@ -20,12 +20,13 @@ so looking never changes another person's record (status, time or ``updated_at``
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QHideEvent, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QHideEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import QWidget
 
 from slicereview.app.undo import CommandStack
 from slicereview.gui.annotate import guideline_notice
 from slicereview.gui.annotate.assist_runner import AssistRunner
+from slicereview.gui.annotate.assist_settings import AssistSettings
 from slicereview.gui.annotate.claims import AnnotateClaims
 from slicereview.gui.annotate.draw_tool import DrawTool, Mode
 from slicereview.gui.annotate.guideline_notice import GuidelineNotice
@@ -78,12 +79,10 @@ class AnnotatePage(QWidget):
         self.clock = IdleClock(self)
         #: Another instance changed the file while a polygon was being drawn: catch up later.
         self.stale = False
-        #: The image to load when the page is shown.
-        self._pending: int | None = None
-        self.actions_: dict[str, QAction]
+        self._pending: int | None = None  # the image to load when the page is shown
         self.actions_, self.history_actions = make_actions(self)
         self._build_parts()
-        self.bars = make_tool_bars(self.actions_, self.tool)
+        self.bars = make_tool_bars(self.actions_, self.tool, self.assist_settings.button)
         lay_out(self, self.bars, self.view, self.panel)
         self._wire()
         self._ticker = QTimer(self)
@@ -99,6 +98,7 @@ class AnnotatePage(QWidget):
         self.people = AnnotatorChoice(s, annotate, p)
         self.intents = PolygonIntents(s, self.tool, self.writer, annotate, self.clock)
         self.assisted = AssistRunner(s, annotate, self.view, self.tool, self.writer)
+        self.assist_settings = AssistSettings(self.assisted)
         self.workflow = AnnotateWorkflow(s, annotate, p)
         self.status = AnnotateStatus(s, annotate, self.writer, self.workflow, p, self.returned,
                                      self.tool, self.view.viewbox, self.clock)

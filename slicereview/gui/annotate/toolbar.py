@@ -8,8 +8,9 @@
   more tools than a row: eleven fit into the height of a 1280 × 800 screen; below that the
   bar's » button lists the rest.
 * **The action bar** (:attr:`ToolBars.actions`) above the image: certainty, delete, undo and
-  redo, the brush radius (in image pixels), the overlay, and a *Display* menu with the fill
-  opacity and outline-only switches. Its minimum width is small (a » button lists what does
+  redo, the brush radius (in image pixels), the overlay, a *Display* menu with the fill
+  opacity and outline-only switches, and the *Assist* menu (:mod:`.assist_settings`). Its
+  minimum width is small (a » button lists what does
   not fit), so the page never makes the window wider.
 
 The page lays them out with :func:`lay_out` (``tests/gui/annotate/test_toolbar.py`` checks
@@ -105,8 +106,9 @@ class ToolBars:
     display: QToolButton
 
 
-def make_tool_bars(actions: dict[str, QAction], tool: DrawTool) -> ToolBars:
-    """Both bars over ``actions``; the radius box follows and sets ``tool``'s brush."""
+def make_tool_bars(actions: dict[str, QAction], tool: DrawTool, *extra: QWidget) -> ToolBars:
+    """Both bars over ``actions``; the radius box follows and sets ``tool``'s brush;
+    ``extra`` widgets (the assisted tools' *Assist* button) end the action bar."""
     tools = QToolBar("Tools")
     tools.setObjectName("annotate_tools")
     tools.setOrientation(Qt.Orientation.Vertical)
@@ -150,6 +152,8 @@ def make_tool_bars(actions: dict[str, QAction], tool: DrawTool) -> ToolBars:
     display.setMenu(menu)
     display.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
     bar.addWidget(display)
+    for widget in extra:
+        bar.addWidget(widget)
     return ToolBars(tools, bar, radius, display)
 
 

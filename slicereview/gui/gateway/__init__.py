@@ -42,6 +42,7 @@ from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.image_cache import ImageCache
 from slicereview.gui.gateway import connection
 from slicereview.gui.gateway.annotate import AnnotateService
+from slicereview.gui.gateway.models import ModelsService
 from slicereview.gui.gateway.owner import OwnerService
 from slicereview.gui.gateway.qa import QAService
 from slicereview.gui.gateway.rating import RatingService
@@ -118,6 +119,7 @@ class ProjectGateway(QObject):
         self.review = ReviewService(self)
         self.qa = QAService(self)
         self.owner = OwnerService(self)
+        self.models = ModelsService(self)
 
     # -- the project ---------------------------------------------------------------------------
     @property

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from slicereview.gui.gateway.owner import OwnerService
 
-SHARES = ((None, "no model (annotators start empty)"), ("half", "a random half of the images"),
+SHARES = ((None, "no image (annotators start empty)"), ("half", "a random half of the images"),
           ("all", "every image"))
 
 
@@ -70,6 +70,7 @@ class PreannotationBox(QGroupBox):
         for w in (self.model_box, self.share_box, self.seed, self.apply_button):
             w.setEnabled(enabled)
         if batch_id is None:
+            self.model_box.setCurrentIndex(0 if self.model_box.count() else -1)
             self.state.setText("Select a batch to show a model's polygons to its annotators.")
             return
         text, model_id, share, seed = self.owner.preannotation(batch_id)

@@ -97,10 +97,11 @@ class SelectionDialog(QDialog):
         for batch in self.owner.batches():
             self.batch_box.addItem(f"{batch.name} ({batch.phase})", batch.id)
         self.rater_box.clear()
-        raters = self.owner.raters(Role.ANNOTATOR)  # models first: what the order is for
-        for rater in sorted(raters, key=lambda r: not r.is_model):
-            self.rater_box.addItem(rater.label + (" (model)" if rater.is_model else ""),
-                                   rater.id)
+        # models first (what the order is for; owner.raters() lists people only), then people
+        for rater_id, label in self.owner.models():
+            self.rater_box.addItem(f"{label} (model)", rater_id)
+        for rater in self.owner.raters(Role.ANNOTATOR):
+            self.rater_box.addItem(rater.label, rater.id)
         self._show_order()
 
     def _show_order(self) -> None:

@@ -121,14 +121,17 @@ class ModelLayer:
         self.found = ([("model only", b) for b in result.model_only]
                       + [("people only", b) for b in result.people_only])
         for who, (r0, c0, r1, c1) in self.found:
-            what = ("found by the model, marked by no annotator" if who == "model only"
-                    else "marked by annotators, missed by the model")
-            self.boxes.addItem(f"{what}: rows {r0}–{r1}, cols {c0}–{c1}")
+            self.boxes.addItem(f"{who}  {c1 - c0}×{r1 - r0} px at ({r0}, {c0})")
+            self.boxes.item(self.boxes.count() - 1).setToolTip(
+                "found by the model, marked by no annotator" if who == "model only"
+                else "marked by annotators, missed by the model")
         m, s = result.majority, result.staple
+        hd95 = (f"HD95 {_fmt(m.hd95, 1)} px" if not math.isnan(m.hd95)
+                else "HD95 undefined (one of the two is empty)")
         self.summary.setText(
-            f"{result.label} vs majority: Dice {_fmt(m.dice)}, HD95 {_fmt(m.hd95, 1)} px; vs "
-            f"STAPLE: Dice {_fmt(s.dice)}. {len(result.model_only)} box(es) only the model "
-            f"found, {len(result.people_only)} it missed.")
+            f"{result.label} vs majority: Dice {_fmt(m.dice)}, {hd95}; vs STAPLE: Dice "
+            f"{_fmt(s.dice)}. Boxes only the model found: {len(result.model_only)}; marked "
+            f"by annotators, missed by the model: {len(result.people_only)}.")
 
     def go_to(self, index: int) -> None:
         """Zoom to box ``index`` of the list, with a margin around it."""

@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 
 from slicereview.app.report.formatting import fixed
 from slicereview.app.review.queue import QueueRow, QueueSpec
-from slicereview.engines.review.priority import METHODS
+from slicereview.engines.review.priority import METHODS, MODEL_METHODS
 from slicereview.gui.common.widgets import cell, header
 from slicereview.gui.review.overlay import band_colour
 from slicereview.model import Phase
@@ -234,7 +234,9 @@ class ReviewQueuePanel(QWidget):
         return QueueSpec(phase=self.phase_box.currentText(),
                          round=self.round_box.value() or None,
                          group=self.group_box.currentData(), method=method,
-                         model=None if model is None else int(model))
+                         # (the model's distance is computed each time: only when ranked by)
+                         model=int(model) if model is not None and method in MODEL_METHODS
+                         else None)
 
     def set_spec(self, method: str, phase: str, rnd: int, group: str | None) -> None:
         """Restore saved filters without emitting :attr:`spec_changed`."""

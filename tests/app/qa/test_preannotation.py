@@ -172,3 +172,49 @@ def test_an_annotators_login_reads_the_model_only_where_it_is_shown(location, tm
     with Project.open(url) as owner:
         assert {p.label for a in owner.annotations.all() if a.rater_id == model
                 for p in owner.polygons.of(a.id)} == {""}
+
+
+def test_a_work_package_carries_the_models_start_for_its_annotator_only(location, tmp_path):
+    """The package keeps the model's predictions of the images shown to its annotator, and
+    their own design rows; their start there copies the model; merging it back adds their
+    work and leaves the model's prediction as it was."""
+    from slicereview.app.qa.packages import merge, package
+    from tests.app.qa.test_packages import make_project
+
+    path = make_project(tmp_path / "src", location("p.srproj"))
+    with Project.open(path) as p:
+        model = model_rater(p, "net", "1").id
+        for image in (1, 2, 3):
+            a = p.annotations.for_image(model, image)
+            p.polygons.replace(a.id, [Polygon(SQUARE, tool=Tool.MODEL, model="net@1")])
+            p.annotations.set_status(a.id, "submitted")
+        batch = p.workflow.batch_by_name("b1").id
+        set_preannotation(p, batch, model, "half", seed=2)
+        ann = p.raters.by_name("ann").id
+        shown = sorted(i for _, i, r, s in design(p, batch) if r == ann and s)
+        out = package(p, "ann", tmp_path / "ann.zip", batch="b1")
+    folder = tmp_path / "unzipped"
+    import zipfile
+
+    with zipfile.ZipFile(out) as zf:
+        zf.extractall(folder)
+    with Project.open(folder / "project.srproj") as pkg:
+        assert {r for _, _, r, _ in design(pkg)} == {ann}
+        kept = sorted(a.image_id for a in pkg.annotations.all(rater_id=model))
+        assert kept == shown and pkg.raters.get(model).is_model
+        start = shown[0] if shown[0] != 1 else shown[-1]  # (image 1 has ann's work already)
+        work = annotating.start(pkg, ann, start)
+        assert [p.tool for p in pkg.polygons.of(work.id)] == [Tool.MODEL]
+        annotating.finish(pkg, work.id, "submitted")
+    back = tmp_path / "back.zip"  # (sent back zipped, the package's layout)
+    with zipfile.ZipFile(back, "w") as zf:
+        for f in sorted(folder.rglob("*")):
+            if f.is_file():
+                zf.write(f, f.relative_to(folder).as_posix())
+    with Project.open(path) as p:
+        report = merge(p, back)
+        assert len(report.added) == 1
+        [prediction] = p.annotations.all(image_id=start, rater_id=model)
+        assert [q.edited for q in p.polygons.of(prediction.id)] == [False]
+        mine = p.annotations.all(image_id=start, rater_id=ann)
+        assert [q.model for q in p.polygons.of(mine[0].id)] == ["net@1"]

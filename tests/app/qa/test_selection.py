@@ -180,3 +180,25 @@ def test_a_models_stored_entropy_orders_its_images(location, tmp_path):
         assert stored_uncertainty(project, model)[ids[2]] == pytest.approx(1.0)
         set_order(project, owner, batch, "uncertainty", rater_id=model)
         assert ordered_images(project, batch) == [ids[2], ids[1], ids[0], ids[3]]
+
+
+def test_scores_are_cached_and_only_changed_work_is_scored_again(location, tmp_path):
+    where = location()
+    owner, model, (a, b, c), batch, ids = _project(where, tmp_path / "imgs", images=3)
+    with Project.open(where) as project:
+        for image_id, shift in zip(ids, (0, 5, 12), strict=True):
+            for rater, x0 in ((a, 1), (b, 1 + shift)):
+                ann = project.annotations.for_image(rater, image_id)
+                project.polygons.replace(ann.id, [_square(x0, 10)])
+                project.annotations.set_status(ann.id, "submitted")
+        set_order(project, owner, batch, "disagreement")
+        cached = json.loads(project.meta(f"selection.cache.{batch}"))["disagreement"]
+        assert sorted(cached) == [str(i) for i in ids]
+        # b redraws image 3 to agree with a: only image 3's key and score change
+        ann = project.annotations.for_image(b, ids[2])
+        project.polygons.replace(ann.id, [_square(1, 10)])
+        assert scores(project, batch)[ids[2]] == pytest.approx(0.0)
+        again = json.loads(project.meta(f"selection.cache.{batch}"))["disagreement"]
+        assert again[str(ids[0])] == cached[str(ids[0])]
+        assert again[str(ids[1])] == cached[str(ids[1])]
+        assert again[str(ids[2])][0] != cached[str(ids[2])][0]

@@ -9,7 +9,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from slicereview.engines.agreement.arms import compare_arms
 
@@ -27,6 +26,8 @@ def _paired(n: int, shift: float, seed: int) -> tuple[list, np.ndarray]:
 @pytest.mark.parametrize("n,shift,seed", [(30, 0.1, 1), (80, 0.0, 2), (12, 0.3, 3)])
 def test_the_interval_matches_scipys_percentile_bootstrap_of_the_paired_differences(
         n, shift, seed):
+    from scipy import stats
+
     values, d = _paired(n, shift, seed)
     ours = compare_arms(values, resamples=20000, seed=seed)
     theirs = stats.bootstrap((d,), np.mean, method="percentile", n_resamples=20000,

@@ -10,7 +10,6 @@ import math
 import numpy as np
 import pytest
 from scipy import ndimage
-from sklearn.metrics import recall_score
 
 from slicereview.engines.agreement.model_agreement import boxes, compare, hd95
 
@@ -55,6 +54,8 @@ def test_hd95_agrees_with_an_exact_distance_transform(seed):
 
 
 def test_sensitivity_and_specificity_are_recall_of_each_class():
+    from sklearn.metrics import recall_score
+
     rng = np.random.default_rng(3)
     ref = rng.random((40, 40)) < 0.3
     model = ref ^ (rng.random((40, 40)) < 0.1)
@@ -62,6 +63,16 @@ def test_sensitivity_and_specificity_are_recall_of_each_class():
     assert o.sensitivity == pytest.approx(recall_score(ref.ravel(), model.ravel()))
     assert o.specificity == pytest.approx(recall_score(~ref.ravel(), ~model.ravel()))
     assert o.dice == pytest.approx(2 * (model & ref).sum() / (model.sum() + ref.sum()))
+
+
+def test_a_mask_that_fills_the_image_still_has_a_contour():
+    full = np.ones((6, 8), bool)
+    part = np.zeros((6, 8), bool)
+    part[:, :4] = True
+    assert hd95(full, full) == 0.0
+    assert hd95(part, full) == pytest.approx(_scipy_hd95(np.pad(part, 1), np.pad(full, 1),
+                                                         (1.0, 1.0)), abs=1.0)
+    assert hd95(part, full) > 0
 
 
 def test_degenerate_cases():

@@ -67,10 +67,11 @@ def test_white_matter_takes_at_most_5_clicks(effort):
 
 
 def test_white_matter_of_ten_other_slices_takes_fewer_clicks_than_before():
-    """The same rule on slices it was not chosen on (45, 55, ..., 145): 8.09 clicks before
-    the threshold region took the object's level from its core, 6.24 after."""
+    """The same method on slices it was not chosen on (45, 55, ..., 145): 8.09 clicks before
+    a negative click on the blurred edge raised the threshold (instead of cutting), 7.09
+    after."""
     other = assist_objects.white_matter(tuple(range(45, 150, 10)))
-    assert np.mean(assist_effort.noc(other)) <= 6.5
+    assert np.mean(assist_effort.noc(other)) <= 7.5
 
 
 @pytest.mark.xfail(strict=True, reason="goal not met: points needs 15.5 clicks on tubes 2-6 px "
@@ -114,3 +115,32 @@ def test_trace_never_measures_a_tube_too_narrow():
                    tool="trace")
         ratio = assist_effort.relaxed(r).mask.sum() / o.truth.mask.sum()
         assert 0.95 <= ratio <= 1.45, (o.name, ratio)
+
+
+def test_blob_outlines_take_at_most_40_vertices_and_lose_at_most_001_dice(sets):
+    from slicereview.engines.assist import model_polygons, outlines
+    from slicereview.engines.masks import rasterize
+
+    for o in sets["blobs"]:
+        mask = o.truth.mask
+        polys = outlines(mask)
+        assert len(polys) == 1 and len(polys[0]) <= 40, o.name
+        got = rasterize(model_polygons([(True, polys[0])]), mask.shape) == 1
+        assert 2 * (got & mask).sum() / (got.sum() + mask.sum()) >= 0.99, o.name
+
+
+def test_points_outlines_of_blobs_found_in_one_click_take_at_most_40_vertices(sets):
+    from slicereview.demo.clicker import dice, frame
+    from slicereview.engines.assist import Prompt, assist
+
+    checked = 0
+    for o in sets["blobs"]:
+        rr, cc = np.nonzero(o.truth.mask)
+        click = [Prompt("point", [[o.truth.row0 + rr.mean() + 0.5,
+                                    o.truth.col0 + cc.mean() + 0.5]])]
+        r = assist(o.image, click)
+        found = assist_effort.relaxed(r)
+        if dice(*frame(o.truth, found)[2:]) >= 0.9:
+            checked += 1
+            assert all(len(v) <= 40 for _, v in r.polygons), o.name
+    assert checked >= len(sets["blobs"]) // 2

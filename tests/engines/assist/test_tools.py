@@ -76,6 +76,34 @@ def test_positive_clicks_join_and_a_negative_click_cuts_a_dumbbell():
     assert not relaxed(cut)[80, 150] and dice(relaxed(cut), DISC) > 0.9
 
 
+def test_a_negative_click_on_the_blurred_edge_raises_the_threshold_all_round():
+    from slicereview.engines.assist.regions import threshold_region
+
+    rr, cc = np.mgrid[:80, :80]
+    ring = np.maximum(abs(rr - 40), abs(cc - 40))  # a bright square in a dark moat, blurred
+    u = ndimage.gaussian_filter(np.where(ring < 12, 1.0, np.where(ring < 16, 0.0, 0.5)), 2.0)
+    grad = ndimage.gaussian_gradient_magnitude(u, 1.0)
+    pos, none = np.array([[40, 40]]), np.zeros((0, 2), int)
+    wide, level = threshold_region(u, pos, none, grad)
+    t = level.threshold
+    # on the right edge, darker than halfway between the threshold and the object's level (1)
+    c = int(np.flatnonzero(wide[40] & (u[40] < t + 0.5 * (1 - t)) & (cc[40] > 40))[0])
+    narrow, raised = threshold_region(u, pos, np.array([[40, c]]), grad)
+    assert u[40, c] < raised.threshold < u[40, c] + 1e-6  # just above the click's value
+    removed = wide & ~narrow
+    assert removed[cc >= c].any() and removed[cc <= 80 - c].any()  # all round
+    assert removed[rr >= c].any() and removed[rr <= 80 - c].any()
+    assert np.array_equal(narrow, u >= raised.threshold)  # a threshold, not a cut
+    # a negative click at the object's level on a joined neighbour cuts instead
+    two = ((ring < 12) | ((abs(rr - 40) < 8) & (abs(cc - 68) < 8))
+           | ((abs(rr - 40) < 4) & (cc > 50) & (cc < 62))).astype(float)  # joined by a bridge
+    joined = ndimage.gaussian_filter(two, 2.0)
+    grad = ndimage.gaussian_gradient_magnitude(joined, 1.0)
+    assert threshold_region(joined, pos, none, grad)[0][40, 68]
+    cut, _ = threshold_region(joined, pos, np.array([[40, 68]]), grad)
+    assert cut[40, 32] and cut[32, 40] and not cut[40, 68] and not cut[40, 72]
+
+
 def test_points_on_every_image_kind_gives_the_same_region():
     img = textured(DISC)
     click = [Prompt("point", [[80.5, 90.5]])]
@@ -165,6 +193,20 @@ def test_trace_follows_a_curved_vessel_and_measures_its_width(width):
     assert ndimage.label(tube, np.ones((3, 3)))[1] == 1  # one tube
     assert sum(1 for c, _ in r.polygons if not c) == 1
     check_polygons(r)
+
+
+def test_trace_measures_a_vessel_on_a_sloping_background():
+    """Each edge against its own side's background: a vessel 4 pixel rows wide across a
+    background that rises by twice the vessel's contrast over 40 px is measured 4 px wide,
+    not narrower."""
+    rr, cc = np.mgrid[:80, :200] + 0.5
+    truth = (np.abs(rr - 40) <= 1.5) & (cc >= 20) & (cc <= 180)
+    img = 1000 + 20.0 * rr + 400 * ndimage.gaussian_filter(truth.astype(float), 0.8)
+    r = assist(img, [Prompt("point", [[40.0, 20.5]]), Prompt("point", [[40.0, 180.5]])],
+               tool="trace")
+    width = relaxed(r)[:, 40:160].sum(axis=0)
+    assert np.median(width) == np.median(truth[:, 40:160].sum(axis=0)) == 4
+    assert dice(relaxed(r), truth) > 0.9
 
 
 def test_trace_of_a_dark_vessel_and_its_errors():

@@ -59,3 +59,31 @@ def test_order_highest_first_nan_and_missing_last_ties_in_given_order():
     order = [5, 4, 3, 2, 1]
     got = ordered({1: 0.5, 2: math.nan, 3: 0.5, 4: math.inf}, order)
     assert got == [4, 3, 1, 5, 2]
+
+
+def test_outline_scores_match_the_raster_scores_of_simulated_annotators():
+    """The order rule scores outlines by area (shapely); on the demo's simulated annotators
+    it agrees with the pixel scores of their rasterised masks."""
+    from slicereview.demo.annotators import random_regions, simulate_annotators
+    from slicereview.demo.review import PROFILES
+    from slicereview.engines.masks import binary_mask, rasterize
+    from slicereview.engines.review.selection import (
+        outline_disagreement,
+        outline_uncertain_share,
+    )
+
+    shape = (300, 300)
+    for seed in range(6):
+        regions = random_regions(shape, 1 + seed % 3, seed=seed, radius=(15.0, 45.0))
+        sims = simulate_annotators(shape, regions, seed=seed, profiles=PROFILES)
+        drawn = [sims[p.name] for p in PROFILES]
+        outlines = [[(p.vertices, p.certainty) for p in ps] for ps in drawn]
+        labels = [rasterize(ps, shape) for ps in drawn]
+        assert outline_disagreement(outlines) == pytest.approx(
+            disagreement([binary_mask(lab, "relaxed") for lab in labels]), abs=0.02)
+        for one, lab in zip(outlines, labels, strict=True):
+            assert outline_uncertain_share(one) == pytest.approx(uncertain_share(lab),
+                                                                 abs=0.03)
+    assert outline_uncertain_share([]) == 0.0
+    assert outline_disagreement([[], []]) == 0.0
+    assert math.isnan(outline_disagreement([[]]))

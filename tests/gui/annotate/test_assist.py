@@ -190,7 +190,10 @@ def test_box_drag_round_the_square(window, qtbot) -> None:
 def test_trace_clicks_along_the_tube(window, qtbot) -> None:
     page = window.annotate_page
     _choose(qtbot, window, "trace")
-    for t in (2, 200, 397):
+    row, col = AXIS[2]
+    click(qtbot, page, col, row)  # one click: no run yet, the panel asks for the next
+    assert not page.assisted.running and "next point" in page.panel.message_label.text()
+    for t in (200, 397):
         row, col = AXIS[t]
         click(qtbot, page, col, row)
     assert len(page.tool.assist.prompts) == 3
@@ -280,7 +283,9 @@ def test_a_new_prompt_drops_the_running_one_and_the_busy_cue_waits(window, qtbot
     qtbot.waitUntil(lambda: settled(page))
     assert runner.result is not None and len(runner._result_job[1]) == 2  # the newest
     assert not runner.busy and not runner._busy_timer.isActive()
-    assert page.view.graphics.viewport().cursor().shape() != Qt.CursorShape.BusyCursor
+    assert page.view.graphics.viewport().cursor().shape() == Qt.CursorShape.CrossCursor
+    qtbot.keyClick(window, Qt.Key.Key_P)  # the polygon tool: the view's own cursor again
+    assert page.view.graphics.viewport().cursor().shape() == Qt.CursorShape.ArrowCursor
 
 
 def test_enter_during_a_run_accepts_its_result(window, qtbot) -> None:
@@ -299,7 +304,8 @@ def test_the_engine_sees_the_raw_full_image_as_displayed(window, qtbot) -> None:
     pixels = image_for_engine(page.view)
     assert pixels is not None and pixels.shape == SHAPE and pixels.dtype == np.uint16
     np.testing.assert_array_equal(pixels, image())  # raw values, not the display copy
-    assert page.assisted.settings_for("wand") == {"invert": False}  # (not the window)
+    wand = page.assisted.settings_for("wand")
+    assert wand["invert"] is False and "window" not in wand  # (not the viewer's window)
     page.view.set_inverted(True)  # as MONOCHROME1 is shown: inverted after windowing
     assert page.assisted.settings_for("wand")["invert"] is True
 
@@ -349,3 +355,48 @@ def test_an_eraser_stroke_away_from_the_selected_core_erases_what_it_is_over(win
     assert not (_mask([p for p in after.values() if p.tool is Tool.POINTS]) > 0)[70, 80]
     assert all(after[p.id].edited for p in disc if p.id in after)
     assert not page.tool.polygon(wand_core).edited  # the selected one untouched
+
+
+def test_the_assist_menu_sets_the_margin_and_the_wand_tolerance(window, qtbot) -> None:
+    page = window.annotate_page
+    menu = page.assist_settings
+    assert page.bars.actions.widgetForAction(
+        next(a for a in page.bars.actions.actions()
+             if page.bars.actions.widgetForAction(a) is menu.button)) is menu.button
+    _choose(qtbot, window, "points")
+    click(qtbot, page, 80.5, 70.5)
+    qtbot.waitUntil(lambda: settled(page))
+    assert {p.certainty for p in page.assisted.preview_polygons()} == \
+        {Certainty.CERTAIN, Certainty.UNCERTAIN}
+    menu.margin.trigger()  # off: the prompts shown run again, all certain
+    assert not menu.margin.isChecked()
+    qtbot.waitUntil(lambda: settled(page))
+    assert {p.certainty for p in page.assisted.preview_polygons()} == {Certainty.CERTAIN}
+    stored = _accept(qtbot, window)
+    assert {p.certainty for p in stored} == {Certainty.CERTAIN}
+    menu.tolerance.setValue(30)
+    assert page.assisted.settings_for("wand")["tolerance"] == 0.3
+    again = type(menu)(page.assisted)  # remembered in the user settings
+    assert not again.margin.isChecked() and again.tolerance.value() == 30
+    menu.margin.trigger()
+    menu.tolerance.setValue(10)
+
+
+def test_a_display_pyramid_gives_the_engine_its_finest_level_memory_mapped(qtbot,
+                                                                          tmp_path) -> None:
+    """A large image is shown from a pyramid (its screen-sized level in memory): the tools
+    read the full-resolution level from its file, only their crop of it."""
+    from slicereview.engines.imaging.display import DisplayImage
+    from slicereview.engines.imaging.pyramid import build
+    from slicereview.gui.common.image_view import ImageView
+
+    full = (np.arange(3000 * 2000, dtype=np.uint32) % 65521).astype(np.uint16)
+    full = full.reshape(3000, 2000)
+    pyramid = build(DisplayImage(full), tmp_path, "big", side=512)
+    view = ImageView()
+    qtbot.addWidget(view)
+    view.set_image(pyramid)
+    assert view.display.data.shape != full.shape  # (the view holds a coarse level)
+    pixels = image_for_engine(view)
+    assert isinstance(pixels, np.memmap) and pixels.shape == full.shape
+    np.testing.assert_array_equal(pixels[1234:1240, 567:570], full[1234:1240, 567:570])
