@@ -24,6 +24,7 @@ from slicereview.cli import (
     audit,
     export,
     model,
+    models,
     packages,
     people,
     privacy,
@@ -41,7 +42,7 @@ from slicereview.cli.project_cmds import GuiRequest
 
 #: Modules that register sub-commands, in ``--help`` order.
 COMMAND_MODULES = (project_cmds, stats, rate, rating, workflow, people, questions, review,
-                   review_decide, audit, report, packages, privacy, export, model)
+                   review_decide, audit, report, packages, privacy, export, model, models)
 
 #: Exit code when the reader of stdout went away (``slicereview info P | head -1``): 128 + SIGPIPE,
 #: what a shell reports for a command killed by a broken pipe.
@@ -63,7 +64,8 @@ def _stdout_closed() -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="slicereview",
-        description="Rate, annotate and review medical images in one project file.",
+        description="Rate, annotate and review medical images, in a project file or, for "
+                    "a team, on a PostgreSQL server.",
         epilog="Run `slicereview COMMAND --help` for a command's options.",
     )
     parser.add_argument("--version", action="version", version=f"slicereview {__version__}")

@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("merge", help="take an annotator's package back into the project")
     add_project_argument(p)
     p.add_argument("file", type=Path,
-                   help="the package zip the annotator sent back (same layout as written)")
+                   help="the package the annotator sent back: the zip (same layout as "
+                        "written) or the folder it was unpacked to and worked in")
     p.set_defaults(func=cmd_merge)
 
 
@@ -42,8 +43,8 @@ def cmd_package(args: argparse.Namespace) -> int:
 def cmd_merge(args: argparse.Namespace) -> int:
     from slicereview.app.qa.packages import merge
 
-    if not args.file.is_file():
-        raise FileNotFoundError(f"no package file {args.file}")
+    if not (args.file.is_file() or args.file.is_dir()):
+        raise FileNotFoundError(f"no package file or folder {args.file}")
     with open_project(args.project) as project:
         report = merge(project, args.file)
     print(f"merged {args.file.name}: {report.text}")

@@ -296,8 +296,11 @@ def cmd_info(args: argparse.Namespace) -> int:
         return package_info(args.project)
     with Project.open(args.project, read_only=True) as project:
         print(f"Project: {project.name}  ({project.describe()})")
+        models = sum(r.is_model for r in project.raters.all())
         for table, n in project.counts().items():
-            print(f"  {table:12s} {n}")
+            print(f"  {table:12s} {n}" + (f" ({n - models} people, {models} model"
+                                          f"{'s' if models > 1 else ''})"
+                                          if table == "raters" and models else ""))
         tools = project.polygons.tool_counts()
         if tools:
             print("Polygons by tool: " + ", ".join(

@@ -16,6 +16,9 @@ when it already exists. Contents:
 * **Simulated annotators** (:mod:`slicereview.demo.annotations`): submitted
   certain/uncertain polygons on the mammograms by three simulated annotators, with answers to
   the demo's classification questions.
+* **A simulated model** (:mod:`slicereview.demo.model`): ``simulated-model@1``, marked
+  simulated, with predictions on the mammograms made from the demo's known truth and degraded
+  in a documented way (misses, soft and shifted borders, false positives). It is not a model.
 * **Review set** (:mod:`slicereview.demo.review`): 48 crops (512 × 512) of breast tissue
   from the mammograms, written as PNGs beside the project, annotated by three more simulated
   annotators of different skill (group "Review set"), with repeats for intra-rater α and a
@@ -38,6 +41,7 @@ import numpy as np
 import platformdirs
 
 from slicereview.demo.annotations import DEMO_GUIDELINE, add_demo_annotations
+from slicereview.demo.model import add_demo_model
 from slicereview.demo.motion import simulate_motion
 from slicereview.demo.ratings import add_demo_ratings
 from slicereview.demo.review import add_demo_review
@@ -178,6 +182,7 @@ def build_demo(folder: str | Path | None = None, progress: Progress | None = Non
         project.set_meta("demo_truth", json.dumps(truth, sort_keys=True))
         project.guidelines.add(DEMO_GUIDELINE)
         add_demo_annotations(project)
+        add_demo_model(project)
         add_demo_ratings(project, MRI_SET, SEVERITY_LABELS)
         report(3, steps, "review set")
         add_demo_review(project, mammo_ids, images / "review", import_paths,

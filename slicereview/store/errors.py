@@ -43,10 +43,12 @@ class AuthenticationError(ServerError):
     given, in the URL, ``PGPASSWORD`` or ``~/.pgpass``), the password is wrong, the login does
     not exist, or the server's rules (``pg_hba.conf``) do not let it in from here."""
 
-    def __init__(self, message: str, *, needs_password: bool = False, where: str = ""
-                 ) -> None:
+    def __init__(self, message: str, *, needs_password: bool = False, where: str = "",
+                 password_refused: bool = False) -> None:
         super().__init__(message)
         self.needs_password = needs_password
+        #: The server refused the password given (wrong, or the login may not use one).
+        self.password_refused = password_refused
         #: The URL as shown to people (no password), for a prompt that asks for one.
         self.where = where
 

@@ -43,7 +43,11 @@ def as_location(text: Location) -> Location:
 
 def describe(location: Location) -> str:
     """``location`` as shown to people: a path as it is, a URL without its password
-    (also a ``password=`` query parameter)."""
+    (also a ``password=`` query parameter), still a URL when it has no host (a Unix socket).
+
+    >>> describe("postgresql:///study?host=/var/run/postgresql&password=secret")
+    'postgresql:///study?host=/var/run/postgresql'
+    """
     if not is_server(location):
         return str(location)
     parts = urlsplit(str(location).strip())
@@ -53,7 +57,10 @@ def describe(location: Location) -> str:
         netloc = f"{userinfo.split(':', 1)[0]}@{host}"
     query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
                        if k.lower() != "password"], safe="/")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    # (urlunsplit drops the "//" of an empty host -- a Unix socket's URL -- for a scheme it
+    # does not know, and "postgresql:/study" is then read as a file path)
+    return f"{parts.scheme}://{netloc}" + urlunsplit(("", "", parts.path, query,
+                                                      parts.fragment))
 
 
 def with_password(url: str, password: str) -> str:

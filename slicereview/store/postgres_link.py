@@ -133,7 +133,8 @@ def connect_error(url: str, exc: BaseException) -> ServerError:
     if "password authentication failed" in text or "authentication failed" in text:
         return AuthenticationError(
             f"{where}: the server refused the login{login} (wrong password, or this login may "
-            f"not sign in this way): {_server_words(reason)}")
+            f"not sign in this way): {_server_words(reason)}", where=where,
+            password_refused="password" in text)
     if "role" in text and "does not exist" in text:
         return AuthenticationError(
             f"{where}: the server has no login{login or ' of that name'}; ask the project's "

@@ -193,3 +193,33 @@ def test_older_project_files_get_the_retired_column(tmp_path: Path) -> None:
     conn.close()
     with Project.open(path) as p:                                 # migrated on open
         assert [q.name for q in p.questions.all()] == ["q"] and not p.questions.all()[0].retired
+
+
+def test_images_sent_to_review_first_are_counted_once_each(flagged: Path) -> None:
+    """Issue 31: "10 images sent to review first" when 5 images were flagged: an image the rule
+    flagged again (its next round, another batch) is one image."""
+    with Project.open(flagged) as p:
+        [flag] = p.workflow.image_flags()
+        p.workflow.add_image_flag(flag.image_id, "review", flag.reason, batch_id=flag.batch_id)
+        data = collect(p)
+        assert len(data.flagged) == 2                  # both flags are listed, with when
+        assert data.flags == {"review": 1}             # ... on one image
+        assert "1 image sent to review first" in render(data)
+
+
+def test_annotators_who_never_finished_one_have_no_quality_row(flagged: Path) -> None:
+    """Issue 31: raters who never annotated got rows of dashes in "Per-annotator quality";
+    and the annotator × annotator table had their names as column headers (wider than 1400
+    px with the demo's annotators): columns are numbered, the names head the rows."""
+    with Project.open(flagged) as p:
+        p.raters.add("idle")
+        drafting = p.raters.add("drafting")
+        p.annotations.for_image(drafting, p.images.all()[0].id)  # a draft, nothing finished
+        data = collect(p)
+        assert [q["rater"] for q in data.quality] == ["a", "b"]
+        text = render(data)
+        matrix = text[text.index("Annotator × annotator agreement"):]
+        matrix = matrix[:matrix.index("</table>")]
+        head = matrix[matrix.index("<tr>"):matrix.index("</tr>")]
+        assert ">1</th>" in head and ">2</th>" in head and ">a</th>" not in head
+        assert "<th class=l>1 a</th>" in matrix and "overflow-x:auto" in matrix

@@ -148,3 +148,15 @@ def local_file(location: Path | RemoteInstance | HeldFile, max_bytes: int) -> Pa
 
         return fetch(location, max_bytes)
     return location
+
+
+def imported_studies(project: Project) -> dict[str, set[str]]:
+    """The project's PACS servers (DICOMweb addresses) with the studies imported from each
+    (Study Instance UIDs), the server with the most imported images first; empty for a
+    project with no PACS image. *Import from PACS…* opens on the first and marks these."""
+    counts: dict[str, int] = {}
+    studies: dict[str, set[str]] = {}
+    for ref, _sha in project.dicomweb.refs().values():
+        counts[ref.url] = counts.get(ref.url, 0) + 1
+        studies.setdefault(ref.url, set()).add(ref.study_uid)
+    return {url: studies[url] for url in sorted(counts, key=lambda u: -counts[u])}

@@ -27,9 +27,10 @@ Example
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
-from slicereview.model import Annotation, Rater
+from slicereview.model import Annotation, AnnotationStatus, Rater
 from slicereview.store import Project
 
 _A = TypeVar("_A", bound=Annotation)
@@ -112,3 +113,31 @@ def find_model(project: Project, text: str) -> Rater:
         raise LookupError(f"No model {text!r} in this project (its models: {known}).")
     raise LookupError(f"{text!r} has several versions here ("
                       f"{', '.join(r.label for r in found)}): name one as NAME@VERSION.")
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    """One model rater as Owner ▸ Models… and ``slicereview models`` list it: its label,
+    what its card said, and its predictions (images; with polygons; with nothing found)."""
+
+    rater_id: int
+    label: str
+    licence: str
+    description: str
+    simulated: bool
+    images: int
+    submitted: int
+    empty: int
+
+
+def model_counts(project: Project) -> list[ModelRow]:
+    """Every model rater with the counts of its finished predictions, by label."""
+    rows = []
+    for r in models(project):
+        anns = project.annotations.all(rater_id=r.id)
+        submitted = sum(a.status is AnnotationStatus.SUBMITTED for a in anns)
+        empty = sum(a.status is AnnotationStatus.NOTHING_TO_ANNOTATE for a in anns)
+        rows.append(ModelRow(r.id, r.label, str(r.card.get("licence", "")),
+                             str(r.card.get("description", "")), r.simulated,
+                             len({a.image_id for a in anns}), submitted, empty))
+    return rows

@@ -26,8 +26,12 @@ def package_annotator(project: Project) -> str | None:
 
 
 def window_title(project: Project) -> str:
-    """The main window's title for ``project``."""
+    """The main window's title for ``project``; on a server it names the login too (two
+    windows on two logins are told apart: "Study — ann — slicereview")."""
     annotator = package_annotator(project)
+    login = project.db.login()
+    if login is not None:
+        return f"{project.name} — {login} — slicereview"
     if annotator is None:
         return f"{project.name} — slicereview"
     return f"Work package of {annotator} (project {project.name}) — slicereview"

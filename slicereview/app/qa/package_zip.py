@@ -238,3 +238,34 @@ def read_package(file: str | Path, folder: Path, done: str) -> tuple[dict[str, A
         project = package.extract(PROJECT, folder)
         package.verify_images()
         return package.manifest, project
+
+
+def unpacked_folder(path: Path) -> Path | None:
+    """The unpacked package folder that ``path`` names -- the folder itself, or its
+    ``project.srproj`` -- or ``None`` (``path`` is a zip, or anything else)."""
+    folder = path if path.is_dir() else path.parent if path.name == PROJECT else None
+    return folder if folder is not None and (folder / MANIFEST).is_file() else None
+
+
+def zip_unpacked(folder: Path, out: Path) -> Path:
+    """Pack an unpacked package ``folder`` (the annotator's work done in it) back into the zip
+    ``out``, in the layout it was written in, so that it is read, checked and merged as the
+    package is: the manifest, a consistent copy of the project file (SQLite's backup, so a
+    window still open on it loses nothing), the images. Returns ``out``."""
+    import sqlite3
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(out, "w") as zipped:
+        copy = Path(tmp) / PROJECT
+        try:
+            with sqlite3.connect(folder / PROJECT) as src, sqlite3.connect(copy) as dst:
+                src.backup(dst)
+        except sqlite3.Error as exc:
+            raise PackageError(f"{folder.name}/{PROJECT} cannot be read ({exc}), so nothing "
+                               f"was merged; {_AGAIN}.") from exc
+        zipped.write(copy, PROJECT, zipfile.ZIP_DEFLATED)
+        for f in sorted(folder.rglob("*")):
+            name = f.relative_to(folder).as_posix()
+            if f.is_file() and not name.startswith(PROJECT):  # (and its -wal, -shm)
+                zipped.write(f, name, zipfile.ZIP_STORED)
+    return out

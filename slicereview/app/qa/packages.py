@@ -52,6 +52,8 @@ from slicereview.app.qa.package_zip import (
     PackageError,
     PackageZip,
     read_package,
+    unpacked_folder,
+    zip_unpacked,
 )
 from slicereview.app.qa.workflow import OnHold, may_start, why_not_start, work_images
 from slicereview.model import Annotation, Phase, Polygon, Review, Role
@@ -171,9 +173,13 @@ class MergeReport:
 
 
 def merge(project: Project, file: str | Path) -> MergeReport:
-    """Merge an annotator's package back (see the module doc); one transaction."""
+    """Merge an annotator's package back (see the module doc); one transaction. ``file``: the
+    zip, or the folder it was unpacked to (or that folder's project file)."""
     file = Path(file)
     with tempfile.TemporaryDirectory() as tmp:
+        folder = unpacked_folder(file)  # (the folder the annotator worked in: packed back)
+        if folder is not None:
+            file = zip_unpacked(folder, Path(tmp) / f"{folder.name}.zip")
         manifest, sub = read_package(file, Path(tmp), "merged")
         # meta, not project_uuid(): a refusal must not write (a project never packaged has
         # no identity yet, and no package can be its own)

@@ -55,6 +55,19 @@ def flag_rows(project: Project) -> list[dict[str, Any]]:
             for f in project.workflow.image_flags()]
 
 
+def flag_counts(flags: Iterable[tuple[str, int]]) -> dict[str, int]:
+    """How many *images* each kind of low-agreement flag acted on, from ``(kind, image_id)``
+    pairs: an image flagged twice (in two batches, or two rounds) counts once.
+
+    >>> flag_counts([("review", 7), ("review", 7), ("review", 9), ("assign", 7)])
+    {'review': 2, 'assign': 1}
+    """
+    images: dict[str, set[int]] = {}
+    for kind, image_id in flags:
+        images.setdefault(kind, set()).add(image_id)
+    return {kind: len(ids) for kind, ids in images.items()}
+
+
 def image_rows(project: Project, per_image: Iterable[ImageAgreement],
                flags: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The per-image table's rows, worst strict α first (NaN last)."""

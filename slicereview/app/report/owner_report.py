@@ -46,11 +46,11 @@ from slicereview.app.report import preannotation as report_preannotation
 from slicereview.app.report import project_model as report_project_model
 from slicereview.app.report import rating as report_rating
 from slicereview.app.report import tools as report_tools
-from slicereview.app.report.agreement import InterRater, inter_rater
+from slicereview.app.report.agreement import FINISHED, InterRater, inter_rater
 from slicereview.app.report.formatting import STAPLE_COLUMNS, STAPLE_NOTE, intra_note, staple_cells
 from slicereview.app.report.formatting import colour as _colour
 from slicereview.app.report.formatting import fmt as _fmt
-from slicereview.app.report.images import flag_rows, image_rows, rows_html
+from slicereview.app.report.images import flag_counts, flag_rows, image_rows, rows_html
 from slicereview.app.report.intra import IntraRater, intra_rater
 from slicereview.app.report.questions import TARGET, QuestionAnalysis, analyse_questions
 from slicereview.model import Phase, Role
@@ -77,6 +77,7 @@ class ReportData:
     limits: dict[str, float]
     evaluations: dict[str, Any] = field(default_factory=dict)
     questions: list[QuestionAnalysis] = field(default_factory=list)
+    #: How many images each kind of low-agreement flag acted on (an image flagged twice: once).
     flags: dict[str, int] = field(default_factory=dict)
     subset: str = "all annotators"
     intra: IntraRater = field(default_factory=IntraRater)
@@ -103,10 +104,11 @@ def _quality(project: Project, agreement: InterRater) -> list[dict[str, Any]]:
             by_rater.setdefault(ann.rater_id, []).append(scores[ann.id]["dice"])
     accept = qa_stats.acceptance_by_annotator(project)
     counts = project.polygons.certainty_counts()
+    annotated = {a.rater_id for a in project.annotations.all(status=FINISHED)}
     rows = []
     for r in project.raters.all():
-        if r.role is not Role.ANNOTATOR or r.is_model:  # (a model is no annotator here)
-            continue
+        if r.role is not Role.ANNOTATOR or r.is_model or r.id not in annotated:
+            continue  # (a model is no annotator; who never finished one has no quality yet)
         dices = by_rater.get(r.id, [])
         certain, uncertain = counts.get(r.id, (0, 0))
         acc = accept.get(r.id, (0, 0, math.nan))
@@ -192,9 +194,7 @@ def collect(project: Project, raters: Iterable[int] | None = None,
     questions = analyse_questions(project)
     step(5)
     times = qa_stats.times_by_phase(project)
-    flags: dict[str, int] = {}
-    for flag in project.workflow.image_flags():
-        flags[flag.kind] = flags.get(flag.kind, 0) + 1
+    flags = flag_counts((f.kind, f.image_id) for f in project.workflow.image_flags())
     flagged = flag_rows(project)
     step(6)
     rating = report_rating.collect(project)
@@ -237,8 +237,10 @@ def _matrix(data: ReportData) -> str:
     if len(ids) < 2:
         return "<p>No pair of annotators shares an image.</p>"
     e = html.escape
-    head = "<tr><th></th>" + "".join(f"<th>{e(data.raters[i][0])}</th>" for i in ids) + "</tr>"
-    rows = []
+    # columns by number (row k's annotator): names as headers made the table wider than 1400 px
+    head = "<tr><th></th>" + "".join(f"<th title='{e(data.raters[i][0])}'>{k}</th>"
+                                     for k, i in enumerate(ids, 1)) + "</tr>"
+    rows: list[str] = []
     for a in ids:
         cells = []
         for b in ids:
@@ -247,8 +249,9 @@ def _matrix(data: ReportData) -> str:
             n = data.agreement.pair_images.get(key, 0) if a != b else 0
             text = "" if a == b else f"{_fmt(value)}<br><small>{n} img</small>"
             cells.append(f'<td style="background:{_colour(value)}">{text}</td>')
-        rows.append(f"<tr><th class=l>{e(data.raters[a][0])}</th>{''.join(cells)}</tr>")
-    return f"<table>{head}{''.join(rows)}</table>"
+        rows.append(f"<tr><th class=l>{len(rows) + 1} {e(data.raters[a][0])}</th>"
+                    f"{''.join(cells)}</tr>")
+    return f"<div style='overflow-x:auto'><table>{head}{''.join(rows)}</table></div>"
 
 
 def render_steps(data: ReportData) -> int:
@@ -309,6 +312,8 @@ def render(data: ReportData, progress: Progress | None = None) -> str:
         [[e(q["rater"]), e(q["group"]), str(q["scored"]), _fmt(q["dice"]), str(q["accepted"]),
           str(q["rejected"]), _fmt(100 * q["ratio"], 0), _fmt(100 * q["uncertain"], 0),
           _fmt(q["loo"])] + staple_cells(q) for q in data.quality], 2))
+    parts.append("<p class=note>Annotators who have not finished an annotation yet are left "
+                 "out.</p>")
     parts.append(f"<p class=note>LOO Δ strict α: mean over images with three or more annotators "
                  f"of α (nominal, strict, image level) without the annotator minus α with all; "
                  f"positive means agreement rises without them. {e(STAPLE_NOTE)}</p>")

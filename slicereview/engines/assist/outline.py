@@ -178,16 +178,15 @@ def _outline(part: np.ndarray, tol: float) -> np.ndarray:
     from slicereview.engines.masks import polygon_mask
 
     shell, holes = _rings(part)
-    exact = _bridge(shell, holes) + 0.5
-    if tol <= 0 or part.sum() <= _TINY:
-        return exact
     size = int(part.sum())
+    if tol <= 0 or size <= _TINY:
+        return _bridge(shell, holes) + 0.5
     for t in (tol, tol / 2, tol / 4):
         ring = _bridge(*_simplify(shell, holes, t)) + 0.5
         drawn = polygon_mask(ring[:, ::-1], part.shape)
         if 2.0 * int((drawn & part).sum()) / (int(drawn.sum()) + size) >= MIN_DICE:
             return ring
-    return exact
+    return _bridge(shell, holes) + 0.5  # (the unsimplified outline, made only when needed)
 
 
 def _check_tolerance(tolerance: float) -> float:

@@ -10,7 +10,8 @@ Mouse (left button; events reach the tool through an event filter on the view's 
 * **Polygon**: click adds a vertex; click the first vertex, double-click or press Enter to close;
   Backspace removes the last vertex, Esc cancels.
 * **Freehand**: press and drag lays a stroke, simplified on release into a polygon
-  (:func:`slicereview.engines.geometry.simplify` [DouglasPeucker1973], one screen pixel).
+  (:func:`slicereview.engines.geometry.simplify` [DouglasPeucker1973], one screen pixel) and
+  shown closed at once while it is written (:mod:`.hand_over`).
 * **Edit**: click a polygon to select it; drag inside it to move it; drag a vertex of the
   selected polygon to move the vertex; Ctrl+click (or double-click) on an edge inserts a vertex
   (keep dragging to place it); Shift+click a vertex deletes it.
@@ -26,11 +27,12 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 
 from slicereview.engines import geometry
+from slicereview.gui.annotate import hand_over
 from slicereview.gui.annotate.assist_gestures import AssistGestures
 from slicereview.gui.annotate.brush import BrushGestures
 from slicereview.gui.annotate.edit_gestures import EditGestures
 from slicereview.gui.annotate.polygon_layer import PolygonLayer
-from slicereview.gui.annotate.tool_modes import CLICK_PX, FREEHAND_TOLERANCE_PX, HIT_PX, Mode
+from slicereview.gui.annotate.tool_modes import CLICK_PX, HIT_PX, Mode
 from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.common.polygon_items import COLOURS, PolygonItem
 from slicereview.model import Certainty, Polygon
@@ -181,9 +183,7 @@ class DrawTool(QObject):
         if len(v) < geometry.MIN_VERTICES:
             self.message.emit("A polygon needs at least 3 vertices.")
             return False
-        self._points = []
-        self._refresh_preview()
-        self.polygon_drawn.emit(v)
+        hand_over.hand_over(self, v)
         return True
 
     def remove_last_vertex(self) -> None:
@@ -320,7 +320,7 @@ class DrawTool(QObject):
         if kind == "click" and not drag["moved"] and self.mode is Mode.POLYGON:
             self._click_polygon(drag["start"])
         elif kind == "stroke":
-            self._finish_stroke()
+            hand_over.finish_stroke(self)
         elif kind == "vertex" and drag["moved"]:
             v = drag["vertices"]
             v[drag["index"]] = xy
@@ -361,17 +361,6 @@ class DrawTool(QObject):
         if xy is None or len(self._points) < geometry.MIN_VERTICES:
             return False
         return bool(np.hypot(*(np.asarray(xy) - self._points[0])) <= self.tolerance())
-
-    def _finish_stroke(self) -> None:
-        raw = self.unfinished
-        self._points = []
-        self._refresh_preview()
-        v = geometry.simplify(raw, FREEHAND_TOLERANCE_PX * self._pixel())
-        min_area = (3 * self._pixel()) ** 2
-        if len(v) < geometry.MIN_VERTICES or geometry.area(v) < min_area:
-            self.message.emit("Stroke too small for a polygon.")
-            return
-        self.polygon_drawn.emit(v)
 
     def _refresh_preview(self, closed_stroke: bool = False) -> None:
         v = self.unfinished

@@ -1,5 +1,6 @@
 """The annotator's guideline notice on the Annotate tab: "Guidelines changed: version N — show
-what changed (F2)" while the guidelines changed since the acting annotator last looked.
+what changed (F2)" while the guidelines changed since the acting annotator last looked, and
+"Please read the guidelines" for someone who never looked (nothing changed for them).
 
 F2 (anywhere in the main window while the Annotate tab is shown) or the notice's button
 opens :class:`GuidelineChangesDialog` with the newest guidelines and the unified diff since
@@ -99,10 +100,14 @@ class GuidelineNotice(QFrame):
             return
         changes = owner.changes_for(rater, record=False)
         self.setVisible(changes.changed)
-        if changes.changed:
-            self.label.setText(f"<b>Guidelines changed:</b> version {changes.version}"
-                               + (f" (you last read version {changes.last_seen})"
-                                  if changes.last_seen else " (not read yet)"))
+        if changes.changed and changes.last_seen:
+            self.label.setText(f"<b>Guidelines changed:</b> version {changes.version} (you "
+                               f"last read version {changes.last_seen})")
+            self.button.setText(f"Show what changed ({KEY})")
+        elif changes.changed:  # (someone new: nothing changed for them, there is a text to read)
+            self.label.setText(f"<b>Please read the guidelines</b> (version {changes.version})"
+                               " before you start.")
+            self.button.setText(f"Read the guidelines ({KEY})")
 
     def open_changes(self) -> GuidelineChangesDialog | None:
         """Show the guidelines with what changed and record that the annotator looked."""

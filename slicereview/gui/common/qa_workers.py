@@ -19,6 +19,7 @@ from slicereview.store.location import Location
 
 if TYPE_CHECKING:
     from slicereview.app.qa.packages import MergeReport
+    from slicereview.app.report.acceptance import AcceptanceRow
     from slicereview.app.report.owner_report import ReportData
     from slicereview.app.report.pairs import PairImage
 
@@ -35,6 +36,19 @@ def report(control: Control, location: Location, raters: list[int] | None = None
 
     with Project.open(location) as project:
         return collect(project, raters, step, subset)
+
+
+def first_tables(control: Control, location: Location
+                 ) -> tuple[list[AcceptanceRow], dict[str, int]]:
+    """Thread worker: the Overview's first table -- acceptance per phase × group -- and the
+    low-agreement rule's counts (images per kind), read from the project in milliseconds, so
+    that they show while :func:`report` computes the rest."""
+    from slicereview.app.report.acceptance import acceptance_table
+    from slicereview.app.report.images import flag_counts
+
+    with Project.open(location) as project:
+        return (acceptance_table(project),
+                flag_counts((f.kind, f.image_id) for f in project.workflow.image_flags()))
 
 
 def write_html(control: Control, data: ReportData, out: Path) -> Path:

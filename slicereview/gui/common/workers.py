@@ -20,6 +20,8 @@ from slicereview.store.location import Location
 if TYPE_CHECKING:  # the imaging engines (pydicom, SimpleITK) load when an import starts
     from slicereview.app.images.importing import ImportReport
     from slicereview.app.images.pacs_listing import StudyList
+    from slicereview.app.models.importing import ImportReport as PredictionReport
+    from slicereview.app.models.running import RunReport
     from slicereview.app.review.queue import QueueResult, QueueSpec
     from slicereview.engines.dicomweb.auth import Auth
     from slicereview.engines.imaging.importer import SliceSelection
@@ -79,3 +81,31 @@ def review_features(control: Control, location: Location, spec: QueueSpec) -> Qu
         return compute_features(
             project, spec, progress=lambda done, total: control.progress(done, total, "features"),
             cancelled=control.cancelled)
+
+
+def import_predictions(control: Control, location: Location, model: str, paths: list[Path],
+                       certain: float, uncertain: float) -> PredictionReport:
+    """Thread worker: store the predictions in ``paths`` as model ``model``'s (``NAME[@VERSION]``)
+    annotations (:func:`slicereview.app.models.importing.import_predictions`); Cancel keeps the
+    files done."""
+    from slicereview.app.models.importing import check_thresholds, import_predictions
+    from slicereview.app.models.raters import model_rater, parse_label
+
+    check_thresholds(certain, uncertain)
+    name, version = parse_label(model)
+    with Project.open(location) as project:
+        rater = model_rater(project, name, version)
+        return import_predictions(project, rater, paths, certain=certain, uncertain=uncertain,
+                                  progress=control.progress, cancelled=control.cancelled)
+
+
+def run_model(control: Control, location: Location, model: Path, card: Path,
+              image_ids: list[int] | None) -> RunReport:
+    """Thread worker: run an ONNX model on ``image_ids`` (``None``: all) and store its
+    predictions (:func:`slicereview.app.models.running.run_model`, which does the work in the
+    model's inference process); Cancel stops at once and keeps the images done."""
+    from slicereview.app.models.running import run_model as run
+
+    with Project.open(location) as project:
+        return run(project, model, card, image_ids, progress=control.progress,
+                   cancelled=control.cancelled)

@@ -42,6 +42,7 @@ from slicereview.gui.common.background import Tasks
 from slicereview.gui.common.image_cache import ImageCache
 from slicereview.gui.gateway import connection
 from slicereview.gui.gateway.annotate import AnnotateService
+from slicereview.gui.gateway.models import ModelsService
 from slicereview.gui.gateway.owner import OwnerService
 from slicereview.gui.gateway.qa import QAService
 from slicereview.gui.gateway.rating import RatingService
@@ -118,6 +119,7 @@ class ProjectGateway(QObject):
         self.review = ReviewService(self)
         self.qa = QAService(self)
         self.owner = OwnerService(self)
+        self.models = ModelsService(self)
 
     # -- the project ---------------------------------------------------------------------------
     @property
@@ -335,6 +337,13 @@ class ProjectGateway(QObject):
         if self._locator is None or self._locator.project is not self.open_project:
             self._locator = Locator(self.open_project, self.credentials)
         return self._locator.file_of(image)
+
+    def pacs_studies(self) -> dict[str, set[str]]:
+        """The project's PACS addresses, most used first, with the studies imported from each
+        (:func:`slicereview.app.images.pacs.imported_studies`); empty with no project."""
+        from slicereview.app.images.pacs import imported_studies
+
+        return imported_studies(self.project) if self.project else {}
 
     def _load(self, path: Path | RemoteInstance | HeldFile, image: Image) -> DisplayImage:
         # An image the import already decoded in the child is decoded here while its file is

@@ -218,7 +218,16 @@ class OverviewPage(QWidget):
         self._worker = worker
         self._set_running(True)
         self.status.setText("Computing the report…")
+        first = thread_worker(qa_workers.first_tables, self.gateway.qa.location(),
+                              name="first tables")
+        first.finished.connect(lambda found: self._on_first_tables(worker, found))
         return worker
+
+    def _on_first_tables(self, report: Worker, found: tuple[list, dict[str, int]]) -> None:
+        """The acceptance table and the flags while the rest of ``report`` is computed."""
+        if report is self._worker and self.data is None:
+            tables.fill_acceptance(self.acceptance, found[0])
+            self.flags.setText(tables.flags_text(found[1]))
 
     def cancel(self) -> None:
         """Stop the report's computing or the HTML report's writing, whichever runs."""
@@ -247,6 +256,8 @@ class OverviewPage(QWidget):
 
     def _on_cancelled(self) -> None:
         self._worker = None
+        if self.data is None:  # (the first tables shown while it computed go with it)
+            self._clear()
         self.status.setText("Cancelled: press Compute to start again.")
         self._stale = True
         self._set_running(False)
@@ -273,17 +284,13 @@ class OverviewPage(QWidget):
     def show_data(self, data: ReportData) -> None:
         """Fill every table and plot from a
         :class:`~slicereview.app.report.owner_report.ReportData`."""
-        tables.fill_acceptance(self.acceptance, data)
+        tables.fill_acceptance(self.acceptance, data.acceptance)
         tables.fill_onboarding(self.onboarding, data)
         tables.fill_quality(self.quality, data)
         tables.fill_tools(self.tools, data)
         self.matrix_ids = tables.fill_matrix(self.matrix, data)
         self.pair_list.clear()
-        said = {"assign": "given one more annotator", "review": "sent to review first"}
-        self.flags.setText("Low-agreement rule: " + ", ".join(
-            f"{n} image{'s' * (n != 1)} {said.get(k, k)}" for k, n in sorted(data.flags.items()))
-            + " (listed in the Per image tab)." if data.flags else
-            "Low-agreement rule: no image flagged.")
+        self.flags.setText(tables.flags_text(data.flags))
         self.images.show_data(data)
         for level, plot in self.hist.items():
             plots.alpha_histogram(plot, data.agreement.image_alpha[level],

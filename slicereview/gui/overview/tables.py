@@ -76,11 +76,26 @@ def _fill(table: QTableWidget, rows: list[list[str]], left: int) -> None:
     fit_height(table)
 
 
-def fill_acceptance(table: QTableWidget, data: Any) -> None:
+def fill_acceptance(table: QTableWidget, rows: Any) -> None:
+    """Acceptance per phase × group from ``rows`` (``AcceptanceRow``)."""
     _fill(table, [[r.phase, r.group, str(r.images), r.all_time.text, r.accepted_time.text,
                    r.rejected_time.text, _fmt(r.test.p), "†" if r.test.significant() else "",
                    f"{r.accepted}/{r.accepted + r.rejected}", _fmt(100 * r.ratio, 0),
-                   str(len(r.outliers))] for r in data.acceptance], 2)
+                   str(len(r.outliers))] for r in rows], 2)
+
+
+def flags_text(flags: dict[str, int]) -> str:
+    """What the low-agreement rule did, from images per flag kind.
+
+    >>> flags_text({"review": 1})
+    'Low-agreement rule: 1 image sent to review first (listed in the Per image tab).'
+    """
+    said = {"assign": "given one more annotator", "review": "sent to review first"}
+    if not flags:
+        return "Low-agreement rule: no image flagged."
+    return "Low-agreement rule: " + ", ".join(
+        f"{n} image{'s' * (n != 1)} {said.get(k, k)}" for k, n in sorted(flags.items())
+    ) + " (listed in the Per image tab)."
 
 
 def fill_onboarding(table: QTableWidget, data: Any) -> None:

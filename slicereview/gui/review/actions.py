@@ -14,14 +14,28 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QInputDialog, QMessageBox
+from PySide6.QtCore import QEventLoop, Qt
+from PySide6.QtWidgets import QApplication, QDialog, QInputDialog, QMessageBox
 
 from slicereview.gui.gateway import ProjectError
 from slicereview.gui.review.dialogs import PinDialog, ReasonDialog
 
 if TYPE_CHECKING:
     from slicereview.gui.review.page import ReviewPage
+
+
+def closed(dialog: QDialog | None = None) -> None:
+    """Take ``dialog`` (or the one just closed) off the screen now, and paint what it covered,
+    before the write that follows it: ``exec()`` returns with the dialog hidden in Qt, but the
+    window system hears of it, and the window below repaints, only when the event loop next
+    runs, which a write on this thread would hold back by its whole length (meanwhile a click
+    went to the dialog still on screen: the first click after *New reviewer* was lost)."""
+    if dialog is not None:
+        dialog.hide()
+    QApplication.sync()  # the window system unmaps the dialog now
+    QApplication.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
+    if dialog is not None:
+        dialog.deleteLater()
 
 
 class ReviewActions:
@@ -34,6 +48,7 @@ class ReviewActions:
 
     def ask_new_reviewer(self) -> None:
         name, ok = QInputDialog.getText(self.page, "New reviewer", "Reviewer name:")
+        closed()
         if ok and name.strip():
             self.set_reviewer(name)
 
@@ -75,11 +90,13 @@ class ReviewActions:
             if dialog.exec() != ReasonDialog.DialogCode.Accepted:
                 return
             tags, note = dialog.reason()
+            closed(dialog)
+        self.page.panel.show_pending([index], decision)  # seen at once; the write comes next
         if self.review.decide(reviewer, work.annotation_id, decision, tags, note,
                               self.page.clock.take(), shown=work.updated_at):
             self.page.panel.message.setText("")
-        else:
-            self.page.loader.after_refused()  # changed since shown: reloaded (it says so)
+        elif not self.page.loader.after_refused():  # changed since shown: reloaded (it says)
+            self.page.redraw(keep_view=True)  # (not stored: the decision shown again)
 
     def accept_all_and_next(self) -> None:
         reviewer = self._ready()
@@ -87,11 +104,14 @@ class ReviewActions:
         if reviewer is None or row is None or review is None:
             return
         shown = {w.annotation_id: w.updated_at for w in review.annotators}
+        self.page.panel.show_pending([k for k, w in enumerate(review.annotators)
+                                      if w.decision is None], "accept")
         if self.review.accept_all(reviewer, row.image_id, row.annotation_ids,
                                   self.page.clock.take(), shown=shown):
+            self.page.panel.message.setText("")
             self.page.next_image()
-        else:
-            self.page.loader.after_refused()
+        elif not self.page.loader.after_refused():
+            self.page.redraw(keep_view=True)
 
     # -- pins ----------------------------------------------------------------------------------
     def pin_button(self) -> None:
@@ -135,10 +155,14 @@ class ReviewActions:
             return
         tags, note = dialog.reason()
         readers = dialog.readers()
-        self.review.add_pin(reviewer, row.image_id, note, tags, box=box, point=point,
-                            annotation_id=work.annotation_id if work is not None
-                            and readers == PinDialog.ANNOTATION else None,
-                            for_everyone=readers == PinDialog.EVERYONE)
+        closed(dialog)
+        self.page.panel.message.setText("Saving the pin…")
+        self.page.panel.message.repaint()
+        if self.review.add_pin(reviewer, row.image_id, note, tags, box=box, point=point,
+                               annotation_id=work.annotation_id if work is not None
+                               and readers == PinDialog.ANNOTATION else None,
+                               for_everyone=readers == PinDialog.EVERYONE):
+            self.page.panel.message.setText("")
 
     def for_everyone(self, review_id: int, on: bool) -> None:
         """Mark an image pin for everyone (``on``) or for reviewers and owners only: the

@@ -37,6 +37,9 @@ from slicereview.engines.review.features import ImageFeatures
 from slicereview.gui.review.overlay import annotator_colour, band_colour, vote_colour
 
 DECISION_TEXT = {"accept": "accepted", "reject": "rejected", "expert_review": "expert review"}
+#: What the decision cell says while the decision is being stored (:meth:`show_pending`).
+PENDING_TEXT = {"accept": "accepting…", "reject": "rejecting…",
+                "expert_review": "to expert…"}
 DECISION_COLOURS = {"accept": "#34C759", "reject": "#FF453A", "expert_review": "#BF5AF2"}
 FEATURE_NAMES = (
     ("strict_alpha", "α (nominal, strict)"), ("relaxed_alpha", "α (nominal, relaxed)"),
@@ -146,6 +149,9 @@ class ReviewDecisionsPanel(QWidget):
             Qt.TextInteractionFlag.TextSelectableByMouse)
         self.annotators.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         buttons = QGridLayout()
+        #: Accept, Reject, Expert review, Pin and Accept all (:meth:`set_deciding`).
+        self.decision_buttons: list[QPushButton] = []
+        self._tips: list[str] = []
         for k, (text, tip, slot) in enumerate((
                 ("Accept (A)", "Accept the selected annotation",
                  lambda: self.decision_requested.emit("accept")),
@@ -161,8 +167,12 @@ class ReviewDecisionsPanel(QWidget):
             button.setToolTip(tip)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             button.clicked.connect(slot)
+            self.decision_buttons.append(button)
+            self._tips.append(tip)
             buttons.addWidget(button, k // 2, k % 2, 1, 2 if k == 4 else 1)
         self.boxes = QListWidget()
+        self.boxes.setWordWrap(True)  # (an entry wraps: the panel never scrolls sideways)
+        self.boxes.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.boxes.setToolTip("Boxes worst first (Tab / Shift+Tab walk them)")
         self.boxes.currentRowChanged.connect(self._on_box_row)
         self.heat_bar = HeatBar()
@@ -313,6 +323,26 @@ class ReviewDecisionsPanel(QWidget):
         pin = self._selected_pin()
         if pin is not None:
             self.for_everyone_requested.emit(pin.id, not pin.for_everyone)
+
+    def set_deciding(self, allowed: bool, why: str = "") -> None:
+        """Enable the decision and pin buttons, or disable them saying ``why`` (their tip)."""
+        for button, tip in zip(self.decision_buttons, self._tips, strict=True):
+            button.setEnabled(allowed)
+            button.setToolTip(tip if allowed else why)
+
+    def show_pending(self, indices: list[int], decision: str) -> None:
+        """Say at once that ``decision`` on the annotations of annotators ``indices`` is being
+        stored: their decision cells read "accepting…" (in the decision's colour) and the
+        message "Saving…", painted before this returns (the write, and the re-read after it,
+        come next)."""
+        for index in indices:
+            item = self.annotators.item(index, 2)
+            if item is not None:
+                item.setText(PENDING_TEXT[decision])
+                item.setForeground(QColor(DECISION_COLOURS[decision]))
+        self.message.setText("Saving…")
+        self.annotators.viewport().repaint()
+        self.message.repaint()
 
     def selected_annotator(self) -> int | None:
         rows = self.annotators.selectionModel().selectedRows() if self.review else []

@@ -96,5 +96,6 @@ class ReviewKeys(QObject):
             self.page.clock.touch()
         if kind == QEvent.Type.KeyPress and (not event.isAutoRepeat() or name.endswith(
                 ("image", "box"))):
-            getattr(self.page, name)()
+            action = getattr(self.page, name, None) or getattr(self.page.decisions, name)
+            action()
         return True

@@ -8,16 +8,15 @@ pins (each one undoable command through ``gateway.review``, carrying the active 
 an :class:`~slicereview.gui.common.active_time.IdleClock`: it pauses after a minute without
 input, and while the tab is hidden or the window inactive), :class:`~.keys.ReviewKeys` routes
 the review keys, :class:`~.overlay.ReviewOverlay` and :class:`~.consensus.ConsensusLayer` draw.
-The reviewer, the filters, the budget and the queue position (an image id) are remembered in
-the project's meta, so reopening the project comes back to the same image. The next queue image
-is decoded and its overlay computed ahead of time, off the GUI thread
-(:class:`~.prefetch.ReviewPrefetcher`).
+The reviewer, filters, budget and queue position (an image id) are kept in the project's meta,
+so reopening comes back to the same image. The next queue image is decoded and its overlay
+computed ahead of time, off the GUI thread (:class:`~.prefetch.ReviewPrefetcher`).
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, Qt, QTimer, Signal
-from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtGui import QHideEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -42,7 +41,7 @@ from slicereview.gui.review.decisions_panel import ReviewDecisionsPanel
 from slicereview.gui.review.keys import ReviewKeys
 from slicereview.gui.review.model_layer import ModelLayer
 from slicereview.gui.review.overlay import ReviewOverlay
-from slicereview.gui.review.panes import SideBySide
+from slicereview.gui.review.panes import SideBySide, shares
 from slicereview.gui.review.prefetch import ReviewPrefetcher
 from slicereview.gui.review.queue_panel import ReviewQueuePanel
 from slicereview.gui.review.refresh import QueueLoader
@@ -50,6 +49,8 @@ from slicereview.gui.review.state import ReviewState
 from slicereview.model import Role
 
 HEAT_MODES = ("off", "relaxed", "strict")
+#: The image's histogram shows on a page this wide or more (docs/review.md, "Reviewing in the app").
+HISTOGRAM_FROM_PX = 1500
 
 
 class ReviewPage(QWidget):
@@ -122,7 +123,7 @@ class ReviewPage(QWidget):
         splitter.addWidget(self.centre)
         splitter.addWidget(scroll)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([440, 760, 370])
+        self.splitter, self._sized = splitter, False  # (sized when first shown: shares())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
@@ -189,6 +190,8 @@ class ReviewPage(QWidget):
         self.reviewer_box.blockSignals(blocker)
         for w in (self.reviewer_box, self.new_reviewer_button):
             w.setEnabled(not annotator)
+        self.panel.set_deciding(not annotator, "Deciding is for reviewers: connect with a "
+                                "reviewer's login." if annotator else "")
         if login is not None and annotator:
             self.panel.message.setText(
                 f"You are connected as {login.name}, an annotator: this login sees only your "
@@ -290,7 +293,7 @@ class ReviewPage(QWidget):
         self.consensus.hold_hidden(held)
         self.model.hold_hidden(held)
 
-    # -- the review keys (gui/review/keys.py calls these by name) ------------------------------
+    # -- the review keys (gui/review/keys.py calls these, or ReviewActions', by name) ----------
     def next_image(self) -> None:
         self.clock.touch()
         self.show_position(self.state.position + 1)
@@ -314,18 +317,6 @@ class ReviewPage(QWidget):
     def expert_review(self) -> None:
         self.decisions.decide("expert_review")
 
-    def accept_all_and_next(self) -> None:
-        self.decisions.accept_all_and_next()
-
-    def start_point_pin(self) -> None:
-        self.decisions.start_point_pin()
-
-    def pin_box(self) -> None:
-        self.decisions.pin_box()
-
-    def cancel_pin(self) -> None:
-        self.decisions.cancel_pin()
-
     def toggle_side_by_side(self) -> None:
         self.side_box.toggle()
 
@@ -334,12 +325,6 @@ class ReviewPage(QWidget):
 
     def cycle_consensus(self) -> None:
         self.consensus.cycle()
-
-    def undo(self) -> None:
-        self.decisions.undo()
-
-    def redo(self) -> None:
-        self.decisions.redo()
 
     # -- boxes ---------------------------------------------------------------------------------
     def _step_box(self, step: int) -> None:
@@ -388,6 +373,13 @@ class ReviewPage(QWidget):
         if app is not None:
             app.installEventFilter(self.keys)
         super().showEvent(event)
+        if not self._sized:  # (the width is known now)
+            self._sized = True
+            self.splitter.setSizes(shares(self.width(), self.queue_panel.minimumSizeHint().width()))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.view.histogram.setVisible(self.width() >= HISTOGRAM_FROM_PX)
         if self.loader.stale:  # a change noticed while hidden
             self.loader.refresh()
 

@@ -19,6 +19,20 @@ from slicereview.gui.common.image_view import ImageView
 from slicereview.gui.review.overlay import OKABE_ITO, ReviewOverlay
 
 
+def shares(width: int, queue_needs: int) -> list[int]:
+    """The Review tab's widths of the queue, the image and the panel for a page ``width`` px
+    wide: the queue and the panel a quarter each (the queue no narrower than it needs, the
+    panel than 350 px; neither wider than 440 and 420 px), the image the rest. At 1264 px the
+    image had a strip of ~300 px beside a 440 px queue.
+
+    >>> shares(1264, 330), shares(1904, 330)
+    ([330, 584, 350], [440, 1044, 420])
+    """
+    queue = min(440, max(queue_needs, width // 4))
+    panel = min(420, max(350, width // 4))
+    return [queue, max(1, width - queue - panel), panel]
+
+
 class _Pane(QWidget):
     def __init__(self, index: int) -> None:
         super().__init__()

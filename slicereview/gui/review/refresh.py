@@ -10,8 +10,9 @@
   merged work package: the gateway's ``changed_elsewhere``) or an annotation edited in this
   window (``annotation_changed``) recomputes the queue (its selection — each annotator's latest
   finished round — may now hold other annotations) and re-reads the image shown, keeping the
-  image and the zoom when it is still in the queue. Notices are gathered for a moment
-  (:data:`SETTLE_MS`) and a hidden tab refreshes when it is shown again;
+  image and the zoom when it is still in the queue. This window's edits are gathered for a
+  moment (:data:`SETTLE_MS`), another connection's commits (coalesced by the watch already)
+  refresh at once, and a hidden tab refreshes when it is shown again;
 * **only what was seen is decided** — a decision carries each annotation's edit stamp as it was
   shown (:func:`slicereview.app.review.decisions.check_shown`); when the application layer
   refuses it because the annotation changed, the page says so and reloads
@@ -54,7 +55,9 @@ class QueueLoader(QObject):
         self._settle.setInterval(SETTLE_MS)
         self._settle.timeout.connect(self.refresh)
         g = self.gateway
-        g.changed_elsewhere.connect(self._on_change_notice)
+        # (another connection's commits come coalesced already -- a file's watch polls once
+        # a second, a server's notices at most twice a second -- and are refreshed at once)
+        g.changed_elsewhere.connect(lambda: self._on_change_notice(0))
         g.annotate.annotation_changed.connect(lambda _image, _annotation: self._on_change_notice())
         g.review.review_changed.connect(self._on_review_changed)
 
@@ -120,9 +123,10 @@ class QueueLoader(QObject):
             self.page.show_position(start)
 
     # -- change notices ------------------------------------------------------------------------
-    def _on_change_notice(self) -> None:
-        if self.gateway.is_open:
-            self._settle.start()
+    def _on_change_notice(self, settle_ms: int = SETTLE_MS) -> None:
+        if self.gateway.is_open and not (self._settle.isActive()
+                                         and self._settle.remainingTime() <= settle_ms):
+            self._settle.start(settle_ms)
 
     def refresh(self) -> None:
         """Recompute the queue and show the current image again from the file (or, while the

@@ -75,8 +75,10 @@ class ConnectDialog(QDialog):
 class PasswordDialog(QInputDialog):
     """The password the server asked for (shown as dots; kept in memory only)."""
 
-    def __init__(self, where: str, parent: QWidget | None = None) -> None:
+    def __init__(self, where: str, parent: QWidget | None = None, *, again: bool = False
+                 ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Password")
-        self.setLabelText(f"The server asks for a password for {where}:")
+        self.setLabelText(f"The server refused that password for {where}. Type it again:"
+                          if again else f"The server asks for a password for {where}:")
         self.setTextEchoMode(QLineEdit.EchoMode.Password)

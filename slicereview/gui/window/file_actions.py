@@ -91,17 +91,20 @@ class FileMenu:
         dialog.open()
         return dialog
 
-    def open_server(self, url: str) -> bool:
+    def open_server(self, url: str, asked: bool = False) -> bool:
         """Open the server project at ``url`` like a file; remember the URL without a
-        password; when the server asks for a password, ask for it (:class:`PasswordDialog`);
+        password; when the server asks for a password, ask for it (:class:`PasswordDialog`),
+        and again when it refuses the one typed (``asked``: this URL's password was typed);
         an empty database this login may fill is offered to become a new project."""
         try:
             self.gateway.open(url)
         except AuthenticationError as exc:
-            if exc.needs_password:
-                dialog = PasswordDialog(describe(url), self.window)
+            if exc.needs_password or (exc.password_refused and asked):
+                dialog = PasswordDialog(describe(url), self.window,
+                                        again=exc.password_refused)
                 dialog.textValueSelected.connect(
-                    lambda password: self.open_server(with_password(url, password)))
+                    lambda password: self.open_server(with_password(url, password),
+                                                      asked=True))
                 self.server_dialog = dialog
                 dialog.open()
                 return False

@@ -16,7 +16,9 @@
 * **Project model…** (:class:`~slicereview.gui.owner.project_model.ProjectModelDialog`):
   train the project model on the accepted work, its versions' held-out scores, predict;
 * **Privacy…** (:class:`~slicereview.gui.owner.privacy.PrivacyDialog`): de-identified copies
-  or originals for everyone but the owner, case ids or file names, with a confirmation.
+  or originals for everyone but the owner, case ids or file names, with a confirmation;
+* **Models…** (:class:`~slicereview.gui.owner.models.ModelsDialog`): the model raters,
+  importing their predictions, running an ONNX model in the background.
 
 The actions are enabled while a project is open (:class:`OwnerMenu`, a part of the main
 window), but for an annotator's login on a server.
@@ -42,6 +44,7 @@ ITEMS = (("batches", "&Phases and batches…", "Batches per phase, assignments a
          ("privacy", "Pri&vacy…", "What others get of the images: de-identified or originals"),
          ("selection", "&Audit and selection order…",
           "Random audit slots of the review queue; the order a batch hands out its images"),
+         ("models", "M&odels…", "Model raters: import predictions, run an ONNX model"),
          ("project_model", "Project &model…",
           "Train the project model on the accepted work, its scores, its predictions"))
 
@@ -83,6 +86,7 @@ class OwnerMenu:
         from slicereview.gui.owner.gold import GoldDialog
         from slicereview.gui.owner.groups import GroupsDialog
         from slicereview.gui.owner.guideline_editor import GuidelineEditor
+        from slicereview.gui.owner.models import ModelsDialog
         from slicereview.gui.owner.privacy import PrivacyDialog
         from slicereview.gui.owner.project_model import ProjectModelDialog
         from slicereview.gui.owner.questions import QuestionsDialog
@@ -101,6 +105,8 @@ class OwnerMenu:
             dialog = PrivacyDialog(owner, window)
         elif name == "selection":
             dialog = SelectionDialog(owner, window)
+        elif name == "models":
+            dialog = ModelsDialog(self.gateway.models, window.browser.image_ids, window)
         elif name == "project_model":
             from slicereview.gui.gateway.project_model import ProjectModelService
 

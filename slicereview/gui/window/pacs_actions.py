@@ -41,7 +41,7 @@ class PacsImport:
 
         if self.gateway.project is None or self.window.file_menu.import_worker is not None:
             return None
-        dialog = PacsDialog(self.window)
+        dialog = PacsDialog(self.window, imported=self.gateway.pacs_studies())
         self.dialog = dialog
         if dialog.exec() != PacsDialog.DialogCode.Accepted or not dialog.chosen():
             return None

@@ -5,7 +5,10 @@ The list is fetched in a thread worker
 (:func:`slicereview.gui.common.workers.list_pacs_studies`); a server that fails or misbehaves
 shows its one-sentence message under the list. Credentials typed here are kept in
 the gateway's memory for this session (:class:`~slicereview.app.images.pacs.Credentials`), never
-stored; the fields start from ``SLICEREVIEW_DICOMWEB_USER``/``_PASSWORD``/``_TOKEN``.
+stored; the fields start from ``SLICEREVIEW_DICOMWEB_USER``/``_PASSWORD``/``_TOKEN``. The
+address starts as the project's PACS (the one most of its PACS images came from; else the last
+one typed in this session), and the studies already imported from it are marked "imported" in
+the list.
 """
 
 from __future__ import annotations
@@ -36,18 +39,21 @@ from slicereview.gui.common import workers
 from slicereview.gui.common.background import Worker, thread_worker
 
 DEFAULT_URL = "http://localhost:8042/dicom-web"
-COLUMNS = ("Date", "Modality", "Description", "Images")
+COLUMNS = ("Date", "Modality", "Description", "Images", "In the project")
 _last_url = {"url": DEFAULT_URL}
 
 
 class PacsDialog(QDialog):
     """See the module docstring; :meth:`chosen` after ``exec()`` names the studies."""
 
-    def __init__(self, parent: QWidget | None = None, auth: Auth | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, auth: Auth | None = None,
+                 imported: dict[str, set[str]] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Import from PACS")
         self.resize(760, 520)
-        self.url_edit = QLineEdit(_last_url["url"])
+        #: The project's PACS addresses (most used first) and the studies imported from each.
+        self.imported = imported or {}
+        self.url_edit = QLineEdit(next(iter(self.imported), _last_url["url"]))
         self.user_edit = QLineEdit(auth.user if auth and auth.kind == "basic"
                                    else os.environ.get(ENV_USER, ""))
         self.password_edit = QLineEdit(auth.secret if auth and auth.kind == "basic"
@@ -126,9 +132,11 @@ class PacsDialog(QDialog):
         self.search_button.setEnabled(True)
         self.rows = list(found.rows)
         self.table.setRowCount(len(self.rows))
+        here = self.imported.get(self.url(), set())
         for r, study in enumerate(self.rows):
             values = (study.date, study.modalities, study.description,
-                      "" if study.images is None else str(study.images))
+                      "" if study.images is None else str(study.images),
+                      "imported" if study.study_uid in here else "")
             for c, text in enumerate(values):
                 item = QTableWidgetItem(text)
                 if c == 3:
@@ -143,6 +151,10 @@ class PacsDialog(QDialog):
         else:
             self.status.setText(f"{listed}; choose the ones to import." if self.rows
                                 else "No study matches.")
+        done = sum(s.study_uid in here for s in self.rows)
+        if done:  # (importing one again adds only the images not in the project yet)
+            self.status.setText(self.status.text() + f" {done} of them are in the project "
+                                "already (imported).")
 
     def _failed(self, message: str) -> None:
         self.worker = None

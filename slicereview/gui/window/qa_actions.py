@@ -106,7 +106,9 @@ class PackageMenu:
         if not self.gateway.is_open or self.worker is not None:
             return None
         path = file_dialogs.open_file(self.window, "Merge work package", "package",
-                                      "Work package (*.zip);;All files (*)", self.gateway.folder)
+                                      "Work package: the zip, or the project.srproj of the "
+                                      "folder it was unpacked to (*.zip project.srproj);;All "
+                                      "files (*)", self.gateway.folder)
         if path is None:
             return None
         worker = thread_worker(qa_workers.merge_package, self.gateway.qa.location(),

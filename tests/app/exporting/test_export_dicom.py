@@ -41,7 +41,14 @@ def test_demo_mammograms_export_as_seg_like_the_png(demo_location, tmp_path):
         sops = {im.id: pydicom.dcmread(project.images.resolve(im.path), stop_before_pixels=True)
                 .SOPInstanceUID for im in mammograms.values()}
         items = {a.id: a for a in project.annotations.all(phase="formal", round=1)}
-    assert report.written == len(report.objects) == 24  # 8 mammograms x 3 annotators
+        raters = project.raters.all()
+    # 8 mammograms x (3 annotators + the demo's simulated model, whose SEG says AUTOMATIC)
+    assert report.written == len(report.objects) == 32
+    model = {a.id for a in items.values() if a.rater_id == next(
+        r.id for r in raters if r.is_model)}
+    assert len(model) == 8 and all(
+        {s.SegmentAlgorithmType for s in report.objects[a].SegmentSequence} == {"AUTOMATIC"}
+        for a in model)
     non_dicom = {case for case, reason in report.skipped if reason.startswith("not from DICOM")}
     assert len(non_dicom) == len(report.skipped) > 0  # one line per image, counted
     for annotation_id, seg in report.objects.items():

@@ -319,3 +319,26 @@ def test_a_package_of_held_images_needs_not_the_importers_files(location, tmp_pa
         assert len(manifest["images"]) == 3
         for name, sha in manifest["images"].items():
             assert hashlib.sha256(zf.read(name)).hexdigest() == sha
+
+
+def test_the_folder_worked_in_merges_as_the_package(location, tmp_path: Path) -> None:
+    """Issue 31: merging the unpacked folder said "no package file out/newuser". The folder
+    (or its project file, which the GUI's file dialog offers) is packed back and merged with
+    the package's checks; the work done in it is taken back once."""
+    from slicereview.app.qa.packages import unpack
+
+    path = make_project(tmp_path / "src", location("p.srproj"))
+    (tmp_path / "share").mkdir()
+    with Project.open(path) as p:
+        out = package(p, "ann", tmp_path / "share" / "ann.zip")
+    project_file = unpack(out)
+    with Project.open(project_file) as pkg:
+        work = pkg.annotations.for_image(pkg.raters.by_name("ann").id, 2)
+        pkg.polygons.replace(work.id, [square(4)])
+        pkg.annotations.set_status(work.id, "submitted")
+    with Project.open(path) as p:
+        assert len(merge(p, project_file.parent).added) == 1
+        assert merge(p, project_file).added == []           # the same work: merged once
+    (project_file.parent / "manifest.json").unlink()
+    with Project.open(path) as p, pytest.raises(PackageError):
+        merge(p, project_file.parent)                       # a folder that is no package

@@ -5,7 +5,6 @@ model's row of the agreement matrix apart; the HTML."""
 
 from __future__ import annotations
 
-import krippendorff
 import numpy as np
 import pytest
 
@@ -40,6 +39,8 @@ def _submit(p, rater, image, polygons):
 
 
 def test_the_model_in_qa_section(location, tmp_path):
+    import krippendorff
+
     (tmp_path / "x.png").write_bytes(b"png")
     shape = (40, 40)
     drawn = {"a": [(5, 5, 10, 10)], "b": [(6, 5, 10, 10)], "c": [(5, 6, 12, 10), (30, 30, 5, 5)]}

@@ -47,6 +47,7 @@ def test_each_login_works_as_its_own_person(qtbot, open_window, tmp_path: Path,
         add_login(owner, "rex", Role.REVIEWER)
         rita, _ = add_login(owner, "rita", Role.REVIEWER)
         owner.set_meta("review.reviewer", str(owner.raters.by_name("rex").id))  # rex's choice
+        name = owner.name
     try:
         w = open_window(_as(url, "bob"))
         w.tabs.setCurrentWidget(w.annotate_page)
@@ -59,6 +60,11 @@ def test_each_login_works_as_its_own_person(qtbot, open_window, tmp_path: Path,
         page = w.review_page  # the Review tab says what an annotator's login can do there
         assert "an annotator" in page.panel.message.text()
         assert not page.new_reviewer_button.isEnabled() and page.reviewer_id is None
+        # (issue 31) Accept/Reject... are off for an annotator's login, and the title says whose
+        # window it is
+        assert page.panel.decision_buttons and not any(
+            b.isEnabled() for b in page.panel.decision_buttons)
+        assert w.windowTitle() == f"{name} — bob — slicereview"
         review = page.gateway.review  # (building the tab wrote its settings: refused)
         review.set_setting("budget", 7)  # the project's are the reviewers': kept in the window
         assert review.setting("budget") == "7"
@@ -70,6 +76,8 @@ def test_each_login_works_as_its_own_person(qtbot, open_window, tmp_path: Path,
         w = open_window(_as(url, "rita"))
         w.tabs.setCurrentWidget(w.review_page)
         assert w.review_page.reviewer_box.currentText() == "rita"
+        assert all(b.isEnabled() for b in w.review_page.panel.decision_buttons)
+        assert w.windowTitle() == f"{name} — rita — slicereview"
         w.tabs.setCurrentWidget(w.annotate_page)  # a reviewer may still act for anyone
         assert w.annotate_page.panel.you_box.count() == 2
         assert w.annotate_page.panel.new_annotator_button.isEnabled()

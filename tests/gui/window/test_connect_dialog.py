@@ -166,3 +166,37 @@ def test_open_url_asks_for_the_password_too(
     asked.accept()
     qtbot.waitUntil(lambda: w.gateway.is_open, timeout=10000)
     assert w.windowTitle().startswith("opened")
+
+
+def test_a_wrong_password_is_asked_for_again(
+        qtbot, open_window, password_cluster, monkeypatch, tmp_path: Path) -> None:
+    """Issue 31: after a wrong password the window said "Cannot open project" and stopped;
+    it asks again, saying the password was refused, and the right one opens the project."""
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+    monkeypatch.setenv("PGPASSFILE", str(tmp_path / "none"))
+    password_cluster.admin("CREATE DATABASE retried OWNER anna")
+    url = f"postgresql://anna@/retried?host={password_cluster.socket}"
+    Project.create(url.replace("anna@", "anna:pa%3Ass%20w%40rd@"), name="retried").close()
+    w = open_window()
+    boxes: list[str] = []
+
+    def close_boxes() -> None:
+        for box in QApplication.topLevelWidgets():
+            if isinstance(box, QMessageBox) and box.isVisible():
+                boxes.append(box.text())
+                box.done(0)
+
+    assert not w.open_project(url)
+    first = w.file_menu.server_dialog
+    qtbot.waitUntil(first.isVisible)
+    qtbot.keyClicks(first.findChild(QLineEdit), "not it")
+    QTimer.singleShot(3000, close_boxes)  # (a "Cannot open project" would wait for ever)
+    first.accept()
+    qtbot.waitUntil(lambda: w.file_menu.server_dialog is not first, timeout=10000)
+    again = w.file_menu.server_dialog
+    assert type(again).__name__ == "PasswordDialog" and "refused" in again.labelText()
+    qtbot.waitUntil(again.isVisible)
+    qtbot.keyClicks(again.findChild(QLineEdit), "pa:ss w@rd")
+    again.accept()
+    qtbot.waitUntil(lambda: w.gateway.is_open, timeout=10000)
+    assert w.windowTitle().startswith("retried") and boxes == []

@@ -75,6 +75,17 @@ def test_list_search_import_and_show_after_cache_loss(window, qtbot, orthanc, tm
     for image_id in window.browser.image_ids():
         assert window.show_image(image_id), window.image_label.text()
     assert len(list((tmp_path / "cache").glob("*.dcm"))) == 2  # fetched again
+    # (issue 31) opened again: on the project's PACS, the studies imported marked as such
+    again = PacsDialog(window, imported=window.gateway.pacs_studies())
+    qtbot.addWidget(again)
+    assert again.url() == orthanc.dicomweb
+    again.user_edit.setText(USER)
+    again.password_edit.setText(PASSWORD)
+    again.search_button.click()
+    qtbot.waitUntil(lambda: again.worker is None, timeout=30000)
+    assert [again.table.item(r, 4).text() for r in range(again.table.rowCount())] == [
+        "imported", "imported"]
+    assert "2 of them are in the project already" in again.status.text()
 
 
 def test_a_refused_login_is_one_sentence_under_the_list(window, qtbot, orthanc):

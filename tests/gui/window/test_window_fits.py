@@ -55,3 +55,24 @@ def test_a_first_start_fits_a_small_screen(qtbot) -> None:
     qtbot.waitExposed(window)
     assert window.frameGeometry().width() <= free.width()
     assert window.height() + 48 <= free.height()
+
+
+def test_the_real_window_keeps_its_width_on_every_tab(qtbot, open_window, tmp_path) -> None:
+    """Issue 31, on the real window and pages: a window at 800 px grew to about 1075 px and
+    kept that width after the wider tabs had been shown. Every tab shown in turn (each page
+    built and filled with the project), back on the View tab the window narrows again to what
+    that tab needs, not the widest page's."""
+    from tests.gui.review.review_fixture import build_review_project
+
+    w = open_window(build_review_project(tmp_path), (800, 700))
+    needs = {}
+    for index in range(w.tabs.count()):
+        w.tabs.setCurrentIndex(index)
+        qtbot.wait(50)
+        needs[w.tabs.tabText(index)] = w.minimumSizeHint().width()
+    w.tabs.setCurrentIndex(0)
+    qtbot.wait(50)
+    w.resize(800, 700)
+    view = needs[w.tabs.tabText(0)]
+    assert max(needs.values()) > view  # (a wider page was shown)
+    qtbot.waitUntil(lambda: w.width() == max(800, view))
