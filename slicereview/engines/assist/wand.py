@@ -10,11 +10,12 @@ Several clicks give the union of their regions.
 edge follows the noise: pixels of the object's blurred rim fall just outside the tolerance one
 by one and leave a ragged outline with pinholes (Dice 0.65–0.73 with the truth on such blobs).
 The flood is therefore closed by a ``(2 closing + 1)²`` square (``closing`` 2 px, 0: off) and
-each click's flood has its holes smaller than :data:`HOLE_SHARE` (three quarters) of its own
-area filled, in the certain and in the whole region (the certain part stays inside the
-whole). On such a blob the flood from the centre can be a ring round a core brighter than the
-tolerance allows; that hole is filled. A click on the background round an object (a hole
-larger than that share) leaves the object out.
+each click's flood has its holes filled, in the certain and in the whole region (the certain
+part stays inside the whole): all of them when the flood is enclosed (it does not reach the
+border of the crop it was computed on: an object — on a blob the flood from the centre can be
+a ring round a core brighter than the tolerance allows, and that core is filled), and only
+those under :data:`HOLE_AREA` pixels (64) when it reaches the crop's border (the background
+round objects: a click there leaves the objects out).
 
 **Uncertain margin** from the tolerance: the pixels that stay in the region when the tolerance
 is multiplied by ``1 - margin`` are certain, the rest of the region is uncertain — they would
@@ -48,6 +49,7 @@ import numpy as np
 
 from slicereview.engines.assist.common import (
     EIGHT,
+    border,
     close,
     fill_small_holes,
     need_positive,
@@ -66,8 +68,8 @@ from slicereview.engines.assist.pixels import (
 from slicereview.engines.assist.prompts import Prompt
 from slicereview.engines.assist.result import AssistResult, from_labels
 
-#: Holes of a flood smaller than this share of its area are filled (module docstring).
-HOLE_SHARE = 0.75
+#: Holes of a flood that reaches the crop's border smaller than this (pixels) are filled.
+HOLE_AREA = 64
 #: Defaults of the settings (module docstring).
 WAND_TOLERANCE, SMOOTHING, MARGIN, CROP_MARGIN, MAX_CROP, CLOSING = 0.1, 1.0, 0.5, 64, 1024, 2
 
@@ -145,6 +147,12 @@ def wand(image: np.ndarray, prompts: Sequence[Prompt], *, invert: bool = False,
 
 
 def smooth(region: np.ndarray, radius: int) -> np.ndarray:
-    """``region`` closed by a ``(2 radius + 1)²`` square, its holes under :data:`HOLE_SHARE`
-    of its area filled (module docstring)."""
-    return fill_small_holes(close(region, radius), int(HOLE_SHARE * region.sum()))
+    """``region`` (one flood on the crop) closed by a ``(2 radius + 1)²`` square, with its
+    holes filled: all of them when it is enclosed, those under :data:`HOLE_AREA` pixels when
+    it reaches the crop's border (module docstring)."""
+    from scipy import ndimage
+
+    closed = close(region, radius)
+    if closed[border(closed.shape)].any():
+        return fill_small_holes(closed, HOLE_AREA)
+    return np.asarray(ndimage.binary_fill_holes(closed))
