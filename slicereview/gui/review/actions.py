@@ -24,15 +24,18 @@ if TYPE_CHECKING:
     from slicereview.gui.review.page import ReviewPage
 
 
-def closed(dialog: QDialog) -> None:
-    """Take ``dialog`` off the screen now, and paint what it covered, before the write that
-    follows it: ``exec()`` returns with the dialog hidden in Qt, but the window system hears of
-    it, and the window below repaints, only when the event loop next runs (which a write on
-    this thread would hold back by its whole length)."""
-    dialog.hide()
+def closed(dialog: QDialog | None = None) -> None:
+    """Take ``dialog`` (or the one just closed) off the screen now, and paint what it covered,
+    before the write that follows it: ``exec()`` returns with the dialog hidden in Qt, but the
+    window system hears of it, and the window below repaints, only when the event loop next
+    runs, which a write on this thread would hold back by its whole length (meanwhile a click
+    went to the dialog still on screen: the first click after *New reviewer* was lost)."""
+    if dialog is not None:
+        dialog.hide()
     QApplication.sync()  # the window system unmaps the dialog now
     QApplication.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
-    dialog.deleteLater()
+    if dialog is not None:
+        dialog.deleteLater()
 
 
 class ReviewActions:
@@ -45,6 +48,7 @@ class ReviewActions:
 
     def ask_new_reviewer(self) -> None:
         name, ok = QInputDialog.getText(self.page, "New reviewer", "Reviewer name:")
+        closed()
         if ok and name.strip():
             self.set_reviewer(name)
 

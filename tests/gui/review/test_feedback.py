@@ -108,3 +108,32 @@ def test_the_pin_dialog_is_gone_before_the_pin_is_written(qtbot, tmp_path: Path,
         image = page.state.review.image_id
         assert [r.comment for r in project.reviews.all(image_id=image) if r.is_pin] == [
             "check this region"]
+
+
+def test_the_new_reviewer_dialog_is_gone_before_the_reviewer_is_written(
+        qtbot, tmp_path: Path, monkeypatch) -> None:
+    """The first click after *New reviewer* was not taken: the dialog was still on screen
+    while the reviewer was written. The event loop runs (the window system unmaps it) first."""
+    from PySide6.QtWidgets import QInputDialog
+
+    w = _open(qtbot, build_review_project(tmp_path))
+    page = w.review_page
+    state: dict = {}
+
+    def typed(*_args, **_kwargs):
+        state["looped"] = False
+        QTimer.singleShot(0, lambda: state.update(looped=True))
+        return "Dr Late", True
+
+    monkeypatch.setattr(QInputDialog, "getText", typed)
+    review = page.gateway.review
+    written: list[bool] = []
+    add = review.add_reviewer
+
+    def spy(name):
+        written.append(state["looped"])
+        return add(name)
+
+    monkeypatch.setattr(review, "add_reviewer", spy)
+    qtbot.mouseClick(page.new_reviewer_button, Qt.MouseButton.LeftButton)
+    assert written == [True] and page.reviewer_box.currentText() == "Dr Late"
