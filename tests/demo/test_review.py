@@ -3,6 +3,7 @@ a simulated reviewer; `slicereview queue` and `review-eval` on it."""
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import re
@@ -70,7 +71,7 @@ def test_review_batch_contents(demo_project: Path, demo_location) -> None:
         assert any(r.is_pin for i in ids for r in project.reviews.all(image_id=i))
 
 
-def test_queue_and_review_eval_on_the_demo(demo_location, capsys) -> None:
+def test_queue_and_review_eval_on_the_demo(demo_location, capsys, tmp_path) -> None:
     copy = demo_location
     assert main(["queue", str(copy), "--group", REVIEW_GROUP, "--method",
                  "image-sort"]) == 0
@@ -92,12 +93,26 @@ def test_queue_and_review_eval_on_the_demo(demo_location, capsys) -> None:
     # the simulated model's distance from the annotators' majority (docs/review.md)
     assert rows["image-sort"][2] > rows["random"][2]
     assert rows["model-disagreement"][2] > rows["random"][2]
+    table_csv = tmp_path / "queue.csv"
     assert main(["queue", str(copy), "--group", REVIEW_GROUP, "--method",
-                 "model-disagreement", "--model", "simulated-review-model@1"]) == 0
-    out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("46 images ranked by model-disagreement")
-    scores = [float(line.split()[2]) for line in out[2:] if line.strip()]
-    assert scores == sorted(scores, reverse=True) and 0 < scores[0] <= 1
+                 "model-disagreement", "--model", "simulated-review-model@1",
+                 "--csv", str(table_csv)]) == 0
+    assert capsys.readouterr().out.startswith("46 images ranked by model-disagreement")
+    # the method's order: the rows neither the low-agreement rule put first nor shown in
+    # one of the demo's random audit slots (docs/review.md, "Audit slots")
+    from slicereview.app.review.audit import audit_settings
+    from slicereview.engines.review.audit import members
+
+    with table_csv.open(newline="", encoding="utf-8") as fh:
+        queued = list(csv.DictReader(fh))
+    with Project.open(copy) as project:
+        audit = audit_settings(project)
+    assert audit is not None
+    audited = set(members([int(r["image_id"]) for r in queued], audit.share, audit.seed))
+    scores = [float(r["score"]) for r in queued
+              if not r["review_first"] and int(r["image_id"]) not in audited]
+    assert len(scores) >= 30 and scores == sorted(scores, reverse=True)
+    assert 0 < scores[0] <= 1
 
 
 def test_the_demos_queue_has_audit_slots_and_a_live_estimate(demo_location, capsys) -> None:
