@@ -374,10 +374,16 @@ class MainWindow(QMainWindow):
         s = user_settings.settings()
         geometry = s.value("main_window/geometry")
         if geometry is not None:
-            self.restoreGeometry(geometry)  # (Qt keeps it on the screen)
-        else:  # the first start: the default size, or the screen's on a smaller one
-            free = self.screen().availableGeometry()
+            self.restoreGeometry(geometry)  # (Qt keeps its corner on the screen, not its size)
+        free = self.screen().availableGeometry()
+        larger = (self.width() > free.width() - FRAME[0]
+                  or self.height() > free.height() - FRAME[1])
+        if geometry is None or (larger and not (self.isMaximized() or self.isFullScreen())):
+            # the first start, or a size saved on a larger screen: the default size, or the
+            # screen's on a smaller one
             self.resize(*fitting_size((free.width(), free.height())))
+            if geometry is not None:
+                self.move(free.topLeft())
         state = s.value("main_window/state")
         if state is not None:
             self.restoreState(state)

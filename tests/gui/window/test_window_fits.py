@@ -76,3 +76,24 @@ def test_the_real_window_keeps_its_width_on_every_tab(qtbot, open_window, tmp_pa
     view = needs[w.tabs.tabText(0)]
     assert max(needs.values()) > view  # (a wider page was shown)
     qtbot.waitUntil(lambda: w.width() == max(800, view))
+
+
+def test_a_size_saved_on_a_larger_screen_is_fitted_to_this_one(qtbot) -> None:
+    """A window closed at 1400 × 900 (a larger screen, or a shared home folder) reopens on a
+    smaller screen fitted to it, not larger than the screen with its buttons off the edge."""
+    from slicereview.gui.common import settings as user_settings
+
+    big = MainWindow()
+    qtbot.addWidget(big)
+    big.resize(*DEFAULT_SIZE)
+    user_settings.settings().setValue("main_window/geometry", big.saveGeometry())
+    window = MainWindow()
+    qtbot.addWidget(window)
+    free = window.screen().availableGeometry()  # (the test platform's screen: 800 × 800)
+    assert free.width() < DEFAULT_SIZE[0]
+    window.restore_layout()
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.frameGeometry().width() <= free.width()
+    assert window.height() + 48 <= free.height()
+    assert free.contains(window.frameGeometry().topLeft())
