@@ -88,3 +88,29 @@ def stamp(mask: np.ndarray, pixels: np.ndarray, radius: int = 1, value: object =
     for r, c in pixels:
         mask[max(r - radius, 0):min(r + radius + 1, h),
              max(c - radius, 0):min(c + radius + 1, w)] = value
+
+
+def fill_small_holes(mask: np.ndarray, area: int) -> np.ndarray:
+    """``mask`` with its holes (8-connected background enclosed by it) of fewer than ``area``
+    pixels filled."""
+    from scipy import ndimage
+
+    holes = ndimage.binary_fill_holes(mask) & ~mask
+    labels, n = ndimage.label(holes)
+    if n == 0:
+        return mask.copy()
+    sizes = ndimage.sum_labels(holes, labels, range(1, n + 1))
+    small = np.concatenate([[False], sizes < area])
+    return mask | small[labels]
+
+
+def close(mask: np.ndarray, radius: int) -> np.ndarray:
+    """Morphological closing of ``mask`` by a ``(2 radius + 1)²`` square, the outside of the
+    array counted as background (no pixel is lost at the array's border)."""
+    from scipy import ndimage
+
+    if radius <= 0:
+        return mask.copy()
+    padded = np.pad(mask, radius)
+    done = ndimage.binary_closing(padded, np.ones((2 * radius + 1,) * 2, bool))
+    return mask | done[radius:-radius, radius:-radius]

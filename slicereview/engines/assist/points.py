@@ -15,6 +15,8 @@ first did). When the region
 reaches a side of the crop that is not the image's side, the crop grows by half its size and
 the tool runs again, up to ``max_crop`` pixels a side; so one click on a blob reads about
 80 x 80 pixels of a mammogram, and one on the white matter of a brain slice the whole slice.
+When the preferred region is degenerate (fewer than 9 pixels, :mod:`.regions`), its stand-in
+keeps the first crop.
 
 **Uncertain margin.** From the local scale: the outline's blur σ is measured (contrast over
 the steepest slope, :func:`.regions.edge_blur`), and the region's pixels whose centre lies
@@ -112,7 +114,8 @@ def points(image: np.ndarray, prompts: Sequence[Prompt], *, invert: bool = False
         pos, neg = seeds(prompts, crop, True), seeds(prompts, crop, False)
         region, level = segment(v, pos, neg, smoothing)
         side = max(v.shape)
-        if side >= max_crop or not touches_inner_edge(region, crop, image.shape):
+        if side >= max_crop or level.grown or not touches_inner_edge(region, crop,
+                                                                        image.shape):
             break
         crop = grow(crop, max(side // 2, 1), image.shape)
     labels = region.astype(np.uint8)

@@ -26,6 +26,16 @@
   stronger edge farther out.
 * **Choice** — the edge region, unless more than :data:`LEAK_FRACTION` (a quarter) of it lies
   below the threshold (it took in a darker neighbour): then the threshold region.
+* **Degenerate regions** — a click inside dense tissue of a real mammogram can sit on a crest
+  of the gradient or on a local peak of the texture; the watershed basin and the threshold
+  region are then a pixel or two. A region of fewer than :data:`MIN_AREA` pixels (9, a 3 × 3
+  square) is never the answer: the other model is taken when it has at least that many, and
+  when neither has, the region *grows by contrast*: the 8-connected pixels of ``u`` at or
+  above the object's level less the crop's robust spread (1.4826 × the median absolute
+  deviation of ``u``), cut at the negative clicks as the threshold region is. Either way its
+  :attr:`Level.grown` is True: the points tool then keeps its first crop (in dense tissue the
+  other model or the grown region would otherwise take the whole tissue, hundreds of
+  thousands of pixels); it is a starting guess that more clicks correct.
 
 Both are computed on the crop only; every step is a scikit-image or SciPy call on arrays of
 the crop's size.
@@ -53,6 +63,8 @@ from slicereview.engines.assist.common import EIGHT, border, keep_touched
 #: The edge region gives way to the threshold region when more than this share of it is
 #: darker than the threshold.
 LEAK_FRACTION = 0.25
+#: A region of fewer pixels than this is degenerate (module docstring).
+MIN_AREA = 9
 _LEVELS = 32
 
 
@@ -64,6 +76,7 @@ class Level:
     threshold: float
     object_level: float
     sign: float
+    grown: bool = False
 
     @property
     def contrast(self) -> float:
@@ -84,9 +97,31 @@ def segment(v: np.ndarray, pos: np.ndarray, neg: np.ndarray, smoothing: float = 
     thresholded, level = threshold_region(u, pos, neg, grad)
     level = Level(level.threshold, level.object_level, sign)
     edge = edge_region(v, pos, neg, smoothing)
-    if edge.any() and float((u[edge] < level.threshold).mean()) > LEAK_FRACTION:
-        return thresholded, level
-    return edge, level
+    leaks = edge.any() and float((u[edge] < level.threshold).mean()) > LEAK_FRACTION
+    first, second = (thresholded, edge) if leaks else (edge, thresholded)
+    if first.sum() >= MIN_AREA:
+        return first, level
+    rescued = Level(level.threshold, level.object_level, sign, grown=True)
+    if second.sum() >= MIN_AREA:
+        return second, rescued
+    return grown_by_contrast(u, pos, neg), rescued
+
+
+def grown_by_contrast(u: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
+    """The positive clicks' 8-connected pixels of ``u`` at or above their median less the
+    crop's robust spread, cut at the negative clicks (module docstring, "Degenerate
+    regions")."""
+    from skimage.segmentation import watershed
+
+    spread = 1.4826 * float(np.median(np.abs(u - np.median(u))))
+    mu = float(np.median(u[pos[:, 0], pos[:, 1]]))
+    r = keep_touched(u >= mu - max(spread, 1e-6), pos)
+    if len(neg) and r[neg[:, 0], neg[:, 1]].any():
+        markers = np.zeros(u.shape, np.int32)
+        markers[neg[:, 0], neg[:, 1]] = 2
+        markers[pos[:, 0], pos[:, 1]] = 1
+        r = keep_touched(watershed(-u, markers, mask=r) == 1, pos)
+    return r
 
 
 def _polarity(vs: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, float]:

@@ -6,6 +6,17 @@ to it whose value differs from the click's by at most ``tolerance`` (in displaye
 fraction of the window, so 0.1 is a tenth of what the viewer shows from black to white).
 Several clicks give the union of their regions.
 
+**A smooth outline.** On a blurred object in noise (a blob drawn into a mammogram) the flood's
+edge follows the noise: pixels of the object's blurred rim fall just outside the tolerance one
+by one and leave a ragged outline with pinholes (Dice 0.65–0.73 with the truth on such blobs).
+The flood is therefore closed by a ``(2 closing + 1)²`` square (``closing`` 2 px, 0: off) and
+each click's flood has its holes filled, in the certain and in the whole region (the certain
+part stays inside the whole): all of them when the flood is enclosed (it does not reach the
+border of the crop it was computed on: an object — on a blob the flood from the centre can be
+a ring round a core brighter than the tolerance allows, and that core is filled), and only
+those under :data:`HOLE_AREA` pixels (64) when it reaches the crop's border (the background
+round objects: a click there leaves the objects out).
+
 **Uncertain margin** from the tolerance: the pixels that stay in the region when the tolerance
 is multiplied by ``1 - margin`` are certain, the rest of the region is uncertain — they would
 leave it were the tolerance a little tighter. ``margin=0`` makes everything certain. Certain ∪
@@ -36,7 +47,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from slicereview.engines.assist.common import EIGHT, need_positive, number, only, seeds
+from slicereview.engines.assist.common import (
+    EIGHT,
+    border,
+    close,
+    fill_small_holes,
+    need_positive,
+    number,
+    only,
+    seeds,
+)
 from slicereview.engines.assist.outline import TOLERANCE
 from slicereview.engines.assist.pixels import (
     crop_for_clicks,
@@ -48,15 +68,17 @@ from slicereview.engines.assist.pixels import (
 from slicereview.engines.assist.prompts import Prompt
 from slicereview.engines.assist.result import AssistResult, from_labels
 
+#: Holes of a flood that reaches the crop's border smaller than this (pixels) are filled.
+HOLE_AREA = 64
 #: Defaults of the settings (module docstring).
-WAND_TOLERANCE, SMOOTHING, MARGIN, CROP_MARGIN, MAX_CROP = 0.1, 1.0, 0.5, 64, 1024
+WAND_TOLERANCE, SMOOTHING, MARGIN, CROP_MARGIN, MAX_CROP, CLOSING = 0.1, 1.0, 0.5, 64, 1024, 2
 
 
 def wand(image: np.ndarray, prompts: Sequence[Prompt], *, invert: bool = False,
          window: tuple[float, float] | None = None, simplify: float = TOLERANCE,
          tolerance: float = WAND_TOLERANCE, smoothing: float = SMOOTHING,
          margin: float = MARGIN, crop_margin: int = CROP_MARGIN,
-         max_crop: int = MAX_CROP) -> AssistResult:
+         max_crop: int = MAX_CROP, closing: int = CLOSING) -> AssistResult:
     """The connected region within ``tolerance`` of each positive click's value.
 
     Parameters
@@ -79,6 +101,8 @@ def wand(image: np.ndarray, prompts: Sequence[Prompt], *, invert: bool = False,
         uncertain (default 0.5).
     crop_margin, max_crop
         First crop's margin and the largest crop side, pixels (defaults 64 and 1024).
+    closing
+        Radius in pixels of the square the flood is closed with (default 2; 0: none).
 
     Returns
     -------
@@ -100,6 +124,7 @@ def wand(image: np.ndarray, prompts: Sequence[Prompt], *, invert: bool = False,
     keep = 1.0 - number("margin", margin, 0.0, 1.0)
     crop_margin = int(number("crop_margin", crop_margin, 1.0))
     max_crop = int(number("max_crop", max_crop, 8.0))
+    radius = int(number("closing", closing, 0.0, 16.0))
     crop = crop_for_clicks(np.vstack([p.points for p in prompts]), crop_margin, image.shape)
     win = window_for(image, crop, window)
     while True:
@@ -109,11 +134,25 @@ def wand(image: np.ndarray, prompts: Sequence[Prompt], *, invert: bool = False,
         relaxed = np.zeros(v.shape, bool)
         certain = np.zeros(v.shape, bool)
         for r, c in seeds(prompts, crop, True):
-            relaxed |= flood(v, (int(r), int(c)), footprint=EIGHT, tolerance=tol)
-            certain |= flood(v, (int(r), int(c)), footprint=EIGHT, tolerance=tol * keep)
+            relaxed |= smooth(flood(v, (int(r), int(c)), footprint=EIGHT, tolerance=tol), radius)
+            certain |= smooth(flood(v, (int(r), int(c)), footprint=EIGHT,
+                                    tolerance=tol * keep), radius)
         side = max(v.shape)
         if side >= max_crop or not touches_inner_edge(relaxed, crop, image.shape):
             break
         crop = grow(crop, max(side // 2, 1), image.shape)
+    certain &= relaxed
     labels = np.where(certain, 1, np.where(relaxed, 2, 0)).astype(np.uint8)
     return from_labels(labels, shape=image.shape[:2], crop=crop, tolerance=simplify)
+
+
+def smooth(region: np.ndarray, radius: int) -> np.ndarray:
+    """``region`` (one flood on the crop) closed by a ``(2 radius + 1)²`` square, with its
+    holes filled: all of them when it is enclosed, those under :data:`HOLE_AREA` pixels when
+    it reaches the crop's border (module docstring)."""
+    from scipy import ndimage
+
+    closed = close(region, radius)
+    if closed[border(closed.shape)].any():
+        return fill_small_holes(closed, HOLE_AREA)
+    return np.asarray(ndimage.binary_fill_holes(closed))
