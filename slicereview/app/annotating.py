@@ -300,14 +300,13 @@ def batch_images(project: Project, rater_id: int, phase: Phase | str) -> list[in
     """The images ``rater_id`` is given to annotate in ``phase`` (what "Done: n of N" counts),
     in project order: the same for an annotator whatever else the project holds.
 
-    * the union over the phase's batches of their work there
+    * the phase has batches: the union of their work there
       (:func:`~slicereview.app.qa.workflow.work_images`: every image of a batch they are
       assigned to, directly or by group; in a batch handed out by claims the images they
-      claimed, none before the first claim; images the low-agreement rule gave them), when
-      a batch of the phase assigns them;
-    * otherwise every image of the project (no batch hands out their work: everything is
-      theirs to annotate, as a plain project in Label Studio counts all of its tasks);
-    * plus, always, the images they have annotated in this phase (their own work counts).
+      claimed, none before the first claim; images the low-agreement rule gave them) plus
+      the images they have annotated in the phase -- none at all when no batch assigns them;
+    * the phase has no batch (the owner hands out no work): every image of the project, as a
+      plain Label Studio project counts all of its tasks.
 
     Rating sessions and image sets play no part: creating a rating session on an image set
     does not change any annotator's N.
@@ -324,22 +323,19 @@ def batch_images(project: Project, rater_id: int, phase: Phase | str) -> list[in
     >>> _ = define_batch(project, "b", "formal", ids[:2], raters=[ann])
     >>> batch_images(project, ann, "formal") == ids[:2]  # the batch ann is assigned to
     True
-    >>> batch_images(project, eve, "formal") == ids      # no batch gives eve work
-    True
+    >>> batch_images(project, eve, "formal")             # no batch gives eve work
+    []
     >>> project.close()
     """
-    from slicereview.app.qa.workflow import batch_annotators, work_images  # (lazily)
+    from slicereview.app.qa.workflow import work_images  # (not needed at start-up)
 
     given: set[int] = set()
-    in_batch = False  # (a batch assigns them, even when nothing is claimed yet)
-    for batch in project.workflow.batches():
-        if Phase(batch.phase) is Phase(phase):
-            work = work_images(project, rater_id, batch.id)
-            given.update(work)
-            in_batch = in_batch or bool(work) or rater_id in batch_annotators(project, batch.id)
+    batches = [b for b in project.workflow.batches() if Phase(b.phase) is Phase(phase)]
+    for batch in batches:
+        given.update(work_images(project, rater_id, batch.id))
     own = {a.image_id for a in project.annotations.all(rater_id=rater_id, phase=phase)}
     return [im.id for im in project.images.all()
-            if not in_batch or im.id in given or im.id in own]
+            if not batches or im.id in given or im.id in own]
 
 
 def label_image(project: Project, annotation_id: int) -> np.ndarray:

@@ -42,7 +42,9 @@ def test_a_rating_session_does_not_change_an_annotators_n(location, tmp_path):
         create_session(project, "exhaustive", rita, mammo, "pass 2")
         create_session(project, "sort", rita, project.image_sets.create("rest", ids[8:]), "p3")
         assert batch_images(project, ann, "formal") == given
-        assert batch_images(project, eve, "formal") == ids  # eve has no batch: every image
+        assert batch_images(project, eve, "formal") == []  # no batch of the phase gives eve any
+        start(project, eve, ids[3])
+        assert batch_images(project, eve, "formal") == [ids[3]]  # only her own work
         assert batch_images(project, ann, "pilot") == ids   # the batch is formal only
 
 
