@@ -188,6 +188,7 @@ def _write_csv(path: Path, rows, extra: dict[int, dict[str, float]]) -> None:
 
 
 def cmd_review_eval(args: argparse.Namespace) -> int:
+    from slicereview.app.qa.preannotation import model_label, models
     from slicereview.app.report.plots import write_curves
     from slicereview.app.review.queue import evaluate
 
@@ -200,9 +201,13 @@ def cmd_review_eval(args: argparse.Namespace) -> int:
             raise ValueError("no image has two finished annotations: nothing to evaluate")
         ks = sorted(set(range(1, n + 1)) | {args.k})
         ev = evaluate(project, spec, ks)
+        found = [] if spec.model is not None else [model_label(m) for m in models(project)]
     print(f"{n} images; relevance from the stored reviews (3 expert review, 2 commented, "
           f"1 strict α ≤ 0.667)")
     print(ev.table(args.k))
+    if len(found) > 1:
+        print(f"model-disagreement not graded: this project has {len(found)} models; "
+              f"name one with --model (e.g. --model {found[0]})")
     if args.plot:
         write_curves(ev, args.plot)
         print(f"curves written to {args.plot}", file=sys.stderr)

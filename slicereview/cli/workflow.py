@@ -155,7 +155,7 @@ def _model(project: Project, model: str | None) -> Rater:
 
 def _preannotate(project: Project, batch: int, share: str, model: str | None, seed: int,
                  owner: str) -> None:
-    from slicereview.app.qa.preannotation import set_preannotation
+    from slicereview.app.qa.preannotation import caveats, set_preannotation
 
     found = _model(project, model)
     rows, predicted = set_preannotation(project, batch, found.id, share, seed,
@@ -164,6 +164,8 @@ def _preannotate(project: Project, batch: int, share: str, model: str | None, se
     images = len(project.image_sets.members(project.workflow.batch(batch).image_set_id))
     print(f"pre-annotation: {model} shown on {share} ({shown} of {rows} image × annotator "
           f"starts, seed {seed}); the model predicted {predicted} of {images} images")
+    for sentence in caveats(project, batch):
+        print(sentence)
 
 
 def cmd_preannotate(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ and where it errs itself. Each prediction is stored with
 Example
 -------
 >>> MODEL_PROFILE.miss, f"{MODEL_NAME}@{MODEL_VERSION}"
-(0.16, 'Simulated model@1')
+(0.16, 'simulated-review-model@1')
 """
 
 from __future__ import annotations
@@ -33,13 +33,14 @@ from slicereview.demo.review import REGIONS_PER_CROP
 from slicereview.engines.masks import rasterize
 from slicereview.store import Project
 
-MODEL_NAME = "Simulated model"
+MODEL_NAME = "simulated-review-model"
 MODEL_VERSION = "1"
 #: How the simulated model draws (a detector's bias: large outlines, few uncertain pixels).
 MODEL_PROFILE = Profile("model", miss=0.16, extra=0.25, uncertain=0.05, margin=0.10,
                         scale=1.10, scale_sd=0.05, wobble=0.06, tremor=0.2)
 CARD = {"licence": "CC0-1.0 (simulated, no weights)",
-        "description": "A simulated model of the demo: not a trained network."}
+        "description": "A simulated model of the demo's review set (its crops only): not a "
+                       "trained network."}
 
 
 def review_truth(pixels: np.ndarray, image_id: int, seed: int = 21) -> list[np.ndarray]:

@@ -90,3 +90,20 @@ def test_review_eval_table_and_plot(project_path, tmp_path, capsys):
     assert plot.stat().st_size > 1000
     assert main(["review-eval", str(project_path), "--k", "50"]) == 0  # k beyond M is fine
     assert main(["review-eval", str(project_path), "--k", "0"]) == 2
+
+
+def test_review_eval_with_two_models_says_how_to_grade_one(project_path, capsys):
+    # found on the new-user walk: the demo has two simulated models, and review-eval left
+    # the model-disagreement row out without a word
+    from slicereview.app.models.raters import model_rater
+
+    with Project.open(project_path) as p:
+        model_rater(p, "net-a", "1")
+        model_rater(p, "net-b", "2")
+    assert main(["review-eval", str(project_path), "--k", "5"]) == 0
+    out = capsys.readouterr().out
+    assert ("model-disagreement not graded: this project has 2 models; name one with "
+            "--model (e.g. --model net-a@1)") in out
+    assert main(["review-eval", str(project_path), "--k", "5", "--model", "net-b@2"]) == 0
+    out = capsys.readouterr().out
+    assert "not graded" not in out and "model-disagreement" in out

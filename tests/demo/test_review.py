@@ -3,6 +3,7 @@ a simulated reviewer; `slicereview queue` and `review-eval` on it."""
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import re
@@ -44,8 +45,11 @@ def test_review_batch_contents(demo_project: Path, demo_location) -> None:
                      for i in ids}
         assert set(per_image.values()) == {3}
         # the simulated model predicts the set (clearly marked as simulated)
-        [model] = [r for r in project.raters.all() if r.is_model]
-        assert (model.label, model.simulated) == ("Simulated model@1", True)
+        # (the demo's other simulated model, simulated-model@1, predicts the whole mammograms)
+        models = {r.label: r for r in project.raters.all() if r.is_model}
+        assert set(models) == {"simulated-review-model@1", "simulated-model@1"}
+        model = models["simulated-review-model@1"]
+        assert model.simulated
         predicted = {a.image_id for a in project.annotations.all(rater_id=model.id)}
         assert predicted == set(ids)
         # repeats: about 10 % of the annotations, all finished, by the group's annotators
@@ -67,7 +71,7 @@ def test_review_batch_contents(demo_project: Path, demo_location) -> None:
         assert any(r.is_pin for i in ids for r in project.reviews.all(image_id=i))
 
 
-def test_queue_and_review_eval_on_the_demo(demo_location, capsys) -> None:
+def test_queue_and_review_eval_on_the_demo(demo_location, capsys, tmp_path) -> None:
     copy = demo_location
     assert main(["queue", str(copy), "--group", REVIEW_GROUP, "--method",
                  "image-sort"]) == 0
@@ -78,7 +82,8 @@ def test_queue_and_review_eval_on_the_demo(demo_location, capsys) -> None:
     assert ranks == list(range(1, len(ranks) + 1)) and len(ranks) >= 40
     assert main(["queue", str(copy)]) == 0  # the default queue was cached by the build
     assert "0 computed" in capsys.readouterr().out
-    assert main(["review-eval", str(copy), "--group", REVIEW_GROUP, "--k", "10"]) == 0
+    assert main(["review-eval", str(copy), "--group", REVIEW_GROUP, "--k", "10",
+                 "--model", "simulated-review-model@1"]) == 0
     table = capsys.readouterr().out.splitlines()
     rows = {line.split()[0]: [float(v) for v in line.split()[1:]]
             for line in table[2:] if line.strip()}
@@ -88,12 +93,26 @@ def test_queue_and_review_eval_on_the_demo(demo_location, capsys) -> None:
     # the simulated model's distance from the annotators' majority (docs/review.md)
     assert rows["image-sort"][2] > rows["random"][2]
     assert rows["model-disagreement"][2] > rows["random"][2]
+    table_csv = tmp_path / "queue.csv"
     assert main(["queue", str(copy), "--group", REVIEW_GROUP, "--method",
-                 "model-disagreement"]) == 0
-    out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("46 images ranked by model-disagreement")
-    scores = [float(line.split()[2]) for line in out[2:] if line.strip()]
-    assert scores == sorted(scores, reverse=True) and 0 < scores[0] <= 1
+                 "model-disagreement", "--model", "simulated-review-model@1",
+                 "--csv", str(table_csv)]) == 0
+    assert capsys.readouterr().out.startswith("46 images ranked by model-disagreement")
+    # the method's order: the rows neither the low-agreement rule put first nor shown in
+    # one of the demo's random audit slots (docs/review.md, "Audit slots")
+    from slicereview.app.review.audit import audit_settings
+    from slicereview.engines.review.audit import members
+
+    with table_csv.open(newline="", encoding="utf-8") as fh:
+        queued = list(csv.DictReader(fh))
+    with Project.open(copy) as project:
+        audit = audit_settings(project)
+    assert audit is not None
+    audited = set(members([int(r["image_id"]) for r in queued], audit.share, audit.seed))
+    scores = [float(r["score"]) for r in queued
+              if not r["review_first"] and int(r["image_id"]) not in audited]
+    assert len(scores) >= 30 and scores == sorted(scores, reverse=True)
+    assert 0 < scores[0] <= 1
 
 
 def test_the_demos_queue_has_audit_slots_and_a_live_estimate(demo_location, capsys) -> None:

@@ -112,9 +112,40 @@ def describe(project: Project, batch_id: int) -> str:
     shown = sum(s for *_, s in rows)
     model = model_label(project.raters.get(setting.model_id))
     what = "every image" if setting.share == "all" else f"a random half (seed {setting.seed})"
-    return (f"{model} is shown on {what}: {shown} of {len(rows)} image × annotator starts "
+    said = (f"{model} is shown on {what}: {shown} of {len(rows)} image × annotator starts "
             f"begin as a copy of its polygons; set by {setting.set_by} on "
             f"{setting.set_at[:16].replace('T', ' ')} UTC.")
+    return " ".join([said, *caveats(project, batch_id)])
+
+
+def caveats(project: Project, batch_id: int) -> list[str]:
+    """What limits a batch's pre-annotation, one sentence each: images the model has no
+    prediction of (they start empty) and work begun before the design (it has no arm)."""
+    from slicereview.app.qa.workflow import batch_annotators
+
+    setting = project.preannotation.setting(batch_id)
+    if setting is None:
+        return []
+    batch = project.workflow.batch(batch_id)
+    images = set(project.image_sets.members(batch.image_set_id))
+    predicted = {a.image_id for a in project.annotations.all(rater_id=setting.model_id,
+                                                              status=FINISHED)} & images
+    said = []
+    if not predicted:
+        said.append("The model has no prediction of this batch's images, so every annotator "
+                    "starts empty: import or run its predictions of them first.")
+    elif len(predicted) < len(images):
+        said.append(f"The model predicted {len(predicted)} of {len(images)} images; the "
+                    f"others start empty.")
+    people = set(batch_annotators(project, batch_id)) - {setting.model_id}
+    stored = {(i, r) for _, i, r, _ in project.preannotation.design(batch_id)}
+    begun = {(a.image_id, a.rater_id) for a in project.annotations.all(phase=batch.phase,
+                                                                       round=1)
+             if a.image_id in images and a.rater_id in people} - stored
+    if begun:
+        said.append(f"{len(begun)} image × annotator starts were begun before the design "
+                    f"and have no arm (they cannot have started from the model).")
+    return said
 
 
 def find_model(project: Project, text: str) -> Rater:
@@ -149,9 +180,16 @@ def set_preannotation(project: Project, batch_id: int, model_id: int, share: str
         raise ValueError(f"batch {batch.name!r} has no annotators yet: assign them first")
     shown = (balanced_half(images, raters, seed) if share == "half"
              else {(i, r): True for i in images for r in raters})
+    # work begun before the design cannot have started from the model: it gets no arm (an
+    # arm stored before is kept by the store), so the report never counts it as shown
+    members, people = set(images), set(raters)
+    begun = {(a.image_id, a.rater_id) for a in project.annotations.all(phase=batch.phase,
+                                                                       round=1)
+             if a.image_id in members and a.rater_id in people}
     with project.transaction():
         project.preannotation.set(batch_id, model_id, share, seed, set_by,
-                                  [(i, r, shown[i, r]) for i in images for r in raters])
+                                  [(i, r, shown[i, r]) for i in images for r in raters
+                                   if (i, r) not in begun])
         predicted = {a.image_id for a in project.annotations.all(rater_id=model_id,
                                                                   status=FINISHED)}
     return len(project.preannotation.design(batch_id)), len(predicted & set(images))

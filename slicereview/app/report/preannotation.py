@@ -137,7 +137,7 @@ def render(effects: list[BatchEffect],
     parts = ["<h2>What pre-annotation did</h2>"]
     if not effects:
         parts.append("<p>No batch shows a model's polygons to its annotators (Owner ▸ "
-                     "Batches…, or <code>slicereview preannotate</code>).</p>")
+                     "Phases and batches…, or <code>slicereview preannotate</code>).</p>")
         return "\n".join(parts)
     for b in effects:
         parts.append(f"<h3>{e(b.batch)}: {e(b.model)} shown on {e(b.share)} of the images "
@@ -153,9 +153,11 @@ def render(effects: list[BatchEffect],
                      str(b.gap.images)])
         parts.append(table(["measure", "shown", "not shown", "shown − not [95 % CI]",
                             "images"], rows))
-        if b.time.n_shown == 0 or b.time.n_not_shown == 0:
-            parts.append("<p class=note>One arm has no finished annotation: no comparison "
-                         "yet (with the model shown on all images there is no control arm in "
-                         "this batch).</p>")
+        if b.share == "all":
+            parts.append("<p class=note>The model is shown on every image: this batch has "
+                         "no control arm, so there is no comparison.</p>")
+        elif b.time.n_shown == 0 or b.time.n_not_shown == 0:
+            parts.append("<p class=note>No comparison yet: each arm needs a finished "
+                         "annotation (shown and not shown).</p>")
     parts.append(f"<p class=note>{e(NOTE)}</p>")
     return "\n".join(parts)

@@ -15,6 +15,8 @@ from slicereview.app.commands import EditPolygon
 from slicereview.app.models.raters import model_rater
 from slicereview.app.qa.preannotation import (
     balanced_half,
+    caveats,
+    describe,
     design,
     set_preannotation,
     starting_polygons,
@@ -102,6 +104,35 @@ def test_the_design_is_stored_and_kept_and_the_annotation_starts_from_the_model(
         assert design(project, batch) == [] and project.preannotation.setting(batch) is None
         set_preannotation(project, batch, model, "all")
         assert all(s for *_, s in design(project, batch))
+
+
+def test_work_begun_before_the_design_gets_no_arm(location, tmp_path):
+    # found on the new-user walk: pre-annotating the demo's finished Formal batch put half of
+    # its finished work in the "shown" arm of the report, though none of it saw the model
+    project, ids, model, people = _project(location, tmp_path, annotators=2)
+    with project:
+        batch = define_batch(project, "b", "formal", ids, raters=people)
+        annotating.start(project, people[0], ids[0])
+        rows, _ = set_preannotation(project, batch, model, "half", seed=4)
+        pairs = {(i, r) for _, i, r, _ in design(project, batch)}
+        assert rows == 11 and (ids[0], people[0]) not in pairs
+        assert (ids[0], people[1]) in pairs
+        # the owner is told, with the images the model did not predict (the last one)
+        assert caveats(project, batch) == [
+            "The model predicted 5 of 6 images; the others start empty.",
+            "1 image × annotator starts were begun before the design and have no arm (they "
+            "cannot have started from the model)."]
+        assert describe(project, batch).endswith("cannot have started from the model).")
+
+
+def test_a_model_that_predicted_none_of_the_batch_is_said_plainly(location, tmp_path):
+    project, ids, model, people = _project(location, tmp_path, annotators=2)
+    with project:
+        batch = define_batch(project, "b", "formal", ids[-1:], raters=people)
+        set_preannotation(project, batch, model, "all")
+        assert caveats(project, batch) == [
+            "The model has no prediction of this batch's images, so every annotator starts "
+            "empty: import or run its predictions of them first."]
 
 
 def test_refusals_say_what_to_do(location, tmp_path):

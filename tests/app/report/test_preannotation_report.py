@@ -60,3 +60,25 @@ def test_the_section_in_the_report_and_a_batch_without_a_control_arm(location, t
     assert "Simulated model@1 shown on all of the images (seed 10)" in section
     assert "12 finished annotations (12 shown, 0 not shown)" in section
     assert "no control arm" in section and "cluster bootstrap over images" in section
+
+
+def _section(effects):
+    from slicereview.app.report.preannotation import render as render_section
+
+    return render_section(effects, lambda head, rows: f"<table>{head}{rows}</table>")
+
+
+def test_a_half_batch_not_annotated_yet_waits_for_both_arms(location, tmp_path):
+    # found on the new-user walk: a half batch with no finished work said "with the model
+    # shown on all images there is no control arm", which is not this batch
+    with Project.create(location()) as project:
+        _batch(project, tmp_path, 4, 2, share="half", seed=5)
+        section = _section(collect(project))
+        assert "No comparison yet: each arm needs a finished annotation" in section
+        assert "no control arm" not in section
+
+
+def test_without_a_preannotated_batch_the_section_names_the_menu_that_sets_one(location):
+    with Project.create(location()) as project:
+        section = _section(collect(project))
+    assert "Owner ▸ Phases and batches…" in section
