@@ -296,49 +296,46 @@ def finish(project: Project, annotation_id: int, status: AnnotationStatus | str)
         after_finish(project, annotation_id, ann, batches)
 
 
-RATING_KINDS = ("sort", "exhaustive", "confidence", "classify")
+def batch_images(project: Project, rater_id: int, phase: Phase | str) -> list[int]:
+    """The images ``rater_id`` is given to annotate in ``phase`` (what "Done: n of N" counts),
+    in project order: the same for an annotator whatever else the project holds.
 
+    * the phase has batches: the union of their work there
+      (:func:`~slicereview.app.qa.workflow.work_images`: every image of a batch they are
+      assigned to, directly or by group; in a batch handed out by claims the images they
+      claimed, none before the first claim; images the low-agreement rule gave them) plus
+      the images they have annotated in the phase -- none at all when no batch assigns them;
+    * the phase has no batch (the owner hands out no work): every image of the project, as a
+      plain Label Studio project counts all of its tasks.
 
-def batch_images(project: Project, phase: Phase | str) -> list[int]:
-    """The images an annotator works through in ``phase`` (what "Done: n of N" counts).
-
-    * the smallest image set holding every image annotated in this phase (by anyone), when
-      one does (the demo: the mammograms set, not the MRI slices or the rating sets);
-    * otherwise the images in no rating session's image set, plus every image annotated in
-      this phase;
-    * all images when that leaves none.
+    Rating sessions and image sets play no part: creating a rating session on an image set
+    does not change any annotator's N.
 
     >>> import tempfile, pathlib
     >>> from slicereview.model import NewImage
     >>> project = Project.create(pathlib.Path(tempfile.mkdtemp()) / "p.srproj")
     >>> ids = [project.images.add_source(pathlib.Path(__file__), str(k) * 64, "png",
     ...                           [NewImage(6, 6)])[0] for k in range(4)]
-    >>> rating = project.image_sets.create("motion", ids[2:])
-    >>> from slicereview.app.rating.sessions import create_session
-    >>> _ = create_session(project, "sort", add_annotator(project, "r"), rating, "s")
-    >>> batch_images(project, "formal") == ids[:2]      # the rating set is not annotated
+    >>> ann, eve = add_annotator(project, "ann"), add_annotator(project, "eve")
+    >>> batch_images(project, ann, "formal") == ids      # no batch: every image
     True
-    >>> _ = project.image_sets.create("mammograms", ids[:3])
-    >>> _ = project.annotations.for_image(add_annotator(project, "ann"), ids[0])
-    >>> batch_images(project, "formal") == ids[:3]      # the set of the annotated images
+    >>> from slicereview.app.qa.workflow import define_batch
+    >>> _ = define_batch(project, "b", "formal", ids[:2], raters=[ann])
+    >>> batch_images(project, ann, "formal") == ids[:2]  # the batch ann is assigned to
     True
+    >>> batch_images(project, eve, "formal")             # no batch gives eve work
+    []
     >>> project.close()
     """
-    models = {r.id for r in project.raters.all() if r.is_model}  # (predictions are no batch)
-    annotated = {a.image_id for a in project.annotations.all(phase=phase)
-                 if a.rater_id not in models}
-    sets = [set(project.image_sets.members(i)) for i in project.image_sets.all()]
-    if annotated:
-        holding = [members for members in sets if annotated <= members]
-        if holding:
-            chosen = min(holding, key=len)
-            return [im.id for im in project.images.all() if im.id in chosen]
-    rated = set()
-    for kind in RATING_KINDS:
-        for session in project.ratings.sessions(kind=kind):
-            rated.update(project.image_sets.members(session.image_set_id))
-    batch = [im.id for im in project.images.all() if im.id not in rated or im.id in annotated]
-    return batch or [im.id for im in project.images.all()]
+    from slicereview.app.qa.workflow import work_images  # (not needed at start-up)
+
+    given: set[int] = set()
+    batches = [b for b in project.workflow.batches() if Phase(b.phase) is Phase(phase)]
+    for batch in batches:
+        given.update(work_images(project, rater_id, batch.id))
+    own = {a.image_id for a in project.annotations.all(rater_id=rater_id, phase=phase)}
+    return [im.id for im in project.images.all()
+            if not batches or im.id in given or im.id in own]
 
 
 def label_image(project: Project, annotation_id: int) -> np.ndarray:

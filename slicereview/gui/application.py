@@ -127,13 +127,15 @@ def _answer_dialogs_on_stderr(app):
 
 
 def save_screenshot(window, path: Path) -> int:
-    """Let pending work settle (thumbnails, layout), grab the window, save it as PNG."""
+    """Let pending work settle (the image list's rows, thumbnails, background workers,
+    layout), grab the window, save it as PNG."""
     from PySide6.QtWidgets import QApplication
 
     from slicereview.gui.common import background
 
     for _ in range(5):
         QApplication.processEvents()
+    window.browser.wait_for_rows(60000)  # (batched: 100,000 rows are 50 batches)
     window.browser.wait_for_thumbnails(60000)
     background.wait_all(300)
     for _ in range(5):

@@ -38,7 +38,8 @@ class AnnotateState:
     key: Key | None = None
     #: Active time gathered where no annotation exists yet, written with the first edit.
     unsaved_ms: dict[Key, int] = field(default_factory=dict)
-    #: The annotators' batch per phase (cached; cleared when images or annotations appear).
+    #: The images each annotator is given per phase, keyed "rater:phase" (cached; cleared
+    #: when images, annotations or claims appear).
     batches: dict[str, list[int]] = field(default_factory=dict)
     #: Whether the page is on screen (its tab shown): the image list follows its statuses,
     #: assignments and claims only then.

@@ -1,7 +1,8 @@
 """The Annotate page's status side: finishing, active time, the batch's statuses, returned work
 (:class:`AnnotateStatus`, a part of the Annotate page).
 
-* "Done: n of N" counts the annotator's batch (:func:`slicereview.app.annotating.batch_images`):
+* "Done: n of N" counts the images the annotator is given in the phase
+  (:func:`slicereview.app.annotating.batch_images`):
   submitted and "nothing to annotate" are done, a returned annotation is not;
 * :meth:`AnnotateStatus.image_statuses` feeds the image list's status marks and filter;
 * active time is kept in memory until the first edit creates the annotation (looking creates

@@ -13,8 +13,9 @@ the Annotate page.
 * **questions** — the classification forms follow the owner's questions (Owner ▸ Questions…,
   another window or instance): retired questions are no longer asked
   (:attr:`AnnotateWorkflow.questions_changed` then asks for the stored answers again);
-* **the batch** — the images the annotators work through in the phase shown
-  (:meth:`AnnotateWorkflow.batch`, cached in the state until images or annotations appear).
+* **the batch** — the images the annotator shown is given in the phase shown
+  (:meth:`AnnotateWorkflow.batch`, the application layer's rule, cached in the state until
+  images, annotations or claims appear).
 """
 
 from __future__ import annotations
@@ -58,11 +59,15 @@ class AnnotateWorkflow(QObject):
         return self.annotate.extra_assignments(rater, self.state.phase)
 
     def batch(self) -> list[int]:
-        """The images annotators work through in the phase shown (cached in the state)."""
-        phase = self.state.phase
-        if phase not in self.state.batches:
-            self.state.batches[phase] = self.annotate.batch(phase)
-        return self.state.batches[phase]
+        """The images the annotator shown is given in the phase shown (cached in the state;
+        no annotator shown: none)."""
+        rater, phase = self.state.rater_id, self.state.phase
+        if rater is None:
+            return []
+        key = f"{rater}:{phase}"
+        if key not in self.state.batches:
+            self.state.batches[key] = self.annotate.batch(rater, phase)
+        return self.state.batches[key]
 
     def reload_questions(self) -> None:
         """Show the questions asked now (retired ones left out) with the stored answers."""

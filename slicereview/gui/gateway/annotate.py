@@ -181,9 +181,10 @@ class AnnotateService(Service):
         found = self.project.annotations.all(rater_id=rater_id, phase=phase, round=round)
         return {a.image_id: a.status for a in found}
 
-    def batch(self, phase: Phase | str) -> list[int]:
-        """The images annotators work through in ``phase`` (:func:`annotating.batch_images`)."""
-        return annotating.batch_images(self.project, phase) if self.project else []
+    def batch(self, rater_id: int, phase: Phase | str) -> list[int]:
+        """The images ``rater_id`` is given to annotate in ``phase``
+        (:func:`annotating.batch_images`)."""
+        return annotating.batch_images(self.project, rater_id, phase) if self.project else []
 
     # -- returned work and repeats -------------------------------------------------------------
     def returned(self, rater_id: int) -> list[Returned]:

@@ -115,11 +115,12 @@ def test_looking_creates_no_annotation_the_first_edit_keeps_the_time(qtbot, shar
 
 def test_image_list_shows_and_filters_by_status_and_done_counts_the_batch(qtbot, tmp_path,
                                                                           screenshots) -> None:
-    """Three annotation images plus a rating set of two: the batch is three images; the list
+    """Three annotation images in alice's batch plus a rating set of two: N is three; the list
     shows each image's status for the annotator shown and filters by it."""
     from skimage import io
 
     from slicereview.app.images.importing import import_paths
+    from slicereview.app.qa.workflow import define_batch
     from slicereview.app.rating.sessions import create_session
 
     path = make_annotate_project(tmp_path)
@@ -133,13 +134,15 @@ def test_image_list_shows_and_filters_by_status_and_done_counts_the_batch(qtbot,
         ids = [im.id for im in project.images.all()]
         set_id = project.image_sets.create("motion", ids[3:])
         create_session(project, "sort", project.raters.ensure("rita", "annotator"), set_id, "s")
+        define_batch(project, "formal", "formal", ids[:3],
+                     raters=[project.raters.by_name("alice").id])
     w = _open(qtbot, path)
     page, browser = _page(w), w.browser
     project = w.gateway.project
     page.select_you(project.raters.by_name("alice").id)
     assert browser.status_box.isVisible()
     assert {browser.status_of(i) for i in ids[:3]} == {"not started"}
-    assert browser.status_of(ids[3]) == ""  # a rating image is not in the batch
+    assert browser.status_of(ids[3]) == ""  # a rating image is not in alice's batch
     assert page.panel.progress_label.text() == "Done: 0 of 3 images"
     for x, y in [(20, 20), (90, 25), (85, 80)]:
         _click(qtbot, page, x, y)
