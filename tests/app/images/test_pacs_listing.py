@@ -137,6 +137,13 @@ def test_the_cli_refuses_over_the_cap_and_names_the_options(location, orthanc, c
     assert capsys.readouterr().out.startswith("2 files added (2 images)")
 
 
+def _interruptible() -> None:
+    """In the child before it starts: Ctrl+C as a terminal gives it, even when the test run
+    itself ignores SIGINT (a background job of a shell, nohup), which the child would inherit
+    (Python then installs no KeyboardInterrupt handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow  # 4-8 s: a child process
 def test_ctrl_c_while_listing_is_one_sentence_exit_130_and_nothing_imported(location, orthanc,
                                                                             cache, tmp_path):
@@ -153,7 +160,7 @@ def test_ctrl_c_while_listing_is_one_sentence_exit_130_and_nothing_imported(loca
             [sys.executable, "-m", "slicereview", "import", str(path), "--dicomweb",
              f"{proxy.url}/dicom-web", "--max-studies", "20"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
-            stdin=subprocess.DEVNULL)
+            stdin=subprocess.DEVNULL, preexec_fn=_interruptible)
         assert reached.wait(120), "the import never asked for the second study's series"
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=120)
