@@ -141,3 +141,14 @@ def model_counts(project: Project) -> list[ModelRow]:
                              str(r.card.get("description", "")), r.simulated,
                              len({a.image_id for a in anns}), submitted, empty))
     return rows
+
+
+def most_predictions_first(rows: Sequence[ModelRow]) -> list[ModelRow]:
+    """``rows`` with the model that predicted the most images first (ties by label): the
+    model a view offers first, so that a model with no prediction here is not the default.
+
+    >>> row = lambda label, n: ModelRow(0, label, "", "", False, n, n, 0)
+    >>> [r.label for r in most_predictions_first([row("a@1", 0), row("b@1", 8)])]
+    ['b@1', 'a@1']
+    """
+    return sorted(rows, key=lambda r: (-r.images, r.label))

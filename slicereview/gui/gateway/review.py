@@ -128,10 +128,13 @@ class ReviewService(Service):
 
     def models(self) -> list[tuple[int, str]]:
         """``(rater id, NAME@VERSION)`` of the project's models (the queue's and the model
-        layer's choice)."""
-        from slicereview.app.models.raters import models
+        layer's choice), the one with the most predictions first (the default)."""
+        from slicereview.app.models.raters import model_counts, most_predictions_first
 
-        return [(r.id, r.label) for r in models(self.open_project)] if self.is_open else []
+        if not self.is_open:
+            return []
+        return [(r.rater_id, r.label)
+                for r in most_predictions_first(model_counts(self.open_project))]
 
     @staticmethod
     def load_model_view(location: Location, image_id: int, annotation_ids: tuple[int, ...],

@@ -100,3 +100,14 @@ def test_without_a_model_the_method_is_greyed(qtbot, tmp_path):
     assert not item.isEnabled() and "import them first" in item.toolTip()
     assert panel.model_box.count() == 0
     w.close()
+
+
+def test_the_model_box_offers_first_the_model_with_the_most_predictions(qtbot, project_file):
+    """A model that predicted nothing here (sorted first by its label) is not the default:
+    the Review tab's Model box starts on the model with the most predictions."""
+    with Project.open(project_file) as project:
+        model_rater(project, "aaa-empty", "1")
+    w = _open(qtbot, project_file)
+    box = w.review_page.queue_panel.model_box
+    assert [box.itemText(i) for i in range(box.count())] == ["net@3", "aaa-empty@1"]
+    assert box.currentText() == "net@3"
