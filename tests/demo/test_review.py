@@ -99,7 +99,7 @@ def test_queue_and_review_eval_on_the_demo(demo_location, capsys, tmp_path) -> N
                  "--csv", str(table_csv)]) == 0
     assert capsys.readouterr().out.startswith("46 images ranked by model-disagreement")
     # the method's order: the rows neither the low-agreement rule put first nor shown in
-    # one of the demo's random audit slots (docs/review.md, "Audit slots")
+    # one of the demo's random audit slots (the audit slots of docs/review.md)
     from slicereview.app.review.audit import audit_settings
     from slicereview.engines.review.audit import members
 
