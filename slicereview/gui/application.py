@@ -135,7 +135,7 @@ def save_screenshot(window, path: Path) -> int:
 
     for _ in range(5):
         QApplication.processEvents()
-    window.browser.wait_for_rows(60000)  # (batched: 100,000 rows are 50 batches)
+    window.browser.list.wait_for_rows(60000)  # (batched: 100,000 rows are 50 batches)
     window.browser.wait_for_thumbnails(60000)
     background.wait_all(300)
     for _ in range(5):

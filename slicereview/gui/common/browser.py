@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
 
@@ -331,17 +331,6 @@ class ProjectBrowser(QWidget):
     def thumbnail_ids(self) -> set[int]:
         """Images whose thumbnail is in memory."""
         return set(self._thumbs)
-
-    def wait_for_rows(self, msecs: int = 60000) -> bool:
-        """Process events until the list's batched layout has given every row its place
-        (:meth:`ImageListView.layout_done`) and paint it, or ``msecs`` passed; whether it
-        did (screenshots, tests). A list not on screen is laid out when shown: nothing to
-        wait for."""
-        deadline = QDeadlineTimer(msecs)
-        while self.list.isVisible() and not self.list.layout_done() and not deadline.hasExpired():
-            QCoreApplication.processEvents()
-        self.list.viewport().repaint()
-        return not self.list.isVisible() or self.list.layout_done()
 
     def wait_for_thumbnails(self, msecs: int = 30000) -> bool:
         """Request the thumbnails of the rows in sight and wait for them (tests,

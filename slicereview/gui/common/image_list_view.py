@@ -17,7 +17,15 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QSize, Qt
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QCoreApplication,
+    QDeadlineTimer,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSize,
+    Qt,
+)
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QAbstractItemView, QListView
 
@@ -52,6 +60,16 @@ class ImageListView(QListView):
         empty list)."""
         rows = self.model().rowCount()
         return rows == 0 or self.laid_out(self.model().index(rows - 1, 0))
+
+    def wait_for_rows(self, msecs: int = 60000) -> bool:
+        """Process events until the batched layout has given every row its place
+        (:meth:`layout_done`) and paint it, or ``msecs`` passed; whether it did (screenshots,
+        tests). A list not on screen is laid out when shown: nothing to wait for."""
+        deadline = QDeadlineTimer(msecs)
+        while self.isVisible() and not self.layout_done() and not deadline.hasExpired():
+            QCoreApplication.processEvents()
+        self.viewport().repaint()
+        return not self.isVisible() or self.layout_done()
 
     def repaint_row(self, row: int) -> None:
         """Paint ``row`` again (its picture or text changed, not its size)."""
