@@ -5,51 +5,20 @@ columns' rules hold (only a model has a version)."""
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
-
 import pytest
 
 from slicereview.model import RaterKind, Role
 from slicereview.store import Project
-from slicereview.store.schema import APPLICATION_ID, MIGRATIONS
+from slicereview.store.schema import MIGRATIONS
 from slicereview.store.schema_model_raters import _MODEL_RATERS
+from tests.store.old_formats import write_format
 
 _ROWS = ["INSERT INTO raters (id, name, role, simulated) VALUES (1, 'ann', 'annotator', 0), "
          "(2, 'sim@1', 'annotator', 1)"]
 
 
 def _previous_format(location) -> None:
-    previous = MIGRATIONS.index(_MODEL_RATERS)
-    if isinstance(location, Path):
-        conn = sqlite3.connect(location)
-        for script in MIGRATIONS[:previous]:
-            conn.executescript(script)
-        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        conn.execute(f"PRAGMA user_version = {previous}")
-        for statement in _ROWS:
-            conn.execute(statement)
-        conn.commit()
-        conn.close()
-        return
-    import psycopg
-
-    from slicereview.store.postgres_schema import (
-        STATE_DDL,
-        STATE_INSERT,
-        STATE_TABLE,
-        migration_statements,
-    )
-
-    with psycopg.connect(location, autocommit=True) as conn:
-        conn.execute(STATE_DDL)
-        conn.execute(STATE_INSERT)
-        for step in range(previous):
-            for statement in migration_statements(step):
-                conn.execute(statement)
-        conn.execute(f"UPDATE {STATE_TABLE} SET schema_version = {previous}")
-        for statement in _ROWS:
-            conn.execute(statement)
+    write_format(location, MIGRATIONS.index(_MODEL_RATERS), _ROWS)
 
 
 def test_the_previous_formats_raters_are_people_and_a_model_is_stored_with_its_version(

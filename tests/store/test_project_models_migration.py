@@ -4,45 +4,17 @@ its bytes and read back by another connection, and the table's rules hold."""
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
-
 import pytest
 
 from slicereview.store import Project
-from slicereview.store.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
+from slicereview.store.schema import MIGRATIONS, SCHEMA_VERSION
 from slicereview.store.schema_project_models import _PROJECT_MODELS
+from tests.store.old_formats import write_format
 
 
 def _previous_format(location) -> None:
-    previous = MIGRATIONS.index(_PROJECT_MODELS)
-    if isinstance(location, Path):
-        conn = sqlite3.connect(location)
-        for script in MIGRATIONS[:previous]:
-            conn.executescript(script)
-        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        conn.execute(f"PRAGMA user_version = {previous}")
-        conn.execute("INSERT INTO raters (id, name, role) VALUES (1, 'boss', 'owner')")
-        conn.commit()
-        conn.close()
-        return
-    import psycopg
-
-    from slicereview.store.postgres_schema import (
-        STATE_DDL,
-        STATE_INSERT,
-        STATE_TABLE,
-        migration_statements,
-    )
-
-    with psycopg.connect(location, autocommit=True) as conn:
-        conn.execute(STATE_DDL)
-        conn.execute(STATE_INSERT)
-        for step in range(previous):
-            for statement in migration_statements(step):
-                conn.execute(statement)
-        conn.execute(f"UPDATE {STATE_TABLE} SET schema_version = {previous}")
-        conn.execute("INSERT INTO raters (id, name, role) VALUES (1, 'boss', 'owner')")
+    write_format(location, MIGRATIONS.index(_PROJECT_MODELS),
+                 ["INSERT INTO raters (id, name, role) VALUES (1, 'boss', 'owner')"])
 
 
 def test_the_previous_format_opens_with_no_version_and_stores_one(location):
