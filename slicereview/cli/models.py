@@ -46,7 +46,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--licence", metavar="TEXT", help="the model's licence, kept with a new rater")
     q.add_argument("--dicomweb", metavar="URL",
                    help="also pull the SEG objects of the project's studies from this "
-                        "DICOMweb service (its AI results)")
+                        "DICOMweb service (its AI results): only those --model made "
+                        "(their segments' algorithm name and version, docs/models.md)")
+    q.add_argument("--any-seg", action="store_true",
+                   help="with --dicomweb: take every SEG of the studies as --model's, "
+                        "whoever made it")
     q.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                    help="prediction files, or folders of them")
     q.set_defaults(func=cmd_import)
@@ -75,6 +79,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     from slicereview.cli._common import ProgressBar
 
     name, version = parse_label(args.model)
+    if args.any_seg and not args.dicomweb:
+        raise ValueError("--any-seg chooses among a PACS's SEG objects: give --dicomweb URL.")
     if not args.paths and not args.dicomweb:
         raise ValueError("Name prediction files or folders, or a PACS with --dicomweb URL.")
     with open_project(args.project) as project:
@@ -88,7 +94,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         if args.dicomweb:
             from slicereview.app.models.pacs_predictions import pull_segs
 
-            pulled = pull_segs(project, args.dicomweb, progress=ProgressBar("Pulling SEG"))
+            pulled = pull_segs(project, args.dicomweb, progress=ProgressBar("Pulling SEG"),
+                               model=None if args.any_seg else (name, version))
             paths += pulled.files
         report = import_predictions(project, rater, paths, certain=args.certain,
                                     uncertain=args.uncertain, progress=ProgressBar("Importing"))

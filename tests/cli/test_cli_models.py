@@ -131,3 +131,73 @@ def test_dicomweb_pulls_the_seg_of_the_projects_studies(orthanc, location, tmp_p
         assert rater.is_model
         [ann] = project.annotations.all(rater_id=rater.id)
         assert str(ann.status) == "submitted"
+
+
+def test_dicomweb_takes_only_the_named_models_segs(orthanc, location, tmp_path, monkeypatch,
+                                                   capsys) -> None:
+    """Two models' SEGs of one study on the PACS: ``--model A`` takes A's and reports B's
+    skipped; a version the SEGs do not state takes none; ``--any-seg`` takes both."""
+    from pydicom.data import get_testdata_file
+
+    from slicereview.app.exporting.seg import export_seg
+    from slicereview.app.models.predictions import store_prediction
+    from slicereview.app.models.raters import model_rater
+
+    for instance in orthanc.get("/instances"):
+        orthanc.delete(f"/instances/{instance}")
+    monkeypatch.setenv("SLICEREVIEW_DICOMWEB_USER", USER)
+    monkeypatch.setenv("SLICEREVIEW_DICOMWEB_PASSWORD", PASSWORD)
+    made = build(tmp_path / "made")
+    where = location("p.srproj")
+    if isinstance(where, str):
+        copy_project(made, where)
+    else:
+        where = made
+    other = tmp_path / "ai.srproj"
+    copy_project(made, other)
+    with Project.open(other) as ai:
+        ct = ai.images.all()[0]
+        for name, version, rows in (("pacs-ai", "5", slice(30, 70)),
+                                    ("other-algo", "2", slice(80, 100))):
+            labels = np.zeros((ct.rows, ct.cols), np.uint8)
+            labels[rows, 40:80] = 1
+            store_prediction(ai, model_rater(ai, name, version), ct.id, labels)
+        report = export_seg(ai, tmp_path / "seg", raters=["pacs-ai@5", "other-algo@2"])
+    segs = [p for p in report.files if p.suffix == ".dcm"]
+    assert len(segs) == 2
+    for path in [get_testdata_file("CT_small.dcm"), *segs]:
+        orthanc.upload(path)
+    import pydicom
+
+    uid_of = {str(pydicom.dcmread(p, stop_before_pixels=True).SegmentSequence[0]
+                  .SegmentAlgorithmName): str(pydicom.dcmread(p).SOPInstanceUID) for p in segs}
+    capsys.readouterr()
+    assert main(["predictions", "import", str(where), "--model", "PACS-AI@5",
+                 "--dicomweb", orthanc.dicomweb]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "pulled     1 SEG object(s) from 2 studies, 1 skipped"
+    assert out[1] == (f'skipped    SEG {uid_of["other-algo"]}: made by "other-algo 2", '
+                      "not PACS-AI@5")
+    assert out[2].startswith("matched ") and out[2].endswith("-> C000001")
+    assert out[-1] == "PACS-AI@5: 1 matched, 0 unmatched, 0 refused"
+    with Project.open(where) as project:
+        rater = project.raters.by_name("PACS-AI@5")
+        [ann] = project.annotations.all(rater_id=rater.id)
+        ys = np.concatenate([p.vertices[:, 1] for p in project.polygons.of(ann.id)])
+        assert ys.min() >= 29 and ys.max() <= 71  # (A's mask, not B's rows 80-100)
+
+    assert main(["predictions", "import", str(where), "--model", "pacs-ai@6",
+                 "--dicomweb", orthanc.dicomweb]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "pulled     0 SEG object(s) from 2 studies, 2 skipped"
+    assert f'skipped    SEG {uid_of["pacs-ai"]}: made by "pacs-ai 5", not pacs-ai@6' in out
+    assert out[-1] == "pacs-ai@6: 0 matched, 0 unmatched, 0 refused"
+
+    assert main(["predictions", "import", str(where), "--model", "both@1", "--any-seg",
+                 "--dicomweb", orthanc.dicomweb]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "pulled     2 SEG object(s) from 2 studies"
+    assert sum(line.startswith("matched ") for line in out) == 2
+    assert main(["predictions", "import", str(where), "--model", "x", "--any-seg",
+                 str(segs[0])]) == 2
+    assert "--any-seg" in capsys.readouterr().err

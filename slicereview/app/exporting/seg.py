@@ -202,8 +202,7 @@ def export_seg(project: Project, out_dir: str | Path, *, consensus: str | None =
         for item in items:
             def task(item: ExportItem = item) -> tuple[list, dict]:
                 labels = item.labels()
-                made = {c: segment_algorithm([p for p in item.polygons if str(p.certainty) == c])
-                        for c in ("certain", "uncertain")}
+                made = {c: _made(item, c) for c in ("certain", "uncertain")}
                 return ([Segment("certain", labels == CERTAIN, "drawn as certain",
                                  made["certain"]),
                          Segment("uncertain", labels == UNCERTAIN,
@@ -249,6 +248,23 @@ def export_seg(project: Project, out_dir: str | Path, *, consensus: str | None =
         progress(len(tasks), len(tasks), "")
     report.files.append(_write_index(out, rows))
     return report
+
+
+def _made(item: ExportItem, certainty: str) -> Algorithm | None:
+    """How the ``certainty`` segment of ``item`` was made; an empty segment was made as the
+    whole annotation was (a model's, even with nothing found: the model), so that a model's
+    SEG names the model in every segment (``predictions import --dicomweb`` keeps a SEG by
+    that, :mod:`slicereview.app.models.seg_origin`)."""
+    polygons = [p for p in item.polygons if str(p.certainty) == certainty]
+    if polygons:
+        return segment_algorithm(polygons)
+    if item.polygons:
+        return segment_algorithm(item.polygons)
+    if item.rater.is_model:
+        stand_in = Polygon(np.array([[0, 0], [1, 0], [1, 1]], float), tool=Tool.MODEL,
+                           model=item.rater.label)
+        return segment_algorithm([stand_in])
+    return None
 
 
 def segment_algorithm(polygons: Sequence[Polygon]) -> Algorithm | None:

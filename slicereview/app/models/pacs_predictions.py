@@ -7,8 +7,12 @@ series of modality ``SEG`` and their instances, and each SEG is fetched (WADO-RS
 DICOMweb cache (:mod:`slicereview.engines.dicomweb.cache`), at most
 :attr:`~slicereview.engines.imaging.limits.Limits.max_decoded_bytes` each. The files are then
 imported like any SEG file (:mod:`.importing`: matched by the SOP Instance UIDs they
-reference). A study the service does not know, or a SEG that cannot be fetched, is one line of
-the report; the others go on.
+reference). With ``model=(NAME, VERSION)`` only the SEGs that model made are kept
+(:mod:`.seg_origin`: each fetched SEG's header is read, its pixels are not); every other SEG
+is one ``skipped`` line of the report. The series list (QIDO-RS) cannot say which algorithm
+made a SEG (slicereview's own export, for one, describes the series by project and phase),
+so every SEG series is fetched and its header read. A study the service does not know, or a
+SEG that cannot be fetched, is one line of the report; the others go on.
 """
 
 from __future__ import annotations
@@ -25,15 +29,22 @@ Progress = Callable[[int, int, str], None]
 
 @dataclass
 class PulledSegs:
-    """``files``: the SEG files fetched; ``failed``: ``(what, why)``; ``studies``: asked."""
+    """``files``: the SEG files fetched and kept; ``failed``: ``(what, why)``; ``studies``:
+    asked; ``skipped``: ``(SOP Instance UID, who made it)`` of the SEGs another algorithm or
+    a person made; ``model``: the label the SEGs were kept for (``""``: every SEG)."""
 
     studies: int = 0
     files: list[Path] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    model: str = ""
 
     def lines(self) -> list[str]:
+        more = f", {len(self.skipped)} skipped" if self.skipped else ""
         return ([f"pulled     {len(self.files)} SEG object(s) from {self.studies} "
-                 f"stud{'y' if self.studies == 1 else 'ies'}"]
+                 f"stud{'y' if self.studies == 1 else 'ies'}{more}"]
+                + [f"skipped    SEG {uid}: made by {who}, not {self.model}"
+                   for uid, who in self.skipped]
                 + [f"refused    {what}: {why}" for what, why in self.failed])
 
 
@@ -70,10 +81,12 @@ def project_studies(project: Project) -> list[str]:
 
 
 def pull_segs(project: Project, url: str, *, auth=None, progress: Progress | None = None,
-              cancelled: Callable[[], bool] | None = None) -> PulledSegs:
+              cancelled: Callable[[], bool] | None = None,
+              model: tuple[str, str | None] | None = None) -> PulledSegs:
     """Fetch the SEG objects of the project's studies from the DICOMweb service at ``url``
     (see the module text). ``auth``: the service's credentials (default: the environment's,
-    :class:`~slicereview.app.images.pacs.Credentials`)."""
+    :class:`~slicereview.app.images.pacs.Credentials`); ``model``: ``(name, version)`` of the
+    model whose SEGs are kept (``None``: every SEG)."""
     from slicereview.app.images.limits import project_limits
     from slicereview.app.images.pacs import Credentials
     from slicereview.engines.dicomweb import cache
@@ -86,6 +99,8 @@ def pull_segs(project: Project, url: str, *, auth=None, progress: Progress | Non
     limit = project_limits(project).max_decoded_bytes
     studies = project_studies(project)
     report = PulledSegs(len(studies))
+    if model is not None:
+        report.model = model[0] + (f"@{model[1]}" if model[1] else "")
     with Server(url, auth) as server:
         for k, study in enumerate(studies):
             if cancelled is not None and cancelled():
@@ -108,7 +123,25 @@ def pull_segs(project: Project, url: str, *, auth=None, progress: Progress | Non
                 except DicomwebError as why:
                     report.failed.append((f"SEG {row.sop_uid}", str(why)))
                     continue
+                if model is not None:
+                    who = _other_maker(dest, model)
+                    if who is not None:
+                        report.skipped.append((row.sop_uid, who))
+                        continue
                 report.files.append(dest)
     if progress is not None:
         progress(len(studies), len(studies), "")
     return report
+
+
+def _other_maker(path: Path, model: tuple[str, str | None]) -> str | None:
+    """``None`` when ``model`` made the SEG at ``path``, else who did (a report's words)."""
+    from pydicom import dcmread
+
+    from slicereview.app.models.seg_origin import maker_text, matches
+
+    try:
+        seg = dcmread(path, stop_before_pixels=True, force=True)
+    except Exception:  # (unreadable: the import reports it)
+        return None
+    return None if matches(seg, *model) else maker_text(seg)
