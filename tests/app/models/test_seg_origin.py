@@ -73,3 +73,36 @@ def test_without_an_identification_sequence_the_equipments_version_is_stated() -
     seg.SegmentSequence[0].SegmentAlgorithmName = ""
     seg.SeriesDescription = "vendor-ai"
     assert made_by(seg)[0] == ("vendor-ai", "3.0.1")  # (the series description names it)
+
+
+def test_our_exported_model_seg_is_the_models_even_with_an_empty_segment(location, tmp_path):
+    """A model's SEG from our export names the model in every segment, the empty ones too
+    (only certain pixels; nothing found), so pulling it back matches its model."""
+    from slicereview.app.exporting.seg import export_seg
+    from slicereview.app.models.predictions import store_prediction
+    from slicereview.app.models.raters import model_rater
+    from slicereview.store import Project
+    from slicereview.store.copying import copy_project
+    from tests.app.dicom_project import build
+
+    made = build(tmp_path / "made")
+    where = location("p.srproj")
+    if isinstance(where, str):
+        copy_project(made, where)
+    else:
+        where = made
+    with Project.open(where) as project:
+        ct, mr = project.images.all()[:2]
+        labels = np.zeros((ct.rows, ct.cols), np.uint8)
+        labels[30:70, 40:80] = 1
+        store_prediction(project, model_rater(project, "net", "1"), ct.id, labels)
+        store_prediction(project, model_rater(project, "quiet", None), mr.id,
+                         np.zeros((mr.rows, mr.cols), np.uint8))
+        report = export_seg(project, tmp_path / "seg", raters=["net@1", "quiet"],
+                            include_empty=True)
+    segs = {p.name: pydicom.dcmread(p) for p in report.files if p.suffix == ".dcm"}
+    net = next(s for n, s in segs.items() if "net" in n)
+    assert [str(s.SegmentAlgorithmType) for s in net.SegmentSequence] == ["AUTOMATIC"] * 2
+    assert matches(net, "net", "1") and not matches(net, "quiet", None)
+    quiet = next(s for n, s in segs.items() if "quiet" in n)
+    assert made_by(quiet) == [("quiet", "")] * 2 and matches(quiet, "quiet", None)
