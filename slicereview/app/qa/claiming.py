@@ -5,8 +5,9 @@ with ``annotators_per_image=k`` (``slicereview batch ... --per-image K``) instea
 annotations per image from its pool of assigned annotators: each annotator asks for work
 (:func:`next_image`, ``slicereview claim``) and is handed an image that
 
-* they claimed before and have not finished yet (the earliest, so nothing is left half done),
-  or else
+* they claimed before and have not finished yet (the first in the batch's selection order,
+  so nothing is left half done; in a work package, which holds only the annotator's claims,
+  that is the order the package was made in), or else
 * a newly claimed one (:meth:`~slicereview.store.slots.Slots.claim`): the first in the
   batch's order that they hold no claim on and that fewer than ``k`` people claimed; a batch
   given another selection order (random, model uncertainty, disagreement:
@@ -83,12 +84,15 @@ def next_image(project: Project, rater_id: int, batch_id: int) -> int | None:
     finished = {a.image_id for a in project.annotations.all(rater_id=rater_id)
                 if a.phase is batch.phase and a.status in FINISHED}
     held = project.slots.claimed(batch_id, rater_id)
-    for image_id in held:
-        if image_id not in finished:
-            return image_id
+    unfinished = [i for i in held if i not in finished]
     from slicereview.app.qa.selection import order_of, ordered_images
 
     selection = order_of(project, batch_id)
+    if unfinished and selection.order != "batch":  # (a package holds only its own claims)
+        unfinished = [i for i in ordered_images(project, batch_id, selection)
+                      if i in set(unfinished)] or unfinished
+    if unfinished:
+        return unfinished[0]
     if selection.order == "batch":
         return project.slots.claim(batch_id, rater_id)
     # The batch's selection order: the first image in it with a free place the rater holds

@@ -55,6 +55,7 @@ from slicereview.app.qa.package_zip import (
     unpacked_folder,
     zip_unpacked,
 )
+from slicereview.app.qa.selection import ordered_images, packed_orders
 from slicereview.app.qa.workflow import OnHold, may_start, why_not_start, work_images
 from slicereview.model import Annotation, Phase, Polygon, Review, Role
 from slicereview.store import NewerProjectError, Project, ProjectError
@@ -108,8 +109,6 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
         if reason is not None:
             raise OnHold(reason)
         images = work_images(project, rater.id, batch_id)
-        from slicereview.app.qa.selection import ordered_images
-
         place = {i: k for k, i in enumerate(ordered_images(project, batch_id))}
         images.sort(key=lambda i: place.get(i, len(place)))
     else:
@@ -131,8 +130,8 @@ def package(project: Project, annotator: str, out: str | Path, batch: str | None
         project.packages.write_subset(sub, rater.id, images, batch_id, {
             "package_id": package_id, "package_annotator": annotator,
             "package_created_at": now_iso(), "project_uuid": project_uuid(project),
-            # the images in the batch's selection order (app/qa/selection.py)
-            "package_order": json.dumps(images)})
+            # the images in the batch's selection order, and its snapshot (app/qa/selection.py)
+            "package_order": json.dumps(images), **packed_orders(project, batch_id)})
         with Project.open(sub) as pkg:
             # An image on a PACS or held in the project travels as its file (fetched into its
             # cache when written): the annotator's machine need reach neither.

@@ -38,6 +38,12 @@ selection ... --refresh``, or *Set order* again), and an annotator's login claim
 snapshot's order (images missing from it after the others, in batch order). A file, an owner's
 or a reviewer's login computes the order live.
 
+**A work package** (:func:`slicereview.app.qa.packages.package`) holds neither the others'
+work nor a model's predictions either, so its project carries each batch's snapshot computed
+when it was made (:func:`packed_orders`) and claims in it, like an annotator's login; its
+image list (the Annotate tab's, :func:`in_package_order`) lists the images in the package's
+order, so *Next image* (Page Down) there goes down the batch's selection order too.
+
 Example
 -------
 >>> import tempfile, pathlib
@@ -293,7 +299,8 @@ def ordered_images(project: Project, batch_id: int,
                    selection: SelectionOrder | None = None) -> list[int]:
     """The batch's images in its selection order (see the module docstring)."""
     sel = selection or order_of(project, batch_id)
-    if sel.order in ("uncertainty", "disagreement") and not reads_everything(project):
+    if sel.order in ("uncertainty", "disagreement") and (
+            not reads_everything(project) or project.meta("package_id")):
         order = project.image_sets.members(project.workflow.batch(batch_id).image_set_id)
         ranked = [i for i in snapshot(project, batch_id)[0] if i in set(order)]
         return ranked + [i for i in order if i not in set(ranked)]
@@ -308,3 +315,26 @@ def _live(project: Project, batch_id: int, sel: SelectionOrder) -> list[int]:
     if sel.order == "random":
         return sorted(order, key=lambda i: _random_key(sel.seed, i))
     return ordered(scores(project, batch_id, sel), order)
+
+
+def packed_orders(project: Project, batch_id: int | None) -> dict[str, str]:
+    """The ``meta`` entries a work package of ``batch_id`` (``None``: of every batch) carries:
+    each batch's order with its snapshot computed now (see the module docstring)."""
+    ids = [batch_id] if batch_id is not None else [b.id for b in project.workflow.batches()]
+    out = {}
+    for b in ids:
+        sel = order_of(project, b)
+        out[_KEY.format(b)] = json.dumps(
+            {"order": sel.order, "rater_id": sel.rater_id, "seed": sel.seed,
+             "ranked": ordered_images(project, b, sel), "ranked_at": now_iso()})
+    return out
+
+
+def in_package_order(project: Project, image_ids: Sequence[int]) -> list[int]:
+    """``image_ids`` in the order of the work package whose project this is (its images in
+    the batch's selection order; the others after, as given); unchanged elsewhere."""
+    text = project.meta("package_order") if project.meta("package_id") else None
+    if not text:
+        return list(image_ids)
+    place = {int(i): k for k, i in enumerate(json.loads(text))}
+    return sorted(image_ids, key=lambda i: place.get(i, len(place)))

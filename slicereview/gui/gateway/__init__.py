@@ -318,7 +318,11 @@ class ProjectGateway(QObject):
 
     # -- the image list's reads (gui/common/image_rows.py: only what is on screen) --------------
     def image_ids(self, fmt: str | None = None) -> list[int]:
-        return self.project.images.ids(fmt) if self.project else []
+        """The image list's ids (a work package's in its order: app/qa/selection.py)."""
+        from slicereview.app.qa.selection import in_package_order
+
+        return in_package_order(self.project, self.project.images.ids(fmt)) \
+            if self.project else []
 
     def image_formats(self) -> list[str]:
         return self.project.images.formats() if self.project else []

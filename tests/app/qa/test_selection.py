@@ -202,3 +202,38 @@ def test_scores_are_cached_and_only_changed_work_is_scored_again(location, tmp_p
         assert again[str(ids[0])] == cached[str(ids[0])]
         assert again[str(ids[1])] == cached[str(ids[1])]
         assert again[str(ids[2])][0] != cached[str(ids[2])][0]
+
+
+def test_a_package_project_hands_out_its_images_in_the_batchs_uncertainty_order(location,
+                                                                               tmp_path):
+    """The package holds neither the model's predictions nor the others' work, so it carries
+    the batch's order: on the annotator's machine, Next image to annotate (claims) and the
+    image list (the gateway's ids) both go down the model's uncertainty order."""
+    from slicereview.app.qa.packages import unpack
+    from slicereview.app.qa.selection import in_package_order
+
+    where = location()
+    owner, model, (a, _, _), batch, ids = _project(where, tmp_path / "imgs")
+    with Project.open(where) as project:
+        for image_id, bands in ((ids[0], (1, 1)), (ids[1], (1, 2)), (ids[2], (2, 2))):
+            labels = np.zeros((32, 32), np.uint8)
+            labels[2:12, 2:12], labels[2:12, 16:26] = bands
+            store_prediction(project, project.raters.get(model), image_id, labels)
+        set_order(project, owner, batch, "uncertainty", rater_id=model)
+        want = [ids[2], ids[1], ids[0], ids[3]]
+        assert ordered_images(project, batch) == want
+        for image_id in ids:  # (a claims every image, in the batch's own order)
+            assert project.slots.claim_image(batch, image_id, a)
+        assert in_package_order(project, ids) == ids  # (not a package: unchanged)
+        out = package(project, "a", tmp_path / "a.srpkg", batch="b")
+    with Project.open(unpack(out)) as pkg:
+        assert pkg.raters.by_name("net@1") is None  # (the model's work stayed home)
+        assert ordered_images(pkg, batch) == want
+        assert in_package_order(pkg, pkg.images.ids()) == want
+        got = []
+        for _ in ids:
+            got.append(next_image(pkg, a, batch))
+            pkg.annotations.set_status(pkg.annotations.for_image(a, got[-1]).id,
+                                       "nothing_to_annotate")
+        assert got == want
+        assert next_image(pkg, a, batch) is None
