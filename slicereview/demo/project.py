@@ -43,6 +43,7 @@ import platformdirs
 from slicereview.demo.annotations import DEMO_GUIDELINE, add_demo_annotations
 from slicereview.demo.model import add_demo_model
 from slicereview.demo.motion import simulate_motion
+from slicereview.demo.preannotated_batch import add_preannotated_batch
 from slicereview.demo.ratings import add_demo_ratings
 from slicereview.demo.review import add_demo_review
 from slicereview.demo.workflow import OWNER, add_demo_workflow
@@ -187,9 +188,11 @@ def build_demo(folder: str | Path | None = None, progress: Progress | None = Non
         report(3, steps, "review set")
         add_demo_review(project, mammo_ids, images / "review", import_paths,
                         report=lambda what: report(4, steps, what))
-        report(5, steps, "QA workflow: onboarding, pilot, formal, a work package")
-        add_demo_workflow(project, sorted((images / "review").glob("crop_*.png")), images,
-                          import_paths)
+        report(5, steps, "QA workflow: onboarding, pilot, formal, a work package, "
+                         "a pre-annotated batch")
+        crops = sorted((images / "review").glob("crop_*.png"))
+        add_demo_workflow(project, crops, images, import_paths)
+        add_preannotated_batch(project, crops, images, import_paths)
         compute_features(project, QueueSpec())  # the default queue stays cached
         # One review slot in ten is an audit slot, so the Overview's Queue audit has material
         # (the simulated reviewer reviewed a seeded two thirds of the review set).
