@@ -22,7 +22,13 @@ when it already exists. Contents:
 * **Review set** (:mod:`slicereview.demo.review`): 48 crops (512 × 512) of breast tissue
   from the mammograms, written as PNGs beside the project, annotated by three more simulated
   annotators of different skill (group "Review set"), with repeats for intra-rater α and a
-  simulated reviewer's decisions, comments and expert-review requests on part of the set.
+  simulated reviewer's decisions, comments and expert-review requests on part of the set;
+  the simulated review model ``simulated-review-model@1`` predicts these crops.
+* **QA workflow** (:mod:`slicereview.demo.workflow`): 20 of the crops reduced to 256 × 256 in
+  onboarding, pilot and formal batches worked by five simulated annotators in two groups, and
+  a fourth batch, *Formal (pre-annotated)* (:mod:`slicereview.demo.preannotated_batch`): 8
+  further reduced crops the review model predicts, shown to the annotators on a seeded half,
+  worked with a known tendency to follow the model (the report's *What pre-annotation did*).
 
 The images are copied (hard-linked where possible) into the demo folder so the project keeps
 working when the packages are upgraded.

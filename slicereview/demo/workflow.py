@@ -24,7 +24,10 @@ table and plot with real numbers.
   (``packages/…zip``), "works" in the package's project (as on another machine), sends it back
   zipped in the same layout (``…returned.zip``) and the owner merges it.
 
-The formal batch has a low-agreement threshold (strict α 0.5, flag for review first).
+The formal batch has a low-agreement threshold (strict α 0.5, flag for review first). A fourth
+batch, *Formal (pre-annotated)*, of 8 further crops reduced the same way
+(``workflow_21.png`` …) and shown with the simulated review model's polygons on a seeded half,
+is :mod:`slicereview.demo.preannotated_batch`'s (built after this one, from its own seeds).
 """
 
 from __future__ import annotations
