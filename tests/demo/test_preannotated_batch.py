@@ -40,6 +40,21 @@ def test_the_demo_report_shows_what_preannotation_did(demo_location, tmp_path: P
         # following is faster: the expected saving, lognormal(0, 0.3) times
         saved = follow * (OWN_S - FOLLOW_S) * math.exp(0.3 ** 2 / 2)
         assert effect.time.difference < 0 and effect.time.low <= -saved <= effect.time.high
+        # the same predictions are material for The model in QA: five people on each image
+        from slicereview.app.report.model_qa import collect as model_parts
+
+        [part] = [m for m in model_parts(p) if m.label == effect.model]
+        in_batch = [r for r in part.images if r.image_id in ids]
+        assert len(in_batch) == 8 and {r.people for r in in_batch} == {5}
+    # and for the queue's model-disagreement method
+    assert main(["queue", str(demo_location), "--phase", "formal", "--method",
+                 "model-disagreement", "--model", effect.model, "--csv",
+                 str(tmp_path / "q.csv")]) == 0
+    import csv
+
+    with (tmp_path / "q.csv").open(newline="", encoding="utf-8") as fh:
+        scores = {int(r["image_id"]): r["model_disagreement"] for r in csv.DictReader(fh)}
+    assert all(0 <= float(scores[i]) <= 1 for i in ids)
     out = tmp_path / "report.html"
     assert main(["report", str(demo_location), "--out", str(out)]) == 0
     html = out.read_text(encoding="utf-8")
