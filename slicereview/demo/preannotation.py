@@ -1,5 +1,6 @@
 """Simulated annotators who follow a model's pre-annotation with a known tendency: material for
-*What pre-annotation did* (the report) and the test that it recovers the tendency.
+*What pre-annotation did* (the report; the demo's pre-annotated batch,
+:mod:`slicereview.demo.preannotated_batch`) and the test that it recovers the tendency.
 
 Clearly simulated: the raters are stored with ``simulated = 1``. Per image, some *true*
 regions (:func:`~slicereview.demo.annotators.random_regions`); the simulated **model**
@@ -16,7 +17,8 @@ shows them):
 * **not shown** — they draw their own (``own_s`` seconds).
 
 Their own drawing is :func:`~slicereview.demo.annotators.simulate_annotators` of their profile
-(:data:`~slicereview.demo.annotators.DEFAULT_PROFILES`, in the order of the annotators' ids),
+(given, or :data:`~slicereview.demo.annotators.DEFAULT_PROFILES` in the order of the
+annotators' ids),
 independent of the arm. So the expected Dice with the model is ``follow + (1 − follow) · d``
 when shown and ``d`` when not: the share of the gap closed estimates ``follow``, and the time
 saved is ``follow · (own_s − follow_s)``.
@@ -107,13 +109,17 @@ def add_model(project: Project, regions: Mapping[int, Sequence[np.ndarray]], see
 def simulate_preannotated_work(
     project: Project, batch_id: int, regions: Mapping[int, Sequence[np.ndarray]],
     follow: float | Mapping[int, float], seed: int = 0, own_s: float = 60.0,
-    follow_s: float = 12.0,
+    follow_s: float = 12.0, profiles: Mapping[int, Profile] | None = None,
 ) -> int:
     """Every annotator of the batch's design annotates every one of their images (module
-    docstring); ``follow`` per annotator id or for all. Returns the annotations finished."""
+    docstring); ``follow`` per annotator id or for all; ``profiles`` how each annotator id
+    draws their own (default: :data:`~slicereview.demo.annotators.DEFAULT_PROFILES` in id
+    order). Returns the annotations finished."""
     rows = project.preannotation.design(batch_id)
     raters = sorted({r for _, _, r, _ in rows})
-    profiles = {r: DEFAULT_PROFILES[k % len(DEFAULT_PROFILES)] for k, r in enumerate(raters)}
+    if profiles is None:
+        profiles = {r: DEFAULT_PROFILES[k % len(DEFAULT_PROFILES)]
+                    for k, r in enumerate(raters)}
     phase = project.workflow.batch(batch_id).phase
     done = 0
     for _, image_id, rater, shown in rows:

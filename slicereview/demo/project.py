@@ -22,7 +22,13 @@ when it already exists. Contents:
 * **Review set** (:mod:`slicereview.demo.review`): 48 crops (512 × 512) of breast tissue
   from the mammograms, written as PNGs beside the project, annotated by three more simulated
   annotators of different skill (group "Review set"), with repeats for intra-rater α and a
-  simulated reviewer's decisions, comments and expert-review requests on part of the set.
+  simulated reviewer's decisions, comments and expert-review requests on part of the set;
+  the simulated review model ``simulated-review-model@1`` predicts these crops.
+* **QA workflow** (:mod:`slicereview.demo.workflow`): 20 of the crops reduced to 256 × 256 in
+  onboarding, pilot and formal batches worked by five simulated annotators in two groups, and
+  a fourth batch, *Formal (pre-annotated)* (:mod:`slicereview.demo.preannotated_batch`): 8
+  further reduced crops the review model predicts, shown to the annotators on a seeded half,
+  worked with a known tendency to follow the model (the report's *What pre-annotation did*).
 
 The images are copied (hard-linked where possible) into the demo folder so the project keeps
 working when the packages are upgraded.
@@ -43,6 +49,7 @@ import platformdirs
 from slicereview.demo.annotations import DEMO_GUIDELINE, add_demo_annotations
 from slicereview.demo.model import add_demo_model
 from slicereview.demo.motion import simulate_motion
+from slicereview.demo.preannotated_batch import add_preannotated_batch
 from slicereview.demo.ratings import add_demo_ratings
 from slicereview.demo.review import add_demo_review
 from slicereview.demo.workflow import OWNER, add_demo_workflow
@@ -187,9 +194,11 @@ def build_demo(folder: str | Path | None = None, progress: Progress | None = Non
         report(3, steps, "review set")
         add_demo_review(project, mammo_ids, images / "review", import_paths,
                         report=lambda what: report(4, steps, what))
-        report(5, steps, "QA workflow: onboarding, pilot, formal, a work package")
-        add_demo_workflow(project, sorted((images / "review").glob("crop_*.png")), images,
-                          import_paths)
+        report(5, steps, "QA workflow: onboarding, pilot, formal, a work package, "
+                         "a pre-annotated batch")
+        crops = sorted((images / "review").glob("crop_*.png"))
+        add_demo_workflow(project, crops, images, import_paths)
+        add_preannotated_batch(project, crops, images, import_paths)
         compute_features(project, QueueSpec())  # the default queue stays cached
         # One review slot in ten is an audit slot, so the Overview's Queue audit has material
         # (the simulated reviewer reviewed a seeded two thirds of the review set).

@@ -8,7 +8,8 @@ review set's true spots (the same brightest blob-like spots the simulated annota
 given, :func:`slicereview.demo.review.annotate_batch`) as a somewhat biased detector would —
 outlines 10 % too large with a wobble, one spot in six missed, a false spot now and then
 inside the tissue — so it disagrees with the annotators where they disagree with the truth
-and where it errs itself. Each prediction is stored with
+and where it errs itself. It also predicts the QA workflow's pre-annotated batch
+(:mod:`slicereview.demo.preannotated_batch`). Each prediction is stored with
 :func:`slicereview.app.models.predictions.store_prediction`, the path every prediction takes.
 
 Example
@@ -39,8 +40,8 @@ MODEL_VERSION = "1"
 MODEL_PROFILE = Profile("model", miss=0.16, extra=0.25, uncertain=0.05, margin=0.10,
                         scale=1.10, scale_sd=0.05, wobble=0.06, tremor=0.2)
 CARD = {"licence": "CC0-1.0 (simulated, no weights)",
-        "description": "A simulated model of the demo's review set (its crops only): not a "
-                       "trained network."}
+        "description": "A simulated model of the demo's review set and of the reduced crops of "
+                       "its pre-annotated batch: not a trained network."}
 
 
 def review_truth(pixels: np.ndarray, image_id: int, seed: int = 21) -> list[np.ndarray]:

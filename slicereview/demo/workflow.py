@@ -24,7 +24,10 @@ table and plot with real numbers.
   (``packages/…zip``), "works" in the package's project (as on another machine), sends it back
   zipped in the same layout (``…returned.zip``) and the owner merges it.
 
-The formal batch has a low-agreement threshold (strict α 0.5, flag for review first).
+The formal batch has a low-agreement threshold (strict α 0.5, flag for review first). A fourth
+batch, *Formal (pre-annotated)*, of 8 further crops reduced the same way
+(``workflow_21.png`` …) and shown with the simulated review model's polygons on a seeded half,
+is :mod:`slicereview.demo.preannotated_batch`'s (built after this one, from its own seeds).
 """
 
 from __future__ import annotations
@@ -61,7 +64,8 @@ FEEDBACK, NO_FEEDBACK = "A2 (feedback)", "A0 (no feedback)"
 DENSITY = DEMO_QUESTIONS[0][4]  # the Breast density question's grades
 
 
-def _profile(name: str, noise: float) -> Profile:
+def noise_profile(name: str, noise: float) -> Profile:
+    """A workflow annotator's drawing profile at ``noise`` (0 careful .. 1 sloppy)."""
     return Profile(name, miss=0.05 + 0.3 * noise, extra=0.1 + 1.2 * noise,
                    uncertain=0.1 + 0.3 * noise, margin=0.1 + 0.3 * noise,
                    scale=1.0 + 0.25 * noise, scale_sd=0.05 + 0.1 * noise,
@@ -79,13 +83,14 @@ ANNOTATORS = {
 PACKAGED = "Simulated annotator A0-1"
 
 
-def write_images(sources: Sequence[Path], folder: Path) -> list[Path]:
-    """The crops reduced by two (mean of 2 × 2 pixels) as 16-bit PNGs in ``folder``."""
+def write_images(sources: Sequence[Path], folder: Path, start: int = 1) -> list[Path]:
+    """The crops reduced by two (mean of 2 × 2 pixels) as 16-bit PNGs in ``folder``, named
+    ``workflow_NN.png`` from ``start``."""
     from PIL import Image as PILImage
 
     folder.mkdir(parents=True, exist_ok=True)
     out = []
-    for k, src in enumerate(sources, start=1):
+    for k, src in enumerate(sources, start=start):
         pixels = np.asarray(PILImage.open(src), dtype=np.float64)
         h, w = (pixels.shape[0] // 2) * 2, (pixels.shape[1] // 2) * 2
         small = pixels[:h, :w].reshape(h // 2, 2, w // 2, 2).mean(axis=(1, 3))
@@ -134,7 +139,7 @@ class _Study:
         return simulate_annotators((SIZE, SIZE), self.truth[image_id],
                                    seed=self.seed + 97 * image_id
                                    + 7919 * list(ANNOTATORS).index(name),
-                                   profiles=[_profile(name, noise)])[name]
+                                   profiles=[noise_profile(name, noise)])[name]
 
     def density(self, image_id: int, rater: int | None = None, noise: float = 0.0) -> str:
         """The image's true density grade (``rater`` None: the gold answer), or a rater's
