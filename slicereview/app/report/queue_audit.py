@@ -2,7 +2,7 @@
 base rate from the random audit slots, the lift and R@k with its interval — what the Overview's
 Queue audit tab and ``slicereview audit show`` print (the rules and the methods are in
 :mod:`slicereview.app.review.audit` and :mod:`slicereview.engines.review.audit`; docs/review.md,
-"The audit of the queue").
+"Reviewing").
 
 * **which queue** — the Review tab's method, phase, round and group and ``k`` = its budget, as
   stored in the project (``review.*`` settings; box-score, formal, all rounds and groups,
