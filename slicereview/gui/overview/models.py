@@ -55,6 +55,11 @@ class ModelsSection(QScrollArea):
         _fill(self.summary, [model_qa.summary_cells(m) for m in models], 1)
         _fill(self.images, [[m.label, *model_qa.image_cells(r)] for m in models
                             for r in m.images], 3)
+        gold = any(r.gold is not None for m in models for r in m.images)
+        for k in range(4):  # no gold columns without an image with gold (the report's rule)
+            self.images.setColumnHidden(12 + k, not gold)
+        for k in range(5):
+            self.summary.setColumnHidden(10 + k, not gold)
         self.batches_empty.setVisible(not batches)
         self.batches.setVisible(bool(batches))
         _fill(self.batches, [[b.batch if k == 0 else "", *row] for b in batches

@@ -92,6 +92,7 @@ def test_overview_shows_the_model_in_the_matrix_and_the_models_tab(open_window, 
     assert not models.empty.isVisibleTo(page) and models.summary.isVisibleTo(page)
     assert _cells(models.summary) == [model_qa.summary_cells(part)]
     assert models.images.rowCount() == len(part.images)
+    assert models.summary.isColumnHidden(10) and models.images.isColumnHidden(12)  # no gold
     [batch] = expected.preannotation
     assert [row[1:] for row in _cells(models.batches)] == preannotation.rows(batch)
     assert preannotation.heading(batch) in models.batch_notes.text()
