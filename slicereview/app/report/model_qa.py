@@ -14,7 +14,9 @@ Docs: docs/models.md, "The model in QA"; the per-image rules are
   without the model). Δ = with − without: negative when the model disagrees with them more
   than they disagree with each other.
 * **the model's row of the matrix** — per person, the mean over the images both annotated of
-  the pairwise strict α of the model's and that person's masks (the matrix's own measure).
+  the pairwise strict α of the model's and that person's masks (the matrix's own measure);
+  :mod:`slicereview.app.report.matrix` draws it as the model's row and column of the
+  annotator × annotator matrix, marked apart from the people.
 
 Example
 -------
@@ -69,6 +71,11 @@ class ModelPart:
     images: list[ModelImage] = field(default_factory=list)
     #: person's rater id → (mean pairwise strict α with the model, images)
     pairwise: dict[int, tuple[float, int]] = field(default_factory=dict)
+    #: person's rater id → per image both annotated: (index into ``images``, the pairwise
+    #: strict α, (the person's annotation id, the model's)) -- what a model cell of the
+    #: matrix lists
+    pair_alpha: dict[int, list[tuple[int, float, tuple[int, int]]]] = field(
+        default_factory=dict)
 
     def mean(self, what: Callable[[ModelImage], float]) -> float:
         values = [v for v in map(what, self.images) if not math.isnan(v)]
@@ -91,10 +98,11 @@ def collect(project: Project) -> list[ModelPart]:
     groups = people_selections(project, {m.id for m in models(project)})
     for model in models(project):
         part = ModelPart(model_label(model))
-        sums: dict[int, list[float]] = {}
+        sums = part.pair_alpha
         for group in groups:
             image_id = group[0].image_id
-            if model_annotation(project, model.id, image_id) is None:
+            prediction = model_annotation(project, model.id, image_id)
+            if prediction is None:
                 continue
             ids = [a.id for a in group]
             view = model_on_image(project, image_id, ids, model.id)
@@ -105,16 +113,20 @@ def collect(project: Project) -> list[ModelPart]:
             mine = rasterize(list(view.polygons), shape) == 1
             both = np.concatenate([strict, mine[None]])
             for k, ann in enumerate(group):
-                sums.setdefault(ann.rater_id, []).append(
-                    mask_alpha(np.stack([strict[k], mine])))
+                sums.setdefault(ann.rater_id, []).append((len(part.images), mask_alpha(
+                    np.stack([strict[k], mine])), (ann.id, prediction)))
             part.images.append(ModelImage(
                 image_id, image.case_id, str(group[0].phase), len(group), view.majority,
                 view.staple, view.gold, len(view.model_only), len(view.people_only),
                 mask_alpha(strict) if len(group) >= 2 else math.nan, mask_alpha(both)))
-        part.pairwise = {r: (float(np.nanmean(v)) if not all(map(math.isnan, v))
-                             else math.nan, len(v)) for r, v in sums.items()}
+        part.pairwise = {r: _mean_alpha([a for _, a, _ in v]) for r, v in sums.items()}
         found.append(part)
     return found
+
+
+def _mean_alpha(values: list[float]) -> tuple[float, int]:
+    kept = [v for v in values if not math.isnan(v)]
+    return (float(np.mean(kept)) if kept else math.nan), len(values)
 
 
 def people_selections(project: Project, model_ids: set[int]) -> list[list[Annotation]]:
@@ -130,13 +142,55 @@ def people_selections(project: Project, model_ids: set[int]) -> list[list[Annota
 
 
 def _getter(against: str, measure: str) -> Callable[[ModelImage], float]:
-    return lambda row: float(getattr(getattr(row, against), measure))
+    def get(row: ModelImage) -> float:
+        o = getattr(row, against)
+        return math.nan if o is None else float(getattr(o, measure))
+    return get
 
 
 def _o(o: Overlap | None) -> list[str]:
     if o is None:
         return ["–"] * 4
     return [fmt(o.dice), fmt(o.hd95, 1), fmt(o.sensitivity), fmt(o.specificity)]
+
+
+#: What the section says when the project has no model.
+EMPTY = "No model in this project (slicereview predictions import, or Owner ▸ Models…)."
+MEASURES = (("dice", "Dice"), ("hd95", "HD95"), ("sensitivity", "sens."),
+            ("specificity", "spec."))
+#: The columns of the per-model summary (:func:`summary_cells`): means over the model's images
+#: (against gold: over its images with gold).
+SUMMARY = (["model", "images"] + [f"{w} {m}" for w in ("majority", "STAPLE", "gold")
+                                  for _, m in MEASURES]
+           + ["gold images", "α people", "α with model", "Δ α", "images (≥ 2 people)"])
+
+
+def summary_cells(part: ModelPart) -> list[str]:
+    """One model's row of the summary (:data:`SUMMARY`), as text.
+
+    >>> summary_cells(ModelPart("net@1"))[:3], len(SUMMARY) == len(summary_cells(ModelPart("x")))
+    (['net@1', '0', '–'], True)
+    """
+    without, with_, n = part.alpha
+    means = [fmt(part.mean(_getter(a, m)), 1 if m == "hd95" else 3)
+             for a in ("majority", "staple", "gold") for m, _ in MEASURES]
+    return [part.label, str(len(part.images)), *means,
+            str(sum(r.gold is not None for r in part.images)), fmt(without), fmt(with_),
+            fmt(with_ - without) if n else "–", str(n)]
+
+
+def image_cells(row: ModelImage, gold: bool = True) -> list[str]:
+    """One image's row of the model's table (the columns of :func:`image_head`)."""
+    return [row.case_id, row.phase, str(row.people), *_o(row.majority), *_o(row.staple),
+            *(_o(row.gold) if gold else []), str(row.model_only), str(row.people_only),
+            fmt(row.alpha_without), fmt(row.alpha_with)]
+
+
+def image_head(gold: bool = True) -> list[str]:
+    """The columns of :func:`image_cells` (``gold``: with the columns against gold)."""
+    against = ("majority", "STAPLE", "gold") if gold else ("majority", "STAPLE")
+    return (["case", "phase", "people"] + [f"{w} {m}" for w in against for _, m in MEASURES]
+            + ["model only", "people only", "α people", "α with model"])
 
 
 NOTE = ("Relaxed masks (certain or uncertain pixels). Majority: pixels more than half the "
@@ -150,13 +204,19 @@ NOTE = ("Relaxed masks (certain or uncertain pixels). Majority: pixels more than
 
 def render(parts: list[ModelPart], raters: dict[int, tuple[str, str]],
            table: Callable[[list[str], list[list[str]]], str]) -> str:
-    """The section as HTML (``raters``: id → (name, group); ``table(head, rows)``)."""
+    """The section as HTML (``raters``: id → (name, group), unused since the model's row
+    moved into the matrix; ``table(head, rows)``)."""
     e = html.escape
     out = ["<h2>The model in QA</h2>"]
     if not parts:
-        out.append("<p>No model in this project (slicereview predictions import, or "
-                   "Owner ▸ Models…).</p>")
+        out.append(f"<p>{e(EMPTY)}</p>")
         return "\n".join(out)
+    out.append(table(SUMMARY, [[f"<i>{e(c[0])}</i> (model)", *c[1:]]
+                               for c in map(summary_cells, parts)]))
+    out.append("<p class=note>Means over each model's images (against gold: over its images "
+               "with gold). Each model's agreement with each person is its row of the "
+               "annotator × annotator agreement matrix above (marked apart from the "
+               "people).</p>")
     for part in parts:
         without, with_, n = part.alpha
         out.append(f"<h3>{e(part.label)} (a model: never counted as a person)</h3>")
@@ -164,27 +224,11 @@ def render(parts: list[ModelPart], raters: dict[int, tuple[str, str]],
                    f"People's strict α without the model {fmt(without)}, with it "
                    f"{fmt(with_)} (Δ {fmt(with_ - without) if n else '–'}; {n} images with "
                    f"two people or more).</p>")
-        means = [fmt(part.mean(_getter(a, m)), 3 if m == "dice" else 1)
-                 for a in ("majority", "staple") for m in ("dice", "hd95")]
-        out.append(f"<p>Mean Dice / HD95 against the majority {means[0]} / {means[1]}, "
-                   f"against STAPLE {means[2]} / {means[3]}.</p>")
-        against = ("majority", "STAPLE", "gold") if any(r.gold for r in part.images) else (
-            "majority", "STAPLE")  # (no gold column without an image with gold)
-        head = ["case", "phase", "people"] + [f"{w} {m}" for w in against
-                                              for m in ("Dice", "HD95", "sens.", "spec.")]
-        rows = [[e(r.case_id), e(r.phase), str(r.people), *_o(r.majority), *_o(r.staple),
-                 *(_o(r.gold) if "gold" in against else []), str(r.model_only),
-                 str(r.people_only), fmt(r.alpha_without), fmt(r.alpha_with)]
-                for r in part.images]
-        if "gold" not in against:
+        gold = any(r.gold for r in part.images)  # (no gold column without an image with gold)
+        if not gold:
             out.append("<p>No image with the model's prediction has gold yet (Owner ▸ Gold "
                        "and onboarding…): no columns against gold.</p>")
-        out.append(table(head + ["model only", "people only", "α people", "α with model"],
-                         rows))
-        cells = [[f"<i>{e(part.label)}</i> (model)", e(raters[r][0]), fmt(a), str(n_)]
-                 for r, (a, n_) in sorted(part.pairwise.items())]
-        out.append("<p>The model in the agreement matrix (apart from the people): its mean "
-                   "pairwise strict α with each person over the images both annotated.</p>")
-        out.append(table(["model", "person", "mean pairwise strict α", "images"], cells))
+        out.append(table(image_head(gold), [[e(c) for c in image_cells(r, gold)]
+                                            for r in part.images]))
     out.append(f"<p class=note>{e(NOTE)}</p>")
     return "\n".join(out)

@@ -1,14 +1,16 @@
 """The owner's report: one stand-alone HTML file (plots embedded as base64 PNG) with where the
 project stands — acceptance per phase × group with times and Welch tests ([CrowdSegQA, Table 2]),
 the onboarding pre-filter and the owner's decisions, per-annotator quality (with STAPLE
-sensitivity and specificity), the annotator × annotator agreement matrix, inter- and
+sensitivity and specificity), the annotator × annotator agreement matrix with each model's row
+and column marked apart (:mod:`slicereview.app.report.matrix`), inter- and
 intra-rater α histograms ([CrowdSegQA, Fig. 5]), the queue evaluation curves
 ([CrowdSegQA, Fig. 6]),
 annotation times per phase, for classification questions, majority vote against gold and
 the generalizability coefficient, per tool the polygons, time, agreement and acceptance
 (:mod:`slicereview.app.report.tools`), the model in QA
 (:mod:`slicereview.app.report.model_qa`), what pre-annotation did
-(:mod:`slicereview.app.report.preannotation`), and per rated image set its rating sessions with the
+(:mod:`slicereview.app.report.preannotation`), the review queue's audit estimate
+(:mod:`slicereview.app.report.queue_audit`), and per rated image set its rating sessions with the
 Bradley–Terry scores ± SE of exhaustive sessions and the pooled ranking
 (:mod:`slicereview.app.report.rating`). Every number names its method.
 
@@ -40,15 +42,16 @@ import numpy as np
 
 from slicereview.app.qa.workflow import prefilter, score_pending
 from slicereview.app.report import acceptance as qa_stats
+from slicereview.app.report import matrix as report_matrix
 from slicereview.app.report import model_qa as report_model
 from slicereview.app.report import plots as report_plots
 from slicereview.app.report import preannotation as report_preannotation
 from slicereview.app.report import project_model as report_project_model
+from slicereview.app.report import queue_audit as report_audit
 from slicereview.app.report import rating as report_rating
 from slicereview.app.report import tools as report_tools
 from slicereview.app.report.agreement import FINISHED, InterRater, inter_rater
 from slicereview.app.report.formatting import STAPLE_COLUMNS, STAPLE_NOTE, intra_note, staple_cells
-from slicereview.app.report.formatting import colour as _colour
 from slicereview.app.report.formatting import fmt as _fmt
 from slicereview.app.report.images import flag_counts, flag_rows, image_rows, rows_html
 from slicereview.app.report.intra import IntraRater, intra_rater
@@ -58,7 +61,7 @@ from slicereview.store import Project
 
 Progress = Callable[[int, int], None]
 #: Steps of :func:`collect` besides the per-image agreement pass (which counts per image).
-_STEPS = 8
+_STEPS = 9
 #: Points of each queue evaluation curve ([CrowdSegQA, Fig. 6]).
 CURVE_POINTS = 80
 
@@ -94,6 +97,9 @@ class ReportData:
     models: list[report_model.ModelPart] = field(default_factory=list)
     #: Per trained version of the project model (:mod:`slicereview.app.report.project_model`).
     project_model: list[dict[str, Any]] = field(default_factory=list)
+    #: The review queue's audit estimate (:mod:`slicereview.app.report.queue_audit`).
+    audit: report_audit.AuditPart = field(default_factory=lambda: report_audit.AuditPart(
+        "box-score", "formal", 20, reason="not computed"))
 
 
 def _quality(project: Project, agreement: InterRater) -> list[dict[str, Any]]:
@@ -201,13 +207,15 @@ def collect(project: Project, raters: Iterable[int] | None = None,
     step(7)
     tools = report_tools.collect(project, raters, agreement)
     step(8)
+    audit = report_audit.collect(project)
+    step(9)
     return ReportData(
         project.name, {r.id: (r.name, r.group or qa_stats.NO_GROUP) for r in project.raters.all()},
         acceptance, quality, onboarding, agreement, times,
         {p: qa_stats.outlier_limit(t) for p, t in times.items()}, evaluations, questions,
         flags, subset, intra, image_rows(project, agreement.per_image, flagged), flagged,
         rating, tools, report_preannotation.collect(project), report_model.collect(project),
-        report_project_model.collect(project))
+        report_project_model.collect(project), audit)
 
 
 # -- HTML ------------------------------------------------------------------------------------
@@ -230,28 +238,6 @@ def _table(head: list[str], rows: list[list[str]], left: int = 1) -> str:
 
 def _img(b64: str, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{b64}">'
-
-
-def _matrix(data: ReportData) -> str:
-    ids = sorted({r for pair in data.agreement.pairwise for r in pair})
-    if len(ids) < 2:
-        return "<p>No pair of annotators shares an image.</p>"
-    e = html.escape
-    # columns by number (row k's annotator): names as headers made the table wider than 1400 px
-    head = "<tr><th></th>" + "".join(f"<th title='{e(data.raters[i][0])}'>{k}</th>"
-                                     for k, i in enumerate(ids, 1)) + "</tr>"
-    rows: list[str] = []
-    for a in ids:
-        cells = []
-        for b in ids:
-            key = (min(a, b), max(a, b))
-            value = data.agreement.pairwise.get(key, math.nan) if a != b else math.nan
-            n = data.agreement.pair_images.get(key, 0) if a != b else 0
-            text = "" if a == b else f"{_fmt(value)}<br><small>{n} img</small>"
-            cells.append(f'<td style="background:{_colour(value)}">{text}</td>')
-        rows.append(f"<tr><th class=l>{len(rows) + 1} {e(data.raters[a][0])}</th>"
-                    f"{''.join(cells)}</tr>")
-    return f"<div style='overflow-x:auto'><table>{head}{''.join(rows)}</table></div>"
 
 
 def render_steps(data: ReportData) -> int:
@@ -317,14 +303,13 @@ def render(data: ReportData, progress: Progress | None = None) -> str:
     parts.append(f"<p class=note>LOO Δ strict α: mean over images with three or more annotators "
                  f"of α (nominal, strict, image level) without the annotator minus α with all; "
                  f"positive means agreement rises without them. {e(STAPLE_NOTE)}</p>")
-    parts.append("<h2>Annotator × annotator agreement</h2>" + _matrix(data))
-    parts.append("<p class=note>Cells: mean pairwise Krippendorff's α (nominal, strict, image "
-                 "level) over the images both annotated; colour by band (≤ 0.1 disagreement, "
-                 "≤ 0.667 low, ≤ 0.8 moderate, high).</p>")
+    parts.append("<h2>Annotator × annotator agreement</h2>" + report_matrix.render(data)
+                 + report_matrix.notes(data))
     parts.append("<h2>Per-image agreement</h2>" + rows_html(data.per_image, data.flagged))
     parts.append(report_tools.render(data.tools, _table))
     parts.append(report_model.render(data.models, data.raters, _table))
     parts.append(report_preannotation.render(data.preannotation, _table))
+    parts.append(report_audit.render(data.audit, _table))
     step()
     parts.append("<h2>Inter-rater agreement: image level vs box level</h2>")
     if data.agreement.images:

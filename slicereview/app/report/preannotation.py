@@ -130,14 +130,48 @@ NOTE = ("Shown: the annotation started as a copy of the model's polygons; not sh
         "bootstrap over images (4000 resamples; all annotations of a drawn image together).")
 
 
+#: What the section says when no batch has pre-annotation.
+EMPTY = ("No batch shows a model's polygons to its annotators (Owner ▸ Phases and batches…, "
+         "or slicereview preannotate).")
+#: The columns of :func:`rows`.
+COLUMNS = ["measure", "shown", "not shown", "shown − not [95 % CI]", "images"]
+
+
+def rows(b: BatchEffect) -> list[list[str]]:
+    """The batch's comparison as text, one row per measure (:data:`COLUMNS`)."""
+    found = [[label, _mean(c.shown, d), _mean(c.not_shown, d), _ci(c, d), str(c.images)]
+             for label, c, d in (("active time per image (s)", b.time, 1),
+                                 ("Dice with the other annotators", b.others, 3),
+                                 ("Dice with the model", b.model_dice, 3))]
+    found.append(["share of the gap to the model closed", "", "", _ci(b.gap, 3),
+                  str(b.gap.images)])
+    return found
+
+
+def heading(b: BatchEffect) -> str:
+    """The batch's heading and counts, as plain text (two sentences)."""
+    return (f"{b.batch}: {b.model} shown on {b.share} of the images (seed {b.seed}). "
+            f"{b.images} images; {b.finished} finished annotations ({b.time.n_shown} shown, "
+            f"{b.time.n_not_shown} not shown), {b.pending} not finished yet.")
+
+
+def caveat(b: BatchEffect) -> str:
+    """Why the batch has no comparison, or ``""``."""
+    if b.share == "all":
+        return ("The model is shown on every image: this batch has no control arm, so there "
+                "is no comparison.")
+    if b.time.n_shown == 0 or b.time.n_not_shown == 0:
+        return "No comparison yet: each arm needs a finished annotation (shown and not shown)."
+    return ""
+
+
 def render(effects: list[BatchEffect],
            table: Callable[[list[str], list[list[str]]], str]) -> str:
     """The section as HTML (``table(head, rows)`` draws a table)."""
     e = html.escape
     parts = ["<h2>What pre-annotation did</h2>"]
     if not effects:
-        parts.append("<p>No batch shows a model's polygons to its annotators (Owner ▸ "
-                     "Phases and batches…, or <code>slicereview preannotate</code>).</p>")
+        parts.append(f"<p>{e(EMPTY)}</p>")
         return "\n".join(parts)
     for b in effects:
         parts.append(f"<h3>{e(b.batch)}: {e(b.model)} shown on {e(b.share)} of the images "
@@ -145,19 +179,8 @@ def render(effects: list[BatchEffect],
         parts.append(f"<p>{b.images} images; {b.finished} finished annotations "
                      f"({b.time.n_shown} shown, {b.time.n_not_shown} not shown), "
                      f"{b.pending} not finished yet.</p>")
-        rows = [[label, _mean(c.shown, d), _mean(c.not_shown, d), _ci(c, d), str(c.images)]
-                for label, c, d in (("active time per image (s)", b.time, 1),
-                                    ("Dice with the other annotators", b.others, 3),
-                                    ("Dice with the model", b.model_dice, 3))]
-        rows.append(["share of the gap to the model closed", "", "", _ci(b.gap, 3),
-                     str(b.gap.images)])
-        parts.append(table(["measure", "shown", "not shown", "shown − not [95 % CI]",
-                            "images"], rows))
-        if b.share == "all":
-            parts.append("<p class=note>The model is shown on every image: this batch has "
-                         "no control arm, so there is no comparison.</p>")
-        elif b.time.n_shown == 0 or b.time.n_not_shown == 0:
-            parts.append("<p class=note>No comparison yet: each arm needs a finished "
-                         "annotation (shown and not shown).</p>")
+        parts.append(table(COLUMNS, rows(b)))
+        if caveat(b):
+            parts.append(f"<p class=note>{e(caveat(b))}</p>")
     parts.append(f"<p class=note>{e(NOTE)}</p>")
     return "\n".join(parts)

@@ -9,23 +9,18 @@ phase, round and group, with ``k`` = the Review tab's budget, each time the repo
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from slicereview.app.report.queue_audit import COLUMNS, NOTE, AuditPart, heading
+from slicereview.app.report.queue_audit import rows as rows_of
 from slicereview.gui.common import qa_workers
 from slicereview.gui.common.background import Worker, thread_worker
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.overview.sections import note
 from slicereview.gui.overview.tables import _fill, new_table
-
-COLUMNS = ["quantity", "estimate", "95 % interval", "from", "method"]
-
-
-def _pct(value: float) -> str:
-    return "n/a" if math.isnan(value) else f"{100 * value:.1f} %"
 
 
 class AuditSection(QScrollArea):
@@ -39,14 +34,7 @@ class AuditSection(QScrollArea):
         self.table = new_table(COLUMNS)
         inner = QWidget()
         layout = QVBoxLayout(inner)
-        for w in (self.heading, self.table, note(
-                "Audit slots show images drawn at random from the whole queue (a seeded "
-                "Bernoulli sample, one slot in round(1/share)); an image needed review when the "
-                "reviewer rejected, commented, pinned or asked for an expert, counted once all "
-                "its annotations are decided. P@k and the base rate: Wilson score intervals. "
-                "R@k: stratified estimator (top k and the rest, the rest's rate from the audit), "
-                "each stratum's Wilson bound at 97.5 % (Bonferroni, at least 95 %). The owner "
-                "sets the share in Owner ▸ Audit and selection order…")):
+        for w in (self.heading, self.table, note(NOTE)):
             layout.addWidget(w)
         layout.addStretch(1)
         self.setWidgetResizable(True)
@@ -85,22 +73,9 @@ class AuditSection(QScrollArea):
             _fill(self.table, [], 1)
             return
         e, size = result
-        self.heading.setText(
-            f"<b>{method}</b> queue ({phase}): {e.population} images, one review slot in "
-            f"{size} is an audit slot; {e.members} audit members.")
-        p, b, r = e.precision, e.base_rate, e.rest
-        lift = "n/a" if math.isnan(e.lift) else f"{e.lift:.2f}×"
-        rows = [
-            [f"P@{e.k} of {method}", _pct(p.value), f"{_pct(p.low)} – {_pct(p.high)}",
-             f"{p.relevant} of {p.reviewed} reviewed in the top {e.k}", "Wilson"],
-            ["base rate (a random queue's P@k)", _pct(b.value),
-             f"{_pct(b.low)} – {_pct(b.high)}",
-             f"{b.relevant} of {b.reviewed} reviewed audit members", "Wilson"],
-            ["lift over random", lift, "–", "P@k / base rate", "ratio"],
-            [f"R@{e.k}", _pct(e.recall), f"{_pct(e.recall_low)} – {_pct(e.recall_high)}",
-             f"the rest's rate from {r.reviewed} reviewed members ({r.relevant} needed review)",
-             "stratified, Bonferroni-Wilson"],
-        ]
+        part = AuditPart(method, phase, k, e, size)
+        self.heading.setText(heading(part))
+        rows = rows_of(part)
         _fill(self.table, rows, 1)
         for r in range(self.table.rowCount()):  # the words read from the left
             for c in (3, 4):

@@ -4,12 +4,14 @@ The same values as ``slicereview report`` (:func:`slicereview.app.report.owner_r
 computed by :func:`slicereview.gui.common.qa_workers.report` in a process worker, with a
 progress bar and a Cancel that stops it) shown as tables — acceptance per phase × group with
 times and Welch tests, the onboarding pre-filter, per-annotator quality (with STAPLE sensitivity and
-specificity), the annotator × annotator agreement matrix, the per-image agreement (with the
+specificity), the annotator × annotator agreement matrix (each model's row and column after a
+dark line, :mod:`slicereview.gui.overview.agreement`), the per-image agreement (with the
 Labelbox and Label Studio measures) and the flagged images, per tool (polygons, time,
-matched Dice, acceptance), classification questions — and
+matched Dice, acceptance), the models (*The model in QA* and *What pre-annotation did*,
+:mod:`slicereview.gui.overview.models`), classification questions — and
 interactive pyqtgraph plots (inter- and intra-rater α histograms, queue curves, times).
-Clicking a matrix cell lists the images where that pair disagrees most (lowest
-strict α first, computed in a worker); selecting one shows it in the View tab
+Clicking a matrix cell lists the images where that pair (or that model and person) disagrees
+most (lowest strict α first); selecting one shows it in the View tab
 (:attr:`OverviewPage.image_requested`). "Save HTML report…" writes the same file as the CLI.
 
 The report is computed when the tab is first shown for a project and on "Compute" (after
@@ -24,36 +26,34 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QMessageBox,
     QProgressBar,
     QPushButton,
-    QSplitter,
     QTableWidget,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from slicereview.app.report.formatting import STAPLE_NOTE, TOOL_NOTE, fmt, intra_note
+from slicereview.app.report.formatting import STAPLE_NOTE, TOOL_NOTE, intra_note
 from slicereview.gui.common import file_dialogs, qa_workers
 from slicereview.gui.common.background import Worker, process_worker, thread_worker
 from slicereview.gui.gateway import ProjectGateway
 from slicereview.gui.overview import plots, tables
+from slicereview.gui.overview.agreement import AgreementSection
 from slicereview.gui.overview.audit import AuditSection
 from slicereview.gui.overview.images import ImagesSection
+from slicereview.gui.overview.models import ModelsSection
 from slicereview.gui.overview.sections import QuestionsSection, note, section
 
 if TYPE_CHECKING:
     from slicereview.app.report.owner_report import ReportData
-    from slicereview.app.report.pairs import PairImage
 
 
 class OverviewPage(QWidget):
@@ -67,7 +67,6 @@ class OverviewPage(QWidget):
         self.gateway = gateway
         self.data: ReportData | None = None
         self._worker: Worker | None = None
-        self._pair_worker: Worker | None = None
         self._html_worker: Worker | None = None
         self._stale = True
 
@@ -92,15 +91,11 @@ class OverviewPage(QWidget):
         self.onboarding = tables.new_table(tables.ONBOARDING)
         self.quality = tables.new_table(tables.QUALITY)
         self.tools = tables.new_table(tables.TOOLS)
-        self.matrix = tables.new_table([])
-        self.matrix.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectItems)
-        self.matrix.setAlternatingRowColors(False)
-        self.matrix.cellClicked.connect(self.open_pair)
-        self.pair_label = QLabel("Click a cell to list the images where that pair disagrees "
-                                 "most.")
-        self.pair_label.setWordWrap(True)
-        self.pair_list = QListWidget()
-        self.pair_list.currentItemChanged.connect(self._pair_image_chosen)
+        self.agreement = AgreementSection(gateway)  # the matrix and a cell's images
+        self.agreement.image_requested.connect(self.image_requested)
+        self.matrix = self.agreement.matrix
+        self.pair_list, self.pair_label = self.agreement.pair_list, self.agreement.pair_label
+        self.models = ModelsSection()
         self.flags = QLabel()
         self.images = ImagesSection()  # per-image agreement, flagged images
         self.images.image_requested.connect(self.image_requested)
@@ -119,15 +114,6 @@ class OverviewPage(QWidget):
             "Annotation time per phase (box: quartiles and median; red dashes: outlier limit, "
             "times kept)", "phase", "active annotation time (s), round 1")
 
-        pair_side = QWidget()
-        side = QVBoxLayout(pair_side)
-        side.setContentsMargins(0, 0, 0, 0)
-        side.addWidget(self.pair_label)
-        side.addWidget(self.pair_list)
-        split = QSplitter()
-        split.addWidget(self.matrix)
-        split.addWidget(pair_side)
-        split.setSizes([780, 320])
         curve_row = QHBoxLayout()
         curve_row.addWidget(QLabel("Phase:"))
         curve_row.addWidget(self.phase_box)
@@ -146,11 +132,7 @@ class OverviewPage(QWidget):
             "LOO Δ strict α: mean over images with three or more annotators of α (nominal, "
             "strict, image level) without the annotator minus α with all; positive means "
             "agreement rises without them. " + STAPLE_NOTE)]), "Annotators")
-        split.setMinimumHeight(300)
-        self.sections.addTab(section([split, note(
-            "Cells: mean pairwise Krippendorff's α (nominal, strict, image level) over the "
-            "images both annotated; colour by band (≤ 0.1 disagreement, ≤ 0.667 low, ≤ 0.8 "
-            "moderate, high).")], fill=True), "Agreement")
+        self.sections.addTab(self.agreement, "Agreement")
         self.sections.addTab(section([
             QLabel("<b>Inter-rater: image level vs box level</b>"), self.hist["strict"],
             self.hist["relaxed"],
@@ -159,6 +141,7 @@ class OverviewPage(QWidget):
             "α histograms")
         self.sections.addTab(self.images, "Per image")
         self.sections.addTab(section([self.tools, note(TOOL_NOTE)]), "Tools")
+        self.sections.addTab(self.models, "Models")
         curve_plots = QHBoxLayout()
         for plot in self.curves:
             curve_plots.addWidget(plot)
@@ -274,7 +257,8 @@ class OverviewPage(QWidget):
         """Empty every table, list and plot (no project, or another one is being computed)."""
         for table in self.findChildren(QTableWidget):
             table.setRowCount(0)
-        self.pair_list.clear()
+        self.agreement.clear()
+        self.models.clear()
         self.images.clear()
         self.flags.setText("")
         for plot in (*self.hist.values(), *self.intra_hist.values(), *self.curves,
@@ -288,8 +272,9 @@ class OverviewPage(QWidget):
         tables.fill_onboarding(self.onboarding, data)
         tables.fill_quality(self.quality, data)
         tables.fill_tools(self.tools, data)
-        self.matrix_ids = tables.fill_matrix(self.matrix, data)
-        self.pair_list.clear()
+        self.agreement.show_data(data)
+        self.matrix_ids = self.agreement.ids
+        self.models.show_data(data.models, data.preannotation)
         self.flags.setText(tables.flags_text(data.flags))
         self.images.show_data(data)
         for level, plot in self.hist.items():
@@ -315,43 +300,6 @@ class OverviewPage(QWidget):
     def _draw_curves(self, phase: str) -> None:
         if self.data is not None and phase in self.data.evaluations:
             plots.queue_curves(self.curves, self.data.evaluations[phase])
-
-    # -- matrix cell → images ------------------------------------------------------------------
-    def open_pair(self, row: int, column: int) -> Worker | None:
-        item = self.matrix.item(row, column)
-        pair = item.data(tables.PAIR_ROLE) if item is not None else None
-        if not pair or self._pair_worker is not None or self.data is None:
-            return None
-        names = [self.data.raters[i][0] for i in pair]
-        self.pair_label.setText(f"Images where {names[0]} and {names[1]} disagree most "
-                                "(Krippendorff's α, nominal, strict, image level; lowest "
-                                "first) — computing…")
-        self.pair_list.clear()
-        worker = thread_worker(qa_workers.pair_images, self.gateway.qa.location(), *pair)
-        worker.finished.connect(self._on_pair_done)
-        worker.failed.connect(self._on_pair_failed)
-        self._pair_worker = worker
-        self._pair_names = names
-        return worker
-
-    def _on_pair_done(self, rows: list[PairImage]) -> None:
-        self._pair_worker = None
-        a, b = self._pair_names
-        self.pair_label.setText(f"Images where {a} and {b} disagree most (Krippendorff's α, "
-                                "nominal, strict, image level; lowest first). Select one to "
-                                "see it in the View tab.")
-        for row in rows:
-            item = QListWidgetItem(f"{row.case_id}   {row.phase}   α = {fmt(row.alpha)}")
-            item.setData(Qt.ItemDataRole.UserRole, row.image_id)
-            self.pair_list.addItem(item)
-
-    def _on_pair_failed(self, message: str) -> None:
-        self._pair_worker = None
-        self.pair_label.setText(f"Could not list the images: {message}")
-
-    def _pair_image_chosen(self, item: QListWidgetItem | None, _previous: object) -> None:
-        if item is not None:
-            self.image_requested.emit(int(item.data(Qt.ItemDataRole.UserRole)))
 
     # -- HTML ------------------------------------------------------------------------------------
     def on_save_html(self) -> Worker | None:
@@ -393,6 +341,6 @@ class OverviewPage(QWidget):
     def stop_workers(self) -> None:
         """Wait for running workers (window closing)."""
         self.cancel()
-        for worker in (self._pair_worker, self.audit.worker):
+        for worker in (self.agreement.worker, self.audit.worker):
             if worker is not None:
                 worker.wait(30000)

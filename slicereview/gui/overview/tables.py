@@ -2,7 +2,8 @@
 with the same columns, numbers and methods as the HTML report (``slicereview report``): acceptance
 per phase × group ([CrowdSegQA, Table 2]) with times and Welch tests, the onboarding pre-filter and
 decisions, per-annotator quality (with STAPLE sensitivity and specificity), the annotator ×
-annotator agreement matrix and the per-tool table.
+annotator agreement matrix (each model's row and column after a dark line) and the per-tool
+table.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ QUALITY = ["annotator", "group", "gold images", "mean Dice vs gold (relaxed)", "
 TOOLS = list(TOOL_COLUMNS)
 #: Item data role holding a matrix cell's (rater a, rater b).
 PAIR_ROLE = Qt.ItemDataRole.UserRole
+#: Item data role holding a model cell's (model index in ``ReportData.models``, person id).
+MODEL_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 def header_label(text: str) -> str:
@@ -131,17 +134,52 @@ def fill_tools(table: QTableWidget, data: Any) -> None:
     _fill(table, [tool_cells(r) for r in data.tools], 1)
 
 
+def _matrix_item(text: str, value: float, tip: str, *, italic: bool = False
+                 ) -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    if not text:
+        item.setFlags(Qt.ItemFlag.NoItemFlags)
+    item.setToolTip(tip)
+    item.setBackground(QBrush(QColor(_colour(value if text else math.nan))))
+    item.setForeground(QBrush(QColor("#222")))
+    item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+    if italic:
+        font = item.font()
+        font.setItalic(True)
+        item.setFont(font)
+    return item
+
+
+def _separator() -> QTableWidgetItem:
+    item = QTableWidgetItem("")
+    item.setFlags(Qt.ItemFlag.NoItemFlags)
+    item.setBackground(QBrush(QColor("#667")))
+    return item
+
+
 def fill_matrix(table: QTableWidget, data: Any) -> list[int]:
-    """Mean pairwise strict α per annotator pair, coloured by band; returns the rater ids in
-    row/column order. Each off-diagonal cell holds ``(a, b)`` under :data:`PAIR_ROLE`."""
-    ids = sorted({r for pair in data.agreement.pairwise for r in pair})
+    """Mean pairwise strict α per annotator pair, coloured by band, then after a dark line each
+    model's row and column (:mod:`slicereview.app.report.matrix`); returns the people's rater
+    ids in row/column order. A people's cell holds ``(a, b)`` under :data:`PAIR_ROLE`, a
+    model's cell ``(model index, person id)`` under :data:`MODEL_ROLE`."""
+    from slicereview.app.report.matrix import model_rows, people_ids
+
+    ids = people_ids(data.agreement)
     names = [data.raters[i][0] for i in ids]
+    models = [(k, label, v) for k, (label, v) in enumerate(model_rows(data.models, ids)) if v]
+    n_people, extra = len(ids), (len(models) + 1 if models else 0)
     table.clear()
-    table.setRowCount(len(ids))
-    table.setColumnCount(len(ids))
+    table.setRowCount(n_people + extra)
+    table.setColumnCount(n_people + extra)
     # numbered columns (names can be long); the rows carry number and name
-    table.setHorizontalHeaderLabels([str(k + 1) for k in range(len(ids))])
-    table.setVerticalHeaderLabels([f"{k + 1}  {n}" for k, n in enumerate(names)])
+    labels = [str(k + 1) for k in range(n_people)]
+    rows = [f"{k + 1}  {n}" for k, n in enumerate(names)]
+    if models:
+        labels += [""] + [f"M{j + 1}" for j in range(len(models))]
+        rows += [""] + [f"M{j + 1}  {label} · model"
+                                           for j, (_, label, _) in enumerate(models)]
+    table.setHorizontalHeaderLabels(labels)
+    table.setVerticalHeaderLabels(rows)
     table.verticalHeader().setVisible(True)
     for k, name in enumerate(names):
         header(table, k).setToolTip(name)
@@ -149,21 +187,45 @@ def fill_matrix(table: QTableWidget, data: Any) -> list[int]:
         for c, b in enumerate(ids):
             key = (min(a, b), max(a, b))
             n = data.agreement.pair_images.get(key, 0) if a != b else 0
+            value = data.agreement.pairwise.get(key, math.nan)
             if n == 0:
-                item = QTableWidgetItem("")
-                item.setFlags(Qt.ItemFlag.NoItemFlags)
-                if a != b:
-                    item.setToolTip(f"{names[r]} and {names[c]} share no image")
+                item = _matrix_item("", value, f"{names[r]} and {names[c]} share no image"
+                                    if a != b else "")
             else:
-                value = data.agreement.pairwise.get(key, math.nan)
-                item = QTableWidgetItem(f"{_fmt(value)}\n{n} img")
+                item = _matrix_item(f"{_fmt(value)}\n{n} img", value,
+                                    f"{names[r]} × {names[c]}: mean strict α over {n} "
+                                    "image(s); click to list where they disagree most")
                 item.setData(PAIR_ROLE, key)
-                item.setToolTip(f"{names[r]} × {names[c]}: mean strict α over {n} image(s); "
-                                "click to list where they disagree most")
-            item.setBackground(QBrush(QColor(_colour(
-                data.agreement.pairwise.get(key, math.nan) if n else math.nan))))
-            item.setForeground(QBrush(QColor("#222")))
-            item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
             table.setItem(r, c, item)
+    if models:
+        line = n_people
+        for k in range(n_people + extra):
+            table.setItem(line, k, _separator())
+            table.setItem(k, line, _separator())
+        table.horizontalHeader().setSectionResizeMode(line, QHeaderView.ResizeMode.Fixed)
+        table.setColumnWidth(line, 6)
+        for j, (index, label, values) in enumerate(models):
+            at = n_people + 1 + j
+            for font_item in (table.horizontalHeaderItem(at), table.verticalHeaderItem(at)):
+                assert font_item is not None
+                font = font_item.font()
+                font.setItalic(True)
+                font_item.setFont(font)
+                font_item.setToolTip(f"{label}: a model, never counted among the people")
+            for r, a in enumerate(ids):
+                value, n = values.get(a, (math.nan, 0))
+                tip = (f"{label} (model) × {names[r]}: mean strict α over {n} image(s); click "
+                       "to list where they disagree most") if n else (
+                    f"{label} and {names[r]} share no image")
+                for row, col in ((at, r), (r, at)):
+                    item = _matrix_item(f"{_fmt(value)}\n{n} img" if n else "", value, tip,
+                                        italic=True)
+                    if n:
+                        item.setData(MODEL_ROLE, (index, a))
+                    table.setItem(row, col, item)
+            for j2 in range(len(models)):
+                table.setItem(at, n_people + 1 + j2, _matrix_item("", math.nan, ""))
     table.resizeRowsToContents()
+    if models:
+        table.setRowHeight(n_people, 6)
     return ids

@@ -66,7 +66,7 @@ def test_overview_tab_shows_the_report(open_window, qtbot, qa_path: Path, tmp_pa
     with qtbot.waitSignal(page.matrix.cellClicked, timeout=5000):
         from PySide6.QtCore import Qt
         qtbot.mouseClick(page.matrix.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    worker = page._pair_worker
+    worker = page.agreement.worker
     assert worker is not None
     qtbot.waitUntil(lambda: page.pair_list.count() > 0, timeout=30000)
     with Project.open(qa_path) as p:
