@@ -20,6 +20,19 @@ def square(x: float, y: float, s: float, certainty: str = "certain") -> Polygon:
     return Polygon(np.array([[x, y], [x + s, y], [x + s, y + s], [x, y + s]], float), certainty)
 
 
+def build_at(location, folder: Path) -> str | Path:
+    """:func:`build` in ``folder``, then at ``location("p.srproj")`` (the test's backend): the
+    built file itself, or a copy on the server."""
+    from slicereview.store.copying import copy_project
+
+    made = build(folder)
+    where = location("p.srproj")
+    if not isinstance(where, str):
+        return made
+    copy_project(made, where)
+    return where
+
+
 def build(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     png = folder / "grey.png"

@@ -89,6 +89,21 @@ def orthanc(tmp_path_factory):
     server.stop()
 
 
+def _empty_pacs_and_project(orthanc, location, tmp_path, monkeypatch):
+    """The module's Orthanc emptied, its credentials in the environment, and the DICOM test
+    project at ``location`` (the test's backend); returns it and the built file."""
+    for instance in orthanc.get("/instances"):  # (the module's Orthanc: start empty)
+        orthanc.delete(f"/instances/{instance}")
+    monkeypatch.setenv("SLICEREVIEW_DICOMWEB_USER", USER)
+    monkeypatch.setenv("SLICEREVIEW_DICOMWEB_PASSWORD", PASSWORD)
+    made = build(tmp_path / "made")
+    where = location("p.srproj")
+    if not isinstance(where, str):
+        return made, made
+    copy_project(made, where)
+    return where, made
+
+
 def test_dicomweb_pulls_the_seg_of_the_projects_studies(orthanc, location, tmp_path,
                                                         monkeypatch, capsys) -> None:
     from pydicom.data import get_testdata_file
@@ -97,16 +112,7 @@ def test_dicomweb_pulls_the_seg_of_the_projects_studies(orthanc, location, tmp_p
     from slicereview.app.models.predictions import store_prediction
     from slicereview.app.models.raters import model_rater
 
-    for instance in orthanc.get("/instances"):  # (the module's Orthanc: start empty)
-        orthanc.delete(f"/instances/{instance}")
-    monkeypatch.setenv("SLICEREVIEW_DICOMWEB_USER", USER)
-    monkeypatch.setenv("SLICEREVIEW_DICOMWEB_PASSWORD", PASSWORD)
-    made = build(tmp_path / "made")
-    where = location("p.srproj")
-    if isinstance(where, str):
-        copy_project(made, where)
-    else:
-        where = made
+    where, made = _empty_pacs_and_project(orthanc, location, tmp_path, monkeypatch)
     # An AI system's result on the PACS: a SEG of the CT (written by another project here)
     other = tmp_path / "ai.srproj"
     copy_project(made, other)
@@ -143,16 +149,7 @@ def test_dicomweb_takes_only_the_named_models_segs(orthanc, location, tmp_path, 
     from slicereview.app.models.predictions import store_prediction
     from slicereview.app.models.raters import model_rater
 
-    for instance in orthanc.get("/instances"):
-        orthanc.delete(f"/instances/{instance}")
-    monkeypatch.setenv("SLICEREVIEW_DICOMWEB_USER", USER)
-    monkeypatch.setenv("SLICEREVIEW_DICOMWEB_PASSWORD", PASSWORD)
-    made = build(tmp_path / "made")
-    where = location("p.srproj")
-    if isinstance(where, str):
-        copy_project(made, where)
-    else:
-        where = made
+    where, made = _empty_pacs_and_project(orthanc, location, tmp_path, monkeypatch)
     other = tmp_path / "ai.srproj"
     copy_project(made, other)
     with Project.open(other) as ai:

@@ -82,15 +82,9 @@ def test_our_exported_model_seg_is_the_models_even_with_an_empty_segment(locatio
     from slicereview.app.models.predictions import store_prediction
     from slicereview.app.models.raters import model_rater
     from slicereview.store import Project
-    from slicereview.store.copying import copy_project
-    from tests.app.dicom_project import build
+    from tests.app.dicom_project import build_at
 
-    made = build(tmp_path / "made")
-    where = location("p.srproj")
-    if isinstance(where, str):
-        copy_project(made, where)
-    else:
-        where = made
+    where = build_at(location, tmp_path / "made")
     with Project.open(where) as project:
         ct, mr = project.images.all()[:2]
         labels = np.zeros((ct.rows, ct.cols), np.uint8)

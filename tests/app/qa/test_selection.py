@@ -43,6 +43,17 @@ def _project(where, folder: Path, images: int = 4):
     return owner, model, people, batch, ids
 
 
+def in_uncertainty_order(project: Project, owner: int, model: int, batch: int,
+                         ids: list[int]) -> None:
+    """The model predicts ``ids[:3]`` with growing uncertain bands and ``batch`` goes in its
+    uncertainty order (so ``ids[2], ids[1], ids[0], ids[3]``)."""
+    for image_id, bands in ((ids[0], (1, 1)), (ids[1], (1, 2)), (ids[2], (2, 2))):
+        labels = np.zeros((32, 32), np.uint8)
+        labels[2:12, 2:12], labels[2:12, 16:26] = bands
+        store_prediction(project, project.raters.get(model), image_id, labels)
+    set_order(project, owner, batch, "uncertainty", rater_id=model)
+
+
 def test_only_the_owner_sets_an_order_and_uncertainty_needs_a_rater(location, tmp_path):
     where = location()
     owner, model, (a, _, _), batch, _ = _project(where, tmp_path / "imgs")
@@ -215,11 +226,7 @@ def test_a_package_project_hands_out_its_images_in_the_batchs_uncertainty_order(
     where = location()
     owner, model, (a, _, _), batch, ids = _project(where, tmp_path / "imgs")
     with Project.open(where) as project:
-        for image_id, bands in ((ids[0], (1, 1)), (ids[1], (1, 2)), (ids[2], (2, 2))):
-            labels = np.zeros((32, 32), np.uint8)
-            labels[2:12, 2:12], labels[2:12, 16:26] = bands
-            store_prediction(project, project.raters.get(model), image_id, labels)
-        set_order(project, owner, batch, "uncertainty", rater_id=model)
+        in_uncertainty_order(project, owner, model, batch, ids)
         want = [ids[2], ids[1], ids[0], ids[3]]
         assert ordered_images(project, batch) == want
         for image_id in ids:  # (a claims every image, in the batch's own order)

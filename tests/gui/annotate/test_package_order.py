@@ -4,14 +4,12 @@ Next image (Page Down) goes down that list."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from slicereview.app.models.predictions import store_prediction
 from slicereview.app.qa.packages import package, unpack
-from slicereview.app.qa.selection import ordered_images, set_order
+from slicereview.app.qa.selection import ordered_images
 from slicereview.store import Project
-from tests.app.qa.test_selection import _project
+from tests.app.qa.test_selection import _project, in_uncertainty_order
 
 
 @pytest.mark.file_only("a work package's project is a file on the annotator's machine")
@@ -20,11 +18,7 @@ def test_the_package_image_list_and_next_image_follow_the_uncertainty_order(
     where = tmp_path / "p.srproj"
     owner, model, (a, _, _), batch, ids = _project(where, tmp_path / "imgs")
     with Project.open(where) as project:
-        for image_id, bands in ((ids[0], (1, 1)), (ids[1], (1, 2)), (ids[2], (2, 2))):
-            labels = np.zeros((32, 32), np.uint8)
-            labels[2:12, 2:12], labels[2:12, 16:26] = bands
-            store_prediction(project, project.raters.get(model), image_id, labels)
-        set_order(project, owner, batch, "uncertainty", rater_id=model)
+        in_uncertainty_order(project, owner, model, batch, ids)
         want = ordered_images(project, batch)
         assert want == [ids[2], ids[1], ids[0], ids[3]]
         for image_id in ids:
