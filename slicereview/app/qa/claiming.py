@@ -89,8 +89,9 @@ def next_image(project: Project, rater_id: int, batch_id: int) -> int | None:
 
     selection = order_of(project, batch_id)
     if unfinished and selection.order != "batch":  # (a package holds only its own claims)
+        waiting = set(unfinished)
         unfinished = [i for i in ordered_images(project, batch_id, selection)
-                      if i in set(unfinished)] or unfinished
+                      if i in waiting] or unfinished
     if unfinished:
         return unfinished[0]
     if selection.order == "batch":
